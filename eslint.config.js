@@ -1,0 +1,31 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.kbsync/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'use a string-literal union, not an enum' }],
+    },
+  },
+  {
+    // Dependency rules of docs/architecture.md, checked by the linter.
+    files: ['src/sync/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**'] }] },
+  },
+  {
+    files: ['src/service/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/sync/**', '**/cli/**', '**/client/**'] }] },
+  },
+  {
+    files: ['src/sync/planner/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**', '**/state/**', '**/client/**'], paths: ['better-sqlite3', 'undici', 'node:fs', 'node:fs/promises', 'fs'] }] },
+  },
+  {
+    files: ['src/client/**/*.ts', 'src/config/**/*.ts', 'src/shared/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/sync/**', '**/cli/**'] }] },
+  },
+);

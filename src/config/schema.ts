@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { PLANS } from '../shared/plans.js';
+
+/**
+ * The kbsync.yaml schema: the single source of the config types and of docs/config.md.
+ * Every object is strict: an unknown key is an error, so a typo never passes silently.
+ */
+
+export const Dialect = z
+  .strictObject({
+    /** Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext). @default "/api/v1/ext" */
+    v1Prefix: z.string().startsWith('/').default('/api/v1/ext'),
+    /** Path prefix of the v2 endpoints. @default "/api/v2/ext" */
+    v2Prefix: z.string().startsWith('/').default('/api/v2/ext'),
+    /** Header carrying the raw API key. @default "X-API-Key" */
+    authHeader: z.string().min(1).default('X-API-Key'),
+    /** Multipart field name of the uploaded file. @default "file" */
+    uploadField: z.string().min(1).default('file'),
+  })
+  .prefault({});
+export type Dialect = z.infer<typeof Dialect>;
+
+export const Target = z
+  .strictObject({
+    /** `embedded` runs the local service in-process; `remote` talks to baseUrl. @default "embedded" */
+    kind: z.enum(['embedded', 'remote']).default('embedded'),
+    /** Base URL of the remote service (remote only). */
+    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key. */
+    apiKey: z.string().min(1).optional(),
+    /** Path of a file (mode 0600) holding the API key (remote only). */
+    apiKeyFile: z.string().min(1).optional(),
+    /** The dataset's plan: sets file-size limits and which operations are available. @default "basic" */
+    plan: z.enum(PLANS).default('basic'),
+    /** Dataset id; sent as `dataset_id` on every call when set (needed with global keys). */
+    datasetId: z.union([z.string().min(1), z.number().int().positive().transform(String)]).optional(),
+    dialect: Dialect,
+    /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
+    dataDir: z.string().min(1).default('.kbsync/service'),
+  })
+  .prefault({});
+export type Target = z.infer<typeof Target>;
+
+const NonNegativeInt = z.number().int().nonnegative();
+
+export const Budget = z
+  .strictObject({
+    /** Most credits one run may spend. @default 500 */
+    maxCreditsPerRun: NonNegativeInt.default(500),
+    /** Most credits per UTC day. @default 2000 */
+    maxCreditsPerDay: NonNegativeInt.default(2000),
+    /** Most credits per UTC calendar month. @default 20000 */
+    maxCreditsPerMonth: NonNegativeInt.default(20000),
+  })
+  .prefault({});
+export type Budget = z.infer<typeof Budget>;
+
+export const GitSource = z.strictObject({
+  /** Clone URL (https, ssh, or a local path). */
+  url: z.string().min(1),
+  /** Branch, tag or commit to sync. @default "HEAD" */
+  ref: z.string().min(1).default('HEAD'),
+  /** Only files under this folder of the repo. */
+  subdir: z.string().min(1).optional(),
+  /** How often `watch` fetches the remote, in seconds. @default 300 */
+  pollSeconds: z.number().int().positive().default(300),
+});
+export type GitSource = z.infer<typeof GitSource>;
+
+export const Source = z
+  .strictObject({
+    /** A short unique name; prefixes remote file names when there are several sources. */
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"'),
+    /** A folder to sync (relative to the config file). Exactly one of path and git. */
+    path: z.string().min(1).optional(),
+    git: GitSource.optional(),
+    /** Globs of files to include. @default ["**\/*"] */
+    include: z.array(z.string().min(1)).default(['**/*']),
+    /** Globs of files to leave out. @default [] */
+    exclude: z.array(z.string().min(1)).default([]),
+    /** Follow symbolic links that stay inside the source root. @default false */
+    followSymlinks: z.boolean().default(false),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.path === undefined) === (s.git === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of "path" or "git"', path: [] });
+    }
+  });
+export type Source = z.infer<typeof Source>;
+
+export const Upload = z
+  .strictObject({
+    /** Uploads in flight at once. @default 4 */
+    concurrency: z.number().int().min(1).max(64).default(4),
+    /** Most requests started per second. @default 5 */
+    requestsPerSecond: z.number().positive().max(1000).default(5),
+    /** How many times a file whose remote processing failed is reprocessed. @default 2 */
+    maxReprocessAttempts: NonNegativeInt.default(2),
+  })
+  .prefault({});
+
+export const Reindex = z
+  .strictObject({
+    /** A run that changes at least this many files ends with one reindex (Advanced tier only). @default 20 */
+    minChangedFiles: z.number().int().positive().default(20),
+  })
+  .prefault({});
+
+export const Watch = z
+  .strictObject({
+    /** Quiet time after the last change before a sync starts. @default 1500 */
+    debounceMs: NonNegativeInt.default(1500),
+    /** Full safety-net rescan period. @default 60 */
+    rescanMinutes: z.number().positive().default(60),
+  })
+  .prefault({});
+
+export const Limits = z
+  .strictObject({
+    /** Largest file to upload; null means the plan's limit from API.md. @default null */
+    maxFileBytes: z.number().int().positive().nullable().default(null),
+  })
+  .prefault({});
+
+export const Config = z
+  .strictObject({
+    target: Target,
+    /** Path of the sync state database. @default ".kbsync/state.db" */
+    state: z.string().min(1).default('.kbsync/state.db'),
+    budget: Budget,
+    sources: z.array(Source).default([]),
+    upload: Upload,
+    reindex: Reindex,
+    watch: Watch,
+    limits: Limits,
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Map<string, number>();
+    c.sources.forEach((s, i) => {
+      const first = seen.get(s.name);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name (also sources[${first}].name)` });
+      } else {
+        seen.set(s.name, i);
+      }
+    });
+    if (c.target.kind === 'remote') {
+      if (c.target.baseUrl === undefined) ctx.addIssue({ code: 'custom', path: ['target', 'baseUrl'], message: 'required when target.kind is remote' });
+      if (c.target.apiKey === undefined && c.target.apiKeyFile === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['target', 'apiKey'], message: 'required when target.kind is remote (or set target.apiKeyFile)' });
+      }
+      if (c.target.apiKey !== undefined && c.target.apiKeyFile !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['target', 'apiKeyFile'], message: 'give apiKey or apiKeyFile, not both' });
+      }
+    }
+  });
+/** What the user wrote (before defaults). */
+export type ConfigInput = z.input<typeof Config>;
+/** The validated config with defaults applied. Paths are still as written (see ResolvedConfig). */
+export type Config = z.infer<typeof Config>;
+
+/**
+ * The config the rest of kbsync uses: paths made absolute against the config file's folder,
+ * the API key read from apiKeyFile when given, and the file it came from.
+ */
+export type ResolvedConfig = Config & {
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** Absolute folder of the config file: relative paths in it are relative to this. */
+  baseDir: string;
+};

@@ -1,0 +1,52 @@
+/**
+ * Every error kbsync raises on purpose carries a stable `code`; user text and exit codes are
+ * derived from the code in one place (src/cli/exit.ts), never from the message.
+ */
+export type ErrorCode =
+  // config and usage
+  | 'config_invalid'
+  | 'config_not_found'
+  | 'usage'
+  // API (the service's table in API.md, plus transport-level codes)
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'insufficient_credits'
+  | 'tier_required'
+  | 'mode_forbidden'
+  | 'forbidden'
+  | 'not_found'
+  | 'limit_reached'
+  | 'idempotency_in_progress'
+  | 'file_too_large'
+  | 'unsupported_file_type'
+  | 'validation_failed'
+  | 'idempotency_mismatch'
+  | 'rate_limited'
+  | 'internal'
+  | 'network'
+  | 'timeout'
+  | 'non_json_response'
+  | 'unknown_outcome'
+  | 'unexpected_response'
+  // sync side
+  | 'state_locked'
+  | 'state_corrupt'
+  | 'source_unavailable'
+  | 'git_failed'
+  | 'budget_exhausted';
+
+/** Base class: a stable code, a human message, and always the cause when there is one. */
+export class KbsyncError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'KbsyncError';
+    this.code = code;
+  }
+}
+
+/** True when `err` is a KbsyncError (optionally with one of the given codes). */
+export function isKbsyncError(err: unknown, ...codes: ErrorCode[]): err is KbsyncError {
+  return err instanceof KbsyncError && (codes.length === 0 || codes.includes(err.code));
+}

@@ -1,21 +1,29 @@
 import { z } from 'zod';
 import { PLANS } from '../shared/plans.js';
+import { isRecord } from './is-record.js';
 
 /**
- * The kbsync.yaml schema: the single source of the config types and of docs/config.md.
+ * The kbsync.yaml schema: the single source of the config types and of docs/config.md
+ * (src/config/reference.ts renders the `.describe()` texts; keep each TSDoc line and its
+ * `.describe()` text the same — reference.test.ts checks it).
  * Every object is strict: an unknown key is an error, so a typo never passes silently.
  */
+
+// Refinements normally skip a value that already has an issue; reporting every problem at once
+// needs them to run whenever the value is at least an object.
+const always = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 
 export const Dialect = z
   .strictObject({
     /** Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext). @default "/api/v1/ext" */
-    v1Prefix: z.string().startsWith('/').default('/api/v1/ext'),
+    v1Prefix: z.string().startsWith('/').default('/api/v1/ext')
+      .describe('Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext).'),
     /** Path prefix of the v2 endpoints. @default "/api/v2/ext" */
-    v2Prefix: z.string().startsWith('/').default('/api/v2/ext'),
+    v2Prefix: z.string().startsWith('/').default('/api/v2/ext').describe('Path prefix of the v2 endpoints.'),
     /** Header carrying the raw API key. @default "X-API-Key" */
-    authHeader: z.string().min(1).default('X-API-Key'),
+    authHeader: z.string().min(1).default('X-API-Key').describe('Header carrying the raw API key.'),
     /** Multipart field name of the uploaded file. @default "file" */
-    uploadField: z.string().min(1).default('file'),
+    uploadField: z.string().min(1).default('file').describe('Multipart field name of the uploaded file.'),
   })
   .prefault({});
 export type Dialect = z.infer<typeof Dialect>;
@@ -23,20 +31,25 @@ export type Dialect = z.infer<typeof Dialect>;
 export const Target = z
   .strictObject({
     /** `embedded` runs the local service in-process; `remote` talks to baseUrl. @default "embedded" */
-    kind: z.enum(['embedded', 'remote']).default('embedded'),
+    kind: z.enum(['embedded', 'remote']).default('embedded')
+      .describe('`embedded` runs the local service in-process; `remote` talks to baseUrl.'),
     /** Base URL of the remote service (remote only). */
-    baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+    baseUrl: z.url({ protocol: /^https?$/ }).optional().describe('Base URL of the remote service (remote only).'),
     /** API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key. */
-    apiKey: z.string().min(1).optional(),
+    apiKey: z.string().min(1).optional()
+      .describe('API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key.'),
     /** Path of a file (mode 0600) holding the API key (remote only). */
-    apiKeyFile: z.string().min(1).optional(),
+    apiKeyFile: z.string().min(1).optional().describe('Path of a file (mode 0600) holding the API key (remote only).'),
     /** The dataset's plan: sets file-size limits and which operations are available. @default "basic" */
-    plan: z.enum(PLANS).default('basic'),
+    plan: z.enum(PLANS).default('basic')
+      .describe("The dataset's plan: sets file-size limits and which operations are available."),
     /** Dataset id; sent as `dataset_id` on every call when set (needed with global keys). */
-    datasetId: z.union([z.string().min(1), z.number().int().positive().transform(String)]).optional(),
-    dialect: Dialect,
+    datasetId: z.union([z.string().min(1), z.number().int().positive().transform(String)]).optional()
+      .describe('Dataset id; sent as `dataset_id` on every call when set (needed with global keys).'),
+    /** Path prefixes, auth header and upload field of the remote service (remote only). */
+    dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
     /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
-    dataDir: z.string().min(1).default('.kbsync/service'),
+    dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
   })
   .prefault({});
 export type Target = z.infer<typeof Target>;
@@ -46,97 +59,110 @@ const NonNegativeInt = z.number().int().nonnegative();
 export const Budget = z
   .strictObject({
     /** Most credits one run may spend. @default 500 */
-    maxCreditsPerRun: NonNegativeInt.default(500),
+    maxCreditsPerRun: NonNegativeInt.default(500).describe('Most credits one run may spend.'),
     /** Most credits per UTC day. @default 2000 */
-    maxCreditsPerDay: NonNegativeInt.default(2000),
+    maxCreditsPerDay: NonNegativeInt.default(2000).describe('Most credits per UTC day.'),
     /** Most credits per UTC calendar month. @default 20000 */
-    maxCreditsPerMonth: NonNegativeInt.default(20000),
+    maxCreditsPerMonth: NonNegativeInt.default(20000).describe('Most credits per UTC calendar month.'),
   })
   .prefault({});
 export type Budget = z.infer<typeof Budget>;
 
 export const GitSource = z.strictObject({
   /** Clone URL (https, ssh, or a local path). */
-  url: z.string().min(1),
+  url: z.string().min(1).describe('Clone URL (https, ssh, or a local path).'),
   /** Branch, tag or commit to sync. @default "HEAD" */
-  ref: z.string().min(1).default('HEAD'),
+  ref: z.string().min(1).default('HEAD').describe('Branch, tag or commit to sync.'),
   /** Only files under this folder of the repo. */
-  subdir: z.string().min(1).optional(),
+  subdir: z.string().min(1).optional().describe('Only files under this folder of the repo.'),
   /** How often `watch` fetches the remote, in seconds. @default 300 */
-  pollSeconds: z.number().int().positive().default(300),
+  pollSeconds: z.number().int().positive().default(300).describe('How often `watch` fetches the remote, in seconds.'),
 });
 export type GitSource = z.infer<typeof GitSource>;
 
 export const Source = z
   .strictObject({
     /** A short unique name; prefixes remote file names when there are several sources. */
-    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"'),
+    name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"')
+      .describe('A short unique name; prefixes remote file names when there are several sources.'),
     /** A folder to sync (relative to the config file). Exactly one of path and git. */
-    path: z.string().min(1).optional(),
-    git: GitSource.optional(),
+    path: z.string().min(1).optional().describe('A folder to sync (relative to the config file). Exactly one of path and git.'),
+    /** A Git repository to sync. Exactly one of path and git. */
+    git: GitSource.optional().describe('A Git repository to sync. Exactly one of path and git.'),
     /** Globs of files to include. @default ["**\/*"] */
-    include: z.array(z.string().min(1)).default(['**/*']),
+    include: z.array(z.string().min(1)).default(['**/*']).describe('Globs of files to include.'),
     /** Globs of files to leave out. @default [] */
-    exclude: z.array(z.string().min(1)).default([]),
+    exclude: z.array(z.string().min(1)).default([]).describe('Globs of files to leave out.'),
     /** Follow symbolic links that stay inside the source root. @default false */
-    followSymlinks: z.boolean().default(false),
+    followSymlinks: z.boolean().default(false).describe('Follow symbolic links that stay inside the source root.'),
   })
   .superRefine((s, ctx) => {
     if ((s.path === undefined) === (s.git === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give exactly one of "path" or "git"', path: [] });
     }
-  });
+  }, always);
 export type Source = z.infer<typeof Source>;
 
 export const Upload = z
   .strictObject({
     /** Uploads in flight at once. @default 4 */
-    concurrency: z.number().int().min(1).max(64).default(4),
+    concurrency: z.number().int().min(1).max(64).default(4).describe('Uploads in flight at once.'),
     /** Most requests started per second. @default 5 */
-    requestsPerSecond: z.number().positive().max(1000).default(5),
+    requestsPerSecond: z.number().positive().max(1000).default(5).describe('Most requests started per second.'),
     /** How many times a file whose remote processing failed is reprocessed. @default 2 */
-    maxReprocessAttempts: NonNegativeInt.default(2),
+    maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed.'),
   })
   .prefault({});
 
 export const Reindex = z
   .strictObject({
     /** A run that changes at least this many files ends with one reindex (Advanced tier only). @default 20 */
-    minChangedFiles: z.number().int().positive().default(20),
+    minChangedFiles: z.number().int().positive().default(20)
+      .describe('A run that changes at least this many files ends with one reindex (Advanced tier only).'),
   })
   .prefault({});
 
 export const Watch = z
   .strictObject({
     /** Quiet time after the last change before a sync starts. @default 1500 */
-    debounceMs: NonNegativeInt.default(1500),
+    debounceMs: NonNegativeInt.default(1500).describe('Quiet time after the last change before a sync starts.'),
     /** Full safety-net rescan period. @default 60 */
-    rescanMinutes: z.number().positive().default(60),
+    rescanMinutes: z.number().positive().default(60).describe('Full safety-net rescan period.'),
   })
   .prefault({});
 
 export const Limits = z
   .strictObject({
     /** Largest file to upload; null means the plan's limit from API.md. @default null */
-    maxFileBytes: z.number().int().positive().nullable().default(null),
+    maxFileBytes: z.number().int().positive().nullable().default(null)
+      .describe("Largest file to upload; null means the plan's limit from API.md."),
   })
   .prefault({});
 
 export const Config = z
   .strictObject({
-    target: Target,
+    /** Where documents go: the embedded service or a remote one. */
+    target: Target.describe('Where documents go: the embedded service or a remote one.'),
     /** Path of the sync state database. @default ".kbsync/state.db" */
-    state: z.string().min(1).default('.kbsync/state.db'),
-    budget: Budget,
-    sources: z.array(Source).default([]),
-    upload: Upload,
-    reindex: Reindex,
-    watch: Watch,
-    limits: Limits,
+    state: z.string().min(1).default('.kbsync/state.db').describe('Path of the sync state database.'),
+    /** Credit caps; work over a cap waits for the next run, day or month. */
+    budget: Budget.describe('Credit caps; work over a cap waits for the next run, day or month.'),
+    /** Folders and Git repositories to sync. @default [] */
+    sources: z.array(Source).default([]).describe('Folders and Git repositories to sync.'),
+    /** How uploads are paced. */
+    upload: Upload.describe('How uploads are paced.'),
+    /** When a run ends with a reindex. */
+    reindex: Reindex.describe('When a run ends with a reindex.'),
+    /** Timing of `kbsync watch`. */
+    watch: Watch.describe('Timing of `kbsync watch`.'),
+    /** Size limits on top of the plan's. */
+    limits: Limits.describe("Size limits on top of the plan's."),
   })
   .superRefine((c, ctx) => {
+    const sources: unknown[] = Array.isArray(c.sources) ? c.sources : [];
     const seen = new Map<string, number>();
-    c.sources.forEach((s, i) => {
+    sources.forEach((s, i) => {
+      if (!isRecord(s) || typeof s.name !== 'string') return;
       const first = seen.get(s.name);
       if (first !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name (also sources[${first}].name)` });
@@ -144,16 +170,17 @@ export const Config = z
         seen.set(s.name, i);
       }
     });
-    if (c.target.kind === 'remote') {
-      if (c.target.baseUrl === undefined) ctx.addIssue({ code: 'custom', path: ['target', 'baseUrl'], message: 'required when target.kind is remote' });
-      if (c.target.apiKey === undefined && c.target.apiKeyFile === undefined) {
+    const target: unknown = c.target;
+    if (isRecord(target) && target.kind === 'remote') {
+      if (target.baseUrl === undefined) ctx.addIssue({ code: 'custom', path: ['target', 'baseUrl'], message: 'required when target.kind is remote' });
+      if (target.apiKey === undefined && target.apiKeyFile === undefined) {
         ctx.addIssue({ code: 'custom', path: ['target', 'apiKey'], message: 'required when target.kind is remote (or set target.apiKeyFile)' });
       }
-      if (c.target.apiKey !== undefined && c.target.apiKeyFile !== undefined) {
+      if (target.apiKey !== undefined && target.apiKeyFile !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['target', 'apiKeyFile'], message: 'give apiKey or apiKeyFile, not both' });
       }
     }
-  });
+  }, always);
 /** What the user wrote (before defaults). */
 export type ConfigInput = z.input<typeof Config>;
 /** The validated config with defaults applied. Paths are still as written (see ResolvedConfig). */

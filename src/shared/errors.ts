@@ -31,9 +31,14 @@ export type ErrorCode =
   // sync side
   | 'state_locked'
   | 'state_corrupt'
+  | 'state_version'
+  | 'state_conflict'
   | 'source_unavailable'
   | 'git_failed'
-  | 'budget_exhausted';
+  | 'budget_exhausted'
+  // local service: ingest and chat
+  | 'parse_failed'
+  | 'llm_failed';
 
 /** Base class: a stable code, a human message, and always the cause when there is one. */
 export class KbsyncError extends Error {

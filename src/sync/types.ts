@@ -1,3 +1,5 @@
+import type { Plan } from '../shared/plans.js';
+
 /**
  * The vocabulary shared by the sync pipeline: observe (sources) → plan (pure) → outbox/execute → record (state).
  * Paths are POSIX, relative to their source root, never starting with "/" or "..".
@@ -54,6 +56,8 @@ export type TrackedFile = {
   remoteId: string | null;
   remoteStatus: RemoteStatus | null;
   reprocessAttempts: number;
+  /** The service's reason when remoteStatus is 'failed' (shown in plans and `kbsync explain`). */
+  remoteError?: string | null;
   lastAction: string | null;
   lastReason: string | null;
   updatedAt: string;
@@ -69,6 +73,10 @@ export type PlanAction =
   | 'skip:too-large'
   | 'skip:ignored'
   | 'skip:secret'
+  /** The source could not read the path (permissions, vanished mid-walk). */
+  | 'skip:unreadable'
+  /** Remote processing failed and upload.maxReprocessAttempts is used up: counted as failed. */
+  | 'skip:remote-failed'
   | 'defer:over-budget'
   | 'defer:changing'
   | 'reprocess'
@@ -79,4 +87,142 @@ export type BudgetWindow = {
   caps: { run: number; day: number; month: number };
   /** Spent plus reserved (not yet settled) credits in each period, before this plan. */
   used: { run: number; day: number; month: number };
+};
+
+/** The three budget periods, in the order the planner checks them. */
+export type BudgetPeriod = 'run' | 'day' | 'month';
+
+/** One file of the remote listing (`GET /files/`), as much as planning needs; the client's RemoteFile fits. */
+export type RemoteCopy = {
+  id: string;
+  name: string;
+  sha256: string | null;
+  status: string;
+};
+
+/** Everything planSync needs; it reads nothing else (no fs, no database, no network, no clock). */
+export type PlanInput = {
+  observation: Observation;
+  /** Tracked files keyed by `trackedKey(source, path)` (`source + "\0" + path`). */
+  tracked: ReadonlyMap<string, TrackedFile>;
+  /** The remote listing when it was fetched (null: not fetched; duplicates are then found from state only). */
+  remote: readonly RemoteCopy[] | null;
+  plan: Plan;
+  limits: { maxFileBytes: number | null };
+  budget: BudgetWindow;
+  reindexMinChangedFiles: number;
+  maxReprocessAttempts: number;
+  /** True when several sources are configured: remote names are then `source/path`. */
+  multiSource: boolean;
+  now: Date;
+};
+
+/** One decision of a plan: what happens to one path, why, and what it costs. */
+export type PlanItem = {
+  source: string;
+  path: string;
+  action: PlanAction;
+  /** One line for people: "new file", "over the basic plan's 100 MB limit (file is 120.3 MB)". */
+  reason: string;
+  /** Credits this item is planned to spend: > 0 only for admitted `upload` and `reprocess`. */
+  credits: number;
+  /** Bytes: observed size, else the tracked size; null when unknown (e.g. an ignored directory). */
+  size: number | null;
+  /** Content hash: observed, else tracked; null when unknown (deferred, skipped). */
+  sha256: string | null;
+  /** The name on the service: an upload's new name, or the existing copy's name (unchanged, rename, reprocess, deleted). */
+  remoteName: string;
+  /** The existing remote copy this item is about (unchanged, reprocess, rename, deleted, duplicate-content); null when none. */
+  remoteId: string | null;
+  /** What the item would cost if it ran (set on `defer:over-budget`, `upload`, `reprocess`). */
+  cost?: number;
+  /** The budget period that stopped a `defer:over-budget` item. */
+  deferredBy?: BudgetPeriod;
+  /** The paid action a `defer:over-budget` item is waiting to do. */
+  deferredAction?: 'upload' | 'reprocess';
+  /** Changed files: the hash that was synced before. */
+  previousSha256?: string;
+  /** Changed files: the previous remote copy, which stays (the API has no delete or replace) and becomes stale. */
+  previousRemoteName?: string;
+  staleRemoteId?: string | null;
+  /** `rename`: where the content was tracked before; the state moves that row here. */
+  renamedFrom?: { source: string; path: string };
+  /** `skip:duplicate-content`: the copy that already holds this content (or will, when `inThisRun`). */
+  duplicateOf?: { name: string; remoteId: string | null; inThisRun: boolean };
+  /** `skip:too-large`: the limit applied, and where it came from. */
+  limitBytes?: number;
+  /** `reprocess`: which attempt this is (1-based). */
+  reprocessAttempt?: number;
+  /** True when this path was tracked before this plan. */
+  wasTracked?: boolean;
+};
+
+/** The `--json` summary: counts of items by outcome, and credits. Every item lands in exactly one count. */
+export type PlanTotals = {
+  /** upload and reprocess (planned, or done in a run). */
+  uploaded: number;
+  unchanged: number;
+  renamed: number;
+  /** skip:* other than unchanged and remote-failed, plus deleted. */
+  skipped: number;
+  /** defer:* (and, in a run, paid items the run did not reach). */
+  deferred: number;
+  /** skip:remote-failed (and, in a run, calls that failed or whose outcome is unknown). */
+  failed: number;
+  creditsPlanned: number;
+  creditsSpent: number;
+};
+
+/** Whether the plan ends with a reindex. */
+export type ReindexDecision = {
+  /** Changed files (admitted upload + reprocess) reached reindex.minChangedFiles. */
+  wanted: boolean;
+  /** The tier allows it and (when wanted) the budget has room: run it iff wanted && allowed. */
+  allowed: boolean;
+  /** What stopped it: the plan's tier, a budget period, or nothing. */
+  blockedBy: 'tier' | BudgetPeriod | null;
+  reason: string;
+  /** 2 when it will run, else 0. */
+  credits: number;
+  changedFiles: number;
+  minChangedFiles: number;
+};
+
+/** The output of planSync. */
+export type SyncPlan = {
+  kind: 'plan';
+  /** `now` of the input, ISO 8601. */
+  plannedAt: string;
+  /** Sorted by source, then path (code-unit order). */
+  items: PlanItem[];
+  totals: PlanTotals;
+  counts: Record<PlanAction, number>;
+  reindex: ReindexDecision;
+  limits: { plan: Plan; planMaxFileBytes: number; maxFileBytes: number | null; effectiveMaxFileBytes: number };
+  /** The budget as given, and the credits this plan admits in total (items + reindex). */
+  budget: BudgetWindow & { planned: number };
+};
+
+/** How one item of a run ended. */
+export type RunOutcome =
+  /** The paid call succeeded, or a free decision was recorded. */
+  | 'done'
+  /** The call failed (the server's reason is in `error`). */
+  | 'failed'
+  /** No answer (timeout, lost response): reconciled against the remote listing next time. */
+  | 'unknown'
+  /** The run stopped before reaching it (budget at reservation time, shutdown). */
+  | 'not-run';
+
+/** One item of a finished run: its plan item plus what happened. */
+export type RunItem = PlanItem & { outcome: RunOutcome; creditsCharged: number; error: string | null };
+
+/** The result of a run, for reports (`kbsync sync --json`). */
+export type RunResult = {
+  kind: 'run';
+  startedAt: string;
+  finishedAt: string;
+  items: RunItem[];
+  totals: PlanTotals;
+  reindex: ReindexDecision & { outcome: RunOutcome; creditsCharged: number; error: string | null };
 };

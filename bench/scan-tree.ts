@@ -1,0 +1,69 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A generated benchmark tree: where it is, how many files and bytes it holds. */
+export type BenchTree = { dir: string; files: number; bytes: number; full: boolean; generatedMs: number | null };
+
+/** Supported types mostly, some unsupported ones, in rough real-world proportions. */
+const EXTENSIONS = ['md', 'md', 'md', 'md', 'txt', 'txt', 'json', 'csv', 'html', 'xml', 'md', 'txt', 'json', 'png', 'pdf', 'ts'];
+
+/** A small deterministic PRNG (mulberry32): the same tree on every machine. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Sizes: 1–4 KB each by default (fast to generate, for CI); with `full`, a log-normal spread
+ * (median ~11 KB, mean ~24 KB, a few files of several MB), ~2.4 GB per 100k files, like the issue's tree.
+ */
+function sizeOf(random: () => number, full: boolean): number {
+  if (!full) return 1024 + Math.floor(random() * 3072);
+  const normal = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return Math.min(8 << 20, Math.max(64, Math.floor(Math.exp(9.3 + 1.25 * normal))));
+}
+
+/**
+ * The tree under `base/tree` (made once, then reused: `base/tree.complete` marks it whole): `files`
+ * files in 3 levels of folders (~200 per folder), a root .gitignore and an ignored build/ folder.
+ */
+export function ensureBenchTree(base: string, files: number, full: boolean): BenchTree {
+  const dir = join(base, 'tree');
+  const marker = join(base, 'tree.complete');
+  if (existsSync(marker)) {
+    const { bytes } = JSON.parse(readFileSync(marker, 'utf8')) as { bytes: number };
+    return { dir, files, bytes, full, generatedMs: null };
+  }
+  rmSync(base, { recursive: true, force: true });
+  const t0 = performance.now();
+  const random = prng(0x6b627379);
+  const text = Buffer.from('Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. '.repeat(110_000));
+  let bytes = 0;
+  const perDir = 200;
+  const dirs = Math.ceil(files / perDir);
+  for (let d = 0; d < dirs; d++) {
+    const folder = join(dir, `area-${d % 20}`, `topic-${Math.floor(d / 20) % 25}`, `part-${Math.floor(d / 500)}`);
+    mkdirSync(folder, { recursive: true });
+    for (let f = 0; f < perDir && d * perDir + f < files; f++) {
+      const i = d * perDir + f;
+      const ext = EXTENSIONS[Math.floor(random() * EXTENSIONS.length)] ?? 'md';
+      const size = sizeOf(random, full);
+      const header = Buffer.from(`file ${i}\n`);
+      const offset = Math.floor(random() * (text.length - size));
+      const body = size <= text.length ? text.subarray(offset, offset + Math.max(0, size - header.length)) : text;
+      writeFileSync(join(folder, `doc-${i}.${ext}`), Buffer.concat([header, body]));
+      bytes += header.length + body.length;
+    }
+  }
+  writeFileSync(join(dir, '.gitignore'), 'build/\n*.tmp\n');
+  mkdirSync(join(dir, 'build'), { recursive: true });
+  writeFileSync(join(dir, 'build', 'out.md'), 'generated');
+  writeFileSync(marker, JSON.stringify({ files, bytes }));
+  return { dir, files, bytes, full, generatedMs: Math.round(performance.now() - t0) };
+}

@@ -1,0 +1,136 @@
+import { Option, type Command } from 'commander';
+import { resolve } from 'node:path';
+import { KbsyncError, isKbsyncError } from '../../shared/errors.js';
+import { PLANS, type Plan } from '../../shared/plans.js';
+import type { ServiceAdmin } from '../../service/admin.js';
+import type { CliContext } from '../context.js';
+import { writeJson, writeLines } from '../output.js';
+
+/** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
+const DEFAULT_DATA_DIR = '.kbsync/service';
+/** What the first start on an empty data dir gives its dataset. */
+const FIRST_DATASET = { name: 'default', plan: 'basic' as Plan, credits: 1_000 };
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new KbsyncError('usage', `--port: a number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+function parseRateLimit(value: string): number {
+  const match = /^(\d+)(?:\/min)?$/.exec(value.trim());
+  const perMinute = Number(match?.[1]);
+  if (match === null || perMinute < 1) throw new KbsyncError('usage', `--rate-limit: N/min with N >= 1 (e.g. 120/min), got "${value}"`);
+  return perMinute;
+}
+
+function parseCredits(value: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new KbsyncError('usage', `credits: a whole number, got "${value}"`);
+  return Number(value);
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((done) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      done(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** Runs an admin action on a data dir's database (no HTTP), mapping "no such dataset" to a usage error. */
+async function withAdmin<T>(ctx: CliContext, dataDir: string, action: (admin: ServiceAdmin) => T): Promise<T> {
+  const { openServiceAdmin } = await import('../../service/admin.js');
+  const opened = openServiceAdmin(resolve(ctx.cwd, dataDir));
+  try {
+    return action(opened.admin);
+  } catch (err) {
+    if (isKbsyncError(err, 'not_found', 'invalid_request')) throw new KbsyncError('usage', err.message, { cause: err });
+    throw err;
+  } finally {
+    opened.close();
+  }
+}
+
+type ServeOptions = { host: string; port: number; data: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string };
+
+/** `kbsync serve`: the local knowledge service over HTTP, plus `serve dataset create` and `serve credits add`. */
+export function register(program: Command, ctx: CliContext): void {
+  const serve = program
+    .command('serve')
+    .description('run the local knowledge service over HTTP (the spec\'s 22 endpoints); first line: "listening on http://HOST:PORT"')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', parsePort, 8787)
+    .option('--data <dir>', 'data folder (service.db and uploaded files)', DEFAULT_DATA_DIR)
+    .option('--allow-insecure-webhooks', 'allow http://127.0.0.1 and http://localhost webhook URLs')
+    .option('--rate-limit <n/min>', 'requests per minute per API key (429 beyond)', parseRateLimit)
+    .option('--llm-url <url>', 'OpenAI-compatible chat-completions server for agent chat answers')
+    .action(async (options: ServeOptions) => {
+      const { startService } = await import('../../service/server.js');
+      const logger = await ctx.getLogger();
+      const service = await startService({
+        dataDir: resolve(ctx.cwd, options.data),
+        host: options.host,
+        port: options.port,
+        allowInsecureWebhooks: options.allowInsecureWebhooks === true,
+        logger,
+        ...(options.rateLimit === undefined ? {} : { rateLimitPerMin: options.rateLimit }),
+        ...(options.llmUrl === undefined ? {} : { llmUrl: options.llmUrl }),
+      });
+      try {
+        const first = service.admin.datasetCount() === 0 ? service.admin.createDataset(FIRST_DATASET) : undefined;
+        writeLines(ctx, `listening on ${service.url}`);
+        if (first !== undefined) {
+          writeLines(
+            ctx,
+            `created dataset ${first.datasetId} (plan ${FIRST_DATASET.plan}, ${FIRST_DATASET.credits} credits)`,
+            `api key: ${first.apiKey}`,
+            'this key is shown once: keep it now (X-API-Key header)',
+          );
+        }
+        const signal = await untilSignal();
+        ctx.stderr.write(`kbsync serve: ${signal}, shutting down\n`);
+      } finally {
+        await service.close();
+      }
+    });
+
+  const dataset = serve.command('dataset').description('manage datasets of a data folder');
+  dataset
+    .command('create')
+    .description('create a dataset with a plan and credits, and print its API key (shown once)')
+    .option('--data <dir>', 'data folder', DEFAULT_DATA_DIR)
+    .requiredOption('--name <name>', 'dataset name')
+    .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('basic'))
+    .option('--credits <n>', 'starting credits', parseCredits, 1_000)
+    .option('--json', 'print {"datasetId", "apiKey"} as JSON')
+    .action(async (options: { data: string; name: string; plan: Plan; credits: number; json?: boolean }) => {
+      const created = await withAdmin(ctx, options.data, (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
+      if (options.json === true) {
+        writeJson(ctx, created);
+        return;
+      }
+      writeLines(ctx, `created dataset ${created.datasetId} "${options.name}" (plan ${options.plan}, ${options.credits} credits)`, `api key: ${created.apiKey}`);
+    });
+
+  const credits = serve.command('credits').description('manage credit balances of a data folder');
+  credits
+    .command('add')
+    .description('add N credits to a dataset and print the new balance')
+    .argument('<n>', 'credits to add', parseCredits)
+    .option('--data <dir>', 'data folder', DEFAULT_DATA_DIR)
+    .requiredOption('--dataset <id>', 'dataset id')
+    .option('--json', 'print {"datasetId", "credits"} as JSON')
+    .action(async (n: number, options: { data: string; dataset: string; json?: boolean }) => {
+      const balance = await withAdmin(ctx, options.data, (admin) => admin.addCredits(options.dataset, n));
+      if (options.json === true) {
+        writeJson(ctx, { datasetId: options.dataset, credits: balance });
+        return;
+      }
+      writeLines(ctx, `dataset ${options.dataset}: ${balance} credits`);
+    });
+}

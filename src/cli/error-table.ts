@@ -1,0 +1,178 @@
+import type { ErrorCode } from '../shared/errors.js';
+
+type Exit = 0 | 1 | 2 | 3 | 4 | 5;
+
+/** What an error code means, what the user should do about it, and the exit code it ends a command with. */
+export type ErrorInfo = { exit: Exit; meaning: string; action: string };
+
+/**
+ * Every error code, once: exit.ts reads it to print hints and choose exit codes, and
+ * docs/errors.md is generated from it. A new code in src/shared/errors.ts must get a row here
+ * (the Record type makes that a compile error until it does).
+ */
+export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
+  // config and usage
+  config_invalid: {
+    exit: 2,
+    meaning: 'The config file has problems; each is listed as `FILE:LINE: PATH: MESSAGE`.',
+    action: 'Fix each listed line (keys: docs/config.md), then run `kbsync config check`.',
+  },
+  config_not_found: {
+    exit: 2,
+    meaning: 'There is no config file at the given path (default `./kbsync.yaml`).',
+    action: 'Run `kbsync init` to write a starter file, or pass `-c FILE`.',
+  },
+  usage: {
+    exit: 2,
+    meaning: 'The command line is wrong: unknown command or option, missing or bad argument, or a file in the way.',
+    action: 'See `kbsync --help` and `kbsync COMMAND --help`.',
+  },
+  // API: the service's table in API.md
+  invalid_request: {
+    exit: 1,
+    meaning: 'The service rejected a request as malformed (HTTP 400).',
+    action: 'Check `target.dialect` against your service; if it matches, report it with KBSYNC_DEBUG=1 output.',
+  },
+  unauthorized: {
+    exit: 4,
+    meaning: 'The service does not accept the API key (HTTP 401).',
+    action: 'Check `target.apiKey` / `target.apiKeyFile` (and `target.dialect.authHeader`); the key must belong to the dataset.',
+  },
+  insufficient_credits: {
+    exit: 4,
+    meaning: "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged.",
+    action: 'Add credits on the service; pending work stays queued and the next run continues it.',
+  },
+  tier_required: {
+    exit: 4,
+    meaning: 'The operation needs an Advanced-tier plan (pro, team, enterprise) (HTTP 403).',
+    action: 'Upgrade the plan, or set `target.plan` to the plan you have so kbsync stops asking.',
+  },
+  mode_forbidden: {
+    exit: 4,
+    meaning: "Writing intelligence while the agent's dataset is `read_only` (HTTP 403).",
+    action: "Switch the agent's dataset mode to `self_learning`.",
+  },
+  forbidden: {
+    exit: 4,
+    meaning: 'The resource belongs to another dataset (HTTP 403).',
+    action: 'Check `target.datasetId` and that the key belongs to that dataset.',
+  },
+  not_found: {
+    exit: 1,
+    meaning: 'Unknown agent, file, webhook or dataset (HTTP 404).',
+    action: 'Check the id you gave; `target.datasetId` must be the dataset of the key.',
+  },
+  limit_reached: {
+    exit: 4,
+    meaning: 'A service limit is reached, e.g. an 11th webhook (HTTP 409).',
+    action: 'Remove an existing one first.',
+  },
+  idempotency_in_progress: {
+    exit: 1,
+    meaning: 'The same paid request is still running on the service (HTTP 409).',
+    action: 'Run again in a moment; kbsync never pays twice for it.',
+  },
+  file_too_large: {
+    exit: 1,
+    meaning: "A file is over the plan's size limit (HTTP 413).",
+    action: 'kbsync skips such files and lists them; raise the plan, or exclude the file.',
+  },
+  unsupported_file_type: {
+    exit: 1,
+    meaning: 'The service does not accept this file type (HTTP 415).',
+    action: 'Exclude the file, or convert it to a supported type (md, txt, csv, json, html, docx...).',
+  },
+  validation_failed: {
+    exit: 1,
+    meaning: 'A value is out of range for the service, e.g. top-k over 20 (HTTP 422).',
+    action: 'Use a smaller value; see the message for which one.',
+  },
+  idempotency_mismatch: {
+    exit: 5,
+    meaning: 'kbsync reused an idempotency key for a different request (HTTP 422): a bug.',
+    action: 'Please report it with KBSYNC_DEBUG=1 output; nothing was charged.',
+  },
+  rate_limited: {
+    exit: 4,
+    meaning: 'The service asked kbsync to slow down (HTTP 429) and retries did not get through.',
+    action: 'Lower `upload.requestsPerSecond` or `upload.concurrency`, or run again later.',
+  },
+  internal: {
+    exit: 1,
+    meaning: 'The service failed (HTTP 5xx); a failed call is not charged.',
+    action: 'Run again later.',
+  },
+  network: {
+    exit: 1,
+    meaning: 'The service could not be reached (DNS, connection refused or reset).',
+    action: 'Check `target.baseUrl` and your network, then run again.',
+  },
+  timeout: {
+    exit: 1,
+    meaning: 'The service did not answer in time.',
+    action: 'Run again; a paid call whose answer was lost is checked against the remote listing first.',
+  },
+  non_json_response: {
+    exit: 1,
+    meaning: 'The service answered with something other than JSON (often an HTML page: wrong URL, prefix or key).',
+    action: 'Check `target.baseUrl`, `target.dialect.v1Prefix`/`v2Prefix` and the key.',
+  },
+  unknown_outcome: {
+    exit: 1,
+    meaning: 'A paid call was sent but its answer was lost (timeout, reset, crash).',
+    action: 'Run again: kbsync checks the remote file listing before paying a second time.',
+  },
+  unexpected_response: {
+    exit: 1,
+    meaning: 'The service answered JSON in a shape kbsync does not understand.',
+    action: 'Check `target.dialect`; if it matches your service, report it with KBSYNC_DEBUG=1 output.',
+  },
+  // sync side
+  state_locked: {
+    exit: 2,
+    meaning: 'Another kbsync process is using the same state database.',
+    action: 'Wait for it to finish or stop it, or give this run another `state` path.',
+  },
+  state_corrupt: {
+    exit: 2,
+    meaning: 'The state database cannot be read.',
+    action: 'Move the state file away and run again: kbsync rebuilds it from the remote file listing without re-uploading.',
+  },
+  state_version: {
+    exit: 2,
+    meaning: 'The state database was written by a newer kbsync.',
+    action: 'Upgrade kbsync, or give this version another `state` path.',
+  },
+  state_conflict: {
+    exit: 5,
+    meaning: 'An operation in the state database was not in the step kbsync expected: a bug.',
+    action: 'Please report it with KBSYNC_DEBUG=1 output; running again is safe.',
+  },
+  source_unavailable: {
+    exit: 1,
+    meaning: 'A source folder or checkout disappeared or became unreadable during the run.',
+    action: 'Check the source path and its permissions, then run again.',
+  },
+  git_failed: {
+    exit: 1,
+    meaning: 'A git clone, fetch or checkout failed.',
+    action: 'Check `sources[].git.url`, `ref` and your git credentials; run with KBSYNC_DEBUG=1 for git output.',
+  },
+  budget_exhausted: {
+    exit: 3,
+    meaning: 'The credit budget (per run, day or month) stopped the run with work left.',
+    action: 'Raise `budget.*` or wait for the next period; the remaining work stays queued, smallest first.',
+  },
+  // local service: ingest and chat
+  parse_failed: {
+    exit: 1,
+    meaning: 'The local service could not read a file of a supported type (damaged or not what its extension says).',
+    action: 'Open the file to check it; kbsync lists it as failed and retries it only when it changes.',
+  },
+  llm_failed: {
+    exit: 1,
+    meaning: "The local service's answer model (the configured LLM endpoint) failed.",
+    action: 'Check the LLM endpoint the service was started with, or run again.',
+  },
+};

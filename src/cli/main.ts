@@ -1,0 +1,25 @@
+import { CommanderError, type Command } from 'commander';
+import { createContext, type CliContext } from './context.js';
+import { EXIT, reportError } from './exit.js';
+import { buildProgram } from './program.js';
+
+/**
+ * Runs kbsync with `argv` shaped like process.argv (node, script, ...args) and returns the exit
+ * code; never calls process.exit. `context` replaces the process streams, env or cwd (tests).
+ */
+export async function main(argv: readonly string[], context: Partial<CliContext> = {}): Promise<number> {
+  const ctx = createContext(context);
+  const program = buildProgram(ctx);
+  let active: Command | undefined;
+  program.hook('preAction', (_program, actionCommand) => {
+    active = actionCommand;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'node' });
+    return ctx.exitCode;
+  } catch (err) {
+    // Commander has already printed its own message (unknown command, option, help).
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return reportError(err, ctx, { json: active?.opts().json === true });
+  }
+}

@@ -1,0 +1,24 @@
+import type { Http } from './http.js';
+import * as S from './schemas.js';
+import type { KnowledgeClient } from './types.js';
+
+/** Agent endpoints (v1): list, create (paid), get, config (paid), chat (paid). */
+
+type AgentMethods = Pick<KnowledgeClient, 'listAgents' | 'createAgent' | 'getAgent' | 'updateAgentConfig' | 'chat'>;
+
+const agentPath = (id: string) => `/agents/${encodeURIComponent(id)}`;
+
+/** The agent methods of a client bound to `http`. */
+export function agentMethods(http: Http): AgentMethods {
+  return {
+    listAgents: () => http.call({ method: 'GET', api: 'v1', path: '/agents/', kind: 'idempotent' }, S.AgentList),
+    createAgent: (b, o) =>
+      http.call({ method: 'POST', api: 'v1', path: '/agents/', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { name: b.name, config: b.config } }, S.Agent),
+    getAgent: (id) => http.call({ method: 'GET', api: 'v1', path: agentPath(id), kind: 'idempotent' }, S.Agent),
+    // A PUT, but paid (2 credits): sent once like a paid POST.
+    updateAgentConfig: (id, config, o) =>
+      http.call({ method: 'PUT', api: 'v1', path: `${agentPath(id)}/config`, kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { config } }, S.Agent),
+    chat: (agentId, message, o) =>
+      http.call({ method: 'POST', api: 'v1', path: `${agentPath(agentId)}/chat`, kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { message } }, S.Chat),
+  };
+}

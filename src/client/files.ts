@@ -1,0 +1,57 @@
+import type { Logger } from '../shared/logger.js';
+import type { Http } from './http.js';
+import { fileMultipart } from './multipart.js';
+import * as S from './schemas.js';
+import type { KnowledgeClient, Page, RemoteFile } from './types.js';
+
+/** File endpoints (v1): list (and page through all), streamed upload, reprocess. */
+
+type FileMethods = Pick<KnowledgeClient, 'listFiles' | 'listAllFiles' | 'uploadFile' | 'reprocessFile'>;
+
+/** Page size listAllFiles asks for (API.md's default). */
+export const FILES_PAGE = 1000;
+
+/** File statuses of API.md; any other is treated as "not done" by callers and logged once here. */
+export const KNOWN_FILE_STATUSES: ReadonlySet<string> = new Set(['queued', 'processing', 'processed', 'failed']);
+
+/** The file methods of a client bound to `http`. */
+export function fileMethods(http: Http, log?: Logger): FileMethods {
+  const unknownSeen = new Set<string>();
+  const page = async (p?: Page) => {
+    const result = await http.call({ method: 'GET', api: 'v1', path: '/files/', kind: 'idempotent', query: { limit: p?.limit, offset: p?.offset } }, S.FileList);
+    for (const f of result.files) {
+      if (KNOWN_FILE_STATUSES.has(f.status) || unknownSeen.has(f.status)) continue;
+      unknownSeen.add(f.status);
+      log?.warn({ status: f.status }, 'unknown file status');
+    }
+    return result;
+  };
+
+  return {
+    async listFiles(p) {
+      const { files, total } = await page(p);
+      return { files, total: total ?? (p?.offset ?? 0) + files.length };
+    },
+    async listAllFiles(): Promise<RemoteFile[]> {
+      const byId = new Map<string, RemoteFile>();
+      for (let offset = 0; ; ) {
+        const { files, total } = await page({ limit: FILES_PAGE, offset });
+        const before = byId.size;
+        for (const f of files) byId.set(f.id, f);
+        // A server that ignores offset repeats page one: stop when a page brings nothing new.
+        if (byId.size === before || (total !== null && byId.size >= total)) break;
+        offset += files.length;
+      }
+      return [...byId.values()];
+    },
+    async uploadFile(file, o) {
+      const stream = await fileMultipart(file.path, file.name, http.dialect.uploadField);
+      return http.call(
+        { method: 'POST', api: 'v1', path: '/files/upload', kind: 'paid', idempotencyKey: o?.idempotencyKey, signal: o?.signal, stream },
+        S.UploadResult,
+      );
+    },
+    reprocessFile: (id, o) =>
+      http.call({ method: 'POST', api: 'v1', path: `/files/${encodeURIComponent(id)}/reprocess`, kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} }, S.Reprocess),
+  };
+}

@@ -1,0 +1,63 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderConfigReference } from './reference.js';
+import { Config } from './schema.js';
+import { defOf, shapeOf, unwrap } from './schema-walk.js';
+
+const DOC = new URL('../../docs/config.md', import.meta.url);
+const SCHEMA_SOURCE = new URL('./schema.ts', import.meta.url);
+
+/** Every field of the schema, with its dotted path and description. */
+function fields(): { path: string; description: string | undefined }[] {
+  const out: { path: string; description: string | undefined }[] = [];
+  const walk = (schema: Parameters<typeof shapeOf>[0], prefix: string): void => {
+    for (const [key, field] of Object.entries(shapeOf(schema) ?? {})) {
+      const path = prefix === '' ? key : `${prefix}.${key}`;
+      out.push({ path, description: (field as { description?: string }).description });
+      const inner = unwrap(field);
+      const def = defOf(inner);
+      if (def.type === 'object') walk(inner, path);
+      if (def.type === 'array') walk(def.element as typeof inner, `${path}[]`);
+    }
+  };
+  walk(Config, '');
+  return out;
+}
+
+describe('docs/config.md', () => {
+  it('is exactly what renderConfigReference() builds from the schema', () => {
+    const rendered = renderConfigReference();
+    if (process.env.KBSYNC_UPDATE_DOCS === '1') writeFileSync(DOC, rendered);
+
+    expect(readFileSync(DOC, 'utf8')).toEqual(rendered);
+  });
+
+  it('documents every field of the schema with a description, a type and a default column', () => {
+    const rendered = renderConfigReference();
+
+    for (const field of fields()) {
+      expect(field.description, field.path).toBeTruthy();
+      expect(rendered).toMatch(new RegExp(`^\\| \`${field.path.replaceAll('[', '\\[').replaceAll(']', '\\]')}\` \\| [^|]+ \\| [^|]+ \\| .+ \\|$`, 'm'));
+    }
+    expect(fields().length).toBeGreaterThan(30);
+  });
+
+  it('keeps each TSDoc comment in schema.ts in step with its .describe() text', () => {
+    const source = readFileSync(SCHEMA_SOURCE, 'utf8');
+
+    for (const field of fields()) {
+      expect(source, field.path).toContain(`/** ${field.description}`);
+    }
+  });
+
+  it.each([
+    ['`upload.concurrency` | integer ≥ 1, ≤ 64 | `4`'],
+    ['`limits.maxFileBytes` | integer ≥ 1 or null | `null`'],
+    ['`target.baseUrl` | URL (http or https) | —'],
+    ['`target.kind` | `embedded`, `remote` | `embedded`'],
+    ['`sources[].name` | string matching `^[A-Za-z0-9._-]+$` | required'],
+    ['`target.datasetId` | string or integer ≥ 1 | —'],
+  ])('renders %s', (row) => {
+    expect(renderConfigReference()).toContain(row);
+  });
+});

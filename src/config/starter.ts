@@ -1,0 +1,86 @@
+/**
+ * The commented starter kbsync.yaml that `kbsync init` writes: every key, with its default and a
+ * comment; remote-only keys commented out. starter.test.ts checks it loads and names every key.
+ */
+export const STARTER_CONFIG = `# kbsync configuration: what to sync, where to, and how much it may spend.
+# Reference: docs/config.md in the kbsync repository. Check this file with: kbsync config check
+#
+# Any string value may use \${VAR} or \${VAR:-default} from the environment ($\${ is a literal \${).
+# Relative paths are relative to this file's folder.
+
+# Where documents go.
+target:
+  # embedded: run the knowledge service inside kbsync (offline, no account; data in dataDir).
+  # remote: a hosted service at baseUrl (set the remote-only keys below).
+  kind: embedded
+  # The dataset's plan: free | basic | pro | team | enterprise. Sets the largest file accepted
+  # (100 MB on free/basic, 500 MB above) and whether a reindex is available (pro and above).
+  plan: basic
+  # Where the embedded service keeps its database and files (embedded only).
+  dataDir: .kbsync/service
+  # --- remote only ---------------------------------------------------------------------
+  # Base URL of the service.
+  # baseUrl: https://app.inflectiv.ai
+  # The API key: from the environment (never write the key itself in this file)...
+  # apiKey: \${KBSYNC_API_KEY}
+  # ...or from a file only you can read (chmod 600 FILE).
+  # apiKeyFile: ~/.config/kbsync/api-key
+  # The dataset id, needed with a global key (inf_global_...); sent as dataset_id.
+  # datasetId: "7519"
+  # Only if the service differs from the published API: path prefixes, auth header, upload field.
+  # dialect:
+  #   v1Prefix: /api/v1/ext
+  #   v2Prefix: /api/v2/ext
+  #   authHeader: X-API-Key
+  #   uploadField: file
+
+# The sync state database: tracked files, pending work and the credit ledger.
+state: .kbsync/state.db
+
+# Credit caps. Work over a cap waits for the next run, UTC day or UTC month.
+budget:
+  maxCreditsPerRun: 500
+  maxCreditsPerDay: 2000
+  maxCreditsPerMonth: 20000
+
+# What to sync: folders (path) or Git repositories (git), each with a unique name.
+sources:
+  - name: docs
+    # A folder, relative to this file. kbsync init creates it when missing.
+    path: ./docs
+    # Globs (relative to the folder) of files to include and to leave out. .gitignore and
+    # .kbsyncignore rules also apply; secrets (.env, *.pem, *.key...) are never uploaded.
+    include: ["**/*"]
+    exclude: []
+    # Follow symbolic links that stay inside the folder.
+    followSymlinks: false
+  # A Git repository: url, branch/tag/commit, a folder inside it, how often watch fetches it.
+  # - name: handbook
+  #   git:
+  #     url: https://github.com/your-org/handbook.git
+  #     ref: main
+  #     subdir: content
+  #     pollSeconds: 300
+
+# How uploads are paced.
+upload:
+  # Uploads in flight at once (1-64).
+  concurrency: 4
+  # Most requests started per second.
+  requestsPerSecond: 5
+  # How many times a file whose remote processing failed is reprocessed.
+  maxReprocessAttempts: 2
+
+# A run that changes at least this many files ends with one reindex (pro plans and above).
+reindex:
+  minChangedFiles: 20
+
+# kbsync watch: quiet time after the last change before a sync, and the safety-net rescan period.
+watch:
+  debounceMs: 1500
+  rescanMinutes: 60
+
+# Largest file to upload, in bytes; null means the plan's limit.
+limits:
+  maxFileBytes: null
+`;

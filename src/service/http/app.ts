@@ -1,0 +1,107 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
+import multipart from '@fastify/multipart';
+import { ServiceError } from '../service-error.js';
+import { addAuthHook } from './auth.js';
+import type { ServiceContext } from './context.js';
+import { toErrorResponse } from './errors.js';
+import { createRateLimiter } from './rate-limit.js';
+import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
+import { registerAgentRoutes } from './routes/agents.js';
+import { registerDatasetRoutes } from './routes/datasets.js';
+import { registerFileRoutes } from './routes/files.js';
+import { registerIntelligenceRoutes } from './routes/intelligence.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+
+/** Largest JSON body accepted (a 50-entry intelligence batch fits many times over). */
+export const JSON_BODY_LIMIT = 1_048_576;
+
+const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** JSON.parse reviver refusing `__proto__` keys (as fastify's own parser does), so no parsed object can carry one. */
+function rejectProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new ServiceError('invalid_request', 'a "__proto__" key is not allowed in JSON bodies');
+  return value;
+}
+
+function errorBody(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+/** Answers 405 (with `Allow`) for every method a known path does not serve. */
+function addMethodNotAllowedRoutes(app: FastifyInstance, served: Map<string, Set<string>>): void {
+  for (const [url, methods] of served) {
+    const missing = METHODS.filter((m) => !methods.has(m));
+    if (missing.length === 0) continue;
+    const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
+    app.route({
+      method: missing, url, config: { public: true },
+      handler: async (req, reply) => reply.code(405).header('allow', allow).send(errorBody('method_not_allowed', `${req.method} is not allowed here (allowed: ${allow})`)),
+    });
+  }
+}
+
+/** The service's HTTP app: every endpoint of API.md, JSON errors for everything, auth and rate limit. */
+export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): Promise<FastifyInstance> {
+  const app = Fastify({
+    // pino's Logger and fastify's logger type come from different pino versions; same object.
+    loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: JSON_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+    frameworkErrors: (err, _req, reply) => {
+      void (reply as FastifyReply).code(400).send(errorBody('invalid_request', err.message));
+    },
+  });
+
+  // JSON: an empty body is no body (POSTs like reindex need none); malformed JSON is a 400.
+  // Only JSON and multipart are spoken: text/plain (a fastify default) gets 415 like any other type.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text, rejectProtoKeys);
+    } catch (err) {
+      done(err instanceof ServiceError ? err : new ServiceError('invalid_request', 'malformed JSON body'), undefined);
+      return;
+    }
+    done(null, parsed);
+  });
+  await app.register(multipart);
+
+  app.setErrorHandler((err, req, reply) => {
+    const { status, headers, body } = toErrorResponse(err);
+    if (status >= 500) req.log.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
+    // A body we did not read (refused upload) is not drained: close the connection after answering.
+    if (!req.raw.complete) void reply.header('connection', 'close');
+    return reply.code(status).headers(headers).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '';
+    return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
+  });
+
+  const served = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public === true) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const set = served.get(route.url) ?? new Set<string>();
+    for (const m of methods) set.add(m);
+    served.set(route.url, set);
+  });
+  addAuthHook(app, ctx, opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock));
+
+  registerDatasetRoutes(app, ctx);
+  registerFileRoutes(app, ctx);
+  registerAgentRoutes(app, ctx);
+  registerIntelligenceRoutes(app, ctx);
+  registerAgentDatasetRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  addMethodNotAllowedRoutes(app, served);
+  return app;
+}

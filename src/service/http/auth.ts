@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sha256Hex } from '../../shared/sha256.js';
+import { datasetIdOfKeyHash } from '../store/api-keys.js';
+import { getDataset } from '../store/datasets.js';
+import type { ServiceContext } from './context.js';
+import { ServiceError, notFound } from '../service-error.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** The raw key from `X-API-Key` or `Authorization: Bearer`, or undefined. */
+function presentedKey(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-api-key'];
+  const direct = Array.isArray(header) ? header[0] : header;
+  if (direct !== undefined && direct.trim() !== '') return direct.trim();
+  const authorization = req.headers.authorization;
+  const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1];
+}
+
+/**
+ * Adds the hook that authenticates every API route before its body is read: the key names one
+ * dataset; a `dataset_id` query parameter naming another answers 404; then the optional rate limit.
+ */
+export function addAuthHook(app: FastifyInstance, ctx: ServiceContext, limiter: RateLimiter | null): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRequest', async (req) => {
+    // Unknown routes and 405s answer without a key.
+    if (req.routeOptions.url === undefined || req.routeOptions.config.public === true) return;
+    const key = presentedKey(req);
+    if (key === undefined) throw new ServiceError('unauthorized', 'missing API key (send X-API-Key)');
+    const keyHash = sha256Hex(key);
+    const datasetId = datasetIdOfKeyHash(ctx.db, keyHash);
+    const dataset = datasetId === undefined ? undefined : getDataset(ctx.db, datasetId);
+    if (dataset === undefined) throw new ServiceError('unauthorized', 'unknown API key');
+    const wanted = (req.query as Record<string, unknown> | undefined)?.['dataset_id'];
+    if (wanted !== undefined && String(wanted) !== String(dataset.id)) throw notFound('dataset');
+    if (limiter !== null) {
+      const verdict = limiter.take(keyHash);
+      if (!verdict.ok) {
+        throw new ServiceError('rate_limited', 'rate limit exceeded', { headers: { 'retry-after': String(verdict.retryAfterSeconds) } });
+      }
+    }
+    req.auth = { datasetId: dataset.id, plan: dataset.plan, keyHash };
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Route answers without an API key. */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,23 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from '../../shared/logger.js';
+import type { Plan } from '../../shared/plans.js';
+import type { WebhookDispatcher } from '../webhooks/index.js';
+
+/** Everything a route needs, built once at start-up and passed down (no module-level state). */
+export type ServiceContext = {
+  db: Database;
+  logger: Logger;
+  /** Milliseconds since the epoch (tests may move it). */
+  clock: () => number;
+  /** Folder of stored uploads. */
+  filesDir: string;
+  /** Folder of uploads still streaming (emptied at start-up). */
+  tmpDir: string;
+  allowInsecureWebhooks: boolean;
+  llmUrl: string | undefined;
+  maxFileBytes: (plan: Plan) => number;
+  /** Wakes the processing worker after new work was queued. */
+  kickWorker: () => void;
+  /** Queues and sends webhook events (service-webhooks). */
+  webhooks: WebhookDispatcher;
+};

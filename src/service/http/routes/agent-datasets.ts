@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { notFound } from '../../service-error.js';
+import { attachmentMode, getVisibleAgent, insertAttachment, listAttachments, setAttachmentMode, type DatasetMode } from '../../store/agents.js';
+import { isoAt } from '../../store/time.js';
+import type { ServiceContext } from '../context.js';
+import { BodyId, authOf, parseBody, parseIdParam } from '../request.js';
+import { V2 } from './paths.js';
+
+const Mode = z.enum(['read_only', 'self_learning']);
+const Attach = z.object({ dataset_id: BodyId, mode: Mode.optional() });
+const ModeUpdate = z.object({ mode: Mode });
+
+/** Agent-dataset management: list, attach, set mode (emits `dataset.mode_changed`). */
+export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db } = ctx;
+
+  const agentOf = (req: FastifyRequest): number => {
+    const { datasetId } = authOf(req);
+    const agentId = parseIdParam((req.params as Record<string, string>)['agent_id'], 'agent');
+    if (getVisibleAgent(db, datasetId, agentId) === undefined) throw notFound('agent');
+    return agentId;
+  };
+
+  /** Sets the mode and, when it changed, queues the event in the same transaction. */
+  const changeMode = (agentId: number, datasetId: number, mode: DatasetMode): void => {
+    db.transaction(() => {
+      const previous = attachmentMode(db, agentId, datasetId);
+      if (previous === undefined || previous === mode) return;
+      setAttachmentMode(db, agentId, datasetId, mode);
+      ctx.webhooks.emit(datasetId, 'dataset.mode_changed', { agent_id: agentId, dataset_id: datasetId, mode, previous_mode: previous });
+    })();
+  };
+
+  app.get(`${V2}/agents/:agent_id/datasets`, async (req) => {
+    const agentId = agentOf(req);
+    const { datasetId } = authOf(req);
+    // A dataset-scoped key sees only its own dataset among the agent's attachments.
+    const datasets = listAttachments(db, agentId)
+      .filter((a) => a.dataset_id === datasetId)
+      .map((a) => ({ id: a.dataset_id, name: a.name, mode: a.mode }));
+    return { datasets };
+  });
+
+  app.post(`${V2}/agents/:agent_id/datasets`, async (req, reply) => {
+    const agentId = agentOf(req);
+    const { datasetId } = authOf(req);
+    const body = parseBody(Attach, req.body);
+    if (body.dataset_id !== datasetId) throw notFound('dataset');
+    const existing = attachmentMode(db, agentId, datasetId);
+    if (existing === undefined) {
+      insertAttachment(db, { agentId, datasetId, mode: body.mode ?? 'read_only', now: isoAt(ctx.clock()) });
+      return reply.code(201).send({ id: datasetId, mode: body.mode ?? 'read_only' });
+    }
+    if (body.mode !== undefined) changeMode(agentId, datasetId, body.mode);
+    return reply.code(200).send({ id: datasetId, mode: attachmentMode(db, agentId, datasetId) });
+  });
+
+  app.patch(`${V2}/agents/:agent_id/datasets/:dataset_id`, async (req) => {
+    const agentId = agentOf(req);
+    const { datasetId } = authOf(req);
+    const target = parseIdParam((req.params as Record<string, string>)['dataset_id'], 'dataset');
+    if (target !== datasetId || attachmentMode(db, agentId, datasetId) === undefined) throw notFound('dataset');
+    const body = parseBody(ModeUpdate, req.body);
+    changeMode(agentId, datasetId, body.mode);
+    return { id: datasetId, mode: attachmentMode(db, agentId, datasetId) };
+  });
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MultipartFile } from '@fastify/multipart';
+import { isSupportedFileName } from '../../../shared/file-types.js';
+import { sha256Hex } from '../../../shared/sha256.js';
+import { uploadCost } from '../../../shared/plans.js';
+import { assertBalance, commitPaid } from '../../billing/charge.js';
+import { ServiceError, notFound } from '../../service-error.js';
+import { getFile, insertFile, listFiles, requeueFile } from '../../store/files.js';
+import { isoAt } from '../../store/time.js';
+import type { ServiceContext } from '../context.js';
+import { idempotent, resolveDeferred } from '../idempotency.js';
+import { authOf, parseIdParam, parsePage } from '../request.js';
+import { streamToFile } from '../upload-stream.js';
+import { fileJson } from '../wire.js';
+import { V1 } from './paths.js';
+
+/** The multipart field that carries the file (API.md, chosen). */
+const UPLOAD_FIELD = 'file';
+const MAX_NAME_LENGTH = 1024;
+
+/** The first file part of the request, or a 400/415 naming what is wrong. */
+async function filePart(req: FastifyRequest, maxBytes: number): Promise<MultipartFile> {
+  if (!req.isMultipart()) throw new ServiceError('invalid_request', 'send the file as multipart/form-data', { status: 415 });
+  let part: MultipartFile | undefined;
+  try {
+    part = await req.file({
+      // One byte over the limit reaches streamToFile, which answers 413 and deletes the partial file.
+      limits: { fileSize: maxBytes + 1, files: 1, fields: 20, parts: 25, fieldSize: 65_536, headerPairs: 100 },
+      throwFileSizeLimit: false,
+      // Names are the sync side's source-relative paths: keep the folders.
+      preservePath: true,
+    });
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    throw new ServiceError('invalid_request', 'malformed multipart body', { cause: err });
+  }
+  if (part === undefined) throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (send one file part named "${UPLOAD_FIELD}")`);
+  if (part.fieldname !== UPLOAD_FIELD) throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (got a file part named "${part.fieldname}")`);
+  const name = part.filename;
+  if (name === '' || name.length > MAX_NAME_LENGTH || /[\u0000-\u001f]/.test(name)) {
+    throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: the part needs a file name (1..${MAX_NAME_LENGTH} characters, no control characters)`);
+  }
+  if (!isSupportedFileName(name)) throw new ServiceError('unsupported_file_type', `unsupported file type: ${name}`);
+  return part;
+}
+
+/** Files: list, upload (streamed to disk), reprocess. */
+export function registerFileRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const { db } = ctx;
+
+  app.get(`${V1}/files/`, async (req) => {
+    const { datasetId } = authOf(req);
+    const page = parsePage(req.query);
+    const { rows, total } = listFiles(db, datasetId, page);
+    return { files: rows.map(fileJson), total };
+  });
+
+  app.post(`${V1}/files/upload`, idempotent(ctx, async (req, idem) => {
+    const { datasetId, plan } = authOf(req);
+    // The size (and so the cost) is known only after streaming: refuse early when even the base cost is short.
+    if (idem?.previous == null) assertBalance(db, datasetId, uploadCost(0));
+    const maxBytes = ctx.maxFileBytes(plan);
+    const part = await filePart(req, maxBytes);
+    const name = part.filename;
+    const tmpPath = join(ctx.tmpDir, randomUUID());
+    const storedPath = join(ctx.filesDir, randomUUID());
+    try {
+      const { size, sha256 } = await streamToFile(part.file, tmpPath, maxBytes);
+      const replay = resolveDeferred(idem, sha256Hex(`POST upload\n${sha256}\n${name}`));
+      if (replay !== null) return replay;
+      const result = commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+        assertBalance(db, datasetId, uploadCost(size));
+        const row = insertFile(db, { datasetId, name, size, sha256, storedPath, now: isoAt(ctx.clock()) });
+        renameSync(tmpPath, storedPath);
+        return {
+          op: { kind: 'upload', bytes: size }, ref: String(row.id), status: 201,
+          respond: (credits) => ({ id: row.id, name, size, sha256, status: row.status, credits_charged: credits }),
+        };
+      });
+      ctx.kickWorker();
+      return result;
+    } catch (err) {
+      rmSync(storedPath, { force: true });
+      throw err;
+    } finally {
+      rmSync(tmpPath, { force: true });
+    }
+  }, { deferred: true }));
+
+  app.post(`${V1}/files/:id/reprocess`, idempotent(ctx, async (req, idem) => {
+    const { datasetId } = authOf(req);
+    const id = parseIdParam((req.params as Record<string, string>)['id'], 'file');
+    if (getFile(db, datasetId, id) === undefined) throw notFound('file');
+    const result = commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+      const row = requeueFile(db, datasetId, id, isoAt(ctx.clock()));
+      if (row === undefined) throw notFound('file');
+      return { op: { kind: 'reprocess' }, ref: String(id), status: 202, respond: (credits) => ({ id, status: row.status, credits_charged: credits }) };
+    });
+    ctx.kickWorker();
+    return result;
+  }));
+}

@@ -1,0 +1,41 @@
+import type { AgentRow, AttachmentRow } from '../store/agents.js';
+import type { DatasetRow } from '../store/datasets.js';
+import type { FileRow } from '../store/files.js';
+import type { IntelligenceRow } from '../store/intelligence.js';
+
+/** Row → JSON shapes of API.md (snake_case, integer ids). */
+
+export function datasetJson(d: DatasetRow, knowledgeSourceCount: number) {
+  return {
+    id: d.id, name: d.name, description: d.description, plan: d.plan,
+    credits_remaining: d.credits, knowledge_source_count: knowledgeSourceCount, created_at: d.created_at,
+  };
+}
+
+export function fileJson(f: FileRow) {
+  return {
+    id: f.id, name: f.name, size: f.size, sha256: f.sha256, status: f.status, chunk_count: f.chunk_count,
+    error: f.error, created_at: f.created_at, updated_at: f.updated_at,
+  };
+}
+
+export function agentJson(a: AgentRow) {
+  return { id: a.id, name: a.name, config: JSON.parse(a.config_json) as Record<string, unknown>, created_at: a.created_at };
+}
+
+export function agentWithDatasetsJson(a: AgentRow, attachments: AttachmentRow[]) {
+  return { ...agentJson(a), datasets: attachments.map((x) => ({ id: x.dataset_id, mode: x.mode })) };
+}
+
+export function entryJson(e: IntelligenceRow) {
+  return {
+    id: e.id, agent_id: e.agent_id, title: e.title, sha256: e.sha256, status: e.status, error: e.error,
+    created_at: e.created_at, updated_at: e.updated_at,
+  };
+}
+
+export type SearchHit = { text: string; score: number; knowledgeSourceId: number | string; chunkIndex: number };
+
+export function hitJson(h: SearchHit) {
+  return { text: h.text, score: h.score, knowledge_source_id: Number(h.knowledgeSourceId), chunk_index: h.chunkIndex };
+}

@@ -1,0 +1,115 @@
+import { paragraphsOf, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
+import { isRecordSection, type ParsedDocument, type Section } from './types.js';
+
+export type ChunkOptions = {
+  /** Largest chunk, in characters (UTF-16 units), heading line included. @default 1500 */
+  maxChars: number;
+  /** Prose only: how much of a chunk's end is repeated at the start of the next one. @default 200 */
+  overlapChars: number;
+};
+
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200 };
+
+const MIN_MAX_CHARS = 64;
+
+type Packer = { section(section: Section): void; finish(): void };
+
+/**
+ * Packs a section's pieces greedily into chunks of at most maxChars, each starting with the section's
+ * heading path. Pieces are paragraphs (prose) or records, cut at lines, sentences, then words only
+ * when one alone is too long; a word is cut only when it alone is longer than a chunk.
+ * Consecutive prose chunks share an overlap of whole trailing pieces (or, failing that, trailing
+ * words) of at most overlapChars. Deterministic: the same sections always give the same chunks.
+ */
+function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Packer {
+  const maxChars = Math.max(MIN_MAX_CHARS, Math.floor(options.maxChars));
+  const overlapChars = Math.max(0, Math.min(Math.floor(options.overlapChars), Math.floor(maxChars / 2)));
+  let prefix = '';
+  let prose = true;
+  let current: Piece[] = [];
+  let length = 0;
+
+  const budget = (): number => maxChars - prefix.length;
+  const joined = (pieces: Piece[]): string => pieces.map((p, i) => (i === 0 ? p.text : p.sep + p.text)).join('');
+
+  const overlapOf = (done: Piece[]): Piece[] => {
+    if (!prose || overlapChars === 0) return [];
+    const kept: Piece[] = [];
+    let size = 0;
+    for (let i = done.length - 1; i > 0; i--) {
+      const piece = done[i] as Piece;
+      const add = piece.text.length + (kept.length > 0 ? (kept[0] as Piece).sep.length : 0);
+      if (size + add > overlapChars) break;
+      kept.unshift(piece);
+      size += add;
+    }
+    if (kept.length > 0) return kept;
+    const tail = wordTail((done.at(-1) as Piece).text, overlapChars);
+    return tail === '' || tail === (done.at(-1) as Piece).text ? [] : [{ text: tail, sep: '' }];
+  };
+
+  const emitCurrent = (): Piece[] => {
+    const done = current;
+    if (done.length > 0) emit(prefix + joined(done));
+    current = [];
+    length = 0;
+    return done;
+  };
+
+  const add = (piece: Piece): void => {
+    if (current.length > 0 && length + piece.sep.length + piece.text.length > budget()) {
+      let carry = overlapOf(emitCurrent());
+      while (carry.length > 0 && joined(carry).length + piece.sep.length + piece.text.length > budget()) carry = carry.slice(1);
+      current = carry;
+      length = joined(carry).length;
+    }
+    length += (current.length > 0 ? piece.sep.length : 0) + piece.text.length;
+    current.push(piece);
+  };
+
+  const section = (s: Section): void => {
+    const heading = s.heading?.trim() ?? '';
+    const shown = truncateAtWord(heading, Math.floor(maxChars / 3));
+    const nextPrefix = shown === '' ? '' : `${shown}\n`;
+    const isProse = !isRecordSection(s);
+    if (!(s.continues === true && nextPrefix === prefix && isProse === prose)) emitCurrent();
+    prefix = nextPrefix;
+    prose = isProse;
+    const units = isRecordSection(s) ? s.records.map((r) => r.trim()).filter((r) => r !== '') : paragraphsOf(s.text);
+    if (units.length === 0 && shown !== '' && s.continues !== true) {
+      emit(shown);
+      return;
+    }
+    const sep = isProse ? '\n\n' : '\n';
+    for (const unit of units) for (const piece of unitPieces(unit, budget(), sep)) add(piece);
+  };
+
+  return { section, finish: () => void emitCurrent() };
+}
+
+/** The chunks of a parsed document, in order. */
+export function chunkDocument(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string[] {
+  const chunks: string[] = [];
+  const packer = createPacker(options, (c) => chunks.push(c));
+  for (const section of doc.sections) packer.section(section);
+  packer.finish();
+  return chunks;
+}
+
+/** The chunks of a stream of sections, produced as the sections arrive (memory stays flat). */
+export async function* chunkSections(
+  sections: AsyncIterable<Section> | Iterable<Section>,
+  options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
+): AsyncGenerator<string> {
+  let ready: string[] = [];
+  const packer = createPacker(options, (c) => ready.push(c));
+  for await (const section of sections) {
+    packer.section(section);
+    if (ready.length > 0) {
+      yield* ready;
+      ready = [];
+    }
+  }
+  packer.finish();
+  yield* ready;
+}

@@ -1,0 +1,149 @@
+import { parse as parseYaml } from 'yaml';
+import { flattenJson } from './flatten.js';
+import type { Section } from './types.js';
+
+/** A section's text is handed on at the next paragraph break once it is this long (memory stays flat). */
+export const SECTION_FLUSH_CHARS = 64 * 1024;
+const MAX_FRONT_MATTER_LINES = 500;
+
+export type LineSectionOptions = {
+  /** Markdown: ATX and setext headings start sections; fenced code is never split or read as headings. */
+  markdown: boolean;
+  /** A leading `---` … `---` YAML block is metadata: it becomes one `key: value` record, not body text. */
+  frontMatter?: boolean;
+  /** Put in front of every heading path (an intelligence entry's title). */
+  title?: string;
+};
+
+export type LineSections = { push(line: string): Section[]; end(): Section[] };
+
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const NOT_PARAGRAPH = /^ {0,3}([-*+>|#]|\d+[.)])/;
+
+function frontMatterSections(lines: string[]): Section[] | undefined {
+  try {
+    const data: unknown = parseYaml(lines.join('\n'));
+    if (data === null || data === undefined) return [];
+    if (typeof data !== 'object' || Array.isArray(data)) return undefined;
+    return [{ records: [flattenJson(data).join('\n')] }];
+  } catch {
+    return undefined; // not YAML after all: kept as ordinary text
+  }
+}
+
+/**
+ * Turns lines of text into sections, one line at a time (for streaming parsers and in-memory text
+ * alike). Headings are kept as section boundaries and as each section's heading path.
+ */
+export function createLineSections(options: LineSectionOptions): LineSections {
+  const stack: { level: number; text: string }[] = [];
+  let body: string[] = [];
+  let bodyChars = 0;
+  let emittedUnderHeading = false;
+  let fence: string | null = null;
+  let frontMatter: 'start' | 'inside' | 'done' = options.frontMatter === true ? 'start' : 'done';
+  let frontLines: string[] = [];
+
+  const headingPath = (): string | undefined => {
+    const parts = [options.title, ...stack.map((h) => h.text)].filter((p): p is string => p !== undefined && p !== '');
+    return parts.length === 0 ? undefined : parts.join(' > ');
+  };
+
+  const flush = (out: Section[], leafHeading: boolean): void => {
+    const text = body.join('\n').trim();
+    const heading = headingPath();
+    if (text !== '' || (leafHeading && !emittedUnderHeading && heading !== undefined)) {
+      out.push({ ...(heading === undefined ? {} : { heading }), text, ...(emittedUnderHeading ? { continues: true } : {}) });
+      emittedUnderHeading = true;
+    }
+    body = [];
+    bodyChars = 0;
+  };
+
+  const startHeading = (out: Section[], level: number, text: string): void => {
+    const top = stack.at(-1);
+    flush(out, top !== undefined && top.level >= level);
+    while ((stack.at(-1)?.level ?? 0) >= level) stack.pop();
+    stack.push({ level, text });
+    emittedUnderHeading = false;
+  };
+
+  const bodyLine = (line: string, out: Section[], raw = false): void => {
+    if (options.markdown && !raw) {
+      const marker = FENCE.exec(line)?.[1];
+      if (fence !== null) {
+        if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
+      } else if (marker !== undefined) {
+        fence = marker;
+      } else {
+        const atx = ATX.exec(line);
+        if (atx) return startHeading(out, atx[1]?.length ?? 1, (atx[2] ?? '').trim());
+        const setext = SETEXT.exec(line);
+        const last = body.at(-1);
+        if (setext && last !== undefined && last.trim() !== '' && !NOT_PARAGRAPH.test(last)) {
+          let from = body.length;
+          while (from > 0 && (body[from - 1] ?? '').trim() !== '') from--;
+          const heading = body.splice(from).map((l) => l.trim()).join(' ');
+          return startHeading(out, setext[1]?.startsWith('=') ? 1 : 2, heading);
+        }
+      }
+    }
+    if (line.trim() === '' && fence === null && bodyChars >= SECTION_FLUSH_CHARS) {
+      flush(out, false);
+      return;
+    }
+    body.push(line.trimEnd());
+    bodyChars += line.length + 1;
+  };
+
+  const push = (line: string): Section[] => {
+    const out: Section[] = [];
+    if (frontMatter === 'start') {
+      frontMatter = line.trim() === '---' ? 'inside' : 'done';
+      if (frontMatter === 'inside') return out;
+    } else if (frontMatter === 'inside') {
+      const closes = line.trim() === '---' || line.trim() === '...';
+      if (!closes && frontLines.length < MAX_FRONT_MATTER_LINES) {
+        frontLines.push(line);
+        return out;
+      }
+      frontMatter = 'done';
+      const parsed = closes ? frontMatterSections(frontLines) : undefined;
+      if (parsed !== undefined) {
+        out.push(...parsed);
+        frontLines = [];
+        return out;
+      }
+      // Not front matter after all: its lines are plain text (no `---` underline may make a heading of them).
+      for (const kept of ['---', ...frontLines]) bodyLine(kept, out, true);
+      frontLines = [];
+      bodyLine(line, out, closes);
+      return out;
+    }
+    bodyLine(line, out);
+    return out;
+  };
+
+  const end = (): Section[] => {
+    const out: Section[] = [];
+    if (frontMatter === 'inside') {
+      frontMatter = 'done';
+      for (const kept of ['---', ...frontLines]) bodyLine(kept, out, true);
+    }
+    flush(out, true);
+    return out;
+  };
+
+  return { push, end };
+}
+
+/** Sections of an in-memory text (an intelligence entry), split like a Markdown file. */
+export function textSections(text: string, options: LineSectionOptions): Section[] {
+  const lines = createLineSections(options);
+  const out: Section[] = [];
+  for (const line of text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/)) out.push(...lines.push(line));
+  out.push(...lines.end());
+  return out;
+}

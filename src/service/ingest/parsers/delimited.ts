@@ -1,0 +1,85 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, parse, type Info } from 'csv-parse';
+import { isKbsyncError } from '../../../shared/errors.js';
+import { MIB } from '../../../shared/plans.js';
+import { parseFailed } from '../parse-error.js';
+import { readText } from '../read-text.js';
+import type { Parser, Section } from '../types.js';
+import { createRecordBatcher } from './records.js';
+
+/** A record longer than this (e.g. a quote never closed) fails the file instead of filling memory. */
+export const MAX_RECORD_BYTES = 4 * MIB;
+
+/** Header names made usable: trimmed, an empty one becomes `column N`, a repeated one `name (2)`. */
+export function columnNames(header: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return header.map((raw, i) => {
+    const name = raw.trim() === '' ? `column ${i + 1}` : raw.trim();
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return n === 1 ? name : `${name} (${n})`;
+  });
+}
+
+/** A row as `col: value; col: value` (empty fields left out; extra fields named `column N`), or "" when empty. */
+export function renderRow(columns: readonly string[], row: readonly string[]): string {
+  const parts: string[] = [];
+  row.forEach((raw, i) => {
+    const value = raw.trim();
+    if (value !== '') parts.push(`${columns[i] ?? `column ${i + 1}`}: ${value}`);
+  });
+  return parts.join('; ');
+}
+
+function describeCsvError(err: CsvError, lastRecordLine: number): string {
+  if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
+    return `line ${lastRecordLine + 1}: a quoted field is never closed (the file ends inside it)`;
+  }
+  if (err.code === 'CSV_MAX_RECORD_SIZE') {
+    return `line ${lastRecordLine + 1}: a record is longer than ${MAX_RECORD_BYTES / MIB} MiB (is a quote left open?)`;
+  }
+  const line = (err as CsvError & { lines?: number }).lines;
+  return `${line === undefined ? '' : `line ${line}: `}${err.message}`;
+}
+
+async function* parseDelimited(path: string, delimiter: string, format: string): AsyncGenerator<Section> {
+  const parser = parse({
+    delimiter,
+    bom: true,
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+    info: true,
+  });
+  const feeding = pipeline(Readable.from(readText(path)), parser).catch(() => undefined);
+  const batcher = createRecordBatcher();
+  let columns: string[] | undefined;
+  let lastLine = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: Info }>) {
+      if (columns === undefined) columns = columnNames(record);
+      else {
+        const row = renderRow(columns, record);
+        const section = row === '' ? undefined : batcher.add(row);
+        if (section) yield section;
+      }
+      lastLine = info.lines;
+    }
+  } catch (err) {
+    if (isKbsyncError(err)) throw err;
+    if (err instanceof CsvError) throw parseFailed(`invalid ${format}: ${describeCsvError(err, lastLine)}`, err);
+    throw err;
+  } finally {
+    parser.destroy();
+    await feeding;
+  }
+  const last = batcher.end();
+  if (last) yield last;
+}
+
+/** A delimited-text parser: the first row names the columns; each row is one `col: value; ...` record. */
+export function delimitedParser(extensions: readonly string[], delimiter: string, format: string): Parser {
+  return { extensions, parse: (path) => parseDelimited(path, delimiter, format) };
+}

@@ -1,0 +1,30 @@
+import { flattenJson } from '../flatten.js';
+import { parseFailed } from '../parse-error.js';
+import { readLines } from '../read-text.js';
+import type { Parser, Section } from '../types.js';
+import { describeJsonError } from './json-error.js';
+import { createRecordBatcher } from './records.js';
+
+async function* parseJsonl(path: string): AsyncGenerator<Section> {
+  const batcher = createRecordBatcher();
+  for await (const { line, lineNo } of readLines(path)) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      const where = describeJsonError(err, line).replace(/^line 1, column (\d+)/, 'column $1').replace(/^line 1: /, '');
+      throw parseFailed(`line ${lineNo}: invalid JSON: ${where}`, err);
+    }
+    const section = batcher.add(flattenJson(value).join('\n'));
+    if (section) yield section;
+  }
+  const last = batcher.end();
+  if (last) yield last;
+}
+
+/** JSON Lines, streamed: one record per non-blank line; a bad line fails the file naming that line. */
+export const jsonlParser: Parser = {
+  extensions: ['jsonl'],
+  parse: (path) => parseJsonl(path),
+};

@@ -1,0 +1,68 @@
+import type { Database } from 'better-sqlite3';
+import { extensionOf } from '../../shared/file-types.js';
+import { isKbsyncError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { beginChunkReplace } from '../store/chunks.js';
+import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
+import { chunkSections, type ChunkOptions } from './chunker.js';
+import type { ParseOptions, Parser } from './types.js';
+
+type FileContext = {
+  db: Database;
+  logger: Logger;
+  chunking: ChunkOptions;
+  parsing: ParseOptions;
+  /** Chunks written per transaction while the file is read. */
+  batchSize: number;
+  parserFor: (fileName: string) => Parser | undefined;
+  now: () => string;
+  /** True once the worker is asked to stop: the file is put back in the queue at the next batch. */
+  isStopping: () => boolean;
+};
+
+export type FileOutcome = 'processed' | 'failed' | 'released';
+
+class Stopped extends Error {}
+
+/** The text a user sees for a processing failure: parse errors as written, file-system errors by code, never a server path. */
+function failureText(err: unknown): string {
+  if (isKbsyncError(err, 'parse_failed')) return err.message;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code === 'ENOENT') return 'the stored copy of the file is missing; upload it again';
+  if (typeof code === 'string') return `could not read the stored file (${code})`;
+  return 'internal error while processing the file';
+}
+
+/** Parses, chunks and indexes one claimed file; the old chunks stay searchable until the new ones are complete. */
+export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<FileOutcome> {
+  const parser = ctx.parserFor(file.name);
+  if (parser === undefined) {
+    const ext = extensionOf(file.name);
+    markFileFailed(ctx.db, file.id, ext === '' ? 'no parser for files without an extension' : `no parser for .${ext} yet`, ctx.now());
+    return 'failed';
+  }
+  const replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
+  try {
+    let batch: string[] = [];
+    for await (const chunk of chunkSections(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
+      batch.push(chunk);
+      if (batch.length < ctx.batchSize) continue;
+      replace.add(batch);
+      batch = [];
+      if (ctx.isStopping()) throw new Stopped();
+    }
+    replace.add(batch);
+    replace.commit((count) => markFileProcessed(ctx.db, file.id, count, ctx.now()));
+    return 'processed';
+  } catch (err) {
+    replace.abort();
+    if (err instanceof Stopped) {
+      releaseFile(ctx.db, file.id, ctx.now());
+      return 'released';
+    }
+    const text = failureText(err);
+    if (!isKbsyncError(err, 'parse_failed')) ctx.logger.error({ err, fileId: file.id }, 'file processing failed');
+    markFileFailed(ctx.db, file.id, text, ctx.now());
+    return 'failed';
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * What a parser hands the chunker. A section is a unit the chunker never packs across (a Markdown
+ * heading starts a new one) unless it `continues` the previous one: a streaming parser cuts a long
+ * run of text or records into several sections to keep memory flat, and marks the later ones.
+ */
+export type ProseSection = {
+  /** Heading path of the section ("Install > Linux"), repeated at the top of each of its chunks. */
+  heading?: string;
+  /** Paragraphs separated by blank lines; split at paragraphs, then lines, sentences, words. */
+  text: string;
+  continues?: boolean;
+};
+
+export type RecordSection = {
+  heading?: string;
+  /** Self-describing records (a CSV row as `col: value; ...`, a flattened JSON object); never split unless one alone is too long. */
+  records: string[];
+  continues?: boolean;
+};
+
+export type Section = ProseSection | RecordSection;
+
+export type ParsedDocument = { sections: Section[] };
+
+export type ParseOptions = {
+  /** Largest file a whole-file parser (JSON) reads into memory. @default 32 MiB */
+  maxWholeFileBytes?: number;
+};
+
+/** One parser per file format; a new format is a new module added to the registry, nothing else. */
+export type Parser = {
+  /** Lowercase extensions without the dot. */
+  readonly extensions: readonly string[];
+  /** Streams the file's sections; bad input throws KbsyncError `parse_failed` naming the line or field. */
+  parse(path: string, options?: ParseOptions): AsyncIterable<Section>;
+};
+
+/** True when the section holds records rather than prose. */
+export function isRecordSection(section: Section): section is RecordSection {
+  return 'records' in section;
+}

@@ -1,0 +1,105 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { silentLogger, type Logger } from '../shared/logger.js';
+import { maxFileBytesFor, type Plan } from '../shared/plans.js';
+import { createAdmin, type ServiceAdmin } from './admin.js';
+import { buildApp } from './http/app.js';
+import type { ServiceContext } from './http/context.js';
+import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
+import { createProcessingWorker } from './ingest/worker.js';
+import { openServiceDb } from './store/db.js';
+import { resetIdempotency } from './store/idempotency.js';
+import { intelligenceEventData } from './worker-events.js';
+import { createDispatcher } from './webhooks/index.js';
+
+export type { ServiceAdmin };
+
+export type ServiceOptions = {
+  /** Holds `service.db` and `files/`. Created (0700) when missing. */
+  dataDir: string;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** 0 picks a free port. @default 8787 */
+  port?: number;
+  /** Allow `http://127.0.0.1` / `http://localhost` webhook URLs. @default false */
+  allowInsecureWebhooks?: boolean;
+  /** Requests per minute per API key; unset means no limit. */
+  rateLimitPerMin?: number;
+  /** An OpenAI-compatible chat-completions URL for agent chat answers. */
+  llmUrl?: string;
+  logger?: Logger;
+  /** Per-plan upload size limits overriding API.md's (team and enterprise are not stated there). */
+  maxFileBytes?: Partial<Record<Plan, number>>;
+  /** Milliseconds since the epoch. @default Date.now */
+  clock?: () => number;
+};
+
+export type RunningService = { url: string; port: number; close(): Promise<void>; admin: ServiceAdmin };
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Starts the local knowledge service over HTTP on `host:port`, with its processing worker and webhook sender. */
+export async function startService(opts: ServiceOptions): Promise<RunningService> {
+  const logger = opts.logger ?? silentLogger();
+  const clock = opts.clock ?? Date.now;
+  const host = opts.host ?? '127.0.0.1';
+  const dataDir = resolve(opts.dataDir);
+  const filesDir = join(dataDir, 'files');
+  const tmpDir = join(filesDir, 'tmp');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  mkdirSync(filesDir, { recursive: true, mode: 0o700 });
+  // Uploads that were streaming when the server stopped were never recorded: drop them.
+  rmSync(tmpDir, { recursive: true, force: true });
+  mkdirSync(tmpDir, { mode: 0o700 });
+
+  const db = openServiceDb(join(dataDir, 'service.db'));
+  const webhooks = createDispatcher({ db, logger, allowInsecure: opts.allowInsecureWebhooks ?? false, now: clock });
+  const worker = createProcessingWorker({
+    db,
+    logger,
+    onIntelligenceEvent: (kind, entry) => webhooks.emit(entry.datasetId, kind, intelligenceEventData(kind, entry)),
+  });
+  const ctx: ServiceContext = {
+    db, logger, clock, filesDir, tmpDir,
+    allowInsecureWebhooks: opts.allowInsecureWebhooks ?? false,
+    llmUrl: opts.llmUrl,
+    maxFileBytes: (plan) => opts.maxFileBytes?.[plan] ?? maxFileBytesFor(plan),
+    kickWorker: () => worker.kick(),
+    webhooks,
+  };
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  try {
+    // Nothing runs before start-up: a request left `in_progress` was interrupted (the worker re-queues files itself).
+    resetIdempotency(db, clock() - IDEMPOTENCY_TTL_MS);
+    app = await buildApp(ctx, { rateLimitPerMin: opts.rateLimitPerMin });
+    await app.listen({ host, port: opts.port ?? 8787 });
+  } catch (err) {
+    await app?.close();
+    await webhooks.stop();
+    db.close();
+    throw err;
+  }
+  worker.start();
+  webhooks.start();
+
+  const port = (app.server.address() as AddressInfo).port;
+  const running = app;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(host)}:${port}`,
+    port,
+    admin: createAdmin(db, clock),
+    close: () => {
+      closing ??= (async () => {
+        await running.close();
+        await worker.stop();
+        await webhooks.stop();
+        db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import type { Database } from 'better-sqlite3';
+import { toFtsQuery } from '../search/query-terms.js';
+import { scoreFromBm25 } from '../search/score.js';
+
+/**
+ * Chunks of every knowledge source (file or intelligence entry) and their FTS5 index.
+ *
+ * `chunks_fts` is a contentless FTS5 table with `contentless_delete=1`: the text lives once, in
+ * `chunks`; triggers keep the index in step with every insert and delete of a chunk row.
+ *
+ * Each write of a source's chunks is a *generation*. A new generation is written while `staging`
+ * (invisible to search), in batches, then made `live` in one O(1) transaction that retires the old
+ * one to `garbage`; garbage rows are deleted later, a batch at a time (`collectChunkGarbage`). So a
+ * large file never holds a long write transaction, the old chunks stay searchable until the new ones
+ * are complete, and a query never sees half a file.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS chunk_generations (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  dataset_id INTEGER NOT NULL,
+  source_id INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('staging', 'live', 'garbage'))
+);
+CREATE UNIQUE INDEX IF NOT EXISTS chunk_generations_live ON chunk_generations(source_id) WHERE state = 'live';
+CREATE INDEX IF NOT EXISTS chunk_generations_state ON chunk_generations(state, source_id);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  dataset_id INTEGER NOT NULL,
+  source_id INTEGER NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  generation INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS chunks_generation ON chunks(generation, chunk_index);
+CREATE INDEX IF NOT EXISTS chunks_dataset ON chunks(dataset_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
+  DELETE FROM chunks_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
+  DELETE FROM chunks_fts WHERE rowid = old.id;
+  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+END;
+`;
+
+export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number };
+
+/** Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a crash becomes garbage. */
+export function migrateChunks(db: Database): void {
+  db.exec(SCHEMA);
+  db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
+}
+
+function newGeneration(db: Database, datasetId: number, sourceId: number): number {
+  const row = db
+    .prepare(`INSERT INTO chunk_generations (dataset_id, source_id, state) VALUES (?, ?, 'staging') RETURNING id`)
+    .get(datasetId, sourceId) as { id: number };
+  return row.id;
+}
+
+function makeLive(db: Database, sourceId: number, generation: number): void {
+  db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE source_id = ? AND state = 'live'`).run(sourceId);
+  db.prepare(`UPDATE chunk_generations SET state = 'live' WHERE id = ?`).run(generation);
+}
+
+function insertStatement(db: Database) {
+  return db.prepare('INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation) VALUES (?, ?, ?, ?, ?)');
+}
+
+/** Replaces all chunks of a source with `chunks` (in order, chunk_index 0..n-1) in one transaction. */
+export function replaceChunks(db: Database, r: { datasetId: number; sourceId: number; chunks: readonly string[] }): void {
+  const insert = insertStatement(db);
+  db.transaction(() => {
+    const generation = newGeneration(db, r.datasetId, r.sourceId);
+    r.chunks.forEach((text, index) => insert.run(r.datasetId, r.sourceId, index, text, generation));
+    makeLive(db, r.sourceId, generation);
+  })();
+}
+
+/** Takes a source's chunks out of search (they are deleted by `collectChunkGarbage`); returns how many were live. */
+export function deleteChunks(db: Database, sourceId: number): number {
+  return db.transaction(() => {
+    const { n } = db
+      .prepare(`SELECT COUNT(*) AS n FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE g.source_id = ? AND g.state = 'live'`)
+      .get(sourceId) as { n: number };
+    db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE source_id = ? AND state IN ('live', 'staging')`).run(sourceId);
+    return n;
+  })();
+}
+
+/** A replacement being written in batches; see `beginChunkReplace`. */
+export type ChunkReplace = {
+  /** Appends chunks (staging, invisible to search), in one short transaction. */
+  add(chunks: readonly string[]): void;
+  /** Makes the new chunks live and retires the old ones in one short transaction, running `alsoInTx` inside it; returns the chunk count. */
+  commit(alsoInTx?: (chunkCount: number) => void): number;
+  /** Drops the new chunks (they become garbage); the old ones stay live. */
+  abort(): void;
+};
+
+/** Starts replacing a source's chunks without holding a write transaction while the file is parsed. */
+export function beginChunkReplace(db: Database, r: { datasetId: number; sourceId: number }): ChunkReplace {
+  const insert = insertStatement(db);
+  const generation = newGeneration(db, r.datasetId, r.sourceId);
+  let count = 0;
+  return {
+    add: db.transaction((chunks: readonly string[]) => {
+      for (const text of chunks) insert.run(r.datasetId, r.sourceId, count++, text, generation);
+    }),
+    commit: (alsoInTx) =>
+      db.transaction(() => {
+        makeLive(db, r.sourceId, generation);
+        alsoInTx?.(count);
+        return count;
+      })(),
+    abort: () => {
+      db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE id = ? AND state = 'staging'`).run(generation);
+    },
+  };
+}
+
+/**
+ * Deletes up to `maxRows` chunks of retired generations (and the generations once empty), in one
+ * transaction; returns how many chunks it deleted (0: nothing left). Must not run while a
+ * replacement is being written, which the single processing worker guarantees by calling it between items.
+ */
+export function collectChunkGarbage(db: Database, maxRows: number): number {
+  return db.transaction(() => {
+    const deleted = db
+      .prepare(
+        `DELETE FROM chunks WHERE id IN (
+           SELECT c.id FROM chunk_generations g JOIN chunks c ON c.generation = g.id WHERE g.state = 'garbage' LIMIT ?
+         )`,
+      )
+      .run(Math.max(1, Math.floor(maxRows))).changes;
+    if (deleted < maxRows) {
+      db.prepare(
+        `DELETE FROM chunk_generations WHERE state = 'garbage' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.generation = chunk_generations.id)`,
+      ).run();
+    }
+    return deleted;
+  })();
+}
+
+type Row = { text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
+
+// The best-ranked matches of the whole index, then their rows; FTS5 finds and ranks, the join only
+// looks up `window` rows by primary key. Enough for a dataset that holds most of the index.
+const WINDOWED = `
+  SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
+         c.dataset_id AS datasetId, g.state AS state
+  FROM (SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
+  LEFT JOIN chunks c ON c.id = f.id
+  LEFT JOIN chunk_generations g ON g.id = c.generation
+  ORDER BY f.rank, f.id`;
+
+// Every match, filtered by dataset before ranking: for a dataset that is a small part of the index.
+const FILTERED = `
+  SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, bm25(chunks_fts) AS rank,
+         c.dataset_id AS datasetId, g.state AS state
+  FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid CROSS JOIN chunk_generations g ON g.id = c.generation
+  WHERE chunks_fts MATCH ? AND c.dataset_id = ? AND g.state = 'live'
+  ORDER BY rank, c.id
+  LIMIT ?`;
+
+/**
+ * The dataset's chunks that best match free-text `query`, by FTS5 BM25, best first, at most `topK`,
+ * with scores in [0, 1] (see `scoreFromBm25`) and at least `scoreThreshold` when given; ties are
+ * broken by insertion order. A query with no searchable term (empty, punctuation, only stopwords)
+ * finds nothing.
+ */
+export function searchChunks(
+  db: Database,
+  q: { datasetId: number; query: string; topK: number; scoreThreshold?: number },
+): ChunkHit[] {
+  const match = toFtsQuery(q.query);
+  const topK = Math.max(1, Math.floor(q.topK));
+  if (match === null || !Number.isFinite(topK)) return [];
+  const window = Math.max(64, topK * 8);
+  const windowed = db.prepare(WINDOWED).all(match, window) as Row[];
+  let rows = windowed.filter((r) => r.datasetId === q.datasetId && r.state === 'live').slice(0, topK);
+  if (rows.length < topK && windowed.length === window) rows = db.prepare(FILTERED).all(match, q.datasetId, topK) as Row[];
+  const threshold = q.scoreThreshold ?? 0;
+  return rows
+    .map((r) => ({ text: r.text, score: scoreFromBm25(r.rank), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
+    .filter((hit) => hit.score >= threshold);
+}
+
+/** How many searchable chunks the dataset has. */
+export function countChunks(db: Database, datasetId: number): number {
+  const row = db
+    .prepare(`SELECT COUNT(*) AS n FROM chunk_generations g JOIN chunks c ON c.generation = g.id WHERE g.dataset_id = ? AND g.state = 'live'`)
+    .get(datasetId) as { n: number };
+  return row.n;
+}
+
+/** Re-indexes the dataset's chunks in FTS5 from the `chunks` table in one transaction; returns the searchable count. */
+export function reindexChunks(db: Database, datasetId: number): number {
+  return db.transaction(() => {
+    db.prepare('DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE dataset_id = ?)').run(datasetId);
+    db.prepare('INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE dataset_id = ?').run(datasetId);
+    return countChunks(db, datasetId);
+  })();
+}

@@ -1,0 +1,26 @@
+import Sqlite from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { migrateCore } from './migrations.js';
+import { migrateChunks } from './chunks.js';
+import { migrateWebhooks } from './webhooks.js';
+
+export type { Database };
+
+/** Opens (creating if needed) the service database with WAL and foreign keys, fully migrated. */
+export function openServiceDb(path: string): Database {
+  const db = new Sqlite(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    // FULL: a charge that was answered must survive a power cut.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrateCore(db);
+    migrateChunks(db);
+    migrateWebhooks(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}

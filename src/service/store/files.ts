@@ -1,0 +1,52 @@
+import type { Database } from 'better-sqlite3';
+import { insertKnowledgeSource } from './datasets.js';
+
+export type FileStatus = 'queued' | 'processing' | 'processed' | 'failed';
+
+export type FileRow = {
+  id: number;
+  dataset_id: number;
+  name: string;
+  size: number;
+  sha256: string;
+  status: FileStatus;
+  error: string | null;
+  chunk_count: number | null;
+  stored_path: string;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+};
+
+/** Inserts an uploaded file in status `queued`; returns its row. */
+export function insertFile(
+  db: Database,
+  f: { datasetId: number; name: string; size: number; sha256: string; storedPath: string; now: string },
+): FileRow {
+  const id = insertKnowledgeSource(db, f.datasetId, 'file');
+  db.prepare(
+    `INSERT INTO files (id, dataset_id, name, size, sha256, status, stored_path, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+  ).run(id, f.datasetId, f.name, f.size, f.sha256, f.storedPath, f.now, f.now);
+  return getFile(db, f.datasetId, id) as FileRow;
+}
+
+/** The file with this id in this dataset, or undefined (another dataset's file is invisible). */
+export function getFile(db: Database, datasetId: number, id: number): FileRow | undefined {
+  return db.prepare('SELECT * FROM files WHERE id = ? AND dataset_id = ?').get(id, datasetId) as FileRow | undefined;
+}
+
+/** One page of a dataset's files ordered by id, and the dataset's file count. */
+export function listFiles(db: Database, datasetId: number, page: { limit: number; offset: number }): { rows: FileRow[]; total: number } {
+  const rows = db
+    .prepare('SELECT * FROM files WHERE dataset_id = ? ORDER BY id LIMIT ? OFFSET ?')
+    .all(datasetId, page.limit, page.offset) as FileRow[];
+  const { n } = db.prepare('SELECT COUNT(*) AS n FROM files WHERE dataset_id = ?').get(datasetId) as { n: number };
+  return { rows, total: n };
+}
+
+/** Puts a file back in the processing queue (reprocess); clears its previous error. */
+export function requeueFile(db: Database, datasetId: number, id: number, now: string): FileRow | undefined {
+  db.prepare(`UPDATE files SET status = 'queued', error = NULL, updated_at = ? WHERE id = ? AND dataset_id = ?`).run(now, id, datasetId);
+  return getFile(db, datasetId, id);
+}

@@ -1,0 +1,135 @@
+import { uploadCost } from '../../shared/plans.js';
+import type { PlanItem, TrackedFile } from '../types.js';
+import type { ContentIndex } from './content-index.js';
+import { sameNameCopy } from './content-index.js';
+import type { Candidate, PlanContext } from './context.js';
+import { compareByPath } from './keys.js';
+import {
+  REASON_NEW,
+  adoptedReason,
+  changedReason,
+  duplicateReason,
+  notInDatasetReason,
+  renameReason,
+  tooLargeReason,
+} from './reasons.js';
+
+/** Decided candidates, plus which vanished rows were consumed by renames. */
+export type ResolvedCandidates = { items: PlanItem[]; consumed: Set<TrackedFile> };
+
+/**
+ * Decides each candidate, cheapest outcome first: already stored under its own name (adopt),
+ * a vanished path's content (rename), content already in the dataset (duplicate), over the size
+ * limit, the same content as an earlier upload of this plan (duplicate), else upload.
+ * Candidates are taken in source/path order so pairings never depend on input order.
+ */
+export function resolveCandidates(
+  candidates: Candidate[],
+  renameFrom: Map<string, TrackedFile[]>,
+  index: ContentIndex,
+  ctx: PlanContext,
+): ResolvedCandidates {
+  const items: PlanItem[] = [];
+  const consumed = new Set<TrackedFile>();
+  const uploadsBySha = new Map<string, PlanItem>();
+  candidates.sort((a, b) => compareByPath(a.file, b.file));
+  for (const c of candidates) {
+    const item = resolveOne(c, renameFrom, index, uploadsBySha, consumed, ctx);
+    if (item.action === 'upload') uploadsBySha.set(c.sha256, item);
+    items.push(item);
+  }
+  return { items, consumed };
+}
+
+function resolveOne(
+  c: Candidate,
+  renameFrom: Map<string, TrackedFile[]>,
+  index: ContentIndex,
+  uploadsBySha: Map<string, PlanItem>,
+  renamed: Set<TrackedFile>,
+  ctx: PlanContext,
+): PlanItem {
+  const { file, sha256 } = c;
+  const base = {
+    source: file.source,
+    path: file.path,
+    credits: 0,
+    size: file.size,
+    sha256,
+    remoteName: c.remoteName,
+    remoteId: null,
+    wasTracked: c.tracked !== undefined,
+  };
+
+  const own = sameNameCopy(index, c.remoteName, sha256);
+  if (own !== undefined) return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id };
+
+  if (c.kind === 'new') {
+    const from = renameFrom.get(sha256)?.shift();
+    if (from !== undefined) {
+      renamed.add(from);
+      const fromPath = ctx.multiSource || from.source !== file.source ? `${from.source}/${from.path}` : from.path;
+      return {
+        ...base,
+        action: 'rename',
+        reason: renameReason(fromPath, from.remoteName),
+        remoteName: from.remoteName,
+        remoteId: from.remoteId,
+        renamedFrom: { source: from.source, path: from.path },
+      };
+    }
+  }
+
+  const stale = c.kind === 'changed' && c.tracked !== undefined ? staleOf(c.tracked) : {};
+  const copy = index.bySha.get(sha256);
+  if (copy !== undefined) {
+    return {
+      ...base,
+      ...stale,
+      action: 'skip:duplicate-content',
+      reason: duplicateReason(copy.name, false),
+      remoteId: copy.remoteId,
+      duplicateOf: { name: copy.name, remoteId: copy.remoteId, inThisRun: false },
+    };
+  }
+
+  if (file.size > ctx.maxFileBytes) {
+    return {
+      ...base,
+      action: 'skip:too-large',
+      reason: tooLargeReason(file.size, ctx.maxFileBytes, ctx.plan, ctx.limitFromSetting),
+      limitBytes: ctx.maxFileBytes,
+    };
+  }
+
+  const primary = uploadsBySha.get(sha256);
+  if (primary !== undefined) {
+    return {
+      ...base,
+      ...stale,
+      action: 'skip:duplicate-content',
+      reason: duplicateReason(primary.remoteName, true),
+      duplicateOf: { name: primary.remoteName, remoteId: null, inThisRun: true },
+    };
+  }
+
+  const cost = uploadCost(file.size);
+  return { ...base, ...stale, action: 'upload', reason: uploadReason(c), credits: cost, cost };
+}
+
+function staleOf(t: TrackedFile): Pick<PlanItem, 'previousSha256' | 'previousRemoteName' | 'staleRemoteId'> {
+  return t.remoteId === null
+    ? { previousSha256: t.sha256 }
+    : { previousSha256: t.sha256, previousRemoteName: t.remoteName, staleRemoteId: t.remoteId };
+}
+
+function uploadReason(c: Candidate): string {
+  switch (c.kind) {
+    case 'new':
+      return REASON_NEW;
+    case 'changed':
+      return changedReason(c.tracked?.sha256 ?? '', c.sha256, c.tracked?.remoteId ?? null);
+    case 'not-in-dataset':
+      return notInDatasetReason(c.tracked?.lastAction ?? null);
+  }
+}

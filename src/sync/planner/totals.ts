@@ -1,0 +1,53 @@
+import type { PlanAction, PlanItem, PlanTotals, RunOutcome } from '../types.js';
+
+/** Which summary count a planned action lands in. */
+export type TotalsBucket = 'uploaded' | 'unchanged' | 'renamed' | 'skipped' | 'deferred' | 'failed';
+
+/** The summary bucket of each action (every item lands in exactly one). */
+export const ACTION_BUCKET: Record<PlanAction, TotalsBucket> = {
+  upload: 'uploaded',
+  reprocess: 'uploaded',
+  'skip:unchanged': 'unchanged',
+  rename: 'renamed',
+  'skip:duplicate-content': 'skipped',
+  'skip:unsupported': 'skipped',
+  'skip:too-large': 'skipped',
+  'skip:ignored': 'skipped',
+  'skip:secret': 'skipped',
+  'skip:unreadable': 'skipped',
+  deleted: 'skipped',
+  'defer:over-budget': 'deferred',
+  'defer:changing': 'deferred',
+  'skip:remote-failed': 'failed',
+};
+
+/** Every action with a zero count, in a fixed order (for tables and `counts`). */
+export function emptyCounts(): Record<PlanAction, number> {
+  const counts = {} as Record<PlanAction, number>;
+  for (const action of Object.keys(ACTION_BUCKET) as PlanAction[]) counts[action] = 0;
+  return counts;
+}
+
+/** The bucket of an item: its action's, except that a run's paid calls count by how they ended. */
+export function bucketOf(item: { action: PlanAction; outcome?: RunOutcome }): TotalsBucket {
+  const bucket = ACTION_BUCKET[item.action];
+  if (bucket !== 'uploaded' || item.outcome === undefined || item.outcome === 'done') return bucket;
+  return item.outcome === 'not-run' ? 'deferred' : 'failed';
+}
+
+/**
+ * The `--json` summary of planned or finished items. creditsPlanned is the items' planned credits
+ * plus the reindex's; creditsSpent sums `creditsCharged` (0 in a plan).
+ */
+export function summarize(
+  items: readonly (PlanItem & { outcome?: RunOutcome; creditsCharged?: number })[],
+  reindex: { credits: number; creditsCharged?: number },
+): PlanTotals {
+  const totals: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: reindex.credits, creditsSpent: reindex.creditsCharged ?? 0 };
+  for (const item of items) {
+    totals[bucketOf(item)] += 1;
+    totals.creditsPlanned += item.credits;
+    totals.creditsSpent += item.creditsCharged ?? 0;
+  }
+  return totals;
+}

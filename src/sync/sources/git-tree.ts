@@ -1,0 +1,113 @@
+import { lstatSync, readFileSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { KbsyncError } from '../../shared/errors.js';
+import { errorText, type ScanResult } from './folder.js';
+import { createPathIgnoreChecker, parseIgnoreLevel, type IgnoreLevel } from './ignore-rules.js';
+import { createPathFilter } from './path-filter.js';
+import type { SkipReason } from '../types.js';
+
+/** A checked-out git source and the rules its files go through. */
+export type GitTreeSpec = {
+  name: string;
+  checkoutDir: string;
+  /** Absolute source root: the checkout or its subdir. */
+  root: string;
+  subdir: string;
+  include: readonly string[];
+  exclude: readonly string[];
+  followSymlinks: boolean;
+};
+
+type Entry = { mode: string; path: string };
+
+const KBSYNCIGNORE = '.kbsyncignore';
+
+/**
+ * Turns `git ls-files --stage -z` output into candidate files (stat'ed in the checkout) and skipped
+ * paths: the same include/exclude, secret and type rules as a folder, plus `.kbsyncignore` files
+ * (`.gitignore` is moot: git lists tracked files only). Submodules are skipped, never entered.
+ */
+export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResult {
+  const result: ScanResult = { files: [], skipped: [] };
+  const skip = (path: string, reason: SkipReason, detail: string, size: number | null): void => {
+    result.skipped.push({ source: spec.name, path, reason, detail, size });
+  };
+  const entries = parseLsFiles(lsFilesOutput, spec.subdir);
+  const isIgnored = createPathIgnoreChecker(readKbsyncIgnores(spec, entries));
+  const filter = createPathFilter(spec.include, spec.exclude);
+
+  for (const { mode, path } of entries) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const verdict = filter.classifyFile(path, name, isIgnored);
+    if (verdict === 'outside') continue;
+    if (mode === '160000') {
+      skip(path, 'ignored', 'git submodule: not synced', null);
+      continue;
+    }
+    if (verdict !== 'candidate' && verdict.reason !== 'unsupported') {
+      skip(path, verdict.reason, verdict.detail, null);
+      continue;
+    }
+    let abs = `${spec.root}/${path}`;
+    let st: BigIntStats | undefined;
+    try {
+      if (mode === '120000') {
+        if (!spec.followSymlinks) {
+          skip(path, 'symlink', 'symbolic link not followed (followSymlinks is off)', null);
+          continue;
+        }
+        abs = realpathSync(abs);
+        if (!abs.startsWith(`${realpathSync(spec.root)}/`)) {
+          skip(path, 'symlink', 'symbolic link points outside the source root: not followed', null);
+          continue;
+        }
+        st = statSync(abs, { bigint: true });
+      } else {
+        st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+      }
+    } catch (err) {
+      skip(path, mode === '120000' ? 'symlink' : 'unreadable', errorText(err), null);
+      continue;
+    }
+    if (st === undefined || !st.isFile()) {
+      skip(path, 'unreadable', 'listed by git but not a regular file in the checkout', null);
+      continue;
+    }
+    if (verdict !== 'candidate') {
+      skip(path, verdict.reason, verdict.detail, Number(st.size));
+      continue;
+    }
+    result.files.push({ source: spec.name, path, absPath: abs, size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) });
+  }
+  return result;
+}
+
+/** Entries of `ls-files --stage -z` ("<mode> <object> <stage>\t<path>"), paths made subdir-relative. */
+function parseLsFiles(output: string, subdir: string): Entry[] {
+  const prefix = subdir === '' ? '' : `${subdir}/`;
+  const entries: Entry[] = [];
+  for (const record of output.split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab < 0) continue;
+    const full = record.slice(tab + 1);
+    if (!full.startsWith(prefix)) continue;
+    entries.push({ mode: record.slice(0, record.indexOf(' ')), path: full.slice(prefix.length) });
+  }
+  return entries;
+}
+
+/** The `.kbsyncignore` files git tracks in the source, parsed, keyed by their folder. */
+function readKbsyncIgnores(spec: GitTreeSpec, entries: readonly Entry[]): Map<string, IgnoreLevel[]> {
+  const levels = new Map<string, IgnoreLevel[]>();
+  for (const { mode, path } of entries) {
+    if (!(path === KBSYNCIGNORE || path.endsWith(`/${KBSYNCIGNORE}`)) || !mode.startsWith('100')) continue;
+    const dir = path === KBSYNCIGNORE ? '' : path.slice(0, -KBSYNCIGNORE.length - 1);
+    let text: string;
+    try {
+      text = readFileSync(`${spec.root}/${path}`, 'utf8');
+    } catch (err) {
+      throw new KbsyncError('source_unavailable', `source "${spec.name}": cannot read ${path} (${errorText(err)})`, { cause: err });
+    }
+    levels.set(dir, [parseIgnoreLevel(dir, KBSYNCIGNORE, text)]);
+  }
+  return levels;
+}

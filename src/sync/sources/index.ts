@@ -1,0 +1,82 @@
+import type { Source } from '../../config/schema.js';
+import { KbsyncError } from '../../shared/errors.js';
+import type { Observation, ObservedFile } from '../types.js';
+import { scanFolder, type ScanResult } from './folder.js';
+import { syncGitSource } from './git.js';
+import { hashFiles, type HashOptions } from './hash.js';
+
+export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
+export { syncGitSource, changedSince, type GitSourceSpec, type GitScanResult, type GitChanges } from './git.js';
+export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
+export { SECRET_FILE_PATTERNS } from './secrets.js';
+
+/** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
+export type KnownFile = { size: number; mtimeNs: string; inode: number; sha256: string };
+
+export type ObserveOptions = {
+  /** kbsync's state folder: git sources are checked out under `stateDir/git/<name>`. */
+  stateDir: string;
+  /** The state's record of a file, if any. Called once per file found: keep it a Map lookup. */
+  known: (source: string, path: string) => KnownFile | undefined;
+  hash?: HashOptions;
+};
+
+/**
+ * One pass over every source (paths in `sources` already absolute): walk or git-sync each, then
+ * hash only the files whose (size, mtimeNs, inode) differ from `known`; unchanged files keep their
+ * known sha256. A file that changed while hashed gets `sha256: null` (deferred); one that cannot be
+ * read moves to `skipped` as unreadable. Files come in (source, path) order.
+ */
+export async function observeSources(sources: readonly Source[], options: ObserveOptions): Promise<Observation> {
+  const observation: Observation = { files: [], skipped: [], sources: [] };
+  const results: ScanResult[] = [];
+  for (const source of sources) {
+    const { kind, root, commit, result } = await observeOne(source, options.stateDir);
+    observation.sources.push({ name: source.name, kind, root, commit });
+    results.push(result);
+  }
+  // Files in (source, path) order, as the planner prefers them: each source's walk is path-ordered.
+  const order = sources.map((s, i) => ({ name: s.name, i })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const files: ObservedFile[] = [];
+  const toHash: ObservedFile[] = [];
+  for (const { i } of order) {
+    const result = results[i] as ScanResult;
+    observation.skipped.push(...result.skipped);
+    for (const scanned of result.files) {
+      const file = scanned as ObservedFile;
+      const known = options.known(file.source, file.path);
+      if (known !== undefined && known.size === file.size && known.mtimeNs === file.mtimeNs && known.inode === file.inode) {
+        file.sha256 = known.sha256;
+      } else {
+        file.sha256 = null;
+        toHash.push(file);
+      }
+      files.push(file);
+    }
+  }
+
+  const hashes = await hashFiles(toHash, options.hash);
+  const unreadable = new Set<ObservedFile>();
+  for (const file of toHash) {
+    const outcome = hashes.get(file.absPath);
+    if (outcome !== undefined && 'sha256' in outcome) file.sha256 = outcome.sha256;
+    else if (outcome !== undefined && 'unreadable' in outcome) {
+      unreadable.add(file);
+      observation.skipped.push({ source: file.source, path: file.path, reason: 'unreadable', detail: outcome.unreadable, size: file.size });
+    }
+  }
+  observation.files = unreadable.size === 0 ? files : files.filter((f) => !unreadable.has(f));
+  return observation;
+}
+
+type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult };
+
+async function observeOne(source: Source, stateDir: string): Promise<ObservedSource> {
+  const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
+  if (source.git !== undefined) {
+    const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir });
+    return { kind: 'git', root: git.root, commit: git.commit, result: git };
+  }
+  if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
+  return { kind: 'folder', root: source.path, commit: null, result: scanFolder({ name: source.name, root: source.path, ...rules }) };
+}

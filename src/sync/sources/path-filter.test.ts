@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { createPathFilter } from './path-filter.js';
+
+const none = (): null => null;
+
+describe('createPathFilter', () => {
+  it('knows which folders can hold included files', () => {
+    const filter = createPathFilter(['docs/guide/**/*.md', 'README.md'], []);
+
+    expect(['', 'docs', 'docs/guide', 'docs/guide/deep'].map((d) => filter.mayIncludeUnder(d))).toEqual([true, true, true, true]);
+    expect(['src', 'docs/api', 'docsx'].map((d) => filter.mayIncludeUnder(d))).toEqual([false, false, false]);
+  });
+
+  it('walks everywhere when an include glob starts with a wildcard', () => {
+    expect(createPathFilter(['**/*.md'], []).mayIncludeUnder('any/where')).toBe(true);
+  });
+
+  it('excludes a whole folder by "dir/**" or by its name', () => {
+    const filter = createPathFilter(['**/*'], ['drafts/**', 'tmp']);
+
+    expect([filter.folderExcludedBy('drafts'), filter.folderExcludedBy('tmp'), filter.folderExcludedBy('docs')]).toEqual(['drafts/**', 'tmp', null]);
+  });
+
+  it('classifies in order: outside the include globs, secret, ignored, excluded, unsupported, candidate', () => {
+    const filter = createPathFilter(['docs/**'], ['docs/old/*.md']);
+    const ignored = (p: string): string | null => (p.endsWith('ignored.md') ? 'matches .gitignore: *ignored.md' : null);
+
+    expect(filter.classifyFile('src/.env', '.env', ignored)).toBe('outside');
+    expect(filter.classifyFile('docs/.env', '.env', ignored)).toEqual({ reason: 'secret', detail: 'looks like a secret (.env): never read or uploaded' });
+    expect(filter.classifyFile('docs/ignored.md', 'ignored.md', ignored)).toEqual({ reason: 'ignored', detail: 'matches .gitignore: *ignored.md' });
+    expect(filter.classifyFile('docs/old/a.md', 'a.md', none)).toEqual({ reason: 'ignored', detail: 'matches exclude: docs/old/*.md' });
+    expect(filter.classifyFile('docs/a.pdf', 'a.pdf', none)).toEqual({ reason: 'unsupported', detail: '.pdf files are not a supported type' });
+    expect(filter.classifyFile('docs/a.XLSX', 'a.XLSX', none)).toBe('candidate');
+  });
+});

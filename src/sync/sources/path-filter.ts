@@ -1,0 +1,58 @@
+import picomatch from 'picomatch';
+import { extensionOf, isSupportedFileName } from '../../shared/file-types.js';
+import type { SkipReason } from '../types.js';
+import { secretPatternOf } from './secrets.js';
+
+/**
+ * Include/exclude globs (fast-glob semantics: matched against the whole source-relative path, so
+ * `*.md` is the root only and `**\/*.md` everywhere; dot files match).
+ */
+export type PathFilter = {
+  /** False when no include glob can match anything under this folder (it need not be walked). */
+  mayIncludeUnder(dir: string): boolean;
+  /** The exclude glob that removes a whole folder (`drafts/**` or `drafts`), or null. */
+  folderExcludedBy(dir: string): string | null;
+  /**
+   * What to do with a file: `outside` (not in the include globs: not part of the source, not
+   * listed), `candidate`, or a skip with its reason. `ignoredBy` gives the ignore-file rule, if any.
+   */
+  classifyFile(path: string, baseName: string, ignoredBy: (path: string) => string | null): FileVerdict;
+};
+
+export type FileVerdict = 'outside' | 'candidate' | { reason: SkipReason; detail: string };
+
+const MATCH_ALL = new Set(['**', '**/*']);
+const opts = { dot: true };
+
+/** Compiles include and exclude globs once, for millions of tests. */
+export function createPathFilter(include: readonly string[], exclude: readonly string[]): PathFilter {
+  const includesAll = include.some((g) => MATCH_ALL.has(g));
+  const isIncluded = includesAll ? () => true : picomatch(include, opts);
+  const includeBases = include.map((g) => picomatch.scan(g, opts)).map((s) => (s.negated ? '' : s.base));
+  const excludes = exclude.map((pattern) => ({ pattern, test: picomatch(pattern, opts) }));
+  const excludedBy = (path: string): string | null => excludes.find((e) => e.test(path))?.pattern ?? null;
+
+  return {
+    mayIncludeUnder: (dir) =>
+      includesAll ||
+      dir === '' ||
+      includeBases.some((base) => base === '' || base === dir || base.startsWith(`${dir}/`) || dir.startsWith(`${base}/`)),
+    folderExcludedBy: excludedBy,
+    classifyFile(path, baseName, ignoredBy) {
+      if (!isIncluded(path)) return 'outside';
+      const secret = secretPatternOf(baseName);
+      if (secret !== null) return { reason: 'secret', detail: `looks like a secret (${secret}): never read or uploaded` };
+      const ignored = ignoredBy(path);
+      if (ignored !== null) return { reason: 'ignored', detail: ignored };
+      const excluded = excludes.length === 0 ? null : excludedBy(path);
+      if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };
+      if (!isSupportedFileName(baseName)) return { reason: 'unsupported', detail: unsupportedDetail(baseName) };
+      return 'candidate';
+    },
+  };
+}
+
+function unsupportedDetail(baseName: string): string {
+  const ext = extensionOf(baseName);
+  return ext === '' ? 'no file extension: not a supported type' : `.${ext} files are not a supported type`;
+}

@@ -1,0 +1,8 @@
+/** The sync state database: tracked files, outbox, credit ledger, runs, meta (the only sync module using SQLite). */
+export { openState, moveAsideCorrupt, type OpenStateOptions } from './open-state.js';
+export type { StateDiagnostics, StateStore } from './state-store.js';
+export { trackedKey, type TrackedFileInput } from './tracked-files.js';
+export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
+export type { LockOwner } from './lock-file.js';
+export type { NameMapper } from './rebuild.js';
+export type * from './state-types.js';

@@ -1,0 +1,74 @@
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isKbsyncError } from '../../shared/errors.js';
+import { MIGRATIONS, migrate, type Migration } from './migrations.js';
+
+const tables = (db: Database.Database): string[] =>
+  db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
+
+describe('migrate', () => {
+  let db: Database.Database;
+  afterEach(() => db.close());
+
+  it('creates every table from an empty database and sets user_version', () => {
+    db = new Database(':memory:');
+
+    const from = migrate(db);
+
+    expect(from).toBe(0);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
+    expect(tables(db)).toEqual(['budget_totals', 'files', 'ledger', 'meta', 'outbox', 'runs', 'sources', 'sqlite_sequence']);
+  });
+
+  it('is a no-op on an up-to-date database', () => {
+    db = new Database(':memory:');
+    migrate(db);
+
+    const from = migrate(db);
+
+    expect(from).toBe(MIGRATIONS.at(-1)?.version);
+  });
+
+  it('applies only the steps after the current version, in order', () => {
+    db = new Database(':memory:');
+    const ran: number[] = [];
+    const step = (version: number): Migration => ({ version, name: `v${version}`, up: () => void ran.push(version) });
+    migrate(db, [step(1)]);
+
+    migrate(db, [step(1), step(2), step(3)]);
+
+    expect(ran).toEqual([1, 2, 3]);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+  });
+
+  it('rolls a failed step back, leaving the version where it was', () => {
+    db = new Database(':memory:');
+    const failing: Migration = { version: 1, name: 'bad', up: (d) => { d.exec('CREATE TABLE x (a)'); throw new Error('boom'); } };
+
+    expect(() => migrate(db, [failing])).toThrow('boom');
+
+    expect(tables(db)).toEqual([]);
+    expect(db.pragma('user_version', { simple: true })).toBe(0);
+  });
+
+  it('refuses a database written by a newer kbsync', () => {
+    db = new Database(':memory:');
+    db.pragma('user_version = 99');
+
+    let caught: unknown;
+    try {
+      migrate(db);
+    } catch (err) {
+      caught = err;
+    }
+
+    expect(isKbsyncError(caught, 'state_version')).toBe(true);
+  });
+
+  it('rejects a migration list with a gap', () => {
+    db = new Database(':memory:');
+    const noop = (version: number): Migration => ({ version, name: 'x', up: () => undefined });
+
+    expect(() => migrate(db, [noop(1), noop(3)])).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,130 @@
+import type { Database } from 'better-sqlite3';
+import { KbsyncError } from '../../shared/errors.js';
+
+/** One schema step; `version` is the PRAGMA user_version after it ran. */
+export type Migration = { version: number; name: string; up: (db: Database) => void };
+
+/*
+ * Schema v1. Compactness matters (the issue allows ≤ 300 bytes of state per tracked file at 100k files):
+ * - files is WITHOUT ROWID keyed by (source_id, path): the path is stored once, no second index holds it.
+ * - source names are interned in `sources`; sha256 is a 32-byte BLOB; times are INTEGER epoch ms.
+ * - remote_name is NULL when it equals the path and "/" when it is "<source>/<path>" (see codec.ts).
+ * - no index on files.sha256 or files.remote_id: lookups by content go through loadTrackedFiles()
+ *   (the planner loads every row anyway); the rare SQL lookups scan (tens of ms at 100k rows).
+ * - outbox holds open work (pending, in_flight, unknown) and failures; a done or cancelled op is deleted
+ *   when its run finishes (its outcome lives on in files and ledger). One small partial index covers open ops.
+ * - ledger is append-only, two rows per paid call: 'reserve' before it, then 'spend' (the real charge,
+ *   which closes the reservation) or 'release'. op_id is the outbox id (not a foreign key: done ops are
+ *   pruned, hence AUTOINCREMENT: an id is never reused). period_day (UTC days since the epoch) is the day the credits count in — the reservation's —
+ *   and at_day/at_month are derived from it without being stored.
+ * - budget_totals keeps running sums per period ('run:<id>', 'day:YYYY-MM-DD', 'month:YYYY-MM') so
+ *   reserve() is O(1); ledgerTotals() re-sums the ledger and verifyTotals() compares the two.
+ */
+const V1 = `
+CREATE TABLE sources (
+  id   INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+) STRICT;
+
+CREATE TABLE files (
+  source_id          INTEGER NOT NULL REFERENCES sources(id),
+  path               TEXT NOT NULL,
+  size               INTEGER NOT NULL,
+  mtime_ns           INTEGER NOT NULL,
+  inode              INTEGER NOT NULL,
+  sha256             BLOB NOT NULL CHECK (length(sha256) = 32),
+  remote_name        TEXT,
+  remote_id          TEXT,
+  remote_status      TEXT CHECK (remote_status IN ('queued','processing','processed','failed','unknown')),
+  reprocess_attempts INTEGER NOT NULL DEFAULT 0,
+  last_action        TEXT,
+  last_reason        TEXT,
+  updated_at         INTEGER NOT NULL,
+  PRIMARY KEY (source_id, path)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE runs (
+  id           INTEGER PRIMARY KEY,
+  command      TEXT NOT NULL,
+  status       TEXT NOT NULL,
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER,
+  summary_json TEXT
+) STRICT;
+
+CREATE TABLE outbox (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id          INTEGER REFERENCES runs(id),
+  kind            TEXT NOT NULL CHECK (kind IN ('upload','reprocess','reindex')),
+  source_id       INTEGER REFERENCES sources(id),
+  path            TEXT,
+  sha256          BLOB CHECK (sha256 IS NULL OR length(sha256) = 32),
+  size            INTEGER,
+  mtime_ns        INTEGER,
+  inode           INTEGER,
+  remote_name     TEXT,
+  remote_id       TEXT,
+  reason          TEXT,
+  credits         INTEGER NOT NULL CHECK (credits >= 0),
+  idempotency_key TEXT NOT NULL,
+  state           TEXT NOT NULL CHECK (state IN ('pending','in_flight','done','failed','unknown','cancelled')),
+  reserved        INTEGER NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+  reserved_at     INTEGER,
+  error_code      TEXT,
+  error           TEXT,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown');
+
+CREATE TABLE ledger (
+  id         INTEGER PRIMARY KEY,
+  op_id      INTEGER NOT NULL,
+  run_id     INTEGER NOT NULL REFERENCES runs(id),
+  kind       TEXT NOT NULL CHECK (kind IN ('reserve','spend','release')),
+  credits    INTEGER NOT NULL CHECK (credits >= 0),
+  remote_id  TEXT,
+  at         INTEGER NOT NULL,
+  period_day INTEGER NOT NULL,
+  at_day     TEXT GENERATED ALWAYS AS (date(period_day * 86400, 'unixepoch')) VIRTUAL,
+  at_month   TEXT GENERATED ALWAYS AS (substr(date(period_day * 86400, 'unixepoch'), 1, 7)) VIRTUAL
+) STRICT;
+
+CREATE TABLE budget_totals (
+  period   TEXT PRIMARY KEY,
+  reserved INTEGER NOT NULL DEFAULT 0,
+  spent    INTEGER NOT NULL DEFAULT 0
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+`;
+
+/** Every schema step, in order. Append only: never edit a step that has shipped. */
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', up: (db) => db.exec(V1) }];
+
+/** Brings the database to the newest version in `migrations`; returns the version it started from. */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
+  let previous = 0;
+  for (const step of migrations) {
+    if (step.version !== previous + 1) throw new RangeError(`migrations must be numbered 1, 2, 3...; got ${step.version} after ${previous}`);
+    previous = step.version;
+  }
+  const from = version();
+  if (from > previous) {
+    throw new KbsyncError('state_version', `the state database has schema version ${from}, newer than this kbsync knows (${previous}); upgrade kbsync`);
+  }
+  for (const step of migrations) {
+    // Re-read the version under the write lock: another process may have migrated meanwhile.
+    db.transaction(() => {
+      if (version() >= step.version) return;
+      step.up(db);
+      db.pragma(`user_version = ${step.version}`);
+    }).immediate();
+  }
+  return from;
+}

@@ -1,0 +1,94 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { silentLogger, type Logger } from '../../shared/logger.js';
+import { acquireLock, type HeldLock } from './lock-file.js';
+import { migrate } from './migrations.js';
+import { classifyStateError } from './sqlite-errors.js';
+import { createStateStore, type StateStore } from './state-store.js';
+
+export type OpenStateOptions = {
+  /** The clock (budget periods, timestamps). @default () => new Date() */
+  now?: () => Date;
+  logger?: Logger;
+  /**
+   * Take the exclusive writer lock `<path>.lock` and recover what a crashed process left behind.
+   * `false` is for read-only views and for tests of concurrent writers: it neither locks nor recovers.
+   * @default true
+   */
+  lock?: boolean;
+  /** How long a write waits for another connection's transaction. @default 5000 */
+  busyTimeoutMs?: number;
+};
+
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+
+/**
+ * Opens (creating and migrating as needed) the sync state database at `path`: folder 0700, files 0600,
+ * WAL, synchronous=FULL, foreign keys on, one writer at a time. Throws KbsyncError 'state_locked' when
+ * another kbsync holds it, 'state_corrupt' when the file is damaged (see moveAsideCorrupt), 'state_version'
+ * when a newer kbsync wrote it.
+ */
+export function openState(path: string, options: OpenStateOptions = {}): StateStore {
+  const now = options.now ?? ((): Date => new Date());
+  const log = options.logger ?? silentLogger();
+  const abs = resolve(path);
+  ensurePrivateDir(dirname(abs), log);
+
+  let lock: HeldLock | null = null;
+  if (options.lock !== false) {
+    lock = acquireLock(`${abs}.lock`, path, now);
+    if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
+  }
+  let db: Database.Database | null = null;
+  try {
+    closeSync(openSync(abs, 'a', PRIVATE_FILE)); // SQLite gives -wal/-shm the database file's mode
+    chmodSync(abs, PRIVATE_FILE);
+    db = new Database(abs, { timeout: options.busyTimeoutMs ?? 5000 });
+    // Before anything else touches a new file: freed pages (pruned ops) go back to the disk on incremental_vacuum.
+    if (db.pragma('page_count', { simple: true }) === 0) db.pragma('auto_vacuum = INCREMENTAL');
+    if (db.pragma('journal_mode = WAL', { simple: true }) !== 'wal') throw new Error('the state database refused WAL mode');
+    db.pragma('journal_size_limit = 4194304');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    const from = migrate(db);
+    for (const suffix of ['-wal', '-shm']) if (existsSync(abs + suffix)) chmodSync(abs + suffix, PRIVATE_FILE);
+    const heldLock = lock;
+    return createStateStore({
+      db,
+      label: path,
+      now,
+      isNew: from === 0,
+      lockTakenOver: lock?.takenOver ?? null,
+      recover: lock !== null,
+      onClose: () => heldLock?.release(),
+    });
+  } catch (err) {
+    db?.close();
+    lock?.release();
+    throw classifyStateError(err, path);
+  }
+}
+
+/** Renames a damaged state database (and its -wal/-shm) to `<path>.corrupt-<UTC timestamp>`; returns the new path. */
+export function moveAsideCorrupt(path: string, now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const aside = `${path}.corrupt-${stamp}`;
+  renameSync(path, aside);
+  for (const suffix of ['-wal', '-shm']) {
+    if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix);
+  }
+  return aside;
+}
+
+/** Creates the state folder 0700; an existing folder is left as it is, with a warning if others can enter it. */
+function ensurePrivateDir(dir: string, log: Logger): void {
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+    chmodSync(dir, PRIVATE_DIR);
+    return;
+  }
+  if ((statSync(dir).mode & 0o077) !== 0) log.warn({ dir }, 'state folder is accessible to other users');
+}

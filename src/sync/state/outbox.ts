@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { KbsyncError } from '../../shared/errors.js';
+import { blobToSha, decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import type { SourceIds } from './source-ids.js';
+import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+
+export type Outbox = ReturnType<typeof createOutbox>;
+
+/** Columns of an outbox row, in the order OpRow lists them. */
+export const OP_COLUMNS = `id, run_id, kind, source_id, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name,
+  remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at`;
+
+export type OpRow = {
+  id: number;
+  run_id: number | null;
+  kind: OpKind;
+  source_id: number | null;
+  path: string | null;
+  sha256: Buffer | null;
+  size: number | null;
+  mtime_ns: string | null;
+  inode: number | null;
+  remote_name: string | null;
+  remote_id: string | null;
+  reason: string | null;
+  credits: number;
+  idempotency_key: string;
+  state: OpState;
+  reserved: number;
+  reserved_at: number | null;
+  error_code: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+};
+
+// Must match the partial index outbox_open term for term, or SQLite will not use the index.
+const OPEN = `state IN ('pending','in_flight','unknown')`;
+
+/** The outbox: durable paid operations, written before any call is made. */
+export function createOutbox(db: Database, sources: SourceIds, nowMs: () => number) {
+  const byId = db.prepare<[number], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE id = ?`);
+  const byState = db.prepare<[OpState], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = ? ORDER BY id`);
+  const openForPath = db.prepare<[number, string, OpKind], OpRow>(
+    `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND source_id = ? AND path = ? AND kind = ? ORDER BY id`,
+  );
+  const openReindex = db.prepare<[], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = 'pending' AND kind = 'reindex' LIMIT 1`);
+  const forPath = db.prepare<[number, string], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE source_id = ? AND path = ? ORDER BY id`);
+  const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
+      reason, credits, idempotency_key, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
+  const cancel = db.prepare<[string, number, number]>(
+    `UPDATE outbox SET state = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
+  );
+  const prune = db.prepare<[]>(`DELETE FROM outbox WHERE state IN ('done','cancelled')
+    AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`);
+  const toUnknown = db.prepare<[number]>(
+    `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome',
+       error = 'kbsync stopped while the call was in flight', updated_at = ? WHERE ${OPEN} AND state = 'in_flight'`,
+  );
+
+  const toOp = (r: OpRow): OutboxOp => {
+    const source = r.source_id === null ? null : sources.nameOf(r.source_id);
+    const remoteName = source !== null && r.path !== null && r.kind === 'upload' ? decodeRemoteName(source, r.path, r.remote_name) : null;
+    return {
+      id: r.id,
+      runId: r.run_id,
+      kind: r.kind,
+      source,
+      path: r.path,
+      sha256: r.sha256 === null ? null : blobToSha(r.sha256),
+      size: r.size,
+      mtimeNs: r.mtime_ns,
+      inode: r.inode,
+      remoteName,
+      remoteId: r.remote_id,
+      reason: r.reason,
+      credits: r.credits,
+      idempotencyKey: r.idempotency_key,
+      state: r.state,
+      reserved: r.reserved,
+      reservedAt: r.reserved_at === null ? null : isoOf(r.reserved_at),
+      errorCode: r.error_code,
+      error: r.error,
+      attempts: r.attempts,
+      createdAt: isoOf(r.created_at),
+      updatedAt: isoOf(r.updated_at),
+    };
+  };
+
+  const sameWork = (op: NewOp, r: OpRow): boolean => {
+    if (op.kind === 'upload') return r.sha256 !== null && blobToSha(r.sha256) === op.sha256.toLowerCase();
+    if (op.kind === 'reprocess') return r.remote_id === op.remoteId;
+    return true;
+  };
+
+  const enqueue = db.transaction((op: NewOp): number => {
+    if (!Number.isSafeInteger(op.credits) || op.credits < 0) throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    const at = nowMs();
+    if (op.kind === 'reindex') {
+      const open = openReindex.get();
+      if (open !== undefined) return open.id;
+    } else {
+      const sourceId = sources.idOf(op.source);
+      for (const r of openForPath.all(sourceId, op.path, op.kind)) {
+        // The same work is already queued, in flight or being reconciled: never a second paid call for it.
+        if (sameWork(op, r)) return r.id;
+        // A queued op for older content is obsolete; in-flight and unknown ones must still be settled.
+        if (r.state === 'pending') cancel.run('superseded by newer content', at, r.id);
+      }
+    }
+    const upload = op.kind === 'upload' ? op : null;
+    const fileOp = op.kind === 'reindex' ? null : op;
+    const info = insert.run(
+      op.runId ?? null,
+      op.kind,
+      fileOp === null ? null : sources.idOf(fileOp.source),
+      fileOp?.path ?? null,
+      upload === null ? null : shaToBlob(upload.sha256),
+      upload?.size ?? null,
+      upload === null ? null : mtimeToBind(upload.mtimeNs),
+      upload?.inode ?? null,
+      upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
+      op.kind === 'reprocess' ? op.remoteId : null,
+      op.reason ?? null,
+      op.credits,
+      randomUUID(),
+      at,
+      at,
+    );
+    return Number(info.lastInsertRowid);
+  });
+
+  return {
+    /**
+     * Puts an operation in the outbox as 'pending' (no reservation yet) with a fresh idempotency key;
+     * returns its id. If the same work (same path and content, or same remote id) is already open,
+     * returns that op's id instead; a pending op for the same path with other content is cancelled.
+     */
+    enqueue(op: NewOp): number {
+      return enqueue.immediate(op);
+    },
+    /** enqueue() for many operations in one transaction (one disk sync); returns their ids in order. */
+    enqueueMany(ops: readonly NewOp[]): number[] {
+      return db.transaction(() => ops.map((op) => enqueue(op))).immediate();
+    },
+    /** One operation, or null. */
+    getOp(opId: number): OutboxOp | null {
+      const r = byId.get(opId);
+      return r === undefined ? null : toOp(r);
+    },
+    /** Operations waiting for a reservation, oldest first. */
+    pendingOps(): OutboxOp[] {
+      return byState.all('pending').map(toOp);
+    },
+    /** Operations whose outcome is unknown: reconcile them against the remote listing before any retry. */
+    unknownOps(): OutboxOp[] {
+      return byState.all('unknown').map(toOp);
+    },
+    /** Operations currently in flight (reserved, call under way). */
+    inFlightOps(): OutboxOp[] {
+      return byState.all('in_flight').map(toOp);
+    },
+    /** Every operation ever queued for a path, oldest first (for explain). */
+    opsForPath(source: string, path: string): OutboxOp[] {
+      const id = sources.findId(source);
+      return id === undefined ? [] : forPath.all(id, path).map(toOp);
+    },
+    /** Cancels a pending operation; throws state_conflict when it is not pending. */
+    cancelOp(opId: number, why = 'cancelled'): void {
+      if (cancel.run(why, nowMs(), opId).changes === 0) {
+        throw new KbsyncError('state_conflict', `operation ${opId} is not pending`);
+      }
+    },
+    /** Turns operations a dead process left in flight into 'unknown' (their reservation stays); returns how many. */
+    recoverInFlight(): number {
+      return toUnknown.run(nowMs()).changes;
+    },
+    /** Deletes done and cancelled ops of runs no longer running (their outcome lives in files and ledger); returns how many. */
+    pruneSettled(): number {
+      return prune.run().changes;
+    },
+    /** Row access for the budget module. */
+    rowOf(opId: number): OpRow | undefined {
+      return byId.get(opId);
+    },
+  };
+}

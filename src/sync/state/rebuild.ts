@@ -1,0 +1,55 @@
+import type { Database } from 'better-sqlite3';
+import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
+import type { Meta } from './meta.js';
+import type { RebuildReport, RemoteListingEntry } from './state-types.js';
+import type { TrackedFiles } from './tracked-files.js';
+
+/** Maps a remote file name back to the source path it was uploaded from, or null when it is not ours. */
+export type NameMapper = (name: string) => { source: string; path: string } | null;
+
+/**
+ * Fills the tracked files from the remote listing (state new or lost), so that the next plan matches local
+ * content by SHA-256 instead of buying every upload again. Rows get unknown mtime/inode (the next observe
+ * re-hashes each file once); paths already tracked are kept. The listing is ordered by id (API.md), so
+ * when a name appears several times the last entry (the newest upload) wins. Records the rebuild in meta.
+ */
+export function rebuildFromRemote(
+  db: Database,
+  deps: { tracked: TrackedFiles; meta: Meta; nowMs: () => number },
+  remoteFiles: readonly RemoteListingEntry[],
+  mapName: NameMapper,
+): RebuildReport {
+  const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
+  const latest = new Map<string, { entry: RemoteListingEntry & { sha256: string }; source: string; path: string }>();
+  for (const entry of remoteFiles) {
+    const target = mapName(entry.name);
+    if (target === null) {
+      report.unmapped++;
+      continue;
+    }
+    if (entry.sha256 === null) {
+      report.withoutHash++;
+      continue;
+    }
+    const key = `${target.source}\0${target.path}`;
+    if (latest.has(key)) report.superseded++;
+    latest.set(key, { entry: { ...entry, sha256: entry.sha256 }, ...target });
+  }
+  db.transaction(() => {
+    const at = deps.nowMs();
+    for (const { entry, source, path } of latest.values()) {
+      if (deps.tracked.getTracked(source, path) !== null) {
+        report.kept++;
+        continue;
+      }
+      deps.tracked.writeTracked({
+        source, path, size: entry.size ?? UNKNOWN_SIZE, mtimeNs: UNKNOWN_MTIME_NS, inode: UNKNOWN_INODE, sha256: entry.sha256,
+        remoteName: entry.name, remoteId: entry.id, remoteStatus: toRemoteStatus(entry.status), reprocessAttempts: 0,
+        lastAction: 'rebuilt', lastReason: 'rebuilt from the remote listing',
+      }, at);
+      report.inserted++;
+    }
+    deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
+  }).immediate();
+  return report;
+}

@@ -1,0 +1,169 @@
+import type { Database } from 'better-sqlite3';
+import type { BudgetWindow, RemoteStatus, TrackedFile } from '../types.js';
+import { createBudget } from './budget.js';
+import { createLedgerAudit } from './ledger-audit.js';
+import type { LockOwner } from './lock-file.js';
+import { createMeta } from './meta.js';
+import { createOutbox } from './outbox.js';
+import { rebuildFromRemote, type NameMapper } from './rebuild.js';
+import { createRuns } from './runs.js';
+import { createSourceIds } from './source-ids.js';
+import { guardCorruption } from './sqlite-errors.js';
+import type {
+  BudgetCaps, CreditsUsed, LedgerTotals, NewOp, OutboxOp, RebuildReport, RemoteListingEntry, ReserveResult, RunRecord, RunStatus,
+  SettleOutcome, UnknownResolution,
+} from './state-types.js';
+import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
+
+/** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
+export type StateStore = {
+  /** The state path as given to openState. */
+  readonly path: string;
+  /** True when this open created the schema: the state is new or was lost; rebuild it from the remote listing. */
+  readonly isNew: boolean;
+  /** The dead kbsync whose stale lock this open took over, or null. */
+  readonly lockTakenOver: LockOwner | null;
+  /** Operations a crashed process left in flight, turned 'unknown' by this open (reconcile before planning). */
+  readonly recoveredInFlight: number;
+
+  // tracked files
+  loadTrackedFiles(): Map<string, TrackedFile>;
+  getTracked(source: string, path: string): TrackedFile | null;
+  upsertTracked(file: TrackedFileInput): void;
+  upsertTrackedMany(files: readonly TrackedFileInput[]): void;
+  markDeleted(source: string, path: string, reason?: string): boolean;
+  removeTracked(source: string, path: string): boolean;
+  findBySha256(sha256: string): TrackedFile[];
+  setRemoteStatus(remoteId: string, status: RemoteStatus): number;
+  setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>): number;
+  trackedCount(): number;
+  rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
+
+  // runs
+  startRun(command: string): number;
+  finishRun(runId: number, status: Exclude<RunStatus, 'running' | 'interrupted'>, summary: unknown): void;
+  lastRun(command?: string): RunRecord | null;
+  getRun(runId: number): RunRecord | null;
+
+  // outbox and budget
+  enqueue(op: NewOp): number;
+  enqueueMany(ops: readonly NewOp[]): number[];
+  getOp(opId: number): OutboxOp | null;
+  pendingOps(): OutboxOp[];
+  inFlightOps(): OutboxOp[];
+  unknownOps(): OutboxOp[];
+  opsForPath(source: string, path: string): OutboxOp[];
+  cancelOp(opId: number, why?: string): void;
+  reserve(opId: number, caps: BudgetCaps, runId: number): ReserveResult;
+  settle(opId: number, outcome: SettleOutcome): void;
+  resolveUnknown(opId: number, found: UnknownResolution): void;
+  creditsUsed(runId: number | null): CreditsUsed;
+  budgetWindow(caps: BudgetCaps, runId: number | null): BudgetWindow;
+  ledgerTotals(): LedgerTotals;
+  verifyTotals(): string[];
+
+  // meta
+  getMeta(key: string): string | null;
+  setMeta(key: string, value: string | null): void;
+  lastSyncedCommit(source: string): string | null;
+  setLastSyncedCommit(source: string, commit: string): void;
+
+  /** Connection settings and size figures (for status and tests). */
+  diagnostics(): StateDiagnostics;
+  /** SQLite's quick_check: [] when the database is sound, else the problems it lists. */
+  quickCheck(): string[];
+  /** Runs `fn` in one transaction (nested calls become savepoints). */
+  transaction<T>(fn: () => T): T;
+  /** Closes the database and releases the lock; safe to call twice. */
+  close(): void;
+};
+
+/** What diagnostics() reports. */
+export type StateDiagnostics = {
+  schemaVersion: number;
+  journalMode: string;
+  /** 2 is FULL. */
+  synchronous: number;
+  foreignKeys: boolean;
+  /** 2 is INCREMENTAL. */
+  autoVacuum: number;
+  busyTimeoutMs: number;
+  pageSize: number;
+  pageCount: number;
+  freePages: number;
+};
+
+type Open = { db: Database; label: string; now: () => Date; isNew: boolean; lockTakenOver: LockOwner | null; recover: boolean; onClose: () => void };
+
+/** Wires the table modules over an open, migrated database. */
+export function createStateStore(o: Open): StateStore {
+  const { db, now } = o;
+  const nowMs = (): number => now().getTime();
+  const sources = createSourceIds(db);
+  const tracked = createTrackedFiles(db, sources, nowMs);
+  const outbox = createOutbox(db, sources, nowMs);
+  const runs = createRuns(db, nowMs);
+  const meta = createMeta(db);
+  const budget = createBudget(db, { outbox, tracked, sources, meta, now });
+  const audit = createLedgerAudit(db);
+  const tidy = (): void => {
+    outbox.pruneSettled();
+    db.pragma('incremental_vacuum');
+  };
+
+  // Only the lock holder may decide that the process behind an in-flight call or a running run is dead.
+  let recoveredInFlight = 0;
+  if (o.recover) {
+    recoveredInFlight = db.transaction(() => (runs.interruptRunning(), outbox.recoverInFlight())).immediate();
+    tidy();
+  }
+
+  const { writeTracked: _write, ...trackedApi } = tracked;
+  const { rowOf: _row, recoverInFlight: _recover, pruneSettled: _prune, ...outboxApi } = outbox;
+  const { interruptRunning: _interrupt, ...runsApi } = runs;
+  let closed = false;
+  const api = {
+    ...trackedApi,
+    ...outboxApi,
+    ...runsApi,
+    // A finished run's done and cancelled ops are deleted: files and ledger keep their outcome.
+    finishRun: (...args: Parameters<typeof runs.finishRun>): void => {
+      runs.finishRun(...args);
+      tidy();
+    },
+    ...budget,
+    ...audit,
+    ...meta,
+    rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
+      rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
+    diagnostics: (): StateDiagnostics => {
+      const num = (pragma: string): number => db.pragma(pragma, { simple: true }) as number;
+      return {
+        schemaVersion: num('user_version'),
+        journalMode: db.pragma('journal_mode', { simple: true }) as string,
+        synchronous: num('synchronous'),
+        foreignKeys: num('foreign_keys') === 1,
+        autoVacuum: num('auto_vacuum'),
+        busyTimeoutMs: num('busy_timeout'),
+        pageSize: num('page_size'),
+        pageCount: num('page_count'),
+        freePages: num('freelist_count'),
+      };
+    },
+    quickCheck: (): string[] => {
+      const rows = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
+      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    },
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      try {
+        db.close();
+      } finally {
+        o.onClose();
+      }
+    },
+  };
+  return { ...guardCorruption(api, o.label), path: o.label, isNew: o.isNew, lockTakenOver: o.lockTakenOver, recoveredInFlight };
+}

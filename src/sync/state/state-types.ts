@@ -1,0 +1,135 @@
+import type { RemoteStatus } from '../types.js';
+
+/** A paid operation kind the outbox carries. */
+export type OpKind = 'upload' | 'reprocess' | 'reindex';
+
+/**
+ * pending → (reserve) in_flight → (settle) done | failed | unknown;
+ * unknown → (resolveUnknown) done | pending; pending → (cancelOp, or a newer enqueue for the same path) cancelled.
+ */
+export type OpState = 'pending' | 'in_flight' | 'done' | 'failed' | 'unknown' | 'cancelled';
+
+/** An operation to put in the outbox; `credits` is the planned cost (costOf). */
+export type NewOp =
+  | {
+      kind: 'upload';
+      source: string;
+      path: string;
+      sha256: string;
+      size: number;
+      mtimeNs: string;
+      inode: number;
+      remoteName: string;
+      credits: number;
+      reason?: string;
+      runId?: number;
+    }
+  | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
+  | { kind: 'reindex'; credits: number; reason?: string; runId?: number };
+
+/** An outbox row. Times are ISO-8601 UTC. */
+export type OutboxOp = {
+  id: number;
+  /** The run that enqueued it, then the run that reserved it. */
+  runId: number | null;
+  kind: OpKind;
+  source: string | null;
+  path: string | null;
+  sha256: string | null;
+  size: number | null;
+  mtimeNs: string | null;
+  inode: number | null;
+  remoteName: string | null;
+  remoteId: string | null;
+  reason: string | null;
+  /** Planned credits. */
+  credits: number;
+  /** Sent as Idempotency-Key on every attempt of this operation (also after an unknown outcome). */
+  idempotencyKey: string;
+  state: OpState;
+  /** Credits currently reserved for it (0 unless in_flight or unknown). */
+  reserved: number;
+  /** When the reservation was made: its UTC day and month are the periods its credits count in. */
+  reservedAt: string | null;
+  errorCode: string | null;
+  error: string | null;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** Credit caps per period; Infinity means no cap. */
+export type BudgetCaps = { run: number; day: number; month: number };
+export type BudgetPeriod = 'run' | 'day' | 'month';
+/** One number per budget period. */
+export type PeriodCredits = { run: number; day: number; month: number };
+
+/** reserve()'s answer: admitted, or the first period (run, then day, then month) it would overrun. */
+export type ReserveResult = { ok: true } | { ok: false; period: BudgetPeriod; used: number; cap: number };
+
+/** What happened to a paid call; see settle(). */
+export type SettleOutcome =
+  | {
+      outcome: 'done';
+      /** Credits the server says it charged; null falls back to the planned credits. */
+      creditsCharged: number | null;
+      /** The remote file id (required for uploads). */
+      remoteId?: string | null;
+      remoteStatus?: RemoteStatus;
+      /** The SHA-256 the server computed; when it differs from the op's, it is stored and the file re-hashed next pass. */
+      remoteSha256?: string | null;
+    }
+  | { outcome: 'failed'; code: string; error: string }
+  | { outcome: 'unknown'; code: string; error: string };
+
+/** What an unknown operation turned out to be after checking the remote listing (null: not there). */
+export type UnknownResolution = { remoteId: string; status: RemoteStatus } | null;
+
+/** Credits per period for status and planning: used = spent + reserved, per the UTC day/month of now. */
+export type CreditsUsed = PeriodCredits & {
+  spent: PeriodCredits;
+  reserved: PeriodCredits;
+  utcDay: string;
+  utcMonth: string;
+};
+
+/** Sums re-computed from the ledger rows; `reserved` is what is still reserved (reserve − release). */
+export type LedgerSums = { reserved: number; spent: number };
+export type LedgerTotals = {
+  all: LedgerSums & { reserve: number; release: number; spend: number };
+  byRun: Map<number, LedgerSums>;
+  byDay: Map<string, LedgerSums>;
+  byMonth: Map<string, LedgerSums>;
+};
+
+/**
+ * running: not finished; done: finished (item failures are in the summary); stopped: ended early by a budget,
+ * a limit or the remote refusing; failed: ended by an error; interrupted: found still running by the next open.
+ */
+export type RunStatus = 'running' | 'done' | 'stopped' | 'failed' | 'interrupted';
+
+export type RunRecord = {
+  id: number;
+  command: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  summary: unknown;
+};
+
+/** One file of the remote listing (the client's RemoteFile fits). */
+export type RemoteListingEntry = { id: string; name: string; size: number | null; sha256: string | null; status: string };
+
+/** What rebuildFromRemote did, in counts. */
+export type RebuildReport = {
+  /** Tracked rows written. */
+  inserted: number;
+  /** Names the mapper did not recognise (not ours, or from a source no longer configured). */
+  unmapped: number;
+  /** Entries without a SHA-256: they cannot be matched to local content and are left untracked. */
+  withoutHash: number;
+  /** Older entries of a name listed several times (a changed file's stale copies); the last listed wins. */
+  superseded: number;
+  /** Paths already tracked, left as they were. */
+  kept: number;
+};

@@ -1,0 +1,133 @@
+import type { Database } from 'better-sqlite3';
+import type { RemoteStatus, TrackedFile } from '../types.js';
+import { blobToSha, decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import type { SourceIds } from './source-ids.js';
+
+/** A tracked file to write; `updatedAt` is stamped by the store. */
+export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
+
+/** The key loadTrackedFiles() uses: source and path joined by a NUL. */
+export function trackedKey(source: string, path: string): string {
+  return `${source}\0${path}`;
+}
+
+export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
+
+type Row = [number, string, number, string, number, Buffer, string | null, string | null, string | null, number, string | null, string | null, number];
+
+const COLUMNS = `source_id, path, size, CAST(mtime_ns AS TEXT), inode, sha256, remote_name, remote_id, remote_status,
+  reprocess_attempts, last_action, last_reason, updated_at`;
+
+/** The `files` table: what kbsync last sent (or decided) per source path. */
+export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
+  const all = db.prepare(`SELECT ${COLUMNS} FROM files`).raw(true);
+  const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
+  const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
+  const upsert = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+      reprocess_attempts, last_action, last_reason, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+    ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+      sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
+      remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
+      last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at`);
+  const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
+  const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
+  const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
+  const withRemoteId = db.prepare('SELECT source_id, path, remote_id, remote_status FROM files WHERE remote_id IS NOT NULL').raw(true);
+  const statusByKey = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE source_id = ? AND path = ?');
+  const count = db.prepare('SELECT count(*) FROM files').pluck();
+
+  const toTracked = (r: Row): TrackedFile => {
+    const source = sources.nameOf(r[0]);
+    return {
+      source,
+      path: r[1],
+      size: r[2],
+      mtimeNs: r[3],
+      inode: r[4],
+      sha256: blobToSha(r[5]),
+      remoteName: decodeRemoteName(source, r[1], r[6]),
+      remoteId: r[7],
+      remoteStatus: r[8] as RemoteStatus | null,
+      reprocessAttempts: r[9],
+      lastAction: r[10],
+      lastReason: r[11],
+      updatedAt: isoOf(r[12]),
+    };
+  };
+
+  const write = (f: TrackedFileInput, at = nowMs()): void => {
+    upsert.run(
+      sources.idOf(f.source), f.path, f.size, mtimeToBind(f.mtimeNs), f.inode, shaToBlob(f.sha256),
+      encodeRemoteName(f.source, f.path, f.remoteName), f.remoteId, f.remoteStatus, f.reprocessAttempts,
+      f.lastAction, f.lastReason, at,
+    );
+  };
+  const writeMany = db.transaction((files: readonly TrackedFileInput[]) => {
+    const at = nowMs();
+    for (const f of files) write(f, at);
+  });
+  const keyArgs = (source: string, path: string): [number, string] | null => {
+    const id = sources.findId(source);
+    return id === undefined ? null : [id, path];
+  };
+
+  return {
+    /** Every tracked file keyed by trackedKey(source, path). */
+    loadTrackedFiles(): Map<string, TrackedFile> {
+      const map = new Map<string, TrackedFile>();
+      for (const r of all.all() as Row[]) {
+        const f = toTracked(r);
+        map.set(trackedKey(f.source, f.path), f);
+      }
+      return map;
+    },
+    /** One tracked file, or null. */
+    getTracked(source: string, path: string): TrackedFile | null {
+      const args = keyArgs(source, path);
+      const r = args === null ? undefined : (one.get(...args) as Row | undefined);
+      return r === undefined ? null : toTracked(r);
+    },
+    /** Inserts or replaces one tracked file. */
+    upsertTracked(f: TrackedFileInput): void {
+      write(f);
+    },
+    /** Inserts or replaces many tracked files in one transaction. */
+    upsertTrackedMany(files: readonly TrackedFileInput[]): void {
+      writeMany(files);
+    },
+    /** Records that the file is gone locally; the row stays (its remote copy remains). False when not tracked. */
+    markDeleted(source: string, path: string, reason = 'deleted locally; the remote copy remains'): boolean {
+      const args = keyArgs(source, path);
+      return args !== null && deleted.run(reason, nowMs(), ...args).changes > 0;
+    },
+    /** Forgets a tracked file entirely. False when not tracked. */
+    removeTracked(source: string, path: string): boolean {
+      const args = keyArgs(source, path);
+      return args !== null && remove.run(...args).changes > 0;
+    },
+    /** Tracked files with this content (a scan: prefer a Map built from loadTrackedFiles() in bulk work). */
+    findBySha256(sha256: string): TrackedFile[] {
+      return (bySha.all(shaToBlob(sha256)) as Row[]).map(toTracked);
+    },
+    /** Sets the remote status of the file(s) with this remote id; returns rows changed. */
+    setRemoteStatus(remoteId: string, status: RemoteStatus): number {
+      return statusById.run(status, nowMs(), remoteId, status).changes;
+    },
+    /** Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed. */
+    setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>): number => {
+      const at = nowMs();
+      let changed = 0;
+      for (const [sourceId, path, remoteId, current] of withRemoteId.all() as [number, string, string, string | null][]) {
+        const next = statuses.get(remoteId);
+        if (next !== undefined && next !== current) changed += statusByKey.run(next, at, sourceId, path).changes;
+      }
+      return changed;
+    }),
+    /** How many files are tracked. */
+    trackedCount(): number {
+      return count.get() as number;
+    },
+    /** Writes a row inside a caller's transaction (settle, rebuild). */
+    writeTracked: write,
+  };
+}

@@ -1,0 +1,218 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
+import { testdir, writeTree } from './helpers.js';
+
+function scan(root: string, o: Partial<FolderSourceSpec> = {}): ScanResult {
+  return scanFolder({ name: 'docs', root, include: ['**/*'], exclude: [], followSymlinks: false, ...o });
+}
+const paths = (r: ScanResult): string[] => r.files.map((f) => f.path).sort();
+const skippedAs = (r: ScanResult): Record<string, string> =>
+  Object.fromEntries(r.skipped.map((s) => [s.path, s.reason]).sort(([a], [b]) => (a ?? '').localeCompare(b ?? '')));
+const detailOf = (r: ScanResult, path: string): string | undefined => r.skipped.find((s) => s.path === path)?.detail;
+
+describe('scanFolder', () => {
+  it('lists supported files with POSIX root-relative paths and their stat fingerprint', () => {
+    const root = testdir({ 'a.md': '# a', 'sub/deep/b.txt': 'bb', 'sub/c.json': '{}' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['a.md', 'sub/c.json', 'sub/deep/b.txt']);
+    const b = result.files.find((f) => f.path === 'sub/deep/b.txt');
+    const st = statSync(join(root, 'sub/deep/b.txt'), { bigint: true });
+    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) });
+    expect(result.skipped).toEqual([]);
+  });
+
+  it('emits files in plain string order of their paths (a folder sorts as "name/")', () => {
+    const root = testdir({ 'a/b.md': '', 'a.md': '', 'a-b.md': '', 'A.md': '', 'a0/x.md': '', 'ab.md': '', 'a/c/d.md': '', 'a/c.md': '' });
+
+    const inWalkOrder = scan(root).files.map((f) => f.path);
+
+    expect(inWalkOrder).toEqual([...inWalkOrder].sort());
+    expect(inWalkOrder).toHaveLength(8);
+  });
+
+  it('matches extensions case-insensitively and lists unsupported files with their size', () => {
+    const root = testdir({ 'README.MD': 'x', 'Data.CSV': 'a,b', 'logo.png': 'PNG!!', Makefile: 'all:' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['Data.CSV', 'README.MD']);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([
+        { source: 'docs', path: 'logo.png', reason: 'unsupported', detail: '.png files are not a supported type', size: 5 },
+        { source: 'docs', path: 'Makefile', reason: 'unsupported', detail: 'no file extension: not a supported type', size: 4 },
+      ]),
+    );
+  });
+
+  it('applies include and exclude globs with fast-glob semantics', () => {
+    const root = testdir({ 'a.md': '', 'guide/b.md': '', 'guide/c.txt': '', 'guide/drafts/d.md': '', 'other/e.md': '' });
+
+    const result = scan(root, { include: ['*.md', 'guide/**'], exclude: ['**/*.txt', 'guide/drafts/**'] });
+
+    expect(paths(result)).toEqual(['a.md', 'guide/b.md']);
+    expect(skippedAs(result)).toEqual({ 'guide/c.txt': 'ignored', 'guide/drafts': 'ignored' });
+    expect(detailOf(result, 'guide/drafts')).toBe('matches exclude: guide/drafts/**');
+    expect(detailOf(result, 'guide/c.txt')).toBe('matches exclude: **/*.txt');
+  });
+
+  it('includes dot files and dot folders by default', () => {
+    const root = testdir({ '.github/CONTRIBUTING.md': '', '.notes.md': '' });
+
+    expect(paths(scan(root))).toEqual(['.github/CONTRIBUTING.md', '.notes.md']);
+  });
+
+  it('lists .git and node_modules once each, never their contents', () => {
+    const root = testdir({ '.git/HEAD': 'ref', '.git/info/x.md': '', 'node_modules/pkg/README.md': '', 'sub/node_modules/y.md': '', 'keep.md': '' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['keep.md']);
+    expect(result.skipped.map((s) => [s.path, s.reason, s.size])).toEqual(
+      expect.arrayContaining([['.git', 'ignored', null], ['node_modules', 'ignored', null], ['sub/node_modules', 'ignored', null]]),
+    );
+    expect(result.skipped).toHaveLength(3);
+    expect(detailOf(result, '.git')).toBe('git metadata: never synced');
+  });
+
+  it('honours .gitignore and .kbsyncignore in every folder, relative to it, with negation', () => {
+    const root = testdir({
+      '.gitignore': '*.log.md\nbuild/\n/top-only.md\n',
+      '.kbsyncignore': 'private/\n',
+      'a.md': '',
+      'x.log.md': '',
+      'keep.log.md': '',
+      'top-only.md': '',
+      'build/out.md': '',
+      'private/p.md': '',
+      'sub/.gitignore': '!keep.log.md\ndraft-*.md\n',
+      'sub/keep.log.md': '',
+      'sub/top-only.md': '',
+      'sub/draft-1.md': '',
+      'sub/deeper/draft-2.md': '',
+      'sub/deeper/.kbsyncignore': '!draft-2.md\n',
+      'other/draft-3.md': '',
+    });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['a.md', 'other/draft-3.md', 'sub/deeper/draft-2.md', 'sub/keep.log.md', 'sub/top-only.md']);
+    expect(skippedAs(result)).toMatchObject({
+      'x.log.md': 'ignored',
+      'keep.log.md': 'ignored',
+      'top-only.md': 'ignored',
+      build: 'ignored',
+      private: 'ignored',
+      'sub/draft-1.md': 'ignored',
+    });
+    expect(detailOf(result, 'build')).toBe('matches .gitignore: build/');
+    expect(detailOf(result, 'private')).toBe('matches .kbsyncignore: private/');
+    expect(detailOf(result, 'sub/draft-1.md')).toBe('matches sub/.gitignore: draft-*.md');
+  });
+
+  it('cannot re-include a file inside an ignored folder (as git)', () => {
+    const root = testdir({ '.gitignore': 'out/\n', 'out/.gitignore': '!a.md\n', 'out/a.md': '' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual([]);
+    expect(skippedAs(result)).toMatchObject({ out: 'ignored' });
+  });
+
+  it.each([
+    '.env', '.env.local', 'prod.env', 'server.pem', 'tls.key', 'cert.p12', 'cert.pfx', 'store.jks', 'release.keystore', 'putty.ppk',
+    'private.asc', 'id_rsa', 'id_rsa.pub', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.npmrc', '.pypirc', '.netrc', '_netrc',
+    '.git-credentials', '.pgpass', '.htpasswd', '.dockercfg', 'credentials', 'credentials.json', 'Credentials-prod.json',
+    'client_secret_123.json', 'service-account-ci.json', 'vault.kdbx', 'secrets.yaml', 'SECRETS.json', 'secret.txt',
+  ])('skips %s as a secret, whatever its extension', (name) => {
+    const root = testdir({ [`conf/${name}`]: 'TOKEN=abc', 'conf/ok.md': '' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['conf/ok.md']);
+    expect(result.skipped).toEqual([
+      { source: 'docs', path: `conf/${name}`, reason: 'secret', detail: expect.stringMatching(/^looks like a secret \(.+\): never read or uploaded$/), size: null },
+    ]);
+  });
+
+  it('does not take harmless names for secrets', () => {
+    const root = testdir({ 'environment.md': '', 'keys.md': '', 'monkey.txt': '', 'secret-sauce.md': '', 'credentials-guide.md': '' });
+
+    expect(paths(scan(root))).toEqual(['credentials-guide.md', 'environment.md', 'keys.md', 'monkey.txt', 'secret-sauce.md']);
+  });
+
+  it('throws source_unavailable when the root is missing or a file', () => {
+    const root = testdir({ 'f.md': '' });
+
+    expect(() => scan(join(root, 'nope'))).toThrow(expect.objectContaining({ code: 'source_unavailable' }));
+    expect(() => scan(join(root, 'f.md'))).toThrow(expect.objectContaining({ code: 'source_unavailable' }));
+  });
+});
+
+describe('scanFolder and symbolic links', () => {
+  it('does not follow symlinks by default', () => {
+    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, 'dirlink': { symlink: 'real' } });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['real/a.md']);
+    expect(skippedAs(result)).toEqual({ 'link.md': 'symlink', dirlink: 'symlink' });
+  });
+
+  it('follows links that stay inside the root when asked, reading the real file', () => {
+    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, 'dirlink': { symlink: 'real' } });
+
+    const result = scan(root, { followSymlinks: true });
+
+    expect(paths(result)).toEqual(['dirlink/a.md', 'link.md', 'real/a.md']);
+    expect(result.files.find((f) => f.path === 'link.md')?.absPath).toBe(join(root, 'real/a.md'));
+    expect(result.skipped).toEqual([]);
+  });
+
+  it('never follows a link out of the root: not to /etc, not to the parent, not through a chain', () => {
+    const outside = testdir({ 'secret-notes.md': 'outside' });
+    const root = testdir({ 'in/a.md': '' });
+    writeTree(root, {
+      'etc': { symlink: '/etc' },
+      'hosts.txt': { symlink: '/etc/hosts' },
+      'up': { symlink: '..' },
+      'notes.md': { symlink: join(outside, 'secret-notes.md') },
+      'in/hop': { symlink: '../../' },
+    });
+
+    const result = scan(root, { followSymlinks: true });
+
+    expect(paths(result)).toEqual(['in/a.md']);
+    expect(skippedAs(result)).toEqual({ etc: 'symlink', 'hosts.txt': 'symlink', up: 'symlink', 'notes.md': 'symlink', 'in/hop': 'symlink' });
+    expect(detailOf(result, 'etc')).toBe('symbolic link points outside the source root: not followed');
+  });
+
+  it('stops at cycles: a link to an ancestor, and two links pointing at each other', () => {
+    const root = testdir({ 'a/x.md': '', 'b/y.md': '' });
+    writeTree(root, { 'a/self': { symlink: '.' }, 'a/toB': { symlink: '../b' }, 'b/toA': { symlink: '../a' } });
+
+    const result = scan(root, { followSymlinks: true });
+
+    expect(paths(result)).toEqual(['a/toB/y.md', 'a/x.md', 'b/toA/x.md', 'b/y.md']);
+    expect(skippedAs(result)).toEqual({ 'a/self': 'symlink', 'a/toB/toA': 'symlink', 'b/toA/self': 'symlink', 'b/toA/toB': 'symlink' });
+    expect(detailOf(result, 'a/self')).toBe('symbolic link loops back to a folder being walked: not followed');
+  });
+
+  it('reports a broken link as a skipped symlink', () => {
+    const root = testdir({ 'gone.md': { symlink: 'nowhere.md' } });
+
+    const result = scan(root, { followSymlinks: true });
+
+    expect(result.skipped).toEqual([{ source: 'docs', path: 'gone.md', reason: 'symlink', detail: expect.stringContaining('broken symbolic link'), size: null }]);
+  });
+
+  it('never reads an ignore file that is a link out of the root', () => {
+    const outside = testdir({ rules: 'a.md\n' });
+    const root = testdir({ 'a.md': '', '.gitignore': { symlink: join(outside, 'rules') } });
+
+    expect(paths(scan(root))).toEqual(['a.md']);
+  });
+});

@@ -1,0 +1,134 @@
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { syncGitSource, type GitScanResult } from '../../../src/sync/sources/git.js';
+import { commitAll, git, GIT_ENV, gitdir, tempDir, writeTree } from './helpers.js';
+
+beforeEach(() => {
+  for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const paths = (r: GitScanResult): string[] => r.files.map((f) => f.path).sort();
+
+describe('syncGitSource', () => {
+  it('clones into stateDir/git/<name>, pins HEAD to the default branch and lists files with their stat', async () => {
+    const origin = gitdir({ 'a.md': 'a', 'docs/b.txt': 'b', 'logo.png': 'png', '.env': 'KEY=1', 'secrets.yaml': 'k: v' });
+    const head = git(origin, ['rev-parse', 'HEAD']).trim();
+    const stateDir = tempDir();
+
+    const result = await syncGitSource({ name: 'repo', url: origin, ref: 'HEAD' }, { stateDir });
+
+    expect(result.commit).toBe(head);
+    expect(result.checkoutDir).toBe(join(stateDir, 'git', 'repo'));
+    expect(result.root).toBe(result.checkoutDir);
+    expect(paths(result)).toEqual(['a.md', 'docs/b.txt']);
+    const st = statSync(join(result.root, 'docs/b.txt'), { bigint: true });
+    expect(result.files.find((f) => f.path === 'docs/b.txt')).toEqual({
+      source: 'repo', path: 'docs/b.txt', absPath: join(result.root, 'docs/b.txt'), size: 1, mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino),
+    });
+    expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['.env', 'secret', null], ['logo.png', 'unsupported', 3], ['secrets.yaml', 'secret', null]]);
+    expect(git(result.checkoutDir, ['status', '--porcelain', '--ignored'])).toBe('');
+  });
+
+  it('follows a branch, a tag and a commit id, and reuses the existing checkout', async () => {
+    const origin = gitdir({ 'a.md': 'v1' });
+    const v1 = git(origin, ['rev-parse', 'HEAD']).trim();
+    git(origin, ['tag', 'v1']);
+    git(origin, ['checkout', '-q', '-b', 'next']);
+    const next = commitAll(origin, { 'a.md': 'v2' }, 'next');
+    git(origin, ['checkout', '-q', 'main']);
+    const stateDir = tempDir();
+
+    const onBranch = await syncGitSource({ name: 'r', url: origin, ref: 'next' }, { stateDir });
+    const onTag = await syncGitSource({ name: 'r', url: origin, ref: 'v1' }, { stateDir });
+    const onCommit = await syncGitSource({ name: 'r', url: origin, ref: next }, { stateDir });
+
+    expect([onBranch.commit, onTag.commit, onCommit.commit]).toEqual([next, v1, next]);
+    expect(onTag.files.map((f) => f.size)).toEqual([2]);
+  });
+
+  it('fails with git_failed for an unknown ref', async () => {
+    const origin = gitdir({ 'a.md': '' });
+
+    await expect(syncGitSource({ name: 'r', url: origin, ref: 'no-such-branch' }, { stateDir: tempDir() })).rejects.toMatchObject({
+      code: 'git_failed',
+      message: expect.stringContaining('"no-such-branch" is not a branch, tag or commit'),
+    });
+  });
+
+  it('never puts credentials from the URL in its errors', async () => {
+    const url = 'http://kbsync-user:s3cr3t-token@127.0.0.1:9/repo.git';
+
+    const error = await syncGitSource({ name: 'r', url, ref: 'HEAD' }, { stateDir: tempDir() }).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'git_failed', message: expect.stringContaining('source "r": git clone failed') });
+    const text = `${String(error)} ${String((error as Error).cause)}`;
+    expect(text).not.toContain('s3cr3t-token');
+    expect(text).toContain('127.0.0.1');
+  });
+
+  it('refuses a ref or URL that git would read as an option', async () => {
+    await expect(syncGitSource({ name: 'r', url: '--upload-pack=touch /tmp/x', ref: 'HEAD' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });
+    await expect(syncGitSource({ name: 'r', url: '/x', ref: '--output=/tmp/x' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });
+  });
+
+  it('keeps to the subdir, with paths relative to it, and honours .kbsyncignore', async () => {
+    const origin = gitdir({ 'top.md': '', 'docs/a.md': '', 'docs/.kbsyncignore': 'drafts/\n', 'docs/drafts/d.md': '', 'docs/sub/b.md': '' });
+
+    const result = await syncGitSource({ name: 'r', url: origin, ref: 'main', subdir: 'docs/' }, { stateDir: tempDir() });
+
+    expect(result.root).toBe(join(result.checkoutDir, 'docs'));
+    expect(result.subdir).toBe('docs');
+    expect(paths(result)).toEqual(['a.md', 'sub/b.md']);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([{ source: 'r', path: 'drafts/d.md', reason: 'ignored', detail: 'matches .kbsyncignore: drafts/', size: null }]),
+    );
+  });
+
+  it('lists a submodule as skipped and never clones it', async () => {
+    const sub = gitdir({ 'inner.md': 'inner' });
+    const origin = gitdir({ 'a.md': '' });
+    git(origin, ['submodule', 'add', '-q', sub, 'vendor/sub']);
+    commitAll(origin, {}, 'add submodule');
+
+    const result = await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir: tempDir() });
+
+    expect(paths(result)).toEqual(['a.md']);
+    expect(result.skipped).toEqual(
+      expect.arrayContaining([{ source: 'r', path: 'vendor/sub', reason: 'ignored', detail: 'git submodule: not synced', size: null }]),
+    );
+    expect(readdirSync(join(result.checkoutDir, 'vendor/sub'))).toEqual([]);
+  });
+
+  it('never runs hooks: not from the user config, not from the template, not from the checkout', async () => {
+    const work = tempDir();
+    const marker = join(work, 'hook-ran');
+    const hook = `#!/bin/sh\necho "$0" >> ${marker}\n`;
+    writeTree(work, { 'hooks/post-checkout': hook, 'template/hooks/post-checkout': hook });
+    chmodSync(join(work, 'hooks/post-checkout'), 0o755);
+    chmodSync(join(work, 'template/hooks/post-checkout'), 0o755);
+    const userConfig = join(work, 'gitconfig');
+    writeFileSync(userConfig, `[init]\n\ttemplateDir = ${join(work, 'template')}\n`);
+    vi.stubEnv('GIT_CONFIG_GLOBAL', userConfig);
+    const origin = gitdir({ 'a.md': '1' });
+    const stateDir = tempDir();
+
+    const first = await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
+    writeFileSync(userConfig, `[core]\n\thooksPath = ${join(work, 'hooks')}\n`);
+    commitAll(origin, { 'a.md': '2' }, 'second');
+    await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
+
+    expect(existsSync(join(first.checkoutDir, '.git/hooks/post-checkout'))).toBe(true); // the template was copied...
+    expect(existsSync(marker)).toBe(false); // ...and yet no hook ran
+    // The control: a plain git checkout in the same place, same config, does run the hook.
+    execGit(first.checkoutDir, ['checkout', '-q', '--detach', 'HEAD~1'], userConfig);
+    expect(existsSync(marker)).toBe(true);
+  });
+});
+
+function execGit(cwd: string, args: string[], globalConfig: string): void {
+  git(cwd, args, { GIT_CONFIG_GLOBAL: globalConfig });
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Source } from '../../../src/config/schema.js';
+import { observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
+import { GIT_ENV, git, gitdir, tempDir, testdir } from './helpers.js';
+
+beforeEach(() => {
+  for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+function knownOf(absPath: string, sha256: string): KnownFile {
+  const st = statSync(absPath, { bigint: true });
+  return { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino), sha256 };
+}
+
+describe('observeSources', () => {
+  it('hashes only files whose stat moved; unchanged files keep the known hash without being read', async () => {
+    const root = testdir({ 'same.md': 'same', 'changed.md': 'v2', 'new.md': 'new', '.env': 'X=1' });
+    const known = new Map<string, KnownFile>([
+      // A hash no content has: if it comes back, the file was not read.
+      ['notes/same.md', knownOf(join(root, 'same.md'), 'f'.repeat(64))],
+      ['notes/changed.md', { ...knownOf(join(root, 'changed.md'), sha('v1')), size: 999 }],
+    ]);
+
+    const observation = await observeSources([Source.parse({ name: 'notes', path: root })], {
+      stateDir: tempDir(),
+      known: (source, path) => known.get(`${source}/${path}`),
+    });
+
+    expect(Object.fromEntries(observation.files.map((f) => [f.path, f.sha256]))).toEqual({
+      'same.md': 'f'.repeat(64),
+      'changed.md': sha('v2'),
+      'new.md': sha('new'),
+    });
+    expect(observation.skipped.map((s) => [s.path, s.reason])).toEqual([['.env', 'secret']]);
+    expect(observation.sources).toEqual([{ name: 'notes', kind: 'folder', root, commit: null }]);
+  });
+
+  it('observes folder and git sources together, pinning the git source to its commit', async () => {
+    const folder = testdir({ 'a.md': 'a' });
+    const origin = gitdir({ 'docs/b.md': 'b', 'docs/c.png': 'c', 'top.md': 't' });
+    const head = git(origin, ['rev-parse', 'HEAD']).trim();
+    const stateDir = tempDir();
+
+    const observation = await observeSources(
+      [Source.parse({ name: 'notes', path: folder }), Source.parse({ name: 'repo', git: { url: origin, subdir: 'docs' } })],
+      { stateDir, known: () => undefined },
+    );
+
+    expect(observation.files.map((f) => [f.source, f.path, f.sha256])).toEqual([
+      ['notes', 'a.md', sha('a')],
+      ['repo', 'b.md', sha('b')],
+    ]);
+    expect(observation.files[1]?.absPath).toBe(join(stateDir, 'git', 'repo', 'docs', 'b.md'));
+    expect(observation.skipped.map((s) => [s.source, s.path, s.reason])).toEqual([['repo', 'c.png', 'unsupported']]);
+    expect(observation.sources).toEqual([
+      { name: 'notes', kind: 'folder', root: folder, commit: null },
+      { name: 'repo', kind: 'git', root: join(stateDir, 'git', 'repo', 'docs'), commit: head },
+    ]);
+  });
+
+  it('gives sha256 null (deferred) for a file that changes while it is hashed', async () => {
+    const root = testdir({ 'busy.md': 'writing', 'calm.md': 'calm' });
+
+    const observation = await observeSources([Source.parse({ name: 'n', path: root })], {
+      stateDir: tempDir(),
+      known: () => undefined,
+      hash: { mode: 'in-process', beforeRestat: (p) => p.endsWith('busy.md') && appendFileSync(p, '...') },
+    });
+
+    expect(Object.fromEntries(observation.files.map((f) => [f.path, f.sha256]))).toEqual({ 'busy.md': null, 'calm.md': sha('calm') });
+  });
+
+  it('fails with source_unavailable when a folder source is gone', async () => {
+    const root = join(tempDir(), 'missing');
+
+    await expect(observeSources([Source.parse({ name: 'x', path: root })], { stateDir: tempDir(), known: () => undefined })).rejects.toMatchObject({
+      code: 'source_unavailable',
+    });
+  });
+});

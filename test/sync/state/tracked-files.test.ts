@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { trackedKey, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
+import { shaOf } from './fixtures/realistic.js';
+import { fakeClock, tempState } from './fixtures/state-dir.js';
+
+const file = (path: string, over: Partial<TrackedFileInput> = {}): TrackedFileInput => ({
+  source: 'docs',
+  path,
+  size: 2048,
+  mtimeNs: '1718000000123456789',
+  inode: 77,
+  sha256: shaOf(path),
+  remoteName: path,
+  remoteId: `r-${path}`,
+  remoteStatus: 'processed',
+  reprocessAttempts: 0,
+  lastAction: 'upload',
+  lastReason: 'new file',
+  ...over,
+});
+
+describe('tracked files', () => {
+  let t: ReturnType<typeof tempState>;
+  let store: StateStore;
+  const clock = fakeClock('2025-03-14T12:00:00.000Z');
+  beforeEach(() => {
+    t = tempState();
+    store = t.open({ now: clock.now });
+  });
+  afterEach(() => t.cleanup());
+
+  it('round-trips every field, nanosecond mtimes exactly', () => {
+    store.upsertTracked(file('a/b.md'));
+
+    const loaded = store.loadTrackedFiles();
+
+    expect([...loaded.keys()]).toEqual([trackedKey('docs', 'a/b.md')]);
+    expect(loaded.get('docs\0a/b.md')).toEqual({ ...file('a/b.md'), updatedAt: '2025-03-14T12:00:00.000Z' });
+  });
+
+  it.each([
+    ['the path', 'x.md'],
+    ['source/path', 'docs/x.md'],
+    ['another name', 'renamed/x.md'],
+  ])('keeps a remote name equal to %s', (_label, remoteName) => {
+    store.upsertTracked(file('x.md', { remoteName }));
+
+    expect(store.getTracked('docs', 'x.md')?.remoteName).toBe(remoteName);
+  });
+
+  it('replaces a row on upsert and keeps sources apart', () => {
+    store.upsertTrackedMany([file('a.md'), file('a.md', { source: 'wiki' })]);
+
+    store.upsertTracked(file('a.md', { size: 1, sha256: shaOf('new'), remoteId: 'r2' }));
+
+    expect(store.trackedCount()).toBe(2);
+    expect(store.getTracked('docs', 'a.md')).toMatchObject({ size: 1, sha256: shaOf('new'), remoteId: 'r2' });
+    expect(store.getTracked('wiki', 'a.md')?.size).toBe(2048);
+    expect(store.getTracked('nope', 'a.md')).toBeNull();
+  });
+
+  it('marks a deleted file but keeps it (the remote copy remains), and can forget it', () => {
+    store.upsertTracked(file('gone.md'));
+    clock.advance(1000);
+
+    expect(store.markDeleted('docs', 'gone.md')).toBe(true);
+    expect(store.getTracked('docs', 'gone.md')).toMatchObject({
+      lastAction: 'deleted',
+      lastReason: 'deleted locally; the remote copy remains',
+      remoteId: 'r-gone.md',
+      updatedAt: '2025-03-14T12:00:01.000Z',
+    });
+    expect(store.removeTracked('docs', 'gone.md')).toBe(true);
+    expect(store.removeTracked('docs', 'gone.md')).toBe(false);
+    expect(store.markDeleted('docs', 'never.md')).toBe(false);
+  });
+
+  it('finds files by content', () => {
+    store.upsertTrackedMany([file('a.md', { sha256: shaOf('same') }), file('b.md', { sha256: shaOf('same') }), file('c.md')]);
+
+    const found = store.findBySha256(shaOf('same'));
+
+    expect(found.map((f) => f.path).sort()).toEqual(['a.md', 'b.md']);
+  });
+
+  it('sets remote statuses by remote id, one or many', () => {
+    store.upsertTrackedMany([file('a.md'), file('b.md'), file('c.md')]);
+
+    expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(1);
+    expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(0);
+    expect(store.setRemoteStatuses(new Map([['r-b.md', 'queued'], ['r-c.md', 'processed'], ['r-zz', 'failed']]))).toBe(1);
+
+    expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus])).toEqual([
+      ['a.md', 'failed'],
+      ['b.md', 'queued'],
+      ['c.md', 'processed'],
+    ]);
+  });
+
+  it('rejects a malformed hash before writing anything', () => {
+    expect(() => store.upsertTrackedMany([file('ok.md'), file('bad.md', { sha256: 'nope' })])).toThrow(RangeError);
+
+    expect(store.trackedCount()).toBe(0);
+  });
+});

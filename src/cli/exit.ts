@@ -26,6 +26,16 @@ export function exitCodeFor(err: unknown): ExitCode {
 }
 
 /**
+ * The exit code of a run that ended without an exception (plan, sync, watch's first pass):
+ * 1 when any item failed, else 3 when the budget or a limit left work queued, else 0.
+ */
+export function exitCodeForRun(summary: { failed: number; deferred: number }): ExitCode {
+  if (summary.failed > 0) return EXIT.itemsFailed;
+  if (summary.deferred > 0) return EXIT.stopped;
+  return EXIT.ok;
+}
+
+/**
  * Turns an error that ended a command into text for people (stderr) and, with --json, one JSON
  * document on stdout; returns the exit code. The only place errors become user text.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { KbsyncError } from '../../src/shared/errors.js';
-import { reportError, EXIT } from '../../src/cli/exit.js';
+import { EXIT, exitCodeForRun, reportError } from '../../src/cli/exit.js';
 import { createContext } from '../../src/cli/context.js';
 import { runCli, useTempDirs } from './helpers.js';
 
@@ -103,5 +103,16 @@ describe('exit.ts: errors to text and exit codes', () => {
     reportError(new KbsyncError('budget_exhausted', 'budget reached'), ctx, { json: true });
 
     expect(JSON.parse(out())).toEqual({ error: { code: 'budget_exhausted', exitCode: 3, message: 'budget reached' } });
+  });
+});
+
+describe('exitCodeForRun', () => {
+  it.each([
+    [{ failed: 0, deferred: 0 }, 0],
+    [{ failed: 2, deferred: 0 }, 1],
+    [{ failed: 0, deferred: 5 }, 3],
+    [{ failed: 1, deferred: 5 }, 1],
+  ])('%o → %i', (summary, code) => {
+    expect(exitCodeForRun(summary)).toBe(code);
   });
 });

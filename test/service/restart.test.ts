@@ -74,6 +74,7 @@ describe('embedded service', () => {
     expect(readFileSync(join(dataDir, 'embedded-key'), 'utf8').trim()).toBe(first.apiKey);
     expect(statSync(join(dataDir, 'embedded-key')).mode & 0o777).toBe(0o600);
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'service.db')).mode & 0o777).toBe(0o600);
   });
 
   it('admin addCredits raises the balance; an unknown dataset is not_found', async () => {

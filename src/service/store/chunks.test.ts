@@ -204,6 +204,16 @@ describe('searchChunks', () => {
     expect(countChunks(db, 1)).toBe(33);
   });
 
+  it('finds a dataset’s weaker matches when other datasets fill the best-ranked window', () => {
+    replaceChunks(db, { datasetId: 3, sourceId: 30, chunks: Array.from({ length: 200 }, (_, i) => `alpha alpha alpha ${i}`) });
+    replaceChunks(db, { datasetId: 4, sourceId: 40, chunks: ['alpha and a long tail of other words that dilute the match a great deal'] });
+
+    const hits = searchChunks(db, { datasetId: 4, query: 'alpha', topK: 5 });
+
+    expect(hits.map((h) => h.knowledgeSourceId)).toEqual([40]);
+    expect(searchChunks(db, { datasetId: 3, query: 'alpha', topK: 20 })).toHaveLength(20);
+  });
+
   it('finds the refund chunks for a query full of FTS syntax', () => {
     expect(searchChunks(db, { datasetId: 1, query: '"refund*" NEAR -policy:', topK: 5 })[0]?.chunkIndex).toBe(0);
   });

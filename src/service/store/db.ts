@@ -1,3 +1,4 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { migrateCore } from './migrations.js';
@@ -8,6 +9,8 @@ export type { Database };
 
 /** Opens (creating if needed) the service database with WAL and foreign keys, fully migrated. */
 export function openServiceDb(path: string): Database {
+  // Created 0600 before SQLite opens it: the -wal and -shm files take the same mode.
+  if (!existsSync(path)) writeFileSync(path, '', { mode: 0o600, flag: 'a' });
   const db = new Sqlite(path);
   try {
     db.pragma('journal_mode = WAL');

@@ -33,7 +33,6 @@ describe('two processes reserving on one state file', () => {
     const owners = (raw.prepare('SELECT path FROM outbox ORDER BY id').pluck().all() as string[]).map((p) => p.split('/')[0]);
     raw.close();
     const switches = owners.filter((o, i) => i > 0 && o !== owners[i - 1]).length;
-    console.log('SWITCHES', switches, a, b);
     expect(switches).toBeGreaterThanOrEqual(2);
   });
 });

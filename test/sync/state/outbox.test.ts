@@ -136,6 +136,27 @@ describe('outbox', () => {
   });
 });
 
+describe('op ids', () => {
+  let t: ReturnType<typeof tempState>;
+  beforeEach(() => (t = tempState()));
+  afterEach(() => t.cleanup());
+
+  // Regression: with a plain rowid, the next op reused a pruned op's id and the ledger showed two spends for "one" op.
+  it('are never reused after done ops are pruned', () => {
+    const store = t.open();
+    const run = store.startRun('sync');
+    const a = store.enqueue(uploadOp('a.md', 5));
+    store.reserve(a, CAPS, run);
+    store.settle(a, { outcome: 'done', creditsCharged: 5, remoteId: '1' });
+    store.finishRun(run, 'done', null);
+
+    const b = store.enqueue(uploadOp('b.md', 5));
+
+    expect(store.getOp(a)).toBeNull();
+    expect(b).toBeGreaterThan(a);
+  });
+});
+
 describe('runs and meta', () => {
   let t: ReturnType<typeof tempState>;
   beforeEach(() => (t = tempState()));

@@ -1,0 +1,124 @@
+import PQueue from 'p-queue';
+import { isApiError } from '../../client/index.js';
+import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
+import type { BudgetPeriod } from '../state/index.js';
+import type { RunOutcome } from '../types.js';
+
+/** A paid call to make: the outbox row to write first, and the call itself. */
+export type PaidTask = {
+  op: NewOp;
+  /** Makes the call; its result settles the op as done. Throws the client's ApiError otherwise. */
+  perform(op: OutboxOp): Promise<Extract<SettleOutcome, { outcome: 'done' }>>;
+};
+
+/** How one paid task ended. */
+export type PaidResult = {
+  outcome: RunOutcome;
+  creditsCharged: number;
+  remoteId: string | null;
+  error: string | null;
+  /** Set when the budget refused the reservation. */
+  deferredBy?: BudgetPeriod;
+};
+
+/** Why the run stopped spending: the server refused us (auth, credits, tier). */
+export type StopReason = { code: string; message: string };
+
+export type PaidRunOptions = {
+  state: StateStore;
+  runId: number;
+  caps: BudgetCaps;
+  concurrency: number;
+  requestsPerSecond: number;
+  onSettled?: (index: number, result: PaidResult) => void;
+  /** Waits (for a Retry-After); injectable for tests. */
+  sleep?: (ms: number) => Promise<void>;
+};
+
+/** Errors after which no further paid call is made in this run. */
+const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden']);
+/** Most times one call refused with 429 is tried again after its Retry-After. */
+const MAX_RATE_LIMIT_RETRIES = 3;
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Runs paid calls through a rate-limited queue. For each task: a durable outbox row (reusing a pending
+ * row for the same operation, so a retry keeps its idempotency key), then a reservation admitted against
+ * every budget period in one transaction, then the call, then its outcome recorded. Nothing is paid
+ * without the row and the reservation committed first.
+ */
+export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions): Promise<{ results: PaidResult[]; stop: StopReason | null }> {
+  const { state } = o;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // enqueue() returns the open row for the same work if there is one (a retry keeps its idempotency key).
+  const opIds = state.enqueueMany(tasks.map((task) => ({ ...task.op, runId: o.runId })));
+  const results: PaidResult[] = tasks.map(() => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null }));
+  let stop: StopReason | null = null;
+
+  const queue = new PQueue({ concurrency: o.concurrency, ...rateOf(o.requestsPerSecond) });
+  const runOne = async (index: number): Promise<void> => {
+    const task = tasks[index] as PaidTask;
+    const opId = opIds[index] as number;
+    for (let attempt = 0; ; attempt++) {
+      if (stop !== null) return;
+      const admitted = state.reserve(opId, o.caps, o.runId);
+      if (!admitted.ok) {
+        state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
+        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferredBy: admitted.period };
+        return;
+      }
+      const op = state.getOp(opId) as OutboxOp;
+      try {
+        const done = await task.perform(op);
+        state.settle(opId, done);
+        results[index] = { outcome: 'done', creditsCharged: done.creditsCharged ?? op.credits, remoteId: done.remoteId ?? null, error: null };
+        return;
+      } catch (err) {
+        if (!isApiError(err)) {
+          // Not an answer from the server (a local file vanished, a bug): nothing was charged for sure
+          // only if nothing was sent; the client raises ApiError for everything it sent, so this was not.
+          state.settle(opId, { outcome: 'failed', code: 'local_error', error: messageOf(err) });
+          results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: messageOf(err) };
+          return;
+        }
+        if (err.code === 'unknown_outcome') {
+          state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
+          results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
+          return;
+        }
+        // A definite answer: the call was refused, so its reservation is released.
+        state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
+        if (err.code === 'rate_limited' && attempt < MAX_RATE_LIMIT_RETRIES) {
+          await sleep(Math.min(err.retryAfterMs ?? 1_000, MAX_RETRY_AFTER_MS));
+          opIds[index] = state.enqueue({ ...task.op, runId: o.runId });
+          continue;
+        }
+        results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };
+        if (STOP_CODES.has(err.code) && stop === null) {
+          // Tasks still queued see `stop` and return without a call (clearing the queue would strand their promises).
+          stop = { code: err.code, message: err.message };
+        }
+        return;
+      }
+    }
+  };
+  await Promise.all(
+    tasks.map((_, index) =>
+      queue.add(async () => {
+        await runOne(index);
+        o.onSettled?.(index, results[index] as PaidResult);
+      }),
+    ),
+  );
+  return { results, stop };
+}
+
+function rateOf(requestsPerSecond: number): { interval: number; intervalCap: number } {
+  return requestsPerSecond >= 1
+    ? { interval: 1_000, intervalCap: Math.round(requestsPerSecond) }
+    : { interval: Math.round(1_000 / requestsPerSecond), intervalCap: 1 };
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,42 @@
+import type { KnowledgeClient } from '../../client/index.js';
+import type { StateStore } from '../state/index.js';
+import { toRemoteStatus } from '../state/index.js';
+import type { RemoteStatus } from '../types.js';
+
+export type PollOptions = {
+  timeoutMs: number;
+  intervalMs: number;
+  sleep?: (ms: number) => Promise<void>;
+  nowMs?: () => number;
+};
+
+/** Final processing states: nothing changes without a reprocess. */
+const SETTLED = new Set<RemoteStatus>(['processed', 'failed']);
+
+/**
+ * Polls the remote listing until every given file is processed or failed, or the timeout passes;
+ * records each status seen in the state. Returns the last status of each id (a missing id is "unknown":
+ * the hosted service may list a file late).
+ */
+export async function waitForProcessing(
+  client: KnowledgeClient,
+  state: StateStore,
+  remoteIds: readonly string[],
+  o: PollOptions,
+): Promise<{ statuses: Map<string, RemoteStatus>; timedOut: boolean }> {
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const nowMs = o.nowMs ?? Date.now;
+  const deadline = nowMs() + o.timeoutMs;
+  const wanted = new Set(remoteIds);
+  const statuses = new Map<string, RemoteStatus>();
+  for (const id of wanted) statuses.set(id, 'unknown');
+  for (;;) {
+    const seen = new Map<string, RemoteStatus>();
+    for (const file of await client.listAllFiles()) if (wanted.has(file.id)) seen.set(file.id, toRemoteStatus(file.status));
+    for (const [id, status] of seen) statuses.set(id, status);
+    state.setRemoteStatuses(seen);
+    if ([...statuses.values()].every((s) => SETTLED.has(s))) return { statuses, timedOut: false };
+    if (nowMs() >= deadline) return { statuses, timedOut: true };
+    await sleep(Math.min(o.intervalMs, Math.max(0, deadline - nowMs())));
+  }
+}

@@ -1,0 +1,80 @@
+import { dirname } from 'node:path';
+import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
+import type { ResolvedConfig } from '../../config/schema.js';
+import type { Logger } from '../../shared/logger.js';
+import { planSync, trackedKey } from '../planner/index.js';
+import { observeSources } from '../sources/index.js';
+import type { BudgetCaps, StateStore } from '../state/index.js';
+import type { Observation, SyncPlan, TrackedFile } from '../types.js';
+import { reconcileUnknown } from './reconcile.js';
+import { remoteNameMapper } from './remote-names.js';
+
+/** What a sync or a plan needs: the config, the open state, and a client opened only when needed. */
+export type SyncDeps = {
+  config: ResolvedConfig;
+  state: StateStore;
+  /** Opens (once) the client of the configured target; plans that need no remote call never open it. */
+  getClient: () => Promise<KnowledgeClient>;
+  logger: Logger;
+  now?: () => Date;
+};
+
+/** A plan with what it was made from. */
+export type PreparedPlan = {
+  plan: SyncPlan;
+  observation: Observation;
+  tracked: Map<string, TrackedFile>;
+  /** The remote listing, when this pass fetched one. */
+  listing: RemoteFile[] | null;
+  /** Things done before planning, for people ("state rebuilt from the remote listing: 12 files"). */
+  notes: string[];
+};
+
+/** The config's budget caps. */
+export function capsOf(config: ResolvedConfig): BudgetCaps {
+  const b = config.budget;
+  return { run: b.maxCreditsPerRun, day: b.maxCreditsPerDay, month: b.maxCreditsPerMonth };
+}
+
+/**
+ * Observes the sources and plans, after two repairs that need the remote listing: a new (or lost)
+ * state is rebuilt from it, so nothing already in the dataset is bought again; and operations whose
+ * outcome is unknown are settled against it, so nothing is retried that went through.
+ */
+export async function preparePlan(deps: SyncDeps, runId: number | null): Promise<PreparedPlan> {
+  const { config, state } = deps;
+  const now = deps.now ?? (() => new Date());
+  const notes: string[] = [];
+  let listing: RemoteFile[] | null = null;
+
+  if (state.isNew || state.unknownOps().length > 0) {
+    listing = await (await deps.getClient()).listAllFiles();
+    if (state.isNew && listing.length > 0) {
+      const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
+      notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
+    }
+    const reconciled = reconcileUnknown(state, listing);
+    if (reconciled.found + reconciled.notFound > 0) {
+      notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
+    }
+  }
+
+  const tracked = state.loadTrackedFiles();
+  const observation = await observeSources(config.sources, {
+    stateDir: dirname(config.state),
+    known: (source, path) => tracked.get(trackedKey(source, path)),
+  });
+  const plan = planSync({
+    observation,
+    tracked,
+    remote: listing,
+    plan: config.target.plan,
+    limits: { maxFileBytes: config.limits.maxFileBytes },
+    budget: state.budgetWindow(capsOf(config), runId),
+    reindexMinChangedFiles: config.reindex.minChangedFiles,
+    maxReprocessAttempts: config.upload.maxReprocessAttempts,
+    multiSource: config.sources.length > 1,
+    now: now(),
+  });
+  return { plan, observation, tracked, listing, notes };
+}

@@ -1,0 +1,167 @@
+import type { KnowledgeClient } from '../../client/index.js';
+import { costOf } from '../../shared/plans.js';
+import { compareByPath, summarize, trackedKey } from '../planner/index.js';
+import type { OutboxOp, StateStore } from '../state/index.js';
+import { toRemoteStatus } from '../state/index.js';
+import type { ObservedFile, PlanItem, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
+import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
+import { waitForProcessing } from './poll.js';
+import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
+import { recordFreeDecisions } from './record-free.js';
+
+export type SyncOptions = {
+  /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
+  wait?: { timeoutMs: number; intervalMs?: number };
+  /** Called after each paid call settles: done so far, total paid calls. */
+  onProgress?: (done: number, total: number, item: PlanItem) => void;
+  sleep?: (ms: number) => Promise<void>;
+};
+
+/** A finished run: the report, why it stopped spending (if it did), and what was done before planning. */
+export type SyncRun = RunResult & { runId: number; stop: StopReason | null; notes: string[]; plan: SyncPlan };
+
+/**
+ * One sync: plan, record the free decisions, make the admitted paid calls (each durable before it is
+ * made), optionally wait for processing and reprocess failures, reindex after a bulk change, and record
+ * the run. Per-file failures are values in the result; only what the run cannot continue past throws.
+ */
+export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promise<SyncRun> {
+  const { state, config } = deps;
+  const now = deps.now ?? (() => new Date());
+  const startedAt = now().toISOString();
+  const runId = state.startRun('sync');
+  try {
+    const prepared = await preparePlan(deps, runId);
+    const { plan } = prepared;
+    const observed = new Map(prepared.observation.files.map((f) => [trackedKey(f.source, f.path), f]));
+    recordFreeDecisions(state, plan.items, observed, prepared.tracked);
+
+    const outcomes = new Map<PlanItem, PaidResult>();
+    const paid = plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0);
+    // Smallest first, as the planner admitted them: if the budget tightens at reservation, most files still fit.
+    paid.sort((a, b) => a.credits - b.credits || compareByPath(a, b));
+    let stop: StopReason | null = null;
+    const paidOpts = {
+      state, runId, caps: capsOf(config), concurrency: config.upload.concurrency, requestsPerSecond: config.upload.requestsPerSecond,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    };
+    if (paid.length > 0) {
+      const client = await deps.getClient();
+      let done = 0;
+      const result = await runPaidTasks(paid.map((item) => taskFor(item, observed, client)), {
+        ...paidOpts,
+        onSettled: (index, r) => {
+          outcomes.set(paid[index] as PlanItem, r);
+          options.onProgress?.(++done, paid.length, paid[index] as PlanItem);
+        },
+      });
+      stop = result.stop;
+    }
+
+    if (options.wait !== undefined && stop === null) {
+      stop = await waitAndReprocess(deps, options, paidOpts, outcomes);
+    }
+
+    const changedFiles = [...outcomes.values()].filter((r) => r.outcome === 'done').length;
+    const reindex = await maybeReindex(deps, plan, changedFiles, stop, paidOpts);
+    stop ??= reindex.stop;
+
+    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item)));
+    const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
+    const run: SyncRun = {
+      kind: 'run', runId, startedAt, finishedAt: now().toISOString(), items, totals, stop, notes: prepared.notes, plan,
+      reindex: { ...plan.reindex, outcome: reindex.result.outcome, creditsCharged: reindex.result.creditsCharged, error: reindex.result.error },
+    };
+    const workLeft = totals.deferred > 0;
+    state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', { totals, stop });
+    return run;
+  } catch (err) {
+    state.finishRun(runId, 'failed', { error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
+}
+
+/** The paid call for one planned item. */
+function taskFor(item: PlanItem, observed: ReadonlyMap<string, ObservedFile>, client: KnowledgeClient): PaidTask {
+  if (item.action === 'reprocess') return reprocessTask(item.source, item.path, item.remoteId as string, item.reason, client);
+  const file = observed.get(trackedKey(item.source, item.path)) as ObservedFile;
+  return {
+    op: {
+      kind: 'upload', source: item.source, path: item.path, sha256: file.sha256 as string, size: file.size, mtimeNs: file.mtimeNs,
+      inode: file.inode, remoteName: item.remoteName, credits: item.credits, reason: item.reason,
+    },
+    perform: async (op: OutboxOp) => {
+      const r = await client.uploadFile({ path: file.absPath, name: item.remoteName }, { idempotencyKey: op.idempotencyKey });
+      return { outcome: 'done', creditsCharged: r.creditsCharged, remoteId: r.id, remoteStatus: toRemoteStatus(r.status), remoteSha256: r.sha256 };
+    },
+  };
+}
+
+function reprocessTask(source: string, path: string, remoteId: string, reason: string, client: KnowledgeClient): PaidTask {
+  return {
+    op: { kind: 'reprocess', source, path, remoteId, credits: costOf({ kind: 'reprocess' }), reason },
+    perform: async (op: OutboxOp) => {
+      const r = await client.reprocessFile(remoteId, { idempotencyKey: op.idempotencyKey });
+      return { outcome: 'done', creditsCharged: r.creditsCharged, remoteId: r.id, remoteStatus: toRemoteStatus(r.status) };
+    },
+  };
+}
+
+type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;
+
+/**
+ * Waits for the files this run sent to finish processing; files that failed are reprocessed (each up to
+ * upload.maxReprocessAttempts times in all, within budget) and waited for again.
+ */
+async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: PaidOpts, outcomes: Map<PlanItem, PaidResult>): Promise<StopReason | null> {
+  const wait = options.wait as NonNullable<SyncOptions['wait']>;
+  const client = await deps.getClient();
+  const sent = [...outcomes].filter(([, r]) => r.outcome === 'done' && r.remoteId !== null);
+  if (sent.length === 0) return null;
+  const pollOpts = { timeoutMs: wait.timeoutMs, intervalMs: wait.intervalMs ?? 500, ...(options.sleep ? { sleep: options.sleep } : {}) };
+  let ids = sent.map(([, r]) => r.remoteId as string);
+  for (;;) {
+    const { statuses } = await waitForProcessing(client, deps.state, ids, pollOpts);
+    const retry = sent.filter(([item, r]) => {
+      if (statuses.get(r.remoteId as string) !== 'failed') return false;
+      const tracked = deps.state.getTracked(item.source, item.path);
+      return tracked !== null && tracked.reprocessAttempts < deps.config.upload.maxReprocessAttempts;
+    });
+    if (retry.length === 0) return null;
+    const tasks = retry.map(([item, r]) =>
+      reprocessTask(item.source, item.path, r.remoteId as string, 'remote processing failed; reprocessing after --wait', client),
+    );
+    const result = await runPaidTasks(tasks, paidOpts);
+    if (result.stop !== null) return result.stop;
+    ids = result.results.filter((r) => r.outcome === 'done').map((r) => r.remoteId as string);
+    if (ids.length === 0) return null;
+  }
+}
+
+type ReindexResult = { result: { outcome: RunOutcome; creditsCharged: number; error: string | null }; stop: StopReason | null };
+
+/** One reindex after a bulk change, when the plan wants it, the tier allows it and this run changed enough files. */
+async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number, stop: StopReason | null, paidOpts: PaidOpts): Promise<ReindexResult> {
+  const notRun: ReindexResult = { result: { outcome: 'not-run', creditsCharged: 0, error: null }, stop: null };
+  if (!plan.reindex.wanted || !plan.reindex.allowed || stop !== null || changedFiles < plan.reindex.minChangedFiles) return notRun;
+  const client = await deps.getClient();
+  const task: PaidTask = {
+    op: { kind: 'reindex', credits: costOf({ kind: 'reindex' }), reason: `${changedFiles} files changed` },
+    perform: async (op) => {
+      await client.reindex({ idempotencyKey: op.idempotencyKey });
+      return { outcome: 'done', creditsCharged: null };
+    },
+  };
+  const { results, stop: reindexStop } = await runPaidTasks([task], paidOpts);
+  const r = results[0] as PaidResult;
+  return { result: { outcome: r.outcome, creditsCharged: r.creditsCharged, error: r.error }, stop: reindexStop };
+}
+
+function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
+  if (paid === undefined) {
+    // Free decisions were recorded; deferred items were not run.
+    const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
+    return { ...item, outcome, creditsCharged: 0, error: null };
+  }
+  return { ...item, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { fakeBudget, fakeObservation, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
+import { MIB } from '../../shared/plans.js';
+import { planSync } from '../planner/plan-sync.js';
+import { summarize } from '../planner/totals.js';
+import type { RunItem, RunResult } from '../types.js';
+import { formatPlan } from './format-plan.js';
+import { formatRun } from './format-run.js';
+
+function samplePlan() {
+  const observation = fakeObservation()
+    .file('a.md', { size: 6 * MIB })
+    .file('same.md')
+    .file('docs/huge.csv', { size: 120 * MIB + 314_573 })
+    .file('later.md')
+    .build();
+  const tracked = fakeState().tracked('same.md').tracked('gone.md').build();
+  return planSync(planInput({ observation, tracked, budget: fakeBudget({ run: 10 }) }));
+}
+
+describe('formatPlan', () => {
+  it('prints aligned lines (action, credits, path, reason), hides unchanged files, then totals, budget and reindex', () => {
+    const text = formatPlan(samplePlan());
+
+    expect(text.split('\n')).toEqual([
+      'defer:over-budget  0  a.md           would exceed maxCreditsPerRun (5 + 6 > 10); upload (new file) waits for the next run',
+      "skip:too-large     0  docs/huge.csv  over the basic plan's 100 MB limit (file is 120.3 MB)",
+      'deleted            0  gone.md        removed locally; the remote copy remains (the API has no delete)',
+      'upload             5  later.md       new file',
+      '(1 unchanged file not listed)',
+      '',
+      '1 to upload, 1 unchanged, 0 renamed, 2 skipped, 1 deferred, 0 failed; 5 credits planned',
+      'budget (used + this plan of cap): run 0 + 5 of 10, day 0 + 5 of 1,000,000, month 0 + 5 of 1,000,000',
+      'reindex: not needed: 1 changed file, fewer than reindex.minChangedFiles (20)',
+    ]);
+  });
+
+  it('lists unchanged files on request and prefixes the source when there are several', () => {
+    const observation = fakeObservation(['a', 'b']).file('x.md', { source: 'a' }).file('y.md', { source: 'b' }).build();
+    const tracked = fakeState(true).tracked('x.md', { source: 'a' }).build();
+
+    const text = formatPlan(planSync(planInput({ observation, tracked, multiSource: true })), { showUnchanged: true });
+
+    expect(text.split('\n').slice(0, 2)).toEqual(['skip:unchanged  0  a/x.md  unchanged since last sync', 'upload          5  b/y.md  new file']);
+  });
+
+  it('says when there is nothing to sync', () => {
+    expect(formatPlan(planSync(planInput())).split('\n')[0]).toBe('nothing to sync');
+  });
+});
+
+describe('formatRun', () => {
+  it('prints outcome, action, credits charged, path and the error of failed items, then totals', () => {
+    const plan = samplePlan();
+    const items: RunItem[] = plan.items.map((i) =>
+      i.path === 'later.md' ? { ...i, outcome: 'failed', creditsCharged: 0, error: '500 internal' } : { ...i, outcome: 'done', creditsCharged: 0, error: null },
+    );
+    const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
+    const run: RunResult = { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: summarize(items, reindex), reindex };
+
+    const lines = formatRun(run).split('\n');
+
+    expect(lines).toContain('failed  upload             0  later.md       new file: 500 internal');
+    expect(lines).toContain('done    deleted            0  gone.md        removed locally; the remote copy remains (the API has no delete)');
+    expect(lines.at(-2)).toBe('0 uploaded, 1 unchanged, 0 renamed, 2 skipped, 1 deferred, 1 failed; 0 credits spent (5 planned)');
+    expect(lines.at(-1)).toBe('reindex: not attempted: 1 changed file, fewer than reindex.minChangedFiles (20)');
+  });
+});

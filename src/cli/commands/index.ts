@@ -2,5 +2,12 @@
  * Every kbsync command. Each file exports `register(program, ctx)`; adding a command is one line
  * here (`kbsync --help` lists commands in the order commander sees them: alphabetical by export name).
  */
+export { register as chat } from './chat.js';
 export { register as config } from './config.js';
+export { register as explain } from './explain.js';
 export { register as init } from './init.js';
+export { register as plan } from './plan.js';
+export { register as query } from './query.js';
+export { register as serve } from './serve.js';
+export { register as status } from './status.js';
+export { register as sync } from './sync.js';

@@ -13,7 +13,7 @@ it('lag', () => {
     durs.sort((a, b) => b - a);
     console.log('round', round, 'add total', total.toFixed(0), 'top5', durs.slice(0, 5).map(d => d.toFixed(0)).join(','), 'commit', c.toFixed(1));
   }
-  for (const gb of [500, 100]) {
+  for (const gb of [200, 100]) {
     const g: number[] = []; let total = 0; let n = 0;
     do { const a = performance.now(); n = collectChunkGarbage(t.db, gb); const d = performance.now() - a; g.push(d); total += d; } while (n > 0 && g.length < 60);
     g.sort((a, b) => b - a);

@@ -24,7 +24,7 @@ export type ProcessingWorkerOptions = {
   retryDelayMs?: number;
   /** Chunks written per transaction while a file is read (bounds how long one write blocks). @default 128 */
   batchSize?: number;
-  /** Retired chunks deleted per transaction when there is nothing else to do. @default 500 */
+  /** Retired chunks deleted per transaction when there is nothing else to do. @default 200 */
   garbageBatch?: number;
   /** Which parser reads a file name. @default the registry's parserFor */
   parserFor?: (fileName: string) => Parser | undefined;
@@ -53,7 +53,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const retryDelayMs = opts.retryDelayMs ?? 250;
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
   const chunking = opts.chunking ?? DEFAULT_CHUNK_OPTIONS;
-  const garbageBatch = opts.garbageBatch ?? 500;
+  const garbageBatch = opts.garbageBatch ?? 200;
   let stopping = false;
   let loop: Promise<void> | undefined;
   let kicked = false;

@@ -90,6 +90,7 @@ describe('replaceChunks / deleteChunks / countChunks', () => {
     const batches = [collectChunkGarbage(db, 2), collectChunkGarbage(db, 2), collectChunkGarbage(db, 2), collectChunkGarbage(db, 2)];
 
     expect(batches).toEqual([2, 2, 1, 0]);
+    expect(() => db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
     expect(db.prepare('SELECT text FROM chunks').all()).toEqual([{ text: 'b1' }]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM chunk_generations').get()).toEqual({ n: 1 });
   });

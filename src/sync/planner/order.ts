@@ -1,61 +1,53 @@
 import { KbsyncError } from '../../shared/errors.js';
 import type { PlanItem } from '../types.js';
-import { trackedKey } from './keys.js';
+import { compareByPath } from './keys.js';
 
 /**
- * The plan's items in source/path order, compared by key (`source\0path` orders exactly like
- * source-then-path since "\0" sorts first). The bulk (one item per observed file, in observation
- * order, with its keys alongside) is usually sorted already: it is checked in O(n) and merged with
- * the few extras instead of re-sorted. Two items for one path mean a source reported a file twice:
- * a bug upstream, refused here rather than planned.
+ * The plan's items in source/path order. `bulk` holds one item per observed file in observation
+ * order; when that order was already sorted (the usual case) the few extras are inserted by binary
+ * search instead of re-sorting 100k items. Two items for one path mean a source reported a file
+ * twice: a bug upstream, refused here rather than planned.
  */
-export function mergeByKey(bulk: PlanItem[], bulkKeys: readonly string[], extra: readonly PlanItem[]): PlanItem[] {
-  const extraKeyed = extra.map((item) => ({ key: trackedKey(item.source, item.path), item })).sort((a, b) => cmp(a.key, b.key));
-  checkUnique(extraKeyed.map((e) => e.key));
-  if (!isSortedUnique(bulkKeys)) {
-    const all = bulk.map((item, i) => ({ key: bulkKeys[i] as string, item })).concat(extraKeyed).sort((a, b) => cmp(a.key, b.key));
-    checkUnique(all.map((e) => e.key));
-    return all.map((e) => e.item);
+export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extra: PlanItem[]): PlanItem[] {
+  extra.sort(compareByPath);
+  if (!bulkSorted) {
+    const all = bulk.concat(extra).sort(compareByPath);
+    checkUnique(all);
+    return all;
   }
-  if (extraKeyed.length === 0) return bulk;
-  const out = new Array<PlanItem>(bulk.length + extraKeyed.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < bulk.length && j < extraKeyed.length) {
-    const a = bulkKeys[i] as string;
-    const b = extraKeyed[j] as { key: string; item: PlanItem };
-    if (a === b.key) throw duplicate(a);
-    if (a < b.key) out[k++] = bulk[i++] as PlanItem;
-    else {
-      out[k++] = b.item;
-      j++;
-    }
+  checkUnique(extra);
+  if (extra.length === 0) return bulk;
+  const out: PlanItem[] = [];
+  let from = 0;
+  for (const item of extra) {
+    const at = lowerBound(bulk, item, from);
+    if (at < bulk.length && compareByPath(bulk[at] as PlanItem, item) === 0) throw duplicate(item);
+    for (let i = from; i < at; i++) out.push(bulk[i] as PlanItem);
+    out.push(item);
+    from = at;
   }
-  while (i < bulk.length) out[k++] = bulk[i++] as PlanItem;
-  while (j < extraKeyed.length) out[k++] = (extraKeyed[j++] as { item: PlanItem }).item;
+  for (let i = from; i < bulk.length; i++) out.push(bulk[i] as PlanItem);
   return out;
 }
 
-/** True when strictly increasing; throws on two equal neighbours; false at the first descent. */
-function isSortedUnique(keys: readonly string[]): boolean {
-  for (let i = 1; i < keys.length; i++) {
-    const a = keys[i - 1] as string;
-    const b = keys[i] as string;
-    if (a === b) throw duplicate(a);
-    if (a > b) return false;
+/** The first index >= `from` whose item is not before `x`. */
+function lowerBound(items: readonly PlanItem[], x: PlanItem, from: number): number {
+  let lo = from;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareByPath(items[mid] as PlanItem, x) < 0) lo = mid + 1;
+    else hi = mid;
   }
-  return true;
+  return lo;
 }
 
-function checkUnique(sortedKeys: readonly string[]): void {
-  for (let i = 1; i < sortedKeys.length; i++) if (sortedKeys[i - 1] === sortedKeys[i]) throw duplicate(sortedKeys[i] as string);
+function checkUnique(sorted: readonly PlanItem[]): void {
+  for (let i = 1; i < sorted.length; i++) {
+    if (compareByPath(sorted[i - 1] as PlanItem, sorted[i] as PlanItem) === 0) throw duplicate(sorted[i] as PlanItem);
+  }
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function duplicate(key: string): KbsyncError {
-  return new KbsyncError('internal', `a source reported ${key.replace('\0', '/')} twice`);
+function duplicate(item: PlanItem): KbsyncError {
+  return new KbsyncError('internal', `a source reported ${item.source}/${item.path} twice`);
 }

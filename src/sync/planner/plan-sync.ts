@@ -5,12 +5,13 @@ import { buildContentIndex } from './content-index.js';
 import { contextOf, type Candidate } from './context.js';
 import { deletedItem } from './deleted.js';
 import { compareByPath, trackedKey } from './keys.js';
-import { mergeByKey } from './order.js';
+import { orderItems } from './order.js';
 import { classifyObserved, isCandidate } from './observed.js';
 import { budgetPlan } from './reindex.js';
 import { skippedItem } from './skipped.js';
 import { emptyCounts, summarize } from './totals.js';
-import { findVanished, renameSources } from './vanished.js';
+import { joinTracked } from './join.js';
+import { renameSources } from './vanished.js';
 
 /**
  * Plans one sync: every observed, skipped and vanished path gets an action, a reason and its
@@ -23,44 +24,34 @@ export function planSync(input: PlanInput): SyncPlan {
   const items: PlanItem[] = [];
   const extra: PlanItem[] = [];
   const candidates: Candidate[] = [];
-  const skipped = uniqueSkipped(input.observation.skipped);
   const files = input.observation.files;
-  const itemKeys: string[] = [];
-  let presentTracked = 0;
+  const join = joinTracked(files, tracked);
 
-  // The hot loop: one key, one map lookup and one small object per file. No Set of seen keys:
-  // vanished rows are looked for only when fewer tracked rows were seen than exist.
+  // The hot loop: one small object per unchanged file.
   for (let i = 0; i < files.length; i++) {
-    const file = files[i] as ObservedFile;
-    const key = trackedKey(file.source, file.path);
-    if (skipped.size > 0) skipped.delete(key); // a file the source read wins over a skip entry
-    const t = tracked.get(key);
-    if (t !== undefined) presentTracked += 1;
-    const result = classifyObserved(file, t, ctx);
-    if (isCandidate(result)) {
-      candidates.push(result);
-    } else {
-      items.push(result);
-      itemKeys.push(key);
-    }
+    const result = classifyObserved(files[i] as ObservedFile, join.rows[i], ctx);
+    if (isCandidate(result)) candidates.push(result);
+    else items.push(result);
   }
 
-  for (const [key, s] of skipped) {
-    const t = tracked.get(key);
-    if (t !== undefined) presentTracked += 1;
-    extra.push(skippedItem(s, t, ctx.multiSource));
+  const skippedKeys = new Set<string>();
+  for (const s of uniqueSkipped(input.observation.skipped)) {
+    if (join.hasFile(s.source, s.path)) continue; // a file the source read wins over a skip entry
+    const key = trackedKey(s.source, s.path);
+    skippedKeys.add(key);
+    extra.push(skippedItem(s, tracked.get(key), ctx.multiSource));
   }
 
-  const vanished = presentTracked === tracked.size ? [] : findVanished(tracked, presentKeys(itemKeys, candidates, skipped));
+  const vanished = join.unmatched.filter((t) => !skippedKeys.has(trackedKey(t.source, t.path))).sort(compareByPath);
+  let consumed: ReadonlySet<TrackedFile> = new Set();
   if (candidates.length > 0) {
     const index = buildContentIndex(tracked, input.remote, new Set(candidates.map((c) => c.sha256)));
     const resolved = resolveCandidates(candidates, renameSources(vanished), index, ctx);
     for (const item of resolved.items) extra.push(item);
-    pushDeleted(extra, vanished, resolved.consumed, input);
-  } else {
-    pushDeleted(extra, vanished, new Set(), input);
+    consumed = resolved.consumed;
   }
-  const all = mergeByKey(items, itemKeys, extra);
+  pushDeleted(extra, vanished, consumed, input);
+  const all = orderItems(items, join.filesSorted, extra);
 
   const ordered = admissionOrder(paidItems(items, extra));
   const { admission, reserved, reindex } = budgetPlan(ordered, input.budget, input.plan, input.reindexMinChangedFiles);
@@ -102,24 +93,11 @@ function paidItems(bulk: readonly PlanItem[], extra: readonly PlanItem[]): PlanI
   return paid;
 }
 
-/** Every key a source reported (only needed when some tracked row may have vanished). */
-function presentKeys(itemKeys: readonly string[], candidates: readonly Candidate[], skipped: ReadonlyMap<string, SkippedPath>): Set<string> {
-  const present = new Set(itemKeys);
-  for (const c of candidates) present.add(trackedKey(c.file.source, c.file.path));
-  for (const key of skipped.keys()) present.add(key);
-  return present;
-}
-
-/** Skip entries by key, one per path (the first in a stable order wins), so their order never matters. */
-function uniqueSkipped(list: readonly SkippedPath[]): Map<string, SkippedPath> {
-  const byKey = new Map<string, SkippedPath>();
-  if (list.length === 0) return byKey;
+/** Skip entries, one per path (the first in a stable order wins), so their order never matters. */
+function uniqueSkipped(list: readonly SkippedPath[]): SkippedPath[] {
+  if (list.length === 0) return [];
   const sorted = [...list].sort((a, b) => compareByPath(a, b) || cmp(a.reason, b.reason) || cmp(a.detail, b.detail));
-  for (const s of sorted) {
-    const key = trackedKey(s.source, s.path);
-    if (!byKey.has(key)) byKey.set(key, s);
-  }
-  return byKey;
+  return sorted.filter((s, i) => i === 0 || compareByPath(sorted[i - 1] as SkippedPath, s) !== 0);
 }
 
 function cmp(a: string, b: string): number {

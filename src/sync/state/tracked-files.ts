@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { RemoteStatus, TrackedFile } from '../types.js';
-import { blobToSha, decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
@@ -13,9 +13,10 @@ export function trackedKey(source: string, path: string): string {
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 
-type Row = [number, string, number, string, number, Buffer, string | null, string | null, string | null, number, string | null, string | null, number];
+type Row = [number, string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number];
 
-const COLUMNS = `source_id, path, size, CAST(mtime_ns AS TEXT), inode, sha256, remote_name, remote_id, remote_status,
+// Hex and text conversions happen in SQLite: cheaper than a Buffer and a BigInt per row in JS.
+const COLUMNS = `source_id, path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
   reprocess_attempts, last_action, last_reason, updated_at`;
 
 /** The `files` table: what kbsync last sent (or decided) per source path. */
@@ -36,6 +37,10 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const statusByKey = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE source_id = ? AND path = ?');
   const count = db.prepare('SELECT count(*) FROM files').pluck();
 
+  // Rows written together share their updated_at: remember the last conversion.
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  const isoCached = (ms: number): string => (ms === lastMs ? lastIso : ((lastMs = ms), (lastIso = isoOf(ms))));
   const toTracked = (r: Row): TrackedFile => {
     const source = sources.nameOf(r[0]);
     return {
@@ -44,14 +49,14 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       size: r[2],
       mtimeNs: r[3],
       inode: r[4],
-      sha256: blobToSha(r[5]),
+      sha256: r[5],
       remoteName: decodeRemoteName(source, r[1], r[6]),
       remoteId: r[7],
       remoteStatus: r[8] as RemoteStatus | null,
       reprocessAttempts: r[9],
       lastAction: r[10],
       lastReason: r[11],
-      updatedAt: isoOf(r[12]),
+      updatedAt: isoCached(r[12]),
     };
   };
 

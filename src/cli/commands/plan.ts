@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { writeJson, writeLines } from '../output.js';
+import { withSession } from '../session.js';
+
+/** `kbsync plan`: what a sync would do, per file, with reasons and credits; makes no paid call. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('plan')
+    .description('show what a sync would do, per file, with reasons and credits (makes no paid call)')
+    .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
+    .option('--all', 'list unchanged files too')
+    .action(async (options: { json?: boolean; all?: boolean }, cmd: Command) => {
+      await withSession(cmd, ctx, async (session) => {
+        const { preparePlan } = await import('../../sync/executor/index.js');
+        const { formatPlan, toJsonReport } = await import('../../sync/report/index.js');
+        const { plan, notes } = await preparePlan(session, null);
+        if (options.json === true) {
+          writeJson(ctx, toJsonReport(plan));
+          return;
+        }
+        for (const note of notes) ctx.stderr.write(`kbsync: ${note}\n`);
+        writeLines(ctx, formatPlan(plan, { showUnchanged: options.all === true }));
+      });
+    });
+}

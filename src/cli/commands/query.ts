@@ -1,0 +1,44 @@
+import { Option, type Command } from 'commander';
+import { KbsyncError } from '../../shared/errors.js';
+import type { CliContext } from '../context.js';
+import { writeJson, writeLines } from '../output.js';
+import { withSession } from '../session.js';
+
+/** `kbsync query TEXT`: semantic search on the target dataset (1 credit). */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('query')
+    .description('semantic search on the target dataset (costs 1 credit)')
+    .argument('<text...>', 'what to search for')
+    .addOption(new Option('--top-k <n>', 'how many results (1-20)').default(5).argParser(parseTopK))
+    .option('--json', 'print the results as JSON')
+    .action(async (words: string[], options: { topK: number; json?: boolean }, cmd: Command) => {
+      await withSession(cmd, ctx, async ({ getClient }) => {
+        const client = await getClient();
+        const results = await client.query({ query: words.join(' '), topK: options.topK });
+        if (options.json === true) {
+          writeJson(ctx, { results });
+          return;
+        }
+        if (results.length === 0) writeLines(ctx, 'no results');
+        for (const [i, r] of results.entries()) {
+          writeLines(ctx, `${i + 1}. score ${r.score.toFixed(3)}  source ${r.knowledgeSourceId} chunk ${r.chunkIndex}`, indent(r.text), '');
+        }
+      });
+    });
+}
+
+/** Parses --top-k: a whole number from 1 to 20 (the service's limit). */
+export function parseTopK(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 20) throw new KbsyncError('usage', `--top-k: a whole number from 1 to 20, got "${value}"`);
+  return n;
+}
+
+function indent(text: string): string {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => `   ${line}`)
+    .join('\n');
+}

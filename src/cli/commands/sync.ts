@@ -1,0 +1,47 @@
+import { Option, type Command } from 'commander';
+import { KbsyncError } from '../../shared/errors.js';
+import type { CliContext } from '../context.js';
+import { EXIT, exitCodeForRun } from '../exit.js';
+import { writeJson, writeLines } from '../output.js';
+import { createProgress } from '../progress.js';
+import { withSession } from '../session.js';
+
+/** `kbsync sync`: one-shot sync (for CI); the exit code says how it went. */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('sync')
+    .description('sync the sources into the dataset once; exit 0 done, 1 items failed, 3 stopped by the budget, 4 refused by the remote')
+    .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
+    .option('--all', 'list unchanged files too')
+    .option('--wait', 'wait for remote processing, and reprocess failures within budget')
+    .addOption(new Option('--wait-timeout <seconds>', 'give up waiting after this long').default('600').argParser(parseSeconds))
+    .action(async (options: { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number }, cmd: Command) => {
+      await withSession(cmd, ctx, async (session) => {
+        const { runSync } = await import('../../sync/executor/index.js');
+        const { formatRun, toJsonReport } = await import('../../sync/report/index.js');
+        const progress = createProgress(ctx.stderr);
+        const run = await runSync(session, {
+          onProgress: (done, total, item) => progress.update(done, total, item),
+          ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
+        });
+        progress.finish();
+        if (options.json === true) writeJson(ctx, toJsonReport(run));
+        else {
+          for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+          writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
+        }
+        if (run.stop !== null) {
+          ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
+          ctx.exitCode = EXIT.refused;
+        } else {
+          ctx.exitCode = exitCodeForRun(run.totals);
+        }
+      });
+    });
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new KbsyncError('usage', `--wait-timeout: a number of seconds > 0, got "${value}"`);
+  return n;
+}

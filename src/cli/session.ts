@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import type { KnowledgeClient } from '../client/index.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { isKbsyncError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
+import type { SyncDeps } from '../sync/executor/index.js';
+import type { StateStore } from '../sync/state/index.js';
+import { loadCommandConfig } from './config-option.js';
+import type { CliContext } from './context.js';
+import type { OpenTarget } from './target.js';
+
+/** What a sync-side command works with: config, state, logger, and a target opened on first use. */
+export type Session = SyncDeps & { ctx: CliContext };
+
+/**
+ * Loads the config, opens the state (one writer at a time; a corrupt state is moved aside and rebuilt
+ * from the remote listing), runs `fn`, and closes everything, the embedded service included.
+ */
+export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session: Session) => Promise<T>): Promise<T> {
+  const { config } = await loadCommandConfig(cmd, ctx);
+  const logger = await ctx.getLogger();
+  const state = await openStateFor(config, ctx, logger);
+  let target: Promise<OpenTarget> | undefined;
+  const getClient = async (): Promise<KnowledgeClient> => {
+    target ??= import('./target.js').then((m) => m.openTarget(config, logger));
+    return (await target).client;
+  };
+  try {
+    return await fn({ config, state, logger, getClient, ctx });
+  } finally {
+    try {
+      if (target !== undefined) await (await target).close();
+    } finally {
+      state.close();
+    }
+  }
+}
+
+async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Logger): Promise<StateStore> {
+  const { openState, moveAsideCorrupt } = await import('../sync/state/index.js');
+  try {
+    const state = openState(config.state, { logger });
+    if (state.lockTakenOver !== null) logger.warn({ pid: state.lockTakenOver.pid }, 'took over the lock of a kbsync that is no longer running');
+    return state;
+  } catch (err) {
+    if (!isKbsyncError(err, 'state_corrupt')) throw err;
+    const movedTo = moveAsideCorrupt(config.state);
+    ctx.stderr.write(`kbsync: the state database was corrupt; moved it to ${movedTo} and rebuilding from the remote listing\n`);
+    return openState(config.state, { logger });
+  }
+}

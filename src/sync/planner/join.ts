@@ -1,0 +1,100 @@
+import type { ObservedFile, TrackedFile } from '../types.js';
+import { trackedKey } from './keys.js';
+
+/** Each observed file's tracked row (aligned with the files), and the tracked rows no file matched. */
+export type Join = {
+  rows: (TrackedFile | undefined)[];
+  unmatched: TrackedFile[];
+  /** True when the files were strictly increasing by (source, path): already in output order, no duplicates. */
+  filesSorted: boolean;
+  /** True when some observed file has this source and path. */
+  hasFile: (source: string, path: string) => boolean;
+};
+
+/**
+ * Pairs observed files with tracked rows. When both come sorted by (source, path), as the sources
+ * and the state deliver them, a merge join does it with string comparisons only: no key strings,
+ * no hashing (about 10x faster on 100k files than a Map lookup per file). Otherwise, or if either
+ * list turns out unsorted midway, it falls back to one Map lookup per file. Same result either way.
+ */
+export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
+  return (isStrictlySorted(files) && mergeJoin(files, tracked)) || hashJoin(files, tracked);
+}
+
+function isStrictlySorted(files: readonly ObservedFile[]): boolean {
+  for (let i = 1; i < files.length; i++) if (!before(files[i - 1] as ObservedFile, files[i] as ObservedFile)) return false;
+  return true;
+}
+
+/** a < b by source, then path (UTF-16 code units). */
+function before(a: { source: string; path: string }, b: { source: string; path: string }): boolean {
+  return a.source === b.source ? a.path < b.path : a.source < b.source;
+}
+
+/** The merge join; null as soon as the tracked rows prove unsorted. */
+function mergeJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join | null {
+  const rows = new Array<TrackedFile | undefined>(files.length);
+  const unmatched: TrackedFile[] = [];
+  const it = tracked.values();
+  let prev: TrackedFile | undefined;
+  let t = it.next().value;
+  const advance = (): boolean => {
+    if (t !== undefined && prev !== undefined && !before(prev, t)) return false;
+    prev = t;
+    t = it.next().value;
+    return true;
+  };
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i] as ObservedFile;
+    while (t !== undefined && before(t, f)) {
+      unmatched.push(t);
+      if (!advance()) return null;
+    }
+    if (t !== undefined && t.source === f.source && t.path === f.path) {
+      rows[i] = t;
+      if (!advance()) return null;
+    } else {
+      rows[i] = undefined;
+    }
+  }
+  while (t !== undefined) {
+    unmatched.push(t);
+    if (!advance()) return null;
+  }
+  return { rows, unmatched, filesSorted: true, hasFile: (source, path) => binarySearch(files, { source, path }) };
+}
+
+function binarySearch(files: readonly ObservedFile[], x: { source: string; path: string }): boolean {
+  let lo = 0;
+  let hi = files.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const f = files[mid] as ObservedFile;
+    if (f.source === x.source && f.path === x.path) return true;
+    if (before(f, x)) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** One Map lookup per file; the unmatched rows are searched for only when fewer rows matched than exist. */
+function hashJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
+  const rows = new Array<TrackedFile | undefined>(files.length);
+  const keys = new Array<string>(files.length);
+  let matched = 0;
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i] as ObservedFile;
+    const key = trackedKey(f.source, f.path);
+    keys[i] = key;
+    const t = tracked.get(key);
+    rows[i] = t;
+    if (t !== undefined) matched += 1;
+  }
+  let present: Set<string> | undefined;
+  const presentKeys = (): Set<string> => (present ??= new Set(keys));
+  const hasFile = (source: string, path: string): boolean => presentKeys().has(trackedKey(source, path));
+  if (matched === tracked.size) return { rows, unmatched: [], filesSorted: false, hasFile };
+  const unmatched: TrackedFile[] = [];
+  for (const [key, t] of tracked) if (!presentKeys().has(key)) unmatched.push(t);
+  return { rows, unmatched, filesSorted: false, hasFile };
+}

@@ -1,8 +1,8 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { createHash } from 'node:crypto';
-import { planSync } from '../src/sync/planner/plan-sync.js';
 import { trackedKey } from '../src/sync/planner/keys.js';
+import { planSync } from '../src/sync/planner/plan-sync.js';
 import type { ObservedFile, PlanInput, TrackedFile } from '../src/sync/types.js';
 
 /** One planner benchmark figure: the median and best of several timed runs, and the ratio to the reference. */
@@ -24,26 +24,35 @@ function sha(i: number): string {
   return createHash('sha256').update(String(i)).digest('hex');
 }
 
-/** A 100k-file tree (files spread over nested folders), tracked and observed; `changed` of them with new content. */
-function benchInput(files: number, changed: number): PlanInput {
+/**
+ * A tree of `files` files over nested folders, all tracked; every (files/changed)-th file has new
+ * content. Sorted by path as the sources and the state deliver them, unless `shuffled`.
+ */
+function benchInput(files: number, changed: number, shuffled = false): PlanInput {
   const observed: ObservedFile[] = [];
-  const tracked = new Map<string, TrackedFile>();
+  const rows: TrackedFile[] = [];
+  const every = changed > 0 ? Math.floor(files / changed) : 0;
   for (let i = 0; i < files; i++) {
     const path = `dir${i % 100}/sub${(i >> 7) % 50}/file-${i}.md`;
-    const hash = sha(i);
-    observed.push({ source: 'docs', path, absPath: `/data/${path}`, size: 2000 + (i % 5000), mtimeNs: `17000000000${i}`, inode: i, sha256: i % Math.max(1, Math.floor(files / Math.max(1, changed))) === 0 && changed > 0 ? sha(-i - 1) : hash });
-    tracked.set(trackedKey('docs', path), {
-      source: 'docs', path, size: 2000 + (i % 5000), mtimeNs: `17000000000${i}`, inode: i, sha256: hash,
-      remoteName: path, remoteId: String(i + 1), remoteStatus: 'processed', reprocessAttempts: 0,
-      lastAction: 'upload', lastReason: 'new file', updatedAt: '2024-01-01T00:00:00.000Z',
-    });
+    const common = { source: 'docs', path, size: 2000 + (i % 5000), mtimeNs: `17000000000${i}`, inode: i };
+    observed.push({ ...common, absPath: `/data/${path}`, sha256: every > 0 && i % every === 0 ? sha(-i - 1) : sha(i) });
+    rows.push({ ...common, sha256: sha(i), remoteName: path, remoteId: String(i + 1), remoteStatus: 'processed', reprocessAttempts: 0, lastAction: 'upload', lastReason: 'new file', updatedAt: '2024-01-01T00:00:00.000Z' });
   }
-  observed.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  observed.sort(byPath);
+  rows.sort(byPath);
+  if (shuffled) observed.reverse();
   return {
     observation: { files: observed, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/data', commit: null }] },
-    tracked, remote: null, plan: 'pro', limits: { maxFileBytes: null },
+    tracked: new Map(rows.map((t) => [trackedKey(t.source, t.path), t])),
+    remote: null,
+    plan: 'pro',
+    limits: { maxFileBytes: null },
     budget: { caps: { run: 1e9, day: 1e9, month: 1e9 }, used: { run: 0, day: 0, month: 0 } },
-    reindexMinChangedFiles: 20, maxReprocessAttempts: 2, multiSource: false, now: new Date(0),
+    reindexMinChangedFiles: 20,
+    maxReprocessAttempts: 2,
+    multiSource: false,
+    now: new Date(0),
   };
 }
 
@@ -72,7 +81,7 @@ function round(x: number): number {
   return Math.round(x * 10) / 10;
 }
 
-/** The floor any planner keyed by `source\0path` pays: build each file's key and look it up in the tracked map. */
+/** The reference: build each file's `source\0path` key and look it up in the tracked map, nothing else. */
 function lookupOnly(input: PlanInput): number {
   let hits = 0;
   for (const f of input.observation.files) if (input.tracked.get(trackedKey(f.source, f.path)) !== undefined) hits += 1;
@@ -80,18 +89,20 @@ function lookupOnly(input: PlanInput): number {
 }
 
 /**
- * Times planSync on `files` unchanged files and with 1% changed, next to a reference measured in
- * the same run (key + tracked-map lookup per file, nothing else), so a loaded machine shows as a
- * slower reference rather than a slower planner.
+ * Times planSync on `files` unchanged files, with 1% changed, and with the observation unsorted
+ * (the hash-join fallback), next to a reference measured in the same run, so a loaded machine
+ * shows as a slower reference rather than as a slower planner.
  */
 export function runPlanBench(files = 100_000, runs = 9): PlanBenchFigure[] {
   const unchanged = benchInput(files, 0);
   const changed = benchInput(files, files / 100);
+  const unsorted = benchInput(files, 0, true);
   const reference = time('reference: key + Map.get per file', files, 0, runs, () => lookupOnly(unchanged));
   const figures = [
     reference,
     time('plan, all unchanged', files, 0, runs, () => planSync(unchanged)),
     time('plan, 1% changed', files, files / 100, runs, () => planSync(changed)),
+    time('plan, all unchanged, unsorted input', files, 0, runs, () => planSync(unsorted)),
   ];
   return figures.map((f) => ({ ...f, ratioToReference: round(f.cpuMedianMs / reference.cpuMedianMs) }));
 }

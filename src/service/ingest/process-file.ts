@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { extensionOf } from '../../shared/file-types.js';
 import { isKbsyncError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { beginChunkReplace } from '../store/chunks.js';
+import { beginChunkReplace, type ChunkReplace } from '../store/chunks.js';
 import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
 import { chunkSections, type ChunkOptions } from './chunker.js';
 import type { ParseOptions, Parser } from './types.js';
@@ -41,8 +41,9 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
     markFileFailed(ctx.db, file.id, ext === '' ? 'no parser for files without an extension' : `no parser for .${ext} yet`, ctx.now());
     return 'failed';
   }
-  const replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
+  let replace: ChunkReplace | undefined;
   try {
+    replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
     let batch: string[] = [];
     for await (const chunk of chunkSections(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
       batch.push(chunk);
@@ -55,7 +56,7 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
     replace.commit((count) => markFileProcessed(ctx.db, file.id, count, ctx.now()));
     return 'processed';
   } catch (err) {
-    replace.abort();
+    replace?.abort();
     if (err instanceof Stopped) {
       releaseFile(ctx.db, file.id, ctx.now());
       return 'released';

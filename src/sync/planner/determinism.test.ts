@@ -101,6 +101,19 @@ describe('planSync: determinism', () => {
     expect(JSON.stringify(planSync(input))).toBe(JSON.stringify(planSync(base)));
   });
 
+  it('sorted input (merge join, no re-sort) and shuffled input (hash join, sort) give the same plan', () => {
+    const base = richInput();
+    const byKey = (a: { source: string; path: string }, b: { source: string; path: string }) => (a.source + '\0' + a.path < b.source + '\0' + b.path ? -1 : 1);
+    const sorted: PlanInput = {
+      ...base,
+      observation: { ...base.observation, files: [...base.observation.files].sort(byKey) },
+      tracked: new Map([...base.tracked].sort(([a], [b]) => (a < b ? -1 : 1))),
+    };
+    const shuffledInput: PlanInput = { ...base, observation: { ...base.observation, files: shuffled(base.observation.files, rng(99)) } };
+
+    expect(JSON.stringify(planSync(sorted))).toBe(JSON.stringify(planSync(shuffledInput)));
+  });
+
   it('does not modify its input', () => {
     const input = richInput();
     const before = JSON.stringify({ ...input, tracked: [...input.tracked] });

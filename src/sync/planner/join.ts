@@ -18,7 +18,8 @@ export type Join = {
  * list turns out unsorted midway, it falls back to one Map lookup per file. Same result either way.
  */
 export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
-  return (isStrictlySorted(files) && mergeJoin(files, tracked)) || hashJoin(files, tracked);
+  const sorted = isStrictlySorted(files);
+  return (sorted && mergeJoin(files, tracked)) || hashJoin(files, tracked, sorted);
 }
 
 function isStrictlySorted(files: readonly ObservedFile[]): boolean {
@@ -78,7 +79,7 @@ function binarySearch(files: readonly ObservedFile[], x: { source: string; path:
 }
 
 /** One Map lookup per file; the unmatched rows are searched for only when fewer rows matched than exist. */
-function hashJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
+function hashJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>, filesSorted: boolean): Join {
   const rows = new Array<TrackedFile | undefined>(files.length);
   const keys = new Array<string>(files.length);
   let matched = 0;
@@ -93,8 +94,8 @@ function hashJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, T
   let present: Set<string> | undefined;
   const presentKeys = (): Set<string> => (present ??= new Set(keys));
   const hasFile = (source: string, path: string): boolean => presentKeys().has(trackedKey(source, path));
-  if (matched === tracked.size) return { rows, unmatched: [], filesSorted: false, hasFile };
+  if (matched === tracked.size) return { rows, unmatched: [], filesSorted, hasFile };
   const unmatched: TrackedFile[] = [];
   for (const [key, t] of tracked) if (!presentKeys().has(key)) unmatched.push(t);
-  return { rows, unmatched, filesSorted: false, hasFile };
+  return { rows, unmatched, filesSorted, hasFile };
 }

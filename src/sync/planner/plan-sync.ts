@@ -11,7 +11,7 @@ import { budgetPlan } from './reindex.js';
 import { skippedItem } from './skipped.js';
 import { emptyCounts, summarize } from './totals.js';
 import { joinTracked } from './join.js';
-import { renameSources } from './vanished.js';
+import { renameSources } from './rename-sources.js';
 
 /**
  * Plans one sync: every observed, skipped and vanished path gets an action, a reason and its

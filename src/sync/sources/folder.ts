@@ -133,25 +133,28 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
 
 function visitLink(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {
   const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
-  if (verdict === 'outside') return;
-  if (verdict !== 'candidate' && verdict.reason !== 'unsupported') return skip(walk, path, verdict.reason, verdict.detail, null);
-  if (!walk.spec.followSymlinks) return skip(walk, path, 'symlink', 'symbolic link not followed (followSymlinks is off)', null);
+  if (verdict !== 'outside' && verdict !== 'candidate' && verdict.reason !== 'unsupported') {
+    return skip(walk, path, verdict.reason, verdict.detail, null); // a secret's or an ignored name: not even resolved
+  }
+  // Listed only if it could hold or be an included file ("unsupported" may be a folder: no extension).
+  const listed = verdict !== 'outside' || walk.filter.mayIncludeUnder(path);
+  const skipLink = (detail: string): void => (listed ? skip(walk, path, 'symlink', detail, null) : undefined);
+  if (!walk.spec.followSymlinks) return skipLink('symbolic link not followed (followSymlinks is off)');
 
   let real: string;
   let st: BigIntStats;
   try {
     real = realpathSync(abs);
+    // Checked before the target is even stat'ed: nothing outside the root is read.
+    if (!isInside(walk.realRoot, real)) return skipLink('symbolic link points outside the source root: not followed');
     st = statSync(real, { bigint: true });
   } catch (err) {
-    return skip(walk, path, 'symlink', `broken symbolic link (${errorText(err)})`, null);
+    return skipLink(`broken symbolic link (${errorText(err)})`);
   }
-  if (!isInside(walk.realRoot, real)) return skip(walk, path, 'symlink', 'symbolic link points outside the source root: not followed', null);
   if (st.isFile()) return visitFile(walk, real, path, name, levels, st);
   if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, levels);
   // Following a link to a folder that is (or holds) one being walked would never end.
-  if (walk.realStack.some((walking) => isInside(real, walking))) {
-    return skip(walk, path, 'symlink', 'symbolic link loops back to a folder being walked: not followed', null);
-  }
+  if (walk.realStack.some((walking) => isInside(real, walking))) return skipLink('symbolic link loops back to a folder being walked: not followed');
   visitDir(walk, real, real, path, name, levels);
 }
 

@@ -14,9 +14,12 @@ export type HashOptions = {
   beforeRestat?: (absPath: string) => void;
 };
 
-/** Below both of these, worker start-up (~30 ms each) costs more than it saves. */
+/**
+ * Below either of these, hashing in-process beats starting workers (measured here: 815 files,
+ * 20 MB: 100 ms in-process, 300+ ms with 2 workers; SHA-256 runs at ~500 MB/s per core).
+ */
 const IN_PROCESS_MAX_FILES = 8;
-const IN_PROCESS_MAX_BYTES = 8 << 20;
+const IN_PROCESS_MAX_BYTES = 32 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
 const BATCH_MAX_FILES = 64;
 const BATCH_MAX_BYTES = 4 << 20;

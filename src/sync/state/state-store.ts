@@ -72,7 +72,7 @@ export type StateStore = {
   diagnostics(): StateDiagnostics;
   /** SQLite's quick_check: [] when the database is sound, else the problems it lists. */
   quickCheck(): string[];
-  /** Runs `fn` in one transaction (nested calls become savepoints). */
+  /** Runs `fn` in one IMMEDIATE transaction (one disk sync for many writes; nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   /** Closes the database and releases the lock; safe to call twice. */
   close(): void;
@@ -154,7 +154,7 @@ export function createStateStore(o: Open): StateStore {
       const rows = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
       return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
     },
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
     close: () => {
       if (closed) return;
       closed = true;

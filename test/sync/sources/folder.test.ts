@@ -201,6 +201,13 @@ describe('scanFolder and symbolic links', () => {
     expect(detailOf(result, 'a/self')).toBe('symbolic link loops back to a folder being walked: not followed');
   });
 
+  it('follows a folder link that the include globs reach only through its contents', () => {
+    const root = testdir({ 'real/a.md': 'a', 'real/b.txt': 'b', docs: { symlink: 'real' } });
+
+    expect(paths(scan(root, { include: ['docs/**/*.md'], followSymlinks: true }))).toEqual(['docs/a.md']);
+    expect(skippedAs(scan(root, { include: ['docs/**/*.md'] }))).toEqual({ docs: 'symlink' });
+  });
+
   it('reports a broken link as a skipped symlink', () => {
     const root = testdir({ 'gone.md': { symlink: 'nowhere.md' } });
 

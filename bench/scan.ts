@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,6 +38,8 @@ export type ScanBenchResult = {
   changedFreshProcess: ScanBenchFigure & { child: ChildReport | null };
   coldHash: ScanBenchFigure;
   sha256sum: ScanBenchFigure;
+  /** The machine, and its 1-minute load average before and after: figures from a busy machine mislead. */
+  machine: { cpus: number; node: string; loadBefore: number; loadAfter: number };
   /** ours / reference: < 1 means kbsync is faster. */
   ratios: { unchangedFreshVsRsync: number | null; coldHashVsSha256sum: number | null };
 };
@@ -54,7 +56,8 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
   const log = options.log ?? (() => {});
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
 
-  log(`tree: ${base} (${files} files, ${full ? 'full sizes' : '1-4 KB each'})`);
+  const loadBefore = round1(loadavg()[0] ?? 0);
+  log(`tree: ${base} (${files} files, ${full ? 'full sizes' : '1-4 KB each'}), load average ${loadBefore}`);
   const tree = ensureBenchTree(base, files, full);
   if (tree.generatedMs !== null) log(`generated in ${tree.generatedMs} ms`);
   const source = benchSource(tree.dir);
@@ -115,6 +118,7 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
     changedFreshProcess,
     coldHash,
     sha256sum,
+    machine: { cpus: cpus().length, node: process.version, loadBefore, loadAfter: round1(loadavg()[0] ?? 0) },
     ratios: {
       unchangedFreshVsRsync: ratio(unchangedFreshProcess.medianMs, rsync.medianMs),
       coldHashVsSha256sum: ratio(coldHash.medianMs, sha256sum.medianMs),
@@ -216,6 +220,10 @@ async function runChild(treeDir: string, knownFile: string): Promise<void> {
 
 function ratio(ours: number | null, reference: number | null): number | null {
   return ours === null || reference === null || reference === 0 ? null : Math.round((ours / reference) * 100) / 100;
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
 }
 
 function mb(bytes: number): number {

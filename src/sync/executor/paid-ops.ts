@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import { isApiError } from '../../client/index.js';
+import { isApiError } from '../../client/errors.js';
 import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
 import type { BudgetPeriod } from '../state/index.js';
 import type { RunOutcome } from '../types.js';

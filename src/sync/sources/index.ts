@@ -2,11 +2,12 @@ import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { Observation, ObservedFile } from '../types.js';
 import { scanFolder, type ScanResult } from './folder.js';
-import { syncGitSource } from './git.js';
 import { hashFiles, type HashOptions } from './hash.js';
 
 export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
-export { syncGitSource, changedSince, type GitSourceSpec, type GitScanResult, type GitChanges } from './git.js';
+// git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
+// syncGitSource / changedSince from './git.js' directly.
+export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
 export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
 export { SECRET_FILE_PATTERNS } from './secrets.js';
 
@@ -74,6 +75,7 @@ type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | n
 async function observeOne(source: Source, stateDir: string): Promise<ObservedSource> {
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
   if (source.git !== undefined) {
+    const { syncGitSource } = await import('./git.js');
     const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir });
     return { kind: 'git', root: git.root, commit: git.commit, result: git };
   }

@@ -52,6 +52,7 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
     db.pragma('journal_size_limit = 4194304');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    db.pragma('temp_store = MEMORY');
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     const from = migrate(db);
     for (const suffix of ['-wal', '-shm']) if (existsSync(abs + suffix)) chmodSync(abs + suffix, PRIVATE_FILE);

@@ -33,8 +33,12 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
-  const withRemoteId = db.prepare('SELECT source_id, path, remote_id, remote_status FROM files WHERE remote_id IS NOT NULL').raw(true);
-  const statusByKey = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE source_id = ? AND path = ?');
+  // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL) WITHOUT ROWID');
+  const stage = db.prepare<[string, string]>('INSERT OR REPLACE INTO temp.status_updates (remote_id, status) VALUES (?, ?)');
+  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, updated_at = ? FROM temp.status_updates AS u
+    WHERE files.remote_id = u.remote_id AND files.remote_status IS NOT u.status`);
+  const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const count = db.prepare('SELECT count(*) FROM files').pluck();
 
   // Rows written together share their updated_at: remember the last conversion.
@@ -120,12 +124,10 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     },
     /** Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed. */
     setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>): number => {
-      const at = nowMs();
-      let changed = 0;
-      for (const [sourceId, path, remoteId, current] of withRemoteId.all() as [number, string, string, string | null][]) {
-        const next = statuses.get(remoteId);
-        if (next !== undefined && next !== current) changed += statusByKey.run(next, at, sourceId, path).changes;
-      }
+      clearStaged.run();
+      for (const [remoteId, status] of statuses) stage.run(remoteId, status);
+      const changed = applyStaged.run(nowMs()).changes;
+      clearStaged.run();
       return changed;
     }),
     /** How many files are tracked. */

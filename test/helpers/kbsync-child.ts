@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { KBSYNC_BIN } from './build-dist.js';
+
+/** How a child kbsync ended. */
+export type ChildExit = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
+
+/** A running `node bin/kbsync.js ...` (needs dist/: see ensureDist), and its end. */
+export type KbsyncChild = { child: ChildProcess; exited: Promise<ChildExit> };
+
+/** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment. */
+export function spawnKbsync(args: string[], cwd: string): KbsyncChild {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd };
+  const child = spawn(process.execPath, [KBSYNC_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<ChildExit>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, exited };
+}
+
+/** SIGKILLs the child (no chance to record anything) and waits until it is gone. */
+export async function killHard(k: KbsyncChild): Promise<ChildExit> {
+  k.child.kill('SIGKILL');
+  return k.exited;
+}

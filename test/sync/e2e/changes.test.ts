@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+
+let svc: E2eService;
+const temp = createTempDirs();
+beforeAll(async () => {
+  svc = await startE2eService();
+});
+afterAll(async () => {
+  await svc.close();
+  temp.cleanup();
+});
+
+let ds: E2eDataset;
+let ws: Workspace;
+/** A workspace already synced once with three files. */
+beforeEach(async () => {
+  ds = svc.dataset({ credits: 1000 });
+  ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey, config: { limits: { maxFileBytes: 4096 } } });
+  ws.write('a.md', '# A\nalpha\n');
+  ws.write('notes/b.txt', 'bravo\n');
+  ws.write('c.csv', 'x,y\n1,2\n');
+  const first = await ws.runJson('sync');
+  expect(first.report.summary).toMatchObject({ uploaded: 3, creditsSpent: 15 });
+});
+
+/** Syncs and returns the report with the credits the service charged meanwhile. */
+async function syncCharged() {
+  const before = await ds.balance();
+  const run = await ws.runJson('sync');
+  return { ...run, charged: before - (await ds.balance()) };
+}
+
+describe('changes after the first sync', () => {
+  it('a modified file is uploaded once; nothing else is', async () => {
+    ws.write('notes/b.txt', 'bravo, revised\n');
+
+    const run = await syncCharged();
+
+    expect(run.code).toBe(0);
+    expect(pathsWith(run.report, 'upload')).toEqual(['notes/b.txt']);
+    expect(itemOf(run.report, 'notes/b.txt').reason).toMatch(/content changed/);
+    expect(run.report.summary).toMatchObject({ uploaded: 1, unchanged: 2, creditsSpent: 5 });
+    expect(run.charged).toBe(5);
+    expect((await ds.files()).filter((f) => f.name === 'notes/b.txt')).toHaveLength(2);
+  });
+
+  it('a renamed file costs nothing and is reported as a rename', async () => {
+    ws.move('notes/b.txt', 'archive/b-old.txt');
+
+    const run = await syncCharged();
+    const again = await syncCharged();
+
+    expect(run.code).toBe(0);
+    const item = itemOf(run.report, 'archive/b-old.txt');
+    expect(item).toMatchObject({ action: 'rename', credits: 0 });
+    expect(item.reason).toMatch(/notes\/b\.txt/);
+    expect(run.report.items.some((i) => i.path === 'notes/b.txt')).toBe(false);
+    expect(run.report.summary).toMatchObject({ uploaded: 0, renamed: 1, creditsSpent: 0 });
+    expect(run.charged).toBe(0);
+    expect(itemOf(again.report, 'archive/b-old.txt').action).toBe('skip:unchanged');
+    expect(again.charged).toBe(0);
+    expect((await ds.files()).length).toBe(3);
+  });
+
+  it('identical content at a new path is a free duplicate', async () => {
+    ws.write('copies/a-copy.md', '# A\nalpha\n');
+
+    const run = await syncCharged();
+
+    expect(itemOf(run.report, 'copies/a-copy.md')).toMatchObject({ action: 'skip:duplicate-content', credits: 0 });
+    expect(itemOf(run.report, 'copies/a-copy.md').reason).toMatch(/a\.md/);
+    expect(itemOf(run.report, 'a.md').action).toBe('skip:unchanged');
+    expect(run.charged).toBe(0);
+    expect(run.report.summary.creditsSpent).toBe(0);
+    expect((await ds.files()).length).toBe(3);
+  });
+
+  it('oversize, unsupported and secret-looking files are skipped with their reasons, for free', async () => {
+    ws.write('huge.md', 'x'.repeat(5000));
+    ws.write('diagram.png', 'png bytes');
+    ws.write('.env', 'API_TOKEN=abc\n');
+    ws.write('keys/id_rsa', '-----BEGIN OPENSSH PRIVATE KEY-----\n');
+    ws.write('secrets.yaml', 'password: hunter2\n');
+
+    const run = await syncCharged();
+
+    expect(run.code).toBe(0);
+    expect(itemOf(run.report, 'huge.md')).toMatchObject({ action: 'skip:too-large', credits: 0 });
+    expect(itemOf(run.report, 'huge.md').reason).toMatch(/limits\.maxFileBytes/);
+    expect(itemOf(run.report, 'diagram.png')).toMatchObject({ action: 'skip:unsupported', credits: 0 });
+    expect(itemOf(run.report, 'diagram.png').reason).toMatch(/\.png/);
+    expect(pathsWith(run.report, 'skip:secret')).toEqual(['.env', 'keys/id_rsa', 'secrets.yaml']);
+    for (const path of ['.env', 'keys/id_rsa', 'secrets.yaml']) expect(itemOf(run.report, path).reason).toMatch(/secret/);
+    expect(run.report.summary).toMatchObject({ uploaded: 0, skipped: 5, creditsSpent: 0 });
+    expect(run.charged).toBe(0);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'c.csv', 'notes/b.txt']);
+  });
+
+  it('a deleted file is reported, costs nothing, and its remote copy remains', async () => {
+    ws.remove('c.csv');
+
+    const run = await syncCharged();
+    const again = await syncCharged();
+
+    expect(run.code).toBe(0);
+    const item = itemOf(run.report, 'c.csv');
+    expect(item).toMatchObject({ action: 'deleted', credits: 0 });
+    expect(item.reason).toMatch(/remote copy remains/);
+    expect(run.charged).toBe(0);
+    expect(again.charged).toBe(0);
+    expect(again.report.summary.uploaded).toBe(0);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'c.csv', 'notes/b.txt']);
+  });
+});

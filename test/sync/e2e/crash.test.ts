@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openState } from '../../../src/sync/state/index.js';
+import { ensureDist } from '../../helpers/build-dist.js';
+import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
+import { isUpload, startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+
+let svc: E2eService;
+let proxy: FaultProxy;
+const temp = createTempDirs();
+beforeAll(async () => {
+  await ensureDist();
+  svc = await startE2eService();
+  proxy = await startFaultProxy(svc.url);
+}, 180_000);
+afterAll(async () => {
+  await proxy.close();
+  await svc.close();
+  temp.cleanup();
+});
+
+/** Three 5-credit files behind the proxy, uploaded one at a time (a.md first: same cost, path order). */
+function setup(): { ds: E2eDataset; ws: Workspace } {
+  proxy.setHooks({});
+  proxy.requests.length = 0;
+  const ds = svc.dataset({ credits: 1000 });
+  const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
+  ws.write('a.md', '# A\nalpha\n');
+  ws.write('b.md', '# B\nbravo\n');
+  ws.write('c.md', '# C\ncharlie\n');
+  return { ds, ws };
+}
+
+const fileNameOf = (req: ProxiedRequest): string | undefined => /filename="([^"]+)"/.exec(req.body.toString('latin1'))?.[1];
+const uploadsOf = (name: string): ProxiedRequest[] => proxy.requests.filter((r) => isUpload(r) && fileNameOf(r) === name);
+
+/** Names of the dataset's files with how many copies each has. */
+async function copies(ds: E2eDataset): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const f of await ds.files()) out[f.name] = (out[f.name] ?? 0) + 1;
+  return out;
+}
+
+function ledgerSpent(ws: Workspace): number {
+  const state = openState(ws.statePath);
+  try {
+    return state.ledgerTotals().all.spent;
+  } finally {
+    state.close();
+  }
+}
+
+describe('kbsync killed during an upload (a real child process, SIGKILL)', () => {
+  it('killed after the service answered: the rerun pays nothing again and tracks the id the service gave', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    let k: KbsyncChild | undefined;
+    let given: { id: number; name: string } | undefined;
+    proxy.setHooks({
+      onResponse: async (req, res) => {
+        if (!isUpload(req) || given !== undefined) return 'relay';
+        given = JSON.parse(res.body.toString()) as { id: number; name: string };
+        await killHard(k as KbsyncChild);
+        return 'drop';
+      },
+    });
+
+    k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
+    const exit = await k.exited;
+    const chargedBeforeRerun = start - (await ds.balance());
+    proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+    const status = await ws.runJson('status');
+
+    expect(exit.signal).toBe('SIGKILL');
+    expect(given?.name).toBe('a.md');
+    expect(chargedBeforeRerun).toBe(5);
+    expect(rerun.code).toBe(0);
+    expect(itemOf(rerun.report, 'a.md').action).toBe('skip:unchanged');
+    expect(itemOf(rerun.report, 'b.md').action).toBe('upload');
+    expect(rerun.report.summary).toMatchObject({ uploaded: 2, creditsSpent: 10, failed: 0 });
+    expect(uploadsOf('a.md')).toHaveLength(1);
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
+    expect(start - (await ds.balance())).toBe(15);
+    expect(itemOf(status.report, 'a.md').remoteId).toBe(String(given?.id));
+    expect(ledgerSpent(ws)).toBe(15);
+  });
+
+  it('killed before the upload reached the service: the rerun uploads it exactly once, with the same idempotency key', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    let k: KbsyncChild | undefined;
+    let killed = false;
+    proxy.setHooks({
+      onRequest: async (req) => {
+        if (!isUpload(req) || killed) return { kind: 'forward' };
+        killed = true;
+        await killHard(k as KbsyncChild);
+        return { kind: 'drop' };
+      },
+    });
+
+    k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
+    const exit = await k.exited;
+    const chargedBeforeRerun = start - (await ds.balance());
+    proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+    const again = await ws.runJson('sync');
+
+    expect(exit.signal).toBe('SIGKILL');
+    expect(chargedBeforeRerun).toBe(0);
+    expect((await ds.files()).length).toBe(3);
+    expect(rerun.code).toBe(0);
+    expect(rerun.report.summary).toMatchObject({ uploaded: 3, creditsSpent: 15, failed: 0 });
+    const attempts = uploadsOf('a.md');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]?.headers['idempotency-key']).toBe(attempts[0]?.headers['idempotency-key']);
+    expect(again.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
+    expect(start - (await ds.balance())).toBe(15);
+    expect(ledgerSpent(ws)).toBe(15);
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uploadCost } from '../../../src/shared/plans.js';
+import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, pathsWith } from '../../helpers/e2e-workspace.js';
+
+let svc: E2eService;
+const temp = createTempDirs();
+beforeAll(async () => {
+  svc = await startE2eService();
+});
+afterAll(async () => {
+  await svc.close();
+  temp.cleanup();
+});
+
+/** One file of each supported text type, and one over 5 MiB (so costs differ: 5 + 2 credits). */
+const FILES: Record<string, string | Buffer> = {
+  'README.md': '# Handbook\n\nWelcome to the team handbook.\n',
+  'guides/setup.txt': 'Install the tools, then run the setup script.\n',
+  'data/holidays.csv': 'date,name\n2025-01-01,New Year\n2025-12-25,Christmas\n',
+  'data/glossary.json': '{"sla": "service level agreement", "oncall": "the person paged"}\n',
+  'data/faq.jsonl': '{"q": "Where is the wiki?", "a": "On the intranet."}\n{"q": "Who approves expenses?", "a": "Your manager."}\n',
+  'data/rota.tsv': 'week\tperson\n1\tAda\n2\tGrace\n',
+  'pages/index.html': '<html><body><h1>Intranet</h1><p>News and links.</p></body></html>\n',
+  'pages/feed.xml': '<?xml version="1.0"?><feed><entry><title>Launch</title></entry></feed>\n',
+  'big/manual.txt': Buffer.alloc(6 * 1_048_576 + 1, 'handbook manual line\n'),
+};
+
+describe('first and second sync', () => {
+  it('uploads every supported file for exactly the planned credits, then uploads and spends nothing', async () => {
+    const ds = svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey });
+    for (const [path, content] of Object.entries(FILES)) ws.write(path, content);
+    ws.write('logo.png', 'not a document');
+    const expectedCredits = Object.values(FILES).reduce((sum, c) => sum + uploadCost(Buffer.byteLength(c)), 0);
+    const before = await ds.balance();
+
+    const plan = await ws.runJson('plan');
+    const first = await ws.runJson('sync');
+    const afterFirst = await ds.balance();
+    const remote = await ds.files();
+
+    expect(plan.code).toBe(0);
+    expect(plan.report.summary.creditsPlanned).toBe(expectedCredits);
+    expect(await ds.balance()).toBe(afterFirst);
+    expect(first.code).toBe(0);
+    expect(pathsWith(first.report, 'upload')).toEqual(Object.keys(FILES).sort());
+    expect(first.report.summary).toMatchObject({ uploaded: 9, failed: 0, deferred: 0, creditsPlanned: expectedCredits, creditsSpent: expectedCredits });
+    expect(before - afterFirst).toBe(expectedCredits);
+    expect(remote.map((f) => f.name).sort()).toEqual(Object.keys(FILES).sort());
+    expect(first.report.items.filter((i) => i.action === 'upload').map((i) => [i.path, i.credits]).sort())
+      .toEqual(Object.entries(FILES).map(([p, c]) => [p, uploadCost(Buffer.byteLength(c))]).sort());
+
+    const second = await ws.runJson('sync');
+
+    expect(second.code).toBe(0);
+    expect(second.report.summary).toMatchObject({ uploaded: 0, unchanged: 9, creditsPlanned: 0, creditsSpent: 0 });
+    expect(await ds.balance()).toBe(afterFirst);
+    expect((await ds.files()).length).toBe(9);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
+import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+
+let svc: E2eService;
+const temp = createTempDirs();
+beforeAll(async () => {
+  svc = await startE2eService();
+});
+afterAll(async () => {
+  await svc.close();
+  temp.cleanup();
+});
+// kbsync runs in-process: its git must not see this machine's git config either.
+beforeEach(() => {
+  for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+async function syncCharged(ws: Workspace, ds: E2eDataset) {
+  const before = await ds.balance();
+  const run = await ws.runJson('sync');
+  return { ...run, charged: before - (await ds.balance()) };
+}
+
+describe('a Git source (local bare repository, pushed to from a working clone)', () => {
+  it('follows commits, renames and a force-pushed rewrite, paying only for changed content', async () => {
+    const root = temp.make();
+    const origin = createGitOrigin(root, {
+      'README.md': '# Project\n',
+      'docs/a.md': '# A\nversion 1\n',
+      'docs/b.md': '# B\nbravo\n',
+      'src/main.ts': 'export {};\n',
+    });
+    const ds = svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(temp.make(), {
+      baseUrl: svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
+    });
+
+    const first = await syncCharged(ws, ds);
+    expect(first.code).toBe(0);
+    expect(pathsWith(first.report, 'upload')).toEqual(['README.md', 'docs/a.md', 'docs/b.md']);
+    expect(itemOf(first.report, 'src/main.ts').action).toBe('skip:unsupported');
+    expect(first.charged).toBe(15);
+
+    origin.commit({ 'docs/a.md': '# A\nversion 2\n' }, 'edit a');
+    const changed = await syncCharged(ws, ds);
+    expect(pathsWith(changed.report, 'upload')).toEqual(['docs/a.md']);
+    expect(changed.report.summary).toMatchObject({ uploaded: 1, unchanged: 2, creditsSpent: 5 });
+    expect(changed.charged).toBe(5);
+
+    origin.move('docs/b.md', 'docs/guide/b.md', 'move b');
+    const renamed = await syncCharged(ws, ds);
+    expect(itemOf(renamed.report, 'docs/guide/b.md')).toMatchObject({ action: 'rename', credits: 0 });
+    expect(renamed.report.items.some((i) => i.path === 'docs/b.md')).toBe(false);
+    expect(renamed.report.summary).toMatchObject({ uploaded: 0, renamed: 1, creditsSpent: 0 });
+    expect(renamed.charged).toBe(0);
+
+    // The synced tip leaves the history: its replacement also changes README.md.
+    origin.amendAndForcePush({ 'README.md': '# Project\nrewritten\n' });
+    const rewritten = await syncCharged(ws, ds);
+    expect(rewritten.code).toBe(0);
+    expect(pathsWith(rewritten.report, 'upload')).toEqual(['README.md']);
+    expect(pathsWith(rewritten.report, 'skip:unchanged')).toEqual(['docs/a.md', 'docs/guide/b.md']);
+    expect(rewritten.charged).toBe(5);
+
+    const again = await syncCharged(ws, ds);
+    expect(again.report.summary).toMatchObject({ uploaded: 0, renamed: 0, unchanged: 3, creditsSpent: 0 });
+    expect(again.charged).toBe(0);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['README.md', 'README.md', 'docs/a.md', 'docs/a.md', 'docs/b.md']);
+  });
+
+  it('with subdir: syncs only that folder, with paths relative to it', async () => {
+    const origin = createGitOrigin(temp.make(), {
+      'README.md': '# Project\n',
+      'docs/a.md': '# A\n',
+      'docs/sub/b.txt': 'bravo\n',
+      'other/c.md': '# C\n',
+    });
+    const ds = svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(temp.make(), {
+      baseUrl: svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: 'docs' } }] },
+    });
+
+    const first = await syncCharged(ws, ds);
+    origin.commit({ 'other/c.md': '# C\nchanged outside the subdir\n', 'README.md': '# Project\nchanged\n' }, 'outside');
+    const outside = await syncCharged(ws, ds);
+    origin.commit({ 'docs/sub/b.txt': 'bravo, changed\n' }, 'inside');
+    const inside = await syncCharged(ws, ds);
+
+    expect(pathsWith(first.report, 'upload')).toEqual(['a.md', 'sub/b.txt']);
+    expect(first.report.items.map((i) => i.path).sort()).toEqual(['a.md', 'sub/b.txt']);
+    expect(first.charged).toBe(10);
+    expect(outside.report.summary).toMatchObject({ uploaded: 0, unchanged: 2, creditsSpent: 0 });
+    expect(outside.charged).toBe(0);
+    expect(pathsWith(inside.report, 'upload')).toEqual(['sub/b.txt']);
+    expect(inside.charged).toBe(5);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'sub/b.txt', 'sub/b.txt']);
+  });
+});

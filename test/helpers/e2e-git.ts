@@ -19,6 +19,7 @@ export function git(cwd: string, args: string[]): string {
     cwd,
     env: { ...process.env, ...GIT_ENV },
     encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
 

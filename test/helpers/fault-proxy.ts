@@ -8,7 +8,10 @@ export type ProxiedRequest = { method: string; url: string; headers: Record<stri
 export type UpstreamResponse = { status: number; headers: Record<string, string>; body: Buffer };
 
 /** What to do with a request: pass it on, answer it here, or cut the connection without forwarding. */
-export type RequestDecision = { kind: 'forward' } | { kind: 'respond'; status: number; json: unknown } | { kind: 'drop' };
+export type RequestDecision =
+  | { kind: 'forward' }
+  | { kind: 'respond'; status: number; json: unknown; headers?: Record<string, string> }
+  | { kind: 'drop' };
 /** What to do with the upstream's answer: relay it, or cut the connection (the answer is lost). */
 export type ResponseDecision = 'relay' | 'drop';
 
@@ -44,7 +47,7 @@ export async function startFaultProxy(upstream: string, initial: FaultHooks = {}
       return;
     }
     if (decision.kind === 'respond') {
-      res.writeHead(decision.status, { 'content-type': 'application/json' }).end(JSON.stringify(decision.json));
+      res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers }).end(JSON.stringify(decision.json));
       return;
     }
     const up = await request(`${upstream}${proxied.url}`, { method: proxied.method as 'GET', headers: proxied.headers, body: proxied.body.length > 0 ? proxied.body : undefined });

@@ -58,7 +58,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
   const queue = new PQueue({ concurrency: o.concurrency, ...rateOf(o.requestsPerSecond) });
   const runOne = async (index: number): Promise<void> => {
     const task = tasks[index] as PaidTask;
-    const opId = opIds[index] as number;
+    let opId = opIds[index] as number;
     for (let attempt = 0; ; attempt++) {
       if (stop !== null) return;
       const admitted = state.reserve(opId, o.caps, o.runId);
@@ -90,7 +90,8 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
         state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
         if (err.code === 'rate_limited' && attempt < MAX_RATE_LIMIT_RETRIES) {
           await sleep(Math.min(err.retryAfterMs ?? 1_000, MAX_RETRY_AFTER_MS));
-          opIds[index] = state.enqueue({ ...task.op, runId: o.runId });
+          opId = state.enqueue({ ...task.op, runId: o.runId });
+          opIds[index] = opId;
           continue;
         }
         results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };

@@ -16,27 +16,33 @@ const SETTLED = new Set<RemoteStatus>(['processed', 'failed']);
 /**
  * Polls the remote listing until every given file is processed or failed, or the timeout passes;
  * records each status seen in the state. Returns the last status of each id (a missing id is "unknown":
- * the hosted service may list a file late).
+ * the hosted service may list a file late) and the service's reason for each one that failed.
  */
 export async function waitForProcessing(
   client: KnowledgeClient,
   state: StateStore,
   remoteIds: readonly string[],
   o: PollOptions,
-): Promise<{ statuses: Map<string, RemoteStatus>; timedOut: boolean }> {
+): Promise<{ statuses: Map<string, RemoteStatus>; errors: Map<string, string>; timedOut: boolean }> {
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const nowMs = o.nowMs ?? Date.now;
   const deadline = nowMs() + o.timeoutMs;
   const wanted = new Set(remoteIds);
   const statuses = new Map<string, RemoteStatus>();
+  const errors = new Map<string, string>();
   for (const id of wanted) statuses.set(id, 'unknown');
   for (;;) {
     const seen = new Map<string, RemoteStatus>();
-    for (const file of await client.listAllFiles()) if (wanted.has(file.id)) seen.set(file.id, toRemoteStatus(file.status));
+    for (const file of await client.listAllFiles()) {
+      if (!wanted.has(file.id)) continue;
+      seen.set(file.id, toRemoteStatus(file.status));
+      if (file.error !== null) errors.set(file.id, file.error);
+      else errors.delete(file.id);
+    }
     for (const [id, status] of seen) statuses.set(id, status);
     state.setRemoteStatuses(seen);
-    if ([...statuses.values()].every((s) => SETTLED.has(s))) return { statuses, timedOut: false };
-    if (nowMs() >= deadline) return { statuses, timedOut: true };
+    if ([...statuses.values()].every((s) => SETTLED.has(s))) return { statuses, errors, timedOut: false };
+    if (nowMs() >= deadline) return { statuses, errors, timedOut: true };
     await sleep(Math.min(o.intervalMs, Math.max(0, deadline - nowMs())));
   }
 }

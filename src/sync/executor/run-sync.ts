@@ -1,9 +1,9 @@
 import type { KnowledgeClient } from '../../client/index.js';
 import { costOf } from '../../shared/plans.js';
 import { compareByPath, summarize, trackedKey } from '../planner/index.js';
-import type { OutboxOp, StateStore } from '../state/index.js';
+import type { OutboxOp } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
-import type { ObservedFile, PlanItem, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
+import type { ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
 import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
 import { waitForProcessing } from './poll.js';
 import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
@@ -111,7 +111,8 @@ type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;
 
 /**
  * Waits for the files this run sent to finish processing; files that failed are reprocessed (each up to
- * upload.maxReprocessAttempts times in all, within budget) and waited for again.
+ * upload.maxReprocessAttempts times in all, within budget) and waited for again. The reprocess charges
+ * are added to their items, and a file still failed at the end is reported failed with the service's reason.
  */
 async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: PaidOpts, outcomes: Map<PlanItem, PaidResult>): Promise<StopReason | null> {
   const wait = options.wait as NonNullable<SyncOptions['wait']>;
@@ -119,22 +120,38 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
   const sent = [...outcomes].filter(([, r]) => r.outcome === 'done' && r.remoteId !== null);
   if (sent.length === 0) return null;
   const pollOpts = { timeoutMs: wait.timeoutMs, intervalMs: wait.intervalMs ?? 500, ...(options.sleep ? { sleep: options.sleep } : {}) };
+  const last = new Map<string, { status: RemoteStatus; error: string | undefined }>();
+  const finish = (stop: StopReason | null): StopReason | null => {
+    for (const [item, r] of sent) {
+      const seen = last.get(r.remoteId as string);
+      if (seen?.status !== 'failed') continue;
+      const current = outcomes.get(item) as PaidResult;
+      outcomes.set(item, { ...current, outcome: 'failed', error: `remote processing failed: ${seen.error ?? 'no reason given'}` });
+    }
+    return stop;
+  };
   let ids = sent.map(([, r]) => r.remoteId as string);
   for (;;) {
-    const { statuses } = await waitForProcessing(client, deps.state, ids, pollOpts);
+    const { statuses, errors } = await waitForProcessing(client, deps.state, ids, pollOpts);
+    for (const [id, status] of statuses) last.set(id, { status, error: errors.get(id) });
     const retry = sent.filter(([item, r]) => {
       if (statuses.get(r.remoteId as string) !== 'failed') return false;
       const tracked = deps.state.getTracked(item.source, item.path);
       return tracked !== null && tracked.reprocessAttempts < deps.config.upload.maxReprocessAttempts;
     });
-    if (retry.length === 0) return null;
+    if (retry.length === 0) return finish(null);
     const tasks = retry.map(([item, r]) =>
       reprocessTask(item.source, item.path, r.remoteId as string, 'remote processing failed; reprocessing after --wait', client),
     );
     const result = await runPaidTasks(tasks, paidOpts);
-    if (result.stop !== null) return result.stop;
+    result.results.forEach((r, i) => {
+      const item = (retry[i] as [PlanItem, PaidResult])[0];
+      const current = outcomes.get(item) as PaidResult;
+      outcomes.set(item, { ...current, creditsCharged: current.creditsCharged + r.creditsCharged });
+    });
+    if (result.stop !== null) return finish(result.stop);
     ids = result.results.filter((r) => r.outcome === 'done').map((r) => r.remoteId as string);
-    if (ids.length === 0) return null;
+    if (ids.length === 0) return finish(null);
   }
 }
 

@@ -59,17 +59,18 @@ describe('planSync: budget admission', () => {
   });
 
   it('admits the smallest first so the most files fit, whatever the path order', () => {
-    const observation = observationCosting({ 'a-big.md': 20, 'b.md': 5, 'c.md': 7, 'd.md': 5, 'e-big.md': 9 });
+    const observation = observationCosting({ 'a.md': 9, 'b.md': 7, 'c.md': 5, 'd.md': 5, 'e.md': 20 });
 
-    const plan = planSync(planInput({ observation, budget: fakeBudget({ run: 18 }) }));
+    const plan = planSync(planInput({ observation, budget: fakeBudget({ run: 17 }) }));
 
     expect(decisions(plan)).toEqual([
-      ['a-big.md', 'defer:over-budget', 0],
-      ['b.md', 'upload', 5],
-      ['c.md', 'upload', 7],
+      ['a.md', 'defer:over-budget', 0],
+      ['b.md', 'upload', 7],
+      ['c.md', 'upload', 5],
       ['d.md', 'upload', 5],
-      ['e-big.md', 'defer:over-budget', 0],
+      ['e.md', 'defer:over-budget', 0],
     ]);
+    expect(plan.items[0]?.reason).toMatch(/^would exceed maxCreditsPerRun \(17 \+ 9 > 17\)/);
     expect(plan.budget.planned).toBe(17);
   });
 

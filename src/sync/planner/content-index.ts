@@ -1,4 +1,5 @@
 import type { RemoteCopy, TrackedFile } from '../types.js';
+import { compareByPath } from './keys.js';
 
 /** A copy of some content that is already in the dataset. */
 export type DatasetCopy = { name: string; remoteId: string | null };
@@ -14,18 +15,18 @@ export type ContentIndex = {
  * with a remote copy whose processing did not fail (including rows of vanished or changed paths:
  * their remote copies stay), then the remote listing. Only wanted hashes are indexed, so a few
  * changes in a large tree cost a scan, not a second 100k-entry map. For each sha256 the copy with
- * the smallest key wins, so the result never depends on input order.
+ * the smallest (source, path) wins, so the result never depends on input order.
  */
 export function buildContentIndex(
   tracked: ReadonlyMap<string, TrackedFile>,
   remote: readonly RemoteCopy[] | null,
   wanted: ReadonlySet<string>,
 ): ContentIndex {
-  const bySha = new Map<string, DatasetCopy & { key: string }>();
-  for (const [key, t] of tracked) {
+  const bySha = new Map<string, TrackedFile>();
+  for (const t of tracked.values()) {
     if (t.remoteId === null || t.remoteStatus === 'failed' || !wanted.has(t.sha256)) continue;
     const prev = bySha.get(t.sha256);
-    if (prev === undefined || key < prev.key) bySha.set(t.sha256, { name: t.remoteName, remoteId: t.remoteId, key });
+    if (prev === undefined || compareByPath(t, prev) < 0) bySha.set(t.sha256, t);
   }
   const remoteBySha = new Map<string, RemoteCopy>();
   const remoteByName = new Map<string, RemoteCopy[]>();
@@ -39,7 +40,7 @@ export function buildContentIndex(
     if (prev === undefined || r.name < prev.name || (r.name === prev.name && r.id < prev.id)) remoteBySha.set(r.sha256, r);
   }
   const result = new Map<string, DatasetCopy>();
-  for (const [sha, c] of bySha) result.set(sha, { name: c.name, remoteId: c.remoteId });
+  for (const [sha, t] of bySha) result.set(sha, { name: t.remoteName, remoteId: t.remoteId });
   for (const [sha, r] of remoteBySha) if (!result.has(sha)) result.set(sha, { name: r.name, remoteId: r.id });
   return { bySha: result, remoteByName };
 }

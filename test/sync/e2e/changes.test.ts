@@ -40,7 +40,7 @@ describe('changes after the first sync', () => {
 
     expect(run.code).toBe(0);
     expect(pathsWith(run.report, 'upload')).toEqual(['notes/b.txt']);
-    expect(itemOf(run.report, 'notes/b.txt').reason).toMatch(/content changed/);
+    expect(itemOf(run.report, 'notes/b.txt').reason).toMatch(/content changed.*previous remote copy \(id \d+\) stays, stale/);
     expect(run.report.summary).toMatchObject({ uploaded: 1, unchanged: 2, creditsSpent: 5 });
     expect(run.charged).toBe(5);
     expect((await ds.files()).filter((f) => f.name === 'notes/b.txt')).toHaveLength(2);
@@ -112,5 +112,41 @@ describe('changes after the first sync', () => {
     expect(again.charged).toBe(0);
     expect(again.report.summary.uploaded).toBe(0);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'c.csv', 'notes/b.txt']);
+  });
+
+  it('two new files with the same content in one run: one upload, one free duplicate', async () => {
+    ws.write('new/one.md', '# Same words\n');
+    ws.write('new/two.md', '# Same words\n');
+
+    const run = await syncCharged();
+
+    expect(run.report.items.filter((i) => i.path.startsWith('new/')).map((i) => [i.path, i.action, i.credits])).toEqual([
+      ['new/one.md', 'upload', 5],
+      ['new/two.md', 'skip:duplicate-content', 0],
+    ]);
+    expect(run.charged).toBe(5);
+    expect((await ds.files()).filter((f) => f.name.startsWith('new/')).map((f) => f.name)).toEqual(['new/one.md']);
+  });
+
+  it('a deleted file restored with the same content costs nothing', async () => {
+    ws.remove('c.csv');
+    await syncCharged();
+    ws.write('c.csv', 'x,y\n1,2\n');
+
+    const run = await syncCharged();
+
+    expect(itemOf(run.report, 'c.csv').credits).toBe(0);
+    expect(run.charged).toBe(0);
+    expect((await ds.files()).length).toBe(3);
+  });
+
+  it('two files that swap contents cost nothing: both contents are already in the dataset', async () => {
+    ws.write('a.md', 'bravo\n');
+    ws.write('notes/b.txt', '# A\nalpha\n');
+
+    const run = await syncCharged();
+
+    expect([itemOf(run.report, 'a.md').credits, itemOf(run.report, 'notes/b.txt').credits]).toEqual([0, 0]);
+    expect(run.charged).toBe(0);
   });
 });

@@ -4,7 +4,7 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
 import { createTempDirs, createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
 import { isUpload, startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
-import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { killHard, spawnKbsync } from '../../helpers/kbsync-child.js';
 
 let svc: E2eService;
 let proxy: FaultProxy;
@@ -55,18 +55,18 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
   it('killed after the service answered: the rerun pays nothing again and tracks the id the service gave', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();
-    let k: KbsyncChild | undefined;
     let given: { id: number; name: string } | undefined;
+
+    // The hooks are in place before the child (started in this same tick) can send anything.
+    const k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
     proxy.setHooks({
       onResponse: async (req, res) => {
         if (!isUpload(req) || given !== undefined) return 'relay';
         given = JSON.parse(res.body.toString()) as { id: number; name: string };
-        await killHard(k as KbsyncChild);
+        await killHard(k);
         return 'drop';
       },
     });
-
-    k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
     const exit = await k.exited;
     const chargedBeforeRerun = start - (await ds.balance());
     proxy.setHooks({});
@@ -90,18 +90,17 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
   it('killed before the upload reached the service: the rerun uploads it exactly once, with the same idempotency key', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();
-    let k: KbsyncChild | undefined;
     let killed = false;
+
+    const k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
     proxy.setHooks({
       onRequest: async (req) => {
         if (!isUpload(req) || killed) return { kind: 'forward' };
         killed = true;
-        await killHard(k as KbsyncChild);
+        await killHard(k);
         return { kind: 'drop' };
       },
     });
-
-    k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
     const exit = await k.exited;
     const chargedBeforeRerun = start - (await ds.balance());
     proxy.setHooks({});
@@ -117,6 +116,33 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(attempts).toHaveLength(2);
     expect(attempts[1]?.headers['idempotency-key']).toBe(attempts[0]?.headers['idempotency-key']);
     expect(again.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
+    expect(start - (await ds.balance())).toBe(15);
+    expect(ledgerSpent(ws)).toBe(15);
+  });
+
+  it('a lost answer without a crash: the item is reported unknown (exit 1), then reconciled, never paid twice', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    let lost = false;
+    proxy.setHooks({
+      onResponse: (req) => {
+        if (!isUpload(req) || lost) return 'relay';
+        lost = true;
+        return 'drop';
+      },
+    });
+
+    const first = await ws.runJson('sync');
+    proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+
+    expect(first.code).toBe(1);
+    expect(itemOf(first.report, 'a.md')).toMatchObject({ outcome: 'unknown', credits: 0 });
+    expect(first.report.summary).toMatchObject({ failed: 1, creditsSpent: 10 });
+    expect(rerun.code).toBe(0);
+    expect(rerun.report.summary).toMatchObject({ uploaded: 0, unchanged: 3, creditsSpent: 0 });
+    expect(uploadsOf('a.md')).toHaveLength(1);
     expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
     expect(start - (await ds.balance())).toBe(15);
     expect(ledgerSpent(ws)).toBe(15);

@@ -73,4 +73,20 @@ describe('a lost or damaged state database', () => {
     expect(status.report.items.every((i) => typeof i.remoteId === 'string')).toBe(true);
     expect((await ds.files()).length).toBe(5);
   });
+
+  it('deleted after a file changed (two remote copies of one name): only what differs from the newest copy is uploaded', async () => {
+    ws.write('a.md', '# A, second version\n');
+    const changed = await ws.runJson('sync');
+    expect(changed.report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
+    for (const suffix of ['', '-wal', '-shm']) rmSync(ws.statePath + suffix, { force: true });
+    ws.write('guides/b.txt', 'bravo, edited while the state was gone\n');
+    const balance = await ds.balance();
+
+    const rerun = await ws.runJson('sync');
+
+    expect(rerun.code).toBe(0);
+    expect(pathsWith(rerun.report, 'upload')).toEqual(['guides/b.txt']);
+    expect(rerun.report.items.filter((i) => i.path === 'a.md').map((i) => i.action)).toEqual(['skip:unchanged']);
+    expect(balance - (await ds.balance())).toBe(5);
+  });
 });

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
+import { isUpload, startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+
+let svc: E2eService;
+let proxy: FaultProxy;
+const temp = createTempDirs();
+beforeAll(async () => {
+  svc = await startE2eService();
+  proxy = await startFaultProxy(svc.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await svc.close();
+  temp.cleanup();
+});
+
+function setup(): { ds: E2eDataset; ws: Workspace } {
+  proxy.setHooks({});
+  proxy.requests.length = 0;
+  const ds = svc.dataset({ credits: 1000 });
+  const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey });
+  ws.write('a.md', '# A\n');
+  ws.write('b.md', '# B\n');
+  return { ds, ws };
+}
+
+const uploadsOf = (name: string): ProxiedRequest[] => proxy.requests.filter((r) => isUpload(r) && r.body.includes(`filename="${name}"`));
+
+describe('answers a real server gives only under stress', () => {
+  it('429 with Retry-After on an upload: waited for, sent again, charged once', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    let refused = 0;
+    proxy.setHooks({
+      onRequest: (req) => {
+        if (!isUpload(req) || !req.body.includes('filename="a.md"') || refused >= 2) return { kind: 'forward' };
+        refused++;
+        return { kind: 'respond', status: 429, headers: { 'retry-after': '0' }, json: { error: { code: 'rate_limited', message: 'slow down' } } };
+      },
+    });
+
+    const run = await ws.runJson('sync');
+
+    expect(run.code).toBe(0);
+    expect(itemOf(run.report, 'a.md')).toMatchObject({ outcome: 'done', credits: 5 });
+    expect(uploadsOf('a.md')).toHaveLength(3);
+    expect(run.report.summary).toMatchObject({ uploaded: 2, failed: 0, creditsSpent: 10 });
+    expect(start - (await ds.balance())).toBe(10);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
+  });
+
+  it('502 from a gateway after the service took the upload: unknown, reconciled on the rerun, never paid twice', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    proxy.setHooks({
+      onResponse: (req, res) => {
+        if (isUpload(req) && req.body.includes('filename="a.md"')) {
+          res.status = 502;
+          res.body = Buffer.from('<html>Bad Gateway</html>');
+          res.headers = { 'content-type': 'text/html' };
+        }
+        return 'relay';
+      },
+    });
+
+    const first = await ws.runJson('sync');
+    proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+
+    expect(first.code).toBe(1);
+    expect(itemOf(first.report, 'a.md').outcome).toBe('unknown');
+    expect(rerun.code).toBe(0);
+    expect(rerun.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(uploadsOf('a.md')).toHaveLength(1);
+    expect(start - (await ds.balance())).toBe(10);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
+  });
+
+  it('502 from a gateway that never reached the service: the rerun sends it once, with the same idempotency key', async () => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    proxy.setHooks({
+      onRequest: (req) =>
+        isUpload(req) && req.body.includes('filename="a.md"') ? { kind: 'respond', status: 502, json: { error: 'bad gateway' } } : { kind: 'forward' },
+    });
+
+    const first = await ws.runJson('sync');
+    proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+
+    expect(first.code).toBe(1);
+    expect(rerun.code).toBe(0);
+    expect(itemOf(rerun.report, 'a.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
+    const attempts = uploadsOf('a.md');
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]?.headers['idempotency-key']).toBe(attempts[0]?.headers['idempotency-key']);
+    expect(start - (await ds.balance())).toBe(10);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
+  });
+});

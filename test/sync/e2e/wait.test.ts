@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
+import { createTempDirs, createWorkspace, itemOf } from '../../helpers/e2e-workspace.js';
+import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+
+let svc: E2eService;
+let proxy: FaultProxy;
+const temp = createTempDirs();
+beforeAll(async () => {
+  svc = await startE2eService();
+  // Only counts calls here: every request is forwarded untouched.
+  proxy = await startFaultProxy(svc.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await svc.close();
+  temp.cleanup();
+});
+
+const isReprocess = (r: { method: string; url: string }): boolean => r.method === 'POST' && /\/files\/\d+\/reprocess/.test(r.url);
+
+describe('kbsync sync --wait', () => {
+  it('waits until processed; a file the service cannot process is reprocessed maxReprocessAttempts times, then reported failed', async () => {
+    const ds = svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } } });
+    ws.write('good.md', '# Good\nThis one parses.\n');
+    ws.write('table.csv', 'a,b\n1,2\n');
+    ws.write('bad.json', '{"unterminated": [1, 2,\n');
+    const start = await ds.balance();
+
+    const run = await ws.runJson('sync', '--wait', '--wait-timeout', '20');
+    const status = await ws.runJson('status');
+    const remote = new Map((await ds.files()).map((f) => [f.name, f]));
+    const charged = start - (await ds.balance());
+
+    expect(remote.get('good.md')?.status).toBe('processed');
+    expect(remote.get('table.csv')?.status).toBe('processed');
+    expect(remote.get('bad.json')?.status).toBe('failed');
+    expect(itemOf(status.report, 'good.md').remoteStatus).toBe('processed');
+    expect(itemOf(status.report, 'table.csv').remoteStatus).toBe('processed');
+    expect(itemOf(status.report, 'bad.json').remoteStatus).toBe('failed');
+    expect(proxy.requests.filter(isReprocess)).toHaveLength(2);
+    expect(charged).toBe(3 * 5 + 2 * 5);
+    expect(run.code).toBe(1);
+    expect(run.report.summary).toMatchObject({ uploaded: 2, failed: 1, creditsSpent: charged });
+    expect(itemOf(run.report, 'bad.json')).toMatchObject({ outcome: 'failed', credits: 15 });
+    expect(String(itemOf(run.report, 'bad.json').error)).toMatch(/remote processing failed: invalid JSON/);
+
+    const later = await ws.runJson('sync');
+
+    expect(itemOf(later.report, 'bad.json')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
+    expect(later.code).toBe(1);
+    expect(start - (await ds.balance())).toBe(charged);
+    expect(proxy.requests.filter(isReprocess)).toHaveLength(2);
+  });
+});

@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // End-to-end tests run bin/kbsync.js as a child process: build dist/ once if it is missing or stale.
+    globalSetup: ['test/helpers/build-dist.ts'],
   },
 });

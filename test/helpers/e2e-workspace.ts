@@ -111,14 +111,14 @@ export function createWorkspace(root: string, o: { baseUrl: string; apiKey: stri
   };
 }
 
-/** Runs `kbsync ...args` in-process (main() of src/cli), output captured, in `cwd`, with an empty env. */
-export async function runKbsync(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
+/** Runs `kbsync ...args` in-process (main() of src/cli), output captured, in `cwd`, with an empty env; `tty` makes stderr a terminal. */
+export async function runKbsync(args: string[], cwd: string, o: { env?: Record<string, string>; tty?: boolean } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await main(['node', 'kbsync', ...args], {
     stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env,
+    stderr: { write: (text: string) => (stderr += text), isTTY: o.tty === true },
+    env: o.env ?? {},
     cwd,
     getLogger: () => Promise.resolve(silentLogger()),
   });

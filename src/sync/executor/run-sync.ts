@@ -180,5 +180,7 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
     const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
     return { ...item, outcome, creditsCharged: 0, error: null };
   }
-  return { ...item, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error };
+  // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
+  const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;
+  return { ...item, remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error };
 }

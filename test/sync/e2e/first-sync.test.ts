@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadCost } from '../../../src/shared/plans.js';
 import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, pathsWith } from '../../helpers/e2e-workspace.js';
+import { createTempDirs, createWorkspace, pathsWith, runKbsync } from '../../helpers/e2e-workspace.js';
 
 let svc: E2eService;
 const temp = createTempDirs();
@@ -57,5 +57,29 @@ describe('first and second sync', () => {
     expect(second.report.summary).toMatchObject({ uploaded: 0, unchanged: 9, creditsPlanned: 0, creditsSpent: 0 });
     expect(await ds.balance()).toBe(afterFirst);
     expect((await ds.files()).length).toBe(9);
+  });
+
+  it('reports progress as plain lines when stderr is not a terminal, and as a bar redrawn in place when it is', async () => {
+    const ds = svc.dataset({ credits: 1000 });
+    const plain = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey });
+    const tty = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: svc.dataset({ credits: 1000 }).apiKey });
+    for (const ws of [plain, tty]) {
+      ws.write('a.md', '# A\n');
+      ws.write('b.md', '# B\n');
+    }
+
+    const lines = await plain.run('sync');
+    const bar = await runKbsync(['sync', '-c', tty.configPath], tty.root, { tty: true });
+
+    expect(lines.code).toBe(0);
+    // Uploads finish in any order: one line per finished upload, counted 1/2 then 2/2.
+    const progress = lines.stderr.split('\n').filter((l) => /^\d+\/2 /.test(l));
+    expect(progress.map((l) => l.slice(0, 3))).toEqual(['1/2', '2/2']);
+    expect(progress.map((l) => l.slice(4)).sort()).toEqual(['upload a.md', 'upload b.md']);
+    expect(lines.stderr).not.toContain('\r');
+    expect(lines.stdout).toMatch(/2 uploaded, 0 unchanged/);
+    expect(bar.code).toBe(0);
+    expect(bar.stderr).toMatch(/\r\[#+\.*\] 2\/2 /);
+    expect(bar.stdout).toMatch(/2 uploaded/);
   });
 });

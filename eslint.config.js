@@ -14,10 +14,33 @@ export default tseslint.config(
   {
     // Dependency rules of docs/architecture.md, checked by the linter.
     files: ['src/sync/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**'] }] },
+    ignores: ['src/sync/state/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: ['**/service/**', '**/cli/**'],
+        paths: [
+          { name: 'better-sqlite3', message: 'only src/sync/state/ opens SQLite on the sync side' },
+          { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['src/sync/state/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**'], paths: [{ name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' }] }] },
   },
   {
     files: ['src/service/**/*.ts'],
+    ignores: ['src/service/store/**', 'src/service/**/*.test.ts', 'src/service/**/test-support.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: ['**/sync/**', '**/cli/**', '**/client/**'],
+        paths: [{ name: 'better-sqlite3', importNames: ['default'], message: 'only src/service/store/ opens SQLite (type imports are fine)' }],
+      }],
+    },
+  },
+  {
+    files: ['src/service/store/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/sync/**', '**/cli/**', '**/client/**'] }] },
   },
   {

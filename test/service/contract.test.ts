@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, isApiError, verifyWebhook, type KnowledgeClient } from '../../src/client/index.js';
@@ -166,6 +168,117 @@ describe('contract: error codes through the client', () => {
     } finally {
       await small.close();
     }
+  });
+});
+
+/** What a refused call carried: the client's code, the HTTP status and Retry-After (ms). */
+async function refusal(call: Promise<unknown>): Promise<{ code: ErrorCode; status: number | null; retryAfterMs: number | null }> {
+  try {
+    await call;
+  } catch (err) {
+    if (isApiError(err)) return { code: err.code, status: err.status, retryAfterMs: err.retryAfterMs };
+    throw err;
+  }
+  throw new Error('the call succeeded');
+}
+
+/** A real OpenAI-compatible chat-completions server on 127.0.0.1 that holds every answer until released. */
+async function startHeldLlm(): Promise<{ url: string; waitForRequest(): Promise<void>; release(): void; close(): Promise<void> }> {
+  const held: ServerResponse[] = [];
+  let arrived: () => void = () => undefined;
+  const first = new Promise<void>((resolve) => (arrived = resolve));
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      held.push(res);
+      arrived();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => {
+    for (const res of held.splice(0)) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'held answer' } }] }));
+    }
+  };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    waitForRequest: () => first,
+    release,
+    close: () => {
+      release();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('contract: limit, idempotency, rate and request errors through the client (code, status, Retry-After)', () => {
+  it('409 limit_reached for an 11th webhook', async () => {
+    const { client } = clientFor();
+    for (let i = 0; i < 10; i++) await client.createWebhook({ url: `${receiver.url}?n=${i}` });
+
+    const eleventh = await refusal(client.createWebhook({ url: `${receiver.url}?n=10` }));
+
+    expect(eleventh).toEqual({ code: 'limit_reached', status: 409, retryAfterMs: null });
+    expect(await client.listWebhooks()).toHaveLength(10);
+  });
+
+  it('409 idempotency_in_progress for the same Idempotency-Key while the first call still runs; charged once', async () => {
+    const llm = await startHeldLlm();
+    const slow = await startHarness({ llmUrl: llm.url });
+    try {
+      const { datasetId, apiKey } = slow.service.admin.createDataset({ name: 'x', plan: 'pro', credits: 100 });
+      const client = createClient({ baseUrl: slow.service.url, apiKey, datasetId, retry: { retries: 0 } });
+      clients.push(client);
+      const agent = await client.createAgent({ name: 'slow' });
+
+      const first = client.chat(agent.id, 'anything?', { idempotencyKey: 'chat-1' });
+      await llm.waitForRequest();
+      const concurrent = await refusal(client.chat(agent.id, 'anything?', { idempotencyKey: 'chat-1' }));
+      llm.release();
+      const answered = await first;
+
+      expect(concurrent).toEqual({ code: 'idempotency_in_progress', status: 409, retryAfterMs: null });
+      expect(answered.response).toBe('held answer');
+      expect(await balance(client)).toBe(100 - 5 - 1);
+    } finally {
+      await slow.close();
+      await llm.close();
+    }
+  });
+
+  it('429 rate_limited with Retry-After in ms, and the refused call is not charged', async () => {
+    const limited = await startHarness({ rateLimitPerMin: 2, clock: () => Date.UTC(2025, 0, 1) });
+    try {
+      const { datasetId, apiKey } = limited.service.admin.createDataset({ name: 'x', plan: 'pro', credits: 100 });
+      const client = createClient({ baseUrl: limited.service.url, apiKey, datasetId, retry: { retries: 0 } });
+      clients.push(client);
+      await client.query({ query: 'one' });
+      await client.query({ query: 'two' });
+
+      const third = await refusal(client.query({ query: 'three' }));
+
+      // 2 per minute: the next token comes 30 s later (the clock stands still).
+      expect(third).toEqual({ code: 'rate_limited', status: 429, retryAfterMs: 30_000 });
+      // (Reading the balance over HTTP would be rate limited too: adding one credit returns it.)
+      expect(limited.service.admin.addCredits(datasetId, 1)).toBe(98 + 1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it.each([
+    ['an empty query', (c: KnowledgeClient) => c.query({ query: '' })],
+    ['an empty dataset name', (c: KnowledgeClient) => c.updateDataset({ name: '' })],
+    ['an empty agent name', (c: KnowledgeClient) => c.createAgent({ name: '' })],
+    ['top_k 0', (c: KnowledgeClient) => c.query({ query: 'x', topK: 0 })],
+  ])('400 invalid_request for %s, not charged', async (_label, call) => {
+    const { client } = clientFor({ credits: 100 });
+
+    const refused = await refusal(call(client));
+
+    expect(refused).toEqual({ code: 'invalid_request', status: 400, retryAfterMs: null });
+    expect(await balance(client)).toBe(100);
   });
 });
 

@@ -96,7 +96,7 @@ describe('upload', () => {
   });
 
   it.each([
-    ['no multipart at all', { 'content-type': 'application/json' }, '{}', 415],
+    ['no multipart at all', { 'content-type': 'application/json' }, '{}', 400],
     ['missing boundary', { 'content-type': 'multipart/form-data' }, 'garbage', 400],
     ['truncated body', { 'content-type': 'multipart/form-data; boundary=XX' }, '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello', 400],
     ['no file part', { 'content-type': 'multipart/form-data; boundary=XX' }, '--XX\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--XX--\r\n', 400],
@@ -130,6 +130,42 @@ describe('upload', () => {
     await eventually(async () => (partialFiles().length === 0 ? true : undefined));
     expect((await api.call('GET', '/api/v1/ext/files/')).body.total).toBe(0);
     expect(await credits(api)).toBe(100);
+  });
+
+  it.each([
+    ['two file parts named "file"', ['file', 'file']],
+    ['a second file part under another name', ['file', 'attachment']],
+  ])('%s: 400 "send exactly one file part", nothing stored or charged', async (_label, fields) => {
+    const api = apiFor(h, { plan: 'basic', credits: 100 });
+    const before = storedFiles().length;
+    const boundary = 'TWOFILES';
+    const parts = fields.map((field, i) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="part${i}.txt"\r\n\r\ncontent ${i}\r\n`);
+    const body = `${parts.join('')}--${boundary}--\r\n`;
+
+    const res = await api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'send exactly one file part' });
+    expect(await credits(api)).toBe(100);
+    expect((await api.call('GET', '/api/v1/ext/files/')).body.total).toBe(0);
+    expect(storedFiles().length).toBe(before);
+    expect(partialFiles()).toEqual([]);
+  });
+
+  it('ignores plain fields next to the one file part', async () => {
+    const api = apiFor(h, { plan: 'basic', credits: 100 });
+    const boundary = 'WITHFIELDS';
+    const body = [
+      `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nbefore\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\n\r\nthe one file\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="tag"\r\n\r\nafter\r\n`,
+      `--${boundary}--\r\n`,
+    ].join('');
+
+    const res = await api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'one.txt', size: 12, credits_charged: 5 });
   });
 
   it('a file part under another field name is a 400', async () => {

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TABLE } from '../../src/cli/error-table.js';
+import { STATUS_OF } from '../../src/service/service-error.js';
 import { apiFor, send, startHarness, type Api, type Harness } from './helpers.js';
+
+/** API.md's error table, plus the pairs docs/service.md adds (405). */
+const DOCUMENTED_PAIRS = [
+  '400 invalid_request', '401 unauthorized', '402 insufficient_credits', '403 tier_required', '403 mode_forbidden', '403 forbidden',
+  '404 not_found', '405 method_not_allowed', '409 limit_reached', '409 idempotency_in_progress', '413 file_too_large',
+  '415 unsupported_file_type', '422 validation_failed', '422 idempotency_mismatch', '429 rate_limited', '500 internal',
+];
 
 let h: Harness;
 let api: Api;
@@ -25,13 +34,15 @@ describe('errors are JSON for everything', () => {
     expect(res.body.error.code).toBe('not_found');
   });
 
-  it('answers 405 with Allow for a known path and a wrong method', async () => {
+  it('answers 405 method_not_allowed (a documented code with an exit code) with Allow for a known path and a wrong method', async () => {
     const res = await api.call('DELETE', '/api/v1/ext/agents/');
 
     expect(res.status).toBe(405);
     expect(res.headers['allow']).toContain('GET');
     expect(res.headers['allow']).toContain('POST');
     expect(res.body.error.code).toBe('method_not_allowed');
+    expect(STATUS_OF.method_not_allowed).toBe(405);
+    expect(ERROR_TABLE.method_not_allowed.exit).toBe(1);
   });
 
   it('rejects malformed JSON with 400 invalid_request', async () => {
@@ -48,22 +59,44 @@ describe('errors are JSON for everything', () => {
     expect(res.body.error.message).toContain('__proto__');
   });
 
-  it('rejects a wrong Content-Type with 415', async () => {
-    const res = await api.call('POST', '/api/v1/ext/datasets/query', { body: 'query=x', headers: { 'content-type': 'text/plain' } });
+  it.each([
+    ['a JSON route', '/api/v1/ext/datasets/query', 'text/plain', 'application/json'],
+    ['a JSON route', '/api/v1/ext/datasets/query', 'application/x-www-form-urlencoded', 'application/json'],
+    ['the upload route', '/api/v1/ext/files/upload', 'text/plain', 'multipart/form-data'],
+    ['the upload route', '/api/v1/ext/files/upload', 'application/json', 'multipart/form-data'],
+  ])('a wrong Content-Type on %s (%s, sent %s) is a 400 invalid_request naming %s', async (_route, path, contentType, expected) => {
+    const res = await api.call('POST', path, { body: 'query=x', headers: { 'content-type': contentType } });
 
-    expect(res.status).toBe(415);
+    expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.message).toContain(expected);
   });
 
-  it('rejects a body over 1 MB with 413 and stays up', async () => {
+  it('rejects a JSON body over 1 MiB with 400 invalid_request (not 413, which means file_too_large) and stays up', async () => {
     const huge = JSON.stringify({ query: 'x'.repeat(1_100_000) });
 
     const res = await api.call('POST', '/api/v1/ext/datasets/query', { body: huge, headers: { 'content-type': 'application/json' } });
     const after = await api.call('GET', '/api/v1/ext/datasets/');
 
-    expect(res.status).toBe(413);
-    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'JSON body over 1048576 bytes' });
     expect(after.status).toBe(200);
+  });
+
+  it('answers every error with a status/code pair documented in API.md or docs/service.md', async () => {
+    const answers = await Promise.all([
+      api.call('POST', '/api/v1/ext/datasets/query', { body: '{', headers: { 'content-type': 'application/json' } }),
+      api.call('POST', '/api/v1/ext/datasets/query', { body: 'x', headers: { 'content-type': 'text/plain' } }),
+      api.call('POST', '/api/v1/ext/datasets/query', { body: JSON.stringify({ query: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } }),
+      api.call('POST', '/api/v1/ext/files/upload', { body: 'x', headers: { 'content-type': 'text/plain' } }),
+      api.call('POST', '/api/v1/ext/files/upload', { json: {} }),
+      api.call('DELETE', '/api/v2/ext/webhooks'),
+      api.call('GET', '/nope'),
+      api.call('GET', '/api/v1/ext/datasets/', { noAuth: true }),
+      api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'x', top_k: 21 } }),
+    ]);
+
+    for (const res of answers) expect(DOCUMENTED_PAIRS, JSON.stringify(res.body)).toContain(`${res.status} ${res.body.error.code}`);
   });
 
   it.each([
@@ -114,6 +147,17 @@ describe('auth', () => {
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('not_found');
   });
+
+  it.each([
+    ['the same value twice', (id: string) => `dataset_id=${id}&dataset_id=${id}`],
+    ['two values', (id: string) => `dataset_id=${id}&dataset_id=999999`],
+  ])('answers 400 invalid_request for a repeated dataset_id (%s)', async (_label, query) => {
+    const res = await api.call('GET', `/api/v1/ext/datasets/?${query(api.datasetId)}`);
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.message).toContain('dataset_id');
+  });
 });
 
 describe('paths', () => {
@@ -147,5 +191,45 @@ describe('paths', () => {
     expect(res.body).toMatchObject({ id: Number(api.datasetId), name: 'renamed', description: 'about' });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('name');
+  });
+});
+
+describe('request bodies: strict where a typo would silently do nothing, lenient elsewhere', () => {
+  it.each([
+    ['PUT dataset', 'PUT', () => '/api/v2/ext/datasets', { nme: 'x' }, 'nme'],
+    ['PUT dataset (a known field next to a typo)', 'PUT', () => '/api/v2/ext/datasets', { name: 'ok', descripton: 'x' }, 'descripton'],
+    ['PUT agent config wrapper', 'PUT', (agent: number) => `/api/v1/ext/agents/${agent}/config`, { config: { top_k: 3 }, system_prompt: 'x' }, 'system_prompt'],
+    ['PATCH dataset mode', 'PATCH', (agent: number, dataset: string) => `/api/v2/ext/agents/${agent}/datasets/${dataset}`, { mode: 'self_learning', moed: 'read_only' }, 'moed'],
+    ['POST webhook', 'POST', () => '/api/v2/ext/webhooks', { url: 'https://example.com/hook', evnts: ['webhook.test'] }, 'evnts'],
+  ] as const)('%s: an unknown field is a 400 invalid_request naming it, and changes nothing', async (_label, method, path, json, field) => {
+    const caller = apiFor(h, { plan: 'pro', credits: 100 });
+    const agent = (await caller.call('POST', '/api/v1/ext/agents/', { json: { name: 'strict' } })).body.id as number;
+    const before = await caller.call('GET', `/api/v1/ext/agents/${agent}`);
+
+    const res = await caller.call(method, path(agent, caller.datasetId), { json });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: `${field}: unknown field` });
+    expect((await caller.call('GET', '/api/v1/ext/datasets/')).body.datasets[0]).toMatchObject({ name: 'test', description: '', credits_remaining: 95 });
+    expect((await caller.call('GET', `/api/v1/ext/agents/${agent}`)).body).toEqual(before.body);
+    expect((await caller.call('GET', '/api/v2/ext/webhooks')).body.webhooks).toEqual([]);
+  });
+
+  it.each([
+    ['POST query', '/api/v1/ext/datasets/query', { query: 'x', top_k: 3, client_trace: 'abc' }, 200],
+    ['POST agent', '/api/v1/ext/agents/', { name: 'lenient', description: 'a field the hosted service may know' }, 201],
+  ])('%s: an unknown field is ignored', async (_label, path, json, status) => {
+    const res = await api.call('POST', path, { json });
+
+    expect(res.status).toBe(status);
+  });
+
+  it('the agent config itself keeps unknown keys (it is free-form)', async () => {
+    const agent = (await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'free-form' } })).body.id as number;
+
+    const res = await api.call('PUT', `/api/v1/ext/agents/${agent}/config`, { json: { config: { top_k: 2, model: 'tiny' } } });
+
+    expect(res.status).toBe(200);
+    expect(res.body.config).toEqual({ top_k: 2, model: 'tiny' });
   });
 });

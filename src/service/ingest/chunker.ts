@@ -1,4 +1,4 @@
-import { paragraphsOf, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
+import { hasTwoLines, PARAGRAPH_BREAK, paragraphLinePieces, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
 import { isRecordSection, type ParsedDocument, type Section } from './types.js';
 
 export type ChunkOptions = {
@@ -67,24 +67,81 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
     current.push(piece);
   };
 
+  // A paragraph cut by the parser (`openParagraph`), waiting for its next lines: its text while it may
+  // still fit one chunk, or 'lines' once it is known to be cut line by line (its lines are then packed
+  // as they come). Either way the pieces are exactly those of the whole paragraph.
+  let open: { text: string } | 'lines' | undefined;
+
+  const addAll = (pieces: Piece[]): void => {
+    for (const piece of pieces) add(piece);
+  };
+
+  const closeOpen = (): void => {
+    if (open !== undefined && open !== 'lines' && open.text !== '') addAll(unitPieces(open.text, budget(), '\n\n'));
+    open = undefined;
+  };
+
+  const prosePieces = (s: { text: string; openParagraph?: boolean }, continuesOpen: boolean): void => {
+    let text = s.text;
+    let lineMode = false;
+    if (continuesOpen && open === 'lines') {
+      // A stand-in for the paragraph's previous line, so that a break at the very start still counts.
+      text = `-\n${text}`;
+      lineMode = true;
+    } else if (continuesOpen && open !== undefined) text = `${open.text}\n${text}`;
+    open = undefined;
+    const paragraphs = text.split(PARAGRAPH_BREAK);
+    const last = paragraphs.length - 1;
+    paragraphs.forEach((raw, i) => {
+      const isOpen = s.openParagraph === true && i === last;
+      if (i === 0 && lineMode) {
+        addAll(paragraphLinePieces(raw.slice(2), budget(), '\n'));
+        if (isOpen) open = 'lines';
+        return;
+      }
+      const paragraph = raw.trim();
+      if (paragraph === '') return;
+      if (!isOpen) addAll(unitPieces(paragraph, budget(), '\n\n'));
+      else if (paragraph.length > budget() && hasTwoLines(paragraph)) {
+        addAll(paragraphLinePieces(paragraph, budget(), '\n\n'));
+        open = 'lines';
+      } else open = { text: paragraph };
+    });
+  };
+
   const section = (s: Section): void => {
     const heading = s.heading?.trim() ?? '';
     const shown = truncateAtWord(heading, Math.floor(maxChars / 3));
     const nextPrefix = shown === '' ? '' : `${shown}\n`;
     const isProse = !isRecordSection(s);
-    if (!(s.continues === true && nextPrefix === prefix && isProse === prose)) emitCurrent();
+    const continues = s.continues === true && nextPrefix === prefix && isProse === prose;
+    const continuesOpen = continues && isProse && open !== undefined;
+    if (!continuesOpen) closeOpen();
+    if (!continues) emitCurrent();
     prefix = nextPrefix;
     prose = isProse;
-    const units = isRecordSection(s) ? s.records.map((r) => r.trim()).filter((r) => r !== '') : paragraphsOf(s.text);
-    if (units.length === 0 && shown !== '' && s.continues !== true) {
+    if (isRecordSection(s)) {
+      const units = s.records.map((r) => r.trim()).filter((r) => r !== '');
+      if (units.length === 0 && shown !== '' && s.continues !== true) {
+        emit(shown);
+        return;
+      }
+      for (const unit of units) addAll(unitPieces(unit, budget(), '\n'));
+      return;
+    }
+    if (s.continues !== true && shown !== '' && s.text.trim() === '') {
       emit(shown);
       return;
     }
-    const sep = isProse ? '\n\n' : '\n';
-    for (const unit of units) for (const piece of unitPieces(unit, budget(), sep)) add(piece);
+    prosePieces(s, continuesOpen);
   };
 
-  return { section, finish: () => void emitCurrent() };
+  const finish = (): void => {
+    closeOpen();
+    emitCurrent();
+  };
+
+  return { section, finish };
 }
 
 /** The chunks of a parsed document, in order. */

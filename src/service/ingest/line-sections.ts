@@ -1,13 +1,20 @@
 import { parse as parseYaml } from 'yaml';
+import { atxHeading } from './atx-heading.js';
 import { flattenJson } from './flatten.js';
 import type { Section } from './types.js';
 
 /** A section's text is handed on at the next paragraph break once it is this long (memory stays flat). */
 export const SECTION_FLUSH_CHARS = 64 * 1024;
+/**
+ * With no paragraph break in sight (one huge paragraph, or a long fenced block) a section is cut
+ * between two lines once it is this long; the cut is marked `openParagraph` so the chunker joins
+ * the paragraph up again. Memory stays flat and no one step handles more than about this much text.
+ */
+export const SECTION_CUT_CHARS = 4 * SECTION_FLUSH_CHARS;
 const MAX_FRONT_MATTER_LINES = 500;
 
 export type LineSectionOptions = {
-  /** Markdown: ATX and setext headings start sections; fenced code is never split or read as headings. */
+  /** Markdown: ATX and setext headings start sections; fenced code is never read as headings (nor cut at a blank line unless very long). */
   markdown: boolean;
   /** A leading `---` … `---` YAML block is metadata: it becomes one `key: value` record, not body text. */
   frontMatter?: boolean;
@@ -15,9 +22,13 @@ export type LineSectionOptions = {
   title?: string;
 };
 
-export type LineSections = { push(line: string): Section[]; end(): Section[] };
+export type LineSections = {
+  push(line: string): Section[];
+  /** Like `push` for each line, appending the sections to `out`. */
+  pushLines(lines: readonly string[], out: Section[]): void;
+  end(): Section[];
+};
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const NOT_PARAGRAPH = /^ {0,3}([-*+>|#]|\d+[.)])/;
@@ -41,6 +52,8 @@ export function createLineSections(options: LineSectionOptions): LineSections {
   const stack: { level: number; text: string }[] = [];
   let body: string[] = [];
   let bodyChars = 0;
+  /** The body starts in the middle of a paragraph cut by SECTION_CUT_CHARS: its first line keeps its indent. */
+  let bodyContinuesParagraph = false;
   let emittedUnderHeading = false;
   let fence: string | null = null;
   let frontMatter: 'start' | 'inside' | 'done' = options.frontMatter === true ? 'start' : 'done';
@@ -51,15 +64,22 @@ export function createLineSections(options: LineSectionOptions): LineSections {
     return parts.length === 0 ? undefined : parts.join(' > ');
   };
 
-  const flush = (out: Section[], leafHeading: boolean): void => {
-    const text = body.join('\n').trim();
+  const flush = (out: Section[], leafHeading: boolean, openParagraph = false): void => {
+    const joined = body.join('\n');
+    const text = bodyContinuesParagraph ? joined.trimEnd() : joined.trim();
     const heading = headingPath();
     if (text !== '' || (leafHeading && !emittedUnderHeading && heading !== undefined)) {
-      out.push({ ...(heading === undefined ? {} : { heading }), text, ...(emittedUnderHeading ? { continues: true } : {}) });
+      out.push({
+        ...(heading === undefined ? {} : { heading }),
+        text,
+        ...(emittedUnderHeading ? { continues: true } : {}),
+        ...(openParagraph ? { openParagraph: true } : {}),
+      });
       emittedUnderHeading = true;
     }
     body = [];
     bodyChars = 0;
+    bodyContinuesParagraph = openParagraph;
   };
 
   const startHeading = (out: Section[], level: number, text: string): void => {
@@ -71,15 +91,17 @@ export function createLineSections(options: LineSectionOptions): LineSections {
   };
 
   const bodyLine = (line: string, out: Section[], raw = false): void => {
-    if (options.markdown && !raw) {
+    const blank = line.trim() === '';
+    // A blank line is never a fence, heading or underline: it skips the Markdown checks.
+    if (options.markdown && !raw && !blank) {
       const marker = FENCE.exec(line)?.[1];
       if (fence !== null) {
         if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = null;
       } else if (marker !== undefined) {
         fence = marker;
       } else {
-        const atx = ATX.exec(line);
-        if (atx) return startHeading(out, atx[1]?.length ?? 1, (atx[2] ?? '').trim());
+        const atx = atxHeading(line);
+        if (atx) return startHeading(out, atx.level, atx.text);
         const setext = SETEXT.exec(line);
         const last = body.at(-1);
         if (setext && last !== undefined && last.trim() !== '' && !NOT_PARAGRAPH.test(last)) {
@@ -90,40 +112,55 @@ export function createLineSections(options: LineSectionOptions): LineSections {
         }
       }
     }
-    if (line.trim() === '' && fence === null && bodyChars >= SECTION_FLUSH_CHARS) {
-      flush(out, false);
-      return;
+    if (blank) {
+      // Cut at a paragraph break once the section is long (inside fenced code only once it is very long).
+      if (bodyChars >= (fence === null ? SECTION_FLUSH_CHARS : SECTION_CUT_CHARS)) return flush(out, false);
+      // Blank lines before any text only count towards the size: the text is trimmed anyway.
+      if (body.length === 0) {
+        bodyChars += line.length + 1;
+        return;
+      }
+    } else if (bodyChars >= SECTION_CUT_CHARS) {
+      flush(out, false, (body.at(-1) ?? '') !== '');
     }
-    body.push(line.trimEnd());
+    body.push(blank ? '' : line.trimEnd());
     bodyChars += line.length + 1;
   };
 
-  const push = (line: string): Section[] => {
-    const out: Section[] = [];
+  const pushLine = (line: string, out: Section[]): void => {
     if (frontMatter === 'start') {
       frontMatter = line.trim() === '---' ? 'inside' : 'done';
-      if (frontMatter === 'inside') return out;
+      if (frontMatter === 'inside') return;
     } else if (frontMatter === 'inside') {
       const closes = line.trim() === '---' || line.trim() === '...';
       if (!closes && frontLines.length < MAX_FRONT_MATTER_LINES) {
         frontLines.push(line);
-        return out;
+        return;
       }
       frontMatter = 'done';
       const parsed = closes ? frontMatterSections(frontLines) : undefined;
       if (parsed !== undefined) {
         out.push(...parsed);
         frontLines = [];
-        return out;
+        return;
       }
       // Not front matter after all: its lines are plain text (no `---` underline may make a heading of them).
       for (const kept of ['---', ...frontLines]) bodyLine(kept, out, true);
       frontLines = [];
       bodyLine(line, out, closes);
-      return out;
+      return;
     }
     bodyLine(line, out);
+  };
+
+  const push = (line: string): Section[] => {
+    const out: Section[] = [];
+    pushLine(line, out);
     return out;
+  };
+
+  const pushLines = (lines: readonly string[], out: Section[]): void => {
+    for (const line of lines) pushLine(line, out);
   };
 
   const end = (): Section[] => {
@@ -136,14 +173,14 @@ export function createLineSections(options: LineSectionOptions): LineSections {
     return out;
   };
 
-  return { push, end };
+  return { push, pushLines, end };
 }
 
 /** Sections of an in-memory text (an intelligence entry), split like a Markdown file. */
 export function textSections(text: string, options: LineSectionOptions): Section[] {
   const lines = createLineSections(options);
   const out: Section[] = [];
-  for (const line of text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/)) out.push(...lines.push(line));
+  lines.pushLines(text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/), out);
   out.push(...lines.end());
   return out;
 }

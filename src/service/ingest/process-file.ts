@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from 'better-sqlite3';
 import { extensionOf } from '../../shared/file-types.js';
 import { isKbsyncError } from '../../shared/errors.js';
@@ -12,8 +13,10 @@ type FileContext = {
   logger: Logger;
   chunking: ChunkOptions;
   parsing: ParseOptions;
-  /** Chunks written per transaction while the file is read. */
+  /** Most chunks written per transaction while the file is read. */
   batchSize: number;
+  /** A transaction is written once its chunks hold this many characters (bounds how long one write blocks). */
+  batchChars: number;
   parserFor: (fileName: string) => Parser | undefined;
   now: () => string;
   /** True once the worker is asked to stop: the file is put back in the queue at the next batch. */
@@ -45,11 +48,16 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
   try {
     replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
     let batch: string[] = [];
+    let batchChars = 0;
     for await (const chunk of chunkSections(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
       batch.push(chunk);
-      if (batch.length < ctx.batchSize) continue;
+      batchChars += chunk.length;
+      if (batch.length < ctx.batchSize && batchChars < ctx.batchChars) continue;
       replace.add(batch);
       batch = [];
+      batchChars = 0;
+      // Let requests in between writes (the parser's own work is sliced by the reader).
+      await nextTurn();
       if (ctx.isStopping()) throw new Stopped();
     }
     replace.add(batch);

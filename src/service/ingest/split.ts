@@ -26,17 +26,61 @@ export function hardCut(text: string, max: number): string[] {
 
 /** Pieces of one unit (paragraph or record), each at most `budget` long, cut at the coarsest boundary that fits. */
 export function unitPieces(unit: string, budget: number, sep: string, level = 0): Piece[] {
-  if (unit.length <= budget) return [{ text: unit, sep }];
-  const cut = LEVELS[level];
-  if (cut === undefined) return hardCut(unit, budget).map((text, i) => ({ text, sep: i === 0 ? sep : '' }));
-  const parts = cut.split(unit).map((p) => p.trim()).filter((p) => p !== '');
-  if (parts.length <= 1) return unitPieces(unit, budget, sep, level + 1);
-  return parts.flatMap((part, i) => unitPieces(part, budget, i === 0 ? sep : cut.sep, level + 1));
+  const out: Piece[] = [];
+  addUnitPieces(out, unit, budget, sep, level);
+  return out;
 }
+
+function addUnitPieces(out: Piece[], unit: string, budget: number, sep: string, level: number): void {
+  if (unit.length <= budget) {
+    out.push({ text: unit, sep });
+    return;
+  }
+  const cut = LEVELS[level];
+  if (cut === undefined) {
+    hardCut(unit, budget).forEach((text, i) => out.push({ text, sep: i === 0 ? sep : '' }));
+    return;
+  }
+  const parts = cut.split(unit);
+  let kept = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const part = (parts[i] as string).trim();
+    if (part !== '') parts[kept++] = part;
+  }
+  if (kept <= 1) return addUnitPieces(out, unit, budget, sep, level + 1);
+  for (let i = 0; i < kept; i++) addUnitPieces(out, parts[i] as string, budget, i === 0 ? sep : cut.sep, level + 1);
+}
+
+/**
+ * Pieces of some lines of a paragraph already known to be too long for one chunk and to have more
+ * than one line, exactly as `unitPieces` cuts such a paragraph: line by line (the first joined by
+ * `firstSep`, the others by a line break), a line cut further only when it alone is too long.
+ */
+export function paragraphLinePieces(lines: string, budget: number, firstSep: string): Piece[] {
+  const out: Piece[] = [];
+  let first = true;
+  for (const raw of lines.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    addUnitPieces(out, line, budget, first ? firstSep : '\n', 1);
+    first = false;
+  }
+  return out;
+}
+
+/** True when text has at least two lines that are not blank. */
+export function hasTwoLines(text: string): boolean {
+  let seen = 0;
+  for (const line of text.split('\n')) if (line.trim() !== '' && ++seen === 2) return true;
+  return false;
+}
+
+/** What separates two paragraphs of prose: a blank line. */
+export const PARAGRAPH_BREAK = /\n[ \t]*\n/;
 
 /** Paragraphs of prose: blocks separated by blank lines, trimmed, empty ones dropped. */
 export function paragraphsOf(text: string): string[] {
-  return text.split(/\n[ \t]*\n/).map((p) => p.trim()).filter((p) => p !== '');
+  return text.split(PARAGRAPH_BREAK).map((p) => p.trim()).filter((p) => p !== '');
 }
 
 /** The longest tail of `text` of at most `max` characters that starts at a word boundary ("" if none). */

@@ -9,6 +9,11 @@ export type ProseSection = {
   /** Paragraphs separated by blank lines; split at paragraphs, then lines, sentences, words. */
   text: string;
   continues?: boolean;
+  /**
+   * The last paragraph goes on in the next section, which `continues` this one and starts with the
+   * paragraph's next line (a streaming parser cut a very long paragraph between two of its lines).
+   */
+  openParagraph?: boolean;
 };
 
 export type RecordSection = {

@@ -22,8 +22,13 @@ export type ProcessingWorkerOptions = {
   idlePollMs?: number;
   /** After an unexpected error (database busy), wait this long before the next try. @default 250 */
   retryDelayMs?: number;
-  /** Chunks written per transaction while a file is read (bounds how long one write blocks). @default 128 */
+  /** Most chunks written per transaction while a file is read. @default 512 */
   batchSize?: number;
+  /**
+   * A transaction is written once its chunks hold this many characters; with `batchSize` it bounds
+   * how long one write blocks the event loop (about 10–20 ms for the default). @default 256 KiB
+   */
+  batchChars?: number;
   /** Retired chunks deleted per transaction when there is nothing else to do. @default 200 */
   garbageBatch?: number;
   /** Which parser reads a file name. @default the registry's parserFor */
@@ -66,7 +71,8 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
     logger,
     chunking,
     parsing: opts.parsing ?? {},
-    batchSize: opts.batchSize ?? 128,
+    batchSize: opts.batchSize ?? 512,
+    batchChars: opts.batchChars ?? 256 * 1024,
     parserFor: opts.parserFor ?? parserFor,
     now,
     isStopping: () => stopping,

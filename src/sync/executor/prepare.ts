@@ -63,6 +63,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   const observation = await observeSources(config.sources, {
     stateDir: dirname(config.state),
     known: (source, path) => tracked.get(trackedKey(source, path)),
+    lastSyncedCommit: (source) => state.lastSyncedCommit(source),
   });
   const plan = planSync({
     observation,

@@ -1,9 +1,9 @@
 import type { KnowledgeClient } from '../../client/index.js';
 import { costOf } from '../../shared/plans.js';
-import { compareByPath, summarize, trackedKey } from '../planner/index.js';
-import type { OutboxOp } from '../state/index.js';
+import { bucketOf, compareByPath, summarize, trackedKey } from '../planner/index.js';
+import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
-import type { ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
+import type { Observation, ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
 import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
 import { waitForProcessing } from './poll.js';
 import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
@@ -72,6 +72,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       kind: 'run', runId, startedAt, finishedAt: now().toISOString(), items, totals, stop, notes: prepared.notes, plan,
       reindex: { ...plan.reindex, outcome: reindex.result.outcome, creditsCharged: reindex.result.creditsCharged, error: reindex.result.error },
     };
+    recordSyncedCommits(state, prepared.observation, items);
     const workLeft = totals.deferred > 0;
     state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', { totals, stop });
     return run;
@@ -172,6 +173,18 @@ async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number
   const { results, stop: reindexStop } = await runPaidTasks([task], paidOpts);
   const r = results[0] as PaidResult;
   return { result: { outcome: r.outcome, creditsCharged: r.creditsCharged, error: r.error }, stop: reindexStop };
+}
+
+/**
+ * A git source's commit becomes the base of the next run's `git diff` only when nothing of that source
+ * is left to do (no failed, unknown or deferred item): files left over must be looked at again next time.
+ */
+function recordSyncedCommits(state: StateStore, observation: Observation, items: readonly RunItem[]): void {
+  for (const source of observation.sources) {
+    if (source.kind !== 'git' || source.commit === null) continue;
+    const leftOver = items.some((i) => i.source === source.name && (i.outcome !== 'done' || bucketOf(i) === 'failed'));
+    if (!leftOver) state.setLastSyncedCommit(source.name, source.commit);
+  }
 }
 
 function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {

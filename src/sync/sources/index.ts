@@ -20,6 +20,12 @@ export type ObserveOptions = {
   /** The state's record of a file, if any. Called once per file found: keep it a Map lookup. */
   known: (source: string, path: string) => KnownFile | undefined;
   hash?: HashOptions;
+  /**
+   * For git sources: the commit last synced in full. Files that `git diff` says did not change since
+   * then keep their known hash even when their stat moved (a fresh clone on a CI runner rewrites every
+   * mtime and inode), so only what git reports as changed is hashed.
+   */
+  lastSyncedCommit?: (source: string) => string | null;
 };
 
 /**
@@ -31,10 +37,13 @@ export type ObserveOptions = {
 export async function observeSources(sources: readonly Source[], options: ObserveOptions): Promise<Observation> {
   const observation: Observation = { files: [], skipped: [], sources: [] };
   const results: ScanResult[] = [];
+  /** Per git source with a usable diff: the paths git reports as added, modified or renamed since the last synced commit. */
+  const changedByGit = new Map<string, ReadonlySet<string>>();
   for (const source of sources) {
-    const { kind, root, commit, result } = await observeOne(source, options.stateDir);
+    const { kind, root, commit, result, changed } = await observeOne(source, options);
     observation.sources.push({ name: source.name, kind, root, commit });
     results.push(result);
+    if (changed !== null) changedByGit.set(source.name, changed);
   }
   // Files in (source, path) order, as the planner prefers them: each source's walk is path-ordered.
   const order = sources.map((s, i) => ({ name: s.name, i })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -46,7 +55,9 @@ export async function observeSources(sources: readonly Source[], options: Observ
     for (const scanned of result.files) {
       const file = scanned as ObservedFile;
       const known = options.known(file.source, file.path);
-      if (known !== undefined && known.size === file.size && known.mtimeNs === file.mtimeNs && known.inode === file.inode) {
+      const gitChanged = changedByGit.get(file.source);
+      const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path);
+      if (known !== undefined && (unchangedByGit || (known.size === file.size && known.mtimeNs === file.mtimeNs && known.inode === file.inode))) {
         file.sha256 = known.sha256;
       } else {
         file.sha256 = null;
@@ -70,15 +81,19 @@ export async function observeSources(sources: readonly Source[], options: Observ
   return observation;
 }
 
-type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult };
+type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult; changed: ReadonlySet<string> | null };
 
-async function observeOne(source: Source, stateDir: string): Promise<ObservedSource> {
+async function observeOne(source: Source, options: ObserveOptions): Promise<ObservedSource> {
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
   if (source.git !== undefined) {
-    const { syncGitSource } = await import('./git.js');
-    const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir });
-    return { kind: 'git', root: git.root, commit: git.commit, result: git };
+    const { syncGitSource, changedSince } = await import('./git.js');
+    const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir: options.stateDir });
+    const last = options.lastSyncedCommit?.(source.name) ?? null;
+    // null (no synced commit yet, a shallow clone, rewritten history): fall back to comparing every file.
+    const diff = last === null ? null : last === git.commit ? { added: [], modified: [], deleted: [], renamed: [] } : await changedSince(git.checkoutDir, last, git.commit, source.git.subdir);
+    const changed = diff === null ? null : new Set([...diff.added, ...diff.modified, ...diff.renamed.map((r) => r.to)]);
+    return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  return { kind: 'folder', root: source.path, commit: null, result: scanFolder({ name: source.name, root: source.path, ...rules }) };
+  return { kind: 'folder', root: source.path, commit: null, result: scanFolder({ name: source.name, root: source.path, ...rules }), changed: null };
 }

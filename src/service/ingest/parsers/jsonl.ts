@@ -1,23 +1,27 @@
 import { flattenJson } from '../flatten.js';
 import { parseFailed } from '../parse-error.js';
-import { readLines } from '../read-text.js';
+import { readLineBatches } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
 import { describeJsonError } from './json-error.js';
 import { createRecordBatcher } from './records.js';
 
 async function* parseJsonl(path: string): AsyncGenerator<Section> {
   const batcher = createRecordBatcher();
-  for await (const { line, lineNo } of readLines(path)) {
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      const where = describeJsonError(err, line).replace(/^line 1, column (\d+)/, 'column $1').replace(/^line 1: /, '');
-      throw parseFailed(`line ${lineNo}: invalid JSON: ${where}`, err);
-    }
-    const section = batcher.add(flattenJson(value).join('\n'));
-    if (section) yield section;
+  for await (const { lines, firstLineNo } of readLineBatches(path)) {
+    const out: Section[] = [];
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (err) {
+        const where = describeJsonError(err, line).replace(/^line 1, column (\d+)/, 'column $1').replace(/^line 1: /, '');
+        throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}`, err);
+      }
+      const section = batcher.add(flattenJson(value).join('\n'));
+      if (section) out.push(section);
+    });
+    yield* out;
   }
   const last = batcher.end();
   if (last) yield last;

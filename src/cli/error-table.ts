@@ -103,6 +103,12 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The service failed (HTTP 5xx); a failed call is not charged.',
     action: 'Run again later.',
   },
+  // the local service's one addition to API.md's table (docs/service.md)
+  method_not_allowed: {
+    exit: 1,
+    meaning: 'The service serves this path, but not with this HTTP method (HTTP 405; the `Allow` header lists the methods it serves).',
+    action: 'Check `target.dialect` (v1Prefix, v2Prefix) against your service; if it matches, report it with KBSYNC_DEBUG=1 output.',
+  },
   network: {
     exit: 1,
     meaning: 'The service could not be reached (DNS, connection refused or reset).',

@@ -1,6 +1,6 @@
 import { KbsyncError, type ErrorCode } from '../shared/errors.js';
 
-/** HTTP status of each error code the service answers with (API.md's table). */
+/** HTTP status of each error code the service answers with (API.md's table, plus 405; docs/service.md). */
 export const STATUS_OF: Partial<Record<ErrorCode, number>> = {
   invalid_request: 400,
   unauthorized: 401,
@@ -9,6 +9,7 @@ export const STATUS_OF: Partial<Record<ErrorCode, number>> = {
   mode_forbidden: 403,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   limit_reached: 409,
   idempotency_in_progress: 409,
   file_too_large: 413,

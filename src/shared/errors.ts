@@ -23,6 +23,8 @@ export type ErrorCode =
   | 'idempotency_mismatch'
   | 'rate_limited'
   | 'internal'
+  // the local service's one addition to API.md's table (docs/service.md)
+  | 'method_not_allowed'
   | 'network'
   | 'timeout'
   | 'non_json_response'

@@ -12,13 +12,15 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--all', 'list unchanged files too')
     .action(async (options: { json?: boolean; all?: boolean }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
-        const { preparePlan } = await import('../../sync/executor/index.js');
-        const { formatPlan, toJsonReport } = await import('../../sync/report/index.js');
+        // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
+        const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { plan, notes } = await preparePlan(session, null);
         if (options.json === true) {
+          const { toJsonReport } = await import('../../sync/report/json-report.js');
           writeJson(ctx, toJsonReport(plan));
           return;
         }
+        const { formatPlan } = await import('../../sync/report/index.js');
         for (const note of notes) ctx.stderr.write(`kbsync: ${note}\n`);
         writeLines(ctx, formatPlan(plan, { showUnchanged: options.all === true }));
       });

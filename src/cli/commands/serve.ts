@@ -5,29 +5,12 @@ import { PLANS, type Plan } from '../../shared/plans.js';
 import type { ServiceAdmin } from '../../service/admin.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
+import { listenFailure, parseCredits, parseLlmUrl, parseMaxFileMb, parsePort, parseRateLimit } from '../serve-options.js';
 
 /** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
 const DEFAULT_DATA_DIR = '.kbsync/service';
 /** What the first start on an empty data dir gives its dataset. */
 const FIRST_DATASET = { name: 'default', plan: 'basic' as Plan, credits: 1_000 };
-
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65_535) throw new KbsyncError('usage', `--port: a number from 0 to 65535, got "${value}"`);
-  return port;
-}
-
-function parseRateLimit(value: string): number {
-  const match = /^(\d+)(?:\/min)?$/.exec(value.trim());
-  const perMinute = Number(match?.[1]);
-  if (match === null || perMinute < 1) throw new KbsyncError('usage', `--rate-limit: N/min with N >= 1 (e.g. 120/min), got "${value}"`);
-  return perMinute;
-}
-
-function parseCredits(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new KbsyncError('usage', `credits: a whole number, got "${value}"`);
-  return Number(value);
-}
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -56,7 +39,10 @@ async function withAdmin<T>(ctx: CliContext, dataDir: string, action: (admin: Se
   }
 }
 
-type ServeOptions = { host: string; port: number; data: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string };
+type ServeOptions = {
+  host: string; port: number; data: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string;
+  maxFileMb?: Partial<Record<Plan, number>>;
+};
 
 /** `kbsync serve`: the local knowledge service over HTTP, plus `serve dataset create` and `serve credits add`. */
 export function register(program: Command, ctx: CliContext): void {
@@ -68,7 +54,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--data <dir>', 'data folder (service.db and uploaded files)', DEFAULT_DATA_DIR)
     .option('--allow-insecure-webhooks', 'allow http://127.0.0.1 and http://localhost webhook URLs')
     .option('--rate-limit <n/min>', 'requests per minute per API key (429 beyond)', parseRateLimit)
-    .option('--llm-url <url>', 'OpenAI-compatible chat-completions server for agent chat answers')
+    .option('--llm-url <url>', 'OpenAI-compatible chat-completions server (http or https) for agent chat answers', parseLlmUrl)
+    .option('--max-file-mb <plan=N,...>', 'per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: API.md\'s)', parseMaxFileMb)
     .action(async (options: ServeOptions) => {
       const { startService } = await import('../../service/server.js');
       const logger = await ctx.getLogger();
@@ -80,6 +67,9 @@ export function register(program: Command, ctx: CliContext): void {
         logger,
         ...(options.rateLimit === undefined ? {} : { rateLimitPerMin: options.rateLimit }),
         ...(options.llmUrl === undefined ? {} : { llmUrl: options.llmUrl }),
+        ...(options.maxFileMb === undefined ? {} : { maxFileBytes: options.maxFileMb }),
+      }).catch((err: unknown) => {
+        throw listenFailure(err, options.host, options.port);
       });
       try {
         const first = service.admin.datasetCount() === 0 ? service.admin.createDataset(FIRST_DATASET) : undefined;

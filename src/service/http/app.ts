@@ -3,7 +3,8 @@ import multipart from '@fastify/multipart';
 import { ServiceError } from '../service-error.js';
 import { addAuthHook } from './auth.js';
 import type { ServiceContext } from './context.js';
-import { toErrorResponse } from './errors.js';
+import { toErrorResponse, wrongContentType } from './errors.js';
+import { JSON_BODY_LIMIT } from './limits.js';
 import { createRateLimiter } from './rate-limit.js';
 import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
 import { registerAgentRoutes } from './routes/agents.js';
@@ -11,9 +12,6 @@ import { registerDatasetRoutes } from './routes/datasets.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerIntelligenceRoutes } from './routes/intelligence.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
-
-/** Largest JSON body accepted (a 50-entry intelligence batch fits many times over). */
-export const JSON_BODY_LIMIT = 1_048_576;
 
 const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -27,7 +25,7 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/** Answers 405 (with `Allow`) for every method a known path does not serve. */
+/** Answers 405 `method_not_allowed` (with `Allow`) for every method a known path does not serve. */
 function addMethodNotAllowedRoutes(app: FastifyInstance, served: Map<string, Set<string>>): void {
   for (const [url, methods] of served) {
     const missing = METHODS.filter((m) => !methods.has(m));
@@ -35,8 +33,17 @@ function addMethodNotAllowedRoutes(app: FastifyInstance, served: Map<string, Set
     const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
     app.route({
       method: missing, url, config: { public: true },
-      handler: async (req, reply) => reply.code(405).header('allow', allow).send(errorBody('method_not_allowed', `${req.method} is not allowed here (allowed: ${allow})`)),
+      handler: async (req) => {
+        throw new ServiceError('method_not_allowed', `${req.method} is not allowed here (allowed: ${allow})`, { headers: { allow } });
+      },
     });
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body type the route reads, named in a wrong Content-Type's 400. @default "application/json" */
+    accepts?: 'multipart/form-data';
   }
 }
 
@@ -55,9 +62,14 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   });
 
   // JSON: an empty body is no body (POSTs like reindex need none); malformed JSON is a 400.
-  // Only JSON and multipart are spoken: text/plain (a fastify default) gets 415 like any other type.
+  // Only JSON and multipart are spoken: text/plain (a fastify default) gets a 400 naming the
+  // expected type, like any other type (415 is API.md's `unsupported_file_type`).
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (req.routeOptions.config?.accepts === 'multipart/form-data') {
+      done(new ServiceError('invalid_request', wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] })), undefined);
+      return;
+    }
     const text = String(body);
     if (text.trim() === '') {
       done(null, undefined);
@@ -75,7 +87,8 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   await app.register(multipart);
 
   app.setErrorHandler((err, req, reply) => {
-    const { status, headers, body } = toErrorResponse(err);
+    const contentType = req.headers['content-type'];
+    const { status, headers, body } = toErrorResponse(err, { expects: req.routeOptions.config?.accepts ?? 'application/json', contentType });
     if (status >= 500) req.log.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
     // A body we did not read (refused upload) is not drained: close the connection after answering.
     if (!req.raw.complete) void reply.header('connection', 'close');

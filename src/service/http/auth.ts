@@ -18,7 +18,8 @@ function presentedKey(req: FastifyRequest): string | undefined {
 
 /**
  * Adds the hook that authenticates every API route before its body is read: the key names one
- * dataset; a `dataset_id` query parameter naming another answers 404; then the optional rate limit.
+ * dataset; a `dataset_id` query parameter naming another answers 404 (given twice, 400); then the
+ * optional rate limit.
  */
 export function addAuthHook(app: FastifyInstance, ctx: ServiceContext, limiter: RateLimiter | null): void {
   app.decorateRequest('auth', null);
@@ -32,6 +33,8 @@ export function addAuthHook(app: FastifyInstance, ctx: ServiceContext, limiter: 
     const dataset = datasetId === undefined ? undefined : getDataset(ctx.db, datasetId);
     if (dataset === undefined) throw new ServiceError('unauthorized', 'unknown API key');
     const wanted = (req.query as Record<string, unknown> | undefined)?.['dataset_id'];
+    // `?dataset_id=1&dataset_id=1` parses to an array: ambiguous, so refused rather than guessed.
+    if (Array.isArray(wanted)) throw new ServiceError('invalid_request', 'dataset_id: give it at most once');
     if (wanted !== undefined && String(wanted) !== String(dataset.id)) throw notFound('dataset');
     if (limiter !== null) {
       const verdict = limiter.take(keyHash);

@@ -18,14 +18,20 @@ export function authOf(req: FastifyRequest): AuthInfo {
   return req.auth;
 }
 
-/** Parses a request body with a zod schema; a failure is a 400 naming the field. */
+/** One line per problem: `path: message`, and `path: unknown field` for each key a strict object refused. */
+function issueLines(issue: z.core.$ZodIssue): string[] {
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${[...issue.path, key].join('.')}: unknown field`);
+  return [`${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`];
+}
+
+/**
+ * Parses a request body with a zod schema; a failure is a 400 naming the field. Bodies are lenient
+ * (unknown fields ignored) unless their schema is a `z.strictObject`: see docs/service.md for which.
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = schema.safeParse(body ?? {});
   if (result.success) return result.data;
-  const message = result.error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`)
-    .join('; ');
+  const message = result.error.issues.flatMap(issueLines).slice(0, 5).join('; ');
   throw new ServiceError('invalid_request', message);
 }
 

@@ -116,6 +116,29 @@ describe('chunkDocument', () => {
     expect(chunkDocument(doc)).toEqual(chunkDocument(doc));
   });
 
+  it.each([
+    ['cut line by line', { maxChars: 100, overlapChars: 30 }],
+    ['that fits one chunk', { maxChars: 100_000, overlapChars: 30 }],
+    ['that outgrows one chunk later', { maxChars: 250, overlapChars: 60 }],
+  ])('joins a paragraph the parser cut between lines (openParagraph), %s, exactly as if whole', (_label, options) => {
+    const para = (n: number, stem: string): string[] => Array.from({ length: n }, (_, i) => `${stem} line ${i} ${words(i % 5, 'x')}`);
+    const [a, b, c, d] = [para(3, 'a'), para(2, 'b'), para(4, 'c'), para(2, 'd')];
+    const whole: Section[] = [{ heading: 'H', text: [`${a.join('\n')}\n  ${b.join('\n')}\n${c.join('\n')}`, d.join('\n')].join('\n\n') }];
+    const cut: Section[] = [
+      { heading: 'H', text: a.join('\n'), openParagraph: true },
+      { heading: 'H', text: `  ${b.join('\n')}`, continues: true, openParagraph: true },
+      { heading: 'H', text: `${c.join('\n')}\n\n${d.join('\n')}`, continues: true },
+    ];
+
+    expect(chunkDocument({ sections: cut }, options)).toEqual(chunkDocument({ sections: whole }, options));
+  });
+
+  it('closes a cut paragraph when the next section does not continue it', () => {
+    const cut: Section[] = [{ text: 'alpha\nbeta', openParagraph: true }, { heading: 'Next', text: 'gamma' }];
+
+    expect(chunkDocument({ sections: cut }, opts)).toEqual(['alpha\nbeta', 'Next\ngamma']);
+  });
+
   it('gives the same chunks streamed as in memory', async () => {
     const sections: Section[] = [{ heading: 'A', text: words(400) }, { records: ['x: 1', 'y: 2'] }];
     const streamed: string[] = [];

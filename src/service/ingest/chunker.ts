@@ -84,11 +84,12 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
   const prosePieces = (s: { text: string; openParagraph?: boolean }, continuesOpen: boolean): void => {
     let text = s.text;
     let lineMode = false;
-    if (continuesOpen && open === 'lines') {
+    const before = continuesOpen ? open : undefined;
+    if (before === 'lines') {
       // A stand-in for the paragraph's previous line, so that a break at the very start still counts.
       text = `-\n${text}`;
       lineMode = true;
-    } else if (continuesOpen && open !== undefined) text = `${open.text}\n${text}`;
+    } else if (before !== undefined) text = `${before.text}\n${text}`;
     open = undefined;
     const paragraphs = text.split(PARAGRAPH_BREAK);
     const last = paragraphs.length - 1;

@@ -43,17 +43,28 @@ export function flattenJson(value: unknown, path = ''): string[] {
  * A parsed JSON document as records: each element of a top-level array is one record (paths
  * relative to the element); in a top-level object, each element of an array of objects is one
  * record (full path, `items[3].name: x`), and every other top-level key is one record.
+ * Produced lazily, so a large document is flattened a batch at a time as the records are used.
  */
-export function jsonRecords(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map((item) => flattenJson(item).join('\n'));
-  if (!isPlainObject(value)) return [flattenJson(value).join('\n')];
-  const records: string[] = [];
+export function* jsonRecords(value: unknown): Generator<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) yield flattenJson(item).join('\n');
+    return;
+  }
+  if (!isPlainObject(value)) {
+    yield flattenJson(value).join('\n');
+    return;
+  }
+  let count = 0;
   for (const [key, item] of Object.entries(value)) {
     if (Array.isArray(item) && item.length > 0 && item.every(isPlainObject)) {
-      item.forEach((element, i) => records.push(flattenJson(element, `${key}[${i}]`).join('\n')));
+      for (let i = 0; i < item.length; i++) {
+        count++;
+        yield flattenJson(item[i], `${key}[${i}]`).join('\n');
+      }
     } else {
-      records.push(flattenJson(item, key).join('\n'));
+      count++;
+      yield flattenJson(item, key).join('\n');
     }
   }
-  return records.length > 0 ? records : ['{}'];
+  if (count === 0) yield '{}';
 }

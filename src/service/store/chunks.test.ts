@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import {
@@ -132,6 +132,36 @@ describe('beginChunkReplace', () => {
 
     expect(db.prepare('SELECT text FROM chunks').all()).toEqual([{ text: 'original walrus' }]);
     expect(searchChunks(db, { datasetId: 1, query: 'walrus', topK: 5 }).map((h) => h.text)).toEqual(['original walrus']);
+  });
+});
+
+describe('durability of staging writes', () => {
+  it('writes staging batches and garbage deletes with synchronous = NORMAL, then restores the connection setting', () => {
+    db.pragma('synchronous = FULL');
+    const replace = beginChunkReplace(db, { datasetId: 1, sourceId: 5 });
+    const pragmas = vi.spyOn(db, 'pragma');
+
+    replace.add(['staged one', 'staged two']);
+    const afterAdd = db.pragma('synchronous', { simple: true });
+    replace.abort();
+    collectChunkGarbage(db, 10);
+
+    const settings = pragmas.mock.calls.map(([source]) => source).filter((source) => source.startsWith('synchronous ='));
+    expect(settings).toEqual(['synchronous = NORMAL', 'synchronous = 2', 'synchronous = NORMAL', 'synchronous = 2']);
+    expect(afterAdd).toBe(2);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM chunks').get()).toEqual({ n: 0 });
+  });
+
+  it('writes a staging batch inside an outer transaction without touching the setting', () => {
+    db.pragma('synchronous = EXTRA');
+    const replace = beginChunkReplace(db, { datasetId: 1, sourceId: 5 });
+
+    db.transaction(() => replace.add(['inside a transaction']))();
+    replace.commit();
+
+    expect(db.pragma('synchronous', { simple: true })).toBe(3);
+    expect(countChunks(db, 1)).toBe(1);
   });
 });
 

@@ -128,14 +128,14 @@ describe('concurrency and logs', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(chunk.toString()); done(); } });
     const logger = createLogger({ level: 'debug' }, sink);
-    h.receiver.reply(500, 500, 500, 500, 500);
+    h.receiver.reply(500, 500, 500, 500, 500, 500);
     const { secret } = h.hook(`${h.receiver.url}?token=url-credential`);
     const d = h.dispatcher({ logger });
     d.start();
 
     d.emit(1, 'intelligence.processed', ENTRY);
     await d.idle();
-    for (const wait of [1_000, 5_000, 30_000, 120_000]) {
+    for (const wait of [1_000, 5_000, 30_000, 120_000, 600_000]) {
       h.clock.advance(wait);
       await d.idle();
     }

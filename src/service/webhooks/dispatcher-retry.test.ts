@@ -41,8 +41,8 @@ describe('retries', () => {
     expect(h.clock.pending()).toEqual([]);
   });
 
-  it('marks a delivery failed after 5 attempts (waits 1 s, 5 s, 30 s, 2 min) and stops trying', async () => {
-    h.receiver.reply(500, 500, 500, 500, 500);
+  it('marks a delivery failed after 6 attempts (the first + 5 retries, waits 1 s, 5 s, 30 s, 2 min, 10 min) and stops trying', async () => {
+    h.receiver.reply(500, 500, 500, 500, 500, 500);
     const { webhook } = h.hook();
     const d = h.dispatcher();
     d.start();
@@ -50,7 +50,7 @@ describe('retries', () => {
     await d.idle();
     const waits: number[][] = [];
 
-    for (const wait of [1_000, 5_000, 30_000, 120_000]) {
+    for (const wait of [1_000, 5_000, 30_000, 120_000, 600_000]) {
       waits.push(h.clock.pending());
       h.clock.advance(wait);
       await d.idle();
@@ -59,10 +59,27 @@ describe('retries', () => {
     h.clock.advance(3_600_000);
     await d.idle();
 
-    expect(waits).toEqual([[1_000], [5_000], [30_000], [120_000]]);
+    expect(waits).toEqual([[1_000], [5_000], [30_000], [120_000], [600_000]]);
     expect(timersAfterLast).toEqual([]);
-    expect(h.receiver.received).toHaveLength(5);
-    expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'failed', attempt: 5, lastStatus: 500, lastError: 'HTTP 500' }]);
+    expect(h.receiver.received).toHaveLength(6);
+    expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'failed', attempt: 6, lastStatus: 500, lastError: 'HTTP 500' }]);
+  });
+
+  it('delivers on the sixth attempt after the 10 min wait', async () => {
+    h.receiver.reply(500, 500, 500, 500, 500);
+    const { webhook } = h.hook();
+    const d = h.dispatcher();
+    d.start();
+    d.emit(1, 'intelligence.processed', ENTRY);
+    await d.idle();
+
+    for (const wait of [1_000, 5_000, 30_000, 120_000, 600_000]) {
+      h.clock.advance(wait);
+      await d.idle();
+    }
+
+    expect(h.receiver.received).toHaveLength(6);
+    expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'delivered', attempt: 6, lastStatus: 200 }]);
   });
 
   it('treats a refused connection as a failed attempt with no status', async () => {

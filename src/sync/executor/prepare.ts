@@ -2,9 +2,9 @@ import { dirname } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
-import { planSync, trackedKey } from '../planner/index.js';
-import { observeSources } from '../sources/index.js';
-import type { BudgetCaps, StateStore } from '../state/index.js';
+import { planSync } from '../planner/index.js';
+import { observeSources, startFolderWalks } from '../sources/index.js';
+import type { BudgetCaps, StateStore, TrackedIndex } from '../state/index.js';
 import type { Observation, SyncPlan, TrackedFile } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
@@ -23,7 +23,8 @@ export type SyncDeps = {
 export type PreparedPlan = {
   plan: SyncPlan;
   observation: Observation;
-  tracked: Map<string, TrackedFile>;
+  /** The tracked files the plan was made from (a ReadonlyMap keyed by trackedKey). */
+  tracked: TrackedIndex;
   /** The remote listing, when this pass fetched one. */
   listing: RemoteFile[] | null;
   /** Things done before planning, for people ("state rebuilt from the remote listing: 12 files"). */
@@ -46,36 +47,42 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
   let listing: RemoteFile[] | null = null;
+  // The folder walks start first: in a worker thread, they overlap the listing and the state load.
+  const walks = startFolderWalks(config.sources);
+  try {
+    if (state.isNew || state.unknownOps().length > 0) {
+      listing = await (await deps.getClient()).listAllFiles();
+      if (state.isNew && listing.length > 0) {
+        const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
+        notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
+      }
+      const reconciled = reconcileUnknown(state, listing);
+      if (reconciled.found + reconciled.notFound > 0) {
+        notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
+      }
+    }
 
-  if (state.isNew || state.unknownOps().length > 0) {
-    listing = await (await deps.getClient()).listAllFiles();
-    if (state.isNew && listing.length > 0) {
-      const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
-      notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
-    }
-    const reconciled = reconcileUnknown(state, listing);
-    if (reconciled.found + reconciled.notFound > 0) {
-      notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
-    }
+    const tracked = state.loadTrackedFiles();
+    const observation = await observeSources(config.sources, {
+      stateDir: dirname(config.state),
+      known: (source, path) => tracked.find(source, path),
+      lastSyncedCommit: (source) => state.lastSyncedCommit(source),
+      walks,
+    });
+    const plan = planSync({
+      observation,
+      tracked,
+      remote: listing,
+      plan: config.target.plan,
+      limits: { maxFileBytes: config.limits.maxFileBytes },
+      budget: state.budgetWindow(capsOf(config), runId),
+      reindexMinChangedFiles: config.reindex.minChangedFiles,
+      maxReprocessAttempts: config.upload.maxReprocessAttempts,
+      multiSource: config.sources.length > 1,
+      now: now(),
+    });
+    return { plan, observation, tracked, listing, notes };
+  } finally {
+    walks.cancel();
   }
-
-  const tracked = state.loadTrackedFiles();
-  const observation = await observeSources(config.sources, {
-    stateDir: dirname(config.state),
-    known: (source, path) => tracked.get(trackedKey(source, path)),
-    lastSyncedCommit: (source) => state.lastSyncedCommit(source),
-  });
-  const plan = planSync({
-    observation,
-    tracked,
-    remote: listing,
-    plan: config.target.plan,
-    limits: { maxFileBytes: config.limits.maxFileBytes },
-    budget: state.budgetWindow(capsOf(config), runId),
-    reindexMinChangedFiles: config.reindex.minChangedFiles,
-    maxReprocessAttempts: config.upload.maxReprocessAttempts,
-    multiSource: config.sources.length > 1,
-    now: now(),
-  });
-  return { plan, observation, tracked, listing, notes };
 }

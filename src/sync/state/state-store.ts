@@ -14,6 +14,7 @@ import type {
   SettleOutcome, UnknownResolution,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
+import type { TrackedIndex } from './tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
 export type StateStore = {
@@ -27,7 +28,8 @@ export type StateStore = {
   readonly recoveredInFlight: number;
 
   // tracked files
-  loadTrackedFiles(): Map<string, TrackedFile>;
+  /** Every tracked file, in (source, path) order, readable as a ReadonlyMap keyed by trackedKey(source, path). */
+  loadTrackedFiles(): TrackedIndex;
   getTracked(source: string, path: string): TrackedFile | null;
   upsertTracked(file: TrackedFileInput): void;
   upsertTrackedMany(files: readonly TrackedFileInput[]): void;

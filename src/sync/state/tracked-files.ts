@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
+import { TrackedIndex } from './tracked-index.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
@@ -14,14 +15,19 @@ export function trackedKey(source: string, path: string): string {
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 
 type Row = [number, string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number];
+/** A Row without its source_id (loadTrackedFiles reads one source at a time). */
+type SourceRow = [string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number];
 
 // Hex and text conversions happen in SQLite: cheaper than a Buffer and a BigInt per row in JS.
-const COLUMNS = `source_id, path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
+const FILE_COLUMNS = `path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
   reprocess_attempts, last_action, last_reason, updated_at`;
+const COLUMNS = `source_id, ${FILE_COLUMNS}`;
 
 /** The `files` table: what kbsync last sent (or decided) per source path. */
 export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
-  const all = db.prepare(`SELECT ${COLUMNS} FROM files`).raw(true);
+  const sourceRows = db.prepare('SELECT id, name FROM sources').raw(true);
+  // The primary key (source_id, path) delivers each source's rows in path order without a sort.
+  const ofSource = db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE source_id = ? ORDER BY path`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
   const upsert = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
@@ -64,6 +70,23 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     };
   };
 
+  // The hot path of loadTrackedFiles: one object per row, the same shape as toTracked's.
+  const fromSourceRow = (source: string, r: SourceRow): TrackedFile => ({
+    source,
+    path: r[0],
+    size: r[1],
+    mtimeNs: r[2],
+    inode: r[3],
+    sha256: r[4],
+    remoteName: r[5] === null ? r[0] : decodeRemoteName(source, r[0], r[5]),
+    remoteId: r[6],
+    remoteStatus: r[7] as RemoteStatus | null,
+    reprocessAttempts: r[8],
+    lastAction: r[9],
+    lastReason: r[10],
+    updatedAt: isoCached(r[11]),
+  });
+
   const write = (f: TrackedFileInput, at = nowMs()): void => {
     upsert.run(
       sources.idOf(f.source), f.path, f.size, mtimeToBind(f.mtimeNs), f.inode, shaToBlob(f.sha256),
@@ -81,14 +104,17 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   };
 
   return {
-    /** Every tracked file keyed by trackedKey(source, path). */
-    loadTrackedFiles(): Map<string, TrackedFile> {
-      const map = new Map<string, TrackedFile>();
-      for (const r of all.all() as Row[]) {
-        const f = toTracked(r);
-        map.set(trackedKey(f.source, f.path), f);
+    /**
+     * Every tracked file, in (source, path) order as the planner's merge join wants them (sources by
+     * name, paths in SQLite's byte order, which is JavaScript's except around U+E000–U+FFFF).
+     */
+    loadTrackedFiles(): TrackedIndex {
+      const index = new TrackedIndex();
+      const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      for (const [id, source] of named) {
+        for (const r of ofSource.iterate(id) as IterableIterator<SourceRow>) index.add(fromSourceRow(source, r));
       }
-      return map;
+      return index;
     },
     /** One tracked file, or null. */
     getTracked(source: string, path: string): TrackedFile | null {

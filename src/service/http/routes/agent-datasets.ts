@@ -9,7 +9,8 @@ import { V2 } from './paths.js';
 
 const Mode = z.enum(['read_only', 'self_learning']);
 const Attach = z.object({ dataset_id: BodyId, mode: Mode.optional() });
-const ModeUpdate = z.object({ mode: Mode });
+// Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
+const ModeUpdate = z.strictObject({ mode: Mode });
 
 /** Agent-dataset management: list, attach, set mode (emits `dataset.mode_changed`). */
 export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceContext): void {

@@ -24,7 +24,8 @@ const AgentConfig = z
   })
   .catchall(z.unknown());
 const AgentCreate = z.object({ name: z.string().trim().min(1).max(200), config: AgentConfig.default({}) });
-const ConfigUpdate = z.object({ config: AgentConfig });
+// Strict wrapper (a field beside `config` would be silently dropped); the config itself is free-form.
+const ConfigUpdate = z.strictObject({ config: AgentConfig });
 const Chat = z.object({ message: z.string().min(1).max(20_000) });
 
 function checkConfig(config: z.infer<typeof AgentConfig>): void {

@@ -20,7 +20,8 @@ const MAX_BATCH_QUERIES = 20;
 const TopK = z.number().int().min(1).default(5);
 const Query = z.object({ query: z.string().min(1).max(10_000), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() });
 const QueryBatch = z.object({ queries: z.array(z.string().min(1).max(10_000)).min(1), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() });
-const DatasetUpdate = z.object({ name: z.string().min(1).max(200).optional(), description: z.string().max(10_000).optional() });
+// Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
+const DatasetUpdate = z.strictObject({ name: z.string().min(1).max(200).optional(), description: z.string().max(10_000).optional() });
 
 function checkTopK(topK: number): void {
   if (topK > MAX_TOP_K) throw new ServiceError('validation_failed', `top_k: at most ${MAX_TOP_K}`);

@@ -7,8 +7,9 @@ import { authOf, parseBody, parseIdParam } from '../request.js';
 import { V2 } from './paths.js';
 
 // The URL policy (HTTPS only, loopback HTTP with --allow-insecure-webhooks) and the event kinds are
-// checked by the webhooks module (422); here only the JSON types.
-const WebhookCreate = z.object({ url: z.string().min(1).max(2_048), events: z.array(z.string()).optional() });
+// checked by the webhooks module (422); here only the JSON types. Strict: a mistyped `events` would
+// silently subscribe to every kind (docs/service.md).
+const WebhookCreate = z.strictObject({ url: z.string().min(1).max(2_048), events: z.array(z.string()).optional() });
 
 /** Webhooks: register (secret shown once), list, test delivery. */
 export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {

@@ -43,37 +43,63 @@ function describeCsvError(err: CsvError, lastRecordLine: number): string {
   return `${line === undefined ? '' : `line ${line}: `}${err.message}`;
 }
 
-async function* parseDelimited(path: string, delimiter: string, format: string): AsyncGenerator<Section> {
-  const parser = parse({
+const parseOptions = (delimiter: string) =>
+  ({
     delimiter,
     bom: true,
     relax_quotes: true,
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
-    info: true,
-  });
+  }) as const;
+
+/**
+ * The line where the last record before a CSV error ended, found by reading the file again with
+ * csv-parse's per-record `info`: that costs a third of the parse, so only a failing file pays it.
+ */
+async function lastRecordLineBeforeError(path: string, delimiter: string): Promise<number> {
+  const parser = parse({ ...parseOptions(delimiter), info: true });
+  const feeding = pipeline(Readable.from(readText(path)), parser).catch(() => undefined);
+  let lastLine = 0;
+  try {
+    for await (const { info } of parser as AsyncIterable<{ info: Info }>) lastLine = info.lines;
+  } catch {
+    // the error being described
+  } finally {
+    parser.destroy();
+    await feeding;
+  }
+  return lastLine;
+}
+
+async function* parseDelimited(path: string, delimiter: string, format: string): AsyncGenerator<Section> {
+  const parser = parse(parseOptions(delimiter));
   const feeding = pipeline(Readable.from(readText(path)), parser).catch(() => undefined);
   const batcher = createRecordBatcher();
   let columns: string[] | undefined;
-  let lastLine = 0;
+  let failure: unknown;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: Info }>) {
+    for await (const record of parser as AsyncIterable<string[]>) {
       if (columns === undefined) columns = columnNames(record);
       else {
         const row = renderRow(columns, record);
         const section = row === '' ? undefined : batcher.add(row);
         if (section) yield section;
       }
-      lastLine = info.lines;
     }
   } catch (err) {
-    if (isKbsyncError(err)) throw err;
-    if (err instanceof CsvError) throw parseFailed(`invalid ${format}: ${describeCsvError(err, lastLine)}`, err);
-    throw err;
+    failure = err;
   } finally {
     parser.destroy();
     await feeding;
+  }
+  if (failure !== undefined) {
+    if (isKbsyncError(failure)) throw failure;
+    if (failure instanceof CsvError) {
+      const lastLine = await lastRecordLineBeforeError(path, delimiter);
+      throw parseFailed(`invalid ${format}: ${describeCsvError(failure, lastLine)}`, failure);
+    }
+    throw failure;
   }
   const last = batcher.end();
   if (last) yield last;

@@ -85,6 +85,13 @@ describe('jsonl parser', () => {
     expect(await failure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 4: invalid JSON: column 10: /);
   });
 
+  it('names the right line when it is far into a file read in several pieces', async () => {
+    const good = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ id: i, note: 'padding text for the line' }));
+    const jsonl = `${good.join('\n')}\n\n{"id": oops}\n`;
+
+    expect(await failure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 30002: invalid JSON: column 8: /);
+  });
+
   it('fails a truncated last line', async () => {
     expect(await failure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe('line 2: invalid JSON: unexpected end of JSON');
   });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../shared/errors.js';
-import { parseContent } from '../test-support.js';
+import { chunkDocument, chunkSections } from '../chunker.js';
+import { SECTION_CUT_CHARS } from '../line-sections.js';
+import { parseContent, tempFile } from '../test-support.js';
 import type { Section } from '../types.js';
 import { mdParser } from './md.js';
 import { txtParser } from './txt.js';
@@ -45,6 +47,31 @@ describe('txt parser', () => {
     expect(sections.length).toBeGreaterThan(1);
     expect(sections.slice(1).every((s) => s.continues === true)).toBe(true);
     expect(texts(sections).join('\n\n')).toBe(content);
+  });
+});
+
+describe('very long paragraphs', () => {
+  it.each([
+    ['txt', txtParser, { maxChars: 1500, overlapChars: 200 }],
+    ['md', mdParser, { maxChars: 1500, overlapChars: 200 }],
+    ['txt, a chunk larger than a cut section', txtParser, { maxChars: SECTION_CUT_CHARS * 2, overlapChars: 200 }],
+  ])('cuts one between lines into bounded sections (%s) that chunk exactly like the whole', async (_label, parser, options) => {
+    const lines = Array.from({ length: 12_000 }, (_, i) => `${i % 9 === 0 ? '   ' : ''}Line ${i} of a paragraph that never ends. It goes on.`);
+    const text = `# Intro\nFirst paragraph.\n\n${lines.join('\n')}\n\nLast paragraph.`;
+    const sections = await parseContent(parser, 'a.txt', text);
+    const f = tempFile('a.txt', text);
+    try {
+      const streamed: string[] = [];
+      for await (const c of chunkSections(parser.parse(f.path), options)) streamed.push(c);
+      const whole = chunkDocument({ sections: [{ ...(parser === mdParser ? { heading: 'Intro' } : {}), text: parser === mdParser ? text.slice(8) : text }] }, options);
+
+      expect(text.length).toBeGreaterThan(2 * SECTION_CUT_CHARS);
+      expect(sections.filter((s) => 'text' in s && s.openParagraph === true).length).toBeGreaterThan(1);
+      for (const s of sections) expect('text' in s && s.text.length).toBeLessThanOrEqual(SECTION_CUT_CHARS + 100);
+      expect(streamed).toEqual(whole);
+    } finally {
+      f.cleanup();
+    }
   });
 });
 

@@ -22,6 +22,7 @@ describe('error codes from status', () => {
     [402, 'insufficient_credits'],
     [403, 'forbidden'],
     [404, 'not_found'],
+    [405, 'method_not_allowed'],
     [408, 'timeout'],
     [409, 'limit_reached'],
     [413, 'file_too_large'],
@@ -48,6 +49,7 @@ describe('error codes from status', () => {
     [422, 'idempotency_mismatch'],
     [402, 'insufficient_credits'],
     [409, 'limit_reached'],
+    [405, 'method_not_allowed'],
   ] as const)('%i with body code %s keeps the server code', async (status, code) => {
     const { client, reply } = mockService(noRetry);
     reply({ status, data: { error: { code, message: 'no' } } });

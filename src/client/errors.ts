@@ -48,7 +48,7 @@ export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError
 const SERVER_CODES: ReadonlySet<string> = new Set<ErrorCode>([
   'invalid_request', 'unauthorized', 'insufficient_credits', 'tier_required', 'mode_forbidden', 'forbidden',
   'not_found', 'limit_reached', 'idempotency_in_progress', 'file_too_large', 'unsupported_file_type',
-  'validation_failed', 'idempotency_mismatch', 'rate_limited', 'internal',
+  'validation_failed', 'idempotency_mismatch', 'rate_limited', 'internal', 'method_not_allowed',
 ]);
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -57,6 +57,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   402: 'insufficient_credits',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   408: 'timeout',
   409: 'limit_reached',
   413: 'file_too_large',

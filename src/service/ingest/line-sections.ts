@@ -9,6 +9,8 @@ export const SECTION_FLUSH_CHARS = 64 * 1024;
  * With no paragraph break in sight (one huge paragraph, or a long fenced block) a section is cut
  * between two lines once it is this long; the cut is marked `openParagraph` so the chunker joins
  * the paragraph up again. Memory stays flat and no one step handles more than about this much text.
+ * (One difference from reading the paragraph whole: a setext underline right after such a paragraph
+ * makes a heading of its lines since the last cut only, not of all of it.)
  */
 export const SECTION_CUT_CHARS = 4 * SECTION_FLUSH_CHARS;
 const MAX_FRONT_MATTER_LINES = 500;
@@ -23,9 +25,9 @@ export type LineSectionOptions = {
 };
 
 export type LineSections = {
-  push(line: string): Section[];
-  /** Like `push` for each line, appending the sections to `out`. */
+  /** Takes the next lines, appending the sections they complete to `out`. */
   pushLines(lines: readonly string[], out: Section[]): void;
+  /** The sections still held, at the end of the text. */
   end(): Section[];
 };
 
@@ -45,8 +47,8 @@ function frontMatterSections(lines: string[]): Section[] | undefined {
 }
 
 /**
- * Turns lines of text into sections, one line at a time (for streaming parsers and in-memory text
- * alike). Headings are kept as section boundaries and as each section's heading path.
+ * Turns lines of text into sections, a batch of lines at a time (for streaming parsers and in-memory
+ * text alike). Headings are kept as section boundaries and as each section's heading path.
  */
 export function createLineSections(options: LineSectionOptions): LineSections {
   const stack: { level: number; text: string }[] = [];
@@ -153,12 +155,6 @@ export function createLineSections(options: LineSectionOptions): LineSections {
     bodyLine(line, out);
   };
 
-  const push = (line: string): Section[] => {
-    const out: Section[] = [];
-    pushLine(line, out);
-    return out;
-  };
-
   const pushLines = (lines: readonly string[], out: Section[]): void => {
     for (const line of lines) pushLine(line, out);
   };
@@ -173,7 +169,7 @@ export function createLineSections(options: LineSectionOptions): LineSections {
     return out;
   };
 
-  return { push, pushLines, end };
+  return { pushLines, end };
 }
 
 /** Sections of an in-memory text (an intelligence entry), split like a Markdown file. */

@@ -62,20 +62,39 @@ function mergeJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, 
     unmatched.push(t);
     if (!advance()) return null;
   }
-  return { rows, unmatched, filesSorted: true, hasFile: (source, path) => binarySearch(files, { source, path }) };
+  return { rows, unmatched, filesSorted: true, hasFile: sortedSearch(files) };
 }
 
-function binarySearch(files: readonly ObservedFile[], x: { source: string; path: string }): boolean {
-  let lo = 0;
-  let hi = files.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const f = files[mid] as ObservedFile;
-    if (f.source === x.source && f.path === x.path) return true;
-    if (before(f, x)) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+/**
+ * Membership in sorted files. Queries in ascending order (the planner asks for its sorted skip
+ * entries) resume from the previous answer's position, so a pass costs about one comparison per file.
+ */
+function sortedSearch(files: readonly ObservedFile[]): (source: string, path: string) => boolean {
+  let from = 0;
+  let last: { source: string; path: string } | null = null;
+  return (source, path) => {
+    const x = { source, path };
+    if (last === null || before(x, last)) from = 0;
+    last = x;
+    let step = 1;
+    let lo = from;
+    let hi = from;
+    // Exponential search forward from the last position, then binary search within the bracket.
+    while (hi < files.length && before(files[hi] as ObservedFile, x)) {
+      lo = hi + 1;
+      hi = from + step;
+      step *= 2;
+    }
+    hi = Math.min(hi, files.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(files[mid] as ObservedFile, x)) lo = mid + 1;
+      else hi = mid;
+    }
+    from = lo;
+    const f = files[lo];
+    return f !== undefined && f.source === source && f.path === path;
+  };
 }
 
 /** One Map lookup per file; the unmatched rows are searched for only when fewer rows matched than exist. */

@@ -4,12 +4,12 @@ import { compareByPath } from './keys.js';
 
 /**
  * The plan's items in source/path order. `bulk` holds one item per observed file in observation
- * order; when that order was already sorted (the usual case) the few extras are inserted by binary
- * search instead of re-sorting 100k items. Two items for one path mean a source reported a file
- * twice: a bug upstream, refused here rather than planned.
+ * order; when that order was already sorted (the usual case) the few extras are merged in, one
+ * pass over both lists, instead of re-sorting 100k items. Two items for one path mean a source
+ * reported a file twice: a bug upstream, refused here rather than planned.
  */
 export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extra: PlanItem[]): PlanItem[] {
-  extra.sort(compareByPath);
+  if (!isSorted(extra)) extra.sort(compareByPath);
   if (!bulkSorted) {
     const all = bulk.concat(extra).sort(compareByPath);
     checkUnique(all);
@@ -17,29 +17,49 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extra: PlanIte
   }
   checkUnique(extra);
   if (extra.length === 0) return bulk;
-  const out: PlanItem[] = [];
-  let from = 0;
-  for (const item of extra) {
-    const at = lowerBound(bulk, item, from);
-    if (at < bulk.length && compareByPath(bulk[at] as PlanItem, item) === 0) throw duplicate(item);
-    for (let i = from; i < at; i++) out.push(bulk[i] as PlanItem);
-    out.push(item);
-    from = at;
+  const out = new Array<PlanItem>(bulk.length + extra.length);
+  let b = 0;
+  let e = 0;
+  let o = 0;
+  while (e < extra.length) {
+    const x = extra[e] as PlanItem;
+    // Runs of bulk items before the next extra are copied without a comparison each when the gap is long.
+    const at = b < bulk.length && compareByPath(bulk[b] as PlanItem, x) < 0 ? gallop(bulk, x, b) : b;
+    while (b < at) out[o++] = bulk[b++] as PlanItem;
+    if (b < bulk.length && compareByPath(bulk[b] as PlanItem, x) === 0) throw duplicate(x);
+    out[o++] = x;
+    e += 1;
   }
-  for (let i = from; i < bulk.length; i++) out.push(bulk[i] as PlanItem);
+  while (b < bulk.length) out[o++] = bulk[b++] as PlanItem;
   return out;
 }
 
-/** The first index >= `from` whose item is not before `x`. */
-function lowerBound(items: readonly PlanItem[], x: PlanItem, from: number): number {
+/** The first index > `from` whose item is not before `x`, given items[from] is before it: exponential then binary search. */
+function gallop(items: readonly PlanItem[], x: PlanItem, from: number): number {
+  let step = 1;
   let lo = from;
-  let hi = items.length;
+  let hi = from + 1;
+  while (hi < items.length && compareByPath(items[hi] as PlanItem, x) < 0) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  return lowerBound(items, x, lo + 1, Math.min(hi, items.length));
+}
+
+/** The first index in [lo, hi) whose item is not before `x` (hi when none). */
+function lowerBound(items: readonly PlanItem[], x: PlanItem, lo: number, hi: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (compareByPath(items[mid] as PlanItem, x) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+function isSorted(items: readonly PlanItem[]): boolean {
+  for (let i = 1; i < items.length; i++) if (compareByPath(items[i - 1] as PlanItem, items[i] as PlanItem) > 0) return false;
+  return true;
 }
 
 function checkUnique(sorted: readonly PlanItem[]): void {

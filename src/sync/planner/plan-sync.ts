@@ -34,12 +34,19 @@ export function planSync(input: PlanInput): SyncPlan {
     else items.push(result);
   }
 
+  // A skipped path is not an observed file, so its tracked row (if any) is one the join left unmatched:
+  // with none unmatched (the usual case), no skip entry needs a lookup.
+  const unmatchedByKey = join.unmatched.length === 0 ? null : new Map(join.unmatched.map((t) => [trackedKey(t.source, t.path), t]));
   const skippedKeys = new Set<string>();
   for (const s of uniqueSkipped(input.observation.skipped)) {
     if (join.hasFile(s.source, s.path)) continue; // a file the source read wins over a skip entry
-    const key = trackedKey(s.source, s.path);
-    skippedKeys.add(key);
-    extra.push(skippedItem(s, tracked.get(key), ctx.multiSource));
+    let row: TrackedFile | undefined;
+    if (unmatchedByKey !== null) {
+      const key = trackedKey(s.source, s.path);
+      row = unmatchedByKey.get(key);
+      if (row !== undefined) skippedKeys.add(key);
+    }
+    extra.push(skippedItem(s, row, ctx.multiSource));
   }
 
   const vanished = join.unmatched.filter((t) => !skippedKeys.has(trackedKey(t.source, t.path))).sort(compareByPath);
@@ -94,10 +101,15 @@ function paidItems(bulk: readonly PlanItem[], extra: readonly PlanItem[]): PlanI
 }
 
 /** Skip entries, one per path (the first in a stable order wins), so their order never matters. */
-function uniqueSkipped(list: readonly SkippedPath[]): SkippedPath[] {
-  if (list.length === 0) return [];
+function uniqueSkipped(list: readonly SkippedPath[]): readonly SkippedPath[] {
+  if (isStrictlySorted(list)) return list; // as the sources deliver them: already one per path
   const sorted = [...list].sort((a, b) => compareByPath(a, b) || cmp(a.reason, b.reason) || cmp(a.detail, b.detail));
   return sorted.filter((s, i) => i === 0 || compareByPath(sorted[i - 1] as SkippedPath, s) !== 0);
+}
+
+function isStrictlySorted(list: readonly SkippedPath[]): boolean {
+  for (let i = 1; i < list.length; i++) if (compareByPath(list[i - 1] as SkippedPath, list[i] as SkippedPath) >= 0) return false;
+  return true;
 }
 
 function cmp(a: string, b: string): number {

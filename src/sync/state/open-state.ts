@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { silentLogger, type Logger } from '../../shared/logger.js';
+import type { Logger } from '../../shared/logger.js';
 import { acquireLock, type HeldLock } from './lock-file.js';
 import { migrate } from './migrations.js';
 import { classifyStateError } from './sqlite-errors.js';
@@ -10,7 +10,8 @@ import { createStateStore, type StateStore } from './state-store.js';
 export type OpenStateOptions = {
   /** The clock (budget periods, timestamps). @default () => new Date() */
   now?: () => Date;
-  logger?: Logger;
+  /** Where the two warnings of an open go (a stale lock taken over, a state folder others can enter). @default nowhere */
+  logger?: Pick<Logger, 'warn'>;
   /**
    * Take the exclusive writer lock `<path>.lock` and recover what a crashed process left behind.
    * `false` is for read-only views and for tests of concurrent writers: it neither locks nor recovers.
@@ -20,6 +21,9 @@ export type OpenStateOptions = {
   /** How long a write waits for another connection's transaction. @default 5000 */
   busyTimeoutMs?: number;
 };
+
+// Not silentLogger(): opening the state must not load pino (a plan that logs nothing never needs it).
+const NO_LOG: Pick<Logger, 'warn'> = { warn: () => {} };
 
 const PRIVATE_FILE = 0o600;
 const PRIVATE_DIR = 0o700;
@@ -32,7 +36,7 @@ const PRIVATE_DIR = 0o700;
  */
 export function openState(path: string, options: OpenStateOptions = {}): StateStore {
   const now = options.now ?? ((): Date => new Date());
-  const log = options.logger ?? silentLogger();
+  const log = options.logger ?? NO_LOG;
   const abs = resolve(path);
   ensurePrivateDir(dirname(abs), log);
 
@@ -85,7 +89,7 @@ export function moveAsideCorrupt(path: string, now: Date = new Date()): string {
 }
 
 /** Creates the state folder 0700; an existing folder is left as it is, with a warning if others can enter it. */
-function ensurePrivateDir(dir: string, log: Logger): void {
+function ensurePrivateDir(dir: string, log: Pick<Logger, 'warn'>): void {
   if (!existsSync(dir)) {
     mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     chmodSync(dir, PRIVATE_DIR);

@@ -47,10 +47,16 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const count = db.prepare('SELECT count(*) FROM files').pluck();
 
-  // Rows written together share their updated_at: remember the last conversion.
-  let lastMs = Number.NaN;
-  let lastIso = '';
-  const isoCached = (ms: number): string => (ms === lastMs ? lastIso : ((lastMs = ms), (lastIso = isoOf(ms))));
+  // Rows written together share their updated_at: a load converts each distinct time once.
+  const isoByMs = new Map<number, string>();
+  const isoCached = (ms: number): string => {
+    let iso = isoByMs.get(ms);
+    if (iso === undefined) {
+      if (isoByMs.size > 4096) isoByMs.clear();
+      isoByMs.set(ms, (iso = isoOf(ms)));
+    }
+    return iso;
+  };
   const toTracked = (r: Row): TrackedFile => {
     const source = sources.nameOf(r[0]);
     return {

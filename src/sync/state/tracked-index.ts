@@ -22,10 +22,10 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   add(file: TrackedFile): void {
     let paths = this.#bySource.get(file.source);
     if (paths === undefined) this.#bySource.set(file.source, (paths = new Map()));
-    const before = paths.get(file.path);
+    const count = paths.size;
     paths.set(file.path, file);
-    if (before === undefined) this.#files.push(file);
-    else this.#files[this.#files.indexOf(before)] = file;
+    if (paths.size > count) this.#files.push(file);
+    else this.#files[this.#files.findIndex((f) => f.source === file.source && f.path === file.path)] = file;
   }
 
   /** The tracked file at this source and path. */

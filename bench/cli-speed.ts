@@ -1,0 +1,184 @@
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Source } from '../src/config/schema.js';
+import {
+  loadedModules, planSummary, series, summaryProblem, timePlan, unusedLoopbackPort, writeConfig, type Series,
+} from './cli-runner.js';
+import { hasCommand, round1, timeShell } from './measure.js';
+import { ensureBenchTree, type BenchTree } from './scan-tree.js';
+import { seedSyncedState } from './seed-state.js';
+
+/**
+ * The end-to-end speed targets of issue 4, measured with the real CLI in fresh processes on a
+ * generated tree whose state is fully synced: `kbsync plan --json` on the unchanged tree (remote
+ * target at an unused loopback port: a warm plan must not touch the network; and embedded: it must
+ * not start the service), after a 1% change, and with an empty state (a cold first scan that hashes
+ * everything); each beside a reference tool run alternately in the same loop (`rsync -an`,
+ * `xargs -P2 sha256sum`); and the state's size per tracked file.
+ */
+export type CliSpeedOptions = {
+  /** @default env KBSYNC_BENCH_FILES or 100_000 */
+  files?: number;
+  /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default env KBSYNC_BENCH_FULL === "1" */
+  full?: boolean;
+  /** Timed runs per figure (medians are reported); the cold scan runs min(runs, 3) times. @default 5 */
+  runs?: number;
+  /** Where the tree is generated and cached. @default os.tmpdir()/kbsync-bench-<files>-<small|full> */
+  dir?: string;
+  log?: (line: string) => void;
+};
+
+export type CliSpeedResult = {
+  tree: BenchTree & { candidates: number; candidateBytes: number };
+  seed: { observeMs: number; recordMs: number; trackedFiles: number; stateBytes: number; avgPathChars: number };
+  unchanged: Series;
+  unchangedEmbedded: Series & { serviceStarted: boolean };
+  rsync: Series;
+  changed: Series & { changedFiles: number };
+  rsyncChanged: Series;
+  cold: Series;
+  sha256sum: Series;
+  modules: { undiciLoaded: boolean | null; count: number; notable: string[]; problem: string | null };
+};
+
+const SOURCE_NAME = 'bench';
+/** Packages whose presence in a warm plan's module list is worth showing. */
+const NOTABLE = ['undici', 'zod', 'yaml', 'pino', 'p-queue', 'fastify', 'better-sqlite3', 'ignore', 'picomatch', 'commander', 'simple-git'];
+
+export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<CliSpeedResult> {
+  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
+  const full = options.full ?? process.env.KBSYNC_BENCH_FULL === '1';
+  const runs = options.runs ?? 5;
+  const log = options.log ?? (() => {});
+  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
+
+  const tree = ensureBenchTree(base, files, full);
+  log(`tree ${tree.dir}: ${files} files, ${full ? 'realistic sizes' : '1-4 KB each'}${tree.generatedMs === null ? ' (cached)' : `, generated in ${tree.generatedMs} ms`}`);
+  const work = join(base, 'cli');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const statePath = join(work, 'state', 'state.db');
+
+  const source: Source = { name: SOURCE_NAME, path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
+  const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
+  const stateBytes = fileBytes(statePath) + fileBytes(`${statePath}-wal`);
+  const candidateBytes = seeded.files.reduce((sum, f) => sum + f.size, 0);
+  const avgPathChars = seeded.files.reduce((sum, f) => sum + f.path.length, 0) / Math.max(1, seeded.files.length);
+  log(`seeded ${seeded.files.length} tracked files: observe ${Math.round(seeded.observeMs)} ms, bookkeeping ${Math.round(seeded.recordMs)} ms, state ${stateBytes} bytes`);
+
+  const remote = writeConfig(join(work, 'remote.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'remote', port: await unusedLoopbackPort() } });
+  const warmDataDir = join(work, 'embedded-service');
+  const embedded = writeConfig(join(work, 'embedded.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'embedded', dataDir: warmDataDir } });
+  const coldDir = join(work, 'cold');
+  const cold = writeConfig(join(work, 'cold.yaml'), { treeDir: tree.dir, statePath: join(coldDir, 'state', 'state.db'), target: { kind: 'embedded', dataDir: join(coldDir, 'service') } });
+
+  const tracked = seeded.files.length;
+  const copy = join(base, 'copy');
+  const rsyncLine = hasCommand('rsync') ? `rsync -an --delete '${tree.dir}/' '${copy}/' > /dev/null` : null;
+  if (rsyncLine !== null) spawnSync('rsync', ['-a', '--delete', `${tree.dir}/`, `${copy}/`]);
+
+  // Unchanged: the plan with each target, then rsync, alternated so that each sees the same machine.
+  const unchangedCheck = planSummary(remote, work);
+  const unchangedProblem = unchangedCheck.problem ?? summaryProblem(unchangedCheck.summary, { unchanged: tracked, uploaded: 0 });
+  const embeddedCheck = planSummary(embedded, work);
+  const embeddedProblem = embeddedCheck.problem ?? summaryProblem(embeddedCheck.summary, { unchanged: tracked, uploaded: 0 });
+  const plans: number[] = [];
+  const embeddedPlans: number[] = [];
+  const rsyncs: number[] = [];
+  let loopProblem: string | null = null;
+  let rsyncProblem: string | null = rsyncLine === null ? 'rsync is not installed' : null;
+  for (let r = 0; r < runs; r++) {
+    const a = timePlan(remote);
+    const b = timePlan(embedded);
+    loopProblem ??= a.problem ?? b.problem;
+    plans.push(a.ms);
+    embeddedPlans.push(b.ms);
+    if (rsyncLine !== null) {
+      const s = timeShell(rsyncLine);
+      if (s.status !== 0) rsyncProblem ??= `rsync exited ${s.status}: ${s.stderr.slice(0, 200)}`;
+      rsyncs.push(s.ms);
+    }
+  }
+  const unchanged = series('kbsync plan --json, unchanged tree (remote target)', plans, unchangedProblem ?? loopProblem);
+  const serviceStarted = existsSync(warmDataDir);
+  const unchangedEmbedded = { ...series('kbsync plan --json, unchanged tree (embedded target)', embeddedPlans, embeddedProblem ?? loopProblem), serviceStarted };
+  const rsync = series('rsync -an (same tree, against an identical copy)', rsyncs, rsyncProblem);
+  log(`unchanged: plan ${unchanged.medianMs ?? unchanged.problem} ms (embedded ${unchangedEmbedded.medianMs ?? unchangedEmbedded.problem}, service started: ${serviceStarted}), rsync -an ${rsync.medianMs ?? rsync.problem} ms`);
+
+  const trace = loadedModules(remote, work);
+  const undiciLoaded = trace.problem === null ? trace.urls.some((u) => u.includes('/node_modules/undici/')) : null;
+  const notable = NOTABLE.filter((name) => trace.urls.some((u) => u.includes(`/node_modules/${name}/`)));
+  const modules = { undiciLoaded, count: trace.urls.length, notable, problem: trace.problem };
+  log(`modules a warm plan loads: ${modules.count} (${notable.join(', ')})`);
+
+  // 1% changed: 1 file in 100 rewritten (appended to); the state still has the old fingerprints, so every run hashes them.
+  const changedFiles = seeded.files.filter((_, i) => i % 100 === 0);
+  for (const f of changedFiles) appendFileSync(f.absPath, `\nedited for the benchmark ${Date.now()}\n`);
+  const changedCheck = planSummary(remote, work);
+  const changedProblem = changedCheck.problem ?? summaryProblem(changedCheck.summary, { uploaded: changedFiles.length, unchanged: tracked - changedFiles.length });
+  const changedRuns: number[] = [];
+  const rsyncChangedRuns: number[] = [];
+  loopProblem = null;
+  for (let r = 0; r < runs; r++) {
+    const a = timePlan(remote);
+    loopProblem ??= a.problem;
+    changedRuns.push(a.ms);
+    if (rsyncLine !== null) rsyncChangedRuns.push(timeShell(rsyncLine).ms);
+  }
+  const changed = { ...series(`kbsync plan --json, ${changedFiles.length} files changed (hashed)`, changedRuns, changedProblem ?? loopProblem), changedFiles: changedFiles.length };
+  const rsyncChanged = series('rsync -an (same tree, after the change)', rsyncChangedRuns, rsyncProblem);
+  log(`1% changed: plan ${changed.medianMs ?? changed.problem} ms, rsync -an ${rsyncChanged.medianMs ?? rsyncChanged.problem} ms`);
+
+  // Cold: an empty state and a new embedded service each run, so every file is hashed; sha256sum -P2 over the same files.
+  const listFile = join(work, 'candidates.list');
+  writeFileSync(listFile, seeded.files.map((f) => f.absPath).join('\0'));
+  const shaLine = hasCommand('sha256sum') && hasCommand('xargs') ? `xargs -0 -P2 -n 256 sha256sum < '${listFile}' > /dev/null` : null;
+  const coldRuns: number[] = [];
+  const shaRuns: number[] = [];
+  let coldProblem: string | null = null;
+  let shaProblem: string | null = shaLine === null ? 'sha256sum or xargs is not installed' : null;
+  for (let r = 0; r < Math.min(runs, 3); r++) {
+    if (shaLine !== null) {
+      const s = timeShell(shaLine);
+      if (s.status !== 0) shaProblem ??= `sha256sum exited ${s.status}: ${s.stderr.slice(0, 200)}`;
+      shaRuns.push(s.ms);
+    }
+    rmSync(coldDir, { recursive: true, force: true });
+    if (r === 0) {
+      const check = planSummary(cold, work);
+      coldProblem = check.problem ?? summaryProblem(check.summary, { uploaded: tracked, unchanged: 0 });
+      rmSync(coldDir, { recursive: true, force: true });
+    }
+    const a = timePlan(cold);
+    coldProblem ??= a.problem;
+    coldRuns.push(a.ms);
+  }
+  const coldSeries = series('kbsync plan --json, empty state (cold first scan: every file hashed)', coldRuns, coldProblem);
+  const sha256sum = series('xargs -0 -P2 sha256sum (the same files)', shaRuns, shaProblem);
+  log(`cold: plan ${coldSeries.medianMs ?? coldSeries.problem} ms, sha256sum -P2 ${sha256sum.medianMs ?? sha256sum.problem} ms`);
+
+  return {
+    tree: { ...tree, candidates: tracked, candidateBytes },
+    seed: { observeMs: Math.round(seeded.observeMs), recordMs: Math.round(seeded.recordMs), trackedFiles: tracked, stateBytes, avgPathChars: round1(avgPathChars) },
+    unchanged,
+    unchangedEmbedded,
+    rsync,
+    changed,
+    rsyncChanged,
+    cold: coldSeries,
+    sha256sum,
+    modules,
+  };
+}
+
+function fileBytes(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await runCliSpeedBench({ log: (line) => console.error(line) });
+  console.log(JSON.stringify(result, null, 2));
+}

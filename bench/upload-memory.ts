@@ -15,7 +15,8 @@ import { createClient } from '../src/client/index.js';
 export const RSS_LIMIT_MB = 150;
 const MB = 1024 * 1024;
 
-export type UploadMemoryResult = { peakRssMb: number; mbPerSec: number; bytes: number };
+/** Peak RSS during the upload, the process's RSS just before it (server and client ready), throughput, bytes received. */
+export type UploadMemoryResult = { peakRssMb: number; baselineRssMb: number; mbPerSec: number; bytes: number };
 
 /** Uploads a sparse file of `bytes` (default 1 GiB) and returns peak RSS, throughput and bytes received. */
 export async function runUploadMemoryBench(bytes = 1024 * MB): Promise<UploadMemoryResult> {
@@ -37,7 +38,8 @@ export async function runUploadMemoryBench(bytes = 1024 * MB): Promise<UploadMem
   const { port } = server.address() as AddressInfo;
   const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'bench-key' });
 
-  let peak = process.memoryUsage().rss;
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
   try {
     const started = performance.now();
@@ -46,7 +48,7 @@ export async function runUploadMemoryBench(bytes = 1024 * MB): Promise<UploadMem
     // The sampler can miss a short spike between ticks; the kernel's high-water mark cannot.
     peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
     if (received < bytes) throw new Error(`server received ${received} bytes, expected at least ${bytes}`);
-    return { peakRssMb: Math.round((peak / MB) * 10) / 10, mbPerSec: Math.round((bytes / MB / seconds) * 10) / 10, bytes: received };
+    return { peakRssMb: Math.round((peak / MB) * 10) / 10, baselineRssMb: Math.round((baseline / MB) * 10) / 10, mbPerSec: Math.round((bytes / MB / seconds) * 10) / 10, bytes: received };
   } finally {
     clearInterval(sampler);
     await client.close();

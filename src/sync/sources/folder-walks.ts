@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { KbsyncError } from '../../shared/errors.js';
@@ -6,7 +7,7 @@ import { scanFolder, type FolderSourceSpec, type ScanResult } from './folder.js'
 import { unpackScan } from './scan-codec.js';
 import type { WalkReply } from './walk-reply.js';
 
-/** Where folder walks run: a worker thread when kbsync runs compiled (`auto`), or this thread. */
+/** Where folder walks run: a worker thread, this thread, or (`auto`) a worker when that pays, see startFolderWalks. */
 export type WalkThread = 'auto' | 'worker' | 'in-process';
 
 /** Folder walks started ahead of need: collect each source's result when it is wanted. */
@@ -26,14 +27,23 @@ const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
 const WORKER_YOUNG_GENERATION_MB = 48;
 
 /**
- * Starts walking `specs` now and returns at once. In a worker thread (the default when running
- * compiled), the walk overlaps whatever this thread does next (loading the state, say); a crashed
- * or unstartable worker falls back to walking here. `in-process` (and `auto` under a TypeScript
- * runner, where a Node 20 worker cannot load the .ts sources) walks lazily, when a result is asked for.
+ * Starts walking `specs` now and returns at once. In a worker thread the walk overlaps whatever
+ * this thread does next (loading the state, say); a crashed or unstartable worker falls back to
+ * walking here. In-process, the walk runs lazily, when a result is asked for.
+ *
+ * `auto` takes a worker only when one can run beside this thread: kbsync runs compiled (a Node 20
+ * worker cannot load .ts sources) and a core is idle (1-minute load average below the cores minus
+ * one). Measured on a loaded 2-core machine, a worker there cost ~150 ms of start-up and packing
+ * and slowed this thread down as much as it saved.
  */
 export function startFolderWalks(specs: readonly FolderSourceSpec[], thread: WalkThread = 'auto'): FolderWalks {
-  const useWorker = specs.length > 0 && (thread === 'worker' || (thread === 'auto' && workerAvailable()));
+  const useWorker = specs.length > 0 && (thread === 'worker' || (thread === 'auto' && workerAvailable() && coreIsIdle()));
   return useWorker ? walkInWorker(specs) : walkLazily(specs);
+}
+
+function coreIsIdle(): boolean {
+  const cores = availableParallelism();
+  return cores >= 2 && (loadavg()[0] ?? 0) < cores - 1;
 }
 
 /** True when this module runs as compiled JS with walk-worker.js beside it. */

@@ -114,8 +114,10 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const modules = { undiciLoaded, count: trace.urls.length, notable, problem: trace.problem };
   log(`modules a warm plan loads: ${modules.count} (${notable.join(', ')})`);
 
-  // 1% changed: 1 file in 100 rewritten (appended to); the state still has the old fingerprints, so every run hashes them.
-  const changedFiles = seeded.files.filter((_, i) => i % 100 === 0);
+  // 1% changed: 1% of the tree's files (1,000 of 100k), spread evenly over the candidates, rewritten (appended to);
+  // the state keeps the old fingerprints, so every run hashes them again.
+  const every = Math.max(1, Math.floor(tracked / Math.max(1, Math.round(files / 100))));
+  const changedFiles = seeded.files.filter((_, i) => i % every === 0).slice(0, Math.round(files / 100));
   for (const f of changedFiles) appendFileSync(f.absPath, `\nedited for the benchmark ${Date.now()}\n`);
   const changedCheck = planSummary(remote, work);
   const changedProblem = changedCheck.problem ?? summaryProblem(changedCheck.summary, { uploaded: changedFiles.length, unchanged: tracked - changedFiles.length });

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import { planSync } from '../planner/index.js';
 import { observeSources, startFolderWalks } from '../sources/index.js';
 import type { BudgetCaps, StateStore, TrackedIndex } from '../state/index.js';
-import type { Observation, SyncPlan, TrackedFile } from '../types.js';
+import type { Observation, SyncPlan } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
 

@@ -45,3 +45,25 @@ describe('joinTracked', () => {
     expect(joinTracked(observed, new Map()).filesSorted).toBe(false);
   });
 });
+
+describe('joinTracked hasFile on sorted files', () => {
+  it('answers queries in ascending order (the planner asks for sorted skip entries) and in any other order', () => {
+    const obs = fakeObservation();
+    const present = Array.from({ length: 300 }, (_, i) => `p${String(i * 2).padStart(4, '0')}.md`);
+    for (const p of present) obs.file(p);
+    const join = joinTracked(obs.build().files, new Map());
+    const queries = Array.from({ length: 600 }, (_, i) => `p${String(i).padStart(4, '0')}.md`);
+
+    const ascending = queries.map((q) => join.hasFile('docs', q));
+    const descending = [...queries].reverse().map((q) => join.hasFile('docs', q)).reverse();
+    const repeated = queries.map((q) => [join.hasFile('docs', q), join.hasFile('docs', q)]);
+
+    const expected = queries.map((q) => present.includes(q));
+    expect(join.filesSorted).toBe(true);
+    expect(ascending).toEqual(expected);
+    expect(descending).toEqual(expected);
+    expect(repeated).toEqual(expected.map((e) => [e, e]));
+    expect(join.hasFile('a-source-before', 'p0000.md')).toBe(false);
+    expect(join.hasFile('zz-source-after', 'p0000.md')).toBe(false);
+  });
+});

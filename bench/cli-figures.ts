@@ -55,6 +55,7 @@ export function cliFigures(r: CliSpeedResult): Figure[] {
     note: `state.db as left by finishRun: ${r.seed.stateBytes} bytes`,
   });
   figures.push(
+    timed(r.emptyPlan, null, () => true, r.nodeStart, 'the fixed part of every figure above'),
     info(GROUP, 'seeding: cold observe of the tree in process (every file hashed, 2 workers)', r.seed.observeMs, 'ms'),
     info(GROUP, 'seeding: first-sync bookkeeping of every file (one transaction)', r.seed.recordMs, 'ms'),
   );

@@ -7,7 +7,7 @@ import type { Source } from '../src/config/schema.js';
 import {
   loadedModules, planSummary, series, summaryProblem, timePlan, unusedLoopbackPort, writeConfig, type Series,
 } from './cli-runner.js';
-import { hasCommand, round1, timeShell } from './measure.js';
+import { hasCommand, round1, timeProcess, timeShell } from './measure.js';
 import { ensureBenchTree, type BenchTree } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
 
@@ -42,6 +42,8 @@ export type CliSpeedResult = {
   cold: Series;
   sha256sum: Series;
   modules: { undiciLoaded: boolean | null; count: number; notable: string[]; problem: string | null };
+  nodeStart: Series;
+  emptyPlan: Series;
 };
 
 const SOURCE_NAME = 'bench';
@@ -108,6 +110,25 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const rsync = series('rsync -an (same tree, against an identical copy)', rsyncs, rsyncProblem);
   log(`unchanged: plan ${unchanged.medianMs ?? unchanged.problem} ms (embedded ${unchangedEmbedded.medianMs ?? unchangedEmbedded.problem}, service started: ${serviceStarted}), rsync -an ${rsync.medianMs ?? rsync.problem} ms`);
 
+  // Where the fixed cost goes: node alone, and a plan of an empty folder (start-up, imports, config, state).
+  const emptyDir = join(work, 'empty-source');
+  mkdirSync(emptyDir, { recursive: true });
+  const emptyState = join(work, 'empty-state', 'state.db');
+  const empty = writeConfig(join(work, 'empty.yaml'), { treeDir: emptyDir, statePath: emptyState, target: { kind: 'remote', port: await unusedLoopbackPort() } });
+  await seedSyncedState(emptyState, { ...source, path: emptyDir }, join(work, 'empty-state'));
+  const nodeRuns: number[] = [];
+  const emptyRuns: number[] = [];
+  let emptyProblem: string | null = null;
+  for (let r = 0; r < runs; r++) {
+    nodeRuns.push(timeProcess(process.execPath, ['-e', '0'], { stdio: 'ignore' }).ms);
+    const e = timePlan(empty);
+    emptyProblem ??= e.problem;
+    emptyRuns.push(e.ms);
+  }
+  const nodeStart = series('node -e 0 (node start-up alone)', nodeRuns);
+  const emptyPlan = series('kbsync plan --json of an empty folder (start-up, imports, config, state open)', emptyRuns, emptyProblem);
+  log(`fixed costs: node ${nodeStart.medianMs} ms, plan of an empty folder ${emptyPlan.medianMs ?? emptyPlan.problem} ms`);
+
   const trace = loadedModules(remote, work);
   const undiciLoaded = trace.problem === null ? trace.urls.some((u) => u.includes('/node_modules/undici/')) : null;
   const notable = NOTABLE.filter((name) => trace.urls.some((u) => u.includes(`/node_modules/${name}/`)));
@@ -173,6 +194,8 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
     cold: coldSeries,
     sha256sum,
     modules,
+    nodeStart,
+    emptyPlan,
   };
 }
 

@@ -25,5 +25,5 @@ export function info(group: string, name: string, value: number | null, unit: st
 
 /** A pass/fail check with no number ("undici is not loaded"). */
 export function check(group: string, name: string, ok: boolean | null, note: string): Figure {
-  return { group, name, value: null, unit: 'check', reference: null, ratio: null, target: name, pass: ok, note };
+  return { group, name, value: null, unit: 'check', reference: null, ratio: null, target: 'holds', pass: ok, note };
 }

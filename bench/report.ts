@@ -14,7 +14,7 @@ export function renderReport(figures: readonly Figure[], facts: RunFacts): strin
     `Written by \`${facts.command}\` (bench/run.ts); do not edit by hand. Every figure is measured in compiled`,
     'JavaScript (never under a TypeScript loader), each benchmark in a fresh process, and stands beside a',
     'reference measured in the same run, alternated with it, so that a loaded machine shows as a slower',
-    'reference rather than as a slower kbsync. Ratio = figure / reference (below 1: kbsync is faster or smaller).',
+    'reference rather than as a slower kbsync. Ratio = figure / reference, in the figure\'s unit.',
     '',
     `**Result: ${failed.length === 0 ? 'every target met' : `${failed.length} target(s) missed: ${failed.map((f) => f.name).join('; ')}`}.**`,
     '',

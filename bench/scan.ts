@@ -87,7 +87,8 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
   const lookup = (s: string, p: string): KnownFile | undefined => known.get(s)?.get(p);
   const [unchangedMs = []] = await alternate(runs, () => observeSources([source], { stateDir: base, known: lookup }));
   const unchanged = figure('unchanged tree: walk + compare with the known fingerprints', unchangedMs);
-  const changedFiles = scan.files.filter((_, i) => i % 100 === 0);
+  const every = Math.max(1, Math.floor(scan.files.length / Math.max(1, Math.round(files / 100))));
+  const changedFiles = scan.files.filter((_, i) => i % every === 0).slice(0, Math.round(files / 100));
   for (const f of changedFiles) appendFileSync(f.absPath, `\nedited ${Date.now()}\n`);
   const [changedMs = []] = await alternate(runs, () => observeSources([source], { stateDir: base, known: lookup }));
   const changed = { ...figure(`${changedFiles.length} files changed: walk + compare + hash them`, changedMs), changedFiles: changedFiles.length };

@@ -38,20 +38,6 @@ export function isCandidate(x: PlanItem | Candidate): x is Candidate {
 }
 
 function sameContentItem(file: ObservedFile, t: TrackedFile, remoteId: string, ctx: PlanContext): PlanItem {
-  if (t.remoteStatus !== 'failed') {
-    return {
-      source: file.source,
-      path: file.path,
-      action: 'skip:unchanged',
-      reason: unchangedReason(t.remoteStatus),
-      credits: 0,
-      size: file.size,
-      sha256: t.sha256,
-      remoteName: t.remoteName,
-      remoteId,
-      wasTracked: true,
-    };
-  }
   const base = {
     source: file.source,
     path: file.path,
@@ -62,6 +48,7 @@ function sameContentItem(file: ObservedFile, t: TrackedFile, remoteId: string, c
     remoteId,
     wasTracked: true,
   };
+  if (t.remoteStatus !== 'failed') return { ...base, action: 'skip:unchanged', reason: unchangedReason(t.remoteStatus) };
   if (t.reprocessAttempts < ctx.maxReprocessAttempts) {
     const cost = costOf({ kind: 'reprocess' });
     const attempt = t.reprocessAttempts + 1;

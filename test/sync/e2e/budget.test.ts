@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT, exitCodeForRun } from '../../../src/cli/exit.js';
 import { createClient, type KnowledgeClient } from '../../../src/client/index.js';
 import { loadConfig } from '../../../src/config/load.js';
@@ -7,19 +7,12 @@ import { MIB, uploadCost } from '../../../src/shared/plans.js';
 import { runSync, type SyncRun } from '../../../src/sync/executor/index.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { RunItem } from '../../../src/sync/types.js';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { createPrng } from '../../helpers/prng.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 
 type Caps = { maxCreditsPerRun: number; maxCreditsPerDay: number; maxCreditsPerMonth: number };
 const DAY_MS = 86_400_000;
@@ -61,9 +54,9 @@ describe('budget caps with upload.concurrency 8', () => {
   it('never lets the service charge more than any cap, over 15 randomised runs, and uploads deferred work smallest first', async () => {
     const seed = 20_250_611;
     const rng = createPrng(seed);
-    const ds: E2eDataset = svc.dataset({ credits: 100_000 });
-    const ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey, config: { upload: { concurrency: 8, requestsPerSecond: 1000 } } });
-    const client = createClient({ baseUrl: svc.url, apiKey: ds.apiKey });
+    const ds: E2eDataset = suite.svc.dataset({ credits: 100_000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { upload: { concurrency: 8, requestsPerSecond: 1000 } } });
+    const client = createClient({ baseUrl: suite.svc.url, apiKey: ds.apiKey });
     let nowMs = Date.UTC(2031, 2, 10, 12);
     const spentByDay = new Map<string, number>();
     const spentByMonth = new Map<string, number>();

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 
 let ds: E2eDataset;
 let ws: Workspace;
 /** A workspace already synced once with three files. */
 beforeEach(async () => {
-  ds = svc.dataset({ credits: 1000 });
-  ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey, config: { limits: { maxFileBytes: 4096 } } });
+  ds = suite.svc.dataset({ credits: 1000 });
+  ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { limits: { maxFileBytes: 4096 } } });
   ws.write('a.md', '# A\nalpha\n');
   ws.write('notes/b.txt', 'bravo\n');
   ws.write('c.csv', 'x,y\n1,2\n');

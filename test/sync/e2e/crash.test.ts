@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
-import { isUpload, startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
+import { isUpload, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync } from '../../helpers/kbsync-child.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-let proxy: FaultProxy;
-const temp = createTempDirs();
-beforeAll(async () => {
-  await ensureDist();
-  svc = await startE2eService();
-  proxy = await startFaultProxy(svc.url);
-}, 180_000);
-afterAll(async () => {
-  await proxy.close();
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
 /** Three 5-credit files behind the proxy, uploaded one at a time (a.md first: same cost, path order). */
 function setup(): { ds: E2eDataset; ws: Workspace } {
-  proxy.setHooks({});
-  proxy.requests.length = 0;
-  const ds = svc.dataset({ credits: 1000 });
-  const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
+  suite.proxy.setHooks({});
+  suite.proxy.requests.length = 0;
+  const ds = suite.svc.dataset({ credits: 1000 });
+  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
   ws.write('a.md', '# A\nalpha\n');
   ws.write('b.md', '# B\nbravo\n');
   ws.write('c.md', '# C\ncharlie\n');
@@ -33,7 +22,7 @@ function setup(): { ds: E2eDataset; ws: Workspace } {
 }
 
 const fileNameOf = (req: ProxiedRequest): string | undefined => /filename="([^"]+)"/.exec(req.body.toString('latin1'))?.[1];
-const uploadsOf = (name: string): ProxiedRequest[] => proxy.requests.filter((r) => isUpload(r) && fileNameOf(r) === name);
+const uploadsOf = (name: string): ProxiedRequest[] => suite.proxy.requests.filter((r) => isUpload(r) && fileNameOf(r) === name);
 
 /** Names of the dataset's files with how many copies each has. */
 async function copies(ds: E2eDataset): Promise<Record<string, number>> {
@@ -59,7 +48,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
 
     // The hooks are in place before the child (started in this same tick) can send anything.
     const k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onResponse: async (req, res) => {
         if (!isUpload(req) || given !== undefined) return 'relay';
         given = JSON.parse(res.body.toString()) as { id: number; name: string };
@@ -69,7 +58,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     });
     const exit = await k.exited;
     const chargedBeforeRerun = start - (await ds.balance());
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
     const status = await ws.runJson('status');
 
@@ -93,7 +82,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     let killed = false;
 
     const k = spawnKbsync(['sync', '-c', ws.configPath], ws.root);
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onRequest: async (req) => {
         if (!isUpload(req) || killed) return { kind: 'forward' };
         killed = true;
@@ -103,7 +92,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     });
     const exit = await k.exited;
     const chargedBeforeRerun = start - (await ds.balance());
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
     const again = await ws.runJson('sync');
 
@@ -125,7 +114,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     const { ds, ws } = setup();
     const start = await ds.balance();
     let lost = false;
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onResponse: (req) => {
         if (!isUpload(req) || lost) return 'relay';
         lost = true;
@@ -134,7 +123,7 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     });
 
     const first = await ws.runJson('sync');
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
 
     expect(first.code).toBe(1);

@@ -1,28 +1,17 @@
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
-import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf, runKbsync } from '../../helpers/e2e-workspace.js';
-import { isUpload, startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { createWorkspace, itemOf, runKbsync } from '../../helpers/e2e-workspace.js';
+import { isUpload } from '../../helpers/fault-proxy.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-let proxy: FaultProxy;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-  proxy = await startFaultProxy(svc.url);
-});
-afterAll(async () => {
-  await proxy.close();
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite({ proxy: true });
 
 /** A workspace with two small files. */
 function twoFiles(o: { credits?: number; baseUrl?: string; apiKey?: string; budget?: Record<string, unknown> } = {}) {
-  const ds = svc.dataset({ credits: o.credits ?? 1000 });
-  const ws = createWorkspace(temp.make(), {
-    baseUrl: o.baseUrl ?? svc.url, apiKey: o.apiKey ?? ds.apiKey, config: o.budget === undefined ? {} : { budget: o.budget },
+  const ds = suite.svc.dataset({ credits: o.credits ?? 1000 });
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: o.baseUrl ?? suite.svc.url, apiKey: o.apiKey ?? ds.apiKey, config: o.budget === undefined ? {} : { budget: o.budget },
   });
   ws.write('a.md', '# A\n');
   ws.write('b.md', '# B\n');
@@ -41,16 +30,16 @@ describe('exit codes of kbsync sync', () => {
   });
 
   it('1 when an item failed (the service answers 500 for one upload); the others are done and the rerun sends it', async () => {
-    const { ds, ws } = twoFiles({ baseUrl: proxy.url });
+    const { ds, ws } = twoFiles({ baseUrl: suite.proxy.url });
     const start = await ds.balance();
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onRequest: (req) => (isUpload(req) && req.body.includes('filename="b.md"')
         ? { kind: 'respond', status: 500, json: { error: { code: 'internal', message: 'disk on fire' } } }
         : { kind: 'forward' }),
     });
 
     const failed = await ws.runJson('sync');
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
 
     expect(failed.code).toBe(1);
@@ -66,7 +55,7 @@ describe('exit codes of kbsync sync', () => {
 
   it('2 for a config error, naming the key and its line', async () => {
     const { ws } = twoFiles();
-    writeFileSync(ws.configPath, `target:\n  kind: remote\n  baseUrl: ${svc.url}\n  apiKey: k\nupload:\n  concurrency: 0\n`);
+    writeFileSync(ws.configPath, `target:\n  kind: remote\n  baseUrl: ${suite.svc.url}\n  apiKey: k\nupload:\n  concurrency: 0\n`);
 
     const bad = await ws.run('sync');
     const missing = await runKbsync(['sync', '-c', 'no-such.yaml'], ws.root);

@@ -1,39 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
-import { isUpload, startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
+import { isUpload, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-let proxy: FaultProxy;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-  proxy = await startFaultProxy(svc.url);
-});
-afterAll(async () => {
-  await proxy.close();
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite({ proxy: true });
 
 function setup(): { ds: E2eDataset; ws: Workspace } {
-  proxy.setHooks({});
-  proxy.requests.length = 0;
-  const ds = svc.dataset({ credits: 1000 });
-  const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey });
+  suite.proxy.setHooks({});
+  suite.proxy.requests.length = 0;
+  const ds = suite.svc.dataset({ credits: 1000 });
+  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey });
   ws.write('a.md', '# A\n');
   ws.write('b.md', '# B\n');
   return { ds, ws };
 }
 
-const uploadsOf = (name: string): ProxiedRequest[] => proxy.requests.filter((r) => isUpload(r) && r.body.includes(`filename="${name}"`));
+const uploadsOf = (name: string): ProxiedRequest[] => suite.proxy.requests.filter((r) => isUpload(r) && r.body.includes(`filename="${name}"`));
 
 describe('answers a real server gives only under stress', () => {
   it('429 with Retry-After on an upload: waited for, sent again, charged once', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();
     let refused = 0;
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onRequest: (req) => {
         if (!isUpload(req) || !req.body.includes('filename="a.md"') || refused >= 2) return { kind: 'forward' };
         refused++;
@@ -54,7 +44,7 @@ describe('answers a real server gives only under stress', () => {
   it('502 from a gateway after the service took the upload: unknown, reconciled on the rerun, never paid twice', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onResponse: (req, res) => {
         if (isUpload(req) && req.body.includes('filename="a.md"')) {
           res.status = 502;
@@ -66,7 +56,7 @@ describe('answers a real server gives only under stress', () => {
     });
 
     const first = await ws.runJson('sync');
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
 
     expect(first.code).toBe(1);
@@ -81,13 +71,13 @@ describe('answers a real server gives only under stress', () => {
   it('502 from a gateway that never reached the service: the rerun sends it once, with the same idempotency key', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();
-    proxy.setHooks({
+    suite.proxy.setHooks({
       onRequest: (req) =>
         isUpload(req) && req.body.includes('filename="a.md"') ? { kind: 'respond', status: 502, json: { error: 'bad gateway' } } : { kind: 'forward' },
     });
 
     const first = await ws.runJson('sync');
-    proxy.setHooks({});
+    suite.proxy.setHooks({});
     const rerun = await ws.runJson('sync');
 
     expect(first.code).toBe(1);

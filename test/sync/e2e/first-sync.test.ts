@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uploadCost } from '../../../src/shared/plans.js';
-import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, pathsWith, runKbsync } from '../../helpers/e2e-workspace.js';
+import { createWorkspace, pathsWith, runKbsync } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 
 /** One file of each supported text type, and one over 5 MiB (so costs differ: 5 + 2 credits). */
 const FILES: Record<string, string | Buffer> = {
@@ -28,8 +20,8 @@ const FILES: Record<string, string | Buffer> = {
 
 describe('first and second sync', () => {
   it('uploads every supported file for exactly the planned credits, then uploads and spends nothing', async () => {
-    const ds = svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey });
     for (const [path, content] of Object.entries(FILES)) ws.write(path, content);
     ws.write('logo.png', 'not a document');
     const expectedCredits = Object.values(FILES).reduce((sum, c) => sum + uploadCost(Buffer.byteLength(c)), 0);
@@ -60,9 +52,9 @@ describe('first and second sync', () => {
   });
 
   it('reports progress as plain lines when stderr is not a terminal, and as a bar redrawn in place when it is', async () => {
-    const ds = svc.dataset({ credits: 1000 });
-    const plain = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey });
-    const tty = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: svc.dataset({ credits: 1000 }).apiKey });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const plain = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey });
+    const tty = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: suite.svc.dataset({ credits: 1000 }).apiKey });
     for (const ws of [plain, tty]) {
       ws.write('a.md', '# A\n');
       ws.write('b.md', '# B\n');

@@ -1,17 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 // kbsync runs in-process: its git must not see this machine's git config either.
 beforeEach(() => {
   for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
@@ -28,16 +21,16 @@ async function syncCharged(ws: Workspace, ds: E2eDataset) {
 
 describe('a Git source (local bare repository, pushed to from a working clone)', () => {
   it('follows commits, renames and a force-pushed rewrite, paying only for changed content', async () => {
-    const root = temp.make();
+    const root = suite.temp.make();
     const origin = createGitOrigin(root, {
       'README.md': '# Project\n',
       'docs/a.md': '# A\nversion 1\n',
       'docs/b.md': '# B\nbravo\n',
       'src/main.ts': 'export {};\n',
     });
-    const ds = svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(temp.make(), {
-      baseUrl: svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
     });
 
     const first = await syncCharged(ws, ds);
@@ -74,15 +67,15 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
   });
 
   it('with subdir: syncs only that folder, with paths relative to it', async () => {
-    const origin = createGitOrigin(temp.make(), {
+    const origin = createGitOrigin(suite.temp.make(), {
       'README.md': '# Project\n',
       'docs/a.md': '# A\n',
       'docs/sub/b.txt': 'bravo\n',
       'other/c.md': '# C\n',
     });
-    const ds = svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(temp.make(), {
-      baseUrl: svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: 'docs' } }] },
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: 'docs' } }] },
     });
 
     const first = await syncCharged(ws, ds);

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, type JsonReport } from '../../helpers/e2e-workspace.js';
+import { describe, expect, it } from 'vitest';
+import { createWorkspace, type JsonReport } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 
 const SUMMARY_KEYS = ['uploaded', 'unchanged', 'renamed', 'skipped', 'deferred', 'failed', 'creditsPlanned', 'creditsSpent'];
 
@@ -28,8 +20,8 @@ function expectReportShape(doc: JsonReport): void {
 
 describe('--json on plan, sync and status', () => {
   it('prints one document {summary, items} whose counts match its items', async () => {
-    const ds = svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(temp.make(), { baseUrl: svc.url, apiKey: ds.apiKey, config: { budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 1000, maxCreditsPerMonth: 1000 } } });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 1000, maxCreditsPerMonth: 1000 } } });
     ws.write('a.md', '# A\n');
     ws.write('b.md', '# B\n');
     ws.write('c.md', '# C\n');

@@ -1,32 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace } from '../../helpers/e2e-workspace.js';
-import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-let proxy: FaultProxy;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-  // Only counts calls: every request is forwarded untouched.
-  proxy = await startFaultProxy(svc.url);
-});
-afterAll(async () => {
-  await proxy.close();
-  await svc.close();
-  temp.cleanup();
-});
+// Only counts calls: every request is forwarded untouched.
+const suite = useE2eSuite({ proxy: true });
 
-const reindexCalls = (): number => proxy.requests.filter((r) => r.method === 'POST' && r.url.includes('/datasets/reindex')).length;
+const reindexCalls = (): number => suite.proxy.requests.filter((r) => r.method === 'POST' && r.url.includes('/datasets/reindex')).length;
 
 describe('one reindex after a bulk change (reindex.minChangedFiles 3)', () => {
   it.each([
     { plan: 'pro', reindexes: 1, credits: 3 * 5 + 2 },
     { plan: 'basic', reindexes: 0, credits: 3 * 5 },
   ])('on $plan: $reindexes reindex, $credits credits, and none on a run that changes less', async ({ plan, reindexes, credits }) => {
-    proxy.requests.length = 0;
-    const ds = svc.dataset({ plan: plan as 'pro' | 'basic', credits: 1000 });
-    const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey, plan, config: { reindex: { minChangedFiles: 3 } } });
+    suite.proxy.requests.length = 0;
+    const ds = suite.svc.dataset({ plan: plan as 'pro' | 'basic', credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan, config: { reindex: { minChangedFiles: 3 } } });
     for (const name of ['a', 'b', 'c']) ws.write(`${name}.md`, `# ${name}\n`);
     const start = await ds.balance();
 

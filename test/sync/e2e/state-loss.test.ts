@@ -1,18 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eDataset, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { E2eDataset } from '../../helpers/e2e-service.js';
+import { createWorkspace, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-});
-afterAll(async () => {
-  await svc.close();
-  temp.cleanup();
-});
+const suite = useE2eSuite();
 
 const FILES = ['a.md', 'data/c.csv', 'data/d.json', 'guides/b.txt', 'w.md'];
 let ds: E2eDataset;
@@ -20,9 +13,9 @@ let ws: Workspace;
 let afterFirst: number;
 /** A workspace synced once (five files), with two sources so remote names carry the source prefix. */
 beforeEach(async () => {
-  ds = svc.dataset({ credits: 1000 });
-  ws = createWorkspace(temp.make(), {
-    baseUrl: svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'docs', path: './docs' }, { name: 'wiki', path: './wiki' }] },
+  ds = suite.svc.dataset({ credits: 1000 });
+  ws = createWorkspace(suite.temp.make(), {
+    baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'docs', path: './docs' }, { name: 'wiki', path: './wiki' }] },
   });
   ws.write('a.md', '# A\n');
   ws.write('guides/b.txt', 'bravo\n');

@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startE2eService, type E2eService } from '../../helpers/e2e-service.js';
-import { createTempDirs, createWorkspace, itemOf } from '../../helpers/e2e-workspace.js';
-import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { createWorkspace, itemOf } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
-let svc: E2eService;
-let proxy: FaultProxy;
-const temp = createTempDirs();
-beforeAll(async () => {
-  svc = await startE2eService();
-  // Only counts calls here: every request is forwarded untouched.
-  proxy = await startFaultProxy(svc.url);
-});
-afterAll(async () => {
-  await proxy.close();
-  await svc.close();
-  temp.cleanup();
-});
+// Only counts calls here: every request is forwarded untouched.
+const suite = useE2eSuite({ proxy: true });
 
 const isReprocess = (r: { method: string; url: string }): boolean => r.method === 'POST' && /\/files\/\d+\/reprocess/.test(r.url);
 
 describe('kbsync sync --wait', () => {
   it('waits until processed; a file the service cannot process is reprocessed maxReprocessAttempts times, then reported failed', async () => {
-    const ds = svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(temp.make(), { baseUrl: proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } } });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } } });
     ws.write('good.md', '# Good\nThis one parses.\n');
     ws.write('table.csv', 'a,b\n1,2\n');
     ws.write('bad.json', '{"unterminated": [1, 2,\n');
@@ -39,7 +27,7 @@ describe('kbsync sync --wait', () => {
     expect(itemOf(status.report, 'good.md').remoteStatus).toBe('processed');
     expect(itemOf(status.report, 'table.csv').remoteStatus).toBe('processed');
     expect(itemOf(status.report, 'bad.json').remoteStatus).toBe('failed');
-    expect(proxy.requests.filter(isReprocess)).toHaveLength(2);
+    expect(suite.proxy.requests.filter(isReprocess)).toHaveLength(2);
     expect(charged).toBe(3 * 5 + 2 * 5);
     expect(run.code).toBe(1);
     expect(run.report.summary).toMatchObject({ uploaded: 2, failed: 1, creditsSpent: charged });
@@ -51,6 +39,6 @@ describe('kbsync sync --wait', () => {
     expect(itemOf(later.report, 'bad.json')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
     expect(later.code).toBe(1);
     expect(start - (await ds.balance())).toBe(charged);
-    expect(proxy.requests.filter(isReprocess)).toHaveLength(2);
+    expect(suite.proxy.requests.filter(isReprocess)).toHaveLength(2);
   });
 });

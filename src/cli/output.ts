@@ -9,3 +9,8 @@ export function writeJson(ctx: CliContext, value: unknown): void {
 export function writeLines(ctx: CliContext, ...lines: string[]): void {
   ctx.stdout.write(`${lines.join('\n')}\n`);
 }
+
+/** Writes a document that comes in chunks (a large `--json` report) to stdout, one chunk at a time. */
+export function writeChunks(ctx: CliContext, chunks: Iterable<string>): void {
+  for (const chunk of chunks) ctx.stdout.write(chunk);
+}

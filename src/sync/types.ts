@@ -28,7 +28,7 @@ export type SkippedPath = {
   path: string;
   reason: SkipReason;
   detail: string;
-  /** Size in bytes when known (unsupported files are stat'ed; ignored directories are not). */
+  /** Size in bytes when known (skipped paths are not stat'ed, except unsupported files reached through a followed link). */
   size: number | null;
 };
 

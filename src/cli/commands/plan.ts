@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { writeJson, writeLines } from '../output.js';
+import { writeChunks, writeLines } from '../output.js';
 import { withSession } from '../session.js';
 
 /** `kbsync plan`: what a sync would do, per file, with reasons and credits; makes no paid call. */
@@ -16,8 +16,8 @@ export function register(program: Command, ctx: CliContext): void {
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { plan, notes } = await preparePlan(session, null);
         if (options.json === true) {
-          const { toJsonReport } = await import('../../sync/report/json-report.js');
-          writeJson(ctx, toJsonReport(plan));
+          const { jsonReportChunks } = await import('../../sync/report/json-report.js');
+          writeChunks(ctx, jsonReportChunks(plan));
           return;
         }
         const { formatPlan } = await import('../../sync/report/index.js');

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeForRun } from '../exit.js';
-import { writeJson, writeLines } from '../output.js';
+import { writeChunks, writeLines } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withSession } from '../session.js';
 
@@ -18,14 +18,14 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         const { runSync } = await import('../../sync/executor/index.js');
-        const { formatRun, toJsonReport } = await import('../../sync/report/index.js');
+        const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
         const progress = createProgress(ctx.stderr);
         const run = await runSync(session, {
           onProgress: (done, total, item) => progress.update(done, total, item),
           ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
         });
         progress.finish();
-        if (options.json === true) writeJson(ctx, toJsonReport(run));
+        if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
         else {
           for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
           writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));

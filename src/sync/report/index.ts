@@ -1,5 +1,5 @@
 /** Reports for people and scripts: plans and runs as aligned lines, the `--json` document, `kbsync explain`. */
 export { formatPlan, totalsLine, budgetLine, reindexLine, type FormatOptions } from './format-plan.js';
 export { formatRun } from './format-run.js';
-export { toJsonReport, type JsonReport, type JsonReportItem } from './json-report.js';
+export { jsonReportChunks, toJsonReport, type JsonReport, type JsonReportItem } from './json-report.js';
 export { explainItem, findItems } from './explain.js';

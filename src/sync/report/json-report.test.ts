@@ -3,7 +3,7 @@ import { fakeObservation, fakeState, planInput } from '../../../test/helpers/pla
 import { planSync } from '../planner/plan-sync.js';
 import { summarize } from '../planner/totals.js';
 import type { RunItem, RunResult } from '../types.js';
-import { toJsonReport } from './json-report.js';
+import { jsonReportChunks, toJsonReport } from './json-report.js';
 
 function samplePlan() {
   const observation = fakeObservation().file('a.md').file('b.md').file('new.md', { content: 'X' }).skipped('x.exe', 'unsupported', { detail: '.exe' }).build();
@@ -46,6 +46,60 @@ describe('toJsonReport', () => {
 
     expect(report.summary).toEqual({ uploaded: 0, unchanged: 1, renamed: 1, skipped: 1, deferred: 0, failed: 1, creditsPlanned: 5, creditsSpent: 0 });
     expect(report.items[0]).toMatchObject({ path: 'a.md', action: 'upload', credits: 0, creditsPlanned: 5, outcome: 'failed', error: '413 file_too_large' });
+  });
+});
+
+function sampleRun(): RunResult {
+  const plan = samplePlan();
+  const items: RunItem[] = plan.items.map((i) =>
+    i.action === 'upload' ? { ...i, outcome: 'failed', creditsCharged: 0, error: '413 "file_too_large"\n' } : { ...i, outcome: 'done', creditsCharged: 0, error: null },
+  );
+  const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
+  return { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: { ...summarize(items, reindex), extra: 1 } as RunResult['totals'], reindex };
+}
+
+describe('jsonReportChunks', () => {
+  const text = (result: Parameters<typeof jsonReportChunks>[0]): string => [...jsonReportChunks(result)].join('');
+
+  it.each([
+    ['a plan', samplePlan],
+    ['a run', sampleRun],
+  ])('%s: the same document as toJsonReport, keys in the same order, one item per line', (_, make) => {
+    const result = make();
+
+    const written = text(result);
+
+    expect(JSON.stringify(JSON.parse(written))).toBe(JSON.stringify(toJsonReport(result)));
+    const lines = written.split('\n');
+    expect(lines.filter((l) => l.startsWith('    {"source":'))).toHaveLength(result.items.length);
+    expect(written.endsWith(']\n}\n')).toBe(true);
+  });
+
+  it('escapes what JSON must escape in paths and reasons (quotes, backslashes, control characters, non-ASCII)', () => {
+    const observation = fakeObservation().file('quo"te\\back.md').file('line\nbreak\t.md').file('naïve-日本.md').build();
+    const plan = planSync(planInput({ observation, tracked: fakeState().build() }));
+
+    const parsed = JSON.parse(text(plan)) as ReturnType<typeof toJsonReport>;
+
+    expect(parsed).toEqual(toJsonReport(plan));
+    expect(parsed.items.map((i) => i.path).sort()).toEqual(['line\nbreak\t.md', 'naïve-日本.md', 'quo"te\\back.md']);
+  });
+
+  it('an empty plan is a valid document with no items', () => {
+    const plan = planSync(planInput({ observation: fakeObservation().build(), tracked: fakeState().build() }));
+
+    expect(JSON.parse(text(plan))).toEqual({ summary: toJsonReport(plan).summary, items: [] });
+  });
+
+  it('a plan of many items comes in several chunks that join into one document', () => {
+    let builder = fakeObservation();
+    for (let i = 0; i < 5000; i++) builder = builder.file(`doc-${String(i).padStart(5, '0')}.md`);
+    const plan = planSync(planInput({ observation: builder.build(), tracked: fakeState().build() }));
+
+    const chunks = [...jsonReportChunks(plan)];
+
+    expect(chunks.length).toBeGreaterThan(3);
+    expect((JSON.parse(chunks.join('')) as { items: unknown[] }).items).toHaveLength(5000);
   });
 });
 

@@ -26,8 +26,13 @@ export type JsonReport = { summary: PlanTotals; items: JsonReportItem[] };
 
 /** The `--json` document of a plan or a run: `{"summary": {...}, "items": [...]}`, keys in the agreed order. */
 export function toJsonReport(result: SyncPlan | RunResult): JsonReport {
-  const t = result.totals;
-  const summary: PlanTotals = {
+  const items = result.kind === 'run' ? result.items.map(runItemJson) : result.items.map((i) => itemJson(i, i.credits));
+  return { summary: summaryOf(result.totals), items };
+}
+
+/** The agreed summary keys, in order (a RunResult's totals may carry more). */
+function summaryOf(t: PlanTotals): PlanTotals {
+  return {
     uploaded: t.uploaded,
     unchanged: t.unchanged,
     renamed: t.renamed,
@@ -37,8 +42,6 @@ export function toJsonReport(result: SyncPlan | RunResult): JsonReport {
     creditsPlanned: t.creditsPlanned,
     creditsSpent: t.creditsSpent,
   };
-  const items = result.kind === 'run' ? result.items.map(runItemJson) : result.items.map((i) => itemJson(i, i.credits));
-  return { summary, items };
 }
 
 function itemJson(item: PlanItem, credits: number): JsonReportItem {
@@ -61,4 +64,29 @@ function itemJson(item: PlanItem, credits: number): JsonReportItem {
 
 function runItemJson(item: RunItem): JsonReportItem {
   return { ...itemJson(item, item.creditsCharged), outcome: item.outcome, creditsPlanned: item.credits, error: item.error };
+}
+
+/** Items per chunk of jsonReportChunks: big enough that writes are few, small enough that no huge string is built. */
+const ITEMS_PER_CHUNK = 2048;
+
+/**
+ * The `--json` document as text, in chunks to write one after the other: the same document as
+ * `JSON.stringify(toJsonReport(result))`, laid out with the summary on one line and one item per
+ * line (greppable, and a third of the pretty-printed size). Each chunk of items is one
+ * JSON.stringify of an array (V8's fastest path), split into lines where one item ends and the
+ * next begins: `},{"source":` cannot occur inside a value, where every `"` is escaped.
+ */
+export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
+  yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;
+  const { items } = result;
+  for (let start = 0; start < items.length; start += ITEMS_PER_CHUNK) {
+    const end = Math.min(items.length, start + ITEMS_PER_CHUNK);
+    const chunk = new Array<JsonReportItem>(end - start);
+    for (let i = start; i < end; i++) {
+      chunk[i - start] = result.kind === 'run' ? runItemJson(items[i] as RunItem) : itemJson(items[i] as PlanItem, (items[i] as PlanItem).credits);
+    }
+    const text = JSON.stringify(chunk);
+    yield `${start === 0 ? '' : ','}\n    ${text.slice(1, -1).replaceAll('},{"source":', '},\n    {"source":')}`;
+  }
+  yield `${items.length === 0 ? '' : '\n  '}]\n}\n`;
 }

@@ -89,8 +89,11 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
 /**
  * The entries sorted so that the walk emits paths in plain string order (a folder sorts as
  * "name/"): the planner then gets its input already ordered and need not sort 100k paths.
+ * A folder's key only differs from its name where a sibling's name extends it ("a" beside
+ * "a.md"); folders with no subfolder (most of them) sort by name alone, with no key built.
  */
 function inPathOrder(entries: Dirent[]): Dirent[] {
+  if (!entries.some((e) => e.isDirectory())) return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const keyed = entries.map((entry) => ({ entry, key: entry.isDirectory() ? `${entry.name}/` : entry.name }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed.map((k) => k.entry);
@@ -111,7 +114,9 @@ function visitDir(walk: Walk, abs: string, real: string, path: string, name: str
 function visitFile(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[], stats: BigIntStats | null): void {
   const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
   if (verdict === 'outside') return;
-  if (verdict !== 'candidate' && verdict.reason !== 'unsupported') return skip(walk, path, verdict.reason, verdict.detail, null);
+  // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
+  // fifth images), and the walk's lstats are most of an unchanged plan's time.
+  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : Number(stats.size));
   let st: BigIntStats | undefined;
   try {
     st = stats ?? lstatSync(abs, { bigint: true, throwIfNoEntry: false });
@@ -119,13 +124,11 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
     return skip(walk, path, 'unreadable', errorText(err), null);
   }
   if (st === undefined || !st.isFile()) return; // gone (or replaced) since readdir: the next pass sees it
-  const size = Number(st.size);
-  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, size);
   walk.result.files.push({
     source: walk.spec.name,
     path,
     absPath: abs,
-    size,
+    size: Number(st.size),
     mtimeNs: st.mtimeNs.toString(),
     inode: Number(st.ino),
   });

@@ -9,7 +9,7 @@ const tracked = (source: string, path: string, size = 1): TrackedFile => ({
 });
 
 describe('TrackedIndex', () => {
-  it('reads like a Map keyed by trackedKey(source, path), in the order files were added', () => {
+  it('reads like a Map keyed by trackedKey(source, path), in (source, path) order', () => {
     const files = [tracked('docs', 'a.md'), tracked('docs', 'b/c.md'), tracked('wiki', 'a.md')];
 
     const index = TrackedIndex.of(files);
@@ -37,10 +37,36 @@ describe('TrackedIndex', () => {
     expect(index.find('other', 'a.md')).toBeUndefined();
   });
 
-  it('replaces a file added twice in place (size and order unchanged)', () => {
+  it('a file added twice: the last one wins, whether it came in order or not', () => {
     const index = TrackedIndex.of([tracked('docs', 'a.md'), tracked('docs', 'b.md'), tracked('docs', 'a.md', 9)]);
+    const inOrder = TrackedIndex.of([tracked('docs', 'a.md'), tracked('docs', 'a.md', 7)]);
 
     expect(index.size).toBe(2);
     expect([...index.values()].map((f) => [f.path, f.size])).toEqual([['a.md', 9], ['b.md', 1]]);
+    expect([...inOrder.values()].map((f) => f.size)).toEqual([7]);
+  });
+
+  it('files added out of order are iterated and found in (source, path) order', () => {
+    const index = TrackedIndex.of([tracked('wiki', 'z.md'), tracked('docs', 'b.md'), tracked('docs', 'a.md'), tracked('docs', 'a/x.md')]);
+
+    expect([...index.values()].map((f) => `${f.source}/${f.path}`)).toEqual(['docs/a.md', 'docs/a/x.md', 'docs/b.md', 'wiki/z.md']);
+    expect(index.find('docs', 'a/x.md')?.path).toBe('a/x.md');
+  });
+
+  it('answers every lookup right, in ascending, descending and random order, found or not', () => {
+    const paths = Array.from({ length: 500 }, (_, i) => `d${String(i % 37).padStart(2, '0')}/f${String(i).padStart(4, '0')}.md`).sort();
+    const index = TrackedIndex.of(paths.filter((_, i) => i % 3 !== 0).map((p) => tracked('docs', p)));
+    const expected = (p: string, i: number): boolean => i % 3 !== 0 && paths.includes(p);
+    let seed = 7;
+    const random = paths.map((p, i) => ({ p, i, r: (seed = (seed * 16807) % 2147483647) })).sort((a, b) => a.r - b.r);
+
+    for (const order of [paths.map((p, i) => ({ p, i })), paths.map((p, i) => ({ p, i })).reverse(), random]) {
+      for (const { p, i } of order) {
+        expect(index.find('docs', p)?.path, p).toBe(expected(p, i) ? p : undefined);
+        expect(index.find('docs', `${p}.missing`)).toBeUndefined();
+      }
+    }
+    expect(index.find('aaa', paths[1] as string)).toBeUndefined();
+    expect(index.find('zzz', paths[1] as string)).toBeUndefined();
   });
 });

@@ -2,14 +2,18 @@ import type { TrackedFile } from '../types.js';
 import { trackedKey } from './tracked-files.js';
 
 /**
- * Tracked files by source, then by path, iterated in the order they were added (the loader adds
- * them in (source, path) order, which the planner's merge join relies on). It reads like a
- * ReadonlyMap keyed by trackedKey(source, path), but is filled without building a key string per
- * file: find(source, path) is the fast lookup; get(key) splits the key.
+ * Tracked files in (source, path) order, as the planner's merge join wants them. It reads like a
+ * ReadonlyMap keyed by trackedKey(source, path), but holds no Map: the loader adds rows already in
+ * order, and find() searches the sorted list, resuming from its last answer, so that lookups made
+ * in path order (the observer asks once per walked file) cost a comparison or two each. Filling a
+ * Map of 100k paths instead costs more than reading them from SQLite.
  */
 export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
-  readonly #files: TrackedFile[] = [];
-  readonly #bySource = new Map<string, Map<string, TrackedFile>>();
+  #files: TrackedFile[] = [];
+  /** True while #files is strictly increasing, so searchable as it is. */
+  #ordered = true;
+  /** Where the last search ended: the next search in ascending order starts there. */
+  #cursor = 0;
 
   /** An index over `files`; a later file with the same source and path replaces an earlier one. */
   static of(files: Iterable<TrackedFile>): TrackedIndex {
@@ -18,23 +22,31 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return index;
   }
 
-  /** Adds a file at the end of the order (or replaces the one with the same source and path, in place). */
+  /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
   add(file: TrackedFile): void {
-    let paths = this.#bySource.get(file.source);
-    if (paths === undefined) this.#bySource.set(file.source, (paths = new Map()));
-    const count = paths.size;
-    paths.set(file.path, file);
-    if (paths.size > count) this.#files.push(file);
-    else this.#files[this.#files.findIndex((f) => f.source === file.source && f.path === file.path)] = file;
+    const files = this.#files;
+    const last = files[files.length - 1];
+    if (last !== undefined && this.#ordered) {
+      const c = compare(last, file);
+      if (c === 0) {
+        files[files.length - 1] = file;
+        return;
+      }
+      if (c > 0) this.#ordered = false;
+    }
+    files.push(file);
   }
 
   /** The tracked file at this source and path. */
   find(source: string, path: string): TrackedFile | undefined {
-    return this.#bySource.get(source)?.get(path);
+    const files = this.#sorted();
+    const at = this.#search(source, path);
+    const f = files[at];
+    return f !== undefined && f.source === source && f.path === path ? f : undefined;
   }
 
   get size(): number {
-    return this.#files.length;
+    return this.#sorted().length;
   }
 
   get(key: string): TrackedFile | undefined {
@@ -47,15 +59,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 
   values(): MapIterator<TrackedFile> {
-    return this.#files.values();
+    return this.#sorted().values();
   }
 
   keys(): MapIterator<string> {
-    return this.#files.map((f) => trackedKey(f.source, f.path)).values();
+    return this.#sorted().map((f) => trackedKey(f.source, f.path)).values();
   }
 
   entries(): MapIterator<[string, TrackedFile]> {
-    return this.#files.map((f): [string, TrackedFile] => [trackedKey(f.source, f.path), f]).values();
+    return this.#sorted().map((f): [string, TrackedFile] => [trackedKey(f.source, f.path), f]).values();
   }
 
   [Symbol.iterator](): MapIterator<[string, TrackedFile]> {
@@ -63,6 +75,51 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 
   forEach(callback: (value: TrackedFile, key: string, map: ReadonlyMap<string, TrackedFile>) => void, thisArg?: unknown): void {
-    for (const f of this.#files) callback.call(thisArg, f, trackedKey(f.source, f.path), this);
+    for (const f of this.#sorted()) callback.call(thisArg, f, trackedKey(f.source, f.path), this);
   }
+
+  /** The files strictly increasing: sorted (stably) and deduplicated, the last added winning, if they came out of order. */
+  #sorted(): TrackedFile[] {
+    if (this.#ordered) return this.#files;
+    const sorted = this.#files.map((f, i) => ({ f, i })).sort((a, b) => compare(a.f, b.f) || a.i - b.i);
+    this.#files = sorted.filter((e, k) => k === sorted.length - 1 || compare(e.f, (sorted[k + 1] as { f: TrackedFile }).f) !== 0).map((e) => e.f);
+    this.#ordered = true;
+    this.#cursor = 0;
+    return this.#files;
+  }
+
+  /** The first index whose file is not before (source, path): galloping forward from the last answer, else a binary search. */
+  #search(source: string, path: string): number {
+    const files = this.#files;
+    const x = { source, path };
+    let lo = 0;
+    let hi = files.length;
+    const from = this.#cursor;
+    const start = files[from];
+    if (start !== undefined && compare(start, x) < 0) {
+      // Ascending queries: probe from+1, from+2, from+4... then search the bracket found.
+      lo = from + 1;
+      let step = 1;
+      while (from + step < files.length && compare(files[from + step] as TrackedFile, x) < 0) {
+        lo = from + step + 1;
+        step *= 2;
+      }
+      hi = Math.min(from + step, files.length);
+    } else if (start !== undefined) {
+      hi = from + 1;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(files[mid] as TrackedFile, x) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.#cursor = Math.min(lo, Math.max(0, files.length - 1));
+    return lo;
+  }
+}
+
+/** By source, then path, in UTF-16 code units (the planner's order). */
+function compare(a: { source: string; path: string }, b: { source: string; path: string }): number {
+  if (a.source !== b.source) return a.source < b.source ? -1 : 1;
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }

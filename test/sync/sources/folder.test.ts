@@ -34,7 +34,7 @@ describe('scanFolder', () => {
     expect(inWalkOrder).toHaveLength(8);
   });
 
-  it('matches extensions case-insensitively and lists unsupported files with their size', () => {
+  it('matches extensions case-insensitively and lists unsupported files without reading them (no stat: size unknown)', () => {
     const root = testdir({ 'README.MD': 'x', 'Data.CSV': 'a,b', 'logo.png': 'PNG!!', Makefile: 'all:' });
 
     const result = scan(root);
@@ -42,8 +42,8 @@ describe('scanFolder', () => {
     expect(paths(result)).toEqual(['Data.CSV', 'README.MD']);
     expect(result.skipped).toEqual(
       expect.arrayContaining([
-        { source: 'docs', path: 'logo.png', reason: 'unsupported', detail: '.png files are not a supported type', size: 5 },
-        { source: 'docs', path: 'Makefile', reason: 'unsupported', detail: 'no file extension: not a supported type', size: 4 },
+        { source: 'docs', path: 'logo.png', reason: 'unsupported', detail: '.png files are not a supported type', size: null },
+        { source: 'docs', path: 'Makefile', reason: 'unsupported', detail: 'no file extension: not a supported type', size: null },
       ]),
     );
   });

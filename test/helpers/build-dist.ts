@@ -12,10 +12,11 @@ export const KBSYNC_BIN = join(REPO_ROOT, 'bin', 'kbsync.js');
 const LOCK_STALE_MS = 5 * 60_000;
 
 /**
- * Makes sure dist/ is compiled from the current src/: when dist/cli/main.js is missing or any
- * non-test source is newer than the newest compiled file, runs `tsc -p tsconfig.build.json` once
- * (a lock folder keeps parallel test files from building at the same time). tsc emits even when
- * another engineer's file has a type error; only a missing dist/cli/main.js is a failure here.
+ * Makes sure dist/ is built from the current src/: when dist/bundle/main.js (what bin/kbsync.js
+ * runs) is missing or any non-test source is newer than the newest compiled file, runs
+ * `tsc -p tsconfig.build.json` and scripts/bundle.js once (a lock folder keeps parallel test files
+ * from building at the same time). tsc emits even when another engineer's file has a type error;
+ * only a missing output is a failure here.
  */
 export async function ensureDist(): Promise<void> {
   if (isFresh()) return;
@@ -39,6 +40,10 @@ export async function ensureDist(): Promise<void> {
       execFile(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
     });
     if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) throw new Error(`tsc -p tsconfig.build.json did not produce dist/cli/main.js:\n${output}`);
+    const bundled = await new Promise<string>((resolve) => {
+      execFile(process.execPath, ['scripts/bundle.js'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
+    });
+    if (!existsSync(BUNDLE_MAIN)) throw new Error(`scripts/bundle.js did not produce dist/bundle/main.js:\n${bundled}`);
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
@@ -49,12 +54,14 @@ export async function setup(): Promise<void> {
   await ensureDist();
 }
 
+/** What bin/kbsync.js runs. */
+const BUNDLE_MAIN = join(REPO_ROOT, 'dist', 'bundle', 'main.js');
+
 function isFresh(): boolean {
-  const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-  if (!existsSync(main)) return false;
+  if (!existsSync(BUNDLE_MAIN)) return false;
   const src = newestMtime(join(REPO_ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
-  const dist = newestMtime(join(REPO_ROOT, 'dist'), (name) => name.endsWith('.js'));
-  return dist >= src;
+  // The bundle is written after tsc's files: it must be newer than every source too.
+  return statSync(BUNDLE_MAIN).mtimeMs >= src && newestMtime(join(REPO_ROOT, 'dist'), (name) => name.endsWith('.js')) >= src;
 }
 
 /** The newest modification time (ms) of the files under `dir` whose name passes `keep`. */

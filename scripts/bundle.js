@@ -1,0 +1,37 @@
+// Bundles the compiled CLI (dist/, from tsc) into dist/bundle/, which bin/kbsync.js runs.
+//
+// Why: a command's start-up is dominated by loading modules one file at a time. Unbundled, a plan
+// loads ~190 files (ours, zod's, yaml's...) for ~250 ms before doing any work; bundled, the same
+// code loads in a handful of files in ~120 ms (measured with `npm run bench`, docs/benchmarks.md).
+//
+// Code split by dynamic import() stays split (the service, git, the paid-call machinery load only
+// when a command needs them). Every file lands flat in dist/bundle/, so the walk worker is found
+// where folder-walks looks for it: `new URL('./walk-worker.js', import.meta.url)`.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outdir = `${root}dist/bundle`;
+
+// Left as imports of node_modules: native code (better-sqlite3); packages that locate files of
+// their own at run time (pino's transports, fastify's plugins); and the large ones only the
+// service or a paid call needs, which gain nothing from bundling.
+const external = ['better-sqlite3', 'pino', 'fastify', '@fastify/*', 'undici', 'simple-git', 'chokidar', 'p-queue'];
+
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'dist/cli/main.js', 'walk-worker': 'dist/sync/sources/walk-worker.js' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  external,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  // Bundled CommonJS packages (yaml, commander...) call require() for Node's own modules.
+  banner: { js: "import { createRequire as __kbsyncRequire } from 'node:module'; const require = __kbsyncRequire(import.meta.url);" },
+});

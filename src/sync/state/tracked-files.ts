@@ -23,11 +23,26 @@ const FILE_COLUMNS = `path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha25
   reprocess_attempts, last_action, last_reason, updated_at`;
 const COLUMNS = `source_id, ${FILE_COLUMNS}`;
 
+/**
+ * One source's files as one row of columns, each joined by SQLite: reading 100k rows one by one
+ * costs ~3 µs a row in better-sqlite3 (an array and a string per column); joined, a third of that.
+ * Every aggregate sees the rows in the same order, so the columns stay aligned; nullable columns
+ * are coalesced to '' (group_concat skips NULLs) and read back as null, which none of them holds
+ * as a real value; text that may hold a separator is checked on split (see readColumns).
+ */
+const BULK_COLUMNS = `count(*), group_concat(path, char(0)), group_concat(size), group_concat(mtime_ns), group_concat(inode),
+  group_concat(hex(sha256), ''), group_concat(coalesce(remote_name, ''), char(0)), group_concat(coalesce(remote_id, ''), char(0)),
+  group_concat(coalesce(remote_status, ''), ','), group_concat(reprocess_attempts), group_concat(coalesce(last_action, ''), char(0)),
+  group_concat(coalesce(last_reason, ''), char(0)), group_concat(updated_at)`;
+
+type BulkRow = [number, ...(string | null)[]];
+
 /** The `files` table: what kbsync last sent (or decided) per source path. */
 export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
   const sourceRows = db.prepare('SELECT id, name FROM sources').raw(true);
   // The primary key (source_id, path) delivers each source's rows in path order without a sort.
   const ofSource = db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE source_id = ? ORDER BY path`).raw(true);
+  const columnsOfSource = db.prepare(`SELECT ${BULK_COLUMNS} FROM (SELECT * FROM files WHERE source_id = ? ORDER BY path)`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
   const upsert = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
@@ -118,7 +133,32 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       const index = new TrackedIndex();
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       for (const [id, source] of named) {
-        for (const r of ofSource.iterate(id) as IterableIterator<SourceRow>) index.add(fromSourceRow(source, r));
+        const columns = readColumns(columnsOfSource.get(id) as BulkRow);
+        if (columns === null) {
+          // A separator inside a value (a remote id holding a NUL, say): read this source row by row.
+          for (const r of ofSource.iterate(id) as IterableIterator<SourceRow>) index.add(fromSourceRow(source, r));
+          continue;
+        }
+        const { paths, sizes, mtimes, inodes, shas, names, ids, statuses, attempts, actions, reasons, times } = columns;
+        for (let i = 0; i < paths.length; i++) {
+          const path = paths[i] as string;
+          const name = names[i] as string;
+          index.add({
+            source,
+            path,
+            size: Number(sizes[i]),
+            mtimeNs: mtimes[i] as string,
+            inode: Number(inodes[i]),
+            sha256: shas.slice(i * 64, i * 64 + 64),
+            remoteName: name === '' ? path : decodeRemoteName(source, path, name),
+            remoteId: orNull(ids[i]),
+            remoteStatus: orNull(statuses[i]) as RemoteStatus | null,
+            reprocessAttempts: Number(attempts[i]),
+            lastAction: orNull(actions[i]),
+            lastReason: orNull(reasons[i]),
+            updatedAt: isoCached(Number(times[i])),
+          });
+        }
       }
       return index;
     },
@@ -169,4 +209,27 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     /** Writes a row inside a caller's transaction (settle, rebuild). */
     writeTracked: write,
   };
+}
+
+type Columns = Record<'paths' | 'sizes' | 'mtimes' | 'inodes' | 'names' | 'ids' | 'statuses' | 'attempts' | 'actions' | 'reasons' | 'times', string[]> & { shas: string };
+
+/** The columns of a BULK_COLUMNS row, split; null when some column does not split into one value per row. */
+function readColumns(row: BulkRow): Columns | null {
+  const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, attempts, actions, reasons, times] = row;
+  if (count === 0) return { paths: [], sizes: [], mtimes: [], inodes: [], shas: '', names: [], ids: [], statuses: [], attempts: [], actions: [], reasons: [], times: [] };
+  const split = (text: string | null | undefined, separator: string): string[] | null => {
+    const parts = (text ?? '').split(separator);
+    return parts.length === count ? parts : null;
+  };
+  const columns = {
+    paths: split(paths, '\0'), sizes: split(sizes, ','), mtimes: split(mtimes, ','), inodes: split(inodes, ','),
+    names: split(names, '\0'), ids: split(ids, '\0'), statuses: split(statuses, ','), attempts: split(attempts, ','),
+    actions: split(actions, '\0'), reasons: split(reasons, '\0'), times: split(times, ','),
+  };
+  if (Object.values(columns).some((c) => c === null) || shas?.length !== count * 64) return null;
+  return { ...(columns as Omit<Columns, 'shas'>), shas: shas.toLowerCase() };
+}
+
+function orNull(value: string | undefined): string | null {
+  return value === undefined || value === '' ? null : value;
 }

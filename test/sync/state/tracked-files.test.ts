@@ -38,6 +38,29 @@ describe('tracked files', () => {
     expect(loaded.get('docs\0a/b.md')).toEqual({ ...file('a/b.md'), updatedAt: '2025-03-14T12:00:00.000Z' });
   });
 
+  it('loads in bulk exactly what it loads row by row: nulls, remote names, odd paths, negative and huge mtimes, several sources', () => {
+    const files = [
+      file('b.md', { remoteId: null, remoteStatus: null, lastAction: null, lastReason: null }),
+      file('a,b;c.md', { remoteName: 'docs/a,b;c.md', mtimeNs: '-1234567890123' }),
+      file('dir/naïve 日本.md', { remoteName: 'elsewhere.md', mtimeNs: '9223372036854775807', reprocessAttempts: 2, remoteStatus: 'failed' }),
+      file('a.md', { source: 'wiki', inode: 2 ** 40, size: 0 }),
+    ];
+    store.upsertTrackedMany(files);
+
+    const loaded = [...store.loadTrackedFiles().values()];
+
+    const one = (f: TrackedFileInput) => store.getTracked(f.source, f.path);
+    expect(loaded).toEqual([files[1], files[0], files[2], files[3]].map(one));
+    expect(loaded.map((f) => `${f.source}:${f.path}`)).toEqual(['docs:a,b;c.md', 'docs:b.md', 'docs:dir/naïve 日本.md', 'wiki:a.md']);
+  });
+
+  it('loads a source whose values hold its separators (a NUL in a remote id) row by row, still exactly', () => {
+    const files = [file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y' }), file('b.md')];
+    store.upsertTrackedMany(files);
+
+    expect([...store.loadTrackedFiles().values()]).toEqual(files.map((f) => store.getTracked(f.source, f.path)));
+  });
+
   it.each([
     ['the path', 'x.md'],
     ['source/path', 'docs/x.md'],

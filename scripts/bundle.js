@@ -5,8 +5,8 @@
 // code loads in a handful of files in ~120 ms (measured with `npm run bench`, docs/benchmarks.md).
 //
 // Code split by dynamic import() stays split (the service, git, the paid-call machinery load only
-// when a command needs them). Every file lands flat in dist/bundle/, so the walk worker is found
-// where folder-walks looks for it: `new URL('./walk-worker.js', import.meta.url)`.
+// when a command needs them). Every file lands flat in dist/bundle/, so the worker threads' entries
+// are found where their starters look: `new URL('./walk-worker.js', import.meta.url)` and the like.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ const external = ['better-sqlite3', 'pino', 'fastify', '@fastify/*', 'undici', '
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'dist/cli/main.js', 'walk-worker': 'dist/sync/sources/walk-worker.js' },
+  entryPoints: { main: 'dist/cli/main.js', 'walk-worker': 'dist/sync/sources/walk-worker.js', 'tracked-worker': 'dist/sync/state/tracked-worker.js' },
   outdir,
   bundle: true,
   splitting: true,

@@ -62,13 +62,19 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
       }
     }
 
-    const tracked = state.loadTrackedFiles();
+    // The state is read in a worker thread while this one walks the folders (they meet in observeSources).
+    const loading = state.loadTrackedFilesSoon();
+    const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
+    // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.
+    loading.catch(() => {});
+    known.catch(() => {});
     const observation = await observeSources(config.sources, {
       stateDir: dirname(config.state),
-      known: (source, path) => tracked.find(source, path),
+      known,
       lastSyncedCommit: (source) => state.lastSyncedCommit(source),
       walks,
     });
+    const tracked = await loading;
     const plan = planSync({
       observation,
       tracked,

@@ -15,12 +15,17 @@ export { SECRET_FILE_PATTERNS } from './secrets.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = { size: number; mtimeNs: string; inode: number; sha256: string };
+/** The state's record of a file at this source and path. */
+export type KnownLookup = (source: string, path: string) => KnownFile | undefined;
 
 export type ObserveOptions = {
   /** kbsync's state folder: git sources are checked out under `stateDir/git/<name>`. */
   stateDir: string;
-  /** The state's record of a file, if any. Called once per file found: keep it a Map lookup. */
-  known: (source: string, path: string) => KnownFile | undefined;
+  /**
+   * The state's record of a file, if any; called once per file found, in (source, path) order. May
+   * come as a promise (the state still loading in a worker): it is awaited once the sources are walked.
+   */
+  known: KnownLookup | Promise<KnownLookup>;
   hash?: HashOptions;
   /**
    * For git sources: the commit last synced in full. Files that `git diff` says did not change since
@@ -68,16 +73,17 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const order = sources.map((s, i) => ({ name: s.name, i })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: ObservedFile[] = [];
   const toHash: ObservedFile[] = [];
+  const known = await options.known;
   for (const { i } of order) {
     const result = results[i] as ScanResult;
     observation.skipped.push(...result.skipped);
     for (const scanned of result.files) {
       const file = scanned as ObservedFile;
-      const known = options.known(file.source, file.path);
+      const seen = known(file.source, file.path);
       const gitChanged = changedByGit.get(file.source);
       const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path);
-      if (known !== undefined && (unchangedByGit || (known.size === file.size && known.mtimeNs === file.mtimeNs && known.inode === file.inode))) {
-        file.sha256 = known.sha256;
+      if (seen !== undefined && (unchangedByGit || (seen.size === file.size && seen.mtimeNs === file.mtimeNs && seen.inode === file.inode))) {
+        file.sha256 = seen.sha256;
       } else {
         file.sha256 = null;
         toHash.push(file);

@@ -14,6 +14,7 @@ import type {
   SettleOutcome, UnknownResolution,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
+import { readBulkInWorker } from './tracked-load.js';
 import type { TrackedIndex } from './tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -30,6 +31,11 @@ export type StateStore = {
   // tracked files
   /** Every tracked file, in (source, path) order, readable as a ReadonlyMap keyed by trackedKey(source, path). */
   loadTrackedFiles(): TrackedIndex;
+  /**
+   * loadTrackedFiles(), read in a worker thread where one can run, so that the caller can walk the
+   * sources meanwhile. Nothing may write tracked files before it resolves (its rows are a snapshot).
+   */
+  loadTrackedFilesSoon(): Promise<TrackedIndex>;
   getTracked(source: string, path: string): TrackedFile | null;
   upsertTracked(file: TrackedFileInput): void;
   upsertTrackedMany(files: readonly TrackedFileInput[]): void;
@@ -167,5 +173,14 @@ export function createStateStore(o: Open): StateStore {
       }
     },
   };
-  return { ...guardCorruption(api, o.label), path: o.label, isNew: o.isNew, lockTakenOver: o.lockTakenOver, recoveredInFlight };
+  const guarded = guardCorruption(api, o.label);
+  return {
+    ...guarded,
+    // The worker only reads; decoding its rows, or reading here when it could not, goes through the guarded load.
+    loadTrackedFilesSoon: async () => guarded.loadTrackedFiles((await readBulkInWorker(db.name)) ?? undefined),
+    path: o.label,
+    isNew: o.isNew,
+    lockTakenOver: o.lockTakenOver,
+    recoveredInFlight,
+  };
 }

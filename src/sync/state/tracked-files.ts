@@ -35,14 +35,20 @@ const BULK_COLUMNS = `count(*), group_concat(path, char(0)), group_concat(size),
   group_concat(coalesce(remote_status, ''), ','), group_concat(reprocess_attempts), group_concat(coalesce(last_action, ''), char(0)),
   group_concat(coalesce(last_reason, ''), char(0)), group_concat(updated_at)`;
 
-type BulkRow = [number, ...(string | null)[]];
+/** One source's files in one row (see BULK_COLUMNS). */
+export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM (SELECT * FROM files WHERE source_id = ? ORDER BY path)`;
+/** The sources, by id. */
+export const SOURCES_SQL = 'SELECT id, name FROM sources';
+
+/** A BULK_SQL row: the count, then each column joined. */
+export type BulkRow = [number, ...(string | null)[]];
 
 /** The `files` table: what kbsync last sent (or decided) per source path. */
 export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
-  const sourceRows = db.prepare('SELECT id, name FROM sources').raw(true);
+  const sourceRows = db.prepare(SOURCES_SQL).raw(true);
   // The primary key (source_id, path) delivers each source's rows in path order without a sort.
   const ofSource = db.prepare(`SELECT ${FILE_COLUMNS} FROM files WHERE source_id = ? ORDER BY path`).raw(true);
-  const columnsOfSource = db.prepare(`SELECT ${BULK_COLUMNS} FROM (SELECT * FROM files WHERE source_id = ? ORDER BY path)`).raw(true);
+  const columnsOfSource = db.prepare(BULK_SQL).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
   const upsert = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
@@ -128,12 +134,13 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     /**
      * Every tracked file, in (source, path) order as the planner's merge join wants them (sources by
      * name, paths in SQLite's byte order, which is JavaScript's except around U+E000–U+FFFF).
+     * `bulk`: the BULK_SQL rows of some sources, already read (by a worker thread, see tracked-load.ts).
      */
-    loadTrackedFiles(): TrackedIndex {
+    loadTrackedFiles(bulk?: ReadonlyMap<number, BulkRow>): TrackedIndex {
       const index = new TrackedIndex();
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       for (const [id, source] of named) {
-        const columns = readColumns(columnsOfSource.get(id) as BulkRow);
+        const columns = readColumns((bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow);
         if (columns === null) {
           // A separator inside a value (a remote id holding a NUL, say): read this source row by row.
           for (const r of ofSource.iterate(id) as IterableIterator<SourceRow>) index.add(fromSourceRow(source, r));

@@ -50,7 +50,7 @@ describe('tracked files', () => {
     const loaded = [...store.loadTrackedFiles().values()];
 
     const one = (f: TrackedFileInput) => store.getTracked(f.source, f.path);
-    expect(loaded).toEqual([files[1], files[0], files[2], files[3]].map(one));
+    expect(loaded).toEqual([1, 0, 2, 3].map((i) => one(files[i] as TrackedFileInput)));
     expect(loaded.map((f) => `${f.source}:${f.path}`)).toEqual(['docs:a,b;c.md', 'docs:b.md', 'docs:dir/naïve 日本.md', 'wiki:a.md']);
   });
 

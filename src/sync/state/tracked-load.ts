@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { BulkRow } from './tracked-files.js';
+
+const WORKER_URL = new URL('./tracked-worker.js', import.meta.url);
+
+/** What the tracked-files worker posts: each source's BULK_SQL row by source id, or why it could not read them. */
+export type TrackedReply = { kind: 'rows'; rows: [number, BulkRow][] } | { kind: 'error'; message: string };
+
+/**
+ * Reads every source's tracked files (BULK_SQL rows) from the database at `dbPath` in a worker
+ * thread with its own read-only connection, so that the read (~150 ms per 100k files) overlaps
+ * what this thread does next: walking the folders. Resolves null when no worker can run (kbsync
+ * running from TypeScript sources) or the worker failed; the caller then reads in-process, where
+ * a damaged database gets its proper error. Nothing may write the files table until the rows are
+ * used: they are a snapshot.
+ */
+export function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow> | null> {
+  if (!workerAvailable()) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_URL, { workerData: { dbPath } });
+    } catch {
+      resolve(null);
+      return;
+    }
+    // Whichever comes first settles: the reply, or a crash or exit without one.
+    worker.once('message', (reply: TrackedReply) => resolve(reply.kind === 'rows' ? new Map(reply.rows) : null));
+    worker.once('error', () => resolve(null));
+    worker.once('exit', () => resolve(null));
+  });
+}
+
+/** True when this module runs as compiled JS with tracked-worker.js beside it (a Node 20 worker cannot load .ts). */
+function workerAvailable(): boolean {
+  return import.meta.url.endsWith('.js') && existsSync(fileURLToPath(WORKER_URL));
+}

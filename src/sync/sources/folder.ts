@@ -1,7 +1,8 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { KbsyncError } from '../../shared/errors.js';
 import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
+import { mtimeNsOf } from './fingerprint.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 
 /** A folder source, its root already absolute. */
@@ -111,15 +112,15 @@ function visitDir(walk: Walk, abs: string, real: string, path: string, name: str
 }
 
 /** `stats` is given when the file was reached through a followed link (abs is then its real path). */
-function visitFile(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[], stats: BigIntStats | null): void {
+function visitFile(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[], stats: Stats | null): void {
   const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
   if (verdict === 'outside') return;
   // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
   // fifth images), and the walk's lstats are most of an unchanged plan's time.
-  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : Number(stats.size));
-  let st: BigIntStats | undefined;
+  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : stats.size);
+  let st: Stats | undefined;
   try {
-    st = stats ?? lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    st = stats ?? lstatSync(abs, { throwIfNoEntry: false });
   } catch (err) {
     return skip(walk, path, 'unreadable', errorText(err), null);
   }
@@ -128,9 +129,9 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
     source: walk.spec.name,
     path,
     absPath: abs,
-    size: Number(st.size),
-    mtimeNs: st.mtimeNs.toString(),
-    inode: Number(st.ino),
+    size: st.size,
+    mtimeNs: mtimeNsOf(st),
+    inode: st.ino,
   });
 }
 
@@ -145,12 +146,12 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, levels: 
   if (!walk.spec.followSymlinks) return skipLink('symbolic link not followed (followSymlinks is off)');
 
   let real: string;
-  let st: BigIntStats;
+  let st: Stats;
   try {
     real = realpathSync(abs);
     // Checked before the target is even stat'ed: nothing outside the root is read.
     if (!isInside(walk.realRoot, real)) return skipLink('symbolic link points outside the source root: not followed');
-    st = statSync(real, { bigint: true });
+    st = statSync(real);
   } catch (err) {
     return skipLink(`broken symbolic link (${errorText(err)})`);
   }
@@ -163,9 +164,9 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, levels: 
 
 /** Sockets, FIFOs, devices (and file-system entries of unknown type that turn out to be those). */
 function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {
-  let st: BigIntStats | undefined;
+  let st: Stats | undefined;
   try {
-    st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+    st = lstatSync(abs, { throwIfNoEntry: false });
   } catch (err) {
     return skip(walk, path, 'unreadable', errorText(err), null);
   }

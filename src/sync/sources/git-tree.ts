@@ -1,8 +1,9 @@
-import { lstatSync, readFileSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { KbsyncError } from '../../shared/errors.js';
 import { errorText, type ScanResult } from './folder.js';
 import { createPathIgnoreChecker, parseIgnoreLevel, type IgnoreLevel } from './ignore-rules.js';
 import { createPathFilter } from './path-filter.js';
+import { mtimeNsOf } from './fingerprint.js';
 import type { SkipReason } from '../types.js';
 
 /** A checked-out git source and the rules its files go through. */
@@ -48,7 +49,7 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
       continue;
     }
     let abs = `${spec.root}/${path}`;
-    let st: BigIntStats | undefined;
+    let st: Stats | undefined;
     try {
       if (mode === '120000') {
         if (!spec.followSymlinks) {
@@ -60,9 +61,9 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
           skip(path, 'symlink', 'symbolic link points outside the source root: not followed', null);
           continue;
         }
-        st = statSync(abs, { bigint: true });
+        st = statSync(abs);
       } else {
-        st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+        st = lstatSync(abs, { throwIfNoEntry: false });
       }
     } catch (err) {
       skip(path, mode === '120000' ? 'symlink' : 'unreadable', errorText(err), null);
@@ -73,10 +74,10 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
       continue;
     }
     if (verdict !== 'candidate') {
-      skip(path, verdict.reason, verdict.detail, Number(st.size));
+      skip(path, verdict.reason, verdict.detail, st.size);
       continue;
     }
-    result.files.push({ source: spec.name, path, absPath: abs, size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) });
+    result.files.push({ source: spec.name, path, absPath: abs, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino });
   }
   return result;
 }

@@ -1,4 +1,4 @@
-import type { BigIntStats } from 'node:fs';
+import type { Stats } from 'node:fs';
 
 /** A file to hash, with the stat fingerprint the scan saw. */
 export type HashInput = { absPath: string; size: number; mtimeNs: string; inode: number };
@@ -13,8 +13,8 @@ export type HashOutcome = { sha256: string } | { deferred: string } | { unreadab
 export type HashDeps = {
   openSync(path: string, flags: string): number;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: null): number;
-  fstatSync(fd: number, options: { bigint: true }): BigIntStats;
-  statSync(path: string, options: { bigint: true; throwIfNoEntry: false }): BigIntStats | undefined;
+  fstatSync(fd: number): Stats;
+  statSync(path: string, options: { throwIfNoEntry: false }): Stats | undefined;
   closeSync(fd: number): void;
   createHash(algorithm: 'sha256'): { update(data: Uint8Array): unknown; digest(encoding: 'hex'): string };
 };
@@ -38,8 +38,9 @@ export function hashFileSync(deps: HashDeps, file: HashInput, buf: Uint8Array, b
     return { unreadable: String(e.message ?? err) };
   }
   try {
-    const before = deps.fstatSync(fd, { bigint: true });
-    if (Number(before.size) !== file.size || before.mtimeNs.toString() !== file.mtimeNs || Number(before.ino) !== file.inode) {
+    // Times compare as mtimeNsOf (fingerprint.ts) renders them: inlined, as this function may import nothing.
+    const before = deps.fstatSync(fd);
+    if (before.size !== file.size || String(Math.round(before.mtimeMs * 1e6)) !== file.mtimeNs || before.ino !== file.inode) {
       return { deferred: 'changed since the scan' };
     }
     const hash = deps.createHash('sha256');
@@ -51,9 +52,9 @@ export function hashFileSync(deps: HashDeps, file: HashInput, buf: Uint8Array, b
       total += n;
     }
     if (beforeRestat !== undefined) beforeRestat(file.absPath);
-    const after = deps.statSync(file.absPath, { bigint: true, throwIfNoEntry: false });
+    const after = deps.statSync(file.absPath, { throwIfNoEntry: false });
     if (after === undefined) return { deferred: 'vanished while it was hashed' };
-    if (total !== file.size || Number(after.size) !== file.size || after.mtimeNs.toString() !== file.mtimeNs || Number(after.ino) !== file.inode) {
+    if (total !== file.size || after.size !== file.size || String(Math.round(after.mtimeMs * 1e6)) !== file.mtimeNs || after.ino !== file.inode) {
       return { deferred: 'changed while it was hashed' };
     }
     return { sha256: hash.digest('hex') };

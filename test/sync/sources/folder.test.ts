@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
 import { testdir, writeTree } from './helpers.js';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
 function scan(root: string, o: Partial<FolderSourceSpec> = {}): ScanResult {
   return scanFolder({ name: 'docs', root, include: ['**/*'], exclude: [], followSymlinks: false, ...o });
@@ -20,8 +21,8 @@ describe('scanFolder', () => {
 
     expect(paths(result)).toEqual(['a.md', 'sub/c.json', 'sub/deep/b.txt']);
     const b = result.files.find((f) => f.path === 'sub/deep/b.txt');
-    const st = statSync(join(root, 'sub/deep/b.txt'), { bigint: true });
-    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) });
+    const st = statSync(join(root, 'sub/deep/b.txt'));
+    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: mtimeNsOf(st), inode: st.ino });
     expect(result.skipped).toEqual([]);
   });
 

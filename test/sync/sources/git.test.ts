@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { syncGitSource, type GitScanResult } from '../../../src/sync/sources/git.js';
 import { commitAll, git, GIT_ENV, gitdir, tempDir, writeTree } from './helpers.js';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
 beforeEach(() => {
   for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
@@ -25,9 +26,9 @@ describe('syncGitSource', () => {
     expect(result.checkoutDir).toBe(join(stateDir, 'git', 'repo'));
     expect(result.root).toBe(result.checkoutDir);
     expect(paths(result)).toEqual(['a.md', 'docs/b.txt']);
-    const st = statSync(join(result.root, 'docs/b.txt'), { bigint: true });
+    const st = statSync(join(result.root, 'docs/b.txt'));
     expect(result.files.find((f) => f.path === 'docs/b.txt')).toEqual({
-      source: 'repo', path: 'docs/b.txt', absPath: join(result.root, 'docs/b.txt'), size: 1, mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino),
+      source: 'repo', path: 'docs/b.txt', absPath: join(result.root, 'docs/b.txt'), size: 1, mtimeNs: mtimeNsOf(st), inode: st.ino,
     });
     expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['.env', 'secret', null], ['logo.png', 'unsupported', 3], ['secrets.yaml', 'secret', null]]);
     expect(git(result.checkoutDir, ['status', '--porcelain', '--ignored'])).toBe('');

@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { hashFiles, type HashInput } from '../../../src/sync/sources/hash.js';
 import { tempDir, testdir } from './helpers.js';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
 const sha = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
 
 function inputOf(absPath: string): HashInput {
-  const st = statSync(absPath, { bigint: true });
-  return { absPath, size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) };
+  const st = statSync(absPath);
+  return { absPath, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino };
 }
 
 const big = randomBytes(3 * 1024 * 1024 + 12345); // 3 MiB and a bit: several 1 MiB reads, a partial last one
@@ -102,7 +103,7 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
     const { default: ts } = await import('typescript');
     const out = tempDir('kbsync-dist-');
     const src = fileURLToPath(new URL('../../../src', import.meta.url));
-    for (const file of ['sync/sources/hash.ts', 'sync/sources/hash-file.ts', 'sync/sources/hash-worker.ts']) {
+    for (const file of ['sync/sources/hash.ts', 'sync/sources/hash-file.ts', 'sync/sources/hash-worker.ts', 'sync/sources/fingerprint.ts']) {
       const js = ts.transpileModule(readFileSync(join(src, file), 'utf8'), {
         compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true },
       }).outputText;
@@ -115,9 +116,10 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
     writeFileSync(data, big);
     const script = `
       import { statSync } from 'node:fs';
+      import { mtimeNsOf } from './sync/sources/fingerprint.js';
       import { hashFiles } from './sync/sources/hash.js';
-      const st = statSync(${JSON.stringify(data)}, { bigint: true });
-      const file = { absPath: ${JSON.stringify(data)}, size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino) };
+      const st = statSync(${JSON.stringify(data)});
+      const file = { absPath: ${JSON.stringify(data)}, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino };
       const r = await hashFiles([file], { mode: 'workers' });
       process.stdout.write(JSON.stringify(r.get(file.absPath)));`;
     writeFileSync(join(out, 'run.js'), script);

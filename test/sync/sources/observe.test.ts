@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Source } from '../../../src/config/schema.js';
 import { observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
 import { GIT_ENV, git, gitdir, tempDir, testdir } from './helpers.js';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
 beforeEach(() => {
   for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
@@ -16,8 +17,8 @@ afterEach(() => {
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 function knownOf(absPath: string, sha256: string): KnownFile {
-  const st = statSync(absPath, { bigint: true });
-  return { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), inode: Number(st.ino), sha256 };
+  const st = statSync(absPath);
+  return { size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino, sha256 };
 }
 
 describe('observeSources', () => {

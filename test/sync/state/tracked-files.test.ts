@@ -54,8 +54,8 @@ describe('tracked files', () => {
     expect(loaded.map((f) => `${f.source}:${f.path}`)).toEqual(['docs:a,b;c.md', 'docs:b.md', 'docs:dir/naïve 日本.md', 'wiki:a.md']);
   });
 
-  it('loads a source whose values hold its separators (a NUL in a remote id) row by row, still exactly', () => {
-    const files = [file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y' }), file('b.md')];
+  it('loads values holding NULs, quotes, backslashes and newlines exactly', () => {
+    const files = [file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y "q" \\ \n z' }), file('b"\\.md')];
     store.upsertTrackedMany(files);
 
     expect([...store.loadTrackedFiles().values()]).toEqual(files.map((f) => store.getTracked(f.source, f.path)));

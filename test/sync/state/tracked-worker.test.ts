@@ -29,7 +29,7 @@ describe('tracked files read in a worker thread (compiled)', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
-  it('loadTrackedFilesSoon gives what loadTrackedFiles gives, several sources, a value holding a separator included', async () => {
+  it('loadTrackedFilesSoon gives what loadTrackedFiles gives, several sources, a NUL inside a value included', async () => {
     const { openState } = await dist<typeof StateModule>('sync/state/index.js');
     const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
     const state = openState(join(tempDir(), 'state.db'));

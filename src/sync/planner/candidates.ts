@@ -32,7 +32,8 @@ export function resolveCandidates(
   const items: PlanItem[] = [];
   const consumed = new Set<TrackedFile>();
   const uploadsBySha = new Map<string, PlanItem>();
-  candidates.sort((a, b) => compareByPath(a.file, b.file));
+  // Usually already in order (the planner meets files in path order): checked in one pass, not sorted.
+  if (!inPathOrder(candidates)) candidates.sort((a, b) => compareByPath(a.file, b.file));
   for (const c of candidates) {
     const item = resolveOne(c, renameFrom, index, uploadsBySha, consumed, ctx);
     if (item.action === 'upload') uploadsBySha.set(c.sha256, item);
@@ -113,8 +114,20 @@ function resolveOne(
     };
   }
 
+  // The common outcome (every file of a first sync): one literal, no spreads, one shape for all.
   const cost = uploadCost(file.size);
-  return { ...base, ...stale, action: 'upload', reason: uploadReason(c), credits: cost, cost };
+  const upload: PlanItem = {
+    source: file.source, path: file.path, action: 'upload', reason: uploadReason(c), credits: cost,
+    size: file.size, sha256, remoteName: c.remoteName, remoteId: null, wasTracked: base.wasTracked, cost,
+  };
+  return c.kind === 'changed' && c.tracked !== undefined ? Object.assign(upload, staleOf(c.tracked)) : upload;
+}
+
+function inPathOrder(candidates: readonly Candidate[]): boolean {
+  for (let i = 1; i < candidates.length; i++) {
+    if (compareByPath((candidates[i - 1] as Candidate).file, (candidates[i] as Candidate).file) > 0) return false;
+  }
+  return true;
 }
 
 function staleOf(t: TrackedFile): Pick<PlanItem, 'previousSha256' | 'previousRemoteName' | 'staleRemoteId'> {

@@ -30,13 +30,17 @@ export function cliFigures(r: CliSpeedResult): Figure[] {
     };
   };
   const rsyncMs = r.rsync.medianMs;
+  const unchangedTarget = `≤ ${UNCHANGED_MAX_MS} ms and below the reference`;
+  const meetsUnchanged = (ms: number): boolean => ms <= UNCHANGED_MAX_MS && rsyncMs !== null && ms < rsyncMs;
   figures.push(
-    timed(r.unchanged, `≤ ${UNCHANGED_MAX_MS} ms and below the reference`, (ms) => ms <= UNCHANGED_MAX_MS && rsyncMs !== null && ms < rsyncMs, r.rsync),
+    timed(r.unchangedText, unchangedTarget, meetsUnchanged, r.rsync, 'the issue\'s figure: `kbsync plan` as people run it'),
+    timed(r.unchanged, unchangedTarget, meetsUnchanged, r.rsync, 'the same plan with every item printed as JSON (~100k lines)'),
     timed(r.unchangedEmbedded, null, () => true, r.rsync),
     check(GROUP, 'a warm plan with the embedded target does not start the service', r.unchangedEmbedded.problem === null ? !r.unchangedEmbedded.serviceStarted : null,
       r.unchangedEmbedded.serviceStarted ? 'the embedded data folder was created' : 'its data folder was never created'),
     check(GROUP, 'a warm plan does not load undici (nor touch the network: the remote target is an unused loopback port)', r.modules.undiciLoaded === null ? null : !r.modules.undiciLoaded,
       r.modules.problem ?? `${r.modules.count} modules loaded through the ESM loader; packages among them: ${r.modules.notable.join(', ') || 'none'}`),
+    timed(r.changedText, `≤ ${CHANGED_MAX_MS} ms`, (ms) => ms <= CHANGED_MAX_MS, r.rsyncChanged),
     timed(r.changed, `≤ ${CHANGED_MAX_MS} ms`, (ms) => ms <= CHANGED_MAX_MS, r.rsyncChanged),
     timed(r.cold, 'not slower than the reference', (ms) => r.sha256sum.medianMs !== null && ms <= r.sha256sum.medianMs, r.sha256sum,
       'includes starting the embedded service and listing its (empty) dataset'),

@@ -43,13 +43,19 @@ export function writeConfig(path: string, o: { treeDir: string; statePath: strin
 }
 
 /**
- * `node bin/kbsync.js plan -c <config> --json > /dev/null` in a fresh process, timed from spawn to
- * exit. `nodeArgs` go before the script (a preload). A non-zero exit is a problem, with stderr.
+ * `node bin/kbsync.js plan -c <config> [--json] > /dev/null` in a fresh process, timed from spawn
+ * to exit. `nodeArgs` go before the script (a preload). A non-zero exit is a problem, with stderr.
  */
-export function timePlan(config: string, nodeArgs: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): { ms: number; problem: string | null } {
+export function timePlan(
+  config: string,
+  nodeArgs: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+  output: 'json' | 'text' = 'json',
+): { ms: number; problem: string | null } {
   const devNull = openSync('/dev/null', 'w');
   try {
-    const run = timeProcess(process.execPath, [...nodeArgs, kbsyncBin(), 'plan', '-c', config, '--json'], { stdio: ['ignore', devNull, 'pipe'], env });
+    const args = [...nodeArgs, kbsyncBin(), 'plan', '-c', config, ...(output === 'json' ? ['--json'] : [])];
+    const run = timeProcess(process.execPath, args, { stdio: ['ignore', devNull, 'pipe'], env });
     return { ms: run.ms, problem: run.status === 0 ? null : `kbsync plan exited ${run.status}: ${run.stderr.trim().slice(0, 400)}` };
   } finally {
     closeSync(devNull);

@@ -22,7 +22,7 @@ import { seedSyncedState } from './seed-state.js';
 export type CliSpeedOptions = {
   /** @default env KBSYNC_BENCH_FILES or 100_000 */
   files?: number;
-  /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default env KBSYNC_BENCH_FULL === "1" */
+  /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default true, unless env KBSYNC_BENCH_SMALL is "1" */
   full?: boolean;
   /** Timed runs per figure (medians are reported); the cold scan runs min(runs, 3) times. @default 5 */
   runs?: number;
@@ -35,9 +35,11 @@ export type CliSpeedResult = {
   tree: BenchTree & { candidates: number; candidateBytes: number };
   seed: { observeMs: number; recordMs: number; trackedFiles: number; stateBytes: number; avgPathChars: number };
   unchanged: Series;
+  unchangedText: Series;
   unchangedEmbedded: Series & { serviceStarted: boolean };
   rsync: Series;
   changed: Series & { changedFiles: number };
+  changedText: Series;
   rsyncChanged: Series;
   cold: Series;
   sha256sum: Series;
@@ -52,7 +54,7 @@ const NOTABLE = ['undici', 'zod', 'yaml', 'pino', 'p-queue', 'fastify', 'better-
 
 export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<CliSpeedResult> {
   const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_FULL === '1';
+  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const runs = options.runs ?? 5;
   const log = options.log ?? (() => {});
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
@@ -88,15 +90,18 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const embeddedCheck = planSummary(embedded, work);
   const embeddedProblem = embeddedCheck.problem ?? summaryProblem(embeddedCheck.summary, { unchanged: tracked, uploaded: 0 });
   const plans: number[] = [];
+  const textPlans: number[] = [];
   const embeddedPlans: number[] = [];
   const rsyncs: number[] = [];
   let loopProblem: string | null = null;
   let rsyncProblem: string | null = rsyncLine === null ? 'rsync is not installed' : null;
   for (let r = 0; r < runs; r++) {
     const a = timePlan(remote);
+    const t = timePlan(remote, [], process.env, 'text');
     const b = timePlan(embedded);
-    loopProblem ??= a.problem ?? b.problem;
+    loopProblem ??= a.problem ?? t.problem ?? b.problem;
     plans.push(a.ms);
+    textPlans.push(t.ms);
     embeddedPlans.push(b.ms);
     if (rsyncLine !== null) {
       const s = timeShell(rsyncLine);
@@ -105,6 +110,7 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
     }
   }
   const unchanged = series('kbsync plan --json, unchanged tree (remote target)', plans, unchangedProblem ?? loopProblem);
+  const unchangedText = series('kbsync plan, unchanged tree (remote target; text report)', textPlans, unchangedProblem ?? loopProblem);
   const serviceStarted = existsSync(warmDataDir);
   const unchangedEmbedded = { ...series('kbsync plan --json, unchanged tree (embedded target)', embeddedPlans, embeddedProblem ?? loopProblem), serviceStarted };
   const rsync = series('rsync -an (same tree, against an identical copy)', rsyncs, rsyncProblem);
@@ -143,15 +149,19 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const changedCheck = planSummary(remote, work);
   const changedProblem = changedCheck.problem ?? summaryProblem(changedCheck.summary, { uploaded: changedFiles.length, unchanged: tracked - changedFiles.length });
   const changedRuns: number[] = [];
+  const changedTextRuns: number[] = [];
   const rsyncChangedRuns: number[] = [];
   loopProblem = null;
   for (let r = 0; r < runs; r++) {
     const a = timePlan(remote);
-    loopProblem ??= a.problem;
+    const t = timePlan(remote, [], process.env, 'text');
+    loopProblem ??= a.problem ?? t.problem;
     changedRuns.push(a.ms);
+    changedTextRuns.push(t.ms);
     if (rsyncLine !== null) rsyncChangedRuns.push(timeShell(rsyncLine).ms);
   }
   const changed = { ...series(`kbsync plan --json, ${changedFiles.length} files changed (hashed)`, changedRuns, changedProblem ?? loopProblem), changedFiles: changedFiles.length };
+  const changedText = series(`kbsync plan, ${changedFiles.length} files changed (hashed; text report)`, changedTextRuns, changedProblem ?? loopProblem);
   const rsyncChanged = series('rsync -an (same tree, after the change)', rsyncChangedRuns, rsyncProblem);
   log(`1% changed: plan ${changed.medianMs ?? changed.problem} ms, rsync -an ${rsyncChanged.medianMs ?? rsyncChanged.problem} ms`);
 
@@ -187,9 +197,11 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
     tree: { ...tree, candidates: tracked, candidateBytes },
     seed: { observeMs: Math.round(seeded.observeMs), recordMs: Math.round(seeded.recordMs), trackedFiles: tracked, stateBytes, avgPathChars: round1(avgPathChars) },
     unchanged,
+    unchangedText,
     unchangedEmbedded,
     rsync,
     changed,
+    changedText,
     rsyncChanged,
     cold: coldSeries,
     sha256sum,

@@ -19,7 +19,7 @@ export type ScanBenchOptions = {
   files?: number;
   /** Where the tree is generated and cached. @default os.tmpdir()/kbsync-bench-<files>-<small|full> */
   dir?: string;
-  /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default env KBSYNC_BENCH_FULL === "1" */
+  /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default true, unless env KBSYNC_BENCH_SMALL is "1" */
   full?: boolean;
   /** Timed runs per figure (the median is reported), after one warm-up. @default 3 */
   runs?: number;
@@ -43,7 +43,7 @@ const SOURCE_NAME = 'bench';
 
 export async function runScanBench(options: ScanBenchOptions = {}): Promise<ScanBenchResult> {
   const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_FULL === '1';
+  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const runs = options.runs ?? 3;
   const log = options.log ?? (() => {});
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);

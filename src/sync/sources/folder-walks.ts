@@ -1,13 +1,10 @@
-import { existsSync } from 'node:fs';
-import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { KbsyncError } from '../../shared/errors.js';
 import { scanFolder, type FolderSourceSpec, type ScanResult } from './folder.js';
 import { unpackScan } from './scan-codec.js';
 import type { WalkReply } from './walk-reply.js';
 
-/** Where folder walks run: a worker thread, this thread, or (`auto`) a worker when that pays, see startFolderWalks. */
+/** Where folder walks run: a worker thread, or this thread (`auto`, `in-process`), see startFolderWalks. */
 export type WalkThread = 'auto' | 'worker' | 'in-process';
 
 /** Folder walks started ahead of need: collect each source's result when it is wanted. */
@@ -27,28 +24,15 @@ const WORKER_URL = new URL('./walk-worker.js', import.meta.url);
 const WORKER_YOUNG_GENERATION_MB = 48;
 
 /**
- * Starts walking `specs` now and returns at once. In a worker thread the walk overlaps whatever
- * this thread does next (loading the state, say); a crashed or unstartable worker falls back to
- * walking here. In-process, the walk runs lazily, when a result is asked for.
- *
- * `auto` takes a worker only when one can run beside this thread: kbsync runs compiled (a Node 20
- * worker cannot load .ts sources) and a core is idle (1-minute load average below the cores minus
- * one). Measured on a loaded 2-core machine, a worker there cost ~150 ms of start-up and packing
- * and slowed this thread down as much as it saved.
+ * Starts walking `specs` and returns at once. `auto` (and `in-process`) walk on this thread, lazily,
+ * when a result is asked for: for a one-shot command that is the fastest, since the walk is the
+ * critical path and this thread would only wait for a worker (measured: a worker walk costs
+ * ~150 ms of start-up and packing, and ran slower beside this thread on a 2-core machine).
+ * `worker` walks in a worker thread, keeping this thread's event loop free meanwhile (for a
+ * long-running process); a crashed or unstartable worker falls back to walking here.
  */
 export function startFolderWalks(specs: readonly FolderSourceSpec[], thread: WalkThread = 'auto'): FolderWalks {
-  const useWorker = specs.length > 0 && (thread === 'worker' || (thread === 'auto' && workerAvailable() && coreIsIdle()));
-  return useWorker ? walkInWorker(specs) : walkLazily(specs);
-}
-
-function coreIsIdle(): boolean {
-  const cores = availableParallelism();
-  return cores >= 2 && (loadavg()[0] ?? 0) < cores - 1;
-}
-
-/** True when this module runs as compiled JS with walk-worker.js beside it. */
-function workerAvailable(): boolean {
-  return import.meta.url.endsWith('.js') && existsSync(fileURLToPath(WORKER_URL));
+  return specs.length > 0 && thread === 'worker' ? walkInWorker(specs) : walkLazily(specs);
 }
 
 function walkLazily(specs: readonly FolderSourceSpec[]): FolderWalks {

@@ -14,7 +14,7 @@ import type {
   SettleOutcome, UnknownResolution,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
-import { readBulkInWorker } from './tracked-load.js';
+import { readBulkInWorker, worthAWorker } from './tracked-load.js';
 import type { TrackedIndex } from './tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -32,8 +32,9 @@ export type StateStore = {
   /** Every tracked file, in (source, path) order, readable as a ReadonlyMap keyed by trackedKey(source, path). */
   loadTrackedFiles(): TrackedIndex;
   /**
-   * loadTrackedFiles(), read in a worker thread where one can run, so that the caller can walk the
-   * sources meanwhile. Nothing may write tracked files before it resolves (its rows are a snapshot).
+   * loadTrackedFiles(), read in a worker thread where one can run and the state is large enough to
+   * be worth it, so that the caller can walk the sources meanwhile. Nothing may write tracked files
+   * before it resolves (its rows are a snapshot).
    */
   loadTrackedFilesSoon(): Promise<TrackedIndex>;
   getTracked(source: string, path: string): TrackedFile | null;
@@ -177,7 +178,10 @@ export function createStateStore(o: Open): StateStore {
   return {
     ...guarded,
     // The worker only reads; decoding its rows, or reading here when it could not, goes through the guarded load.
-    loadTrackedFilesSoon: async () => guarded.loadTrackedFiles((await readBulkInWorker(db.name)) ?? undefined),
+    loadTrackedFilesSoon: async () => {
+      const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+      return guarded.loadTrackedFiles(worthAWorker(bytes) ? ((await readBulkInWorker(db.name)) ?? undefined) : undefined);
+    },
     path: o.label,
     isNew: o.isNew,
     lockTakenOver: o.lockTakenOver,

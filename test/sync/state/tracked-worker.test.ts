@@ -50,6 +50,27 @@ describe('tracked files read in a worker thread (compiled)', () => {
     }
   });
 
+  it('a state large enough for the worker (more than WORKER_MIN_STATE_BYTES) loads the same through it', async () => {
+    const { openState } = await dist<typeof StateModule>('sync/state/index.js');
+    const { WORKER_MIN_STATE_BYTES, worthAWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
+    const path = join(tempDir(), 'state.db');
+    const state = openState(path);
+    try {
+      const files = Array.from({ length: 40_000 }, (_, i) => file(i % 2 === 0 ? 'docs' : 'wiki', `area-${i % 13}/topic-${i % 7}/document-number-${i}.md`));
+      state.upsertTrackedMany(files);
+      const bytes = state.diagnostics().pageCount * state.diagnostics().pageSize;
+      expect(worthAWorker(bytes), `${bytes} bytes`).toBe(true);
+      expect(worthAWorker(WORKER_MIN_STATE_BYTES - 1)).toBe(false);
+
+      const soon = await state.loadTrackedFilesSoon();
+
+      expect(soon.size).toBe(40_000);
+      expect([...soon.values()]).toEqual([...state.loadTrackedFiles().values()]);
+    } finally {
+      state.close();
+    }
+  }, 60_000);
+
   it('a worker that cannot read the database resolves null (the caller reads in-process, where errors get their code)', async () => {
     const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
     const dir = tempDir();

@@ -9,7 +9,7 @@ export function register(program: Command, ctx: CliContext): void {
     .command('plan')
     .description('show what a sync would do, per file, with reasons and credits (makes no paid call)')
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
-    .option('--all', 'list unchanged files too')
+    .option('--all', 'list every item: unchanged files too, and each unsupported file when there are many')
     .action(async (options: { json?: boolean; all?: boolean }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).

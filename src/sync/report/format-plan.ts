@@ -1,25 +1,47 @@
 import { formatCount, plural } from '../planner/format.js';
-import type { BudgetPeriod, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
+import type { BudgetPeriod, PlanItem, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
 import { columns, displayPath, hasSeveralSources } from './columns.js';
 
 export type FormatOptions = {
-  /** List skip:unchanged items too (a large tree has thousands). @default false */
+  /**
+   * List every item: unchanged files (a large tree has thousands) and each unsupported file even
+   * when there are more than MAX_UNSUPPORTED_LISTED. @default false
+   */
   showUnchanged?: boolean;
 };
+
+/** Up to this many unsupported files are listed one per line; more are counted by file type (a docs tree full of images). */
+export const MAX_UNSUPPORTED_LISTED = 50;
 
 /** A plan for people: one aligned line per item (action, credits, path, reason), then totals, budget and reindex lines. */
 export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
   const multi = hasSeveralSources(plan.items);
-  const shown = opts.showUnchanged ? plan.items : plan.items.filter((i) => i.action !== 'skip:unchanged');
+  const { shown, notes } = listed(plan.items, opts);
   const lines = columns(
     shown.map((i) => [i.action, String(i.credits), displayPath(i, multi), i.reason]),
     ['left', 'right', 'left', 'left'],
   );
-  const hidden = plan.items.length - shown.length;
-  if (hidden > 0) lines.push(`(${plural(hidden, 'unchanged file')} not listed)`);
+  lines.push(...notes);
   if (plan.items.length === 0) lines.push('nothing to sync');
   lines.push('', totalsLine(plan.totals, 'plan'), budgetLine(plan), reindexLine(plan.reindex));
   return lines.join('\n');
+}
+
+/**
+ * The items a report lists one per line, and a line for each kind left out: unchanged files, and
+ * unsupported files past MAX_UNSUPPORTED_LISTED (counted by type). `showUnchanged` lists all.
+ */
+export function listed<T extends PlanItem>(items: readonly T[], opts: FormatOptions): { shown: readonly T[]; notes: string[] } {
+  if (opts.showUnchanged === true) return { shown: items, notes: [] };
+  let unsupported = 0;
+  for (const i of items) if (i.action === 'skip:unsupported') unsupported += 1;
+  const fold = unsupported > MAX_UNSUPPORTED_LISTED;
+  const shown = items.filter((i) => i.action !== 'skip:unchanged' && !(fold && i.action === 'skip:unsupported'));
+  const unchanged = items.length - shown.length - (fold ? unsupported : 0);
+  const notes: string[] = [];
+  if (fold) notes.push(`(${plural(unsupported, 'unsupported file')} not listed: ${byType(items)}; --all lists them)`);
+  if (unchanged > 0) notes.push(`(${plural(unchanged, 'unchanged file')} not listed)`);
+  return { shown, notes };
 }
 
 /** "3 to upload, 10 unchanged, 1 renamed, 2 skipped, 1 deferred, 0 failed; 17 credits planned". */
@@ -54,3 +76,19 @@ export function reindexLine(r: ReindexDecision): string {
   return `reindex: not needed: ${r.reason}`;
 }
 
+
+/** "6,295 .pdf, 6,257 .png, 1 with no extension": the unsupported items counted by extension, most first. */
+function byType(items: readonly PlanItem[]): string {
+  const counts = new Map<string, number>();
+  for (const i of items) {
+    if (i.action !== 'skip:unsupported') continue;
+    const name = i.path.slice(i.path.lastIndexOf('/') + 1);
+    const dot = name.lastIndexOf('.');
+    const type = dot <= 0 ? 'with no extension' : name.slice(dot).toLowerCase();
+    counts.set(type, (counts.get(type) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([type, n]) => `${formatCount(n)} ${type}`)
+    .join(', ');
+}

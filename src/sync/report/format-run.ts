@@ -1,18 +1,17 @@
 import { plural } from '../planner/format.js';
 import type { RunItem, RunResult } from '../types.js';
 import { columns, displayPath, hasSeveralSources } from './columns.js';
-import { totalsLine, type FormatOptions } from './format-plan.js';
+import { listed, totalsLine, type FormatOptions } from './format-plan.js';
 
 /** A finished run for people: one aligned line per item (outcome, action, credits charged, path, reason or error), then totals. */
 export function formatRun(run: RunResult, opts: FormatOptions = {}): string {
   const multi = hasSeveralSources(run.items);
-  const shown = opts.showUnchanged ? run.items : run.items.filter((i) => i.action !== 'skip:unchanged');
+  const { shown, notes } = listed(run.items, opts);
   const lines = columns(
     shown.map((i) => [i.outcome, i.action, String(i.creditsCharged), displayPath(i, multi), detailOf(i)]),
     ['left', 'left', 'right', 'left', 'left'],
   );
-  const hidden = run.items.length - shown.length;
-  if (hidden > 0) lines.push(`(${plural(hidden, 'unchanged file')} not listed)`);
+  lines.push(...notes);
   lines.push('', totalsLine(run.totals, 'run'), reindexRunLine(run.reindex));
   return lines.join('\n');
 }

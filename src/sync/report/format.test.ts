@@ -4,7 +4,7 @@ import { MIB } from '../../shared/plans.js';
 import { planSync } from '../planner/plan-sync.js';
 import { summarize } from '../planner/totals.js';
 import type { RunItem, RunResult } from '../types.js';
-import { formatPlan } from './format-plan.js';
+import { formatPlan, MAX_UNSUPPORTED_LISTED } from './format-plan.js';
 import { formatRun } from './format-run.js';
 
 function samplePlan() {
@@ -42,6 +42,29 @@ describe('formatPlan', () => {
     const text = formatPlan(planSync(planInput({ observation, tracked, multiSource: true })), { showUnchanged: true });
 
     expect(text.split('\n').slice(0, 2)).toEqual(['skip:unchanged  0  a/x.md  unchanged since last sync', 'upload          5  b/y.md  new file']);
+  });
+
+  it('counts unsupported files by type instead of listing them when there are more than MAX_UNSUPPORTED_LISTED; --all lists them', () => {
+    let builder = fakeObservation().file('keep.md');
+    for (let i = 0; i < MAX_UNSUPPORTED_LISTED; i++) builder = builder.skipped(`img/${i}.png`, 'unsupported', { detail: '.png' });
+    builder = builder.skipped('Makefile', 'unsupported', { detail: 'no extension' }).skipped('b.PDF', 'unsupported', { detail: '.pdf' });
+    builder = builder.skipped('c.pdf', 'unsupported', { detail: '.pdf' }).skipped('.env', 'secret', { detail: 'secret' });
+    const plan = planSync(planInput({ observation: builder.build() }));
+
+    const lines = formatPlan(plan).split('\n');
+    const everything = formatPlan(plan, { showUnchanged: true }).split('\n');
+
+    expect(lines.filter((l) => l.startsWith('skip:unsupported'))).toEqual([]);
+    expect(lines).toContain(`(${MAX_UNSUPPORTED_LISTED + 3} unsupported files not listed: ${MAX_UNSUPPORTED_LISTED} .png, 2 .pdf, 1 with no extension; --all lists them)`);
+    expect(lines.some((l) => l.startsWith('skip:secret') && l.includes('.env'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('upload') && l.includes('keep.md'))).toBe(true);
+    expect(everything.filter((l) => l.startsWith('skip:unsupported'))).toHaveLength(MAX_UNSUPPORTED_LISTED + 3);
+  });
+
+  it('lists a few unsupported files one by one', () => {
+    const plan = planSync(planInput({ observation: fakeObservation().skipped('notes.rtf', 'unsupported', { detail: '.rtf' }).build() }));
+
+    expect(formatPlan(plan).split('\n')[0]).toMatch(/^skip:unsupported {2}0 {2}notes\.rtf/);
   });
 
   it('says when there is nothing to sync', () => {

@@ -33,7 +33,7 @@ export function createContext(overrides: Partial<CliContext> = {}): CliContext {
     env: process.env,
     cwd: process.cwd(),
     getLogger: () => {
-      logger ??= import('../shared/logger.js').then((m) => m.createLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream));
+      logger ??= import('../shared/logger.js').then((m) => m.createLazyLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream));
       return logger;
     },
     ...overrides,

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createLazyLogger, createLogger } from './logger.js';
+
+/** A destination that keeps the lines written to it. */
+function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
+  const chunks: string[] = [];
+  const stream = { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream;
+  return { stream, lines: () => chunks.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('createLogger', () => {
+  it('redacts API keys and secrets, wherever they sit', () => {
+    const out = sink();
+    const logger = createLogger({ level: 'info' }, out.stream);
+
+    logger.info({ apiKey: 'inf_live_x', target: { apiKey: 'inf_live_y' }, headers: { authorization: 'Bearer z' }, secret: 's' }, 'opened');
+
+    const [line] = out.lines();
+    expect(JSON.stringify(line)).not.toMatch(/inf_live|Bearer z|"s"/);
+    expect(line).toMatchObject({ msg: 'opened', apiKey: '[redacted]', target: { apiKey: '[redacted]' } });
+  });
+});
+
+describe('createLazyLogger', () => {
+  it('writes nothing and makes nothing until used; then logs, redacts and makes children like the real one', () => {
+    const out = sink();
+    const logger = createLazyLogger({ level: 'info' }, out.stream);
+    expect(out.lines()).toEqual([]);
+
+    logger.warn({ apiKey: 'inf_live_x', n: 1 }, 'took over a stale lock');
+    logger.child({ component: 'client' }).info('child line');
+    const debugEnabled = logger.isLevelEnabled('debug');
+    logger.level = 'debug';
+
+    expect(out.lines()).toMatchObject([
+      { level: 40, msg: 'took over a stale lock', apiKey: '[redacted]', n: 1 },
+      { level: 30, msg: 'child line', component: 'client' },
+    ]);
+    expect(debugEnabled).toBe(false);
+    expect(logger.isLevelEnabled('debug')).toBe(true);
+    expect('info' in logger).toBe(true);
+  });
+});

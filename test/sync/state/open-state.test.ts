@@ -39,7 +39,7 @@ describe('openState', () => {
 
     expect(mode(dirname(t.path))).toBe(0o700);
     for (const file of [t.path, `${t.path}-wal`, `${t.path}-shm`, `${t.path}.lock`]) expect(mode(file)).toBe(0o600);
-    expect(store.diagnostics()).toMatchObject({ journalMode: 'wal', synchronous: 2, foreignKeys: true, autoVacuum: 2, schemaVersion: 1, busyTimeoutMs: 5000 });
+    expect(store.diagnostics()).toMatchObject({ journalMode: 'wal', synchronous: 2, foreignKeys: true, autoVacuum: 2, schemaVersion: 2, busyTimeoutMs: 5000 });
     expect(store.isNew).toBe(true);
   });
 

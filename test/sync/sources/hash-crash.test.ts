@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
+import { hashFiles, type HashInput, type HashOptions } from '../../../src/sync/sources/hash.js';
+import { tempDir } from './helpers.js';
+
+const sha = (data: string): string => createHash('sha256').update(data).digest('hex');
+
+/** This process's OS threads: each live worker is one. */
+const threadCount = (): number => readdirSync('/proc/self/task').length;
+
+type Fixture = { files: HashInput[]; expected: Map<string, { sha256: string }>; log: string };
+
+/**
+ * 300 files of distinct sizes (5 batches of up to 64 files for 2 workers). f0 is empty, so the
+ * smallest: hashing goes largest first, so f0 is in the last batch.
+ */
+function fixture(): Fixture {
+  const root = tempDir();
+  const files: HashInput[] = [];
+  const expected = new Map<string, { sha256: string }>();
+  for (let i = 0; i < 300; i++) {
+    const absPath = join(root, `f${i}.txt`);
+    const content = `content ${i}\n`.repeat(i);
+    writeFileSync(absPath, content);
+    const st = statSync(absPath);
+    files.push({ absPath, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino });
+    expected.set(absPath, { sha256: sha(content) });
+  }
+  return { files, expected, log: join(root, 'crashes.log') };
+}
+
+/**
+ * A workerSource hook: worker `index` exits with code 1 before hashing a batch when `crashIf(index)`
+ * (JS over `batch` and `n`, this worker's batch count from 1) holds, after appending
+ * `worker <index> batch <n>` to `log`. null: the worker runs the default source.
+ */
+function crashing(log: string, crashIf: (index: number) => string | null): NonNullable<HashOptions['workerSource']> {
+  return (source, index) => {
+    const condition = crashIf(index);
+    if (condition === null) return source;
+    // Registered before the source's own listener, so it runs first and the batch is never answered.
+    return `{
+  const fs = process.getBuiltinModule('node:fs');
+  let n = 0;
+  process.getBuiltinModule('node:worker_threads').parentPort.on('message', (batch) => {
+    n += 1;
+    if (${condition}) {
+      fs.appendFileSync(${JSON.stringify(log)}, 'worker ${index} batch ' + n + '\\n');
+      process.exit(1);
+    }
+  });
+}
+${source}`;
+  };
+}
+
+const crashesIn = (log: string): string[] => readFileSync(log, 'utf8').trim().split('\n').sort();
+
+describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => {
+  it.each([
+    {
+      what: 'one worker crashes on its first batch',
+      crashIf: (index: number) => (index === 0 ? 'n === 1' : null),
+      crashes: ['worker 0 batch 1'],
+    },
+    {
+      what: 'every worker crashes on its first batch (the rest is hashed in-process)',
+      crashIf: () => 'n === 1',
+      crashes: ['worker 0 batch 1', 'worker 1 batch 1'],
+    },
+    {
+      what: 'every worker crashes on its second batch',
+      crashIf: () => 'n === 2',
+      crashes: ['worker 0 batch 2', 'worker 1 batch 2'],
+    },
+    {
+      what: 'a worker exits during the last batch, which is not handed to the other worker',
+      crashIf: () => 'batch.some((f) => f.absPath.endsWith("/f0.txt"))',
+      crashes: [expect.stringMatching(/^worker [01] batch [1-5]$/)],
+    },
+  ])('$what: every file still gets its sha256 and no worker thread is left', async ({ crashIf, crashes }) => {
+    const { files, expected, log } = fixture();
+    const threadsBefore = threadCount();
+
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource: crashing(log, crashIf) });
+
+    expect(crashesIn(log)).toEqual(crashes);
+    expect(results).toEqual(expected);
+    expect(threadCount()).toBe(threadsBefore);
+  });
+
+  it('hashes a batch answered with the wrong number of outcomes in-process, and never uses that worker again', async () => {
+    const { files, expected } = fixture();
+    // Worker 0 answers each batch twice: first with no outcomes, then (its own listener) with the real ones.
+    const workerSource: HashOptions['workerSource'] = (source, index) =>
+      index === 0 ? `{ const { parentPort } = process.getBuiltinModule('node:worker_threads'); parentPort.on('message', () => parentPort.postMessage([])); }\n${source}` : source;
+    const threadsBefore = threadCount();
+
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource });
+
+    expect(results).toEqual(expected);
+    expect(threadCount()).toBe(threadsBefore);
+  });
+
+  it.each([
+    { what: 'one worker', failing: [1] },
+    { what: 'every worker', failing: [0, 1] },
+  ])('hashes every file when $what cannot start, and leaves no thread running', async ({ failing }) => {
+    const { files, expected } = fixture();
+    const started: number[] = [];
+    const workerSource: HashOptions['workerSource'] = (source, index) => {
+      if (failing.includes(index)) throw new Error('cannot start');
+      started.push(index);
+      return source;
+    };
+    const threadsBefore = threadCount();
+
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource });
+
+    expect(results).toEqual(expected);
+    expect(started).toEqual([0, 1].filter((i) => !failing.includes(i)));
+    expect(threadCount()).toBe(threadsBefore);
+  });
+});

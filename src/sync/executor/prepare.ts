@@ -3,7 +3,7 @@ import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { planSync } from '../planner/index.js';
-import { observeSources, startFolderWalks } from '../sources/index.js';
+import { observeSources } from '../sources/index.js';
 import type { BudgetCaps, StateStore, TrackedIndex } from '../state/index.js';
 import type { Observation, SyncPlan } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
@@ -47,48 +47,41 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
   let listing: RemoteFile[] | null = null;
-  // The folder walks start first: in a worker thread, they overlap the listing and the state load.
-  const walks = startFolderWalks(config.sources);
-  try {
-    if (state.isNew || state.unknownOps().length > 0) {
-      listing = await (await deps.getClient()).listAllFiles();
-      if (state.isNew && listing.length > 0) {
-        const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
-        notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
-      }
-      const reconciled = reconcileUnknown(state, listing);
-      if (reconciled.found + reconciled.notFound > 0) {
-        notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
-      }
+  if (state.isNew || state.unknownOps().length > 0) {
+    listing = await (await deps.getClient()).listAllFiles();
+    if (state.isNew && listing.length > 0) {
+      const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
+      notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
     }
-
-    // The state is read in a worker thread while this one walks the folders (they meet in observeSources).
-    const loading = state.loadTrackedFilesSoon();
-    const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
-    // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.
-    loading.catch(() => {});
-    known.catch(() => {});
-    const observation = await observeSources(config.sources, {
-      stateDir: dirname(config.state),
-      known,
-      lastSyncedCommit: (source) => state.lastSyncedCommit(source),
-      walks,
-    });
-    const tracked = await loading;
-    const plan = planSync({
-      observation,
-      tracked,
-      remote: listing,
-      plan: config.target.plan,
-      limits: { maxFileBytes: config.limits.maxFileBytes },
-      budget: state.budgetWindow(capsOf(config), runId),
-      reindexMinChangedFiles: config.reindex.minChangedFiles,
-      maxReprocessAttempts: config.upload.maxReprocessAttempts,
-      multiSource: config.sources.length > 1,
-      now: now(),
-    });
-    return { plan, observation, tracked, listing, notes };
-  } finally {
-    walks.cancel();
+    const reconciled = reconcileUnknown(state, listing);
+    if (reconciled.found + reconciled.notFound > 0) {
+      notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
+    }
   }
+
+  // A large state is read in a worker thread while this one walks the folders (they meet in observeSources).
+  const loading = state.loadTrackedFilesSoon();
+  const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
+  // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.
+  loading.catch(() => {});
+  known.catch(() => {});
+  const observation = await observeSources(config.sources, {
+    stateDir: dirname(config.state),
+    known,
+    lastSyncedCommit: (source) => state.lastSyncedCommit(source),
+  });
+  const tracked = await loading;
+  const plan = planSync({
+    observation,
+    tracked,
+    remote: listing,
+    plan: config.target.plan,
+    limits: { maxFileBytes: config.limits.maxFileBytes },
+    budget: state.budgetWindow(capsOf(config), runId),
+    reindexMinChangedFiles: config.reindex.minChangedFiles,
+    maxReprocessAttempts: config.upload.maxReprocessAttempts,
+    multiSource: config.sources.length > 1,
+    now: now(),
+  });
+  return { plan, observation, tracked, listing, notes };
 }

@@ -69,6 +69,9 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     stateDir: dirname(config.state),
     known,
     lastSyncedCommit: (source) => state.lastSyncedCommit(source),
+    // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
+    // every file: hash them as the walk finds them.
+    hashWhileWalking: state.isNew,
   });
   const tracked = await loading;
   const plan = planSync({

@@ -28,6 +28,8 @@ const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
 
 type Walk = {
   spec: FolderSourceSpec;
+  /** Called with each candidate file as soon as it is found (a hasher can start on it meanwhile). */
+  onFile: ((file: ScannedFile) => void) | null;
   filter: PathFilter;
   realRoot: string;
   /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
@@ -41,8 +43,9 @@ type Walk = {
  * come sorted by path (plain string order; a followed folder link may break it). Never reads a
  * file's content, nor anything outside the root.
  * Throws `source_unavailable` when the root itself is missing or not a folder.
+ * `onFile` sees each candidate file as soon as it is found, in walk order.
  */
-export function scanFolder(spec: FolderSourceSpec): ScanResult {
+export function scanFolder(spec: FolderSourceSpec, onFile: ((file: ScannedFile) => void) | null = null): ScanResult {
   let realRoot: string;
   try {
     realRoot = realpathSync(spec.root);
@@ -52,6 +55,7 @@ export function scanFolder(spec: FolderSourceSpec): ScanResult {
   }
   const walk: Walk = {
     spec,
+    onFile,
     filter: createPathFilter(spec.include, spec.exclude),
     realRoot,
     realStack: [],
@@ -125,14 +129,9 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
     return skip(walk, path, 'unreadable', errorText(err), null);
   }
   if (st === undefined || !st.isFile()) return; // gone (or replaced) since readdir: the next pass sees it
-  walk.result.files.push({
-    source: walk.spec.name,
-    path,
-    absPath: abs,
-    size: st.size,
-    mtimeNs: mtimeNsOf(st),
-    inode: st.ino,
-  });
+  const file: ScannedFile = { source: walk.spec.name, path, absPath: abs, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino };
+  walk.result.files.push(file);
+  walk.onFile?.(file);
 }
 
 function visitLink(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {

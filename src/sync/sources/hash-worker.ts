@@ -25,25 +25,26 @@ parentPort.on('message', (batch) => {
 `;
 }
 
-/** A started hash worker: hash a batch of files, in order; stop it when done. */
+/** A started hash worker: hash batches of files (several may be queued; answers come in order); stop it when done. */
 export type HashWorker = {
   hashBatch(batch: readonly HashInput[]): Promise<HashOutcome[]>;
+  /** Gives up on the worker (it answered nonsense): every queued batch rejects, and the thread is ended. */
+  abandon(): void;
   stop(): Promise<void>;
 };
 
-/** Starts one hash worker thread. A crash of the thread rejects the batch in flight. */
+/** Starts one hash worker thread. A crash of the thread rejects every batch queued to it. */
 export function startHashWorker(source: string): HashWorker {
   const worker = new Worker(source, { eval: true });
-  let pending: { resolve(r: HashOutcome[]): void; reject(e: unknown): void } | null = null;
+  // The worker answers its messages one at a time, in order: the oldest pending batch gets each answer.
+  const pending: { resolve(r: HashOutcome[]): void; reject(e: unknown): void }[] = [];
   let failure: unknown = null;
   const fail = (err: unknown): void => {
     failure ??= err;
-    pending?.reject(err);
-    pending = null;
+    for (const p of pending.splice(0)) p.reject(err);
   };
   worker.on('message', (results: HashOutcome[]) => {
-    pending?.resolve(results);
-    pending = null;
+    pending.shift()?.resolve(results);
   });
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`hash worker exited (code ${code})`)));
@@ -52,9 +53,13 @@ export function startHashWorker(source: string): HashWorker {
     hashBatch(batch) {
       if (failure !== null) return Promise.reject(failure);
       return new Promise((resolve, reject) => {
-        pending = { resolve, reject };
+        pending.push({ resolve, reject });
         worker.postMessage(batch);
       });
+    },
+    abandon() {
+      fail(new Error('hash worker abandoned'));
+      void worker.terminate();
     },
     async stop() {
       worker.removeAllListeners('exit');

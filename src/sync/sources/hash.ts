@@ -35,69 +35,137 @@ const nodeDeps: HashDeps = { openSync, readSync, fstatSync, statSync, closeSync,
  * SHA-256 of each file, keyed by absPath: a hash, or `deferred` (changed during or since the scan;
  * try again next pass), or `unreadable`. Files are read 1 MiB at a time into a reused buffer, by a
  * small pool of worker threads (largest files first) or in-process for small batches. Work a dying
- * worker leaves is finished by the others or in-process: every file gets its outcome.
+ * worker leaves is finished in-process: every file gets its outcome.
  */
 export async function hashFiles(files: readonly HashInput[], options: HashOptions = {}): Promise<Map<string, HashOutcome>> {
-  const results = new Map<string, HashOutcome>();
-  if (files.length === 0) return results;
   const mode = options.mode ?? 'auto';
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
   const small = files.length < IN_PROCESS_MAX_FILES || totalBytes < IN_PROCESS_MAX_BYTES;
   if (mode === 'in-process' || (mode === 'auto' && small)) {
+    const results = new Map<string, HashOutcome>();
     hashInProcess(files, results, options.beforeRestat);
     return results;
   }
-  await hashInWorkers(files, options, results);
-  return results;
+  // Largest first, each batch to the least loaded worker: the pool finishes close together.
+  const hashing = startHashing({ ...options, mode: 'workers' });
+  for (const file of [...files].sort((a, b) => b.size - a.size)) hashing.add(file);
+  return hashing.done();
+}
+
+/** Files handed over as they are found, hashed meanwhile: see startHashing. */
+export type Hashing = {
+  /** Hands over one file: each full batch goes to a worker thread at once, while the caller goes on. */
+  add(file: HashInput): void;
+  /** Hashes what is left, stops the workers, and resolves with every file's outcome, keyed by absPath. */
+  done(): Promise<Map<string, HashOutcome>>;
+  /** Gives up (the pass failed): stops the workers, hashes nothing more. */
+  cancel(): Promise<void>;
+};
+
+type PoolWorker = { worker: HashWorker; queuedBytes: number; alive: boolean };
+
+/**
+ * Below both of these, files handed to startHashing in `auto` mode are hashed in-process in done():
+ * starting workers (~70 ms) costs more than hashing ~1,000 small files here.
+ */
+const STREAM_IN_PROCESS_MAX_FILES = 1024;
+const STREAM_IN_PROCESS_MAX_BYTES = IN_PROCESS_MAX_BYTES;
+
+/**
+ * Hashing in a pool of worker threads, files handed over one at a time, so that a synchronous walk
+ * can feed it as it goes and the hashing overlaps the walk (a first scan). Each full batch is posted
+ * at once to the live worker with the fewest bytes queued. In `auto` mode files wait here until
+ * there are enough to be worth the workers' start-up (else done() hashes them in-process);
+ * `workers` starts the pool with the first batch, `in-process` never does.
+ * A worker that dies (crash, out of memory, killed) or answers something else leaves the pool, and
+ * every batch queued to it is hashed here, never by another worker: a file that kills workers cannot
+ * kill them all in turn. Work added once no worker is left is hashed here too, in done().
+ */
+export function startHashing(options: HashOptions = {}): Hashing {
+  const results = new Map<string, HashOutcome>();
+  const here = (files: readonly HashInput[]): void => hashInProcess(files, results, options.beforeRestat);
+  let pool: PoolWorker[] | null = null;
+  const answers: Promise<void>[] = [];
+  const leftOver: HashInput[] = [];
+  let batch: HashInput[] = [];
+  let batchBytes = 0;
+  let closed = false;
+  const mode = options.mode ?? 'auto';
+  // Files held back until the pool is worth starting (auto) or for good (in-process).
+  let waiting: HashInput[] | null = mode === 'workers' ? null : [];
+  let waitingBytes = 0;
+
+  const send = (files: HashInput[], bytes: number): void => {
+    pool ??= startWorkers(Math.max(1, options.concurrency ?? 2), options.workerSource).map((worker) => ({ worker, queuedBytes: 0, alive: true }));
+    let target: PoolWorker | null = null;
+    for (const w of pool) if (w.alive && (target === null || w.queuedBytes < target.queuedBytes)) target = w;
+    if (target === null) {
+      leftOver.push(...files);
+      return;
+    }
+    const to = target;
+    to.queuedBytes += bytes;
+    answers.push(
+      hashInWorker(to.worker, files).then((outcomes) => {
+        to.queuedBytes -= bytes;
+        if (outcomes === null) {
+          // Dead or talking nonsense: whatever else it holds fails too, and is hashed here as it does.
+          if (to.alive) to.worker.abandon();
+          to.alive = false;
+          here(files);
+          return;
+        }
+        files.forEach((file, i) => results.set(file.absPath, outcomes[i] as HashOutcome));
+      }),
+    );
+  };
+
+  const toBatch = (file: HashInput): void => {
+    batch.push(file);
+    batchBytes += file.size;
+    if (batch.length >= BATCH_MAX_FILES || batchBytes >= BATCH_MAX_BYTES) {
+      send(batch, batchBytes);
+      batch = [];
+      batchBytes = 0;
+    }
+  };
+
+  return {
+    add(file) {
+      if (closed) throw new Error('startHashing: add() after done()');
+      if (waiting === null) return toBatch(file);
+      waiting.push(file);
+      waitingBytes += file.size;
+      if (mode === 'auto' && (waiting.length >= STREAM_IN_PROCESS_MAX_FILES || waitingBytes >= STREAM_IN_PROCESS_MAX_BYTES)) {
+        const held = waiting;
+        waiting = null;
+        for (const f of held) toBatch(f);
+      }
+    },
+    async cancel() {
+      closed = true;
+      await Promise.all((pool ?? []).map((w) => w.worker.stop()));
+    },
+    async done() {
+      closed = true;
+      try {
+        if (waiting !== null) here(waiting);
+        if (batch.length > 0) send(batch, batchBytes);
+        // Every answer settles (a failed batch is hashed here within it); batches posted later land in `answers` too.
+        for (let i = 0; i < answers.length; i++) await answers[i];
+        here(leftOver);
+        return results;
+      } finally {
+        await Promise.all((pool ?? []).map((w) => w.worker.stop()));
+      }
+    },
+  };
 }
 
 /** Hashes `files` on this thread, one reused buffer. */
 function hashInProcess(files: readonly HashInput[], results: Map<string, HashOutcome>, beforeRestat?: (absPath: string) => void): void {
   const buf = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
   for (const file of files) results.set(file.absPath, hashFileSync(nodeDeps, file, buf, beforeRestat));
-}
-
-/**
- * Hashes in a pool of workers. A worker that dies (crash, out of memory, killed) or answers
- * something else leaves the pool, and its batch is hashed here, never by another worker: a file
- * that kills workers cannot kill them all in turn. What is left once no worker survives is hashed
- * here too. Every worker is stopped before this returns or throws.
- */
-async function hashInWorkers(files: readonly HashInput[], options: HashOptions, results: Map<string, HashOutcome>): Promise<void> {
-  const takeBatch = batcher([...files].sort((a, b) => b.size - a.size));
-  const workers = startWorkers(Math.min(Math.max(1, options.concurrency ?? 2), files.length), options.workerSource);
-  try {
-    await Promise.all(
-      workers.map(async (worker) => {
-        for (let batch = takeBatch(); batch.length > 0; batch = takeBatch()) {
-          const outcomes = await hashInWorker(worker, batch);
-          if (outcomes === null) {
-            hashInProcess(batch, results, options.beforeRestat);
-            return;
-          }
-          batch.forEach((file, i) => results.set(file.absPath, outcomes[i] as HashOutcome));
-        }
-      }),
-    );
-    for (let batch = takeBatch(); batch.length > 0; batch = takeBatch()) hashInProcess(batch, results, options.beforeRestat);
-  } finally {
-    await Promise.all(workers.map((w) => w.stop()));
-  }
-}
-
-/** Takes the next batch off `queue` on each call; an empty batch once it is drained. */
-function batcher(queue: readonly HashInput[]): () => HashInput[] {
-  let next = 0;
-  return () => {
-    const batch: HashInput[] = [];
-    let bytes = 0;
-    while (next < queue.length && batch.length < BATCH_MAX_FILES && (batch.length === 0 || bytes < BATCH_MAX_BYTES)) {
-      const file = queue[next++] as HashInput;
-      batch.push(file);
-      bytes += file.size;
-    }
-    return batch;
-  };
 }
 
 /** Up to `count` started workers: a thread that cannot start is one fewer (none: all in-process). */

@@ -1,16 +1,16 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { Observation, ObservedFile } from '../types.js';
-import { scanFolder, type FolderSourceSpec, type ScanResult } from './folder.js';
+import { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
 import { startFolderWalks as startWalks, type FolderWalks, type WalkThread } from './folder-walks.js';
-import { hashFiles, type HashOptions } from './hash.js';
+import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 
 export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
 export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
 export type { FolderWalks, WalkThread } from './folder-walks.js';
-export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
+export { hashFiles, startHashing, type Hashing, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
 export { SECRET_FILE_PATTERNS } from './secrets.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
@@ -35,6 +35,12 @@ export type ObserveOptions = {
   lastSyncedCommit?: (source: string) => string | null;
   /** Folder walks already started (startFolderWalks): their results are used instead of walking now. */
   walks?: FolderWalks;
+  /**
+   * Hash folder files as the walk finds them (in worker threads, while it goes on), for a pass that
+   * expects to hash most files: a first scan, or a state rebuilt from the remote listing. `known` is
+   * then awaited before walking.
+   */
+  hashWhileWalking?: boolean;
 };
 
 /**
@@ -63,52 +69,79 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const results: ScanResult[] = [];
   /** Per git source with a usable diff: the paths git reports as added, modified or renamed since the last synced commit. */
   const changedByGit = new Map<string, ReadonlySet<string>>();
-  for (const source of sources) {
-    const { kind, root, commit, result, changed } = await observeOne(source, options);
-    observation.sources.push({ name: source.name, kind, root, commit });
-    results.push(result);
-    if (changed !== null) changedByGit.set(source.name, changed);
+  // Hashing while walking: each folder file is compared as found, and sent to the hashers if it moved.
+  const stream = options.hashWhileWalking === true ? { known: await options.known, hashing: startHashing(options.hash), files: [] as ObservedFile[] } : null;
+  const onFile = stream === null ? null : (scanned: ScannedFile): void => {
+    const file = scanned as ObservedFile;
+    if (!takeKnown(file, stream.known(file.source, file.path), false)) return;
+    stream.hashing.add(file);
+    stream.files.push(file);
+  };
+  try {
+    for (const source of sources) {
+      const { kind, root, commit, result, changed } = await observeOne(source, options, onFile);
+      observation.sources.push({ name: source.name, kind, root, commit });
+      results.push(result);
+      if (changed !== null) changedByGit.set(source.name, changed);
+    }
+  } catch (err) {
+    await stream?.hashing.cancel();
+    throw err;
   }
   // Files in (source, path) order, as the planner prefers them: each source's walk is path-ordered.
-  const order = sources.map((s, i) => ({ name: s.name, i })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const order = sources.map((s, i) => ({ name: s.name, i, streamed: stream !== null && s.git === undefined }));
+  order.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: ObservedFile[] = [];
   const toHash: ObservedFile[] = [];
-  const known = await options.known;
-  for (const { i } of order) {
+  const known = stream?.known ?? (await options.known);
+  for (const { i, streamed } of order) {
     const result = results[i] as ScanResult;
     observation.skipped.push(...result.skipped);
     for (const scanned of result.files) {
       const file = scanned as ObservedFile;
-      const seen = known(file.source, file.path);
-      const gitChanged = changedByGit.get(file.source);
-      const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path);
-      if (seen !== undefined && (unchangedByGit || (seen.size === file.size && seen.mtimeNs === file.mtimeNs && seen.inode === file.inode))) {
-        file.sha256 = seen.sha256;
-      } else {
-        file.sha256 = null;
-        toHash.push(file);
+      if (!streamed) {
+        const gitChanged = changedByGit.get(file.source);
+        if (takeKnown(file, known(file.source, file.path), gitChanged !== undefined && !gitChanged.has(file.path))) toHash.push(file);
       }
       files.push(file);
     }
   }
 
   const hashes = await hashFiles(toHash, options.hash);
+  const streamedHashes = stream === null ? null : await stream.hashing.done();
   const unreadable = new Set<ObservedFile>();
-  for (const file of toHash) {
-    const outcome = hashes.get(file.absPath);
-    if (outcome !== undefined && 'sha256' in outcome) file.sha256 = outcome.sha256;
-    else if (outcome !== undefined && 'unreadable' in outcome) {
-      unreadable.add(file);
-      observation.skipped.push({ source: file.source, path: file.path, reason: 'unreadable', detail: outcome.unreadable, size: file.size });
+  const apply = (list: readonly ObservedFile[], outcomes: ReadonlyMap<string, HashOutcome>): void => {
+    for (const file of list) {
+      const outcome = outcomes.get(file.absPath);
+      if (outcome !== undefined && 'sha256' in outcome) file.sha256 = outcome.sha256;
+      else if (outcome !== undefined && 'unreadable' in outcome) {
+        unreadable.add(file);
+        observation.skipped.push({ source: file.source, path: file.path, reason: 'unreadable', detail: outcome.unreadable, size: file.size });
+      }
     }
-  }
+  };
+  apply(toHash, hashes);
+  if (stream !== null && streamedHashes !== null) apply(stream.files, streamedHashes);
   observation.files = unreadable.size === 0 ? files : files.filter((f) => !unreadable.has(f));
   return observation;
 }
 
+/**
+ * Gives `file` the known hash when the state's record still fits it (same size, mtime and inode,
+ * or git says it did not change); else marks it for hashing (sha256 null) and returns true.
+ */
+function takeKnown(file: ObservedFile, seen: KnownFile | undefined, unchangedByGit: boolean): boolean {
+  if (seen !== undefined && (unchangedByGit || (seen.size === file.size && seen.mtimeNs === file.mtimeNs && seen.inode === file.inode))) {
+    file.sha256 = seen.sha256;
+    return false;
+  }
+  file.sha256 = null;
+  return true;
+}
+
 type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult; changed: ReadonlySet<string> | null };
 
-async function observeOne(source: Source, options: ObserveOptions): Promise<ObservedSource> {
+async function observeOne(source: Source, options: ObserveOptions, onFile: ((file: ScannedFile) => void) | null): Promise<ObservedSource> {
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
   if (source.git !== undefined) {
     const { syncGitSource, changedSince } = await import('./git.js');
@@ -120,7 +153,7 @@ async function observeOne(source: Source, options: ObserveOptions): Promise<Obse
     return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  const started = options.walks?.result(source.name);
-  const result = started === undefined ? scanFolder({ name: source.name, root: source.path, ...rules }) : await started;
+  const started = onFile === null ? options.walks?.result(source.name) : undefined;
+  const result = started === undefined ? scanFolder({ name: source.name, root: source.path, ...rules }, onFile) : await started;
   return { kind: 'folder', root: source.path, commit: null, result, changed: null };
 }

@@ -44,6 +44,33 @@ describe('observeSources', () => {
     expect(observation.sources).toEqual([{ name: 'notes', kind: 'folder', root, commit: null }]);
   });
 
+  it.each([
+    { what: 'a few files (hashed in-process)', count: 20 },
+    { what: 'enough files to start the hash workers during the walk', count: 1500 },
+  ])('hashing while walking gives the same observation as hashing after: $what, with a git source beside', async ({ count }) => {
+    const entries: Record<string, string> = { 'same.md': 'same', 'changed.md': 'v2', 'logo.png': 'png', '.env': 'X=1' };
+    for (let i = 0; i < count; i++) entries[`d${i % 7}/f${i}.txt`] = `file ${i}\n`.repeat(1 + (i % 5));
+    const root = testdir(entries);
+    const origin = gitdir({ 'docs/b.md': 'b' });
+    const known = new Map<string, KnownFile>([
+      ['notes/same.md', knownOf(join(root, 'same.md'), 'f'.repeat(64))],
+      ['notes/changed.md', { ...knownOf(join(root, 'changed.md'), sha('v1')), size: 999 }],
+    ]);
+    const sources = [Source.parse({ name: 'notes', path: root }), Source.parse({ name: 'repo', git: { url: origin, subdir: 'docs' } })];
+    const lookup = (source: string, path: string) => known.get(`${source}/${path}`);
+
+    const stateDir = tempDir(); // one git checkout for both passes
+    const after = await observeSources(sources, { stateDir, known: lookup });
+    const during = await observeSources(sources, { stateDir, known: Promise.resolve(lookup), hashWhileWalking: true });
+
+    expect(during.files).toEqual(after.files);
+    expect(during.skipped).toEqual(after.skipped);
+    expect(during.files.find((f) => f.path === 'same.md')?.sha256).toBe('f'.repeat(64));
+    expect(during.files.find((f) => f.path === 'changed.md')?.sha256).toBe(sha('v2'));
+    expect(during.files.find((f) => f.path === 'd3/f3.txt')?.sha256).toBe(sha('file 3\n'.repeat(4)));
+    expect(during.files).toHaveLength(count + 3);
+  });
+
   it('observes folder and git sources together, pinning the git source to its commit', async () => {
     const folder = testdir({ 'a.md': 'a' });
     const origin = gitdir({ 'docs/b.md': 'b', 'docs/c.png': 'c', 'top.md': 't' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLazyLogger, createLogger } from './logger.js';
+import { createLazyLogger, createLogger, lazy } from './logger.js';
 
 /** A destination that keeps the lines written to it. */
 function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
@@ -39,5 +39,25 @@ describe('createLazyLogger', () => {
     expect(debugEnabled).toBe(false);
     expect(logger.isLevelEnabled('debug')).toBe(true);
     expect('info' in logger).toBe(true);
+  });
+});
+
+describe('lazy', () => {
+  it('makes its object on the first property use, once; resolving it as a promise value does not (no thenable)', async () => {
+    let made = 0;
+    const object = lazy(() => {
+      made += 1;
+      return { n: 1, twice(x: number) { return x * 2 * this.n; } };
+    });
+
+    const resolved = await Promise.resolve(object);
+    expect(made).toBe(0);
+    expect(resolved).toBe(object);
+
+    expect(object.twice(3)).toBe(6);
+    object.n = 5;
+    expect(object.twice(3)).toBe(30);
+    expect('twice' in object).toBe(true);
+    expect(made).toBe(1);
   });
 });

@@ -24,20 +24,29 @@ export function createLogger(options: LoggerOptions = {}, destination: NodeJS.Wr
 
 /**
  * createLogger(), made on first use: most commands never write a log line, and loading pino costs
- * ~25 ms of every start. Every property read, write or `in` test on it goes to the real logger,
- * which the first one creates; methods come bound to it.
+ * ~25 ms of every start.
  */
 export function createLazyLogger(options: LoggerOptions = {}, destination: NodeJS.WritableStream = process.stderr): Logger {
-  let real: Logger | undefined;
-  const logger = (): Logger => (real ??= createLogger(options, destination));
-  return new Proxy({} as Logger, {
+  return lazy(() => createLogger(options, destination));
+}
+
+/**
+ * An object made by `make` on first use: every property read, write or `in` test goes to it (the
+ * first one makes it), methods come bound to it. It is no thenable: `await` and promise resolution
+ * look for a `then`, and must not make it.
+ */
+export function lazy<T extends object>(make: () => T): T {
+  let real: T | undefined;
+  const target = (): T => (real ??= make());
+  return new Proxy({} as T, {
     get(_, prop) {
-      const target = logger();
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (prop === 'then') return undefined;
+      const object = target();
+      const value: unknown = Reflect.get(object, prop, object);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;
     },
-    set: (_, prop, value) => Reflect.set(logger(), prop, value),
-    has: (_, prop) => Reflect.has(logger(), prop),
+    set: (_, prop, value) => Reflect.set(target(), prop, value),
+    has: (_, prop) => Reflect.has(target(), prop),
   });
 }
 

@@ -179,8 +179,14 @@ export function createStateStore(o: Open): StateStore {
     ...guarded,
     // The worker only reads; decoding its rows, or reading here when it could not, goes through the guarded load.
     loadTrackedFilesSoon: async () => {
-      const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
-      return guarded.loadTrackedFiles(worthAWorker(bytes) ? ((await readBulkInWorker(db.name)) ?? undefined) : undefined);
+      let bulk: Awaited<ReturnType<typeof readBulkInWorker>> = null;
+      try {
+        const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+        if (worthAWorker(bytes)) bulk = await readBulkInWorker(db.name);
+      } catch {
+        // A database this cannot even size: the load below fails with the classified error.
+      }
+      return guarded.loadTrackedFiles(bulk ?? undefined);
     },
     path: o.label,
     isNew: o.isNew,

@@ -1,27 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { git } from './git.js';
 
-/** Git isolated from this machine's config, with a fixed identity (every git fixture runs with it). */
-export const GIT_ENV: Record<string, string> = {
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_SYSTEM: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-};
-
-/** Runs git for a fixture in `cwd` (isolated config; local file clones allowed); returns stdout. */
-export function git(cwd: string, args: string[]): string {
-  return execFileSync('git', ['-c', 'protocol.file.allow=always', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { ...process.env, ...GIT_ENV },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
+export { GIT_ENV } from './git.js';
 
 /** A bare "origin" repository and a working clone of it, under `root`. */
 export type GitOrigin = {

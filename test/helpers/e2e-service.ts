@@ -68,14 +68,3 @@ export function datasetApi(url: string, datasetId: string, apiKey: string): E2eD
     files: async () => (await get<{ files: ServiceFile[] }>('/api/v1/ext/files/?limit=10000')).files,
   };
 }
-
-/** Polls `check` (real time, bounded) until it returns a value: processing on the service is asynchronous. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

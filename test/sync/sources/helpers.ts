@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
+import { git } from '../../helpers/git.js';
 
 /** A file's content, or a symlink to create (target as given, relative or absolute). */
 export type TreeEntry = string | Buffer | { symlink: string };
@@ -40,25 +40,7 @@ export function testdir(entries: Record<string, TreeEntry>): string {
   return root;
 }
 
-/** Git isolated from this machine's config (as every git test here must be). */
-export const GIT_ENV = {
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_SYSTEM: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-};
-
-/** Runs git in `cwd` for a fixture (isolated config; local `file` clones allowed, for submodules). */
-export function git(cwd: string, args: string[], env: Record<string, string> = {}): string {
-  return execFileSync('git', ['-c', 'protocol.file.allow=always', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { ...process.env, ...GIT_ENV, ...env },
-    encoding: 'utf8',
-  });
-}
+export { GIT_ENV, git } from '../../helpers/git.js';
 
 /** A git repository (branch main) with one commit of `entries`. */
 export function gitdir(entries: Record<string, TreeEntry>): string {

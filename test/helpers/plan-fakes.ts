@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../src/shared/plans.js';
 import { remoteNameFor, trackedKey } from '../../src/sync/planner/keys.js';
+import { summarize } from '../../src/sync/planner/totals.js';
 import type {
   BudgetWindow,
   Observation,
   ObservedFile,
   PlanInput,
+  SyncPlan,
   RemoteCopy,
   RemoteStatus,
+  RunItem,
+  RunResult,
   SkippedPath,
   SkipReason,
   TrackedFile,
@@ -124,4 +128,14 @@ export function planInput(over: Partial<PlanInput> & { plan?: Plan } = {}): Plan
     multiSource: over.multiSource ?? false,
     now: over.now ?? FIXED_NOW,
   };
+}
+
+/** The plan run with no charge: items `errorOf` names failed with that error, the others done; the reindex done. */
+export function fakeRun(plan: SyncPlan, errorOf: (item: SyncPlan['items'][number]) => string | null): RunResult {
+  const items: RunItem[] = plan.items.map((i) => {
+    const error = errorOf(i);
+    return error === null ? { ...i, outcome: 'done', creditsCharged: 0, error: null } : { ...i, outcome: 'failed', creditsCharged: 0, error };
+  });
+  const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
+  return { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: summarize(items, reindex), reindex };
 }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { migrateChunks } from '../store/chunks.js';
+import { expect } from 'vitest';
+import { isKbsyncError } from '../../shared/errors.js';
 import type { Parser, ParseOptions, Section } from './types.js';
 
 export type TestDb = { db: Database; dir: string; path: string; reopen(): Database; cleanup(): void };
@@ -112,4 +114,14 @@ export async function parseContent(parser: Parser, name: string, content: string
 /** The records of record sections, in order. */
 export function recordsOf(sections: Section[]): string[] {
   return sections.flatMap((s) => ('records' in s ? s.records : []));
+}
+
+/** The message of the parse_failed error `promise` rejects with (a test fails if it resolves or fails otherwise). */
+export async function parseFailure(promise: Promise<unknown>): Promise<string> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isKbsyncError(err, 'parse_failed')).toBe(true);
+  return (err as Error).message;
 }

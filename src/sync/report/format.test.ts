@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fakeBudget, fakeObservation, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
+import { fakeBudget, fakeObservation, fakeRun, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
 import { MIB } from '../../shared/plans.js';
 import { planSync } from '../planner/plan-sync.js';
-import { summarize } from '../planner/totals.js';
-import type { RunItem, RunResult } from '../types.js';
 import { formatPlan, MAX_UNSUPPORTED_LISTED } from './format-plan.js';
 import { formatRun } from './format-run.js';
 
@@ -74,12 +72,7 @@ describe('formatPlan', () => {
 
 describe('formatRun', () => {
   it('prints outcome, action, credits charged, path and the error of failed items, then totals', () => {
-    const plan = samplePlan();
-    const items: RunItem[] = plan.items.map((i) =>
-      i.path === 'later.md' ? { ...i, outcome: 'failed', creditsCharged: 0, error: '500 internal' } : { ...i, outcome: 'done', creditsCharged: 0, error: null },
-    );
-    const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
-    const run: RunResult = { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: summarize(items, reindex), reindex };
+    const run = fakeRun(samplePlan(), (i) => (i.path === 'later.md' ? '500 internal' : null));
 
     const lines = formatRun(run).split('\n');
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fakeObservation, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
+import { fakeObservation, fakeRun, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
 import { planSync } from '../planner/plan-sync.js';
+import type { RunResult } from '../types.js';
 import { summarize } from '../planner/totals.js';
-import type { RunItem, RunResult } from '../types.js';
 import { jsonReportChunks, toJsonReport } from './json-report.js';
 
 function samplePlan() {
@@ -35,12 +35,7 @@ describe('toJsonReport', () => {
   });
 
   it('a run: items carry the credits charged, the outcome and the error; the summary counts by outcome', () => {
-    const plan = samplePlan();
-    const items: RunItem[] = plan.items.map((i) =>
-      i.action === 'upload' ? { ...i, outcome: 'failed', creditsCharged: 0, error: '413 file_too_large' } : { ...i, outcome: 'done', creditsCharged: 0, error: null },
-    );
-    const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
-    const run: RunResult = { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: summarize(items, reindex), reindex };
+    const run = fakeRun(samplePlan(), (i) => (i.action === 'upload' ? '413 file_too_large' : null));
 
     const report = toJsonReport(run);
 
@@ -49,13 +44,10 @@ describe('toJsonReport', () => {
   });
 });
 
+/** A run whose totals carry a key beyond the agreed eight (the report must leave it out). */
 function sampleRun(): RunResult {
-  const plan = samplePlan();
-  const items: RunItem[] = plan.items.map((i) =>
-    i.action === 'upload' ? { ...i, outcome: 'failed', creditsCharged: 0, error: '413 "file_too_large"\n' } : { ...i, outcome: 'done', creditsCharged: 0, error: null },
-  );
-  const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
-  return { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: { ...summarize(items, reindex), extra: 1 } as RunResult['totals'], reindex };
+  const run = fakeRun(samplePlan(), (i) => (i.action === 'upload' ? '413 "file_too_large"\n' : null));
+  return { ...run, totals: { ...run.totals, extra: 1 } as RunResult['totals'] };
 }
 
 describe('jsonReportChunks', () => {

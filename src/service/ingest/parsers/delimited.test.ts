@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isKbsyncError } from '../../../shared/errors.js';
-import { parseContent, recordsOf } from '../test-support.js';
+import { parseContent, parseFailure, recordsOf } from '../test-support.js';
 import { columnNames, renderRow } from './delimited.js';
 import { csvParser } from './csv.js';
 import { tsvParser } from './tsv.js';
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isKbsyncError(err, 'parse_failed')).toBe(true);
-  return (err as Error).message;
-}
 
 describe('csv parser', () => {
   it('renders each row as col: value pairs named by the header', async () => {
@@ -57,7 +47,7 @@ describe('csv parser', () => {
   it('fails an unclosed quote naming the line where its record starts', async () => {
     const csv = 'a,b\n1,2\n3,"never closed\n4,5\n6,7\n';
 
-    const message = await failure(parseContent(csvParser, 'bad.csv', csv));
+    const message = await parseFailure(parseContent(csvParser, 'bad.csv', csv));
 
     expect(message).toBe('invalid CSV: line 3: a quoted field is never closed (the file ends inside it)');
   });
@@ -89,7 +79,7 @@ describe('tsv parser', () => {
   });
 
   it('fails an unclosed quote as TSV', async () => {
-    expect(await failure(parseContent(tsvParser, 'a.tsv', 'a\tb\n"open\tx\n'))).toMatch(/^invalid TSV: line 2: /);
+    expect(await parseFailure(parseContent(tsvParser, 'a.tsv', 'a\tb\n"open\tx\n'))).toMatch(/^invalid TSV: line 2: /);
   });
 });
 

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isKbsyncError } from '../../../shared/errors.js';
-import { parseContent, recordsOf } from '../test-support.js';
+import { parseContent, parseFailure, recordsOf } from '../test-support.js';
 import { jsonParser } from './json.js';
 import { jsonlParser } from './jsonl.js';
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isKbsyncError(err, 'parse_failed')).toBe(true);
-  return (err as Error).message;
-}
 
 describe('json parser', () => {
   it('flattens an object to path: value lines, one record per top-level key', async () => {
@@ -50,13 +40,13 @@ describe('json parser', () => {
     ['a missing comma (CRLF)', '{"a": 1,\r\n "b": 2\r\n "c": 3}', 'invalid JSON: line 3, column 2: '],
     ['an unterminated document', '[1,\n2', 'invalid JSON: line 2: unexpected end of JSON'],
   ])('fails %s naming the line and column', async (_label, json, prefix) => {
-    expect(await failure(parseContent(jsonParser, 'bad.json', json))).toMatch(new RegExp(`^${prefix.replace(/[[\]()]/g, '\\$&')}`));
+    expect(await parseFailure(parseContent(jsonParser, 'bad.json', json))).toMatch(new RegExp(`^${prefix.replace(/[[\]()]/g, '\\$&')}`));
   });
 
   it('fails a file over the whole-document limit with a clear error, without reading it', async () => {
     const json = JSON.stringify({ text: 'x'.repeat(4096) });
 
-    const message = await failure(parseContent(jsonParser, 'big.json', json, { maxWholeFileBytes: 1024 }));
+    const message = await parseFailure(parseContent(jsonParser, 'big.json', json, { maxWholeFileBytes: 1024 }));
 
     expect(message).toMatch(/^JSON file is 0\.0 MiB, over the 0 MiB limit for a whole JSON document; split it or use JSONL/);
   });
@@ -82,18 +72,18 @@ describe('jsonl parser', () => {
   it('fails on a bad line, naming that line and the column', async () => {
     const jsonl = '{"id":1}\n{"id":2}\n\n{"id": 3,}\n{"id":5}\n';
 
-    expect(await failure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 4: invalid JSON: column 10: /);
+    expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 4: invalid JSON: column 10: /);
   });
 
   it('names the right line when it is far into a file read in several pieces', async () => {
     const good = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ id: i, note: 'padding text for the line' }));
     const jsonl = `${good.join('\n')}\n\n{"id": oops}\n`;
 
-    expect(await failure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 30002: invalid JSON: column 8: /);
+    expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', jsonl))).toMatch(/^line 30002: invalid JSON: column 8: /);
   });
 
   it('fails a truncated last line', async () => {
-    expect(await failure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe('line 2: invalid JSON: unexpected end of JSON');
+    expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe('line 2: invalid JSON: unexpected end of JSON');
   });
 
   it('yields nothing for an empty file', async () => {

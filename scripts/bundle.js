@@ -6,7 +6,7 @@
 //
 // Code split by dynamic import() stays split (the service, git, the paid-call machinery load only
 // when a command needs them). Every file lands flat in dist/bundle/, so the worker threads' entries
-// are found where their starters look: `new URL('./walk-worker.js', import.meta.url)` and the like.
+// are found where their starters look: `new URL('./tracked-worker.js', import.meta.url)`.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +22,7 @@ const external = ['better-sqlite3', 'pino', 'fastify', '@fastify/*', 'undici', '
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'dist/cli/main.js', 'walk-worker': 'dist/sync/sources/walk-worker.js', 'tracked-worker': 'dist/sync/state/tracked-worker.js' },
+  entryPoints: { main: 'dist/cli/main.js', 'tracked-worker': 'dist/sync/state/tracked-worker.js' },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,15 +1,13 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { Observation, ObservedFile } from '../types.js';
-import { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
-import { startFolderWalks as startWalks, type FolderWalks, type WalkThread } from './folder-walks.js';
+import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 
 export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
 export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
-export type { FolderWalks, WalkThread } from './folder-walks.js';
 export { hashFiles, startHashing, type Hashing, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
 export { SECRET_FILE_PATTERNS } from './secrets.js';
 
@@ -33,8 +31,6 @@ export type ObserveOptions = {
    * mtime and inode), so only what git reports as changed is hashed.
    */
   lastSyncedCommit?: (source: string) => string | null;
-  /** Folder walks already started (startFolderWalks): their results are used instead of walking now. */
-  walks?: FolderWalks;
   /**
    * Hash folder files as the walk finds them (in worker threads, while it goes on), for a pass that
    * expects to hash most files: a first scan, or a state rebuilt from the remote listing. `known` is
@@ -42,21 +38,6 @@ export type ObserveOptions = {
    */
   hashWhileWalking?: boolean;
 };
-
-/**
- * Starts walking the folder sources now (in a worker thread when kbsync runs compiled) so that the
- * walk overlaps the caller's next steps; pass the result to observeSources as `walks`, and cancel
- * it if observeSources is never reached.
- */
-export function startFolderWalks(sources: readonly Source[], thread?: WalkThread): FolderWalks {
-  const specs: FolderSourceSpec[] = [];
-  for (const s of sources) {
-    if (s.git === undefined && s.path !== undefined) {
-      specs.push({ name: s.name, root: s.path, include: s.include, exclude: s.exclude, followSymlinks: s.followSymlinks });
-    }
-  }
-  return startWalks(specs, thread);
-}
 
 /**
  * One pass over every source (paths in `sources` already absolute): walk or git-sync each, then
@@ -153,7 +134,6 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
     return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  const started = onFile === null ? options.walks?.result(source.name) : undefined;
-  const result = started === undefined ? scanFolder({ name: source.name, root: source.path, ...rules }, onFile) : await started;
+  const result = scanFolder({ name: source.name, root: source.path, ...rules }, onFile);
   return { kind: 'folder', root: source.path, commit: null, result, changed: null };
 }

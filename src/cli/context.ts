@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/logger.js';
+import { createLazyLogger, type Logger } from '../shared/logger.js';
 import type { ExitCode } from './exit.js';
 
 /** Where a command writes: process.stdout/stderr, or a buffer in tests. */
@@ -33,7 +33,7 @@ export function createContext(overrides: Partial<CliContext> = {}): CliContext {
     env: process.env,
     cwd: process.cwd(),
     getLogger: () => {
-      logger ??= import('../shared/logger.js').then((m) => m.createLazyLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream));
+      logger ??= Promise.resolve(createLazyLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream));
       return logger;
     },
     ...overrides,

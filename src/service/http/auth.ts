@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sha256Hex } from '../../shared/sha256.js';
+import { hashApiKey } from '../keys.js';
 import { datasetIdOfKeyHash } from '../store/api-keys.js';
 import { getDataset } from '../store/datasets.js';
 import type { ServiceContext } from './context.js';
@@ -28,7 +28,7 @@ export function addAuthHook(app: FastifyInstance, ctx: ServiceContext, limiter: 
     if (req.routeOptions.url === undefined || req.routeOptions.config.public === true) return;
     const key = presentedKey(req);
     if (key === undefined) throw new ServiceError('unauthorized', 'missing API key (send X-API-Key)');
-    const keyHash = sha256Hex(key);
+    const keyHash = hashApiKey(key);
     const datasetId = datasetIdOfKeyHash(ctx.db, keyHash);
     const dataset = datasetId === undefined ? undefined : getDataset(ctx.db, datasetId);
     if (dataset === undefined) throw new ServiceError('unauthorized', 'unknown API key');

@@ -1,5 +1,3 @@
-import { remoteNameFor } from '../planner/keys.js';
-
 /**
  * Maps a remote file name back to (source, path): the inverse of remoteNameFor. With several sources the
  * name starts with "source/"; with one source the name is the path. Null when the name is not ours.
@@ -16,7 +14,7 @@ export function remoteNameMapper(sourceNames: readonly string[]): (name: string)
     if (slash <= 0) return null;
     const source = name.slice(0, slash);
     const path = name.slice(slash + 1);
-    if (!known.has(source) || path === '' || remoteNameFor(source, path, true) !== name) return null;
+    if (!known.has(source) || path === '') return null;
     return { source, path };
   };
 }

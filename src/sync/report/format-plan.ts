@@ -1,3 +1,4 @@
+import { extensionOf } from '../../shared/file-types.js';
 import { formatCount, plural } from '../planner/format.js';
 import type { BudgetPeriod, PlanItem, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
 import { columns, displayPath, hasSeveralSources } from './columns.js';
@@ -82,9 +83,8 @@ function byType(items: readonly PlanItem[]): string {
   const counts = new Map<string, number>();
   for (const i of items) {
     if (i.action !== 'skip:unsupported') continue;
-    const name = i.path.slice(i.path.lastIndexOf('/') + 1);
-    const dot = name.lastIndexOf('.');
-    const type = dot <= 0 ? 'with no extension' : name.slice(dot).toLowerCase();
+    const extension = extensionOf(i.path);
+    const type = extension === '' ? 'with no extension' : `.${extension}`;
     counts.set(type, (counts.get(type) ?? 0) + 1);
   }
   return [...counts]

@@ -7,10 +7,7 @@ import { TrackedIndex } from './tracked-index.js';
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
 
-/** The key loadTrackedFiles() uses: source and path joined by a NUL. */
-export function trackedKey(source: string, path: string): string {
-  return `${source}\0${path}`;
-}
+export { trackedKey } from '../planner/keys.js';
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 

@@ -1,5 +1,5 @@
 import type { TrackedFile } from '../types.js';
-import { trackedKey } from './tracked-files.js';
+import { compareByPath as compare, trackedKey } from '../planner/keys.js';
 
 /**
  * Tracked files in (source, path) order, as the planner's merge join wants them. It reads like a
@@ -116,10 +116,4 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#cursor = Math.min(lo, Math.max(0, files.length - 1));
     return lo;
   }
-}
-
-/** By source, then path, in UTF-16 code units (the planner's order). */
-function compare(a: { source: string; path: string }, b: { source: string; path: string }): number {
-  if (a.source !== b.source) return a.source < b.source ? -1 : 1;
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }

@@ -38,16 +38,14 @@ export function rebuildFromRemote(
   db.transaction(() => {
     const at = deps.nowMs();
     for (const { entry, source, path } of latest.values()) {
-      if (deps.tracked.getTracked(source, path) !== null) {
-        report.kept++;
-        continue;
-      }
-      deps.tracked.writeTracked({
+      // One statement per entry: a row already there is kept as it is.
+      const written = deps.tracked.writeTrackedIfNew({
         source, path, size: entry.size ?? UNKNOWN_SIZE, mtimeNs: UNKNOWN_MTIME_NS, inode: UNKNOWN_INODE, sha256: entry.sha256,
         remoteName: entry.name, remoteId: entry.id, remoteStatus: toRemoteStatus(entry.status), reprocessAttempts: 0,
         lastAction: 'rebuilt', lastReason: 'rebuilt from the remote listing',
       }, at);
-      report.inserted++;
+      if (written) report.inserted++;
+      else report.kept++;
     }
     deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
   }).immediate();

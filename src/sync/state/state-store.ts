@@ -127,7 +127,7 @@ export function createStateStore(o: Open): StateStore {
     tidy();
   }
 
-  const { writeTracked: _write, ...trackedApi } = tracked;
+  const { writeTracked: _write, writeTrackedIfNew: _writeNew, ...trackedApi } = tracked;
   const { rowOf: _row, recoverInFlight: _recover, pruneSettled: _prune, ...outboxApi } = outbox;
   const { interruptRunning: _interrupt, ...runsApi } = runs;
   let closed = false;

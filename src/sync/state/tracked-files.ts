@@ -44,12 +44,14 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const columnsOfSource = db.prepare(BULK_SQL).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
-  const upsert = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
-      reprocess_attempts, last_action, last_reason, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
+  const INSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+      reprocess_attempts, last_action, last_reason, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`;
+  const upsert = db.prepare(`${INSERT}
     ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
       sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
       remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
       last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at`);
+  const insertNew = db.prepare(`${INSERT} ON CONFLICT (source_id, path) DO NOTHING`);
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
@@ -90,12 +92,13 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     };
   };
 
+  const argsOf = (f: TrackedFileInput, at: number) => [
+    sources.idOf(f.source), f.path, f.size, mtimeToBind(f.mtimeNs), f.inode, shaToBlob(f.sha256),
+    encodeRemoteName(f.source, f.path, f.remoteName), f.remoteId, f.remoteStatus, f.reprocessAttempts,
+    f.lastAction, f.lastReason, at,
+  ];
   const write = (f: TrackedFileInput, at = nowMs()): void => {
-    upsert.run(
-      sources.idOf(f.source), f.path, f.size, mtimeToBind(f.mtimeNs), f.inode, shaToBlob(f.sha256),
-      encodeRemoteName(f.source, f.path, f.remoteName), f.remoteId, f.remoteStatus, f.reprocessAttempts,
-      f.lastAction, f.lastReason, at,
-    );
+    upsert.run(...argsOf(f, at));
   };
   const writeMany = db.transaction((files: readonly TrackedFileInput[]) => {
     const at = nowMs();
@@ -185,6 +188,8 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     },
     /** Writes a row inside a caller's transaction (settle, rebuild). */
     writeTracked: write,
+    /** Writes a row inside a caller's transaction unless one exists at its source and path; true when written. */
+    writeTrackedIfNew: (f: TrackedFileInput, at: number): boolean => insertNew.run(...argsOf(f, at)).changes > 0,
   };
 }
 

@@ -8,7 +8,7 @@ import { sha256Hex } from '../../../shared/sha256.js';
 import { uploadCost } from '../../../shared/plans.js';
 import { assertBalance, commitPaid } from '../../billing/charge.js';
 import { ServiceError, notFound } from '../../service-error.js';
-import { getFile, insertFile, listFiles, requeueFile } from '../../store/files.js';
+import { insertFile, listFiles, requeueFile } from '../../store/files.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { wrongContentType } from '../errors.js';
@@ -105,9 +105,12 @@ export function registerFileRoutes(app: FastifyInstance, ctx: ServiceContext): v
       await assertNoMoreFiles(parts);
       const replay = resolveDeferred(idem, sha256Hex(`POST upload\n${sha256}\n${name}`));
       if (replay !== null) return replay;
-      const result = commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+      // One time for the ledger row and the file row.
+      const now = isoAt(ctx.clock());
+      const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+        // Refused before the file is moved into place (commitPaid checks again, after the write).
         assertBalance(db, datasetId, uploadCost(size));
-        const row = insertFile(db, { datasetId, name, size, sha256, storedPath, now: isoAt(ctx.clock()) });
+        const row = insertFile(db, { datasetId, name, size, sha256, storedPath, now });
         renameSync(tmpPath, storedPath);
         return {
           op: { kind: 'upload', bytes: size }, ref: String(row.id), status: 201,
@@ -127,9 +130,9 @@ export function registerFileRoutes(app: FastifyInstance, ctx: ServiceContext): v
   app.post(`${V1}/files/:id/reprocess`, idempotent(ctx, async (req, idem) => {
     const { datasetId } = authOf(req);
     const id = parseIdParam((req.params as Record<string, string>)['id'], 'file');
-    if (getFile(db, datasetId, id) === undefined) throw notFound('file');
-    const result = commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const row = requeueFile(db, datasetId, id, isoAt(ctx.clock()));
+    const now = isoAt(ctx.clock());
+    const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+      const row = requeueFile(db, datasetId, id, now);
       if (row === undefined) throw notFound('file');
       return { op: { kind: 'reprocess' }, ref: String(id), status: 202, respond: (credits) => ({ id, status: row.status, credits_charged: credits }) };
     });

@@ -1,6 +1,6 @@
 import type { KnowledgeClient } from '../../client/index.js';
 import { costOf } from '../../shared/plans.js';
-import { bucketOf, compareByPath, summarize, trackedKey } from '../planner/index.js';
+import { admissionOrder, bucketOf, summarize, trackedKey } from '../planner/index.js';
 import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 import type { Observation, ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
@@ -37,9 +37,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     recordFreeDecisions(state, plan.items, observed, prepared.tracked);
 
     const outcomes = new Map<PlanItem, PaidResult>();
-    const paid = plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0);
-    // Smallest first, as the planner admitted them: if the budget tightens at reservation, most files still fit.
-    paid.sort((a, b) => a.credits - b.credits || compareByPath(a, b));
+    // In the planner's admission order (smallest first): if the budget tightens at reservation, most files still fit.
+    const paid = admissionOrder(plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0));
     let stop: StopReason | null = null;
     const paidOpts = {
       state, runId, caps: capsOf(config), concurrency: config.upload.concurrency, requestsPerSecond: config.upload.requestsPerSecond,

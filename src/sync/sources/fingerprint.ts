@@ -6,5 +6,10 @@
  * (the walk, git sources, the hasher's checks) derives it this way, so equal times compare equal.
  */
 export function mtimeNsOf(stats: { mtimeMs: number }): string {
-  return String(Math.round(stats.mtimeMs * 1e6));
+  return mtimeNsOfMs(stats.mtimeMs);
+}
+
+/** mtimeNsOf, from the time in milliseconds. */
+export function mtimeNsOfMs(mtimeMs: number): string {
+  return String(Math.round(mtimeMs * 1e6));
 }

@@ -2,8 +2,9 @@ import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats
 import { KbsyncError } from '../../shared/errors.js';
 import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
-import { mtimeNsOf } from './fingerprint.js';
+import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
+import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
 
 /** A folder source, its root already absolute. */
 export type FolderSourceSpec = {
@@ -31,21 +32,35 @@ type Walk = {
   /** Called with each candidate file as soon as it is found (a hasher can start on it meanwhile). */
   onFile: ((file: ScannedFile) => void) | null;
   filter: PathFilter;
+  /** Where candidate files are lstat'ed, when the walk shares that with a helper thread (no onFile). */
+  pool: StatPool<ScannedFile> | null;
   realRoot: string;
   /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
   realStack: string[];
   result: ScanResult;
 };
 
+export type ScanOptions = {
+  /**
+   * Sees each candidate file as soon as it is found, in walk order (every lstat is then done on
+   * this thread, as the walk goes).
+   */
+  onFile?: ((file: ScannedFile) => void) | null;
+  /** How a walk without onFile shares its lstats with a helper thread (see StatPool); false: never. */
+  statPool?: StatPoolOptions | false;
+};
+
+/** A candidate's size while its lstat is pending, and after, if it was gone or unreadable. */
+const NO_SIZE = -1;
+
 /**
  * Walks a folder source synchronously (readdir with file types + one lstat per candidate: the
- * fastest walk Node has, see the issue's Speed figures). Paths are POSIX and root-relative; files
- * come sorted by path (plain string order; a followed folder link may break it). Never reads a
- * file's content, nor anything outside the root.
- * Throws `source_unavailable` when the root itself is missing or not a folder.
- * `onFile` sees each candidate file as soon as it is found, in walk order.
+ * fastest walk Node has, see the issue's Speed figures); the lstats of a large folder are shared
+ * with a helper thread. Paths are POSIX and root-relative; files come sorted by path (plain string
+ * order; a followed folder link may break it). Never reads a file's content, nor anything outside
+ * the root. Throws `source_unavailable` when the root itself is missing or not a folder.
  */
-export function scanFolder(spec: FolderSourceSpec, onFile: ((file: ScannedFile) => void) | null = null): ScanResult {
+export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): ScanResult {
   let realRoot: string;
   try {
     realRoot = realpathSync(spec.root);
@@ -53,16 +68,37 @@ export function scanFolder(spec: FolderSourceSpec, onFile: ((file: ScannedFile) 
   } catch (err) {
     throw new KbsyncError('source_unavailable', `source "${spec.name}": cannot read folder ${spec.root} (${errorText(err)})`, { cause: err });
   }
+  const onFile = options.onFile ?? null;
+  const result: ScanResult = { files: [], skipped: [] };
+  let dropped = 0;
+  const sink: StatSink<ScannedFile> = {
+    file(file, size, mtimeMs, ino) {
+      file.size = size;
+      file.mtimeNs = mtimeNsOfMs(mtimeMs);
+      file.inode = ino;
+    },
+    gone: () => void dropped++, // gone (or replaced) since readdir: the next pass sees it
+    error(file, message) {
+      dropped++;
+      result.skipped.push({ source: spec.name, path: file.path, reason: 'unreadable', detail: message, size: null });
+    },
+  };
   const walk: Walk = {
     spec,
     onFile,
     filter: createPathFilter(spec.include, spec.exclude),
+    pool: onFile === null && options.statPool !== false ? new StatPool(sink, options.statPool) : null,
     realRoot,
     realStack: [],
-    result: { files: [], skipped: [] },
+    result,
   };
-  walkDir(walk, spec.root, realRoot, '', []);
-  return walk.result;
+  try {
+    walkDir(walk, spec.root, realRoot, '', []);
+  } finally {
+    walk.pool?.finish();
+  }
+  if (dropped > 0) result.files = result.files.filter((f) => f.size !== NO_SIZE);
+  return result;
 }
 
 function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, parentLevels: readonly IgnoreLevel[]): void {
@@ -122,6 +158,11 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
   // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
   // fifth images), and the walk's lstats are most of an unchanged plan's time.
   if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : stats.size);
+  if (stats === null && walk.pool !== null) {
+    const file: ScannedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0 };
+    walk.result.files.push(file);
+    return walk.pool.lstat(abs, file);
+  }
   let st: Stats | undefined;
   try {
     st = stats ?? lstatSync(abs, { throwIfNoEntry: false });

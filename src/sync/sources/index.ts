@@ -134,6 +134,6 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
     return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  const result = scanFolder({ name: source.name, root: source.path, ...rules }, onFile);
+  const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile });
   return { kind: 'folder', root: source.path, commit: null, result, changed: null };
 }

@@ -91,16 +91,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   /** The first index whose file is not before (source, path): galloping forward from the last answer, else a binary search. */
   #search(source: string, path: string): number {
     const files = this.#files;
-    const x = { source, path };
     let lo = 0;
     let hi = files.length;
     const from = this.#cursor;
     const start = files[from];
-    if (start !== undefined && compare(start, x) < 0) {
+    if (start !== undefined && isBefore(start, source, path)) {
       // Ascending queries: probe from+1, from+2, from+4... then search the bracket found.
       lo = from + 1;
       let step = 1;
-      while (from + step < files.length && compare(files[from + step] as TrackedFile, x) < 0) {
+      while (from + step < files.length && isBefore(files[from + step] as TrackedFile, source, path)) {
         lo = from + step + 1;
         step *= 2;
       }
@@ -110,10 +109,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compare(files[mid] as TrackedFile, x) < 0) lo = mid + 1;
+      if (isBefore(files[mid] as TrackedFile, source, path)) lo = mid + 1;
       else hi = mid;
     }
     this.#cursor = Math.min(lo, Math.max(0, files.length - 1));
     return lo;
   }
+}
+
+/** True when `f` comes before (source, path) in compareByPath's order (one lookup per walked file: no object made). */
+function isBefore(f: TrackedFile, source: string, path: string): boolean {
+  return f.source === source ? f.path < path : f.source < source;
 }

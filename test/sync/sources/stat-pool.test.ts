@@ -1,0 +1,161 @@
+import { lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { scanFolder, type FolderSourceSpec, type ScanOptions } from '../../../src/sync/sources/folder.js';
+import { StatPool, type StatPoolOptions } from '../../../src/sync/sources/stat-pool.js';
+import { tempDir, writeTree } from './helpers.js';
+
+/** This process's OS threads: a live helper is one. */
+const threadCount = (): number => readdirSync('/proc/self/task').length;
+
+type Call = { kind: 'file'; size: number; mtimeMs: number; ino: number } | { kind: 'gone' } | { kind: 'error'; message: string };
+
+/** Runs every path through a pool; returns each path's one call (a path called twice fails the test). */
+function statAll(paths: readonly string[], options: StatPoolOptions): Map<string, Call> {
+  const calls = new Map<string, Call>();
+  const record = (path: string, call: Call): void => {
+    expect(calls.has(path), `${path} answered twice`).toBe(false);
+    calls.set(path, call);
+  };
+  const pool = new StatPool<string>(
+    {
+      file: (p, size, mtimeMs, ino) => record(p, { kind: 'file', size, mtimeMs, ino }),
+      gone: (p) => record(p, { kind: 'gone' }),
+      error: (p, message) => record(p, { kind: 'error', message }),
+    },
+    options,
+  );
+  for (const p of paths) pool.lstat(p, p);
+  pool.finish();
+  return calls;
+}
+
+/** `count` files of `size` bytes each over a few folders, plus the odd cases: gone, a folder, a path through a file. */
+function mixedPaths(count: number): { paths: string[]; expected: Map<string, Call> } {
+  const root = tempDir('kbsync-stat-');
+  const paths: string[] = [];
+  const expected = new Map<string, Call>();
+  for (let i = 0; i < count; i++) {
+    const dir = join(root, `d${i % 7}`);
+    mkdirSync(dir, { recursive: true });
+    const abs = join(dir, `f${i}.md`);
+    writeFileSync(abs, 'x'.repeat(i % 50));
+    const st = lstatSync(abs);
+    paths.push(abs);
+    expected.set(abs, { kind: 'file', size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+    if (i % 300 === 0) {
+      const missing = join(root, `missing-${i}.md`);
+      const folder = join(root, `folder-${i}`);
+      mkdirSync(folder);
+      const throughFile = join(abs, 'below.md'); // ENOTDIR: an error, not "gone"
+      paths.push(missing, folder, throughFile);
+      expected.set(missing, { kind: 'gone' });
+      expected.set(folder, { kind: 'gone' });
+      expected.set(throughFile, { kind: 'error', message: expect.stringContaining('ENOTDIR') as unknown as string });
+    }
+  }
+  return { paths, expected };
+}
+
+describe('StatPool', () => {
+  it('gives every path exactly one answer, the same whether the helper thread does it or this one', () => {
+    const { paths, expected } = mixedPaths(3000);
+
+    const shared = statAll(paths, { workerAfter: 0 });
+    const here = statAll(paths, { workerAfter: Number.POSITIVE_INFINITY });
+
+    expect(shared).toEqual(expected);
+    expect(here).toEqual(expected);
+  });
+
+  it('stops its helper thread when finished', async () => {
+    const before = threadCount();
+    const { paths } = mixedPaths(2000);
+
+    statAll(paths, { workerAfter: 0 });
+
+    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+  });
+
+  it.each([
+    ['never answers', "const { workerData } = process.getBuiltinModule('node:worker_threads'); workerData.port.on('message', () => {});"],
+    ['crashes on its first batch', "const { workerData } = process.getBuiltinModule('node:worker_threads'); workerData.port.on('message', () => { throw new Error('boom'); });"],
+    ['answers with the wrong number of results', `const { workerData } = process.getBuiltinModule('node:worker_threads');
+      workerData.port.on('message', ({ id }) => {
+        workerData.port.postMessage({ id, stats: new Float64Array(3), errors: [] });
+        Atomics.add(workerData.answered, 0, 1);
+        Atomics.notify(workerData.answered, 0);
+      });`],
+  ])('does the work itself when the helper %s', async (_what, source) => {
+    const { paths, expected } = mixedPaths(1500);
+    const before = threadCount();
+
+    const calls = statAll(paths, { workerAfter: 0, patienceMs: 200, helperSource: () => source });
+
+    expect(calls).toEqual(expected);
+    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+  });
+});
+
+describe('scanFolder with a stat helper', () => {
+  const spec = (root: string): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: ['skip/**'], followSymlinks: true });
+  const scan = (root: string, options: ScanOptions) => scanFolder(spec(root), options);
+
+  it('finds the same files, fingerprints and skips as a walk that lstats everything itself', () => {
+    const root = tempDir();
+    const entries: Record<string, string | { symlink: string }> = { '.gitignore': 'ignored-*.md\n', 'secret/.env': 'X=1', 'skip/a.md': 'a', 'img.png': 'png' };
+    for (let i = 0; i < 2500; i++) entries[`area-${i % 9}/part-${i % 4}/doc-${i}.${i % 3 === 0 ? 'txt' : 'md'}`] = `doc ${i}`;
+    for (let i = 0; i < 20; i++) entries[`ignored-${i}.md`] = 'no';
+    entries['link.md'] = { symlink: 'area-0/part-0/doc-0.txt' };
+    writeTree(root, entries);
+
+    const shared = scan(root, { statPool: { workerAfter: 0 } });
+    const alone = scan(root, { statPool: false });
+
+    expect(shared.files.length).toBeGreaterThan(2500);
+    expect(shared).toEqual(alone);
+  });
+
+  /** A helper that answers every path with `code` (-1 gone, -2 failed): the first two batches (512 paths) always go to it. */
+  const fakeHelper = (code: number): string => `const { workerData } = process.getBuiltinModule('node:worker_threads');
+    workerData.port.on('message', ({ id, paths }) => {
+      const stats = new Float64Array(paths.length * 3);
+      const errors = [];
+      for (let i = 0; i < paths.length; i++) { stats[i * 3] = ${code}; if (${code} === -2) errors.push([i, 'EACCES: permission denied, lstat']); }
+      workerData.port.postMessage({ id, stats, errors }, [stats.buffer]);
+      Atomics.add(workerData.answered, 0, 1);
+      Atomics.notify(workerData.answered, 0);
+    });`;
+  const numbered = (): { root: string; all: string[] } => {
+    const root = tempDir();
+    const entries: Record<string, string> = {};
+    for (let i = 0; i < 1200; i++) entries[`docs/${String(i).padStart(4, '0')}.md`] = `doc ${i}`;
+    writeTree(root, entries);
+    return { root, all: Object.keys(entries) };
+  };
+
+  it('leaves out files gone by the time of their lstat (the next pass sees them), and keeps every other one whole', () => {
+    const { root, all } = numbered();
+
+    const result = scan(root, { statPool: { workerAfter: 0, helperSource: () => fakeHelper(-1) } });
+
+    const found = result.files.map((f) => f.path);
+    expect(found.length).toBeLessThanOrEqual(all.length - 512);
+    expect(found).toEqual(all.slice(all.length - found.length));
+    for (const f of result.files) {
+      const st = lstatSync(f.absPath);
+      expect([f.size, f.inode]).toEqual([st.size, st.ino]);
+    }
+    expect(result.skipped).toEqual([]);
+  });
+
+  it('lists a file whose lstat fails as unreadable, with the error', () => {
+    const { root, all } = numbered();
+
+    const result = scan(root, { statPool: { workerAfter: 0, helperSource: () => fakeHelper(-2) } });
+
+    expect(result.skipped.length).toBeGreaterThanOrEqual(512);
+    expect(result.skipped.length + result.files.length).toBe(all.length);
+    expect(result.skipped[0]).toEqual({ source: 'docs', path: 'docs/0000.md', reason: 'unreadable', detail: 'EACCES: permission denied, lstat', size: null });
+  });
+});

@@ -4,6 +4,10 @@
 // loads ~190 files (ours, zod's, yaml's...) for ~250 ms before doing any work; bundled, the same
 // code loads in a handful of files in ~120 ms (measured with `npm run bench`, docs/benchmarks.md).
 //
+// zod is imported as `import * as z from 'zod'` (a lint rule keeps it so): its named `z` export is
+// one object holding every export, 50 locales included, which no bundler can trim: bundled, zod
+// took 755 KB that way and takes 196 KB now (~25 ms less start-up for every command).
+//
 // Code split by dynamic import() stays split (the service, git, the paid-call machinery load only
 // when a command needs them). Every file lands flat in dist/bundle/, so the worker threads' entries
 // are found where their starters look: `new URL('./tracked-worker.js', import.meta.url)`.

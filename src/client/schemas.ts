@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Response bodies as the client reads them: only the fields it uses, lenient where the hosted

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PLANS } from '../shared/plans.js';
 import { isRecord } from './is-record.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ServiceError, notFound } from '../service-error.js';
 import type { Plan } from '../../shared/plans.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../../service-error.js';
 import { attachmentMode, getVisibleAgent, insertAttachment, listAttachments, setAttachmentMode, type DatasetMode } from '../../store/agents.js';
 import { isoAt } from '../../store/time.js';

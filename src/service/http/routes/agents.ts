@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isKbsyncError } from '../../../shared/errors.js';
 import { costOf } from '../../../shared/plans.js';
 import { assertBalance, commitPaid } from '../../billing/charge.js';

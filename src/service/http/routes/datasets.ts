@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireAdvancedTier } from '../../billing/tiers.js';
 import { commitPaid } from '../../billing/charge.js';
 import { reindexDataset } from '../../search/reindex.js';

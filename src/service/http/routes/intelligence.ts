@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex } from '../../../shared/sha256.js';
 import { commitPaid } from '../../billing/charge.js';
 import { requireAdvancedTier } from '../../billing/tiers.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../../service-error.js';
 import { createWebhook, getWebhook, listWebhooks } from '../../webhooks/index.js';
 import type { ServiceContext } from '../context.js';

@@ -27,6 +27,9 @@ const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
   ['node_modules', 'node_modules: never synced'],
 ]);
 
+/** The ignore-file rules in force in one folder (made once per folder, not per file). */
+type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null };
+
 type Walk = {
   spec: FolderSourceSpec;
   /** Called with each candidate file as soon as it is found (a hasher can start on it meanwhile). */
@@ -114,15 +117,16 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
     skip(walk, dir === '' ? '.' : dir, 'unreadable', errorText(err), null);
     return;
   }
+  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName) };
   walk.realStack.push(realDir);
   for (const entry of inPathOrder(entries)) {
     const name = entry.name;
     const path = dir === '' ? name : `${dir}/${name}`;
     const abs = `${absDir}/${name}`;
-    if (entry.isFile()) visitFile(walk, abs, path, name, levels, null);
-    else if (entry.isDirectory()) visitDir(walk, abs, `${realDir}/${name}`, path, name, levels);
-    else if (entry.isSymbolicLink()) visitLink(walk, abs, path, name, levels);
-    else visitOther(walk, abs, realDir, path, name, levels);
+    if (entry.isFile()) visitFile(walk, abs, path, name, rules, null);
+    else if (entry.isDirectory()) visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
+    else if (entry.isSymbolicLink()) visitLink(walk, abs, path, name, rules);
+    else visitOther(walk, abs, realDir, path, name, rules);
   }
   walk.realStack.pop();
 }
@@ -140,20 +144,20 @@ function inPathOrder(entries: Dirent[]): Dirent[] {
   return keyed.map((k) => k.entry);
 }
 
-function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {
+function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules): void {
   if (!walk.filter.mayIncludeUnder(path)) return;
   const never = NEVER_DESCEND.get(name);
   if (never !== undefined) return skip(walk, path, 'ignored', never, null);
-  const ignored = matchIgnoreRules(levels, path, true);
+  const ignored = matchIgnoreRules(rules.levels, path, true);
   if (ignored !== null) return skip(walk, path, 'ignored', ignored, null);
   const excluded = walk.filter.folderExcludedBy(path);
   if (excluded !== null) return skip(walk, path, 'ignored', `matches exclude: ${excluded}`, null);
-  walkDir(walk, abs, real, path, levels);
+  walkDir(walk, abs, real, path, rules.levels);
 }
 
 /** `stats` is given when the file was reached through a followed link (abs is then its real path). */
-function visitFile(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[], stats: Stats | null): void {
-  const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
+function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null): void {
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;
   // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
   // fifth images), and the walk's lstats are most of an unchanged plan's time.
@@ -175,8 +179,8 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, levels: 
   walk.onFile?.(file);
 }
 
-function visitLink(walk: Walk, abs: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {
-  const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
+function visitLink(walk: Walk, abs: string, path: string, name: string, rules: DirRules): void {
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict !== 'outside' && verdict !== 'candidate' && verdict.reason !== 'unsupported') {
     return skip(walk, path, verdict.reason, verdict.detail, null); // a secret's or an ignored name: not even resolved
   }
@@ -195,15 +199,15 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, levels: 
   } catch (err) {
     return skipLink(`broken symbolic link (${errorText(err)})`);
   }
-  if (st.isFile()) return visitFile(walk, real, path, name, levels, st);
-  if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, levels);
+  if (st.isFile()) return visitFile(walk, real, path, name, rules, st);
+  if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
   // Following a link to a folder that is (or holds) one being walked would never end.
   if (walk.realStack.some((walking) => isInside(real, walking))) return skipLink('symbolic link loops back to a folder being walked: not followed');
-  visitDir(walk, real, real, path, name, levels);
+  visitDir(walk, real, real, path, name, rules);
 }
 
 /** Sockets, FIFOs, devices (and file-system entries of unknown type that turn out to be those). */
-function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, levels: readonly IgnoreLevel[]): void {
+function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, rules: DirRules): void {
   let st: Stats | undefined;
   try {
     st = lstatSync(abs, { throwIfNoEntry: false });
@@ -212,10 +216,10 @@ function visitOther(walk: Walk, abs: string, realDir: string, path: string, name
   }
   if (st === undefined) return;
   // Some file systems report no type in readdir: decide from lstat.
-  if (st.isFile()) return visitFile(walk, abs, path, name, levels, st);
-  if (st.isDirectory()) return visitDir(walk, abs, `${realDir}/${name}`, path, name, levels);
-  if (st.isSymbolicLink()) return visitLink(walk, abs, path, name, levels);
-  const verdict = walk.filter.classifyFile(path, name, (p) => matchIgnoreRules(levels, p, false));
+  if (st.isFile()) return visitFile(walk, abs, path, name, rules, st);
+  if (st.isDirectory()) return visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
+  if (st.isSymbolicLink()) return visitLink(walk, abs, path, name, rules);
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;
   skip(walk, path, 'unsupported', 'not a regular file', null);
 }

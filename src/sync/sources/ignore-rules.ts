@@ -74,10 +74,11 @@ export function readIgnoreLevels(absDir: string, dir: string, presentNames: Read
  * `levels` are those of the path's ancestor folders, root first; the last rule that matches wins,
  * so a deeper file (or a later `!negation`) overrides a shallower one. The caller tests parent
  * folders before their contents (as git does, a file in an ignored folder cannot be re-included).
+ * `baseName`: a file's last path segment, when the caller has it.
  */
-export function matchIgnoreRules(levels: readonly IgnoreLevel[], path: string, isDir: boolean): string | null {
+export function matchIgnoreRules(levels: readonly IgnoreLevel[], path: string, isDir: boolean, baseName?: string): string | null {
   let detail: string | null = null;
-  const base = isDir ? '' : path.slice(path.lastIndexOf('/') + 1);
+  const base = isDir ? '' : (baseName ?? path.slice(path.lastIndexOf('/') + 1));
   for (const level of levels) {
     // Not ignored so far and no rule here can ignore this file: this level cannot change the answer.
     if (!isDir && detail === null && (level.fileFilter === null || !level.fileFilter.test(base))) continue;

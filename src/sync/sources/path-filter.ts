@@ -16,7 +16,7 @@ export type PathFilter = {
    * What to do with a file: `outside` (not in the include globs: not part of the source, not
    * listed), `candidate`, or a skip with its reason. `ignoredBy` gives the ignore-file rule, if any.
    */
-  classifyFile(path: string, baseName: string, ignoredBy: (path: string) => string | null): FileVerdict;
+  classifyFile(path: string, baseName: string, ignoredBy: (path: string, baseName: string) => string | null): FileVerdict;
 };
 
 export type FileVerdict = 'outside' | 'candidate' | { reason: SkipReason; detail: string };
@@ -42,7 +42,7 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       if (!isIncluded(path)) return 'outside';
       const secret = secretPatternOf(baseName);
       if (secret !== null) return { reason: 'secret', detail: `looks like a secret (${secret}): never read or uploaded` };
-      const ignored = ignoredBy(path);
+      const ignored = ignoredBy(path, baseName);
       if (ignored !== null) return { reason: 'ignored', detail: ignored };
       const excluded = excludes.length === 0 ? null : excludedBy(path);
       if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };

@@ -14,7 +14,7 @@ const EXAMPLES: Record<string, string[]> = {
   '*.keystore': ['release.keystore'],
   '*.ppk': ['putty.ppk'],
   '*.asc': ['private.asc'],
-  'id_rsa*': ['id_rsa', 'id_rsa.pub'],
+  'id_rsa*': ['id_rsa', 'id_rsa.pub', 'ID_RSA'],
   'id_dsa*': ['id_dsa'],
   'id_ecdsa*': ['id_ecdsa_sk'],
   'id_ed25519*': ['id_ed25519'],

@@ -31,10 +31,20 @@ for (const pattern of SECRET_FILE_PATTERNS) {
   else others.push({ pattern, re: picomatch.makeRe(pattern, { nocase: true, dot: true }) });
 }
 const anyOther = new RegExp(others.map((m) => `(?:${m.re.source})`).join('|'), 'i');
+// ...and that alternation only runs on names starting as one of those patterns can (".", "c", "i", "s",
+// "_"): most names are out after one character. Null (always test) if a pattern starts with a wildcard.
+const firstCodes = others.every((m) => /^[a-z0-9._-]/i.test(m.pattern)) ? new Set(others.map((m) => lowerAscii(m.pattern.charCodeAt(0)))) : null;
 
 /** The secret pattern a base file name matches (e.g. "*.pem"), or null when it looks harmless. */
 export function secretPatternOf(baseName: string): string | null {
-  if (anyOther.test(baseName)) return others.find((m) => m.re.test(baseName))?.pattern ?? null;
+  if ((firstCodes === null || firstCodes.has(lowerAscii(baseName.charCodeAt(0)))) && anyOther.test(baseName)) {
+    return others.find((m) => m.re.test(baseName))?.pattern ?? null;
+  }
   const dot = baseName.lastIndexOf('.');
   return dot < 0 ? null : (byExtension.get(baseName.slice(dot + 1).toLowerCase()) ?? null);
+}
+
+/** A character code with ASCII capitals folded to lower case (the patterns match case-insensitively). */
+function lowerAscii(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
 }

@@ -59,7 +59,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     }
   }
 
-  // A large state is read in a worker thread while this one walks the folders (they meet in observeSources).
+  // A large state may be read in a worker thread while this one walks the folders (they meet in observeSources).
   const loading = state.loadTrackedFilesSoon();
   const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
   // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.

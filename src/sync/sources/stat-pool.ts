@@ -13,10 +13,46 @@ export type StatSink<T> = {
 export type StatPoolOptions = {
   /** Paths lstat'ed here before a helper thread is started (a small walk is over before one would be ready). @default 4096 */
   workerAfter?: number;
-  /** How long finish() waits for the helper's answer before doing its batch itself. @default 2000 */
-  patienceMs?: number;  /** Test hook: the source the helper runs, given the default one (a test makes it stall or crash). */
+  /**
+   * Test hook: how long finish() gives the helper to answer what it holds before doing it here
+   * (a test of what the walk does with the helper's answers needs them). @default 0
+   */
+  helperGraceMs?: number;
+  /** Test hook: the source the helper runs, given the default one (a test makes it stall or crash). */
   helperSource?: (defaultSource: string) => string;
 };
+
+/**
+ * The serving side of the lstat protocol, run by a helper thread: for each batch of paths posted on
+ * `port`, posts per path (size, mtimeMs, ino), size -1 when gone or no longer a regular file, -2 when
+ * the lstat failed (its message in `errors`). Self-contained (its text is run as the default
+ * helper's source): no import, no outer name.
+ */
+function serveLstatBatches(port: MessagePort): void {
+  const { lstatSync } = process.getBuiltinModule('node:fs');
+  port.on('message', ({ id, paths }: { id: number; paths: string[] }) => {
+    const stats = new Float64Array(paths.length * 3);
+    const errors: [number, string][] = [];
+    for (let i = 0; i < paths.length; i++) {
+      let st;
+      try {
+        st = lstatSync(paths[i] as string, { throwIfNoEntry: false });
+      } catch (err) {
+        stats[i * 3] = -2;
+        errors.push([i, err instanceof Error ? err.message : String(err)]);
+        continue;
+      }
+      if (st === undefined || !st.isFile()) {
+        stats[i * 3] = -1;
+        continue;
+      }
+      stats[i * 3] = st.size;
+      stats[i * 3 + 1] = st.mtimeMs;
+      stats[i * 3 + 2] = st.ino;
+    }
+    port.postMessage({ id, stats, errors }, [stats.buffer]);
+  });
+}
 
 /**
  * lstat for a synchronous walk, shared with one helper thread. The walk hands over each path as it
@@ -25,16 +61,16 @@ export type StatPoolOptions = {
  * file tree in ~60% of the time one takes (bench: docs/benchmarks.md), and the Stats objects (four
  * Dates each on Node 20) are made and collected on the helper's heap.
  *
- * Everything stays synchronous on the walk's side: answers are taken with receiveMessageOnPort
- * between batches, and finish() sleeps on a shared counter the helper bumps after each answer. An
- * answer that does not come within `patienceMs` (a stuck or dead helper) is not waited for: that
- * batch is done here, the helper gets no more, and its late answer is dropped. Every path gets
- * exactly one call on the sink.
+ * Everything stays synchronous on the walk's side, and nothing ever waits for the helper: answers
+ * are taken with receiveMessageOnPort between batches, and finish() does here whatever the helper
+ * has not answered yet (at most two batches; their late answers are dropped). A helper that is slow,
+ * stuck or dead just gets nothing more, and one that answers nonsense is dropped. Every
+ * path gets exactly one call on the sink.
  */
 export class StatPool<T> {
   private readonly sink: StatSink<T>;
   private readonly workerAfter: number;
-  private readonly patienceMs: number;
+  private readonly helperGraceMs: number;
   private readonly helperSource: string;
   private paths: string[] = [];
   private targets: T[] = [];
@@ -48,7 +84,7 @@ export class StatPool<T> {
   constructor(sink: StatSink<T>, options: StatPoolOptions = {}) {
     this.sink = sink;
     this.workerAfter = options.workerAfter ?? 4096;
-    this.patienceMs = options.patienceMs ?? 2000;
+    this.helperGraceMs = options.helperGraceMs ?? 0;
     this.helperSource = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
   }
 
@@ -59,24 +95,22 @@ export class StatPool<T> {
     if (this.paths.length === BATCH) this.dispatch();
   }
 
-  /** Does what is left, waits for the helper's answers, and stops it. */
+  /** Does what is left, the batches the helper has not answered included, and stops the helper. */
   finish(): void {
     this.statHere(this.paths, this.targets);
     this.paths = [];
     this.targets = [];
     const helper = this.helper;
     if (helper === null) return;
-    while (this.inFlight.size > 0) {
-      const answered = Atomics.load(helper.answered, 0);
+    this.takeAnswers(helper);
+    const until = performance.now() + this.helperGraceMs;
+    while (this.inFlight.size > 0 && !this.helperLost && performance.now() < until) {
+      Atomics.wait(NAP, 0, 0, 1);
       this.takeAnswers(helper);
-      if (this.inFlight.size === 0) break;
-      if (Atomics.wait(helper.answered, 0, answered, this.patienceMs) === 'timed-out') {
-        // Stuck or dead: what it holds is done here.
-        this.helperLost = true;
-        for (const batch of this.inFlight.values()) this.statHere(batch.paths, batch.targets);
-        this.inFlight.clear();
-      }
     }
+    // Doing them here costs about what waiting would, and a busy or dead helper cannot hold the walk up.
+    for (const batch of this.inFlight.values()) this.statHere(batch.paths, batch.targets);
+    this.inFlight.clear();
     this.stopHelper(helper);
   }
 
@@ -143,13 +177,12 @@ export class StatPool<T> {
 
   private startHelper(): Helper | null {
     const { port1, port2 } = new MessageChannel();
-    const answered = new Int32Array(new SharedArrayBuffer(4));
     try {
-      const worker = new Worker(this.helperSource, { eval: true, workerData: { port: port2, answered }, transferList: [port2] });
+      const worker = new Worker(this.helperSource, { eval: true, workerData: { port: port2 }, transferList: [port2] });
       worker.unref();
-      // A helper that dies is noticed by its silence (finish() stops waiting); nothing to report here.
+      // A helper that dies just answers no more (the walk never waits for it); nothing to report here.
       worker.on('error', () => {});
-      return { worker, port: port1, answered };
+      return { worker, port: port1 };
     } catch {
       port1.close();
       this.helperLost = true;
@@ -158,50 +191,30 @@ export class StatPool<T> {
   }
 
   private stopHelper(helper: Helper): void {
+    this.helper = null;
     helper.port.close();
     void helper.worker.terminate();
-    this.helper = null;
   }
 }
 
-type Helper = { worker: Worker; port: MessagePort; answered: Int32Array };
-/** The helper's answer to one batch: per path (size, mtimeMs, ino), size GONE or FAILED otherwise; FAILED ones' messages. */
+type Helper = { worker: Worker; port: MessagePort };
+/** The helper's answer to one batch: per path (size, mtimeMs, ino), or size GONE, or -2 with the message in errors. */
 type Answer = { id: number; stats: Float64Array; errors: [number, string][] };
 
+/** Slept on (never woken) to pause a millisecond while a test's grace runs. */
+const NAP = new Int32Array(new SharedArrayBuffer(4));
 /** Paths per batch: enough to amortise a message, small enough that the two threads finish together. */
 const BATCH = 256;
 /** Batches the helper holds at once: one it works on and one waiting, so it never idles. */
 const MAX_IN_FLIGHT = 2;
+/** serveLstatBatches' size for a path gone or no longer a regular file (-2: the lstat failed). */
 const GONE = -1;
-const FAILED = -2;
 
 /**
- * The helper's source, run with `eval: true` (so the same code runs from dist/ and under vitest's
- * .ts sources). It gets Node's modules through process.getBuiltinModule.
+ * The default helper's source, run with `eval: true` (so the same code runs from dist/ and under
+ * vitest's .ts sources): serveLstatBatches on the port it is given.
  */
 const HELPER_SOURCE = `'use strict';
-const { lstatSync } = process.getBuiltinModule('node:fs');
 const { workerData } = process.getBuiltinModule('node:worker_threads');
-const { port, answered } = workerData;
-port.on('message', ({ id, paths }) => {
-  const stats = new Float64Array(paths.length * 3);
-  const errors = [];
-  for (let i = 0; i < paths.length; i++) {
-    let st;
-    try {
-      st = lstatSync(paths[i], { throwIfNoEntry: false });
-    } catch (err) {
-      stats[i * 3] = ${FAILED};
-      errors.push([i, err instanceof Error ? err.message : String(err)]);
-      continue;
-    }
-    if (st === undefined || !st.isFile()) { stats[i * 3] = ${GONE}; continue; }
-    stats[i * 3] = st.size;
-    stats[i * 3 + 1] = st.mtimeMs;
-    stats[i * 3 + 2] = st.ino;
-  }
-  port.postMessage({ id, stats, errors }, [stats.buffer]);
-  Atomics.add(answered, 0, 1);
-  Atomics.notify(answered, 0);
-});
+(${serveLstatBatches.toString()})(workerData.port);
 `;

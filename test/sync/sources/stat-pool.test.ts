@@ -83,14 +83,12 @@ describe('StatPool', () => {
     ['answers with the wrong number of results', `const { workerData } = process.getBuiltinModule('node:worker_threads');
       workerData.port.on('message', ({ id }) => {
         workerData.port.postMessage({ id, stats: new Float64Array(3), errors: [] });
-        Atomics.add(workerData.answered, 0, 1);
-        Atomics.notify(workerData.answered, 0);
       });`],
   ])('does the work itself when the helper %s', async (_what, source) => {
     const { paths, expected } = mixedPaths(1500);
     const before = threadCount();
 
-    const calls = statAll(paths, { workerAfter: 0, patienceMs: 200, helperSource: () => source });
+    const calls = statAll(paths, { workerAfter: 0, helperSource: () => source });
 
     expect(calls).toEqual(expected);
     await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
@@ -123,8 +121,6 @@ describe('scanFolder with a stat helper', () => {
       const errors = [];
       for (let i = 0; i < paths.length; i++) { stats[i * 3] = ${code}; if (${code} === -2) errors.push([i, 'EACCES: permission denied, lstat']); }
       workerData.port.postMessage({ id, stats, errors }, [stats.buffer]);
-      Atomics.add(workerData.answered, 0, 1);
-      Atomics.notify(workerData.answered, 0);
     });`;
   const numbered = (): { root: string; all: string[] } => {
     const root = tempDir();
@@ -137,7 +133,7 @@ describe('scanFolder with a stat helper', () => {
   it('leaves out files gone by the time of their lstat (the next pass sees them), and keeps every other one whole', () => {
     const { root, all } = numbered();
 
-    const result = scan(root, { statPool: { workerAfter: 0, helperSource: () => fakeHelper(-1) } });
+    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helperSource: () => fakeHelper(-1) } });
 
     const found = result.files.map((f) => f.path);
     expect(found.length).toBeLessThanOrEqual(all.length - 512);
@@ -152,7 +148,7 @@ describe('scanFolder with a stat helper', () => {
   it('lists a file whose lstat fails as unreadable, with the error', () => {
     const { root, all } = numbered();
 
-    const result = scan(root, { statPool: { workerAfter: 0, helperSource: () => fakeHelper(-2) } });
+    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helperSource: () => fakeHelper(-2) } });
 
     expect(result.skipped.length).toBeGreaterThanOrEqual(512);
     expect(result.skipped.length + result.files.length).toBe(all.length);

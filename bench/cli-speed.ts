@@ -71,6 +71,7 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const source: Source = { name: SOURCE_NAME, path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
   const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
   const stateBytes = fileBytes(statePath) + fileBytes(`${statePath}-wal`);
+  settle();
   const candidateBytes = seeded.files.reduce((sum, f) => sum + f.size, 0);
   const avgPathChars = seeded.files.reduce((sum, f) => sum + f.path.length, 0) / Math.max(1, seeded.files.length);
   log(`seeded ${seeded.files.length} tracked files: observe ${Math.round(seeded.observeMs)} ms, bookkeeping ${Math.round(seeded.recordMs)} ms, state ${stateBytes} bytes`);
@@ -153,9 +154,11 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const changedFiles = seeded.files.filter((_, i) => i % every === 0).slice(0, Math.round(files / 100));
   // Every timed run follows a fresh edit of the same files (untimed), as a user's plan follows their
   // edits: the files are then in the page cache, as just-written files are, and the state still has
-  // their first fingerprints, so each run hashes all of them.
+  // their first fingerprints, so each run hashes all of them. The edit is flushed to disk first (as
+  // saved files are by the time someone runs a plan), so the disk's writeback is not timed.
   const edit = (): void => {
     for (const f of changedFiles) appendFileSync(f.absPath, `\nedited for the benchmark ${Date.now()}\n`);
+    settle();
   };
   edit();
   const changedCheck = planSummary(remote, work);
@@ -230,4 +233,9 @@ function fileBytes(path: string): number {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await runCliSpeedBench({ log: (line) => console.error(line) });
   console.log(JSON.stringify(result, null, 2));
+}
+
+/** Flushes written data to disk (untimed), so that the kernel's writeback of it does not run inside a timed run. */
+function settle(): void {
+  spawnSync('sync', { stdio: 'ignore' });
 }

@@ -114,7 +114,7 @@ describe('scanFolder with a stat helper', () => {
     expect(shared).toEqual(alone);
   });
 
-  /** A helper that answers every path with `code` (-1 gone, -2 failed): the first two batches (512 paths) always go to it. */
+  /** A helper that answers every path with `code` (-1 gone, -2 failed): the first batches (over 512 paths) always go to it. */
   const fakeHelper = (code: number): string => `const { workerData } = process.getBuiltinModule('node:worker_threads');
     workerData.port.on('message', ({ id, paths }) => {
       const stats = new Float64Array(paths.length * 3);

@@ -27,6 +27,16 @@ function isStrictlySorted(files: readonly ObservedFile[]): boolean {
   return true;
 }
 
+/** (sa, pa) < (sb, pb) by source, then path (UTF-16 code units). */
+function isBefore(sa: string, pa: string, sb: string, pb: string): boolean {
+  return sa === sb ? pa < pb : sa < sb;
+}
+
+/** `f` < (source, path), as before() but with no object to compare against. */
+function fileBefore(f: ObservedFile, source: string, path: string): boolean {
+  return isBefore(f.source, f.path, source, path);
+}
+
 /** a < b by source, then path (UTF-16 code units). */
 function before(a: { source: string; path: string }, b: { source: string; path: string }): boolean {
   return a.source === b.source ? a.path < b.path : a.source < b.source;
@@ -71,16 +81,20 @@ function mergeJoin(files: readonly ObservedFile[], tracked: ReadonlyMap<string, 
  */
 function sortedSearch(files: readonly ObservedFile[]): (source: string, path: string) => boolean {
   let from = 0;
-  let last: { source: string; path: string } | null = null;
+  let asked = false;
+  let lastSource = '';
+  let lastPath = '';
   return (source, path) => {
-    const x = { source, path };
-    if (last === null || before(x, last)) from = 0;
-    last = x;
+    // No key object per query: one is asked for each skip entry (a fifth of a docs tree).
+    if (!asked || isBefore(source, path, lastSource, lastPath)) from = 0;
+    asked = true;
+    lastSource = source;
+    lastPath = path;
     let step = 1;
     let lo = from;
     let hi = from;
     // Exponential search forward from the last position, then binary search within the bracket.
-    while (hi < files.length && before(files[hi] as ObservedFile, x)) {
+    while (hi < files.length && fileBefore(files[hi] as ObservedFile, source, path)) {
       lo = hi + 1;
       hi = from + step;
       step *= 2;
@@ -88,7 +102,7 @@ function sortedSearch(files: readonly ObservedFile[]): (source: string, path: st
     hi = Math.min(hi, files.length);
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (before(files[mid] as ObservedFile, x)) lo = mid + 1;
+      if (fileBefore(files[mid] as ObservedFile, source, path)) lo = mid + 1;
       else hi = mid;
     }
     from = lo;

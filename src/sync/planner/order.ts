@@ -9,13 +9,13 @@ import { compareByPath } from './keys.js';
  * reported a file twice: a bug upstream, refused here rather than planned.
  */
 export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanItem[]): PlanItem[] {
-  const extra = sortRuns(extras);
+  const { items: extra, unique } = sortRuns(extras);
   if (!bulkSorted) {
     const all = bulk.concat(extra).sort(compareByPath);
     checkUnique(all);
     return all;
   }
-  checkUnique(extra);
+  if (!unique) checkUnique(extra);
   if (extra.length === 0) return bulk;
   const out = new Array<PlanItem>(bulk.length + extra.length);
   let b = 0;
@@ -63,19 +63,25 @@ const MAX_MERGED_RUNS = 8;
 /**
  * `items` sorted by path. They are usually a few sorted runs one after the other; those are merged
  * pairwise (linear) instead of sorted (a cold first scan has 100k extras: a sort costs ~150 ms).
+ * `unique`: true when they came strictly increasing (no path twice: nothing left to check).
  */
-function sortRuns(items: PlanItem[]): PlanItem[] {
+function sortRuns(items: PlanItem[]): { items: PlanItem[]; unique: boolean } {
   const starts = [0];
-  for (let i = 1; i < items.length; i++) if (compareByPath(items[i - 1] as PlanItem, items[i] as PlanItem) > 0) starts.push(i);
-  if (starts.length === 1) return items;
-  if (starts.length > MAX_MERGED_RUNS) return items.sort(compareByPath);
+  let unique = true;
+  for (let i = 1; i < items.length; i++) {
+    const c = compareByPath(items[i - 1] as PlanItem, items[i] as PlanItem);
+    if (c > 0) starts.push(i);
+    else if (c === 0) unique = false;
+  }
+  if (starts.length === 1) return { items, unique };
+  if (starts.length > MAX_MERGED_RUNS) return { items: items.sort(compareByPath), unique: false };
   let runs = starts.map((start, r) => items.slice(start, starts[r + 1] ?? items.length));
   while (runs.length > 1) {
     const next: PlanItem[][] = [];
     for (let r = 0; r < runs.length; r += 2) next.push(r + 1 < runs.length ? merge(runs[r] as PlanItem[], runs[r + 1] as PlanItem[]) : (runs[r] as PlanItem[]));
     runs = next;
   }
-  return runs[0] as PlanItem[];
+  return { items: runs[0] as PlanItem[], unique: false };
 }
 
 /** Two sorted lists as one (stable: on ties, `a` first; ties are refused later as duplicates). */

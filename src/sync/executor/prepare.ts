@@ -59,7 +59,9 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     }
   }
 
-  // A large state may be read in a worker thread while this one walks the folders (they meet in observeSources).
+  // A large state may be read in a worker thread while this one walks the folders (they meet in
+  // observeSources). Read on this thread, it is read now, before the walk, on purpose: after the
+  // walk, the same 100k objects cost a second major GC (measured: ~20% more CPU, ~240 ms more).
   const loading = state.loadTrackedFilesSoon();
   const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
   // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.

@@ -119,10 +119,13 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
   }
   const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName) };
   walk.realStack.push(realDir);
+  // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
+  const pathPrefix = dir === '' ? '' : `${dir}/`;
+  const absPrefix = `${absDir}/`;
   for (const entry of inPathOrder(entries)) {
     const name = entry.name;
-    const path = dir === '' ? name : `${dir}/${name}`;
-    const abs = `${absDir}/${name}`;
+    const path = pathPrefix + name;
+    const abs = absPrefix + name;
     if (entry.isFile()) visitFile(walk, abs, path, name, rules, null);
     else if (entry.isDirectory()) visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
     else if (entry.isSymbolicLink()) visitLink(walk, abs, path, name, rules);

@@ -23,32 +23,42 @@ export type StatPoolOptions = {
 };
 
 /**
- * The serving side of the lstat protocol, run by a helper thread: for each batch of paths posted on
+ * A batch of paths as folders and names: `counts[k]` names in a row live in folder `prefixes[k]`
+ * (a folder path ending in "/"). A walk's batch is a few folders' worth of names, so this sends a
+ * folder once rather than in every path, and the walk never builds the full paths it hands over.
+ */
+export type PathBatch = { prefixes: string[]; counts: number[]; names: string[] };
+
+/**
+ * The serving side of the lstat protocol, run by a helper thread: for each PathBatch posted on
  * `port`, posts per path (size, mtimeMs, ino), size -1 when gone or no longer a regular file, -2 when
  * the lstat failed (its message in `errors`). Self-contained (its text is run as the default
  * helper's source): no import, no outer name.
  */
 function serveLstatBatches(port: MessagePort): void {
   const { lstatSync } = process.getBuiltinModule('node:fs');
-  port.on('message', ({ id, paths }: { id: number; paths: string[] }) => {
-    const stats = new Float64Array(paths.length * 3);
+  port.on('message', ({ id, prefixes, counts, names }: { id: number } & PathBatch) => {
+    const stats = new Float64Array(names.length * 3);
     const errors: [number, string][] = [];
-    for (let i = 0; i < paths.length; i++) {
-      let st;
-      try {
-        st = lstatSync(paths[i] as string, { throwIfNoEntry: false });
-      } catch (err) {
-        stats[i * 3] = -2;
-        errors.push([i, err instanceof Error ? err.message : String(err)]);
-        continue;
+    for (let k = 0, i = 0; k < prefixes.length; k++) {
+      const prefix = prefixes[k] as string;
+      for (const end = i + (counts[k] as number); i < end; i++) {
+        let st;
+        try {
+          st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
+        } catch (err) {
+          stats[i * 3] = -2;
+          errors.push([i, err instanceof Error ? err.message : String(err)]);
+          continue;
+        }
+        if (st === undefined || !st.isFile()) {
+          stats[i * 3] = -1;
+          continue;
+        }
+        stats[i * 3] = st.size;
+        stats[i * 3 + 1] = st.mtimeMs;
+        stats[i * 3 + 2] = st.ino;
       }
-      if (st === undefined || !st.isFile()) {
-        stats[i * 3] = -1;
-        continue;
-      }
-      stats[i * 3] = st.size;
-      stats[i * 3 + 1] = st.mtimeMs;
-      stats[i * 3 + 2] = st.ino;
     }
     port.postMessage({ id, stats, errors }, [stats.buffer]);
   });
@@ -72,14 +82,13 @@ export class StatPool<T> {
   private readonly workerAfter: number;
   private readonly helperGraceMs: number;
   private readonly helperSource: string;
-  private paths: string[] = [];
-  private targets: T[] = [];
+  private batch: Batch<T> = emptyBatch();
   private seen = 0;
   private helper: Helper | null = null;
   /** Set once the helper failed to start or to answer: nothing more is sent to it. */
   private helperLost = false;
   private nextId = 0;
-  private readonly inFlight = new Map<number, { paths: string[]; targets: T[] }>();
+  private readonly inFlight = new Map<number, Batch<T>>();
 
   constructor(sink: StatSink<T>, options: StatPoolOptions = {}) {
     this.sink = sink;
@@ -88,18 +97,27 @@ export class StatPool<T> {
     this.helperSource = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
   }
 
-  /** The lstat of `abs` goes to the sink with `target`, by the time finish() returns at the latest. */
-  lstat(abs: string, target: T): void {
-    this.paths.push(abs);
-    this.targets.push(target);
-    if (this.paths.length === BATCH) this.dispatch();
+  /**
+   * The lstat of `prefix + name` (prefix: a folder's path and "/") goes to the sink with `target`,
+   * by the time finish() returns at the latest.
+   */
+  lstat(prefix: string, name: string, target: T): void {
+    const b = this.batch;
+    const last = b.prefixes.length - 1;
+    if (last >= 0 && b.prefixes[last] === prefix) (b.counts[last] as number)++;
+    else {
+      b.prefixes.push(prefix);
+      b.counts.push(1);
+    }
+    b.names.push(name);
+    b.targets.push(target);
+    if (b.names.length === BATCH) this.dispatch();
   }
 
   /** Does what is left, the batches the helper has not answered included, and stops the helper. */
   finish(): void {
-    this.statHere(this.paths, this.targets);
-    this.paths = [];
-    this.targets = [];
+    this.statHere(this.batch);
+    this.batch = emptyBatch();
     const helper = this.helper;
     if (helper === null) return;
     this.takeAnswers(helper);
@@ -115,45 +133,46 @@ export class StatPool<T> {
       const batch = this.inFlight.get(id);
       if (batch === undefined) continue;
       this.inFlight.delete(id);
-      this.statHere(batch.paths, batch.targets);
+      this.statHere(batch);
       this.takeAnswers(helper);
     }
     this.stopHelper(helper);
   }
 
   private dispatch(): void {
-    const paths = this.paths;
-    const targets = this.targets;
-    this.paths = [];
-    this.targets = [];
-    this.seen += paths.length;
+    const batch = this.batch;
+    this.batch = emptyBatch();
+    this.seen += batch.names.length;
     if (this.helper === null && !this.helperLost && this.seen > this.workerAfter) this.helper = this.startHelper();
     const helper = this.helper;
     if (helper !== null && !this.helperLost) {
       this.takeAnswers(helper);
       if (this.inFlight.size < MAX_IN_FLIGHT) {
         const id = this.nextId++;
-        this.inFlight.set(id, { paths, targets });
-        helper.port.postMessage({ id, paths });
+        this.inFlight.set(id, batch);
+        helper.port.postMessage({ id, prefixes: batch.prefixes, counts: batch.counts, names: batch.names });
         return;
       }
     }
-    this.statHere(paths, targets);
+    this.statHere(batch);
   }
 
-  private statHere(paths: readonly string[], targets: readonly T[]): void {
+  private statHere({ prefixes, counts, names, targets }: Batch<T>): void {
     const sink = this.sink;
-    for (let i = 0; i < paths.length; i++) {
-      const target = targets[i] as T;
-      let st;
-      try {
-        st = lstatSync(paths[i] as string, { throwIfNoEntry: false });
-      } catch (err) {
-        sink.error(target, err instanceof Error ? err.message : String(err));
-        continue;
+    for (let k = 0, i = 0; k < prefixes.length; k++) {
+      const prefix = prefixes[k] as string;
+      for (const end = i + (counts[k] as number); i < end; i++) {
+        const target = targets[i] as T;
+        let st;
+        try {
+          st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
+        } catch (err) {
+          sink.error(target, err instanceof Error ? err.message : String(err));
+          continue;
+        }
+        if (st === undefined || !st.isFile()) sink.gone(target);
+        else sink.file(target, st.size, st.mtimeMs, st.ino);
       }
-      if (st === undefined || !st.isFile()) sink.gone(target);
-      else sink.file(target, st.size, st.mtimeMs, st.ino);
     }
   }
 
@@ -168,7 +187,7 @@ export class StatPool<T> {
       if (!(stats instanceof Float64Array) || stats.length !== batch.targets.length * 3 || !Array.isArray(errors)) {
         // Not an answer to this batch: trust the helper no more, and do the batch here.
         this.helperLost = true;
-        this.statHere(batch.paths, batch.targets);
+        this.statHere(batch);
         continue;
       }
       const failed = new Map(errors);
@@ -205,6 +224,8 @@ export class StatPool<T> {
 }
 
 type Helper = { worker: Worker; port: MessagePort };
+type Batch<T> = PathBatch & { targets: T[] };
+const emptyBatch = <T>(): Batch<T> => ({ prefixes: [], counts: [], names: [], targets: [] });
 /** The helper's answer to one batch: per path (size, mtimeMs, ino), or size GONE, or -2 with the message in errors. */
 type Answer = { id: number; stats: Float64Array; errors: [number, string][] };
 

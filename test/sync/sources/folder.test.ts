@@ -22,7 +22,7 @@ describe('scanFolder', () => {
     expect(paths(result)).toEqual(['a.md', 'sub/c.json', 'sub/deep/b.txt']);
     const b = result.files.find((f) => f.path === 'sub/deep/b.txt');
     const st = statSync(join(root, 'sub/deep/b.txt'));
-    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: mtimeNsOf(st), inode: st.ino });
+    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: mtimeNsOf(st), inode: st.ino, sha256: null });
     expect(result.skipped).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 
 /** Where the lstat of each path goes: called once per path, from whichever thread did it. */
@@ -13,6 +13,8 @@ export type StatSink<T> = {
 export type StatPoolOptions = {
   /** Paths lstat'ed here before a helper thread is started (a small walk is over before one would be ready). @default 4096 */
   workerAfter?: number;
+  /** Cores to count on: with one, no helper is started (it would only take turns with the walk). @default os.availableParallelism() */
+  cores?: number;
   /**
    * Test hook: how long finish() gives the helper to answer what it holds before doing it here
    * (a test of what the walk does with the helper's answers needs them). @default 0
@@ -29,38 +31,46 @@ export type StatPoolOptions = {
  */
 export type PathBatch = { prefixes: string[]; counts: number[]; names: string[] };
 
+/** The lstats of a PathBatch: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
+type LstatAnswer = { stats: Float64Array<ArrayBuffer>; errors: [number, string][] };
+
 /**
- * The serving side of the lstat protocol, run by a helper thread: for each PathBatch posted on
- * `port`, posts per path (size, mtimeMs, ino), size -1 when gone or no longer a regular file, -2 when
- * the lstat failed (its message in `errors`). Self-contained (its text is run as the default
- * helper's source): no import, no outer name.
+ * Every path of `batch` lstat'ed, on whichever thread runs it: size -1 when gone or no longer a
+ * regular file, -2 when the lstat failed. Self-contained (the helper runs its text): no import,
+ * no outer name.
  */
-function serveLstatBatches(port: MessagePort): void {
+function lstatBatch({ prefixes, counts, names }: PathBatch): LstatAnswer {
   const { lstatSync } = process.getBuiltinModule('node:fs');
-  port.on('message', ({ id, prefixes, counts, names }: { id: number } & PathBatch) => {
-    const stats = new Float64Array(names.length * 3);
-    const errors: [number, string][] = [];
-    for (let k = 0, i = 0; k < prefixes.length; k++) {
-      const prefix = prefixes[k] as string;
-      for (const end = i + (counts[k] as number); i < end; i++) {
-        let st;
-        try {
-          st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
-        } catch (err) {
-          stats[i * 3] = -2;
-          errors.push([i, err instanceof Error ? err.message : String(err)]);
-          continue;
-        }
-        if (st === undefined || !st.isFile()) {
-          stats[i * 3] = -1;
-          continue;
-        }
-        stats[i * 3] = st.size;
-        stats[i * 3 + 1] = st.mtimeMs;
-        stats[i * 3 + 2] = st.ino;
+  const stats = new Float64Array(names.length * 3);
+  const errors: [number, string][] = [];
+  for (let k = 0, i = 0; k < prefixes.length; k++) {
+    const prefix = prefixes[k] as string;
+    for (const end = i + (counts[k] as number); i < end; i++) {
+      let st;
+      try {
+        st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
+      } catch (err) {
+        stats[i * 3] = -2;
+        errors.push([i, err instanceof Error ? err.message : String(err)]);
+        continue;
       }
+      if (st === undefined || !st.isFile()) {
+        stats[i * 3] = -1;
+        continue;
+      }
+      stats[i * 3] = st.size;
+      stats[i * 3 + 1] = st.mtimeMs;
+      stats[i * 3 + 2] = st.ino;
     }
-    port.postMessage({ id, stats, errors }, [stats.buffer]);
+  }
+  return { stats, errors };
+}
+
+/** The helper's loop: answers each PathBatch posted on `port` with its LstatAnswer. Self-contained, given lstatBatch. */
+function serveLstatBatches(port: MessagePort, lstat: typeof lstatBatch): void {
+  port.on('message', (batch: PathBatch & { id: number }) => {
+    const { stats, errors } = lstat(batch);
+    port.postMessage({ id: batch.id, stats, errors }, [stats.buffer]);
   });
 }
 
@@ -89,10 +99,12 @@ export class StatPool<T> {
   private helperLost = false;
   private nextId = 0;
   private readonly inFlight = new Map<number, Batch<T>>();
+  /** Batches the helper answered (diagnostics, and tests that must see it work). */
+  helperAnswers = 0;
 
   constructor(sink: StatSink<T>, options: StatPoolOptions = {}) {
     this.sink = sink;
-    this.workerAfter = options.workerAfter ?? 4096;
+    this.workerAfter = (options.cores ?? availableParallelism()) < 2 ? Number.POSITIVE_INFINITY : (options.workerAfter ?? 4096);
     this.helperGraceMs = options.helperGraceMs ?? 0;
     this.helperSource = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
   }
@@ -157,22 +169,19 @@ export class StatPool<T> {
     this.statHere(batch);
   }
 
-  private statHere({ prefixes, counts, names, targets }: Batch<T>): void {
-    const sink = this.sink;
-    for (let k = 0, i = 0; k < prefixes.length; k++) {
-      const prefix = prefixes[k] as string;
-      for (const end = i + (counts[k] as number); i < end; i++) {
-        const target = targets[i] as T;
-        let st;
-        try {
-          st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
-        } catch (err) {
-          sink.error(target, err instanceof Error ? err.message : String(err));
-          continue;
-        }
-        if (st === undefined || !st.isFile()) sink.gone(target);
-        else sink.file(target, st.size, st.mtimeMs, st.ino);
-      }
+  private statHere(batch: Batch<T>): void {
+    this.apply(batch, lstatBatch(batch));
+  }
+
+  /** Hands each path's lstat to the sink. */
+  private apply(batch: Batch<T>, { stats, errors }: LstatAnswer): void {
+    const failed = errors.length === 0 ? null : new Map(errors);
+    for (let i = 0; i < batch.targets.length; i++) {
+      const target = batch.targets[i] as T;
+      const size = stats[i * 3] as number;
+      if (size >= 0) this.sink.file(target, size, stats[i * 3 + 1] as number, stats[i * 3 + 2] as number);
+      else if (size === GONE) this.sink.gone(target);
+      else this.sink.error(target, failed?.get(i) ?? 'lstat failed');
     }
   }
 
@@ -190,14 +199,8 @@ export class StatPool<T> {
         this.statHere(batch);
         continue;
       }
-      const failed = new Map(errors);
-      for (let i = 0; i < batch.targets.length; i++) {
-        const target = batch.targets[i] as T;
-        const size = stats[i * 3] as number;
-        if (size >= 0) this.sink.file(target, size, stats[i * 3 + 1] as number, stats[i * 3 + 2] as number);
-        else if (size === GONE) this.sink.gone(target);
-        else this.sink.error(target, failed.get(i) ?? 'lstat failed');
-      }
+      this.helperAnswers += 1;
+      this.apply(batch, answer);
     }
   }
 
@@ -226,8 +229,8 @@ export class StatPool<T> {
 type Helper = { worker: Worker; port: MessagePort };
 type Batch<T> = PathBatch & { targets: T[] };
 const emptyBatch = <T>(): Batch<T> => ({ prefixes: [], counts: [], names: [], targets: [] });
-/** The helper's answer to one batch: per path (size, mtimeMs, ino), or size GONE, or -2 with the message in errors. */
-type Answer = { id: number; stats: Float64Array; errors: [number, string][] };
+/** The helper's answer to one batch. */
+type Answer = LstatAnswer & { id: number };
 
 /** Slept on (never woken) to pause a millisecond while a test's grace runs. */
 const NAP = new Int32Array(new SharedArrayBuffer(4));
@@ -238,7 +241,7 @@ const BATCH = 256;
  * of its own (on the bench tree it then takes ~75% of the lstats, against ~68% with two).
  */
 const MAX_IN_FLIGHT = 4;
-/** serveLstatBatches' size for a path gone or no longer a regular file (-2: the lstat failed). */
+/** lstatBatch's size for a path gone or no longer a regular file (-2: the lstat failed). */
 const GONE = -1;
 
 /**
@@ -247,5 +250,5 @@ const GONE = -1;
  */
 const HELPER_SOURCE = `'use strict';
 const { workerData } = process.getBuiltinModule('node:worker_threads');
-(${serveLstatBatches.toString()})(workerData.port);
+(${serveLstatBatches.toString()})(workerData.port, ${lstatBatch.toString()});
 `;

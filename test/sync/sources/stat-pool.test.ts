@@ -12,6 +12,10 @@ type Call = { kind: 'file'; size: number; mtimeMs: number; ino: number } | { kin
 
 /** Runs every path through a pool; returns each path's one call (a path called twice fails the test). */
 function statAll(paths: readonly string[], options: StatPoolOptions): Map<string, Call> {
+  return statAllIn(paths, options).calls;
+}
+
+function statAllIn(paths: readonly string[], options: StatPoolOptions): { calls: Map<string, Call>; pool: StatPool<string> } {
   const calls = new Map<string, Call>();
   const record = (path: string, call: Call): void => {
     expect(calls.has(path), `${path} answered twice`).toBe(false);
@@ -27,7 +31,7 @@ function statAll(paths: readonly string[], options: StatPoolOptions): Map<string
   );
   for (const p of paths) pool.lstat(`${dirname(p)}/`, basename(p), p);
   pool.finish();
-  return calls;
+  return { calls, pool };
 }
 
 /** `count` files of `size` bytes each over a few folders, plus the odd cases: gone, a folder, a path through a file. */
@@ -66,6 +70,26 @@ describe('StatPool', () => {
 
     expect(shared).toEqual(expected);
     expect(here).toEqual(expected);
+  });
+
+  it('really has the helper thread answer (a dead one would go unnoticed: this thread would do it all)', () => {
+    const { paths, expected } = mixedPaths(3000);
+
+    const { calls, pool } = statAllIn(paths, { workerAfter: 0, helperGraceMs: 10_000 });
+
+    expect(calls).toEqual(expected);
+    expect(pool.helperAnswers).toBeGreaterThan(0);
+  });
+
+  it('starts no helper with one core', () => {
+    const { paths, expected } = mixedPaths(2000);
+    const before = threadCount();
+
+    const { calls, pool } = statAllIn(paths, { workerAfter: 0, cores: 1 });
+
+    expect(calls).toEqual(expected);
+    expect(pool.helperAnswers).toBe(0);
+    expect(threadCount()).toBe(before); // a helper's thread outlives finish() for a moment: none was made
   });
 
   it('stops its helper thread when finished', async () => {

@@ -1,5 +1,5 @@
 import type { ObservedFile, TrackedFile } from '../types.js';
-import { trackedKey } from './keys.js';
+import { isBefore, isStrictlyInPathOrder, keyBefore, trackedKey } from './keys.js';
 
 /** Each observed file's tracked row (aligned with the files), and the tracked rows no file matched. */
 export type Join = {
@@ -18,28 +18,13 @@ export type Join = {
  * list turns out unsorted midway, it falls back to one Map lookup per file. Same result either way.
  */
 export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
-  const sorted = isStrictlySorted(files);
+  const sorted = isStrictlyInPathOrder(files);
   return (sorted && mergeJoin(files, tracked)) || hashJoin(files, tracked, sorted);
-}
-
-function isStrictlySorted(files: readonly ObservedFile[]): boolean {
-  for (let i = 1; i < files.length; i++) if (!before(files[i - 1] as ObservedFile, files[i] as ObservedFile)) return false;
-  return true;
-}
-
-/** (sa, pa) < (sb, pb) by source, then path (UTF-16 code units). */
-function isBefore(sa: string, pa: string, sb: string, pb: string): boolean {
-  return sa === sb ? pa < pb : sa < sb;
-}
-
-/** `f` < (source, path), as before() but with no object to compare against. */
-function fileBefore(f: ObservedFile, source: string, path: string): boolean {
-  return isBefore(f.source, f.path, source, path);
 }
 
 /** a < b by source, then path (UTF-16 code units). */
 function before(a: { source: string; path: string }, b: { source: string; path: string }): boolean {
-  return a.source === b.source ? a.path < b.path : a.source < b.source;
+  return isBefore(a, b.source, b.path);
 }
 
 /** The merge join; null as soon as the tracked rows prove unsorted. */
@@ -86,7 +71,7 @@ function sortedSearch(files: readonly ObservedFile[]): (source: string, path: st
   let lastPath = '';
   return (source, path) => {
     // No key object per query: one is asked for each skip entry (a fifth of a docs tree).
-    if (!asked || isBefore(source, path, lastSource, lastPath)) from = 0;
+    if (!asked || keyBefore(source, path, lastSource, lastPath)) from = 0;
     asked = true;
     lastSource = source;
     lastPath = path;
@@ -94,7 +79,7 @@ function sortedSearch(files: readonly ObservedFile[]): (source: string, path: st
     let lo = from;
     let hi = from;
     // Exponential search forward from the last position, then binary search within the bracket.
-    while (hi < files.length && fileBefore(files[hi] as ObservedFile, source, path)) {
+    while (hi < files.length && isBefore(files[hi] as ObservedFile, source, path)) {
       lo = hi + 1;
       hi = from + step;
       step *= 2;
@@ -102,7 +87,7 @@ function sortedSearch(files: readonly ObservedFile[]): (source: string, path: st
     hi = Math.min(hi, files.length);
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (fileBefore(files[mid] as ObservedFile, source, path)) lo = mid + 1;
+      if (isBefore(files[mid] as ObservedFile, source, path)) lo = mid + 1;
       else hi = mid;
     }
     from = lo;

@@ -10,6 +10,28 @@ export function remoteNameFor(source: string, path: string, multiSource: boolean
   return multiSource ? `${source}/${path}` : path;
 }
 
+/**
+ * True when `a` comes before (source, path) in compareByPath's order. Takes the key as strings, so a
+ * hot loop (a lookup per walked file) makes no object to compare against.
+ */
+export function isBefore(a: { source: string; path: string }, source: string, path: string): boolean {
+  return keyBefore(a.source, a.path, source, path);
+}
+
+/** True when (sa, pa) comes before (sb, pb) in compareByPath's order. */
+export function keyBefore(sa: string, pa: string, sb: string, pb: string): boolean {
+  return sa === sb ? pa < pb : sa < sb;
+}
+
+/** True when `list` is strictly increasing by (source, path): in compareByPath's order, no key twice. */
+export function isStrictlyInPathOrder(list: readonly { source: string; path: string }[]): boolean {
+  for (let i = 1; i < list.length; i++) {
+    const b = list[i] as { source: string; path: string };
+    if (!isBefore(list[i - 1] as { source: string; path: string }, b.source, b.path)) return false;
+  }
+  return true;
+}
+
 /** Orders by source, then path, by UTF-16 code units (locale-independent, so plans are reproducible). */
 export function compareByPath(a: { source: string; path: string }, b: { source: string; path: string }): number {
   if (a.source !== b.source) return a.source < b.source ? -1 : 1;

@@ -4,7 +4,7 @@ import { resolveCandidates } from './candidates.js';
 import { buildContentIndex } from './content-index.js';
 import { contextOf, type Candidate } from './context.js';
 import { deletedItem } from './deleted.js';
-import { compareByPath, trackedKey } from './keys.js';
+import { compareByPath, isStrictlyInPathOrder, trackedKey } from './keys.js';
 import { orderItems } from './order.js';
 import { classifyObserved, isCandidate } from './observed.js';
 import { budgetPlan } from './reindex.js';
@@ -102,14 +102,9 @@ function paidItems(bulk: readonly PlanItem[], extra: readonly PlanItem[]): PlanI
 
 /** Skip entries, one per path (the first in a stable order wins), so their order never matters. */
 function uniqueSkipped(list: readonly SkippedPath[]): readonly SkippedPath[] {
-  if (isStrictlySorted(list)) return list; // as the sources deliver them: already one per path
+  if (isStrictlyInPathOrder(list)) return list; // as the sources deliver them: already one per path
   const sorted = [...list].sort((a, b) => compareByPath(a, b) || cmp(a.reason, b.reason) || cmp(a.detail, b.detail));
   return sorted.filter((s, i) => i === 0 || compareByPath(sorted[i - 1] as SkippedPath, s) !== 0);
-}
-
-function isStrictlySorted(list: readonly SkippedPath[]): boolean {
-  for (let i = 1; i < list.length; i++) if (compareByPath(list[i - 1] as SkippedPath, list[i] as SkippedPath) >= 0) return false;
-  return true;
 }
 
 function cmp(a: string, b: string): number {

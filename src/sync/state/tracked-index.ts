@@ -1,5 +1,5 @@
 import type { TrackedFile } from '../types.js';
-import { compareByPath as compare, trackedKey } from '../planner/keys.js';
+import { compareByPath as compare, isBefore, trackedKey } from '../planner/keys.js';
 
 /**
  * Tracked files in (source, path) order, as the planner's merge join wants them. It reads like a
@@ -115,9 +115,4 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#cursor = Math.min(lo, Math.max(0, files.length - 1));
     return lo;
   }
-}
-
-/** True when `f` comes before (source, path) in compareByPath's order (one lookup per walked file: no object made). */
-function isBefore(f: TrackedFile, source: string, path: string): boolean {
-  return f.source === source ? f.path < path : f.source < source;
 }

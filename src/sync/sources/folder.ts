@@ -32,7 +32,7 @@ const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** The ignore-file rules in force in one folder (made once per folder, not per file). */
-type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null; absPrefix: string };
+type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null };
 
 type Walk = {
   spec: FolderSourceSpec;
@@ -124,7 +124,7 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
   // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
   const pathPrefix = dir === '' ? '' : `${dir}/`;
   const absPrefix = `${absDir}/`;
-  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName), absPrefix };
+  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName) };
   walk.realStack.push(realDir);
   for (const entry of inPathOrder(entries)) {
     const name = entry.name;
@@ -162,7 +162,7 @@ function visitDir(walk: Walk, abs: string, real: string, path: string, name: str
   walkDir(walk, abs, real, path, rules.levels);
 }
 
-/** `stats` is given when the file was reached through a followed link (abs is then its real path); else abs is rules.absPrefix + name. */
+/** `stats` is given when the file was reached through a followed link (abs is then its real path). */
 function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null): void {
   const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;
@@ -172,8 +172,7 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
   if (stats === null && walk.pool !== null) {
     const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
     walk.result.files.push(file);
-    // The pool gets the folder and the name: the full path is only built (and flattened) where it is lstat'ed.
-    return walk.pool.lstat(rules.absPrefix, name, file);
+    return walk.pool.lstat(abs, file);
   }
   let st: Stats | undefined;
   try {

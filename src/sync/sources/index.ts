@@ -8,13 +8,13 @@ export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } 
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
 export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
-export { hashFiles, startHashing, type Hashing, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
+export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
 export { SECRET_FILE_PATTERNS } from './secrets.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = { size: number; mtimeNs: string; inode: number; sha256: string };
 /** The state's record of a file at this source and path. */
-export type KnownLookup = (source: string, path: string) => KnownFile | undefined;
+type KnownLookup = (source: string, path: string) => KnownFile | undefined;
 
 export type ObserveOptions = {
   /** kbsync's state folder: git sources are checked out under `stateDir/git/<name>`. */

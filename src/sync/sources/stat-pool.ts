@@ -24,14 +24,7 @@ export type StatPoolOptions = {
   helperSource?: (defaultSource: string) => string;
 };
 
-/**
- * A batch of paths as folders and names: `counts[k]` names in a row live in folder `prefixes[k]`
- * (a folder path ending in "/"). A walk's batch is a few folders' worth of names, so this sends a
- * folder once rather than in every path, and the walk never builds the full paths it hands over.
- */
-export type PathBatch = { prefixes: string[]; counts: number[]; names: string[] };
-
-/** The lstats of a PathBatch: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
+/** The lstats of a batch of paths: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
 type LstatAnswer = { stats: Float64Array<ArrayBuffer>; errors: [number, string][] };
 
 /**
@@ -39,38 +32,35 @@ type LstatAnswer = { stats: Float64Array<ArrayBuffer>; errors: [number, string][
  * regular file, -2 when the lstat failed. Self-contained (the helper runs its text): no import,
  * no outer name.
  */
-function lstatBatch({ prefixes, counts, names }: PathBatch): LstatAnswer {
+function lstatBatch(paths: readonly string[]): LstatAnswer {
   const { lstatSync } = process.getBuiltinModule('node:fs');
-  const stats = new Float64Array(names.length * 3);
+  const stats = new Float64Array(paths.length * 3);
   const errors: [number, string][] = [];
-  for (let k = 0, i = 0; k < prefixes.length; k++) {
-    const prefix = prefixes[k] as string;
-    for (const end = i + (counts[k] as number); i < end; i++) {
-      let st;
-      try {
-        st = lstatSync(prefix + (names[i] as string), { throwIfNoEntry: false });
-      } catch (err) {
-        stats[i * 3] = -2;
-        errors.push([i, err instanceof Error ? err.message : String(err)]);
-        continue;
-      }
-      if (st === undefined || !st.isFile()) {
-        stats[i * 3] = -1;
-        continue;
-      }
-      stats[i * 3] = st.size;
-      stats[i * 3 + 1] = st.mtimeMs;
-      stats[i * 3 + 2] = st.ino;
+  for (let i = 0; i < paths.length; i++) {
+    let st;
+    try {
+      st = lstatSync(paths[i] as string, { throwIfNoEntry: false });
+    } catch (err) {
+      stats[i * 3] = -2;
+      errors.push([i, err instanceof Error ? err.message : String(err)]);
+      continue;
     }
+    if (st === undefined || !st.isFile()) {
+      stats[i * 3] = -1;
+      continue;
+    }
+    stats[i * 3] = st.size;
+    stats[i * 3 + 1] = st.mtimeMs;
+    stats[i * 3 + 2] = st.ino;
   }
   return { stats, errors };
 }
 
-/** The helper's loop: answers each PathBatch posted on `port` with its LstatAnswer. Self-contained, given lstatBatch. */
+/** The helper's loop: answers each batch of paths posted on `port` with its LstatAnswer. Self-contained, given lstatBatch. */
 function serveLstatBatches(port: MessagePort, lstat: typeof lstatBatch): void {
-  port.on('message', (batch: PathBatch & { id: number }) => {
-    const { stats, errors } = lstat(batch);
-    port.postMessage({ id: batch.id, stats, errors }, [stats.buffer]);
+  port.on('message', ({ id, paths }: { id: number; paths: string[] }) => {
+    const { stats, errors } = lstat(paths);
+    port.postMessage({ id, stats, errors }, [stats.buffer]);
   });
 }
 
@@ -109,21 +99,11 @@ export class StatPool<T> {
     this.helperSource = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
   }
 
-  /**
-   * The lstat of `prefix + name` (prefix: a folder's path and "/") goes to the sink with `target`,
-   * by the time finish() returns at the latest.
-   */
-  lstat(prefix: string, name: string, target: T): void {
-    const b = this.batch;
-    const last = b.prefixes.length - 1;
-    if (last >= 0 && b.prefixes[last] === prefix) (b.counts[last] as number)++;
-    else {
-      b.prefixes.push(prefix);
-      b.counts.push(1);
-    }
-    b.names.push(name);
-    b.targets.push(target);
-    if (b.names.length === BATCH) this.dispatch();
+  /** The lstat of `abs` goes to the sink with `target`, by the time finish() returns at the latest. */
+  lstat(abs: string, target: T): void {
+    this.batch.paths.push(abs);
+    this.batch.targets.push(target);
+    if (this.batch.paths.length === BATCH) this.dispatch();
   }
 
   /** Does what is left, the batches the helper has not answered included, and stops the helper. */
@@ -154,7 +134,7 @@ export class StatPool<T> {
   private dispatch(): void {
     const batch = this.batch;
     this.batch = emptyBatch();
-    this.seen += batch.names.length;
+    this.seen += batch.paths.length;
     if (this.helper === null && !this.helperLost && this.seen > this.workerAfter) this.helper = this.startHelper();
     const helper = this.helper;
     if (helper !== null && !this.helperLost) {
@@ -162,7 +142,7 @@ export class StatPool<T> {
       if (this.inFlight.size < MAX_IN_FLIGHT) {
         const id = this.nextId++;
         this.inFlight.set(id, batch);
-        helper.port.postMessage({ id, prefixes: batch.prefixes, counts: batch.counts, names: batch.names });
+        helper.port.postMessage({ id, paths: batch.paths });
         return;
       }
     }
@@ -170,7 +150,7 @@ export class StatPool<T> {
   }
 
   private statHere(batch: Batch<T>): void {
-    this.apply(batch, lstatBatch(batch));
+    this.apply(batch, lstatBatch(batch.paths));
   }
 
   /** Hands each path's lstat to the sink. */
@@ -227,8 +207,8 @@ export class StatPool<T> {
 }
 
 type Helper = { worker: Worker; port: MessagePort };
-type Batch<T> = PathBatch & { targets: T[] };
-const emptyBatch = <T>(): Batch<T> => ({ prefixes: [], counts: [], names: [], targets: [] });
+type Batch<T> = { paths: string[]; targets: T[] };
+const emptyBatch = <T>(): Batch<T> => ({ paths: [], targets: [] });
 /** The helper's answer to one batch. */
 type Answer = LstatAnswer & { id: number };
 

@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanOptions } from '../../../src/sync/sources/folder.js';
 import { StatPool, type StatPoolOptions } from '../../../src/sync/sources/stat-pool.js';
@@ -29,7 +29,7 @@ function statAllIn(paths: readonly string[], options: StatPoolOptions): { calls:
     },
     options,
   );
-  for (const p of paths) pool.lstat(`${dirname(p)}/`, basename(p), p);
+  for (const p of paths) pool.lstat(p, p);
   pool.finish();
   return { calls, pool };
 }
@@ -140,10 +140,10 @@ describe('scanFolder with a stat helper', () => {
 
   /** A helper that answers every path with `code` (-1 gone, -2 failed): the first batches (over 512 paths) always go to it. */
   const fakeHelper = (code: number): string => `const { workerData } = process.getBuiltinModule('node:worker_threads');
-    workerData.port.on('message', ({ id, names }) => {
-      const stats = new Float64Array(names.length * 3);
+    workerData.port.on('message', ({ id, paths }) => {
+      const stats = new Float64Array(paths.length * 3);
       const errors = [];
-      for (let i = 0; i < names.length; i++) { stats[i * 3] = ${code}; if (${code} === -2) errors.push([i, 'EACCES: permission denied, lstat']); }
+      for (let i = 0; i < paths.length; i++) { stats[i * 3] = ${code}; if (${code} === -2) errors.push([i, 'EACCES: permission denied, lstat']); }
       workerData.port.postMessage({ id, stats, errors }, [stats.buffer]);
     });`;
   const numbered = (): { root: string; all: string[] } => {

@@ -3,10 +3,10 @@ import { closeSync, fstatSync, lstatSync, mkdtempSync, openSync, readSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mtimeNsOf } from './fingerprint.js';
+import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { hashFileSync } from './hash-file.js';
 
-const deps = { openSync, readSync, fstatSync, statSync, closeSync, createHash };
+const deps = { openSync, readSync, fstatSync, statSync, closeSync, createHash, mtimeNsOfMs };
 
 describe('mtimeNsOf', () => {
   let dir = '';

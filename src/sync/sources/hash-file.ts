@@ -17,6 +17,8 @@ export type HashDeps = {
   statSync(path: string, options: { throwIfNoEntry: false }): Stats | undefined;
   closeSync(fd: number): void;
   createHash(algorithm: 'sha256'): { update(data: Uint8Array): unknown; digest(encoding: 'hex'): string };
+  /** fingerprint.ts's mtimeNsOfMs: the hasher's checks compare times exactly as the walk recorded them. */
+  mtimeNsOfMs(mtimeMs: number): string;
 };
 
 /**
@@ -38,9 +40,9 @@ export function hashFileSync(deps: HashDeps, file: HashInput, buf: Uint8Array, b
     return { unreadable: String(e.message ?? err) };
   }
   try {
-    // Times compare as mtimeNsOf (fingerprint.ts) renders them: inlined, as this function may import nothing.
+    // Times compare as the walk recorded them (deps.mtimeNsOfMs: this function may import nothing).
     const before = deps.fstatSync(fd);
-    if (before.size !== file.size || String(Math.round(before.mtimeMs * 1e6)) !== file.mtimeNs || before.ino !== file.inode) {
+    if (before.size !== file.size || deps.mtimeNsOfMs(before.mtimeMs) !== file.mtimeNs || before.ino !== file.inode) {
       return { deferred: 'changed since the scan' };
     }
     const hash = deps.createHash('sha256');
@@ -54,7 +56,7 @@ export function hashFileSync(deps: HashDeps, file: HashInput, buf: Uint8Array, b
     if (beforeRestat !== undefined) beforeRestat(file.absPath);
     const after = deps.statSync(file.absPath, { throwIfNoEntry: false });
     if (after === undefined) return { deferred: 'vanished while it was hashed' };
-    if (total !== file.size || after.size !== file.size || String(Math.round(after.mtimeMs * 1e6)) !== file.mtimeNs || after.ino !== file.inode) {
+    if (total !== file.size || after.size !== file.size || deps.mtimeNsOfMs(after.mtimeMs) !== file.mtimeNs || after.ino !== file.inode) {
       return { deferred: 'changed while it was hashed' };
     }
     return { sha256: hash.digest('hex') };

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { mtimeNsOfMs } from './fingerprint.js';
 import { hashFileSync, type HashInput, type HashOutcome } from './hash-file.js';
 
 /** Bytes read per `readSync` (the issue's measured sweet spot). */
@@ -16,7 +17,8 @@ export function hashWorkerSource(): string {
 const fs = process.getBuiltinModule('node:fs');
 const { createHash } = process.getBuiltinModule('node:crypto');
 const { parentPort } = process.getBuiltinModule('node:worker_threads');
-const deps = { openSync: fs.openSync, readSync: fs.readSync, fstatSync: fs.fstatSync, statSync: fs.statSync, closeSync: fs.closeSync, createHash };
+const deps = { openSync: fs.openSync, readSync: fs.readSync, fstatSync: fs.fstatSync, statSync: fs.statSync, closeSync: fs.closeSync, createHash,
+  mtimeNsOfMs: ${mtimeNsOfMs.toString()} };
 const hashFileSync = ${hashFileSync.toString()};
 const buf = Buffer.allocUnsafe(${HASH_CHUNK_BYTES});
 parentPort.on('message', (batch) => {

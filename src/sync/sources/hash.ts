@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { mtimeNsOfMs } from './fingerprint.js';
 import { hashFileSync, type HashDeps, type HashInput, type HashOutcome } from './hash-file.js';
 import { HASH_CHUNK_BYTES, hashWorkerSource, startHashWorker, type HashWorker } from './hash-worker.js';
 
@@ -29,7 +30,7 @@ const IN_PROCESS_MAX_BYTES = 32 << 20;
 const BATCH_MAX_FILES = 64;
 const BATCH_MAX_BYTES = 4 << 20;
 
-const nodeDeps: HashDeps = { openSync, readSync, fstatSync, statSync, closeSync, createHash };
+const nodeDeps: HashDeps = { openSync, readSync, fstatSync, statSync, closeSync, createHash, mtimeNsOfMs };
 
 /**
  * SHA-256 of each file, keyed by absPath: a hash, or `deferred` (changed during or since the scan;

@@ -3,6 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { createWebhookStore, type DeliveryRecord } from '../../src/service/store/webhooks.js';
 import { createDispatcher, createWebhook, type WebhookDispatcher } from '../../src/service/webhooks/index.js';
+import type { Schedule } from '../../src/service/webhooks/dispatcher.js';
 import { createManualClock, type ManualClock } from './manual-clock.js';
 import { webhookTestDb, type WebhookTestDb } from './webhook-db.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from './webhook-receiver.js';
@@ -15,7 +16,7 @@ export type WebhookHarness = {
   clock: ManualClock;
   receiver: WebhookReceiver;
   /** A dispatcher on the manual clock (allowInsecure defaults to true); stopped by cleanup(). */
-  dispatcher(options?: { db?: Database; allowInsecure?: boolean; logger?: Logger; stopTimeoutMs?: number }): WebhookDispatcher;
+  dispatcher(options?: { db?: Database; allowInsecure?: boolean; logger?: Logger; stopTimeoutMs?: number; now?: () => number; schedule?: Schedule }): WebhookDispatcher;
   /** Registers a webhook (dataset 1, the receiver's URL, all events unless given). */
   hook(url?: string, events?: string[], datasetId?: number): ReturnType<typeof createWebhook>;
   deliveries(webhookId: number, on?: Database): DeliveryRecord[];
@@ -36,8 +37,8 @@ export async function webhookHarness(): Promise<WebhookHarness> {
         db: options.db ?? db,
         logger: options.logger ?? silentLogger(),
         allowInsecure: options.allowInsecure ?? true,
-        now: clock.now,
-        schedule: clock.schedule,
+        now: options.now ?? clock.now,
+        schedule: options.schedule ?? clock.schedule,
         ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
       });
       started.push(d);

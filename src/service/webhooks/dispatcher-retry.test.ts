@@ -41,6 +41,36 @@ describe('retries', () => {
     expect(h.clock.pending()).toEqual([]);
   });
 
+  it('sends the retry when its timer fires a little early and the clock moves on while the queue is read', async () => {
+    // Node's timers run on the event loop's cached clock, so a 1,000 ms timer can fire when Date.now()
+    // says 999 ms have passed; on a loaded machine the next read of the clock is already later.
+    h.receiver.reply(500);
+    const { webhook } = h.hook();
+    let ticking = false;
+    const d = h.dispatcher({
+      now: () => {
+        const t = h.clock.now();
+        if (ticking) h.clock.advance(1);
+        return t;
+      },
+      schedule: (fn, delayMs) => h.clock.schedule(() => {
+        ticking = true;
+        fn();
+      }, delayMs - 1),
+    });
+    d.start();
+    d.emit(1, 'intelligence.processed', ENTRY);
+    await d.idle();
+
+    for (let i = 0; i < 5 && h.receiver.received.length < 2; i++) {
+      h.clock.advance(1_000);
+      await d.idle();
+    }
+
+    expect(h.receiver.received).toHaveLength(2);
+    expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'delivered', attempt: 2 }]);
+  });
+
   it('marks a delivery failed after 6 attempts (the first + 5 retries, waits 1 s, 5 s, 30 s, 2 min, 10 min) and stops trying', async () => {
     h.receiver.reply(500, 500, 500, 500, 500, 500);
     const { webhook } = h.hook();

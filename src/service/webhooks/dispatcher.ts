@@ -98,11 +98,15 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     });
   }
 
+  // One clock reading per pump: claimDue takes what is due at `at`, armTimer waits for what comes after
+  // it. Read twice, a delivery falling due between the two reads was neither sent nor waited for (a
+  // timer that fires early, as Node's cached loop clock allows, on a busy machine).
   function pump(): void {
     try {
       if (state === 'running') {
-        claimDue();
-        armTimer();
+        const at = now();
+        claimDue(at);
+        armTimer(at);
       }
     } catch (err) {
       logger.error({ err }, 'webhook queue unavailable');
@@ -110,9 +114,9 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     settleIdle();
   }
 
-  function claimDue(): void {
+  function claimDue(at: number): void {
     if (inFlight.size >= concurrency) return;
-    for (const delivery of store.due(now(), concurrency + inFlight.size)) {
+    for (const delivery of store.due(at, concurrency + inFlight.size)) {
       if (inFlight.size >= concurrency) break;
       if (inFlight.has(delivery.id)) continue;
       const done = attempt(delivery).finally(() => {
@@ -123,11 +127,10 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     }
   }
 
-  function armTimer(): void {
+  function armTimer(at: number): void {
     cancelTimer?.();
     cancelTimer = null;
     if (inFlight.size >= concurrency) return; // a finishing delivery pumps again
-    const at = now();
     const next = store.nextAttemptAfter(at);
     if (next !== null) cancelTimer = schedule(pump, next - at);
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Source } from '../src/config/schema.js';
-import { hashFiles, observeSources, scanFolder, type KnownFile } from '../src/sync/sources/index.js';
+import { hashFiles, knownFiles, observeSources, scanFolder, type KnownFile } from '../src/sync/sources/index.js';
 import { hasCommand, median, timeShell } from './measure.js';
 import { ensureBenchTree, type BenchTree } from './scan-tree.js';
 
@@ -84,7 +84,7 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
   const sha256sum = figure('xargs -0 -P2 sha256sum (the same files)', canSha ? shaMs : [], canSha ? undefined : 'sha256sum or xargs is not installed');
   log(`cold hash ${coldHash.medianMs} ms, sha256sum -P2 ${sha256sum.medianMs} ms`);
 
-  const lookup = (s: string, p: string): KnownFile | undefined => known.get(s)?.get(p);
+  const lookup = knownFiles((s: string, p: string): KnownFile | undefined => known.get(s)?.get(p));
   const [unchangedMs = []] = await alternate(runs, () => observeSources([source], { stateDir: base, known: lookup }));
   const unchanged = figure('unchanged tree: walk + compare with the known fingerprints', unchangedMs);
   const every = Math.max(1, Math.floor(scan.files.length / Math.max(1, Math.round(files / 100))));

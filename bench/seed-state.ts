@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Source } from '../src/config/schema.js';
 import { uploadCost } from '../src/shared/plans.js';
-import { observeSources } from '../src/sync/sources/index.js';
+import { knownFiles, observeSources } from '../src/sync/sources/index.js';
 import { openState } from '../src/sync/state/index.js';
 import type { ObservedFile } from '../src/sync/types.js';
 
@@ -23,7 +23,7 @@ const NO_CAPS = { run: Number.MAX_SAFE_INTEGER, day: Number.MAX_SAFE_INTEGER, mo
  */
 export async function seedSyncedState(statePath: string, source: Source, stateDir: string): Promise<SeededState> {
   const t0 = performance.now();
-  const observation = await observeSources([source], { stateDir, known: () => undefined });
+  const observation = await observeSources([source], { stateDir, known: knownFiles(() => undefined) });
   const files = observation.files.filter((f): f is ObservedFile & { sha256: string } => f.sha256 !== null);
   const t1 = performance.now();
   const state = openState(statePath);

@@ -63,13 +63,11 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   // observeSources). Read on this thread, it is read now, before the walk, on purpose: after the
   // walk, the same 100k objects cost a second major GC (measured: ~20% more CPU, ~240 ms more).
   const loading = state.loadTrackedFilesSoon();
-  const known = loading.then((t) => (source: string, path: string) => t.find(source, path));
-  // A damaged state rejects both; the error surfaces where they are awaited, not as an unhandled rejection.
+  // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
-  known.catch(() => {});
   const observation = await observeSources(config.sources, {
     stateDir: dirname(config.state),
-    known,
+    known: loading,
     lastSyncedCommit: (source) => state.lastSyncedCommit(source),
     // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
     // every file: hash them as the walk finds them.

@@ -1,5 +1,5 @@
 import { trackedKey } from '../planner/index.js';
-import type { StateStore } from '../state/index.js';
+import type { StateStore, TrackedIndex } from '../state/index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 
 /**
@@ -11,7 +11,7 @@ export function recordFreeDecisions(
   state: StateStore,
   items: readonly PlanItem[],
   observed: ReadonlyMap<string, ObservedFile>,
-  tracked: ReadonlyMap<string, TrackedFile>,
+  tracked: TrackedIndex,
 ): void {
   state.transaction(() => {
     for (const item of items) {
@@ -32,8 +32,10 @@ export function recordFreeDecisions(
       } else if (item.action === 'deleted') {
         state.markDeleted(item.source, item.path, item.reason);
       } else if (item.action === 'skip:unchanged' && file !== undefined && file.sha256 !== null) {
-        const before = tracked.get(key);
-        if (before !== undefined && (before.size !== file.size || before.mtimeNs !== file.mtimeNs || before.inode !== file.inode)) {
+        // Read from the index's columns: most unchanged files kept their stat, and need no TrackedFile.
+        const row = tracked.rowOf(item.source, item.path);
+        if (row >= 0 && !tracked.sameStat(row, file)) {
+          const before = tracked.fileAt(row);
           state.upsertTracked({ ...fingerprintOf(before, file), lastAction: before.lastAction, lastReason: before.lastReason });
         }
       }

@@ -1,5 +1,5 @@
-import type { RemoteCopy, TrackedFile } from '../types.js';
-import { compareByPath } from './keys.js';
+import type { TrackedIndex } from '../tracked-index.js';
+import type { RemoteCopy } from '../types.js';
 
 /** A copy of some content that is already in the dataset. */
 export type DatasetCopy = { name: string; remoteId: string | null };
@@ -17,16 +17,13 @@ export type ContentIndex = {
  * changes in a large tree cost a scan, not a second 100k-entry map. For each sha256 the copy with
  * the smallest (source, path) wins, so the result never depends on input order.
  */
-export function buildContentIndex(
-  tracked: ReadonlyMap<string, TrackedFile>,
-  remote: readonly RemoteCopy[] | null,
-  wanted: ReadonlySet<string>,
-): ContentIndex {
-  const bySha = new Map<string, TrackedFile>();
-  for (const t of tracked.values()) {
-    if (t.remoteId === null || t.remoteStatus === 'failed' || !wanted.has(t.sha256)) continue;
-    const prev = bySha.get(t.sha256);
-    if (prev === undefined || compareByPath(t, prev) < 0) bySha.set(t.sha256, t);
+export function buildContentIndex(tracked: TrackedIndex, remote: readonly RemoteCopy[] | null, wanted: ReadonlySet<string>): ContentIndex {
+  // Rows come in (source, path) order: the first row found with a hash is the one to keep.
+  const bySha = new Map<string, number>();
+  for (let row = 0; row < tracked.size; row++) {
+    if (tracked.remoteIdAt(row) === null || tracked.remoteStatusAt(row) === 'failed') continue;
+    const sha = tracked.sha256At(row);
+    if (wanted.has(sha) && !bySha.has(sha)) bySha.set(sha, row);
   }
   const remoteBySha = new Map<string, RemoteCopy>();
   const remoteByName = new Map<string, RemoteCopy[]>();
@@ -40,7 +37,7 @@ export function buildContentIndex(
     if (prev === undefined || r.name < prev.name || (r.name === prev.name && r.id < prev.id)) remoteBySha.set(r.sha256, r);
   }
   const result = new Map<string, DatasetCopy>();
-  for (const [sha, t] of bySha) result.set(sha, { name: t.remoteName, remoteId: t.remoteId });
+  for (const [sha, row] of bySha) result.set(sha, { name: tracked.remoteNameAt(row), remoteId: tracked.remoteIdAt(row) });
   for (const [sha, r] of remoteBySha) if (!result.has(sha)) result.set(sha, { name: r.name, remoteId: r.id });
   return { bySha: result, remoteByName };
 }

@@ -1,35 +1,36 @@
 import { costOf } from '../../shared/plans.js';
+import type { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 import type { Candidate, PlanContext } from './context.js';
 import { remoteNameFor } from './keys.js';
 import { REASON_CHANGING, remoteFailedReason, reprocessReason, unchangedReason } from './reasons.js';
 
 /**
- * Classifies one observed file against its tracked row: a finished item (unchanged, reprocess,
- * remote-failed, defer:changing) or a candidate whose fate depends on the rest of the plan.
- * This is the hot path (every file, every pass): unchanged files allocate one small object.
+ * Classifies one observed file against its tracked row (`row` in `tracked`, -1 for none): a finished
+ * item (unchanged, reprocess, remote-failed, defer:changing) or a candidate whose fate depends on the
+ * rest of the plan. This is the hot path (every file, every pass): an unchanged file reads the
+ * index's columns and allocates one small object, its item.
  */
-export function classifyObserved(file: ObservedFile, tracked: TrackedFile | undefined, ctx: PlanContext): PlanItem | Candidate {
-  if (tracked !== undefined) {
-    const same = file.sha256 !== null ? file.sha256 === tracked.sha256 : sameStat(file, tracked);
+export function classifyObserved(file: ObservedFile, row: number, tracked: TrackedIndex, ctx: PlanContext): PlanItem | Candidate {
+  if (row >= 0) {
+    const same = file.sha256 !== null ? file.sha256 === tracked.sha256At(row) : tracked.sameStat(row, file);
     if (same) {
-      if (tracked.remoteId !== null) return sameContentItem(file, tracked, tracked.remoteId, ctx);
-      return { file, sha256: tracked.sha256, remoteName: remoteNameFor(file.source, file.path, ctx.multiSource), tracked, kind: 'not-in-dataset' };
+      const remoteId = tracked.remoteIdAt(row);
+      if (remoteId !== null && tracked.remoteStatusAt(row) !== 'failed') return unchangedItem(file, tracked, row, remoteId);
+      const t = tracked.fileAt(row);
+      if (remoteId !== null) return failedRemoteItem(file, t, remoteId, ctx);
+      return { file, sha256: t.sha256, remoteName: remoteNameFor(file.source, file.path, ctx.multiSource), tracked: t, kind: 'not-in-dataset' };
     }
   }
-  if (file.sha256 === null) return changingItem(file, tracked, ctx);
+  const t = row >= 0 ? tracked.fileAt(row) : undefined;
+  if (file.sha256 === null) return changingItem(file, t, ctx);
   return {
     file,
     sha256: file.sha256,
     remoteName: remoteNameFor(file.source, file.path, ctx.multiSource),
-    tracked,
-    kind: tracked === undefined ? 'new' : 'changed',
+    tracked: t,
+    kind: t === undefined ? 'new' : 'changed',
   };
-}
-
-/** True when size, mtime and inode all match: the content is taken as unchanged without hashing. */
-export function sameStat(file: ObservedFile, tracked: TrackedFile): boolean {
-  return file.size === tracked.size && file.mtimeNs === tracked.mtimeNs && file.inode === tracked.inode;
 }
 
 /** True when a value is a Candidate rather than a finished PlanItem. */
@@ -37,15 +38,18 @@ export function isCandidate(x: PlanItem | Candidate): x is Candidate {
   return 'kind' in x;
 }
 
-function sameContentItem(file: ObservedFile, t: TrackedFile, remoteId: string, ctx: PlanContext): PlanItem {
-  // One object literal per outcome, fields in one order: every unchanged item shares a hidden class,
-  // which keeps the reports' loops over 100k items monomorphic.
-  if (t.remoteStatus !== 'failed') {
-    return {
-      source: file.source, path: file.path, action: 'skip:unchanged', reason: unchangedReason(t.remoteStatus), credits: 0,
-      size: file.size, sha256: t.sha256, remoteName: t.remoteName, remoteId, wasTracked: true,
-    };
-  }
+// One object literal per outcome, fields in one order: every unchanged item shares a hidden class,
+// which keeps the reports' loops over 100k items monomorphic.
+function unchangedItem(file: ObservedFile, tracked: TrackedIndex, row: number, remoteId: string): PlanItem {
+  const remoteStatus = tracked.remoteStatusAt(row);
+  return {
+    source: file.source, path: file.path, action: 'skip:unchanged', reason: unchangedReason(remoteStatus), credits: 0,
+    size: file.size, sha256: tracked.sha256At(row), remoteName: tracked.remoteNameAt(row), remoteId, wasTracked: true,
+  };
+}
+
+/** Same content, whose remote processing failed: reprocessed while attempts are left. */
+function failedRemoteItem(file: ObservedFile, t: TrackedFile, remoteId: string, ctx: PlanContext): PlanItem {
   if (t.reprocessAttempts < ctx.maxReprocessAttempts) {
     const cost = costOf({ kind: 'reprocess' });
     const attempt = t.reprocessAttempts + 1;

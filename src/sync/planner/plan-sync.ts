@@ -20,16 +20,16 @@ import { renameSources } from './rename-sources.js';
  */
 export function planSync(input: PlanInput): SyncPlan {
   const ctx = contextOf(input);
-  const { tracked } = input;
   const items: PlanItem[] = [];
   const extra: PlanItem[] = [];
   const candidates: Candidate[] = [];
   const files = input.observation.files;
-  const join = joinTracked(files, tracked);
+  const join = joinTracked(files, input.tracked);
+  const { tracked } = join;
 
   // The hot loop: one small object per unchanged file.
   for (let i = 0; i < files.length; i++) {
-    const result = classifyObserved(files[i] as ObservedFile, join.rows[i], ctx);
+    const result = classifyObserved(files[i] as ObservedFile, join.rows[i] as number, tracked, ctx);
     if (isCandidate(result)) candidates.push(result);
     else items.push(result);
   }

@@ -13,17 +13,34 @@ export { SECRET_FILE_PATTERNS } from './secrets.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = { size: number; mtimeNs: string; inode: number; sha256: string };
-/** The state's record of a file at this source and path. */
-type KnownLookup = (source: string, path: string) => KnownFile | undefined;
+
+/** What the state knows of the files (a TrackedIndex is one; knownFiles() makes one from a lookup). */
+export type KnownFiles = {
+  /**
+   * The sha256 recorded for this source and path if the file still has the fingerprint it had then
+   * (any fingerprint when `stat` is null: its content is known not to have changed); else null.
+   */
+  knownSha256(source: string, path: string, stat: { size: number; mtimeNs: string; inode: number } | null): string | null;
+};
+
+/** KnownFiles over a lookup of each file's record (tests, small callers). */
+export function knownFiles(lookup: (source: string, path: string) => KnownFile | undefined): KnownFiles {
+  return {
+    knownSha256(source, path, stat) {
+      const seen = lookup(source, path);
+      return seen !== undefined && (stat === null || (seen.size === stat.size && seen.mtimeNs === stat.mtimeNs && seen.inode === stat.inode)) ? seen.sha256 : null;
+    },
+  };
+}
 
 export type ObserveOptions = {
   /** kbsync's state folder: git sources are checked out under `stateDir/git/<name>`. */
   stateDir: string;
   /**
-   * The state's record of a file, if any; called once per file found, in (source, path) order. May
+   * What the state knows of the files; asked once per file found, in (source, path) order. May
    * come as a promise (the state still loading in a worker): it is awaited once the sources are walked.
    */
-  known: KnownLookup | Promise<KnownLookup>;
+  known: KnownFiles | Promise<KnownFiles>;
   hash?: HashOptions;
   /**
    * For git sources: the commit last synced in full. Files that `git diff` says did not change since
@@ -54,7 +71,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const stream = options.hashWhileWalking === true ? { known: await options.known, hashing: startHashing(options.hash), files: [] as ObservedFile[] } : null;
   const onFile = stream === null ? null : (scanned: ScannedFile): void => {
     const file = scanned as ObservedFile;
-    if (!takeKnown(file, stream.known(file.source, file.path), false)) return;
+    if (!takeKnown(file, stream.known, false)) return;
     stream.hashing.add(file);
     stream.files.push(file);
   };
@@ -82,7 +99,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
       const file = scanned as ObservedFile;
       if (!streamed) {
         const gitChanged = changedByGit.get(file.source);
-        if (takeKnown(file, known(file.source, file.path), gitChanged !== undefined && !gitChanged.has(file.path))) toHash.push(file);
+        if (takeKnown(file, known, gitChanged !== undefined && !gitChanged.has(file.path))) toHash.push(file);
       }
       files.push(file);
     }
@@ -111,13 +128,9 @@ export async function observeSources(sources: readonly Source[], options: Observ
  * Gives `file` the known hash when the state's record still fits it (same size, mtime and inode,
  * or git says it did not change); else marks it for hashing (sha256 null) and returns true.
  */
-function takeKnown(file: ObservedFile, seen: KnownFile | undefined, unchangedByGit: boolean): boolean {
-  if (seen !== undefined && (unchangedByGit || (seen.size === file.size && seen.mtimeNs === file.mtimeNs && seen.inode === file.inode))) {
-    file.sha256 = seen.sha256;
-    return false;
-  }
-  file.sha256 = null;
-  return true;
+function takeKnown(file: ObservedFile, known: KnownFiles, unchangedByGit: boolean): boolean {
+  file.sha256 = known.knownSha256(file.source, file.path, unchangedByGit ? null : file);
+  return file.sha256 === null;
 }
 
 type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult; changed: ReadonlySet<string> | null };

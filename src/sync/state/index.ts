@@ -2,7 +2,7 @@
 export { openState, moveAsideCorrupt, type OpenStateOptions } from './open-state.js';
 export type { StateDiagnostics, StateStore } from './state-store.js';
 export { trackedKey, type TrackedFileInput } from './tracked-files.js';
-export { TrackedIndex } from './tracked-index.js';
+export { TrackedIndex } from '../tracked-index.js';
 export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
 export type { LockOwner } from './lock-file.js';
 export type { NameMapper } from './rebuild.js';

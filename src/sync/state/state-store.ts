@@ -15,7 +15,7 @@ import type {
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
-import type { TrackedIndex } from './tracked-index.js';
+import type { TrackedIndex } from '../tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
 export type StateStore = {

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import { TrackedIndex } from './tracked-index.js';
+import { TrackedIndex, type TrackedColumns } from '../tracked-index.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
@@ -118,28 +118,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     loadTrackedFiles(bulk?: ReadonlyMap<number, BulkRow>): TrackedIndex {
       const index = new TrackedIndex();
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-      for (const [id, source] of named) {
-        const c = readColumns(source, (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow);
-        for (let i = 0; i < c.paths.length; i++) {
-          const path = c.paths[i] as string;
-          const name = c.names[i] as string | null;
-          index.add({
-            source,
-            path,
-            size: c.sizes[i] as number,
-            mtimeNs: c.mtimes[i] as string,
-            inode: c.inodes[i] as number,
-            sha256: c.shas.slice(i * 64, i * 64 + 64),
-            remoteName: name === null ? path : decodeRemoteName(source, path, name),
-            remoteId: c.ids[i] as string | null,
-            remoteStatus: c.statuses[i] as RemoteStatus | null,
-            reprocessAttempts: c.attempts[i] as number,
-            lastAction: c.actions[i] as string | null,
-            lastReason: c.reasons[i] as string | null,
-            updatedAt: isoCached(c.times[i] as number),
-          });
-        }
-      }
+      for (const [id, source] of named) index.addColumns(source, readColumns(source, (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow, isoCached));
       return index;
     },
     /** One tracked file, or null. */
@@ -193,21 +172,34 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   };
 }
 
-type Columns = Record<'paths' | 'sizes' | 'mtimes' | 'inodes' | 'names' | 'ids' | 'statuses' | 'attempts' | 'actions' | 'reasons' | 'times', unknown[]> & { shas: string };
-
-/** The columns of a BULK_COLUMNS row, parsed; throws if they do not hold one value per file (the database is damaged). */
-function readColumns(source: string, row: BulkRow): Columns {
+/**
+ * The columns of a BULK_COLUMNS row, parsed and decoded (remote names, hashes, times); throws if they
+ * do not hold one value per file (the database is damaged).
+ */
+function readColumns(source: string, row: BulkRow, isoOfMs: (ms: number) => string): TrackedColumns {
   const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, attempts, actions, reasons, times] = row;
-  const parse = (json: string | null | undefined): unknown[] => {
-    const values = JSON.parse(json ?? '[]') as unknown[];
+  const parse = <T>(json: string | null | undefined): T[] => {
+    const values = JSON.parse(json ?? '[]') as T[];
     if (values.length !== count) throw new Error(`tracked files of source "${source}": a column holds ${values.length} values for ${count} files`);
     return values;
   };
-  const hex = shas ?? '';
+  const hex = (shas ?? '').toLowerCase();
   if (hex.length !== count * 64) throw new Error(`tracked files of source "${source}": ${hex.length / 64} hashes for ${count} files`);
+  const pathColumn = parse<string>(paths);
+  // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
+  const remoteNames = parse<string | null>(names) as string[];
+  const sha256 = new Array<string>(count);
+  const timesMs = parse<number>(times);
+  const updatedAt = new Array<string>(count);
+  for (let i = 0; i < count; i++) {
+    const name = remoteNames[i] as string | null;
+    remoteNames[i] = name === null ? (pathColumn[i] as string) : decodeRemoteName(source, pathColumn[i] as string, name);
+    sha256[i] = hex.slice(i * 64, i * 64 + 64);
+    updatedAt[i] = isoOfMs(timesMs[i] as number);
+  }
   return {
-    paths: parse(paths), sizes: parse(sizes), mtimes: parse(mtimes), inodes: parse(inodes), shas: hex.toLowerCase(),
-    names: parse(names), ids: parse(ids), statuses: parse(statuses), attempts: parse(attempts), actions: parse(actions),
-    reasons: parse(reasons), times: parse(times),
+    paths: pathColumn, sizes: parse(sizes), mtimeNs: parse(mtimes), inodes: parse(inodes), sha256, remoteNames,
+    remoteIds: parse(ids), remoteStatuses: parse(statuses), reprocessAttempts: parse(attempts), lastActions: parse(actions),
+    lastReasons: parse(reasons), updatedAt,
   };
 }

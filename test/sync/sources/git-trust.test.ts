@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Source } from '../../../src/config/schema.js';
-import { observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
+import { knownFiles, observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
 import { GIT_ENV, commitAll, git, gitdir, tempDir } from './helpers.js';
 
 beforeEach(() => {
@@ -34,7 +34,7 @@ describe('observeSources on a git source with a last synced commit', () => {
       ['old.md', staleKnown(sha('moved'))],
     ]);
     const observe = (lastSyncedCommit: string | null) =>
-      observeSources([source], { stateDir, known: (_s, path) => known.get(path), lastSyncedCommit: () => lastSyncedCommit });
+      observeSources([source], { stateDir, known: knownFiles((_s, path) => known.get(path)), lastSyncedCommit: () => lastSyncedCommit });
 
     const withDiff = await observe(synced);
     rmSync(join(stateDir, 'git'), { recursive: true, force: true });
@@ -52,7 +52,7 @@ describe('observeSources on a git source with a last synced commit', () => {
 
     const observation = await observeSources([source], {
       stateDir,
-      known: () => staleKnown(NOT_READ),
+      known: knownFiles(() => staleKnown(NOT_READ)),
       lastSyncedCommit: () => '0123456789abcdef0123456789abcdef01234567',
     });
 

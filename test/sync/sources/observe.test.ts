@@ -3,7 +3,7 @@ import { appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Source } from '../../../src/config/schema.js';
-import { observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
+import { knownFiles, observeSources, type KnownFile } from '../../../src/sync/sources/index.js';
 import { GIT_ENV, git, gitdir, tempDir, testdir } from './helpers.js';
 import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
@@ -32,7 +32,7 @@ describe('observeSources', () => {
 
     const observation = await observeSources([Source.parse({ name: 'notes', path: root })], {
       stateDir: tempDir(),
-      known: (source, path) => known.get(`${source}/${path}`),
+      known: knownFiles((source, path) => known.get(`${source}/${path}`)),
     });
 
     expect(Object.fromEntries(observation.files.map((f) => [f.path, f.sha256]))).toEqual({
@@ -57,7 +57,7 @@ describe('observeSources', () => {
       ['notes/changed.md', { ...knownOf(join(root, 'changed.md'), sha('v1')), size: 999 }],
     ]);
     const sources = [Source.parse({ name: 'notes', path: root }), Source.parse({ name: 'repo', git: { url: origin, subdir: 'docs' } })];
-    const lookup = (source: string, path: string) => known.get(`${source}/${path}`);
+    const lookup = knownFiles((source, path) => known.get(`${source}/${path}`));
 
     const stateDir = tempDir(); // one git checkout for both passes
     const after = await observeSources(sources, { stateDir, known: lookup });
@@ -79,7 +79,7 @@ describe('observeSources', () => {
 
     const observation = await observeSources(
       [Source.parse({ name: 'notes', path: folder }), Source.parse({ name: 'repo', git: { url: origin, subdir: 'docs' } })],
-      { stateDir, known: () => undefined },
+      { stateDir, known: knownFiles(() => undefined) },
     );
 
     expect(observation.files.map((f) => [f.source, f.path, f.sha256])).toEqual([
@@ -99,7 +99,7 @@ describe('observeSources', () => {
 
     const observation = await observeSources([Source.parse({ name: 'n', path: root })], {
       stateDir: tempDir(),
-      known: () => undefined,
+      known: knownFiles(() => undefined),
       hash: { mode: 'in-process', beforeRestat: (p) => p.endsWith('busy.md') && appendFileSync(p, '...') },
     });
 
@@ -109,7 +109,7 @@ describe('observeSources', () => {
   it('fails with source_unavailable when a folder source is gone', async () => {
     const root = join(tempDir(), 'missing');
 
-    await expect(observeSources([Source.parse({ name: 'x', path: root })], { stateDir: tempDir(), known: () => undefined })).rejects.toMatchObject({
+    await expect(observeSources([Source.parse({ name: 'x', path: root })], { stateDir: tempDir(), known: knownFiles(() => undefined) })).rejects.toMatchObject({
       code: 'source_unavailable',
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { TrackedFile } from '../types.js';
-import { TrackedIndex } from './tracked-index.js';
-import { trackedKey } from './tracked-files.js';
+import type { TrackedFile } from './types.js';
+import { TrackedIndex, type TrackedColumns } from './tracked-index.js';
+import { trackedKey } from './planner/keys.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({
   source, path, size, mtimeNs: '1', inode: 1, sha256: 'a'.repeat(64), remoteName: path, remoteId: null, remoteStatus: null,
@@ -69,4 +69,57 @@ describe('TrackedIndex', () => {
     expect(index.find('aaa', paths[1] as string)).toBeUndefined();
     expect(index.find('zzz', paths[1] as string)).toBeUndefined();
   });
+
+  it('takes a source\'s rows as columns, and makes each row\'s TrackedFile once, when asked', () => {
+    const docs = [tracked('docs', 'a.md', 1), { ...tracked('docs', 'b.md', 2), remoteId: '7', remoteStatus: 'processed' as const, lastAction: 'upload' }];
+    const wiki = [{ ...tracked('wiki', 'a.md', 3), remoteName: 'wiki/a.md', reprocessAttempts: 2 }];
+    const index = new TrackedIndex();
+
+    index.addColumns('docs', columnsOf(docs));
+    index.addColumns('wiki', columnsOf(wiki));
+
+    expect(index.size).toBe(3);
+    expect(index.rowOf('docs', 'b.md')).toBe(1);
+    expect(index.rowOf('wiki', 'b.md')).toBe(-1);
+    expect([index.remoteIdAt(1), index.remoteStatusAt(1), index.remoteNameAt(2), index.sha256At(0)]).toEqual(['7', 'processed', 'wiki/a.md', 'a'.repeat(64)]);
+    expect([...index.values()]).toEqual([...docs, ...wiki]);
+    expect(index.fileAt(2)).toBe(index.find('wiki', 'a.md'));
+    expect(() => index.fileAt(3)).toThrow(RangeError);
+  });
+
+  it('sorts sources whose columns came out of name order', () => {
+    const index = new TrackedIndex();
+    index.addColumns('wiki', columnsOf([tracked('wiki', 'a.md')]));
+    index.addColumns('docs', columnsOf([tracked('docs', 'z.md'), tracked('docs', 'zz.md')]));
+
+    expect([...index.keys()]).toEqual(['docs\0z.md', 'docs\0zz.md', 'wiki\0a.md']);
+    expect(index.find('docs', 'zz.md')?.path).toBe('zz.md');
+  });
+
+  it('refuses columns that do not hold one value per file, naming the source and the column', () => {
+    const columns = { ...columnsOf([tracked('docs', 'a.md'), tracked('docs', 'b.md')]), inodes: [1] };
+
+    expect(() => new TrackedIndex().addColumns('docs', columns)).toThrow('tracked files of source "docs": inodes holds 1 values for 2 files');
+  });
+
+  it('knownSha256: the recorded hash while the fingerprint still fits (or none is given), else null', () => {
+    const index = TrackedIndex.of([tracked('docs', 'a.md', 5)]);
+    const stat = { size: 5, mtimeNs: '1', inode: 1 };
+
+    expect(index.knownSha256('docs', 'a.md', stat)).toBe('a'.repeat(64));
+    expect(index.knownSha256('docs', 'a.md', { ...stat, mtimeNs: '2' })).toBeNull();
+    expect(index.knownSha256('docs', 'a.md', { ...stat, size: 6 })).toBeNull();
+    expect(index.knownSha256('docs', 'a.md', { ...stat, inode: 2 })).toBeNull();
+    expect(index.knownSha256('docs', 'a.md', null)).toBe('a'.repeat(64));
+    expect(index.knownSha256('docs', 'b.md', null)).toBeNull();
+  });
 });
+
+function columnsOf(files: TrackedFile[]): TrackedColumns {
+  return {
+    paths: files.map((f) => f.path), sizes: files.map((f) => f.size), mtimeNs: files.map((f) => f.mtimeNs), inodes: files.map((f) => f.inode),
+    sha256: files.map((f) => f.sha256), remoteNames: files.map((f) => f.remoteName), remoteIds: files.map((f) => f.remoteId),
+    remoteStatuses: files.map((f) => f.remoteStatus), reprocessAttempts: files.map((f) => f.reprocessAttempts),
+    lastActions: files.map((f) => f.lastAction), lastReasons: files.map((f) => f.lastReason), updatedAt: files.map((f) => f.updatedAt),
+  };
+}

@@ -1,0 +1,297 @@
+import { compareByPath, isBefore, trackedKey } from './planner/keys.js';
+import type { RemoteStatus, TrackedFile } from './types.js';
+
+/**
+ * One source's tracked files as columns, aligned by row, in path order (as the state reads them):
+ * each TrackedFile field but `source` and the optional `remoteError`, one array per field.
+ */
+export type TrackedColumns = {
+  paths: string[];
+  sizes: number[];
+  mtimeNs: string[];
+  inodes: number[];
+  sha256: string[];
+  remoteNames: string[];
+  remoteIds: (string | null)[];
+  remoteStatuses: (RemoteStatus | null)[];
+  reprocessAttempts: number[];
+  lastActions: (string | null)[];
+  lastReasons: (string | null)[];
+  updatedAt: string[];
+};
+
+/** A file's stat fingerprint. */
+export type Fingerprint = { size: number; mtimeNs: string; inode: number };
+
+type Rows = TrackedColumns & {
+  sources: string[];
+  /** The row as an object, made on first request (or the object the row was added from). */
+  files: (TrackedFile | undefined)[];
+};
+
+const emptyRows = (): Rows => ({
+  sources: [], paths: [], sizes: [], mtimeNs: [], inodes: [], sha256: [], remoteNames: [], remoteIds: [], remoteStatuses: [],
+  reprocessAttempts: [], lastActions: [], lastReasons: [], updatedAt: [], files: [],
+});
+const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
+
+/**
+ * Tracked files in (source, path) order, as columns. It reads like a ReadonlyMap keyed by
+ * trackedKey(source, path), but holds no Map and, until asked, no object per file: the hot paths
+ * (the observer's fingerprint check, the planner's join and its unchanged items) read the columns
+ * by row number. A TrackedFile is made when one is asked for, once per row. A 100k-file state
+ * loads in about 70 ms less than as objects, and leaves 100k fewer objects for the GC.
+ *
+ * Lookups search the sorted rows, resuming from the last answer, so that lookups made in path
+ * order (the observer asks once per walked file) cost a comparison or two each.
+ */
+export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
+  #rows: Rows = emptyRows();
+  /** True while the rows are strictly increasing, so searchable as they are. */
+  #ordered = true;
+  /** Where the last search ended: the next search in ascending order starts there. */
+  #cursor = 0;
+
+  /** An index over `files`; a later file with the same source and path replaces an earlier one. */
+  static of(files: Iterable<TrackedFile>): TrackedIndex {
+    const index = new TrackedIndex();
+    for (const f of files) index.add(f);
+    return index;
+  }
+
+  /** `tracked` itself when it is an index, else an index over its values. */
+  static from(tracked: ReadonlyMap<string, TrackedFile>): TrackedIndex {
+    return tracked instanceof TrackedIndex ? tracked : TrackedIndex.of(tracked.values());
+  }
+
+  /**
+   * Appends one source's rows. Cheapest when the sources come in name order with their paths in
+   * order (as the state reads them): the columns are then taken as they are, not copied.
+   */
+  addColumns(source: string, columns: TrackedColumns): void {
+    const n = columns.paths.length;
+    for (const name of COLUMN_NAMES) {
+      if (name === 'sources' || name === 'files') continue;
+      if (columns[name].length !== n) throw new Error(`tracked files of source "${source}": ${name} holds ${columns[name].length} values for ${n} files`);
+    }
+    const rows = this.#rows;
+    const before = rows.paths.length;
+    if (before === 0) {
+      this.#rows = { ...columns, sources: new Array<string>(n).fill(source), files: new Array<TrackedFile | undefined>(n) };
+    } else {
+      for (const name of COLUMN_NAMES) {
+        if (name === 'sources' || name === 'files') continue;
+        (rows[name] as unknown[]) = (rows[name] as unknown[]).concat(columns[name]);
+      }
+      rows.sources = rows.sources.concat(new Array<string>(n).fill(source));
+      rows.files.length = before + n;
+    }
+    if (this.#ordered) this.#ordered = this.#increasingFrom(Math.max(0, before - 1));
+  }
+
+  /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
+  add(file: TrackedFile): void {
+    const rows = this.#rows;
+    const last = rows.paths.length - 1;
+    if (last >= 0 && this.#ordered) {
+      const c = compareByPath({ source: rows.sources[last] as string, path: rows.paths[last] as string }, file);
+      if (c === 0) {
+        this.#setRow(last, file);
+        return;
+      }
+      if (c > 0) this.#ordered = false;
+    }
+    this.#setRow(last + 1, file);
+  }
+
+  /** The row of the file at this source and path, or -1. */
+  rowOf(source: string, path: string): number {
+    this.#sort();
+    const at = this.#search(source, path);
+    const rows = this.#rows;
+    return at < rows.paths.length && rows.paths[at] === path && rows.sources[at] === source ? at : -1;
+  }
+
+  /** The tracked file at this source and path. */
+  find(source: string, path: string): TrackedFile | undefined {
+    const row = this.rowOf(source, path);
+    return row < 0 ? undefined : this.fileAt(row);
+  }
+
+  /**
+   * The sha256 last recorded for this source and path if the file still has the fingerprint it had
+   * then (any fingerprint when `stat` is null: its content is known not to have changed); else null.
+   */
+  knownSha256(source: string, path: string, stat: Fingerprint | null): string | null {
+    const row = this.rowOf(source, path);
+    return row >= 0 && (stat === null || this.sameStat(row, stat)) ? (this.#rows.sha256[row] as string) : null;
+  }
+
+  /** True when the row's size, mtime and inode are `stat`'s. */
+  sameStat(row: number, stat: Fingerprint): boolean {
+    const rows = this.#rows;
+    return rows.sizes[row] === stat.size && rows.mtimeNs[row] === stat.mtimeNs && rows.inodes[row] === stat.inode;
+  }
+
+  sha256At(row: number): string {
+    return this.#rows.sha256[row] as string;
+  }
+
+  remoteIdAt(row: number): string | null {
+    return this.#rows.remoteIds[row] as string | null;
+  }
+
+  remoteStatusAt(row: number): RemoteStatus | null {
+    return this.#rows.remoteStatuses[row] as RemoteStatus | null;
+  }
+
+  remoteNameAt(row: number): string {
+    return this.#rows.remoteNames[row] as string;
+  }
+
+  /** The row as a TrackedFile: the same object each time. */
+  fileAt(row: number): TrackedFile {
+    const rows = this.#sorted();
+    const made = rows.files[row];
+    if (made !== undefined) return made;
+    if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
+    const file: TrackedFile = {
+      source: rows.sources[row] as string,
+      path: rows.paths[row] as string,
+      size: rows.sizes[row] as number,
+      mtimeNs: rows.mtimeNs[row] as string,
+      inode: rows.inodes[row] as number,
+      sha256: rows.sha256[row] as string,
+      remoteName: rows.remoteNames[row] as string,
+      remoteId: rows.remoteIds[row] as string | null,
+      remoteStatus: rows.remoteStatuses[row] as RemoteStatus | null,
+      reprocessAttempts: rows.reprocessAttempts[row] as number,
+      lastAction: rows.lastActions[row] as string | null,
+      lastReason: rows.lastReasons[row] as string | null,
+      updatedAt: rows.updatedAt[row] as string,
+    };
+    rows.files[row] = file;
+    return file;
+  }
+
+  get size(): number {
+    return this.#sorted().paths.length;
+  }
+
+  get(key: string): TrackedFile | undefined {
+    const at = key.indexOf('\0');
+    return at < 0 ? undefined : this.find(key.slice(0, at), key.slice(at + 1));
+  }
+
+  has(key: string): boolean {
+    const at = key.indexOf('\0');
+    return at >= 0 && this.rowOf(key.slice(0, at), key.slice(at + 1)) >= 0;
+  }
+
+  *values(): MapIterator<TrackedFile> {
+    const n = this.size;
+    for (let row = 0; row < n; row++) yield this.fileAt(row);
+  }
+
+  *keys(): MapIterator<string> {
+    const rows = this.#sorted();
+    const n = rows.paths.length;
+    for (let row = 0; row < n; row++) yield trackedKey(rows.sources[row] as string, rows.paths[row] as string);
+  }
+
+  *entries(): MapIterator<[string, TrackedFile]> {
+    for (const file of this.values()) yield [trackedKey(file.source, file.path), file];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, TrackedFile]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: TrackedFile, key: string, map: ReadonlyMap<string, TrackedFile>) => void, thisArg?: unknown): void {
+    for (const [key, file] of this.entries()) callback.call(thisArg, file, key, this);
+  }
+
+  #setRow(row: number, f: TrackedFile): void {
+    const rows = this.#rows;
+    rows.sources[row] = f.source;
+    rows.paths[row] = f.path;
+    rows.sizes[row] = f.size;
+    rows.mtimeNs[row] = f.mtimeNs;
+    rows.inodes[row] = f.inode;
+    rows.sha256[row] = f.sha256;
+    rows.remoteNames[row] = f.remoteName;
+    rows.remoteIds[row] = f.remoteId;
+    rows.remoteStatuses[row] = f.remoteStatus;
+    rows.reprocessAttempts[row] = f.reprocessAttempts;
+    rows.lastActions[row] = f.lastAction;
+    rows.lastReasons[row] = f.lastReason;
+    rows.updatedAt[row] = f.updatedAt;
+    rows.files[row] = f;
+  }
+
+  /** True when the rows from `from` on are strictly increasing. */
+  #increasingFrom(from: number): boolean {
+    const { sources, paths } = this.#rows;
+    for (let i = from + 1; i < paths.length; i++) {
+      if (!isBefore({ source: sources[i - 1] as string, path: paths[i - 1] as string }, sources[i] as string, paths[i] as string)) return false;
+    }
+    return true;
+  }
+
+  #sorted(): Rows {
+    this.#sort();
+    return this.#rows;
+  }
+
+  /** Makes the rows strictly increasing if they came out of order: sorted (stably) and deduplicated, the last added winning. */
+  #sort(): void {
+    if (this.#ordered) return;
+    const { sources, paths } = this.#rows;
+    const order = Array.from(paths.keys()).sort(
+      (a, b) => compareByPath({ source: sources[a] as string, path: paths[a] as string }, { source: sources[b] as string, path: paths[b] as string }) || a - b,
+    );
+    const sameKey = (a: number, b: number): boolean => sources[a] === sources[b] && paths[a] === paths[b];
+    const kept = order.filter((row, k) => k === order.length - 1 || !sameKey(row, order[k + 1] as number));
+    const rows = this.#rows;
+    const sorted = emptyRows();
+    for (const name of COLUMN_NAMES) (sorted[name] as unknown[]) = kept.map((row) => (rows[name] as unknown[])[row]);
+    this.#rows = sorted;
+    this.#ordered = true;
+    this.#cursor = 0;
+  }
+
+  /** The first row not before (source, path): galloping forward from the last answer, else a binary search. */
+  #search(source: string, path: string): number {
+    const { sources, paths } = this.#rows;
+    const n = paths.length;
+    const before = (row: number): boolean => rowBefore(sources, paths, row, source, path);
+    let lo = 0;
+    let hi = n;
+    const from = this.#cursor;
+    if (from < n && before(from)) {
+      // Ascending queries: probe from+1, from+2, from+4... then search the bracket found.
+      lo = from + 1;
+      let step = 1;
+      while (from + step < n && before(from + step)) {
+        lo = from + step + 1;
+        step *= 2;
+      }
+      hi = Math.min(from + step, n);
+    } else if (from < n) {
+      hi = from + 1;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.#cursor = Math.min(lo, Math.max(0, n - 1));
+    return lo;
+  }
+}
+
+/** True when the row comes before (source, path) in compareByPath's order. */
+function rowBefore(sources: readonly string[], paths: readonly string[], row: number, source: string, path: string): boolean {
+  const s = sources[row] as string;
+  return s === source ? (paths[row] as string) < path : s < source;
+}

@@ -12,11 +12,12 @@
 // when a command needs them). Every file lands flat in dist/bundle/, so the worker threads' entries
 // are found where their starters look: `new URL('./tracked-worker.js', import.meta.url)`.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 // Left as imports of node_modules: native code (better-sqlite3); packages that locate files of
 // their own at run time (pino's transports, fastify's plugins); and the large ones only the
@@ -36,6 +37,8 @@ await build({
   external,
   sourcemap: 'linked',
   logLevel: 'warning',
+  // `kbsync --version` without reading package.json at every start (src/cli/program.ts).
+  define: { KBSYNC_BUNDLED_VERSION: JSON.stringify(version) },
   // Bundled CommonJS packages (yaml, commander...) call require() for Node's own modules.
   banner: { js: "import { createRequire as __kbsyncRequire } from 'node:module'; const require = __kbsyncRequire(import.meta.url);" },
 });

@@ -29,8 +29,13 @@ const BULK_COLUMNS = `count(*), json_group_array(path), json_group_array(size), 
   json_group_array(remote_status), json_group_array(reprocess_attempts), json_group_array(last_action),
   json_group_array(last_reason), json_group_array(updated_at)`;
 
-/** One source's files in one row (see BULK_COLUMNS). */
-export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM (SELECT * FROM files WHERE source_id = ? ORDER BY path)`;
+/**
+ * One source's files in one row (see BULK_COLUMNS). The search of the primary key (source_id, path)
+ * of this WITHOUT ROWID table yields them in path order; no ORDER BY subquery, which copied every
+ * column of every row once more (~10 ms per 100k files). The order is not relied on: TrackedIndex
+ * sorts rows that come out of order.
+ */
+export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM files WHERE source_id = ?`;
 /** The sources, by id. */
 export const SOURCES_SQL = 'SELECT id, name FROM sources';
 

@@ -107,8 +107,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   /** The row of the file at this source and path, or -1. */
   rowOf(source: string, path: string): number {
     this.#sort();
-    const at = this.#search(source, path);
     const rows = this.#rows;
+    // Lookups in path order (the observer's, the join's) mostly ask for the row after the last answer:
+    // one equality test instead of a search.
+    const next = this.#cursor + 1;
+    if (rows.paths[next] === path && rows.sources[next] === source) {
+      this.#cursor = next;
+      return next;
+    }
+    const at = this.#search(source, path);
     return at < rows.paths.length && rows.paths[at] === path && rows.sources[at] === source ? at : -1;
   }
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TrackedFile } from './types.js';
-import { TrackedIndex, type TrackedColumns } from './tracked-index.js';
+import { TrackedIndex, type TrackedColumns, type TrackedDetails } from './tracked-index.js';
 import { trackedKey } from './planner/keys.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({
@@ -102,6 +102,41 @@ describe('TrackedIndex', () => {
     expect(() => new TrackedIndex().addColumns('docs', columns)).toThrow('tracked files of source "docs": inodes holds 1 values for 2 files');
   });
 
+  it('decodes the details (attempts, last action and reason, time) once, when the first TrackedFile is made, each to its row', () => {
+    const wiki = [{ ...tracked('wiki', 'a.md'), reprocessAttempts: 1, lastAction: 'upload', lastReason: 'new file' }];
+    const docs = [tracked('docs', 'x.md'), { ...tracked('docs', 'y.md'), reprocessAttempts: 2, lastAction: 'skip:unchanged' }];
+    const decode = vi.fn((files: TrackedFile[]) => columnsOf(files).details as TrackedDetails);
+    const index = new TrackedIndex();
+    index.addColumns('wiki', { ...columnsOf(wiki), details: () => decode(wiki) });
+    index.addColumns('docs', { ...columnsOf(docs), details: () => decode(docs) });
+
+    const beforeAnyFile = { calls: decode.mock.calls.length, row: index.rowOf('docs', 'y.md'), sha: index.knownSha256('wiki', 'a.md', null) };
+    const files = [...index.values()];
+    index.fileAt(0);
+
+    expect(beforeAnyFile).toEqual({ calls: 0, row: 1, sha: 'a'.repeat(64) });
+    expect(decode).toHaveBeenCalledTimes(2);
+    expect(files).toEqual([...docs, ...wiki]);
+  });
+
+  it('a file added over a row whose details are not decoded yet keeps its own details', () => {
+    const index = new TrackedIndex();
+    index.addColumns('docs', { ...columnsOf([tracked('docs', 'a.md')]), details: () => columnsOf([{ ...tracked('docs', 'a.md'), lastAction: 'old' }]).details as TrackedDetails });
+
+    index.add({ ...tracked('docs', 'a.md'), lastAction: 'new' });
+
+    expect(index.find('docs', 'a.md')?.lastAction).toBe('new');
+  });
+
+  it('refuses, when they are decoded, details that do not hold one value per file', () => {
+    const index = new TrackedIndex();
+    const details = { ...(columnsOf([tracked('docs', 'a.md')]).details as TrackedDetails), lastReasons: [] };
+    index.addColumns('docs', { ...columnsOf([tracked('docs', 'a.md')]), details: () => details });
+
+    expect(index.rowOf('docs', 'a.md')).toBe(0);
+    expect(() => index.fileAt(0)).toThrow('tracked files of source "docs": lastReasons holds 0 values for 1 files');
+  });
+
   it('knownSha256: the recorded hash while the fingerprint still fits (or none is given), else null', () => {
     const index = TrackedIndex.of([tracked('docs', 'a.md', 5)]);
     const stat = { size: 5, mtimeNs: '1', inode: 1 };
@@ -119,7 +154,10 @@ function columnsOf(files: TrackedFile[]): TrackedColumns {
   return {
     paths: files.map((f) => f.path), sizes: files.map((f) => f.size), mtimeNs: files.map((f) => f.mtimeNs), inodes: files.map((f) => f.inode),
     sha256: files.map((f) => f.sha256), remoteNames: files.map((f) => f.remoteName), remoteIds: files.map((f) => f.remoteId),
-    remoteStatuses: files.map((f) => f.remoteStatus), reprocessAttempts: files.map((f) => f.reprocessAttempts),
-    lastActions: files.map((f) => f.lastAction), lastReasons: files.map((f) => f.lastReason), updatedAt: files.map((f) => f.updatedAt),
+    remoteStatuses: files.map((f) => f.remoteStatus),
+    details: {
+      reprocessAttempts: files.map((f) => f.reprocessAttempts), lastActions: files.map((f) => f.lastAction),
+      lastReasons: files.map((f) => f.lastReason), updatedAt: files.map((f) => f.updatedAt),
+    },
   };
 }

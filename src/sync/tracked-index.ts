@@ -1,9 +1,18 @@
 import { compareByPath, isBefore, trackedKey } from './planner/keys.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
 
+/** The columns no plan of unchanged files reads: decoded when the first TrackedFile is made. */
+export type TrackedDetails = {
+  reprocessAttempts: number[];
+  lastActions: (string | null)[];
+  lastReasons: (string | null)[];
+  updatedAt: string[];
+};
+
 /**
  * One source's tracked files as columns, aligned by row, in path order (as the state reads them):
- * each TrackedFile field but `source` and the optional `remoteError`, one array per field.
+ * each TrackedFile field but `source` and the optional `remoteError`, one array per field. The
+ * details may come as a function that decodes them, called at most once, when first needed.
  */
 export type TrackedColumns = {
   paths: string[];
@@ -14,16 +23,16 @@ export type TrackedColumns = {
   remoteNames: string[];
   remoteIds: (string | null)[];
   remoteStatuses: (RemoteStatus | null)[];
-  reprocessAttempts: number[];
-  lastActions: (string | null)[];
-  lastReasons: (string | null)[];
-  updatedAt: string[];
+  details: TrackedDetails | (() => TrackedDetails);
 };
+
+const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
+const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
 
 /** A file's stat fingerprint. */
 export type Fingerprint = { size: number; mtimeNs: string; inode: number };
 
-type Rows = TrackedColumns & {
+type Rows = Omit<TrackedColumns, 'details'> & TrackedDetails & {
   sources: string[];
   /** The row as an object, made on first request (or the object the row was added from). */
   files: (TrackedFile | undefined)[];
@@ -47,6 +56,8 @@ const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
  */
 export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #rows: Rows = emptyRows();
+  /** Detail columns not decoded yet: rows start..start+count of `source` (see #decodeDetails). */
+  #pendingDetails: { source: string; start: number; count: number; decode: () => TrackedDetails }[] = [];
   /** True while the rows are strictly increasing, so searchable as they are. */
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
@@ -70,27 +81,28 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    */
   addColumns(source: string, columns: TrackedColumns): void {
     const n = columns.paths.length;
-    for (const name of COLUMN_NAMES) {
-      if (name === 'sources' || name === 'files') continue;
-      if (columns[name].length !== n) throw new Error(`tracked files of source "${source}": ${name} holds ${columns[name].length} values for ${n} files`);
-    }
+    for (const name of CORE_COLUMNS) checkLength(source, name, columns[name].length, n);
     const rows = this.#rows;
     const before = rows.paths.length;
-    if (before === 0) {
-      this.#rows = { ...columns, sources: new Array<string>(n).fill(source), files: new Array<TrackedFile | undefined>(n) };
+    for (const name of CORE_COLUMNS) (rows[name] as unknown[]) = before === 0 ? columns[name] : (rows[name] as unknown[]).concat(columns[name]);
+    rows.sources = before === 0 ? new Array<string>(n).fill(source) : rows.sources.concat(new Array<string>(n).fill(source));
+    rows.files.length = before + n;
+    const { details } = columns;
+    if (typeof details === 'function') {
+      for (const name of DETAIL_COLUMNS) rows[name].length = before + n;
+      this.#pendingDetails.push({ source, start: before, count: n, decode: details });
     } else {
-      for (const name of COLUMN_NAMES) {
-        if (name === 'sources' || name === 'files') continue;
-        (rows[name] as unknown[]) = (rows[name] as unknown[]).concat(columns[name]);
+      for (const name of DETAIL_COLUMNS) {
+        checkLength(source, name, details[name].length, n);
+        (rows[name] as unknown[]) = before === 0 ? details[name] : (rows[name] as unknown[]).concat(details[name]);
       }
-      rows.sources = rows.sources.concat(new Array<string>(n).fill(source));
-      rows.files.length = before + n;
     }
     if (this.#ordered) this.#ordered = this.#increasingFrom(Math.max(0, before - 1));
   }
 
   /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
   add(file: TrackedFile): void {
+    this.#decodeDetails(); // a replaced row must not get its old details back later
     const rows = this.#rows;
     const last = rows.paths.length - 1;
     if (last >= 0 && this.#ordered) {
@@ -162,6 +174,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const made = rows.files[row];
     if (made !== undefined) return made;
     if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
+    this.#decodeDetails();
     const file: TrackedFile = {
       source: rows.sources[row] as string,
       path: rows.paths[row] as string,
@@ -250,9 +263,27 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return this.#rows;
   }
 
+  /** Decodes the detail columns still pending, into their rows. */
+  #decodeDetails(): void {
+    const pending = this.#pendingDetails;
+    if (pending.length === 0) return;
+    this.#pendingDetails = [];
+    const rows = this.#rows;
+    for (const { source, start, count, decode } of pending) {
+      const details = decode();
+      for (const name of DETAIL_COLUMNS) {
+        const values = details[name];
+        checkLength(source, name, values.length, count);
+        if (start === 0 && count === rows.paths.length) (rows[name] as unknown[]) = values;
+        else for (let i = 0; i < count; i++) rows[name][start + i] = values[i] as never;
+      }
+    }
+  }
+
   /** Makes the rows strictly increasing if they came out of order: sorted (stably) and deduplicated, the last added winning. */
   #sort(): void {
     if (this.#ordered) return;
+    this.#decodeDetails();
     const { sources, paths } = this.#rows;
     const order = Array.from(paths.keys()).sort(
       (a, b) => compareByPath({ source: sources[a] as string, path: paths[a] as string }, { source: sources[b] as string, path: paths[b] as string }) || a - b,
@@ -301,4 +332,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
 function rowBefore(sources: readonly string[], paths: readonly string[], row: number, source: string, path: string): boolean {
   const s = sources[row] as string;
   return s === source ? (paths[row] as string) < path : s < source;
+}
+
+function checkLength(source: string, column: string, length: number, files: number): void {
+  if (length !== files) throw new Error(`tracked files of source "${source}": ${column} holds ${length} values for ${files} files`);
 }

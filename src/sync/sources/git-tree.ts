@@ -44,7 +44,10 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
       skip(path, 'ignored', 'git submodule: not synced', null);
       continue;
     }
-    if (verdict !== 'candidate' && verdict.reason !== 'unsupported') {
+    // As in a folder walk, a file that is not a candidate is not even stat'ed (its size is not worth a
+    // syscall: a docs repo is often a fifth images); only a link of an unsupported name is looked at,
+    // to be reported as the link it is.
+    if (verdict !== 'candidate' && (verdict.reason !== 'unsupported' || mode !== '120000')) {
       skip(path, verdict.reason, verdict.detail, null);
       continue;
     }

@@ -15,7 +15,7 @@ afterEach(() => {
 const paths = (r: GitScanResult): string[] => r.files.map((f) => f.path).sort();
 
 describe('syncGitSource', () => {
-  it('clones into stateDir/git/<name>, pins HEAD to the default branch and lists files with their stat', async () => {
+  it('clones into stateDir/git/<name>, pins HEAD to the default branch and lists files with their stat (unsupported ones unstat\'ed)', async () => {
     const origin = gitdir({ 'a.md': 'a', 'docs/b.txt': 'b', 'logo.png': 'png', '.env': 'KEY=1', 'secrets.yaml': 'k: v' });
     const head = git(origin, ['rev-parse', 'HEAD']).trim();
     const stateDir = tempDir();
@@ -30,7 +30,7 @@ describe('syncGitSource', () => {
     expect(result.files.find((f) => f.path === 'docs/b.txt')).toEqual({
       source: 'repo', path: 'docs/b.txt', absPath: join(result.root, 'docs/b.txt'), size: 1, mtimeNs: mtimeNsOf(st), inode: st.ino,
     });
-    expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['.env', 'secret', null], ['logo.png', 'unsupported', 3], ['secrets.yaml', 'secret', null]]);
+    expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['.env', 'secret', null], ['logo.png', 'unsupported', null], ['secrets.yaml', 'secret', null]]);
     expect(git(result.checkoutDir, ['status', '--porcelain', '--ignored'])).toBe('');
   });
 

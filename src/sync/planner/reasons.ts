@@ -90,9 +90,18 @@ export function deletedReason(tracked: TrackedFile, sourceStillSynced: boolean):
 
 /** A path a source left out; a tracked one keeps its earlier remote copy. */
 export function skippedReason(reason: SkipReason, detail: string, tracked: TrackedFile | undefined): string {
-  const base = SKIP_TEXT[reason](detail.trim());
+  // Most skipped paths share a few details (".png files are not a supported type"): one text each.
+  let texts = skipTexts.get(reason);
+  if (texts === undefined) skipTexts.set(reason, (texts = new Map()));
+  let base = texts.get(detail);
+  if (base === undefined) {
+    base = SKIP_TEXT[reason](detail.trim());
+    if (texts.size < 1024) texts.set(detail, base);
+  }
   return tracked?.remoteId ? `${base}; the copy from an earlier sync remains in the dataset` : base;
 }
+
+const skipTexts = new Map<SkipReason, Map<string, string>>();
 
 const SKIP_TEXT: Record<SkipReason, (detail: string) => string> = {
   ignored: (d) => (d ? `ignored: ${d}` : 'ignored'),

@@ -52,7 +52,15 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
   };
 }
 
+/** One detail string per extension, shared by its files (a docs tree often holds 20k images). */
+const unsupportedDetails = new Map<string, string>();
+
 function unsupportedDetail(baseName: string): string {
   const ext = extensionOf(baseName);
-  return ext === '' ? 'no file extension: not a supported type' : `.${ext} files are not a supported type`;
+  let detail = unsupportedDetails.get(ext);
+  if (detail === undefined) {
+    detail = ext === '' ? 'no file extension: not a supported type' : `.${ext} files are not a supported type`;
+    if (unsupportedDetails.size < 1024) unsupportedDetails.set(ext, detail);
+  }
+  return detail;
 }

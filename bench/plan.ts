@@ -95,7 +95,7 @@ function lookupOnly(input: PlanInput): number {
 
 /**
  * Times planSync on `files` unchanged files, with 1% changed, and with the observation unsorted
- * (the hash-join fallback), next to a reference measured in the same run, so a loaded machine
+ * (the planner then sorts it), next to a reference measured in the same run, so a loaded machine
  * shows as a slower reference rather than as a slower planner.
  */
 export function runPlanBench(files = 100_000, runs = 9): PlanBenchFigure[] {

@@ -137,6 +137,42 @@ describe('TrackedIndex', () => {
     expect(() => index.fileAt(0)).toThrow('tracked files of source "docs": lastReasons holds 0 values for 1 files');
   });
 
+  it('a block of details that fails to decode fails again at the next call, never leaving rows without details', () => {
+    const index = new TrackedIndex();
+    const decode = vi.fn((): TrackedDetails => {
+      throw new SyntaxError('Unexpected end of JSON input');
+    });
+    index.addColumns('docs', { ...columnsOf([tracked('docs', 'a.md')]), details: decode });
+
+    const message = 'tracked files of source "docs": details: Unexpected end of JSON input';
+    expect(() => index.fileAt(0)).toThrow(message);
+    expect(() => index.fileAt(0)).toThrow(message);
+    expect(() => [...index.values()]).toThrow(message);
+    expect(decode).toHaveBeenCalledTimes(3);
+  });
+
+  it('finds a path tracked in two sources in each, in order and right after a sort', () => {
+    const index = TrackedIndex.of([tracked('wiki', 'b.md', 3), tracked('docs', 'a.md', 1), tracked('docs', 'b.md', 2)]);
+
+    const rows = [index.rowOf('docs', 'a.md'), index.rowOf('docs', 'b.md'), index.rowOf('wiki', 'b.md'), index.rowOf('wiki', 'b.md'), index.rowOf('docs', 'b.md')];
+    const missing = [index.rowOf('docs', 'c.md'), index.rowOf('wiki', 'a.md'), index.rowOf('aaa', 'b.md')];
+
+    expect(rows).toEqual([0, 1, 2, 2, 1]);
+    expect(missing).toEqual([-1, -1, -1]);
+    expect(rows.map((row) => index.fileAt(row).size)).toEqual([1, 2, 3, 3, 2]);
+  });
+
+  it('its row accessors read the same row as fileAt, also after files added out of order', () => {
+    const index = TrackedIndex.of([tracked('docs', 'b.md')]);
+    index.add({ ...tracked('docs', 'a.md'), sha256: 'b'.repeat(64), remoteId: '9', remoteStatus: 'failed', remoteName: 'A' });
+
+    const row = index.rowOf('docs', 'a.md');
+
+    expect(row).toBe(0);
+    expect([index.sha256At(row), index.remoteIdAt(row), index.remoteStatusAt(row), index.remoteNameAt(row)]).toEqual(['b'.repeat(64), '9', 'failed', 'A']);
+    expect(index.sameStat(1, { size: 1, mtimeNs: '1', inode: 1 })).toBe(true);
+  });
+
   it('knownSha256: the recorded hash while the fingerprint still fits (or none is given), else null', () => {
     const index = TrackedIndex.of([tracked('docs', 'a.md', 5)]);
     const stat = { size: 5, mtimeNs: '1', inode: 1 };

@@ -15,5 +15,7 @@ describe('bin/kbsync.js --version (the bundle, whose version is written in when 
     const run = spawnSync(process.execPath, [KBSYNC_BIN, '--version'], { cwd: REPO_ROOT, encoding: 'utf8' });
 
     expect({ status: run.status, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({ status: 0, stdout: version, stderr: '' });
+    // Written in when built: the bundle does not read package.json at start-up.
+    expect(readFileSync(join(REPO_ROOT, 'dist', 'bundle', 'main.js'), 'utf8')).toContain(`return ${JSON.stringify(version)};`);
   });
 });

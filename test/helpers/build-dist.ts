@@ -59,7 +59,9 @@ const BUNDLE_MAIN = join(REPO_ROOT, 'dist', 'bundle', 'main.js');
 
 function isFresh(): boolean {
   if (!existsSync(BUNDLE_MAIN)) return false;
-  const src = newestMtime(join(REPO_ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
+  // The bundle also carries package.json's version and whatever scripts/bundle.js puts in it.
+  const inputs = [join(REPO_ROOT, 'package.json'), join(REPO_ROOT, 'scripts', 'bundle.js')].map((file) => statSync(file).mtimeMs);
+  const src = Math.max(newestMtime(join(REPO_ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts')), ...inputs);
   // The bundle is written after tsc's files: it must be newer than every source too.
   return statSync(BUNDLE_MAIN).mtimeMs >= src && newestMtime(join(REPO_ROOT, 'dist'), (name) => name.endsWith('.js')) >= src;
 }

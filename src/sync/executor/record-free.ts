@@ -1,5 +1,6 @@
 import { trackedKey } from '../planner/index.js';
-import type { StateStore, TrackedIndex } from '../state/index.js';
+import type { StateStore } from '../state/index.js';
+import type { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 
 /**
@@ -18,12 +19,12 @@ export function recordFreeDecisions(
       const key = trackedKey(item.source, item.path);
       const file = observed.get(key);
       if (item.action === 'rename' && item.renamedFrom !== undefined && file !== undefined && file.sha256 !== null) {
-        const before = tracked.get(trackedKey(item.renamedFrom.source, item.renamedFrom.path));
+        const before = tracked.find(item.renamedFrom.source, item.renamedFrom.path);
         if (before === undefined) continue;
         state.upsertTracked({ ...fingerprintOf(before, file), lastAction: 'rename', lastReason: item.reason });
         state.removeTracked(item.renamedFrom.source, item.renamedFrom.path);
       } else if (item.action === 'skip:duplicate-content' && file !== undefined && file.sha256 !== null) {
-        const before = tracked.get(key);
+        const before = tracked.find(item.source, item.path);
         state.upsertTracked({
           source: item.source, path: item.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256,
           remoteName: item.duplicateOf?.name ?? item.remoteName, remoteId: item.duplicateOf?.remoteId ?? null,

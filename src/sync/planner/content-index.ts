@@ -20,7 +20,8 @@ export type ContentIndex = {
 export function buildContentIndex(tracked: TrackedIndex, remote: readonly RemoteCopy[] | null, wanted: ReadonlySet<string>): ContentIndex {
   // Rows come in (source, path) order: the first row found with a hash is the one to keep.
   const bySha = new Map<string, number>();
-  for (let row = 0; row < tracked.size; row++) {
+  const rows = tracked.size;
+  for (let row = 0; row < rows; row++) {
     if (tracked.remoteIdAt(row) === null || tracked.remoteStatusAt(row) === 'failed') continue;
     const sha = tracked.sha256At(row);
     if (wanted.has(sha) && !bySha.has(sha)) bySha.set(sha, row);

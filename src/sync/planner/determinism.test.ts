@@ -101,7 +101,7 @@ describe('planSync: determinism', () => {
     expect(JSON.stringify(planSync(input))).toBe(JSON.stringify(planSync(base)));
   });
 
-  it('sorted input (merge join, no re-sort) and shuffled input (hash join, sort) give the same plan', () => {
+  it('sorted input (no re-sort) and shuffled input (sorted by the planner) give the same plan', () => {
     const base = richInput();
     const byKey = (a: { source: string; path: string }, b: { source: string; path: string }) => (a.source + '\0' + a.path < b.source + '\0' + b.path ? -1 : 1);
     const sorted: PlanInput = {

@@ -39,6 +39,16 @@ describe('joinTracked', () => {
     expect(join.unmatched).toEqual([]);
   });
 
+  it('a file listed twice matches its row once: the rows no file matched are all still listed', () => {
+    const observed = fakeObservation().file('a.md').file('a.md').build().files;
+    const tracked = fakeState().tracked('a.md').tracked('b.md').build();
+
+    const join = joinTracked(observed, tracked);
+
+    expect(paths(join)).toEqual(['a.md', 'a.md']);
+    expect(join.unmatched.map((t) => t.path)).toEqual(['b.md']);
+  });
+
   it('does not take a file listed twice for sorted (so the duplicate is caught downstream)', () => {
     const observed = fakeObservation().file('a.md').file('a.md').build().files;
 

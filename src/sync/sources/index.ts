@@ -1,5 +1,6 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
+import { sameFingerprint, type Fingerprint } from '../tracked-index.js';
 import type { Observation, ObservedFile } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
@@ -12,7 +13,7 @@ export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from '.
 export { SECRET_FILE_PATTERNS } from './secrets.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
-export type KnownFile = { size: number; mtimeNs: string; inode: number; sha256: string };
+export type KnownFile = Fingerprint & { sha256: string };
 
 /** What the state knows of the files (a TrackedIndex is one; knownFiles() makes one from a lookup). */
 export type KnownFiles = {
@@ -20,7 +21,7 @@ export type KnownFiles = {
    * The sha256 recorded for this source and path if the file still has the fingerprint it had then
    * (any fingerprint when `stat` is null: its content is known not to have changed); else null.
    */
-  knownSha256(source: string, path: string, stat: { size: number; mtimeNs: string; inode: number } | null): string | null;
+  knownSha256(source: string, path: string, stat: Fingerprint | null): string | null;
 };
 
 /** KnownFiles over a lookup of each file's record (tests, small callers). */
@@ -28,7 +29,7 @@ export function knownFiles(lookup: (source: string, path: string) => KnownFile |
   return {
     knownSha256(source, path, stat) {
       const seen = lookup(source, path);
-      return seen !== undefined && (stat === null || (seen.size === stat.size && seen.mtimeNs === stat.mtimeNs && seen.inode === stat.inode)) ? seen.sha256 : null;
+      return seen !== undefined && (stat === null || sameFingerprint(seen, stat)) ? seen.sha256 : null;
     },
   };
 }

@@ -116,7 +116,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
 
   return {
     /**
-     * Every tracked file, in (source, path) order as the planner's merge join wants them (sources by
+     * Every tracked file, in (source, path) order as the planner's join wants them (sources by
      * name, paths in SQLite's byte order, which is JavaScript's except around U+E000–U+FFFF).
      * `bulk`: the BULK_SQL rows of some sources, already read (by a worker thread, see tracked-load.ts).
      */
@@ -178,23 +178,29 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
 }
 
 /**
- * The columns of a BULK_COLUMNS row, parsed and decoded (remote names, hashes); the details (attempts,
- * last action and reason, times), which a plan of unchanged files never reads, are parsed when the
- * first TrackedFile is made (~15 ms per 100k files saved when none is). Throws, now or then, if a
- * column does not hold one value per file (the database is damaged).
+ * The columns of a BULK_COLUMNS row, parsed and decoded (remote names, hashes). The details (attempts,
+ * last action and reason, times), which a plan of unchanged files never reads, stay JSON text until
+ * the first TrackedFile is made (~15 ms per 100k files saved when none is): a damaged details column
+ * is then found, and reported with its source and column, at that point rather than at the load.
+ * Throws if a column does not hold one value per file (the database is damaged).
  */
 function readColumns(source: string, row: BulkRow, isoOfMs: (ms: number) => string): TrackedColumns {
   const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, attempts, actions, reasons, times] = row;
-  const parse = <T>(json: string | null | undefined): T[] => {
-    const values = JSON.parse(json ?? '[]') as T[];
-    if (values.length !== count) throw new Error(`tracked files of source "${source}": a column holds ${values.length} values for ${count} files`);
+  const parse = <T>(column: string, json: string | null | undefined): T[] => {
+    let values: T[];
+    try {
+      values = JSON.parse(json ?? '[]') as T[];
+    } catch (err) {
+      throw new Error(`tracked files of source "${source}": ${column} is not readable (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+    }
+    if (values.length !== count) throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
     return values;
   };
   const hex = (shas ?? '').toLowerCase();
-  if (hex.length !== count * 64) throw new Error(`tracked files of source "${source}": ${hex.length / 64} hashes for ${count} files`);
-  const pathColumn = parse<string>(paths);
+  if (hex.length !== count * 64) throw new Error(`tracked files of source "${source}": sha256 holds ${hex.length} hex digits for ${count} files (64 each)`);
+  const pathColumn = parse<string>('path', paths);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
-  const remoteNames = parse<string | null>(names) as string[];
+  const remoteNames = parse<string | null>('remote_name', names) as string[];
   const sha256 = new Array<string>(count);
   for (let i = 0; i < count; i++) {
     const name = remoteNames[i] as string | null;
@@ -202,11 +208,11 @@ function readColumns(source: string, row: BulkRow, isoOfMs: (ms: number) => stri
     sha256[i] = hex.slice(i * 64, i * 64 + 64);
   }
   return {
-    paths: pathColumn, sizes: parse(sizes), mtimeNs: parse(mtimes), inodes: parse(inodes), sha256, remoteNames,
-    remoteIds: parse(ids), remoteStatuses: parse(statuses),
+    paths: pathColumn, sizes: parse('size', sizes), mtimeNs: parse('mtime_ns', mtimes), inodes: parse('inode', inodes), sha256, remoteNames,
+    remoteIds: parse('remote_id', ids), remoteStatuses: parse('remote_status', statuses),
     details: () => ({
-      reprocessAttempts: parse(attempts), lastActions: parse(actions), lastReasons: parse(reasons),
-      updatedAt: parse<number>(times).map(isoOfMs),
+      reprocessAttempts: parse('reprocess_attempts', attempts), lastActions: parse('last_action', actions),
+      lastReasons: parse('last_reason', reasons), updatedAt: parse<number>('updated_at', times).map((ms) => isoOfMs(ms)),
     }),
   };
 }

@@ -1,4 +1,8 @@
+import { statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
+import { openState } from '../../../src/sync/state/index.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
@@ -37,6 +41,24 @@ describe('changes after the first sync', () => {
     expect(run.report.summary).toMatchObject({ uploaded: 1, unchanged: 2, creditsSpent: 5 });
     expect(run.charged).toBe(5);
     expect((await ds.files()).filter((f) => f.name === 'notes/b.txt')).toHaveLength(2);
+  });
+
+  it('a file touched with the same content stays unchanged, and the state takes its new stat (the next pass need not hash it)', async () => {
+    const abs = join(ws.docs, 'a.md');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(abs, later, later);
+    const touched = mtimeNsOf(statSync(abs));
+
+    const run = await syncCharged();
+
+    expect(itemOf(run.report, 'a.md')).toMatchObject({ action: 'skip:unchanged', credits: 0 });
+    expect(run.charged).toBe(0);
+    const state = openState(ws.statePath);
+    try {
+      expect(state.getTracked('docs', 'a.md')?.mtimeNs).toBe(touched);
+    } finally {
+      state.close();
+    }
   });
 
   it('a renamed file costs nothing and is reported as a rename', async () => {

@@ -1,4 +1,6 @@
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BULK_SQL } from '../../../src/sync/state/tracked-files.js';
 import type { TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { tempState } from './fixtures/state-dir.js';
@@ -12,7 +14,7 @@ describe('loadTrackedFiles order', () => {
   let t: ReturnType<typeof tempState> | undefined;
   afterEach(() => t?.cleanup());
 
-  it('delivers files by source name, then path, whatever order they were written in (the planner merge-joins on it)', () => {
+  it('delivers files by source name, then path, whatever order they were written in (lookups by the observer and the join resume from the last answer on it)', () => {
     t = tempState();
     const store = t.open();
     // Source ids follow first use: "zeta" gets the smaller id, yet sorts after "alpha".
@@ -24,5 +26,17 @@ describe('loadTrackedFiles order', () => {
     expect(loaded.find('alpha', 'y.md')?.remoteName).toBe('alpha/y.md');
     expect(loaded.get('zeta\0b.md')?.remoteId).toBe('r-zeta-b.md');
     store.close();
+  });
+
+  it('reads each source by a search of the primary key, which yields its paths in order (no sort, in SQL or in the index)', () => {
+    t = tempState();
+    t.open().close();
+    const db = new Database(t.path, { readonly: true });
+    try {
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${BULK_SQL}`).all(1) as { detail: string }[]).map((r) => r.detail);
+      expect(plan).toEqual(['SEARCH files USING PRIMARY KEY (source_id=?)']);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KbsyncError } from '../../shared/errors.js';
 import { parseNameStatus, type GitChanges } from './git-diff.js';
@@ -47,7 +47,13 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
 
   const fresh = !existsSync(join(checkoutDir, '.git'));
   if (fresh) {
-    await createGitRunner(parent, spec.name)(['clone', '--no-checkout', '--no-recurse-submodules', '--', spec.url, checkoutDir]);
+    // Cloned beside the checkout and renamed when complete: a clone a crash cut short is only ever a
+    // `.partial` folder, removed here, never a checkout missing objects that the next pass would trust.
+    const partial = `${checkoutDir}.partial`;
+    rmSync(partial, { recursive: true, force: true });
+    await createGitRunner(parent, spec.name)(['clone', '--no-checkout', '--no-recurse-submodules', '--', spec.url, partial]);
+    rmSync(checkoutDir, { recursive: true, force: true }); // not a checkout (no .git): kbsync's own folder
+    renameSync(partial, checkoutDir);
   }
   const git = createGitRunner(checkoutDir, spec.name);
   if (!fresh) {

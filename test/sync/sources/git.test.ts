@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { syncGitSource, type GitScanResult } from '../../../src/sync/sources/git.js';
@@ -49,6 +49,23 @@ describe('syncGitSource', () => {
 
     expect([onBranch.commit, onTag.commit, onCommit.commit]).toEqual([next, v1, next]);
     expect(onTag.files.map((f) => f.size)).toEqual([2]);
+  });
+
+  it('clones afresh over what a clone cut short left (a .partial folder, or a folder with no .git)', async () => {
+    const origin = gitdir({ 'a.md': 'a' });
+    const stateDir = tempDir();
+    const checkout = join(stateDir, 'git', 'repo');
+    mkdirSync(join(`${checkout}.partial`, '.git'), { recursive: true });
+    writeFileSync(join(`${checkout}.partial`, '.git', 'HEAD'), 'garbage');
+    mkdirSync(checkout, { recursive: true });
+    writeFileSync(join(checkout, 'stray.md'), 'not from the repository');
+
+    const result = await syncGitSource({ name: 'repo', url: origin, ref: 'HEAD' }, { stateDir });
+
+    expect(paths(result)).toEqual(['a.md']);
+    expect(existsSync(`${checkout}.partial`)).toBe(false);
+    expect(existsSync(join(checkout, 'stray.md'))).toBe(false);
+    expect(git(checkout, ['rev-parse', 'HEAD']).trim()).toBe(git(origin, ['rev-parse', 'HEAD']).trim());
   });
 
   it('fails with git_failed for an unknown ref', async () => {

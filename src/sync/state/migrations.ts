@@ -11,8 +11,9 @@ export type Migration = { version: number; name: string; up: (db: Database) => v
  * - remote_name is NULL when it equals the path and "/" when it is "<source>/<path>" (see codec.ts).
  * - no index on files.sha256 or files.remote_id: lookups by content go through loadTrackedFiles()
  *   (the planner loads every row anyway); the rare SQL lookups scan (tens of ms at 100k rows).
- * - outbox holds open work (pending, in_flight, unknown) and failures; a done or cancelled op is deleted
- *   when its run finishes (its outcome lives on in files and ledger). One small partial index covers open ops.
+ * - outbox holds open work (pending, in_flight, unknown) and failures; a done or cancelled op, and a
+ *   failure a later op of the same kind and path superseded, is deleted when its run finishes (its
+ *   outcome lives on in files and ledger). One small partial index covers open ops.
  * - ledger is append-only, two rows per paid call: 'reserve' before it, then 'spend' (the real charge,
  *   which closes the reservation) or 'release'. op_id is the outbox id (not a foreign key: done ops are
  *   pruned, hence AUTOINCREMENT: an id is never reused). period_day (UTC days since the epoch) is the day the credits count in — the reservation's —

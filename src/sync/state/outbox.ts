@@ -53,7 +53,11 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const cancel = db.prepare<[string, number, number]>(
     `UPDATE outbox SET state = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
   );
-  const prune = db.prepare<[]>(`DELETE FROM outbox WHERE state IN ('done','cancelled')
+  // Settled ops go; so does a failure that a later op for the same path superseded (a file failing at
+  // every cycle of a daemon would otherwise add a row per cycle): each path keeps its latest failure.
+  const prune = db.prepare<[]>(`DELETE FROM outbox WHERE (state IN ('done','cancelled')
+      OR (state = 'failed' AND EXISTS (SELECT 1 FROM outbox AS later WHERE later.source_id IS outbox.source_id
+        AND later.path IS outbox.path AND later.kind = outbox.kind AND later.id > outbox.id)))
     AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`);
   const toUnknown = db.prepare<[number]>(
     `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome',

@@ -157,6 +157,32 @@ describe('op ids', () => {
   });
 });
 
+describe('outbox failures', () => {
+  let t: ReturnType<typeof tempState>;
+  beforeEach(() => (t = tempState()));
+  afterEach(() => t.cleanup());
+
+  it('keeps each path\'s latest failure once its run is over, not one row per failed run', () => {
+    const store = t.open();
+    const failOnce = (path: string, error: string): number => {
+      const run = store.startRun('sync');
+      const op = store.enqueue({ ...uploadOp(path, 5), runId: run });
+      store.reserve(op, CAPS, run);
+      store.settle(op, { outcome: 'failed', code: 'validation_failed', error });
+      store.finishRun(run, 'done', null);
+      return op;
+    };
+
+    failOnce('a.md', 'first');
+    failOnce('b.md', 'only');
+    failOnce('a.md', 'second');
+    const last = failOnce('a.md', 'third');
+
+    expect(store.opsForPath('docs', 'a.md').map((o) => [o.id, o.state, o.error])).toEqual([[last, 'failed', 'third']]);
+    expect(store.opsForPath('docs', 'b.md').map((o) => [o.state, o.error])).toEqual([['failed', 'only']]);
+  });
+});
+
 describe('runs and meta', () => {
   let t: ReturnType<typeof tempState>;
   beforeEach(() => (t = tempState()));

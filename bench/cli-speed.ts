@@ -26,7 +26,7 @@ export type CliSpeedOptions = {
   files?: number;
   /** Realistic sizes (~2.4 GB per 100k files) instead of 1–4 KB each. @default true, unless env KBSYNC_BENCH_SMALL is "1" */
   full?: boolean;
-  /** Timed runs per figure (medians are reported); the cold scan runs min(runs, 3) times. @default 5 */
+  /** Timed runs per figure (medians are reported); the cold scan runs min(runs, 3) times. @default 11 */
   runs?: number;
   /** Where the tree is generated and cached. @default os.tmpdir()/kbsync-bench-<files>-<small|full> */
   dir?: string;
@@ -57,7 +57,7 @@ const NOTABLE = ['undici', 'zod', 'yaml', 'pino', 'p-queue', 'fastify', 'better-
 export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<CliSpeedResult> {
   const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
   const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
-  const runs = options.runs ?? 5;
+  const runs = options.runs ?? 11;
   const log = options.log ?? (() => {});
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
 

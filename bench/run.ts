@@ -5,7 +5,7 @@
  *
  * Knobs: KBSYNC_BENCH_FILES (default 100000); KBSYNC_BENCH_SMALL=1 (files of 1–4 KB each instead
  * of the issue's realistic sizes, ~2.4 GB per 100k files: quicker to generate, harder on the cold
- * scan); KBSYNC_BENCH_RUNS (timed runs per CLI figure, default 5).
+ * scan); KBSYNC_BENCH_RUNS (timed runs per CLI figure, default 11: single runs here vary by ±15%).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ const started = performance.now();
 const machine = machineFacts();
 const files = Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
 const full = process.env.KBSYNC_BENCH_SMALL !== '1';
-const runs = Number(process.env.KBSYNC_BENCH_RUNS ?? 5);
+const runs = Number(process.env.KBSYNC_BENCH_RUNS ?? 11);
 const notes: string[] = [];
 const figures: Figure[] = [];
 

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { createProcessingWorker } from '../src/service/ingest/worker.js';
 import { insertDataset } from '../src/service/store/datasets.js';
+import { startCheckpointer } from '../src/service/store/checkpointer.js';
 import { openServiceDb } from '../src/service/store/db.js';
 import { insertFile } from '../src/service/store/files.js';
 import { silentLogger } from '../src/shared/logger.js';
@@ -101,6 +102,8 @@ const round1 = (n: number): number => Math.round(n * 10) / 10;
 async function runCase(name: IngestCase, sizeMiB: number, base: string): Promise<IngestBenchResult> {
   const dir = mkdtempSync(join(base, 'kbsync-bench-ingest-'));
   const db = openServiceDb(join(dir, 'service.db'));
+  // As the service runs it (server.ts): WAL checkpoints in a worker thread, not in the worker's commits.
+  const checkpointer = startCheckpointer(db);
   try {
     const g = GENERATORS[name];
     const path = join(dir, g.fileName);
@@ -138,6 +141,7 @@ async function runCase(name: IngestCase, sizeMiB: number, base: string): Promise
       baselineMbPerSec: round1(baseline),
     };
   } finally {
+    await checkpointer.stop();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,6 +9,7 @@ import type { ServiceContext } from './http/context.js';
 import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
 import { createProcessingWorker } from './ingest/worker.js';
 import { openServiceDb } from './store/db.js';
+import { startCheckpointer } from './store/checkpointer.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { intelligenceEventData } from './worker-events.js';
 import { createDispatcher } from './webhooks/index.js';
@@ -56,6 +57,8 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   mkdirSync(tmpDir, { mode: 0o700 });
 
   const db = openServiceDb(join(dataDir, 'service.db'));
+  // WAL checkpoints off the event loop: on a busy disk one held requests up for most of a second.
+  const checkpointer = startCheckpointer(db);
   const webhooks = createDispatcher({ db, logger, allowInsecure: opts.allowInsecureWebhooks ?? false, now: clock });
   const worker = createProcessingWorker({
     db,
@@ -79,6 +82,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   } catch (err) {
     await app?.close();
     await webhooks.stop();
+    await checkpointer.stop();
     db.close();
     throw err;
   }
@@ -97,6 +101,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
         await running.close();
         await worker.stop();
         await webhooks.stop();
+        await checkpointer.stop();
         db.close();
       })();
       return closing;

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startCheckpointer } from './checkpointer.js';
+import { openServiceDb } from './db.js';
+
+let dir: string;
+let db: Database;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kbsync-checkpointer-'));
+  db = openServiceDb(join(dir, 'service.db'));
+  db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
+});
+afterEach(() => {
+  if (db.open) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** ~2 MiB in 32 commits of 64 KiB: about 520 WAL pages of 4 KiB. */
+function writeSome(): void {
+  const insert = db.prepare('INSERT INTO blobs (data) VALUES (?)');
+  for (let i = 0; i < 32; i++) insert.run(Buffer.alloc(64 * 1024, i));
+}
+
+const dbFileBytes = (): number => statSync(db.name).size;
+const autocheckpoint = (): number => db.pragma('wal_autocheckpoint', { simple: true }) as number;
+
+async function until(condition: () => boolean, ms = 5_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  return condition();
+}
+
+describe('startCheckpointer', () => {
+  it('copies the WAL into the database file from its own thread; this connection checkpoints nothing itself', async () => {
+    const checkpointer = startCheckpointer(db, { intervalMs: 20 });
+    const before = dbFileBytes();
+
+    writeSome();
+    const copied = await until(() => dbFileBytes() >= before + 2 * 1024 * 1024);
+    await checkpointer.stop();
+
+    expect(copied).toBe(true);
+    expect(autocheckpoint()).toBe(1000);
+  });
+
+  it('with its automatic checkpoints off and no checkpointer, the same writes stay in the WAL (what the test above rules out)', async () => {
+    db.pragma('wal_autocheckpoint = 0');
+    const before = dbFileBytes();
+
+    writeSome();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(dbFileBytes()).toBe(before);
+  });
+
+  it('stop() can be called twice, and the connection then closes as usual', async () => {
+    const checkpointer = startCheckpointer(db, { intervalMs: 20 });
+    writeSome();
+
+    await Promise.all([checkpointer.stop(), checkpointer.stop()]);
+    db.close();
+
+    const reopened = new Sqlite(join(dir, 'service.db'), { readonly: true });
+    expect(reopened.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(32);
+    reopened.close();
+  });
+
+  it('gives the connection its automatic checkpoints back when the worker cannot open the database', async () => {
+    // Unlinked while open: this connection goes on, a new one finds no file.
+    rmSync(db.name);
+    const checkpointer = startCheckpointer(db, { intervalMs: 20 });
+
+    const restored = await until(() => autocheckpoint() === 1000);
+    await checkpointer.stop();
+
+    expect(restored).toBe(true);
+  });
+});

@@ -1,6 +1,6 @@
 import { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, TrackedFile } from '../types.js';
-import { isBefore, isStrictlyInPathOrder, keyBefore, trackedKey } from './keys.js';
+import { isStrictlyInPathOrder, pathOrderedFinder, trackedKey } from './keys.js';
 
 /** Each observed file's tracked row (aligned with the files), and the tracked rows no file matched. */
 export type Join = {
@@ -40,40 +40,10 @@ export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap
   return { tracked: index, rows, unmatched, filesSorted: sorted, hasFile: sorted ? sortedSearch(files) : keySearch(files) };
 }
 
-/**
- * Membership in sorted files. Queries in ascending order (the planner asks for its sorted skip
- * entries) resume from the previous answer's position, so a pass costs about one comparison per file.
- */
+/** Membership in sorted files (the planner asks for its sorted skip entries: a comparison or two each). */
 function sortedSearch(files: readonly ObservedFile[]): (source: string, path: string) => boolean {
-  let from = 0;
-  let asked = false;
-  let lastSource = '';
-  let lastPath = '';
-  return (source, path) => {
-    // No key object per query: one is asked for each skip entry (a fifth of a docs tree).
-    if (!asked || keyBefore(source, path, lastSource, lastPath)) from = 0;
-    asked = true;
-    lastSource = source;
-    lastPath = path;
-    let step = 1;
-    let lo = from;
-    let hi = from;
-    // Exponential search forward from the last position, then binary search within the bracket.
-    while (hi < files.length && isBefore(files[hi] as ObservedFile, source, path)) {
-      lo = hi + 1;
-      hi = from + step;
-      step *= 2;
-    }
-    hi = Math.min(hi, files.length);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (isBefore(files[mid] as ObservedFile, source, path)) lo = mid + 1;
-      else hi = mid;
-    }
-    from = lo;
-    const f = files[lo];
-    return f !== undefined && f.source === source && f.path === path;
-  };
+  const find = pathOrderedFinder(files);
+  return (source, path) => find(source, path) >= 0;
 }
 
 /** Membership in files in any order: a Set of keys, made on the first query. */

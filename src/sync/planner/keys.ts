@@ -38,3 +38,39 @@ export function compareByPath(a: { source: string; path: string }, b: { source: 
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   return 0;
 }
+
+/**
+ * A search of `list`, strictly in path order, by (source, path): the index found, or -1. Queries in
+ * ascending order resume from the previous answer's position (exponential search forward, then a
+ * binary search in the bracket), so a pass in order costs about a comparison per entry; any other
+ * order is answered right too. No key object is made per query.
+ */
+export function pathOrderedFinder(list: readonly { source: string; path: string }[]): (source: string, path: string) => number {
+  let from = 0;
+  let asked = false;
+  let lastSource = '';
+  let lastPath = '';
+  return (source, path) => {
+    if (!asked || keyBefore(source, path, lastSource, lastPath)) from = 0;
+    asked = true;
+    lastSource = source;
+    lastPath = path;
+    let step = 1;
+    let lo = from;
+    let hi = from;
+    while (hi < list.length && isBefore(list[hi] as { source: string; path: string }, source, path)) {
+      lo = hi + 1;
+      hi = from + step;
+      step *= 2;
+    }
+    hi = Math.min(hi, list.length);
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (isBefore(list[mid] as { source: string; path: string }, source, path)) lo = mid + 1;
+      else hi = mid;
+    }
+    from = lo;
+    const found = list[lo];
+    return found !== undefined && found.source === source && found.path === path ? lo : -1;
+  };
+}

@@ -63,7 +63,8 @@ function itemJson(item: PlanItem, credits: number): JsonReportItem {
 }
 
 function runItemJson(item: RunItem): JsonReportItem {
-  return { ...itemJson(item, item.creditsCharged), outcome: item.outcome, creditsPlanned: item.credits, error: item.error };
+  // Object.assign, not spread (see runItemOf in executor/run-sync.ts: ~10x slower over 100k items).
+  return Object.assign(itemJson(item, item.creditsCharged), { outcome: item.outcome, creditsPlanned: item.credits, error: item.error });
 }
 
 /**

@@ -51,7 +51,8 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
   const { state } = o;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // enqueue() returns the open row for the same work if there is one (a retry keeps its idempotency key).
-  const opIds = state.enqueueMany(tasks.map((task) => ({ ...task.op, runId: o.runId })));
+  // Object.assign, not spread: ~3x faster over the 100k ops of a first sync (see runItemOf).
+  const opIds = state.enqueueMany(tasks.map((task) => Object.assign({}, task.op, { runId: o.runId })));
   const results: PaidResult[] = tasks.map(() => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null }));
   let stop: StopReason | null = null;
 
@@ -90,7 +91,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
         state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
         if (err.code === 'rate_limited' && attempt < MAX_RATE_LIMIT_RETRIES) {
           await sleep(Math.min(err.retryAfterMs ?? 1_000, MAX_RETRY_AFTER_MS));
-          opId = state.enqueue({ ...task.op, runId: o.runId });
+          opId = state.enqueue(Object.assign({}, task.op, { runId: o.runId }));
           opIds[index] = opId;
           continue;
         }

@@ -33,7 +33,7 @@ export function rebuildFromRemote(
     }
     const key = `${target.source}\0${target.path}`;
     if (latest.has(key)) report.superseded++;
-    latest.set(key, { entry: { ...entry, sha256: entry.sha256 }, ...target });
+    latest.set(key, { entry: Object.assign({}, entry, { sha256: entry.sha256 }), source: target.source, path: target.path });
   }
   db.transaction(() => {
     const at = deps.nowMs();

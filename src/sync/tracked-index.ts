@@ -1,4 +1,4 @@
-import { keyBefore, trackedKey } from './planner/keys.js';
+import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
 
 /** The columns no plan of unchanged files reads: decoded when the first TrackedFile is made. */
@@ -322,31 +322,11 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#cursor = 0;
   }
 
-  /** The first row not before (source, path): galloping forward from the last answer, else a binary search. */
+  /** The first row not before (source, path), searched from the last answer (see lowerBoundFrom). */
   #search(source: string, path: string): number {
     const { sources, paths } = this.#rows;
     const n = paths.length;
-    const before = (row: number): boolean => keyBefore(sources[row] as string, paths[row] as string, source, path);
-    let lo = 0;
-    let hi = n;
-    const from = this.#cursor;
-    if (from < n && before(from)) {
-      // Ascending queries: probe from+1, from+2, from+4... then search the bracket found.
-      lo = from + 1;
-      let step = 1;
-      while (from + step < n && before(from + step)) {
-        lo = from + step + 1;
-        step *= 2;
-      }
-      hi = Math.min(from + step, n);
-    } else if (from < n) {
-      hi = from + 1;
-    }
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (before(mid)) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBoundFrom(n, this.#cursor, (row) => keyBefore(sources[row] as string, paths[row] as string, source, path));
     this.#cursor = Math.min(lo, Math.max(0, n - 1));
     return lo;
   }

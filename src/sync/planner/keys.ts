@@ -40,37 +40,46 @@ export function compareByPath(a: { source: string; path: string }, b: { source: 
 }
 
 /**
+ * The first index in [0, n) whose entry is not before a key, in a list sorted by that order, where
+ * `before(i)` says entry i is; n when none. Searched from `from` (the previous answer): when that
+ * entry is before the key, probes from+1, from+2, from+4... then searches the bracket found; when
+ * it is not but the one before it is, `from` is the answer; else a binary search below it. Queries
+ * in ascending order cost a comparison or two each; any order is answered right.
+ */
+export function lowerBoundFrom(n: number, from: number, before: (i: number) => boolean): number {
+  if (n === 0) return 0;
+  const at = Math.min(Math.max(0, from), n - 1);
+  let lo = 0;
+  let hi: number;
+  if (before(at)) {
+    lo = at + 1;
+    let step = 1;
+    while (at + step < n && before(at + step)) {
+      lo = at + step + 1;
+      step *= 2;
+    }
+    hi = Math.min(at + step, n);
+  } else {
+    if (at === 0 || before(at - 1)) return at;
+    hi = at - 1;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
  * A search of `list`, strictly in path order, by (source, path): the index found, or -1. Queries in
- * ascending order resume from the previous answer's position (exponential search forward, then a
- * binary search in the bracket), so a pass in order costs about a comparison per entry; any other
- * order is answered right too. No key object is made per query.
+ * ascending order resume from the previous answer (see lowerBoundFrom). No key object per query.
  */
 export function pathOrderedFinder(list: readonly { source: string; path: string }[]): (source: string, path: string) => number {
   let from = 0;
-  let asked = false;
-  let lastSource = '';
-  let lastPath = '';
   return (source, path) => {
-    if (!asked || keyBefore(source, path, lastSource, lastPath)) from = 0;
-    asked = true;
-    lastSource = source;
-    lastPath = path;
-    let step = 1;
-    let lo = from;
-    let hi = from;
-    while (hi < list.length && isBefore(list[hi] as { source: string; path: string }, source, path)) {
-      lo = hi + 1;
-      hi = from + step;
-      step *= 2;
-    }
-    hi = Math.min(hi, list.length);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (isBefore(list[mid] as { source: string; path: string }, source, path)) lo = mid + 1;
-      else hi = mid;
-    }
-    from = lo;
-    const found = list[lo];
-    return found !== undefined && found.source === source && found.path === path ? lo : -1;
+    from = lowerBoundFrom(list.length, from, (i) => isBefore(list[i] as { source: string; path: string }, source, path));
+    const found = list[from];
+    return found !== undefined && found.source === source && found.path === path ? from : -1;
   };
 }

@@ -1,6 +1,6 @@
 import { KbsyncError } from '../../shared/errors.js';
 import type { PlanItem } from '../types.js';
-import { compareByPath } from './keys.js';
+import { compareByPath, lowerBoundFrom } from './keys.js';
 
 /**
  * The plan's items in source/path order. `bulk` holds one item per observed file in observation
@@ -24,7 +24,7 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanIt
   while (e < extra.length) {
     const x = extra[e] as PlanItem;
     // Runs of bulk items before the next extra are copied without a comparison each when the gap is long.
-    const at = b < bulk.length && compareByPath(bulk[b] as PlanItem, x) < 0 ? gallop(bulk, x, b) : b;
+    const at = lowerBoundFrom(bulk.length, b, (i) => compareByPath(bulk[i] as PlanItem, x) < 0);
     while (b < at) out[o++] = bulk[b++] as PlanItem;
     if (b < bulk.length && compareByPath(bulk[b] as PlanItem, x) === 0) throw duplicate(x);
     out[o++] = x;
@@ -32,29 +32,6 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanIt
   }
   while (b < bulk.length) out[o++] = bulk[b++] as PlanItem;
   return out;
-}
-
-/** The first index > `from` whose item is not before `x`, given items[from] is before it: exponential then binary search. */
-function gallop(items: readonly PlanItem[], x: PlanItem, from: number): number {
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < items.length && compareByPath(items[hi] as PlanItem, x) < 0) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  return lowerBound(items, x, lo + 1, Math.min(hi, items.length));
-}
-
-/** The first index in [lo, hi) whose item is not before `x` (hi when none). */
-function lowerBound(items: readonly PlanItem[], x: PlanItem, lo: number, hi: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareByPath(items[mid] as PlanItem, x) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Most sorted runs merged rather than sorted: the extras are a few runs (skip entries, decided candidates, vanished paths), each sorted. */

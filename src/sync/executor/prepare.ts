@@ -3,7 +3,7 @@ import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { planSync } from '../planner/index.js';
-import { observeSources } from '../sources/index.js';
+import { observeSources, WalkAhead } from '../sources/index.js';
 import type { BudgetCaps, StateStore, TrackedIndex } from '../state/index.js';
 import type { Observation, SyncPlan } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
@@ -62,17 +62,26 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   // A large state may be read in a worker thread while this one walks the folders (they meet in
   // observeSources). Read on this thread, it is read now, before the walk, on purpose: after the
   // walk, the same 100k rows (then objects; measured) cost a second major GC: ~20% more CPU, ~240 ms.
+  // A large state means a large tree: a helper starts walking it now, on the core the state read
+  // leaves idle, and the walk below takes what it found (not with hashWhileWalking: see WalkAhead).
+  const ahead = state.isNew ? null : startWalkAhead(config, state);
   const loading = state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
-  const observation = await observeSources(config.sources, {
-    stateDir: dirname(config.state),
-    known: loading,
-    lastSyncedCommit: (source) => state.lastSyncedCommit(source),
-    // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
-    // every file: hash them as the walk finds them.
-    hashWhileWalking: state.isNew,
-  });
+  let observation: Observation;
+  try {
+    observation = await observeSources(config.sources, {
+      stateDir: dirname(config.state),
+      known: loading,
+      lastSyncedCommit: (source) => state.lastSyncedCommit(source),
+      // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
+      // every file: hash them as the walk finds them.
+      hashWhileWalking: state.isNew,
+      walkAhead: ahead,
+    });
+  } finally {
+    ahead?.stop();
+  }
   const tracked = await loading;
   const plan = planSync({
     observation,
@@ -87,4 +96,18 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     now: now(),
   });
   return { plan, observation, tracked, listing, notes };
+}
+
+/**
+ * Below this state size a walk is over before a helper thread would be of use (~4k files at
+ * ~250 bytes each: the StatPool starts its helper at the same point).
+ */
+export const WALK_AHEAD_MIN_STATE_BYTES = 1 << 20;
+
+/** A helper walking the folder sources ahead of the walk, when the state says the tree is large. */
+function startWalkAhead(config: ResolvedConfig, state: StateStore): WalkAhead | null {
+  const { pageSize, pageCount } = state.diagnostics();
+  if (pageSize * pageCount < WALK_AHEAD_MIN_STATE_BYTES) return null;
+  const roots = config.sources.flatMap((s) => (s.git === undefined && s.path !== undefined ? [s.path] : []));
+  return WalkAhead.start(roots);
 }

@@ -5,6 +5,7 @@ import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel
 import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
+import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, ENTRY_OTHER, type Listing, type WalkAhead } from './walk-ahead.js';
 
 /** A folder source, its root already absolute. */
 export type FolderSourceSpec = {
@@ -41,6 +42,11 @@ type Walk = {
   filter: PathFilter;
   /** Where candidate files are lstat'ed, when the walk shares that with a helper thread (no onFile). */
   pool: StatPool<ScannedFile> | null;
+  /** The helper walking ahead, when one was started for this walk (see WalkAhead); the pool is then null. */
+  ahead: WalkAhead | null;
+  /** Listed files whose lstats the helper had in hand when the walk got there: taken at the end. */
+  deferred: { listing: Listing; files: ScannedFile[]; entries: number[] }[];
+  sink: StatSink<ScannedFile>;
   realRoot: string;
   /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
   realStack: string[];
@@ -55,6 +61,11 @@ export type ScanOptions = {
   onFile?: ((file: ScannedFile) => void) | null;
   /** How a walk without onFile shares its lstats with a helper thread (see StatPool); false: never. */
   statPool?: StatPoolOptions | false;
+  /**
+   * A helper started on this source's root before the walk (see WalkAhead): the walk takes the
+   * folders' listings and lstats from it. Not used with onFile.
+   */
+  ahead?: WalkAhead | null;
 };
 
 /** A candidate's size while its lstat is pending, and after, if it was gone or unreadable. */
@@ -90,17 +101,22 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
       result.skipped.push({ source: spec.name, path: file.path, reason: 'unreadable', detail: message, size: null });
     },
   };
+  const ahead = onFile === null ? (options.ahead ?? null) : null;
   const walk: Walk = {
     spec,
     onFile,
     filter: createPathFilter(spec.include, spec.exclude),
-    pool: onFile === null && options.statPool !== false ? new StatPool(sink, options.statPool) : null,
+    pool: onFile === null && ahead === null && options.statPool !== false ? new StatPool(sink, options.statPool) : null,
+    ahead,
+    deferred: [],
+    sink,
     realRoot,
     realStack: [],
     result,
   };
   try {
-    walkDir(walk, spec.root, realRoot, '', []);
+    walkDir(walk, spec.root, realRoot, '', [], ahead !== null && ahead.lists(spec.root));
+    takeDeferred(walk);
   } finally {
     walk.pool?.finish();
   }
@@ -108,34 +124,58 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
   return result;
 }
 
-function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, parentLevels: readonly IgnoreLevel[]): void {
-  let entries: Dirent[];
+function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, parentLevels: readonly IgnoreLevel[], listedAhead: boolean): void {
+  const listing = listedAhead && walk.ahead !== null ? walk.ahead.listing(absDir) : null;
+  let names: readonly string[];
+  let kinds: ArrayLike<number>;
   let levels = parentLevels;
   try {
-    entries = readdirSync(absDir, { withFileTypes: true });
-    const names = new Set<string>();
+    if (listing !== null) ({ names, kinds } = listing);
+    else ({ names, kinds } = entriesOf(readdirSync(absDir, { withFileTypes: true })));
+    let present: Set<string> | null = null;
     // Only regular files: a symlinked .gitignore could point outside the root, which is never read.
-    for (const e of entries) if (e.isFile() && IGNORE_FILE_NAMES.includes(e.name)) names.add(e.name);
-    if (names.size > 0) levels = [...parentLevels, ...readIgnoreLevels(absDir, dir, names)];
+    for (let i = 0; i < names.length; i++) if (kinds[i] === ENTRY_FILE && IGNORE_FILE_NAMES.includes(names[i] as string)) (present ??= new Set()).add(names[i] as string);
+    if (present !== null) levels = [...parentLevels, ...readIgnoreLevels(absDir, dir, present)];
   } catch (err) {
     skip(walk, dir === '' ? '.' : dir, 'unreadable', errorText(err), null);
     return;
   }
+  // The helper's lstats of this folder's files: here already, done here (claimed), or taken at the end.
+  const claim = listing === null || walk.ahead === null ? null : walk.ahead.claimStats(listing);
+  const stats = claim instanceof Float64Array ? claim : null;
+  const deferred = claim === 'helper' && listing !== null ? { listing, files: [] as ScannedFile[], entries: [] as number[] } : null;
+  if (deferred !== null) walk.deferred.push(deferred);
   // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
   const pathPrefix = dir === '' ? '' : `${dir}/`;
   const absPrefix = `${absDir}/`;
   const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName) };
   walk.realStack.push(realDir);
-  for (const entry of inPathOrder(entries)) {
-    const name = entry.name;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    const kind = kinds[i];
     const path = pathPrefix + name;
     const abs = absPrefix + name;
-    if (entry.isFile()) visitFile(walk, abs, path, name, rules, null);
-    else if (entry.isDirectory()) visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
-    else if (entry.isSymbolicLink()) visitLink(walk, abs, path, name, rules);
+    if (kind === ENTRY_FILE) {
+      if (stats === null && deferred === null) visitFile(walk, abs, path, name, rules, null);
+      else visitListedFile(walk, abs, path, name, rules, stats, i, deferred);
+    } else if (kind === ENTRY_DIR) visitDir(walk, abs, `${realDir}/${name}`, path, name, rules, listing !== null);
+    else if (kind === ENTRY_LINK) visitLink(walk, abs, path, name, rules);
     else visitOther(walk, abs, realDir, path, name, rules);
   }
   walk.realStack.pop();
+}
+
+/** readdir's entries as a Listing's names and kinds, in walk order. */
+function entriesOf(entries: Dirent[]): { names: string[]; kinds: Uint8Array } {
+  const sorted = inPathOrder(entries);
+  const kinds = new Uint8Array(sorted.length);
+  const names = new Array<string>(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    const e = sorted[i] as Dirent;
+    names[i] = e.name;
+    kinds[i] = e.isFile() ? ENTRY_FILE : e.isDirectory() ? ENTRY_DIR : e.isSymbolicLink() ? ENTRY_LINK : ENTRY_OTHER;
+  }
+  return { names, kinds };
 }
 
 /**
@@ -151,7 +191,8 @@ function inPathOrder(entries: Dirent[]): Dirent[] {
   return keyed.map((k) => k.entry);
 }
 
-function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules): void {
+/** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */
+function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules, listedAhead = false): void {
   if (!walk.filter.mayIncludeUnder(path)) return;
   const never = NEVER_DESCEND.get(name);
   if (never !== undefined) return skip(walk, path, 'ignored', never, null);
@@ -159,7 +200,7 @@ function visitDir(walk: Walk, abs: string, real: string, path: string, name: str
   if (ignored !== null) return skip(walk, path, 'ignored', ignored, null);
   const excluded = walk.filter.folderExcludedBy(path);
   if (excluded !== null) return skip(walk, path, 'ignored', `matches exclude: ${excluded}`, null);
-  walkDir(walk, abs, real, path, rules.levels);
+  walkDir(walk, abs, real, path, rules.levels, listedAhead);
 }
 
 /** `stats` is given when the file was reached through a followed link (abs is then its real path). */
@@ -184,6 +225,50 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
   const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino, sha256: null };
   walk.result.files.push(file);
   walk.onFile?.(file);
+}
+
+/**
+ * A file of a folder the helper listed: its lstat is in `stats` (NaN: none, lstat'ed here), or on
+ * its way (`deferred`: the file is listed now and gets its stat at the end, see takeDeferred).
+ */
+function visitListedFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Float64Array | null, i: number, deferred: Walk['deferred'][number] | null): void {
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
+  if (verdict === 'outside') return;
+  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, null);
+  const size = stats === null ? Number.NaN : (stats[i * 3] as number);
+  if (Number.isNaN(size) && deferred === null) return visitFile(walk, abs, path, name, rules, null);
+  const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
+  walk.result.files.push(file);
+  if (Number.isNaN(size)) {
+    (deferred as NonNullable<typeof deferred>).files.push(file);
+    (deferred as NonNullable<typeof deferred>).entries.push(i);
+  } else walk.sink.file(file, size, stats?.[i * 3 + 1] as number, stats?.[i * 3 + 2] as number);
+}
+
+/** Gives the deferred files their stats: the helper's, or (where it has none) an lstat here. */
+function takeDeferred(walk: Walk): void {
+  for (const { listing, files, entries } of walk.deferred) {
+    const stats = (walk.ahead as WalkAhead).statsOf(listing);
+    for (let j = 0; j < files.length; j++) {
+      const file = files[j] as ScannedFile;
+      const at = (entries[j] as number) * 3;
+      if (stats !== null && !Number.isNaN(stats[at])) walk.sink.file(file, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
+      else statHere(walk, file);
+    }
+  }
+  walk.deferred = [];
+}
+
+/** An lstat of a listed file on this thread, to the sink. */
+function statHere(walk: Walk, file: ScannedFile): void {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(file.absPath, { throwIfNoEntry: false });
+  } catch (err) {
+    return walk.sink.error(file, errorText(err));
+  }
+  if (st === undefined || !st.isFile()) return walk.sink.gone(file);
+  walk.sink.file(file, st.size, st.mtimeMs, st.ino);
 }
 
 function visitLink(walk: Walk, abs: string, path: string, name: string, rules: DirRules): void {

@@ -4,6 +4,7 @@ import { sameFingerprint, type Fingerprint } from '../tracked-index.js';
 import type { Observation, ObservedFile } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
+import type { WalkAhead } from './walk-ahead.js';
 
 export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
@@ -11,6 +12,7 @@ export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } 
 export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
 export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
 export { SECRET_FILE_PATTERNS } from './secrets.js';
+export { WalkAhead, type WalkAheadOptions } from './walk-ahead.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = Fingerprint & { sha256: string };
@@ -55,6 +57,11 @@ export type ObserveOptions = {
    * then awaited before walking.
    */
   hashWhileWalking?: boolean;
+  /**
+   * A helper already walking the folder sources' roots (see WalkAhead; started early, so that it
+   * gets ahead while the state is read): their walks take listings and lstats from it.
+   */
+  walkAhead?: WalkAhead | null;
 };
 
 /**
@@ -148,6 +155,6 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
     return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile });
+  const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile, ahead: options.walkAhead ?? null });
   return { kind: 'folder', root: source.path, commit: null, result, changed: null };
 }

@@ -1,0 +1,285 @@
+import { availableParallelism } from 'node:os';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
+
+/** An entry's kind in a Listing (as readdir's file types tell it). */
+export const ENTRY_OTHER = 0;
+export const ENTRY_FILE = 1;
+export const ENTRY_DIR = 2;
+export const ENTRY_LINK = 3;
+
+/** A folder's entries as the helper listed them, in walk order (a folder sorts as "name/"). */
+export type Listing = {
+  /** The listing's number, in the helper's walk order. */
+  k: number;
+  names: string[];
+  /** Per name, ENTRY_FILE, ENTRY_DIR, ENTRY_LINK or ENTRY_OTHER. */
+  kinds: Uint8Array;
+};
+
+export type WalkAheadOptions = {
+  /** Cores to count on: with one, no helper is started (it would only take turns with the walk). @default os.availableParallelism() */
+  cores?: number;
+  /** Test hook: the source the helper runs, given the default one (a test makes it stall, crash or lag). */
+  helperSource?: (defaultSource: string) => string;
+  /** How long the walk waits for a helper that posts nothing at all before doing the rest itself. @default 10000 */
+  stallMs?: number;
+};
+
+/** Folders the helper never lists (the walk never descends them either: see folder.ts). */
+const NEVER_LISTED = ['.git', 'node_modules'];
+
+/** What the helper posts: a folder's listing (k -1: it could not be read), the lstats of a listing's files, or the end of its walk. */
+type Message =
+  | { kind: 'listing'; dir: string; k: number; names: string; kinds: Uint8Array }
+  | { kind: 'stats'; k: number; stats: Float64Array }
+  | { kind: 'end'; error?: string };
+
+/**
+ * The helper's walk, self-contained (the worker runs its text): each root depth first in walk
+ * order, posting each folder's listing as soon as it is read, and the lstats of the files of a
+ * supported type of each listing it claims. It lists a few folders ahead of its lstats, so that a
+ * walk that caught up can claim a listed folder's lstats (claims[k]: 0 free, 1 the helper's, 2 the
+ * walk's) and do them while the helper lists and stats the next ones. Stats are (size, mtimeMs,
+ * ino) per entry, NaN where an entry was not lstat'ed or is not a regular file. Stops when ctl[1]
+ * is set; ctl[0] counts the messages posted, and is notified after each.
+ */
+function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots: readonly string[], extensions: readonly string[], neverListed: readonly string[]): void {
+  const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs');
+  const supported = new Set(extensions);
+  const never = new Set(neverListed);
+  const post = (message: unknown, transfer: ArrayBuffer[] = []): void => {
+    port.postMessage(message, transfer);
+    Atomics.add(ctl, 0, 1);
+    Atomics.notify(ctl, 0);
+  };
+  /** Listed folders whose lstats are not done yet, oldest first, and how many files they hold. */
+  const listed: { k: number; dir: string; names: string[]; kinds: Uint8Array }[] = [];
+  let listedFiles = 0;
+  const statOldest = (): void => {
+    const { k, dir, names, kinds } = listed.shift() as (typeof listed)[number];
+    listedFiles -= names.length;
+    if (k >= claims.length || Atomics.compareExchange(claims, k, 0, 1) !== 0) return; // the walk took them
+    const stats = new Float64Array(names.length * 3).fill(Number.NaN);
+    for (let i = 0; i < names.length; i++) {
+      if (kinds[i] !== 1) continue;
+      const name = names[i] as string;
+      const dot = name.lastIndexOf('.');
+      if (dot <= 0 || !supported.has(name.slice(dot + 1).toLowerCase())) continue;
+      try {
+        const st = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
+        if (st === undefined || !st.isFile()) continue;
+        stats[i * 3] = st.size;
+        stats[i * 3 + 1] = st.mtimeMs;
+        stats[i * 3 + 2] = st.ino;
+      } catch {
+        // left NaN: the walk lstats it and reports the error
+      }
+    }
+    post({ kind: 'stats', k, stats }, [stats.buffer]);
+  };
+  try {
+    let next = 0;
+    for (const root of roots) {
+      const stack = [root];
+      while (stack.length > 0 || listed.length > 0) {
+        if (Atomics.load(ctl, 1) !== 0) return post({ kind: 'end' });
+        if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512)) {
+          statOldest();
+          continue;
+        }
+        const dir = stack.pop() as string;
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          post({ kind: 'listing', dir, k: -1 }); // the walk reads it itself, and reports why it cannot
+          continue;
+        }
+        const keyed = entries.map((e) => ({ e, key: e.isDirectory() ? `${e.name}/` : e.name }));
+        keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const names = keyed.map(({ e }) => e.name);
+        const kinds = new Uint8Array(names.length);
+        for (let i = 0; i < keyed.length; i++) {
+          const e = (keyed[i] as (typeof keyed)[number]).e;
+          kinds[i] = e.isFile() ? 1 : e.isDirectory() ? 2 : e.isSymbolicLink() ? 3 : 0;
+        }
+        for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === 2 && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
+        const k = next++;
+        const sent = kinds.slice();
+        post({ kind: 'listing', dir, k, names: names.join('/'), kinds: sent }, [sent.buffer]);
+        listed.push({ k, dir, names, kinds });
+        listedFiles += names.length;
+      }
+    }
+    post({ kind: 'end' });
+  } catch (err) {
+    post({ kind: 'end', error: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** The helper's source, run with `eval: true` (the same code runs from dist/ and under vitest's .ts sources). */
+const HELPER_SOURCE = `'use strict';
+const { workerData: d } = process.getBuiltinModule('node:worker_threads');
+(${walkAhead.toString()})(d.port, d.ctl, d.claims, d.roots, d.extensions, d.neverListed);
+`;
+
+/** Listings whose lstats a walk can claim (one byte each, shared); later ones are lstat'ed by the walk. */
+const CLAIMS = 1 << 18;
+
+/**
+ * A helper thread that walks folder sources ahead of the walk: started before the state is read
+ * (the second core idles meanwhile), it reads the folders and lstats their files in the walk's
+ * order, and the walk takes each folder's listing and lstats from it instead of making the calls
+ * itself. Where the walk catches up, it claims the lstats of folders the helper listed but has not
+ * stat'ed yet, so both threads stay busy to the end.
+ *
+ * The helper decides nothing: it lists every folder but `.git` and `node_modules`, and the walk
+ * applies every rule (ignore files, globs, secrets, links) to what it is given, as to what readdir
+ * gives. The walk asks only for folders the helper will list (roots, and folders of its listings);
+ * anything else, a folder the helper could not read, a helper that died, stalled or stopped, and
+ * the walk does the work itself. Nothing here ever makes the walk's result differ.
+ */
+export class WalkAhead {
+  readonly #worker: Worker;
+  readonly #port: MessagePort;
+  readonly #ctl: Int32Array;
+  readonly #claims: Uint8Array;
+  readonly #stallMs: number;
+  readonly #roots: ReadonlySet<string>;
+  readonly #listings = new Map<string, Listing | null>();
+  readonly #stats = new Map<number, Float64Array>();
+  #ended = false;
+  /** Listings and stats the walk took from the helper (diagnostics, and tests that must see it work). */
+  taken = { listings: 0, stats: 0, claimed: 0 };
+
+  private constructor(worker: Worker, port: MessagePort, ctl: Int32Array, claims: Uint8Array, stallMs: number, roots: readonly string[]) {
+    this.#roots = new Set(roots);
+    this.#worker = worker;
+    this.#port = port;
+    this.#ctl = ctl;
+    this.#claims = claims;
+    this.#stallMs = stallMs;
+  }
+
+  /** Starts a helper over these folder roots (absolute, as the walk is given them); null on one core, or if no worker can start. */
+  static start(roots: readonly string[], options: WalkAheadOptions = {}): WalkAhead | null {
+    if ((options.cores ?? availableParallelism()) < 2 || roots.length === 0) return null;
+    const ctl = new Int32Array(new SharedArrayBuffer(8));
+    const claims = new Uint8Array(new SharedArrayBuffer(CLAIMS));
+    const { port1, port2 } = new MessageChannel();
+    const source = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
+    try {
+      const worker = new Worker(source, {
+        eval: true,
+        workerData: { port: port2, ctl, claims, roots: [...roots], extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED },
+        transferList: [port2],
+      });
+      worker.unref();
+      // A helper that dies just posts no more: the walk waits at most stallMs for it, then goes on alone.
+      worker.on('error', () => {});
+      return new WalkAhead(worker, port1, ctl, claims, options.stallMs ?? 10_000, roots);
+    } catch {
+      port1.close();
+      return null;
+    }
+  }
+
+  /** True when the helper walks this root (a walk of any other root must not ask it for listings). */
+  lists(root: string): boolean {
+    return this.#roots.has(root);
+  }
+
+  /**
+   * The helper's listing of `dir` (a root it was given, or a folder of one of its listings), waiting
+   * for it if the helper has yet to get there; null when the walk must read the folder itself.
+   */
+  listing(dir: string): Listing | null {
+    const found = this.#await(() => this.#listings.has(dir)) ? this.#listings.get(dir) : undefined;
+    this.#listings.delete(dir);
+    if (found === undefined || found === null) return null;
+    this.taken.listings++;
+    return found;
+  }
+
+  /**
+   * Who lstats the listing's files of a supported type: the stats when the helper posted them,
+   * (size, mtimeMs, ino) per entry, NaN where there is none (not a regular file, gone, failed);
+   * 'walk' when the walk just claimed them (the helper had not started on them: lstat them there);
+   * 'helper' when the helper has them in hand (take them later with statsOf, not waiting now).
+   */
+  claimStats(listing: Listing): Float64Array | 'walk' | 'helper' {
+    const { k } = listing;
+    this.#pump();
+    const stats = this.#takeStats(k);
+    if (stats !== undefined) return stats;
+    if (this.#ended || k >= this.#claims.length || Atomics.compareExchange(this.#claims, k, 0, 2) === 0) {
+      this.taken.claimed++;
+      return 'walk';
+    }
+    return 'helper';
+  }
+
+  /** The stats of a listing claimStats left to the helper, waiting for them; null if it never posts them (lstat them then). */
+  statsOf(listing: Listing): Float64Array | null {
+    return this.#await(() => this.#stats.has(listing.k)) ? (this.#takeStats(listing.k) as Float64Array) : null;
+  }
+
+  #takeStats(k: number): Float64Array | undefined {
+    const stats = this.#stats.get(k);
+    if (stats === undefined) return undefined;
+    this.#stats.delete(k);
+    this.taken.stats++;
+    return stats;
+  }
+
+  /** Stops the helper (it may be mid-folder: it stops at the next one). */
+  stop(): void {
+    if (!this.#ended) this.#end();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    Atomics.store(this.#ctl, 1, 1);
+    this.#port.close();
+    void this.#worker.terminate();
+  }
+
+  /** Takes whatever the helper has posted so far (never waits). */
+  #pump(): void {
+    if (this.#ended) return;
+    for (let m = receiveMessageOnPort(this.#port); m !== undefined; m = receiveMessageOnPort(this.#port)) {
+      const message = m.message as Message;
+      if (message.kind === 'listing') {
+        this.#listings.set(message.dir, message.k < 0 ? null : { k: message.k, names: message.names === '' ? [] : message.names.split('/'), kinds: message.kinds });
+      } else if (message.kind === 'stats') {
+        this.#stats.set(message.k, message.stats);
+      } else {
+        this.#end();
+        return;
+      }
+    }
+  }
+
+  /** Takes the helper's messages until `has()` holds (true), or the helper ended or stalled (false). */
+  #await(has: () => boolean): boolean {
+    let posted = Atomics.load(this.#ctl, 0);
+    let quietSince = performance.now();
+    for (;;) {
+      this.#pump();
+      if (has()) return true;
+      if (this.#ended) return false;
+      const now = performance.now();
+      if (now - quietSince > this.#stallMs) {
+        this.#end();
+        return false;
+      }
+      Atomics.wait(this.#ctl, 0, posted, 20);
+      const seen = Atomics.load(this.#ctl, 0);
+      if (seen !== posted) {
+        posted = seen;
+        quietSince = performance.now();
+      }
+    }
+  }
+}

@@ -1,0 +1,200 @@
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
+import { WalkAhead, type WalkAheadOptions } from '../../../src/sync/sources/walk-ahead.js';
+import { tempDir, writeTree, type TreeEntry } from './helpers.js';
+
+/** This process's OS threads: a live helper is one. */
+const threadCount = (): number => readdirSync('/proc/self/task').length;
+
+const spec = (root: string): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: ['skip/**'], followSymlinks: true });
+
+/** A tree with every case the walk decides on: ignore files, globs, secrets, links, unsupported types, folders never walked. */
+function mixedTree(files = 1500): string {
+  const root = tempDir();
+  const entries: Record<string, TreeEntry> = {
+    '.gitignore': 'ignored-*.md\nbuild/\n',
+    'area-1/.kbsyncignore': 'private.md\n',
+    'area-1/private.md': 'no',
+    'secret/.env': 'X=1',
+    'secret/id_rsa': 'key',
+    'skip/a.md': 'excluded by glob',
+    'build/out.md': 'ignored folder',
+    'node_modules/pkg/readme.md': 'never walked',
+    '.git/HEAD': 'ref: refs/heads/main',
+    'img.png': 'png',
+    'empty/': '',
+    'a.md': 'a beside a folder a',
+    'a/b.md': 'b',
+    'link.md': { symlink: 'a/b.md' },
+    'linked-dir': { symlink: 'area-2' },
+    'outside.md': { symlink: '/etc/hostname' },
+  };
+  for (let i = 0; i < files; i++) entries[`area-${i % 7}/part-${i % 3}/doc-${i}.${i % 4 === 0 ? 'TXT' : 'md'}`] = `doc ${i}`;
+  for (let i = 0; i < 10; i++) entries[`ignored-${i}.md`] = 'no';
+  writeTree(root, entries);
+  return root;
+}
+
+/** scanFolder with a helper started on `root` (after `before`, if given); the helper is stopped after. */
+function scanAhead(root: string, options: WalkAheadOptions = {}): { result: ScanResult; ahead: WalkAhead } {
+  const ahead = WalkAhead.start([root], { cores: 2, ...options });
+  if (ahead === null) throw new Error('no helper started');
+  try {
+    return { result: scanFolder(spec(root), { ahead }), ahead };
+  } finally {
+    ahead.stop();
+  }
+}
+
+const alone = (root: string): ScanResult => scanFolder(spec(root), { statPool: false });
+
+/**
+ * A stand-in helper speaking the same protocol: lists every folder in walk order (as the real one
+ * does), then does what `onListing` says with each listing (`k`, `dir`, `names`, `kinds`, `post`,
+ * `claims`, `lstatSync` in scope). `after` runs when every root is listed.
+ */
+function fakeHelper(onListing: string, after = "post({ kind: 'end' });"): string {
+  return `'use strict';
+const { workerData: d } = process.getBuiltinModule('node:worker_threads');
+const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs');
+const post = (m, t = []) => { d.port.postMessage(m, t); Atomics.add(d.ctl, 0, 1); Atomics.notify(d.ctl, 0); };
+let k = 0;
+for (const root of d.roots) {
+  const stack = [root];
+  while (stack.length > 0) {
+    const dir = stack.pop();
+    const keyed = readdirSync(dir, { withFileTypes: true }).map((e) => ({ e, key: e.isDirectory() ? e.name + '/' : e.name }));
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const names = keyed.map(({ e }) => e.name);
+    const kinds = Uint8Array.from(keyed, ({ e }) => (e.isFile() ? 1 : e.isDirectory() ? 2 : e.isSymbolicLink() ? 3 : 0));
+    for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === 2 && !d.neverListed.includes(names[i])) stack.push(dir + '/' + names[i]);
+    const claims = d.claims;
+    post({ kind: 'listing', dir, k, names: names.join('/'), kinds: kinds.slice() });
+    ${onListing}
+    k++;
+  }
+}
+${after}
+`;
+}
+
+describe('WalkAhead', () => {
+  it('gives the walk the same files, fingerprints and skips as a walk on its own, from its listings and lstats', async () => {
+    const root = mixedTree();
+    const expected = alone(root);
+
+    // The helper far ahead (it has walked everything before the walk starts), and the two together from the start.
+    const ahead = WalkAhead.start([root], { cores: 2 });
+    if (ahead === null) throw new Error('no helper started');
+    await new Promise((r) => setTimeout(r, 300));
+    const early = scanFolder(spec(root), { ahead });
+    ahead.stop();
+    const together = scanAhead(root);
+
+    expect(expected.files.length).toBeGreaterThan(1500);
+    expect(expected.skipped.map((s) => s.reason)).toEqual(expect.arrayContaining(['ignored', 'secret', 'unsupported', 'symlink']));
+    expect(early).toEqual(expected);
+    expect(together.result).toEqual(expected);
+    expect(ahead.taken.listings).toBeGreaterThan(20);
+    expect(ahead.taken.stats).toBeGreaterThan(20);
+    expect(together.ahead.taken.listings).toBeGreaterThan(20);
+  });
+
+  it('has the walk lstat the folders whose lstats the helper has not started on', () => {
+    const root = mixedTree();
+
+    // This helper only lists: the walk claims every folder's lstats.
+    const { result, ahead } = scanAhead(root, { helperSource: () => fakeHelper('') });
+
+    expect(result).toEqual(alone(root));
+    expect(ahead.taken.listings).toBeGreaterThan(20);
+    expect(ahead.taken.claimed).toBe(ahead.taken.listings);
+    expect(ahead.taken.stats).toBe(0);
+  });
+
+  it('takes lstats the helper posts after the walk went past their folder', () => {
+    const root = mixedTree();
+    // Claims every folder's lstats as it lists it, and posts them all only once everything is listed.
+    const held = `if (Atomics.compareExchange(claims, k, 0, 1) === 0) {
+      const stats = new Float64Array(names.length * 3).fill(NaN);
+      for (let i = 0; i < names.length; i++) {
+        if (kinds[i] !== 1 || !names[i].endsWith('.md')) continue;
+        const st = lstatSync(dir + '/' + names[i]);
+        stats.set([st.size, st.mtimeMs, st.ino], i * 3);
+      }
+      (globalThis.held ??= []).push({ kind: 'stats', k, stats });
+    }`;
+    const release = "for (const m of globalThis.held ?? []) post(m); post({ kind: 'end' });";
+
+    const { result, ahead } = scanAhead(root, { helperSource: () => fakeHelper(held, release) });
+
+    expect(result).toEqual(alone(root));
+    expect(ahead.taken.stats).toBeGreaterThan(20);
+  });
+
+  it.each([
+    ['claims lstats, then ends without posting them', "Atomics.compareExchange(claims, k, 0, 1);", "post({ kind: 'end' });"],
+    ['claims lstats, then dies', "Atomics.compareExchange(claims, k, 0, 1);", "throw new Error('boom');"],
+    ['claims lstats, then hangs', "Atomics.compareExchange(claims, k, 0, 1);", 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);'],
+    ['cannot read any folder', "", "post({ kind: 'end' });"],
+  ])('walks on alone, with the same result, when the helper %s', async (what, onListing, after) => {
+    const root = mixedTree(300);
+    const before = threadCount();
+    // The last case posts k -1 for every folder (unreadable there): the walk reads each itself.
+    const source = what === 'cannot read any folder'
+      ? () => fakeHelper('', after).replace("post({ kind: 'listing', dir, k,", "post({ kind: 'listing', dir, k: -1,")
+      : () => fakeHelper(onListing, after);
+
+    const { result, ahead } = scanAhead(root, { helperSource: source, stallMs: 300 });
+
+    expect(result).toEqual(alone(root));
+    if (what === 'cannot read any folder') expect(ahead.taken.listings).toBe(0);
+    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+  });
+
+  it('lists files as they were when the helper saw them: a file deleted since is left to the next pass', async () => {
+    const root = mixedTree(50);
+    const ahead = WalkAhead.start([root], { cores: 2 });
+    if (ahead === null) throw new Error('no helper started');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(join(root, 'a.md'));
+    writeFileSync(join(root, 'new.md'), 'made after the helper went by');
+
+    const result = scanFolder(spec(root), { ahead });
+    ahead.stop();
+
+    // Nothing is made up: every file listed was there with that fingerprint, at the helper's pass.
+    expect(result.files.map((f) => f.path)).toContain('a.md');
+    expect(result.files.map((f) => f.path)).not.toContain('new.md');
+    expect(alone(root).files.map((f) => f.path)).toContain('new.md');
+  });
+
+  it('is not asked for a root it does not walk', () => {
+    const root = mixedTree(100);
+    const other = tempDir();
+    const ahead = WalkAhead.start([other], { cores: 2 });
+    if (ahead === null) throw new Error('no helper started');
+
+    const result = scanFolder(spec(root), { ahead });
+    ahead.stop();
+
+    expect(result).toEqual(alone(root));
+    expect(ahead.taken.listings).toBe(0);
+  });
+
+  it('starts no helper with one core, nor without a root', () => {
+    expect(WalkAhead.start([tempDir()], { cores: 1 })).toBeNull();
+    expect(WalkAhead.start([], { cores: 2 })).toBeNull();
+  });
+
+  it('stops its helper thread', async () => {
+    const before = threadCount();
+    const root = mixedTree(100);
+
+    scanAhead(root);
+
+    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+  });
+});

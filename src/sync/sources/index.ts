@@ -93,6 +93,9 @@ export async function observeSources(sources: readonly Source[], options: Observ
   } catch (err) {
     await stream?.hashing.cancel();
     throw err;
+  } finally {
+    // Every walk is done: a helper still walking (an ignored folder the walks never entered) has nothing left to give.
+    options.walkAhead?.stop();
   }
   // Files in (source, path) order, as the planner prefers them: each source's walk is path-ordered.
   const order = sources.map((s, i) => ({ name: s.name, i, streamed: stream !== null && s.git === undefined }));

@@ -38,6 +38,11 @@ export type Observation = {
   skipped: SkippedPath[];
   /** Per source: for git sources, the commit the file list was pinned to. */
   sources: { name: string; kind: 'folder' | 'git'; root: string; commit: string | null }[];
+  /**
+   * True when the files are known to be strictly in (source, path) order, one per path (folder walks
+   * deliver them so): the planner then need not check. Absent or false: it checks.
+   */
+  inPathOrder?: boolean;
 };
 
 /** The remote processing status of an uploaded file, as far as the sync side knows it. */

@@ -8,9 +8,10 @@ export type ObservedLookup = (source: string, path: string) => ObservedFile | un
  * Finds observed files by source and path. Files in path order (as the sources deliver them) are
  * searched where they are, with no key string and no Map entry per file (a 100k-file sync looks
  * each one up, in order); files in any other order go through a Map, made on the first lookup.
+ * `inPathOrder`: the caller knows they are in order (Observation.inPathOrder), so they are not checked.
  */
-export function observedLookup(files: readonly ObservedFile[]): ObservedLookup {
-  if (isStrictlyInPathOrder(files)) {
+export function observedLookup(files: readonly ObservedFile[], inPathOrder = false): ObservedLookup {
+  if (inPathOrder || isStrictlyInPathOrder(files)) {
     const find = pathOrderedFinder(files);
     return (source, path) => {
       const at = find(source, path);

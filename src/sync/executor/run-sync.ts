@@ -34,7 +34,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   try {
     const prepared = await preparePlan(deps, runId);
     const { plan } = prepared;
-    const observed = observedLookup(prepared.observation.files);
+    const observed = observedLookup(prepared.observation.files, prepared.observation.inPathOrder === true);
     recordFreeDecisions(state, plan.items, observed, prepared.tracked);
 
     const outcomes = new Map<PlanItem, PaidResult>();

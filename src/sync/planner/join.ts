@@ -18,9 +18,11 @@ export type Join = {
 /**
  * Pairs observed files with tracked rows, by row number: no key strings, no hashing, no object per
  * row. Files in (source, path) order, as the sources deliver them, make each lookup a comparison or
- * two (the index resumes from its last answer); any order gives the same result.
+ * two (the index resumes from its last answer); any order gives the same result. `inPathOrder`:
+ * the caller knows the files are strictly in (source, path) order (Observation.inPathOrder), so
+ * that is not checked again.
  */
-export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>): Join {
+export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap<string, TrackedFile>, inPathOrder = false): Join {
   const index = TrackedIndex.from(tracked);
   const rows = new Int32Array(files.length);
   const matched = new Uint8Array(index.size);
@@ -36,7 +38,7 @@ export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap
   }
   const unmatched: TrackedFile[] = [];
   if (matchedRows < matched.length) for (let row = 0; row < matched.length; row++) if (matched[row] === 0) unmatched.push(index.fileAt(row));
-  const sorted = isStrictlyInPathOrder(files);
+  const sorted = inPathOrder || isStrictlyInPathOrder(files);
   return { tracked: index, rows, unmatched, filesSorted: sorted, hasFile: sorted ? sortedSearch(files) : keySearch(files) };
 }
 

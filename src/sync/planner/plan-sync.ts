@@ -24,7 +24,7 @@ export function planSync(input: PlanInput): SyncPlan {
   const extra: PlanItem[] = [];
   const candidates: Candidate[] = [];
   const files = input.observation.files;
-  const join = joinTracked(files, input.tracked);
+  const join = joinTracked(files, input.tracked, input.observation.inPathOrder === true);
   const { tracked } = join;
 
   // The hot loop: one small object per unchanged file.

@@ -23,8 +23,13 @@ export type FolderSourceSpec = {
  */
 export type ScannedFile = Omit<ObservedFile, 'sha256'>;
 
-/** What one walk of a source saw: candidate files and every path it left out, with why. */
-export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[] };
+/**
+ * What one walk of a source saw: candidate files and every path it left out, with why.
+ * `inPathOrder`: the files are strictly in path order (plain string order), as a folder walk
+ * delivers them unless it followed a link to a folder (listed under the link's name, it sorts as
+ * a file would); absent when not known.
+ */
+export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
 
 /** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */
 const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
@@ -87,7 +92,7 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     throw new KbsyncError('source_unavailable', `source "${spec.name}": cannot read folder ${spec.root} (${errorText(err)})`, { cause: err });
   }
   const onFile = options.onFile ?? null;
-  const result: ScanResult = { files: [], skipped: [] };
+  const result: ScanResult = { files: [], skipped: [], inPathOrder: true };
   let dropped = 0;
   const sink: StatSink<ScannedFile> = {
     file(file, size, mtimeMs, ino) {
@@ -295,6 +300,7 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
   // Following a link to a folder that is (or holds) one being walked would never end.
   if (walk.realStack.some((walking) => isInside(real, walking))) return skipLink('symbolic link loops back to a folder being walked: not followed');
+  walk.result.inPathOrder = false; // its files were placed as a file's name sorts, not a folder's
   visitDir(walk, real, real, path, name, rules);
 }
 
@@ -309,7 +315,10 @@ function visitOther(walk: Walk, abs: string, realDir: string, path: string, name
   if (st === undefined) return;
   // Some file systems report no type in readdir: decide from lstat.
   if (st.isFile()) return visitFile(walk, abs, path, name, rules, st);
-  if (st.isDirectory()) return visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
+  if (st.isDirectory()) {
+    walk.result.inPathOrder = false; // placed as a file's name sorts (readdir gave no type)
+    return visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
+  }
   if (st.isSymbolicLink()) return visitLink(walk, abs, path, name, rules);
   const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;

@@ -71,7 +71,7 @@ export type ObserveOptions = {
  * read moves to `skipped` as unreadable. Files come in (source, path) order.
  */
 export async function observeSources(sources: readonly Source[], options: ObserveOptions): Promise<Observation> {
-  const observation: Observation = { files: [], skipped: [], sources: [] };
+  const observation: Observation = { files: [], skipped: [], sources: [], inPathOrder: false };
   const results: ScanResult[] = [];
   /** Per git source with a usable diff: the paths git reports as added, modified or renamed since the last synced commit. */
   const changedByGit = new Map<string, ReadonlySet<string>>();
@@ -132,6 +132,8 @@ export async function observeSources(sources: readonly Source[], options: Observ
   apply(toHash, hashes);
   if (stream !== null && streamedHashes !== null) apply(stream.files, streamedHashes);
   observation.files = unreadable.size === 0 ? files : files.filter((f) => !unreadable.has(f));
+  // Each source's files in path order, the sources in name order: all of them in (source, path) order.
+  observation.inPathOrder = results.every((r) => r.inPathOrder === true);
   return observation;
 }
 

@@ -59,6 +59,6 @@ describe('scanFolder with unreadable folders', () => {
 
     const result = scanUnprivileged(root);
 
-    expect(result).toEqual({ files: [], skipped: [{ source: 'docs', path: '.', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null }] });
+    expect(result).toEqual({ files: [], inPathOrder: true, skipped: [{ source: 'docs', path: '.', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null }] });
   });
 });

@@ -74,7 +74,8 @@ describe('the base-name pre-filter', () => {
   });
 
   it('lets a file no rule can match skip the ignore package', () => {
-    expect(parseIgnoreLevel('', '.gitignore', 'build/\n*.log\n!x.md\n# c\n').fileFilter?.source).toBe('^(?:.*\\.log)$');
+    expect(parseIgnoreLevel('', '.gitignore', 'build/\n*.log\n!x.md\n# c\n').fileFilter?.source).toBe('(?:\\.log)$');
+    expect(parseIgnoreLevel('', '.gitignore', 'a?c.md\n*.log\n*\n').fileFilter?.source).toBe('^(?:a.c\\.md)$|(?:\\.log|)$');
     expect(parseIgnoreLevel('', '.gitignore', 'build/\n!x.md\n').fileFilter).toBeNull();
   });
 });

@@ -22,18 +22,24 @@ export function parseIgnoreLevel(dir: string, file: string, text: string): Ignor
  * file (not `!negated`, not `dir/`-only) matches it, and such a rule must match the file's base
  * name with its own last segment. This builds one regex of those last segments, loosened so it
  * can only say "maybe" too often, never too rarely: `*` → `.*`, `?` and `[...]` → `.`.
+ * Segments that start with `*` (`*.log`, the common case) are tested as suffixes: `(?:\.log)$`
+ * rather than `^(?:.*\.log)$`, which V8 runs by scanning to the end and back for each name.
  * Null when the file has no such rule.
  */
 export function fileFilterOf(text: string): RegExp | null {
-  const alternatives: string[] = [];
+  const whole: string[] = [];
+  const suffixes: string[] = [];
   for (const raw of text.replace(/^\uFEFF/, '').split(/\r?\n/)) {
     let line = raw;
     while (line.endsWith(' ') && !line.endsWith('\\ ')) line = line.slice(0, -1);
     if (line === '' || line.startsWith('#') || line.startsWith('!') || line.endsWith('/')) continue;
     const segments = line.split('/');
-    alternatives.push(loosen(segments[segments.length - 1] ?? ''));
+    const loose = loosen(segments[segments.length - 1] ?? '');
+    if (loose.startsWith('.*')) suffixes.push(loose.slice(2));
+    else whole.push(loose);
   }
-  return alternatives.length === 0 ? null : new RegExp(`^(?:${alternatives.join('|')})$`);
+  const parts = [...(whole.length > 0 ? [`^(?:${whole.join('|')})$`] : []), ...(suffixes.length > 0 ? [`(?:${suffixes.join('|')})$`] : [])];
+  return parts.length === 0 ? null : new RegExp(parts.join('|'));
 }
 
 function loosen(segment: string): string {

@@ -119,6 +119,32 @@ describe('TrackedIndex', () => {
     expect(files).toEqual([...docs, ...wiki]);
   });
 
+  it('finds the rows holding any of some hashes, in (source, path) order, whatever order the files came in', () => {
+    const sha = (c: string): string => c.repeat(64);
+    const index = TrackedIndex.of([
+      { ...tracked('wiki', 'z.md'), sha256: sha('b') },
+      { ...tracked('docs', 'b.md'), sha256: sha('c') },
+      { ...tracked('docs', 'a.md'), sha256: sha('b') },
+      { ...tracked('docs', 'c.md'), sha256: sha('d') },
+    ]);
+
+    const rows = index.rowsWithSha256(new Set([sha('b'), sha('d'), sha('e')]));
+
+    expect(rows.map((row) => [index.fileAt(row).source, index.fileAt(row).path])).toEqual([['docs', 'a.md'], ['docs', 'c.md'], ['wiki', 'z.md']]);
+    expect(index.rowsWithSha256(new Set())).toEqual([]);
+  });
+
+  it('makes a row\'s time ISO only when its TrackedFile is made (the state gives epoch milliseconds)', () => {
+    const [a, b] = [tracked('docs', 'a.md'), tracked('docs', 'b.md')];
+    const index = new TrackedIndex();
+    const details = { ...(columnsOf([a, b]).details as TrackedDetails), updatedAt: [Date.UTC(2026, 10, 22, 9, 30), b.updatedAt] };
+    index.addColumns('docs', { ...columnsOf([a, b]), details: () => details });
+
+    expect(index.find('docs', 'a.md')?.updatedAt).toBe('2026-11-22T09:30:00.000Z');
+    expect(index.find('docs', 'b.md')?.updatedAt).toBe(b.updatedAt);
+    expect(details.updatedAt[0]).toBe(Date.UTC(2026, 10, 22, 9, 30)); // converted per row, not as a column
+  });
+
   it('a file added over a row whose details are not decoded yet keeps its own details', () => {
     const index = new TrackedIndex();
     index.addColumns('docs', { ...columnsOf([tracked('docs', 'a.md')]), details: () => columnsOf([{ ...tracked('docs', 'a.md'), lastAction: 'old' }]).details as TrackedDetails });

@@ -20,11 +20,10 @@ export type ContentIndex = {
 export function buildContentIndex(tracked: TrackedIndex, remote: readonly RemoteCopy[] | null, wanted: ReadonlySet<string>): ContentIndex {
   // Rows come in (source, path) order: the first row found with a hash is the one to keep.
   const bySha = new Map<string, number>();
-  const rows = tracked.size;
-  for (let row = 0; row < rows; row++) {
+  for (const row of tracked.rowsWithSha256(wanted)) {
     if (tracked.remoteIdAt(row) === null || tracked.remoteStatusAt(row) === 'failed') continue;
     const sha = tracked.sha256At(row);
-    if (wanted.has(sha) && !bySha.has(sha)) bySha.set(sha, row);
+    if (!bySha.has(sha)) bySha.set(sha, row);
   }
   const remoteBySha = new Map<string, RemoteCopy>();
   const remoteByName = new Map<string, RemoteCopy[]>();

@@ -68,16 +68,6 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const count = db.prepare('SELECT count(*) FROM files').pluck();
 
-  // Rows written together share their updated_at: a load converts each distinct time once.
-  const isoByMs = new Map<number, string>();
-  const isoCached = (ms: number): string => {
-    let iso = isoByMs.get(ms);
-    if (iso === undefined) {
-      if (isoByMs.size > 4096) isoByMs.clear();
-      isoByMs.set(ms, (iso = isoOf(ms)));
-    }
-    return iso;
-  };
   const toTracked = (r: Row): TrackedFile => {
     const source = sources.nameOf(r[0]);
     return {
@@ -93,7 +83,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       reprocessAttempts: r[9],
       lastAction: r[10],
       lastReason: r[11],
-      updatedAt: isoCached(r[12]),
+      updatedAt: isoOf(r[12]),
     };
   };
 
@@ -123,7 +113,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     loadTrackedFiles(bulk?: ReadonlyMap<number, BulkRow>): TrackedIndex {
       const index = new TrackedIndex();
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-      for (const [id, source] of named) index.addColumns(source, readColumns(source, (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow, isoCached));
+      for (const [id, source] of named) index.addColumns(source, readColumns(source, (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow));
       return index;
     },
     /** One tracked file, or null. */
@@ -184,7 +174,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
  * is then found, and reported with its source and column, at that point rather than at the load.
  * Throws if a column does not hold one value per file (the database is damaged).
  */
-function readColumns(source: string, row: BulkRow, isoOfMs: (ms: number) => string): TrackedColumns {
+function readColumns(source: string, row: BulkRow): TrackedColumns {
   const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, attempts, actions, reasons, times] = row;
   const parse = <T>(column: string, json: string | null | undefined): T[] => {
     let values: T[];
@@ -212,7 +202,7 @@ function readColumns(source: string, row: BulkRow, isoOfMs: (ms: number) => stri
     remoteIds: parse('remote_id', ids), remoteStatuses: parse('remote_status', statuses),
     details: () => ({
       reprocessAttempts: parse('reprocess_attempts', attempts), lastActions: parse('last_action', actions),
-      lastReasons: parse('last_reason', reasons), updatedAt: parse<number>('updated_at', times).map((ms) => isoOfMs(ms)),
+      lastReasons: parse('last_reason', reasons), updatedAt: parse<number>('updated_at', times),
     }),
   };
 }

@@ -29,6 +29,8 @@ export type PreparedPlan = {
   listing: RemoteFile[] | null;
   /** Things done before planning, for people ("state rebuilt from the remote listing: 12 files"). */
   notes: string[];
+  /** What the helper walking ahead gave the walk (listings, lstats, lstats the walk claimed); null when none ran. */
+  walkAhead: WalkAhead['taken'] | null;
 };
 
 /** The config's budget caps. */
@@ -63,7 +65,8 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   // observeSources). Read on this thread, it is read now, before the walk, on purpose: after the
   // walk, the same 100k rows (then objects; measured) cost a second major GC: ~20% more CPU, ~240 ms.
   // A large state means a large tree: a helper starts walking it now, on the core the state read
-  // leaves idle, and the walk below takes what it found (not with hashWhileWalking: see WalkAhead).
+  // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
+  // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
   const ahead = state.isNew ? null : startWalkAhead(config, state);
   const loading = state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
@@ -95,7 +98,8 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     multiSource: config.sources.length > 1,
     now: now(),
   });
-  return { plan, observation, tracked, listing, notes };
+  if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
+  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null };
 }
 
 /**

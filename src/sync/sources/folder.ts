@@ -198,14 +198,25 @@ function inPathOrder(entries: Dirent[]): Dirent[] {
 
 /** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */
 function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules, listedAhead = false): void {
-  if (!walk.filter.mayIncludeUnder(path)) return;
+  const left = leftOut(walk, path, name, rules);
+  if (left === undefined) return walkDir(walk, abs, real, path, rules.levels, listedAhead);
+  // The helper walking ahead lists every folder but .git and node_modules: it need not read this one.
+  if (listedAhead && !NEVER_DESCEND.has(name)) walk.ahead?.skipped(walk.spec.root, abs);
+  if (left !== null) skip(walk, path, 'ignored', left, null);
+}
+
+/**
+ * Why a folder is not walked, as its skip entry's detail; null when it is outside the include
+ * globs (not listed at all); undefined when it is walked.
+ */
+function leftOut(walk: Walk, path: string, name: string, rules: DirRules): string | null | undefined {
+  if (!walk.filter.mayIncludeUnder(path)) return null;
   const never = NEVER_DESCEND.get(name);
-  if (never !== undefined) return skip(walk, path, 'ignored', never, null);
+  if (never !== undefined) return never;
   const ignored = matchIgnoreRules(rules.levels, path, true);
-  if (ignored !== null) return skip(walk, path, 'ignored', ignored, null);
+  if (ignored !== null) return ignored;
   const excluded = walk.filter.folderExcludedBy(path);
-  if (excluded !== null) return skip(walk, path, 'ignored', `matches exclude: ${excluded}`, null);
-  walkDir(walk, abs, real, path, rules.levels, listedAhead);
+  return excluded === null ? undefined : `matches exclude: ${excluded}`;
 }
 
 /** `stats` is given when the file was reached through a followed link (abs is then its real path). */

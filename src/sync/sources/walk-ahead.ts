@@ -22,7 +22,7 @@ export type WalkAheadOptions = {
   cores?: number;
   /** Test hook: the source the helper runs, given the default one (a test makes it stall, crash or lag). */
   helperSource?: (defaultSource: string) => string;
-  /** How long the walk waits for a helper that posts nothing at all before doing the rest itself. @default 10000 */
+  /** How long the walk waits for a helper that posts nothing at all before doing the rest itself. @default 2000 */
   stallMs?: number;
 };
 
@@ -33,7 +33,7 @@ const NEVER_LISTED = ['.git', 'node_modules'];
 type Message =
   | { kind: 'listing'; dir: string; k: number; names: string; kinds: Uint8Array }
   | { kind: 'stats'; k: number; stats: Float64Array }
-  | { kind: 'end'; error?: string };
+  | { kind: 'end'; listed?: number; error?: string };
 
 /**
  * The helper's walk, self-contained (the worker runs its text): each root depth first in walk
@@ -41,11 +41,13 @@ type Message =
  * supported type of each listing it claims. It lists a few folders ahead of its lstats, so that a
  * walk that caught up can claim a listed folder's lstats (claims[k]: 0 free, 1 the helper's, 2 the
  * walk's) and do them while the helper lists and stats the next ones. Stats are (size, mtimeMs,
- * ino) per entry, NaN where an entry was not lstat'ed or is not a regular file. Stops when ctl[1]
- * is set; ctl[0] counts the messages posted, and is notified after each.
+ * ino) per entry, NaN where an entry was not lstat'ed or is not a regular file. The walk tells it
+ * which folders of the root it walks it left out ({ root, skip }): nothing more is read under them.
+ * Stops when ctl[1] is set; ctl[0] counts the messages posted, and is notified after each.
  */
 function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots: readonly string[], extensions: readonly string[], neverListed: readonly string[]): void {
   const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs');
+  const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
   const supported = new Set(extensions);
   const never = new Set(neverListed);
   const post = (message: unknown, transfer: ArrayBuffer[] = []): void => {
@@ -54,8 +56,25 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
     Atomics.notify(ctl, 0);
   };
   /** Listed folders whose lstats are not done yet, oldest first, and how many files they hold. */
-  const listed: { k: number; dir: string; names: string[]; kinds: Uint8Array }[] = [];
+  let listed: { k: number; dir: string; names: string[]; kinds: Uint8Array }[] = [];
   let listedFiles = 0;
+  let stack: string[] = [];
+  /** Drops the folders the walk left out (and everything under them) from what is left to do. */
+  const dropSkipped = (r: number): void => {
+    const skipped: string[] = [];
+    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+      const { root, skip } = m.message as { root: number; skip: string };
+      if (root === r) skipped.push(skip);
+    }
+    if (skipped.length === 0) return;
+    const kept = (dir: string): boolean => !skipped.some((s) => dir === s || dir.startsWith(`${s}/`));
+    stack = stack.filter(kept);
+    listed = listed.filter((l) => {
+      if (kept(l.dir)) return true;
+      listedFiles -= l.names.length; // never claimed: the walk, which left them out, never asks
+      return false;
+    });
+  };
   const statOldest = (): void => {
     const { k, dir, names, kinds } = listed.shift() as (typeof listed)[number];
     listedFiles -= names.length;
@@ -80,10 +99,12 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
   };
   try {
     let next = 0;
-    for (const root of roots) {
-      const stack = [root];
+    for (let r = 0; r < roots.length; r++) {
+      stack = [roots[r] as string];
       while (stack.length > 0 || listed.length > 0) {
-        if (Atomics.load(ctl, 1) !== 0) return post({ kind: 'end' });
+        if (Atomics.load(ctl, 1) !== 0) return post({ kind: 'end', listed: next });
+        dropSkipped(r);
+        if (stack.length === 0 && listed.length === 0) break;
         if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512)) {
           statOldest();
           continue;
@@ -112,7 +133,7 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
         listedFiles += names.length;
       }
     }
-    post({ kind: 'end' });
+    post({ kind: 'end', listed: next });
   } catch (err) {
     post({ kind: 'end', error: err instanceof Error ? err.message : String(err) });
   }
@@ -121,6 +142,12 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
 /** The helper's source, run with `eval: true` (the same code runs from dist/ and under vitest's .ts sources). */
 const HELPER_SOURCE = `'use strict';
 const { workerData: d } = process.getBuiltinModule('node:worker_threads');
+// However the thread ends (an error included), ctl[2] says so: the walk, blocked in Atomics.wait, sees no event.
+process.on('exit', () => {
+  Atomics.store(d.ctl, 2, 1);
+  Atomics.notify(d.ctl, 0);
+});
+// walk
 (${walkAhead.toString()})(d.port, d.ctl, d.claims, d.roots, d.extensions, d.neverListed);
 `;
 
@@ -129,16 +156,20 @@ const CLAIMS = 1 << 18;
 
 /**
  * A helper thread that walks folder sources ahead of the walk: started before the state is read
- * (the second core idles meanwhile), it reads the folders and lstats their files in the walk's
- * order, and the walk takes each folder's listing and lstats from it instead of making the calls
- * itself. Where the walk catches up, it claims the lstats of folders the helper listed but has not
- * stat'ed yet, so both threads stay busy to the end.
+ * (on two cores the second one idles meanwhile), it reads the folders and lstats their files in
+ * the walk's order, and the walk takes each folder's listing and lstats from it instead of making
+ * the calls itself. Where the walk catches up, it claims the lstats of folders the helper listed
+ * but has not stat'ed yet, so both threads stay busy to the end. The walk tells the helper which
+ * folders it leaves out (ignored, excluded, outside the include globs), so that the helper does not
+ * hold it up walking them.
  *
  * The helper decides nothing: it lists every folder but `.git` and `node_modules`, and the walk
  * applies every rule (ignore files, globs, secrets, links) to what it is given, as to what readdir
  * gives. The walk asks only for folders the helper will list (roots, and folders of its listings);
- * anything else, a folder the helper could not read, a helper that died, stalled or stopped, and
- * the walk does the work itself. Nothing here ever makes the walk's result differ.
+ * anything else, a folder the helper could not read, a helper that died (its exit is seen at once),
+ * stalled or stopped, and the walk does the work itself. What the walk reports is what it would
+ * find alone, as of the helper's pass: a file made or removed since (the helper starts before the
+ * state read) is seen by the next pass, as a change made during a walk is.
  */
 export class WalkAhead {
   readonly #worker: Worker;
@@ -146,39 +177,44 @@ export class WalkAhead {
   readonly #ctl: Int32Array;
   readonly #claims: Uint8Array;
   readonly #stallMs: number;
-  readonly #roots: ReadonlySet<string>;
+  /** The roots the helper walks, in order (each once). */
+  readonly #roots: readonly string[];
   readonly #listings = new Map<string, Listing | null>();
   readonly #stats = new Map<number, Float64Array>();
   #ended = false;
-  /** Listings and stats the walk took from the helper (diagnostics, and tests that must see it work). */
-  taken = { listings: 0, stats: 0, claimed: 0 };
+  /**
+   * Listings and stats the walk took from the helper, listings whose lstats it claimed, and the
+   * folders the helper listed in all (once it has ended): diagnostics, and tests that must see it work.
+   */
+  taken = { listings: 0, stats: 0, claimed: 0, helperListed: 0 };
 
   private constructor(worker: Worker, port: MessagePort, ctl: Int32Array, claims: Uint8Array, stallMs: number, roots: readonly string[]) {
-    this.#roots = new Set(roots);
     this.#worker = worker;
     this.#port = port;
     this.#ctl = ctl;
     this.#claims = claims;
     this.#stallMs = stallMs;
+    this.#roots = roots;
   }
 
   /** Starts a helper over these folder roots (absolute, as the walk is given them); null on one core, or if no worker can start. */
   static start(roots: readonly string[], options: WalkAheadOptions = {}): WalkAhead | null {
-    if ((options.cores ?? availableParallelism()) < 2 || roots.length === 0) return null;
-    const ctl = new Int32Array(new SharedArrayBuffer(8));
+    const unique = [...new Set(roots)];
+    if ((options.cores ?? availableParallelism()) < 2 || unique.length === 0) return null;
+    const ctl = new Int32Array(new SharedArrayBuffer(12));
     const claims = new Uint8Array(new SharedArrayBuffer(CLAIMS));
     const { port1, port2 } = new MessageChannel();
     const source = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
     try {
       const worker = new Worker(source, {
         eval: true,
-        workerData: { port: port2, ctl, claims, roots: [...roots], extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED },
+        workerData: { port: port2, ctl, claims, roots: unique, extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED },
         transferList: [port2],
       });
       worker.unref();
-      // A helper that dies just posts no more: the walk waits at most stallMs for it, then goes on alone.
+      // The walk learns of a helper's end through ctl (it never returns to the event loop while walking).
       worker.on('error', () => {});
-      return new WalkAhead(worker, port1, ctl, claims, options.stallMs ?? 10_000, roots);
+      return new WalkAhead(worker, port1, ctl, claims, options.stallMs ?? 2000, unique);
     } catch {
       port1.close();
       return null;
@@ -187,7 +223,18 @@ export class WalkAhead {
 
   /** True when the helper walks this root (a walk of any other root must not ask it for listings). */
   lists(root: string): boolean {
-    return this.#roots.has(root);
+    return this.#roots.includes(root);
+  }
+
+  /** Tells the helper that the walk of `root` leaves `dir` out: it reads nothing more under it. */
+  skipped(root: string, dir: string): void {
+    if (!this.#ended) this.#port.postMessage({ root: this.#roots.indexOf(root), skip: dir });
+  }
+
+  /** True once the helper has walked everything, or stopped (what it posted is taken). */
+  finished(): boolean {
+    this.#pump();
+    return this.#ended;
   }
 
   /**
@@ -255,6 +302,7 @@ export class WalkAhead {
       } else if (message.kind === 'stats') {
         this.#stats.set(message.k, message.stats);
       } else {
+        this.taken.helperListed = message.listed ?? 0;
         this.#end();
         return;
       }
@@ -266,11 +314,13 @@ export class WalkAhead {
     let posted = Atomics.load(this.#ctl, 0);
     let quietSince = performance.now();
     for (;;) {
+      // Read before the messages are taken: a helper that exits posted all it ever will before.
+      const exited = Atomics.load(this.#ctl, 2) === 1;
       this.#pump();
       if (has()) return true;
       if (this.#ended) return false;
       const now = performance.now();
-      if (now - quietSince > this.#stallMs) {
+      if (exited || now - quietSince > this.#stallMs) {
         this.#end();
         return false;
       }

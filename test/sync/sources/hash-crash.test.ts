@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 import { hashFiles, type HashInput, type HashOptions } from '../../../src/sync/sources/hash.js';
-import { tempDir } from './helpers.js';
+import { noThreadLeft, tempDir, threadCount } from './helpers.js';
 
 const sha = (data: string): string => createHash('sha256').update(data).digest('hex');
 
-/** This process's OS threads: each live worker is one. */
-const threadCount = (): number => readdirSync('/proc/self/task').length;
 
 type Fixture = { files: HashInput[]; expected: Map<string, { sha256: string }>; log: string };
 
@@ -89,7 +87,7 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
 
     expect(crashesIn(log)).toEqual(crashes);
     expect(results).toEqual(expected);
-    expect(threadCount()).toBe(threadsBefore);
+    await noThreadLeft(threadsBefore);
   });
 
   it('hashes a batch answered with the wrong number of outcomes in-process, and never uses that worker again', async () => {
@@ -102,7 +100,7 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
     const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource });
 
     expect(results).toEqual(expected);
-    expect(threadCount()).toBe(threadsBefore);
+    await noThreadLeft(threadsBefore);
   });
 
   it.each([
@@ -122,6 +120,6 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
 
     expect(results).toEqual(expected);
     expect(started).toEqual([0, 1].filter((i) => !failing.includes(i)));
-    expect(threadCount()).toBe(threadsBefore);
+    await noThreadLeft(threadsBefore);
   });
 });

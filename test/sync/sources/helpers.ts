@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import { git } from '../../helpers/git.js';
 
 /** A file's content, or a symlink to create (target as given, relative or absolute). */
@@ -11,6 +11,17 @@ const made: string[] = [];
 afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** This process's OS threads: each live worker thread is one. */
+export const threadCount = (): number => readdirSync('/proc/self/task').length;
+
+/**
+ * Waits until no more threads run than `before`: a worker's OS thread outlives terminate() for a
+ * moment, and one left by an earlier test file in this process may end meanwhile (so not "equal").
+ */
+export async function noThreadLeft(before: number): Promise<void> {
+  await vi.waitFor(() => expect(threadCount()).toBeLessThanOrEqual(before), { timeout: 5000 });
+}
 
 /** A fresh temp folder, removed after the test. */
 export function tempDir(prefix = 'kbsync-src-'): string {

@@ -1,12 +1,10 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
 import { WalkAhead, type WalkAheadOptions } from '../../../src/sync/sources/walk-ahead.js';
-import { tempDir, writeTree, type TreeEntry } from './helpers.js';
+import { noThreadLeft, tempDir, threadCount, writeTree, type TreeEntry } from './helpers.js';
 
-/** This process's OS threads: a live helper is one. */
-const threadCount = (): number => readdirSync('/proc/self/task').length;
 
 const spec = (root: string): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: ['skip/**'], followSymlinks: true });
 
@@ -88,7 +86,7 @@ describe('WalkAhead', () => {
     // The helper far ahead (it has walked everything before the walk starts), and the two together from the start.
     const ahead = WalkAhead.start([root], { cores: 2 });
     if (ahead === null) throw new Error('no helper started');
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.waitFor(() => expect(ahead.finished()).toBe(true), { timeout: 10_000 });
     const early = scanFolder(spec(root), { ahead });
     ahead.stop();
     const together = scanAhead(root);
@@ -151,14 +149,14 @@ describe('WalkAhead', () => {
 
     expect(result).toEqual(alone(root));
     if (what === 'cannot read any folder') expect(ahead.taken.listings).toBe(0);
-    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+    await noThreadLeft(before);
   });
 
   it('lists files as they were when the helper saw them: a file deleted since is left to the next pass', async () => {
     const root = mixedTree(50);
     const ahead = WalkAhead.start([root], { cores: 2 });
     if (ahead === null) throw new Error('no helper started');
-    await new Promise((r) => setTimeout(r, 300));
+    await vi.waitFor(() => expect(ahead.finished()).toBe(true), { timeout: 10_000 });
     rmSync(join(root, 'a.md'));
     writeFileSync(join(root, 'new.md'), 'made after the helper went by');
 
@@ -169,6 +167,37 @@ describe('WalkAhead', () => {
     expect(result.files.map((f) => f.path)).toContain('a.md');
     expect(result.files.map((f) => f.path)).not.toContain('new.md');
     expect(alone(root).files.map((f) => f.path)).toContain('new.md');
+  });
+
+  it('is told which folders the walk leaves out, and reads no further under them', async () => {
+    // An ignored folder that sorts first (as .venv, .cache, build/ often do), far larger than the rest.
+    const entries: Record<string, TreeEntry> = { '.gitignore': '.venv/\n', 'src/a.md': 'a', 'src/b/c.md': 'c' };
+    for (let i = 0; i < 1000; i++) entries[`.venv/lib/pkg-${i}/sub/readme.md`] = `pkg ${i}`;
+    const root = tempDir();
+    writeTree(root, entries);
+
+    const ahead = WalkAhead.start([root], { cores: 2 });
+    if (ahead === null) throw new Error('no helper started');
+    const result = scanFolder(spec(root), { ahead });
+    await vi.waitFor(() => expect(ahead.finished()).toBe(true), { timeout: 10_000 });
+
+    expect(result).toEqual(alone(root));
+    expect(result.skipped).toContainEqual({ source: 'docs', path: '.venv', reason: 'ignored', detail: 'matches .gitignore: .venv/', size: null });
+    expect(ahead.taken.listings).toBe(3); // the root, src and src/b
+    // Of the 2,005 folders, the helper listed the few it reached before the walk's word came, not the 2,002 under .venv.
+    expect(ahead.taken.helperListed).toBeGreaterThanOrEqual(3);
+    expect(ahead.taken.helperListed).toBeLessThan(1000);
+  });
+
+  it('sees at once that its helper died (it cannot post its end), rather than waiting out the stall limit', () => {
+    const root = mixedTree(100);
+
+    // Were the exit not seen, the walk would wait a minute for the root's listing, and the test time out.
+    const dying = (source: string): string => source.replace('// walk\n', "throw new Error('died at start');\n");
+    const { result, ahead } = scanAhead(root, { helperSource: dying, stallMs: 60_000 });
+
+    expect(result).toEqual(alone(root));
+    expect(ahead.taken.listings).toBe(0);
   });
 
   it('is not asked for a root it does not walk', () => {
@@ -195,6 +224,6 @@ describe('WalkAhead', () => {
 
     scanAhead(root);
 
-    await vi.waitFor(() => expect(threadCount()).toBe(before), { timeout: 5000 });
+    await noThreadLeft(before);
   });
 });

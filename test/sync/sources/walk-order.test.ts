@@ -3,31 +3,21 @@ import { scanFolder, type FolderSourceSpec } from '../../../src/sync/sources/fol
 import { observeSources } from '../../../src/sync/sources/index.js';
 import { WalkAhead } from '../../../src/sync/sources/walk-ahead.js';
 import { isStrictlyInPathOrder } from '../../../src/sync/planner/keys.js';
+import { createPrng } from '../../helpers/prng.js';
 import { gitdir, testdir, type TreeEntry } from './helpers.js';
 import type { Source } from '../../../src/config/schema.js';
 
 const spec = (root: string, followSymlinks = false): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: [], followSymlinks });
 
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Names that sort around "/" and each other: "-" and "." sort before it, "0" and letters after, and non-ASCII beyond. */
 const PIECES = ['a', 'a.md', 'a-b', 'a0', 'b', 'B', 'é', '日本', '😀', 'x.y', 'a.', '-', '0'];
 
 function randomTree(seed: number): Record<string, TreeEntry> {
-  const next = random(seed);
-  const pick = (): string => PIECES[Math.floor(next() * PIECES.length)] as string;
+  const { int } = createPrng(seed);
+  const pick = (): string => PIECES[int(0, PIECES.length - 1)] as string;
   const entries: Record<string, TreeEntry> = {};
   for (let i = 0; i < 60; i++) {
-    const depth = 1 + Math.floor(next() * 3);
+    const depth = int(1, 3);
     const dirs = Array.from({ length: depth - 1 }, () => `${pick()}`);
     entries[[...dirs, `${pick()}${i % 2 === 0 ? '.md' : '.txt'}`].join('/')] = `file ${i}`;
   }

@@ -128,6 +128,14 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#setRow(last + 1, file);
   }
 
+  /**
+   * Reads the details still to be read (attempts, last action and reason, time): made for code that
+   * is about to change the state the index was read from, and wants every row as it was.
+   */
+  loadDetails(): void {
+    this.#decodeDetails();
+  }
+
   /** The row of the file at this source and path, or -1. */
   rowOf(source: string, path: string): number {
     this.#sort();

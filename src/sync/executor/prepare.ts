@@ -98,6 +98,8 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     multiSource: config.sources.length > 1,
     now: now(),
   });
+  // A sync records what it does next: the rows' details (read when first needed) must be read first.
+  if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
   return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null };
 }

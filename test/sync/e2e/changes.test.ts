@@ -61,6 +61,28 @@ describe('changes after the first sync', () => {
     }
   });
 
+  it('a free duplicate and a touched file in one run: both recorded from the state as it was before the run', async () => {
+    // The duplicate's row is written first (b... sorts before c.csv); c.csv's record then reads its old row.
+    ws.write('b-copy.md', '# A\nalpha\n');
+    const abs = join(ws.docs, 'c.csv');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(abs, later, later);
+
+    const run = await syncCharged();
+
+    expect(run.code).toBe(0);
+    expect(itemOf(run.report, 'b-copy.md').action).toBe('skip:duplicate-content');
+    expect(itemOf(run.report, 'c.csv').action).toBe('skip:unchanged');
+    expect(run.charged).toBe(0);
+    const state = openState(ws.statePath);
+    try {
+      expect(state.getTracked('docs', 'b-copy.md')?.lastAction).toBe('skip:duplicate-content');
+      expect(state.getTracked('docs', 'c.csv')?.mtimeNs).toBe(mtimeNsOf(statSync(abs)));
+    } finally {
+      state.close();
+    }
+  });
+
   it('a renamed file costs nothing and is reported as a rename', async () => {
     ws.move('notes/b.txt', 'archive/b-old.txt');
 

@@ -71,6 +71,18 @@ describe('tracked files', () => {
     expect(store.getTracked('docs', 'x.md')?.remoteName).toBe(remoteName);
   });
 
+  it('reads the details (attempts, last action and reason, time) when the first file is made, and refuses them once rows were added meanwhile', () => {
+    store.upsertTracked(file('a.md', { reprocessAttempts: 2, lastAction: 'reprocess', lastReason: 'failed remotely' }));
+    const loaded = store.loadTrackedFiles();
+    const before = store.loadTrackedFiles();
+    before.loadDetails(); // as a sync does before it writes
+
+    store.upsertTracked(file('b.md'));
+
+    expect(before.get('docs\0a.md')).toMatchObject({ reprocessAttempts: 2, lastAction: 'reprocess', lastReason: 'failed remotely', updatedAt: '2025-03-14T12:00:00.000Z' });
+    expect(() => loaded.get('docs\0a.md')).toThrow('tracked files of source "docs": changed while they were read (1 at first, 2 later): plan again');
+  });
+
   it('replaces a row on upsert and keeps sources apart', () => {
     store.upsertTrackedMany([file('a.md'), file('a.md', { source: 'wiki' })]);
 

@@ -17,3 +17,8 @@ export function extensionOf(name: string): string {
 export function isSupportedFileName(name: string): boolean {
   return SUPPORTED.has(extensionOf(name));
 }
+
+/** True when a lowercase extension (without the dot, as extensionOf gives it) is a supported type. */
+export function isSupportedExtension(ext: string): boolean {
+  return SUPPORTED.has(ext);
+}

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { extensionOf, isSupportedFileName } from '../../shared/file-types.js';
+import { extensionOf, isSupportedExtension } from '../../shared/file-types.js';
 import type { SkipReason } from '../types.js';
 import { secretPatternOf } from './secrets.js';
 
@@ -40,13 +40,15 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
     folderExcludedBy: excludedBy,
     classifyFile(path, baseName, ignoredBy) {
       if (!isIncluded(path)) return 'outside';
-      const secret = secretPatternOf(baseName);
+      // The extension once, for the secret test and the type test (two slices and a lower-casing a file, not four).
+      const ext = extensionOf(baseName);
+      const secret = secretPatternOf(baseName, ext);
       if (secret !== null) return { reason: 'secret', detail: `looks like a secret (${secret}): never read or uploaded` };
       const ignored = ignoredBy(path, baseName);
       if (ignored !== null) return { reason: 'ignored', detail: ignored };
       const excluded = excludes.length === 0 ? null : excludedBy(path);
       if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };
-      if (!isSupportedFileName(baseName)) return { reason: 'unsupported', detail: unsupportedDetail(baseName) };
+      if (!isSupportedExtension(ext)) return { reason: 'unsupported', detail: unsupportedDetail(ext) };
       return 'candidate';
     },
   };
@@ -55,8 +57,7 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
 /** One detail string per extension, shared by its files (a docs tree often holds 20k images). */
 const unsupportedDetails = new Map<string, string>();
 
-function unsupportedDetail(baseName: string): string {
-  const ext = extensionOf(baseName);
+function unsupportedDetail(ext: string): string {
   let detail = unsupportedDetails.get(ext);
   if (detail === undefined) {
     detail = ext === '' ? 'no file extension: not a supported type' : `.${ext} files are not a supported type`;

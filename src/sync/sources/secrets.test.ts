@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { extensionOf } from '../../shared/file-types.js';
 import { SECRET_FILE_PATTERNS, secretPatternOf } from './secrets.js';
 
 /** One example per pattern of the table: a pattern added without an example fails the first test. */
@@ -50,4 +51,16 @@ describe('secretPatternOf', () => {
       expect(secretPatternOf(name)).toBeNull();
     },
   );
+
+  it.each(['.pem', '.KEY', 'x.PEM', 'a.tar.pem', '.env', 'x.env', 'file.', 'noext', 'readme.md', ...Object.values(EXAMPLES).flat()])(
+    '%s: the same answer with its extension handed over (as the walk does) as without',
+    (name) => {
+      expect(secretPatternOf(name, extensionOf(name))).toBe(secretPatternOf(name));
+    },
+  );
+
+  it('takes a name that starts with its only dot for its extension, as the glob does (".pem" is a "*.pem")', () => {
+    expect(secretPatternOf('.pem')).toBe('*.pem');
+    expect(secretPatternOf('.pem', extensionOf('.pem'))).toBe('*.pem');
+  });
 });

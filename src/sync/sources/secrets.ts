@@ -35,11 +35,16 @@ const anyOther = new RegExp(others.map((m) => `(?:${m.re.source})`).join('|'), '
 // "_"): most names are out after one character. Null (always test) if a pattern starts with a wildcard.
 const firstCodes = others.every((m) => /^[a-z0-9._-]/i.test(m.pattern)) ? new Set(others.map((m) => lowerAscii(m.pattern.charCodeAt(0)))) : null;
 
-/** The secret pattern a base file name matches (e.g. "*.pem"), or null when it looks harmless. */
-export function secretPatternOf(baseName: string): string | null {
+/**
+ * The secret pattern a base file name matches (e.g. "*.pem"), or null when it looks harmless.
+ * `ext`: the name's lowercase extension when the caller has it (as extensionOf gives it: "" for none).
+ */
+export function secretPatternOf(baseName: string, ext?: string): string | null {
   if ((firstCodes === null || firstCodes.has(lowerAscii(baseName.charCodeAt(0)))) && anyOther.test(baseName)) {
     return others.find((m) => m.re.test(baseName))?.pattern ?? null;
   }
+  // extensionOf gives "" for ".pem", which "*.pem" still matches: such names take the long way.
+  if (ext !== undefined && ext !== '') return byExtension.get(ext) ?? null;
   const dot = baseName.lastIndexOf('.');
   return dot < 0 ? null : (byExtension.get(baseName.slice(dot + 1).toLowerCase()) ?? null);
 }

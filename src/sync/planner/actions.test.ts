@@ -64,7 +64,7 @@ describe('planSync: one action per situation', () => {
 
     expect(itemAt(plan, 'a.md')).toMatchObject({
       action: 'upload',
-      reason: `content changed since last sync (sha256 ${before.slice(0, 8)}… → ${after.slice(0, 8)}…); the previous remote copy (id 9) stays, stale (the API has no delete or replace)`,
+      reason: `content changed since last sync (sha256 ${before.slice(0, 8)} -> ${after.slice(0, 8)}); the previous remote copy (id 9) stays, stale (the API has no delete or replace)`,
       credits: 5,
       previousSha256: before,
       previousRemoteName: 'a.md',

@@ -57,6 +57,12 @@ function richInput(): PlanInput {
 }
 
 describe('planSync: determinism', () => {
+  it('writes every reason in ASCII (one other character makes V8 hold a whole --json chunk as two-byte text)', () => {
+    const plan = planSync(richInput());
+
+    for (const item of plan.items) expect([item.path, item.reason]).toEqual([item.path, expect.stringMatching(/^[\x20-\x7e]*$/)]);
+  });
+
   it('covers every action in the rich input', () => {
     const plan = planSync(richInput());
 

@@ -29,7 +29,7 @@ export function unchangedReason(status: RemoteStatus | null): string {
 
 /** A tracked file whose content moved on. */
 export function changedReason(before: string, after: string, staleRemoteId: string | null): string {
-  const base = `content changed since last sync (sha256 ${shortSha(before)} → ${shortSha(after)})`;
+  const base = `content changed since last sync (sha256 ${shortSha(before)} -> ${shortSha(after)})`;
   return staleRemoteId === null ? base : `${base}; the previous remote copy (id ${staleRemoteId}) stays, stale (the API has no delete or replace)`;
 }
 

@@ -134,6 +134,21 @@ describe('TrackedIndex', () => {
     expect(index.rowsWithSha256(new Set())).toEqual([]);
   });
 
+  it('looks the details of the first files made up one by one, then decodes them all at once', () => {
+    const files = Array.from({ length: 2100 }, (_, i) => ({ ...tracked('docs', `f${String(i).padStart(4, '0')}.md`), lastAction: `action ${i}` }));
+    const all = columnsOf(files).details as TrackedDetails;
+    const decode = vi.fn(() => all);
+    const detailsOf = vi.fn((i: number) => ({ reprocessAttempts: 0, lastAction: `action ${i}`, lastReason: null, updatedAt: Date.UTC(2025, 0, 1) }));
+    const index = new TrackedIndex();
+    index.addColumns('docs', { ...columnsOf(files), details: decode, detailsOf });
+
+    for (let row = 0; row < 2048; row++) expect(index.fileAt(row).lastAction).toBe(`action ${row}`);
+    expect([detailsOf.mock.calls.length, decode.mock.calls.length]).toEqual([2048, 0]);
+    expect(index.fileAt(2048).lastAction).toBe('action 2048');
+    expect(index.fileAt(2099).lastAction).toBe('action 2099');
+    expect([detailsOf.mock.calls.length, decode.mock.calls.length]).toEqual([2048, 1]);
+  });
+
   it('makes a row\'s time ISO only when its TrackedFile is made (the state gives epoch milliseconds)', () => {
     const [a, b] = [tracked('docs', 'a.md'), tracked('docs', 'b.md')];
     const index = new TrackedIndex();

@@ -57,6 +57,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   // The primary key (source_id, path) delivers each source's rows in path order without a sort.
   const columnsOfSource = db.prepare(BULK_SQL).raw(true);
   const detailsOfSource = db.prepare(DETAILS_SQL).raw(true);
+  const detailsOfFile = db.prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
   const INSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
@@ -125,7 +126,15 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       for (const [id, source] of named) {
         const columns = (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow;
-        index.addColumns(source, readColumns(source, columns, () => detailsOfSource.get(id) as DetailsRow));
+        const read = readColumns(source, columns, () => detailsOfSource.get(id) as DetailsRow);
+        index.addColumns(source, {
+          ...read,
+          detailsOf: (i) => {
+            const r = detailsOfFile.get(id, read.paths[i]) as [number, string | null, string | null, number] | undefined;
+            if (r === undefined) throw new Error(`tracked files of source "${source}": changed while they were read (${read.paths[i]} is gone): plan again`);
+            return { reprocessAttempts: r[0], lastAction: r[1], lastReason: r[2], updatedAt: r[3] };
+          },
+        });
       }
       return index;
     },

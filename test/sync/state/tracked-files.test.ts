@@ -71,16 +71,22 @@ describe('tracked files', () => {
     expect(store.getTracked('docs', 'x.md')?.remoteName).toBe(remoteName);
   });
 
-  it('reads the details (attempts, last action and reason, time) when the first file is made, and refuses them once rows were added meanwhile', () => {
+  it('reads the details (attempts, last action and reason, time) when a file is made, and refuses them once the rows changed meanwhile', () => {
     store.upsertTracked(file('a.md', { reprocessAttempts: 2, lastAction: 'reprocess', lastReason: 'failed remotely' }));
-    const loaded = store.loadTrackedFiles();
     const before = store.loadTrackedFiles();
     before.loadDetails(); // as a sync does before it writes
+    const added = store.loadTrackedFiles();
 
     store.upsertTracked(file('b.md'));
 
     expect(before.get('docs\0a.md')).toMatchObject({ reprocessAttempts: 2, lastAction: 'reprocess', lastReason: 'failed remotely', updatedAt: '2025-03-14T12:00:00.000Z' });
-    expect(() => loaded.get('docs\0a.md')).toThrow('tracked files of source "docs": changed while they were read (1 at first, 2 later): plan again');
+    // A sanity check (the writer lock keeps other processes out, and a sync reads the details before it writes).
+    expect(() => added.loadDetails()).toThrow('tracked files of source "docs": changed while they were read (1 at first, 2 later): plan again');
+    const removed = store.loadTrackedFiles();
+    const fresh = store.loadTrackedFiles();
+    store.removeTracked('docs', 'a.md');
+    expect(() => removed.get('docs\0a.md')).toThrow('tracked files of source "docs": changed while they were read (a.md is gone): plan again');
+    expect(fresh.get('docs\0b.md')).toMatchObject({ lastAction: 'upload', lastReason: 'new file' }); // looked up alone
   });
 
   it('replaces a row on upsert and keeps sources apart', () => {

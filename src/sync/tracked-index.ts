@@ -1,4 +1,5 @@
 import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
+import { isoOf } from './state/codec.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
 
 /** The columns no plan of unchanged files reads: decoded when the first TrackedFile is made. */
@@ -214,6 +215,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (made !== undefined) return made;
     if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
     this.#detailsOfRow(row);
+    const updatedAt = rows.updatedAt[row] as string | number;
     const file: TrackedFile = {
       source: rows.sources[row] as string,
       path: rows.paths[row] as string,
@@ -227,7 +229,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       reprocessAttempts: rows.reprocessAttempts[row] as number,
       lastAction: rows.lastActions[row] as string | null,
       lastReason: rows.lastReasons[row] as string | null,
-      updatedAt: isoOf(rows.updatedAt[row] as string | number),
+      updatedAt: typeof updatedAt === 'string' ? updatedAt : isoOf(updatedAt),
     };
     rows.files[row] = file;
     return file;
@@ -383,9 +385,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 }
 
-function isoOf(time: string | number): string {
-  return typeof time === 'string' ? time : new Date(time).toISOString();
-}
 
 function checkLength(source: string, column: string, length: number, files: number): void {
   if (length !== files) throw new Error(`tracked files of source "${source}": ${column} holds ${length} values for ${files} files`);

@@ -1,11 +1,11 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { KbsyncError } from '../../shared/errors.js';
 import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
 import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
-import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, ENTRY_OTHER, type Listing, type WalkAhead } from './walk-ahead.js';
+import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
 /** A folder source, its root already absolute. */
 export type FolderSourceSpec = {
@@ -136,7 +136,7 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
   let levels = parentLevels;
   try {
     if (listing !== null) ({ names, kinds } = listing);
-    else ({ names, kinds } = entriesOf(readdirSync(absDir, { withFileTypes: true })));
+    else ({ names, kinds } = listingOf(readdirSync(absDir, { withFileTypes: true })));
     let present: Set<string> | null = null;
     // Only regular files: a symlinked .gitignore could point outside the root, which is never read.
     for (let i = 0; i < names.length; i++) if (kinds[i] === ENTRY_FILE && IGNORE_FILE_NAMES.includes(names[i] as string)) (present ??= new Set()).add(names[i] as string);
@@ -168,32 +168,6 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
     else visitOther(walk, abs, realDir, path, name, rules);
   }
   walk.realStack.pop();
-}
-
-/** readdir's entries as a Listing's names and kinds, in walk order. */
-function entriesOf(entries: Dirent[]): { names: string[]; kinds: Uint8Array } {
-  const sorted = inPathOrder(entries);
-  const kinds = new Uint8Array(sorted.length);
-  const names = new Array<string>(sorted.length);
-  for (let i = 0; i < sorted.length; i++) {
-    const e = sorted[i] as Dirent;
-    names[i] = e.name;
-    kinds[i] = e.isFile() ? ENTRY_FILE : e.isDirectory() ? ENTRY_DIR : e.isSymbolicLink() ? ENTRY_LINK : ENTRY_OTHER;
-  }
-  return { names, kinds };
-}
-
-/**
- * The entries sorted so that the walk emits paths in plain string order (a folder sorts as
- * "name/"): the planner then gets its input already ordered and need not sort 100k paths.
- * A folder's key only differs from its name where a sibling's name extends it ("a" beside
- * "a.md"); folders with no subfolder (most of them) sort by name alone, with no key built.
- */
-function inPathOrder(entries: Dirent[]): Dirent[] {
-  if (!entries.some((e) => e.isDirectory())) return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const keyed = entries.map((entry) => ({ entry, key: entry.isDirectory() ? `${entry.name}/` : entry.name }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map((k) => k.entry);
 }
 
 /** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
+import type { Dirent } from 'node:fs';
+import { extensionOf, SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
 
-/** An entry's kind in a Listing (as readdir's file types tell it). */
-export const ENTRY_OTHER = 0;
+/** An entry's kind in a Listing (as readdir's file types tell it; 0: anything else). */
 export const ENTRY_FILE = 1;
 export const ENTRY_DIR = 2;
 export const ENTRY_LINK = 3;
@@ -13,7 +13,7 @@ export type Listing = {
   /** The listing's number, in the helper's walk order. */
   k: number;
   names: string[];
-  /** Per name, ENTRY_FILE, ENTRY_DIR, ENTRY_LINK or ENTRY_OTHER. */
+  /** Per name, ENTRY_FILE, ENTRY_DIR, ENTRY_LINK, or 0 for anything else. */
   kinds: Uint8Array;
 };
 
@@ -25,6 +25,28 @@ export type WalkAheadOptions = {
   /** How long the walk waits for a helper that posts nothing at all before doing the rest itself. @default 2000 */
   stallMs?: number;
 };
+
+/**
+ * readdir's entries as names and kinds (ENTRY_*) in walk order: sorted so that the walk emits paths
+ * in plain string order (a folder sorts as "name/"), and the planner gets its input already
+ * ordered. A folder's key only differs from its name where a sibling's name extends it ("a" beside
+ * "a.md"); folders with no subfolder (most of them) sort by name alone, with no key built.
+ * Self-contained (the helper runs its text), so the walk and the helper cannot order differently.
+ */
+export function listingOf(entries: Dirent[]): { names: string[]; kinds: Uint8Array } {
+  const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const sorted = !entries.some((e) => e.isDirectory())
+    ? entries.sort(byName)
+    : entries.map((e) => ({ e, name: e.isDirectory() ? `${e.name}/` : e.name })).sort(byName).map(({ e }) => e);
+  const names = new Array<string>(sorted.length);
+  const kinds = new Uint8Array(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    const e = sorted[i] as Dirent;
+    names[i] = e.name;
+    kinds[i] = e.isFile() ? 1 : e.isDirectory() ? 2 : e.isSymbolicLink() ? 3 : 0; // ENTRY_FILE, ENTRY_DIR, ENTRY_LINK, else 0
+  }
+  return { names, kinds };
+}
 
 /** Folders the helper never lists (the walk never descends them either: see folder.ts). */
 const NEVER_LISTED = ['.git', 'node_modules'];
@@ -45,7 +67,10 @@ type Message =
  * which folders of the root it walks it left out ({ root, skip }): nothing more is read under them.
  * Stops when ctl[1] is set; ctl[0] counts the messages posted, and is notified after each.
  */
-function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots: readonly string[], extensions: readonly string[], neverListed: readonly string[]): void {
+function walkAhead(
+  port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots: readonly string[], extensions: readonly string[], neverListed: readonly string[],
+  listing: typeof listingOf, extension: typeof extensionOf,
+): void {
   const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs');
   const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
   const supported = new Set(extensions);
@@ -83,8 +108,7 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
     for (let i = 0; i < names.length; i++) {
       if (kinds[i] !== 1) continue;
       const name = names[i] as string;
-      const dot = name.lastIndexOf('.');
-      if (dot <= 0 || !supported.has(name.slice(dot + 1).toLowerCase())) continue;
+      if (!supported.has(extension(name))) continue;
       try {
         const st = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
         if (st === undefined || !st.isFile()) continue;
@@ -117,14 +141,7 @@ function walkAhead(port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots
           post({ kind: 'listing', dir, k: -1 }); // the walk reads it itself, and reports why it cannot
           continue;
         }
-        const keyed = entries.map((e) => ({ e, key: e.isDirectory() ? `${e.name}/` : e.name }));
-        keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-        const names = keyed.map(({ e }) => e.name);
-        const kinds = new Uint8Array(names.length);
-        for (let i = 0; i < keyed.length; i++) {
-          const e = (keyed[i] as (typeof keyed)[number]).e;
-          kinds[i] = e.isFile() ? 1 : e.isDirectory() ? 2 : e.isSymbolicLink() ? 3 : 0;
-        }
+        const { names, kinds } = listing(entries);
         for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === 2 && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
         const k = next++;
         const sent = kinds.slice();
@@ -148,7 +165,7 @@ process.on('exit', () => {
   Atomics.notify(d.ctl, 0);
 });
 // walk
-(${walkAhead.toString()})(d.port, d.ctl, d.claims, d.roots, d.extensions, d.neverListed);
+(${walkAhead.toString()})(d.port, d.ctl, d.claims, d.roots, d.extensions, d.neverListed, ${listingOf.toString()}, ${extensionOf.toString()});
 `;
 
 /** Listings whose lstats a walk can claim (one byte each, shared); later ones are lstat'ed by the walk. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLazyLogger, createLogger, lazy } from './logger.js';
+import { createLazyLogger, createLogger, lazy, lazyLogger } from './logger.js';
 
 /** A destination that keeps the lines written to it. */
 function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
@@ -39,6 +39,55 @@ describe('createLazyLogger', () => {
     expect(debugEnabled).toBe(false);
     expect(logger.isLevelEnabled('debug')).toBe(true);
     expect('info' in logger).toBe(true);
+  });
+});
+
+describe('lazyLogger', () => {
+  it('answers calls below its level without making the logger, and makes it for the first call that writes', () => {
+    const out = sink();
+    let made = 0;
+    const logger = lazyLogger(() => {
+      made += 1;
+      return createLogger({ level: 'warn' }, out.stream);
+    }, 'warn');
+
+    logger.debug({ walkAhead: { listings: 3 } }, 'walk-ahead helper');
+    logger.info('quiet');
+    logger.trace('quieter');
+    expect(made).toBe(0);
+
+    logger.warn('loud');
+    logger.debug('still quiet, now from pino itself');
+    expect(made).toBe(1);
+    expect(out.lines()).toMatchObject([{ level: 40, msg: 'loud' }]);
+  });
+
+  it('makes the logger at once for a level it does not know (pino names the mistake), and never answers for silent', () => {
+    let made = 0;
+    const make = () => {
+      made += 1;
+      return createLogger({ level: 'silent' }, sink().stream);
+    };
+    lazyLogger(make, 'loud');
+    expect(made).toBe(1);
+
+    const silent = lazyLogger(make, 'silent');
+    silent.fatal('nothing');
+    expect(made).toBe(1);
+    expect(() => createLogger({ level: 'loud' }, sink().stream)).toThrow(/loud/);
+  });
+
+  it('follows KBSYNC_LOG_LEVEL through createLazyLogger', () => {
+    const before = process.env.KBSYNC_LOG_LEVEL;
+    process.env.KBSYNC_LOG_LEVEL = 'debug';
+    try {
+      const out = sink();
+      createLazyLogger({}, out.stream).debug('seen');
+      expect(out.lines()).toMatchObject([{ level: 20, msg: 'seen' }]);
+    } finally {
+      if (before === undefined) delete process.env.KBSYNC_LOG_LEVEL;
+      else process.env.KBSYNC_LOG_LEVEL = before;
+    }
   });
 });
 

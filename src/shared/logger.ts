@@ -24,23 +24,48 @@ export function createLogger(options: LoggerOptions = {}, destination: NodeJS.Wr
 
 /**
  * createLogger(), made on first use: most commands never write a log line, and loading pino costs
- * ~25 ms of every start.
+ * ~25 ms of every start. A call at a level the logger leaves out (debug and info at the default
+ * `warn`) makes nothing.
  */
 export function createLazyLogger(options: LoggerOptions = {}, destination: NodeJS.WritableStream = process.stderr): Logger {
-  return lazy(() => createLogger(options, destination));
+  return lazyLogger(() => createLogger(options, destination), options.level ?? process.env.KBSYNC_LOG_LEVEL ?? 'warn');
+}
+
+/** pino's levels by name, and a logger method's level (undefined: not a level method). */
+const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const levelOf = (prop: string | symbol): number | undefined => (typeof prop === 'string' && prop !== 'silent' ? LEVELS[prop] : undefined);
+const ignore = (): void => {};
+
+/**
+ * A logger made by `make` on first use, whose level is `level`; until it is made, calls of the level
+ * methods below that level are answered without making it (they would write nothing). A level name
+ * pino does not know makes it at once, so that pino says what is wrong with it.
+ */
+export function lazyLogger(make: () => Logger, level: string): Logger {
+  const threshold = LEVELS[level];
+  if (threshold === undefined) return make();
+  return lazy(make, (prop) => {
+    const methodLevel = levelOf(prop);
+    return methodLevel !== undefined && methodLevel < threshold ? ignore : undefined;
+  });
 }
 
 /**
  * An object made by `make` on first use: every property read, write or `in` test goes to it (the
  * first one makes it), methods come bound to it. It is no thenable: `await` and promise resolution
- * look for a `then`, and must not make it.
+ * look for a `then`, and must not make it. `before` may answer a property read while the object is
+ * not made yet (undefined: make it and read the property).
  */
-export function lazy<T extends object>(make: () => T): T {
+export function lazy<T extends object>(make: () => T, before?: (prop: string | symbol) => unknown): T {
   let real: T | undefined;
   const target = (): T => (real ??= make());
   return new Proxy({} as T, {
     get(_, prop) {
       if (prop === 'then') return undefined;
+      if (real === undefined && before !== undefined) {
+        const answer = before(prop);
+        if (answer !== undefined) return answer;
+      }
       const object = target();
       const value: unknown = Reflect.get(object, prop, object);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(object) : value;

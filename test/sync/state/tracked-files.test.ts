@@ -55,10 +55,21 @@ describe('tracked files', () => {
   });
 
   it('loads values holding NULs, quotes, backslashes and newlines exactly', () => {
-    const files = [file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y "q" \\ \n z' }), file('b"\\.md')];
+    // Remote ids come joined by NULs: one holding a NUL makes the column read again as JSON, nulls and '' included.
+    const files = [
+      file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y "q" \\ \n z' }), file('b"\\.md'), file('c.md', { remoteId: null }),
+      file('d.md', { remoteId: '' }), file('e.md', { remoteId: '\0' }),
+    ];
     store.upsertTrackedMany(files);
 
     expect([...store.loadTrackedFiles().values()]).toEqual(files.map((f) => store.getTracked(f.source, f.path)));
+  });
+
+  it('keeps an empty remote id apart from none, and ids that look like numbers as text', () => {
+    const files = [file('a.md', { remoteId: '' }), file('b.md', { remoteId: null }), file('c.md', { remoteId: '' }), file('d.md', { remoteId: '007' })];
+    store.upsertTrackedMany(files);
+
+    expect([...store.loadTrackedFiles().values()].map((f) => f.remoteId)).toEqual(['', null, '', '007']);
   });
 
   it.each([

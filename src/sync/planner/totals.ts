@@ -44,7 +44,8 @@ export function summarize(
   reindex: { credits: number; creditsCharged?: number },
 ): PlanTotals {
   const totals: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: reindex.credits, creditsSpent: reindex.creditsCharged ?? 0 };
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as PlanItem & { outcome?: RunOutcome; creditsCharged?: number };
     totals[bucketOf(item)] += 1;
     totals.creditsPlanned += item.credits;
     totals.creditsSpent += item.creditsCharged ?? 0;

@@ -1,7 +1,7 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import { sameFingerprint, type Fingerprint } from '../tracked-index.js';
-import type { Observation, ObservedFile } from '../types.js';
+import type { Observation, ObservedFile, SkippedPath } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
@@ -105,9 +105,11 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const known = stream?.known ?? (await options.known);
   for (const { i, streamed } of order) {
     const result = results[i] as ScanResult;
-    observation.skipped.push(...result.skipped);
-    for (const scanned of result.files) {
-      const file = scanned as ObservedFile;
+    // Indexed loops: a spread or a for-of over 100k entries allocates per entry in code run once
+    // (and a spread of a few hundred thousand arguments overflows the stack).
+    for (let k = 0; k < result.skipped.length; k++) observation.skipped.push(result.skipped[k] as SkippedPath);
+    for (let k = 0; k < result.files.length; k++) {
+      const file = result.files[k] as ObservedFile;
       if (!streamed) {
         const gitChanged = changedByGit.get(file.source);
         if (takeKnown(file, known, gitChanged !== undefined && !gitChanged.has(file.path))) toHash.push(file);
@@ -120,7 +122,8 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const streamedHashes = stream === null ? null : await stream.hashing.done();
   const unreadable = new Set<ObservedFile>();
   const apply = (list: readonly ObservedFile[], outcomes: ReadonlyMap<string, HashOutcome>): void => {
-    for (const file of list) {
+    for (let k = 0; k < list.length; k++) {
+      const file = list[k] as ObservedFile;
       const outcome = outcomes.get(file.absPath);
       if (outcome !== undefined && 'sha256' in outcome) file.sha256 = outcome.sha256;
       else if (outcome !== undefined && 'unreadable' in outcome) {

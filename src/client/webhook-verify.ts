@@ -1,4 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { webhookMac, webhookSecretKey } from '../shared/webhook-signature.js';
+
+export { signWebhook } from '../shared/webhook-signature.js';
 
 /**
  * Webhook signature checks. Standard Webhooks (API.md): `webhook-id`, `webhook-timestamp`,
@@ -37,22 +40,8 @@ function header(headers: WebhookHeaders, name: string): string | null {
   return (Array.isArray(v) ? v[0] : v) ?? null;
 }
 
-/** The HMAC key of a `whsec_` secret (a bare base64 string is accepted too), or null when empty. */
-function secretKey(secret: string): Buffer | null {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  return key.length === 0 ? null : key;
-}
-
 function sameBytes(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The `webhook-signature` value (`v1,<base64>`) for one delivery. */
-export function signWebhook(secret: string, id: string, timestampSec: number, body: string | Buffer): string {
-  const key = secretKey(secret);
-  if (key === null) throw new RangeError('empty webhook secret');
-  const mac = createHmac('sha256', key).update(`${id}.${timestampSec}.`).update(body).digest('base64');
-  return `v1,${mac}`;
 }
 
 /** Checks a Standard Webhooks delivery against one or more secrets. */
@@ -67,14 +56,14 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyResult {
   const now = input.nowSec ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - timestamp) > (input.toleranceSec ?? WEBHOOK_TOLERANCE_SEC)) return { ok: false, reason: 'stale_timestamp' };
 
-  const keys = (typeof input.secret === 'string' ? [input.secret] : input.secret).map(secretKey);
+  const keys = (typeof input.secret === 'string' ? [input.secret] : input.secret).map(webhookSecretKey);
   if (keys.length === 0 || keys.some((k) => k === null)) return { ok: false, reason: 'invalid_secret' };
   const given = sig
     .split(' ')
     .filter((s) => s.startsWith('v1,'))
     .map((s) => Buffer.from(s.slice(3), 'base64'));
   for (const key of keys as Buffer[]) {
-    const expected = createHmac('sha256', key).update(`${id}.${tsText}.`).update(input.body).digest();
+    const expected = webhookMac(key, id, tsText, input.body);
     if (given.some((g) => sameBytes(g, expected))) return { ok: true, id, timestamp };
   }
   return { ok: false, reason: 'bad_signature' };

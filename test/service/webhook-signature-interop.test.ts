@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/client/webhook-verify.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { createDispatcher, createWebhook, signWebhookPayload, type WebhookDispatcher } from '../../src/service/webhooks/index.js';
+import { createDispatcher, createWebhook, type WebhookDispatcher } from '../../src/service/webhooks/index.js';
+import { signWebhook } from '../../src/shared/webhook-signature.js';
 import { webhookTestDb, type WebhookTestDb } from '../helpers/webhook-db.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -45,12 +46,12 @@ describe('service deliveries verified by the client verifier', () => {
     }
   });
 
-  it('signWebhookPayload and the client verifier agree on the Standard Webhooks test vector', () => {
+  it('the signer and the client verifier agree on the Standard Webhooks test vector', () => {
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     const headers = {
       'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
       'webhook-timestamp': '1614265330',
-      'webhook-signature': signWebhookPayload(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'),
+      'webhook-signature': signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'),
     };
 
     expect(verifyWebhook({ headers, body: '{"test": 2432232314}', secret, nowSec: 1614265330 })).toMatchObject({ ok: true });

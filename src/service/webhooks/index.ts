@@ -3,4 +3,4 @@ export { WebhookError, type WebhookErrorCode } from './errors.js';
 export { WEBHOOK_EVENT_KINDS, isEventKind, type DeliveryType, type EventKind } from './events.js';
 export { MAX_WEBHOOKS_PER_DATASET, createWebhook, getWebhook, listWebhooks, type CreateWebhookInput, type Webhook } from './registry.js';
 export { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS } from './retry-policy.js';
-export { generateWebhookSecret, signWebhookPayload } from './signature.js';
+export { generateWebhookSecret } from './signature.js';

@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { signWebhookPayload } from './signature.js';
+import { signWebhook } from '../../shared/webhook-signature.js';
 
 /** How one POST ended. `aborted` means the sender was stopped: not an attempt, nothing to record. */
 export type SendOutcome =
@@ -16,7 +16,7 @@ export function deliveryHeaders(secret: string, eventId: string, timestampSec: n
     'user-agent': 'kbsync-local-service',
     'webhook-id': eventId,
     'webhook-timestamp': String(timestampSec),
-    'webhook-signature': signWebhookPayload(secret, eventId, timestampSec, body),
+    'webhook-signature': signWebhook(secret, eventId, timestampSec, body),
   };
 }
 

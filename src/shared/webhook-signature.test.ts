@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { generateWebhookSecret, signWebhookPayload } from './signature.js';
+import { generateWebhookSecret } from '../service/webhooks/signature.js';
+import { signWebhook, webhookSecretKey } from './webhook-signature.js';
 
 /** An independent Standard Webhooks check written from API.md, not from the code under test. */
 function verifies(secret: string, id: string, ts: number, body: string, header: string): boolean {
@@ -13,9 +14,9 @@ function verifies(secret: string, id: string, ts: number, body: string, header: 
   });
 }
 
-describe('signWebhookPayload', () => {
+describe('signWebhook', () => {
   it('reproduces the Standard Webhooks specification test vector', () => {
-    const header = signWebhookPayload('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const header = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
 
     expect(header).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
@@ -24,12 +25,20 @@ describe('signWebhookPayload', () => {
     const secret = generateWebhookSecret();
     const body = '{"type":"intelligence.processed","created_at":"2025-01-01T00:00:00.000Z","data":{"entry_id":3}}';
 
-    const header = signWebhookPayload(secret, 'evt_abc', 1735689600, body);
+    const header = signWebhook(secret, 'evt_abc', 1735689600, body);
 
     expect(verifies(secret, 'evt_abc', 1735689600, body, header)).toBe(true);
     expect(verifies(secret, 'evt_abd', 1735689600, body, header)).toBe(false);
     expect(verifies(secret, 'evt_abc', 1735689601, body, header)).toBe(false);
     expect(verifies(secret, 'evt_abc', 1735689600, body.replace('3', '4'), header)).toBe(false);
     expect(verifies(generateWebhookSecret(), 'evt_abc', 1735689600, body, header)).toBe(false);
+  });
+
+  it('refuses an empty secret, and takes a bare base64 key as a whsec_ one', () => {
+    expect(() => signWebhook('whsec_', 'evt', 1, '{}')).toThrow('empty webhook secret');
+    expect(webhookSecretKey('')).toBeNull();
+    const secret = generateWebhookSecret();
+    expect(webhookSecretKey(secret)).toHaveLength(32);
+    expect(signWebhook(secret.slice('whsec_'.length), 'evt', 1, '{}')).toBe(signWebhook(secret, 'evt', 1, '{}'));
   });
 });

@@ -4,7 +4,8 @@ import { errors as undiciErrors } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { KbsyncError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
-import { ApiError, SNIPPET_MAX, readErrorBody, redact, snippetOf } from './errors.js';
+import { API_ERROR_STATUS, type ApiErrorCode } from '../shared/api-errors.js';
+import { ApiError, SNIPPET_MAX, classifyStatus, readErrorBody, redact, snippetOf } from './errors.js';
 import { API_KEY, mockService } from './mock-service.test-util.js';
 
 const noRetry = { retry: { retries: 0 } };
@@ -57,6 +58,14 @@ describe('error codes from status', () => {
     const err = await failureOf(client.listWebhooks());
 
     expect(err).toMatchObject({ code, status, serverCode: code });
+  });
+
+  it('takes over every code of the service\'s error table with its status, whatever the message', () => {
+    const table = Object.entries(API_ERROR_STATUS) as [ApiErrorCode, number][];
+    expect(table.length).toBeGreaterThanOrEqual(16);
+    for (const [code, status] of table) {
+      expect(classifyStatus(status, code, 'out of credits', true)).toBe(code);
+    }
   });
 
   it('an unknown server code falls back to the status, and is kept as serverCode', async () => {

@@ -1,3 +1,4 @@
+import { API_ERROR_STATUS } from '../shared/api-errors.js';
 import { KbsyncError, type ErrorCode } from '../shared/errors.js';
 
 /** Typed API errors: one class, a stable code, classified once here at the HTTP boundary. */
@@ -44,12 +45,8 @@ export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError
   return err instanceof ApiError && (codes.length === 0 || codes.includes(err.code));
 }
 
-/** The codes of API.md's error table: the only server codes taken over as-is. */
-const SERVER_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-  'invalid_request', 'unauthorized', 'insufficient_credits', 'tier_required', 'mode_forbidden', 'forbidden',
-  'not_found', 'limit_reached', 'idempotency_in_progress', 'file_too_large', 'unsupported_file_type',
-  'validation_failed', 'idempotency_mismatch', 'rate_limited', 'internal', 'method_not_allowed',
-]);
+/** The codes of API.md's error table (shared with the local service): the only server codes taken over as-is. */
+const SERVER_CODES: ReadonlySet<string> = new Set(Object.keys(API_ERROR_STATUS));
 
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'invalid_request',

@@ -1,24 +1,8 @@
+import { API_ERROR_STATUS } from '../shared/api-errors.js';
 import { KbsyncError, type ErrorCode } from '../shared/errors.js';
 
-/** HTTP status of each error code the service answers with (API.md's table, plus 405; docs/service.md). */
-export const STATUS_OF: Partial<Record<ErrorCode, number>> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  insufficient_credits: 402,
-  tier_required: 403,
-  mode_forbidden: 403,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  limit_reached: 409,
-  idempotency_in_progress: 409,
-  file_too_large: 413,
-  unsupported_file_type: 415,
-  validation_failed: 422,
-  idempotency_mismatch: 422,
-  rate_limited: 429,
-  internal: 500,
-};
+/** HTTP status of each error code the service answers with (the shared table: API.md's, plus 405). */
+export const STATUS_OF: Partial<Record<ErrorCode, number>> = API_ERROR_STATUS;
 
 /** An error the service answers on purpose: a code from API.md, and a status when it differs from the code's usual one. */
 export class ServiceError extends KbsyncError {

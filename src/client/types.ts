@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Dialect } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
+import type { WebhookEventKind } from '../shared/webhooks.js';
 
 /** The client's public types: options, the method table, and the normalised response shapes. */
 
@@ -52,7 +53,7 @@ export type ClientOptions = {
 export type PaidOpts = { idempotencyKey?: string };
 
 export type DatasetMode = 'read_only' | 'self_learning';
-export type WebhookEvent = 'intelligence.processed' | 'intelligence.failed' | 'intelligence.deduped' | 'dataset.mode_changed';
+export type WebhookEvent = WebhookEventKind;
 
 export type DatasetInfo = {
   id: string;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { webhookMac, webhookSecretKey } from '../shared/webhook-signature.js';
+import { webhookMac, webhookSecretKey } from '../shared/webhooks.js';
 
-export { signWebhook } from '../shared/webhook-signature.js';
+export { signWebhook } from '../shared/webhooks.js';
 
 /**
  * Webhook signature checks. Standard Webhooks (API.md): `webhook-id`, `webhook-timestamp`,

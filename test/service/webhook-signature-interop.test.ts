@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/client/webhook-verify.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createDispatcher, createWebhook, type WebhookDispatcher } from '../../src/service/webhooks/index.js';
-import { signWebhook } from '../../src/shared/webhook-signature.js';
+import { signWebhook } from '../../src/shared/webhooks.js';
 import { webhookTestDb, type WebhookTestDb } from '../helpers/webhook-db.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 

@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from '../../shared/webhooks.js';
 
-/** The event kinds a webhook can subscribe to (spec section 6). */
-export const WEBHOOK_EVENT_KINDS = [
-  'intelligence.processed',
-  'intelligence.failed',
-  'intelligence.deduped',
-  'dataset.mode_changed',
-] as const;
-
-export type EventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
+export { WEBHOOK_EVENT_KINDS } from '../../shared/webhooks.js';
+export type EventKind = WebhookEventKind;
 
 /** What a delivery's body `type` can be: a subscribable kind, or the test event sent by `/test`. */
 export type DeliveryType = EventKind | 'webhook.test';

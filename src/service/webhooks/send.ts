@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import { signWebhook } from '../../shared/webhook-signature.js';
+import { signWebhook } from '../../shared/webhooks.js';
 
 /** How one POST ended. `aborted` means the sender was stopped: not an attempt, nothing to record. */
 export type SendOutcome =

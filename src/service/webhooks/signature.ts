@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { WEBHOOK_SECRET_PREFIX } from '../../shared/webhook-signature.js';
+import { WEBHOOK_SECRET_PREFIX } from '../../shared/webhooks.js';
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
 export function generateWebhookSecret(): string {

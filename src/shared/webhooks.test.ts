@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signWebhook, webhookSecretKey } from './webhook-signature.js';
+import { signWebhook, webhookSecretKey } from './webhooks.js';
 
 /** A new secret as the service makes them (src/service/webhooks/signature.ts). */
 const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fakeBudget, fakeObservation, fakeState, planInput, remoteCopy } from '../../../test/helpers/plan-fakes.js';
+import { createPrng } from '../../../test/helpers/prng.js';
 import { MIB } from '../../shared/plans.js';
 import type { PlanInput } from '../types.js';
 import { planSync } from './plan-sync.js';
-
-/** A mulberry32 generator: shuffles are random-looking but reproducible. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffled<T>(xs: readonly T[], next: () => number): T[] {
   const out = [...xs];
@@ -96,7 +86,7 @@ describe('planSync: determinism', () => {
 
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('shuffled input order (seed %i) gives the same plan', (seed) => {
     const base = richInput();
-    const next = rng(seed);
+    const next = createPrng(seed).next;
     const input: PlanInput = {
       ...base,
       observation: { ...base.observation, files: shuffled(base.observation.files, next), skipped: shuffled(base.observation.skipped, next), sources: shuffled(base.observation.sources, next) },
@@ -115,7 +105,7 @@ describe('planSync: determinism', () => {
       observation: { ...base.observation, files: [...base.observation.files].sort(byKey) },
       tracked: new Map([...base.tracked].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
-    const shuffledInput: PlanInput = { ...base, observation: { ...base.observation, files: shuffled(base.observation.files, rng(99)) } };
+    const shuffledInput: PlanInput = { ...base, observation: { ...base.observation, files: shuffled(base.observation.files, createPrng(99).next) } };
 
     expect(JSON.stringify(planSync(sorted))).toBe(JSON.stringify(planSync(shuffledInput)));
   });

@@ -21,11 +21,16 @@ export type HashOptions = {
 };
 
 /**
- * Below either of these, hashing in-process beats starting workers (measured here: 815 files,
- * 20 MB: 100 ms in-process, 300+ ms with 2 workers; SHA-256 runs at ~500 MB/s per core).
+ * Below either of these, hashing in-process beats starting workers. Measured here: SHA-256 runs at
+ * ~1.5 GB/s on one core; 1,000 files of 23 MB just written took 51 ms in-process and 95 ms with 2
+ * workers, of which their start-up is most (inside a plan, while the walk's helper still ends, the
+ * wait for them was ~180 ms for 35 MB). The break-even is near 100 MB of files in the page cache, as
+ * files just edited are. Files not in the cache read faster from two threads: that costs a large
+ * change on a cold disk something, and a plan after an edit 40-50 ms less (the bench's 1%-changed
+ * plans: 1,208 -> 1,158 ms, --json 1,317 -> 1,274, 21 interleaved runs).
  */
 const IN_PROCESS_MAX_FILES = 8;
-const IN_PROCESS_MAX_BYTES = 32 << 20;
+const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
 const BATCH_MAX_FILES = 64;
 const BATCH_MAX_BYTES = 4 << 20;
@@ -70,7 +75,8 @@ type PoolWorker = { worker: HashWorker; queuedBytes: number; alive: boolean };
  * starting workers (~70 ms) costs more than hashing ~1,000 small files here.
  */
 const STREAM_IN_PROCESS_MAX_FILES = 1024;
-const STREAM_IN_PROCESS_MAX_BYTES = IN_PROCESS_MAX_BYTES;
+// A first scan's files are read cold, and the workers overlap the walk: they start sooner.
+const STREAM_IN_PROCESS_MAX_BYTES = 32 << 20;
 
 /**
  * Hashing in a pool of worker threads, files handed over one at a time, so that a synchronous walk

@@ -170,6 +170,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The credit budget (per run, day or month) stopped the run with work left.',
     action: 'Raise `budget.*` or wait for the next period; the remaining work stays queued, smallest first.',
   },
+  file_changed: {
+    exit: 3,
+    meaning: 'A file changed between the moment kbsync hashed it and its upload; it was not sent.',
+    action: 'Nothing to fix: the next run hashes it again and uploads what it then holds.',
+  },
   // local service: ingest and chat
   parse_failed: {
     exit: 1,

@@ -45,7 +45,7 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
       return [...byId.values()];
     },
     async uploadFile(file, o) {
-      const stream = await fileMultipart(file.path, file.name, http.dialect.uploadField);
+      const stream = await fileMultipart(file.path, file.name, http.dialect.uploadField, file.size);
       return http.call(
         { method: 'POST', api: 'v1', path: '/files/upload', kind: 'paid', idempotencyKey: o?.idempotencyKey, signal: o?.signal, stream },
         S.UploadResult,

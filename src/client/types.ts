@@ -127,7 +127,11 @@ export interface KnowledgeClient {
   reindex(o?: PaidOpts): Promise<{ status: string; chunks: number | null }>;
   listFiles(p?: Page): Promise<{ files: RemoteFile[]; total: number }>;
   listAllFiles(): Promise<RemoteFile[]>;
-  uploadFile(file: { path: string; name: string }, o?: PaidOpts & { signal?: AbortSignal }): Promise<UploadResult>;
+  /**
+   * Uploads one file. With `size` (what was hashed and priced), a file of another size is refused with
+   * `file_changed` before anything is sent, and exactly that many bytes are sent.
+   */
+  uploadFile(file: { path: string; name: string; size?: number }, o?: PaidOpts & { signal?: AbortSignal }): Promise<UploadResult>;
   reprocessFile(id: string, o?: PaidOpts): Promise<{ id: string; status: string; creditsCharged: number | null }>;
   listAgents(): Promise<Agent[]>;
   createAgent(b: { name: string; config?: Record<string, unknown> }, o?: PaidOpts): Promise<Agent>;

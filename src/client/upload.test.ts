@@ -135,6 +135,28 @@ describe('uploadFile against a real multipart parser', () => {
     expect(err).toMatchObject({ name: 'AbortError' });
   });
 
+  it('with the hashed size, refuses a file of another size (file_changed) before sending anything', async () => {
+    client = createClient({ baseUrl, apiKey: KEY });
+
+    const err = await client.uploadFile({ path: filePath, name: 'a.md', size: content.length - 1 }).catch((e: unknown) => e);
+
+    expect(err).toMatchObject({ code: 'file_changed' });
+    expect((err as Error).message).toContain(filePath);
+    expect(received).toHaveLength(0);
+  });
+
+  it('sends an empty file as an empty part', async () => {
+    const empty = join(dir, 'empty.md');
+    writeFileSync(empty, '');
+    client = createClient({ baseUrl, apiKey: KEY });
+    answer = { status: 201, body: { id: 5, name: 'empty.md', status: 'queued' } };
+
+    await client.uploadFile({ path: empty, name: 'empty.md', size: 0 });
+
+    expect(received[0]?.parts).toEqual([{ field: 'file', fileName: 'empty.md', sha256: createHash('sha256').digest('hex'), bytes: 0 }]);
+    expect(received[0]?.contentLength).toBe(received[0]?.bodyBytes);
+  });
+
   it('fails with the fs error (ENOENT) when the file is gone, sending nothing', async () => {
     client = createClient({ baseUrl, apiKey: KEY });
 

@@ -38,6 +38,7 @@ export type ErrorCode =
   | 'source_unavailable'
   | 'git_failed'
   | 'budget_exhausted'
+  | 'file_changed'
   // local service: ingest and chat
   | 'parse_failed'
   | 'llm_failed';

@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import { isApiError } from '../../client/errors.js';
+import { isKbsyncError } from '../../shared/errors.js';
 import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
 import type { BudgetPeriod } from '../state/index.js';
 import type { RunOutcome } from '../types.js';
@@ -17,8 +18,8 @@ export type PaidResult = {
   creditsCharged: number;
   remoteId: string | null;
   error: string | null;
-  /** Set when the budget refused the reservation. */
-  deferredBy?: BudgetPeriod;
+  /** Set when the call was not made and the work waits for a later run: the budget refused its reservation, or the file changed since it was hashed. */
+  deferred?: { by: 'budget'; period: BudgetPeriod; used: number; cap: number } | { by: 'changed'; message: string };
 };
 
 /** Why the run stopped spending: the server refused us (auth, credits, tier). */
@@ -65,7 +66,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
       const admitted = state.reserve(opId, o.caps, o.runId);
       if (!admitted.ok) {
         state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
-        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferredBy: admitted.period };
+        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'budget', period: admitted.period, used: admitted.used, cap: admitted.cap } };
         return;
       }
       const op = state.getOp(opId) as OutboxOp;
@@ -75,6 +76,12 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
         results[index] = { outcome: 'done', creditsCharged: done.creditsCharged ?? op.credits, remoteId: done.remoteId ?? null, error: null };
         return;
       } catch (err) {
+        if (isKbsyncError(err, 'file_changed')) {
+          // Checked before anything was sent: the reservation is released and the file waits for the next pass.
+          state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
+          results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'changed', message: err.message } };
+          return;
+        }
         if (!isApiError(err)) {
           // Not an answer from the server (a local file vanished, a bug): nothing was charged for sure
           // only if nothing was sent; the client raises ApiError for everything it sent, so this was not.

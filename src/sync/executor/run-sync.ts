@@ -1,6 +1,10 @@
+import { stat } from 'node:fs/promises';
 import type { KnowledgeClient } from '../../client/index.js';
+import { KbsyncError } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
+import { deferredReason, overBudgetReason, REASON_CHANGED_SINCE_HASHED } from '../planner/reasons.js';
+import { mtimeNsOf } from '../sources/fingerprint.js';
 import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 import type { Observation, ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
@@ -92,10 +96,30 @@ function taskFor(item: PlanItem, observed: ObservedLookup, client: KnowledgeClie
       inode: file.inode, remoteName: item.remoteName, credits: item.credits, reason: item.reason,
     },
     perform: async (op: OutboxOp) => {
-      const r = await client.uploadFile({ path: file.absPath, name: item.remoteName }, { idempotencyKey: op.idempotencyKey });
+      await assertAsHashed(file);
+      const r = await client.uploadFile({ path: file.absPath, name: item.remoteName, size: file.size }, { idempotencyKey: op.idempotencyKey });
       return { outcome: 'done', creditsCharged: r.creditsCharged, remoteId: r.id, remoteStatus: toRemoteStatus(r.status), remoteSha256: r.sha256 };
     },
   };
+}
+
+/**
+ * Refuses (file_changed) to upload a file whose size, mtime or inode moved since it was hashed: its
+ * content is no longer what was hashed and priced. The client then sends exactly the hashed size, and
+ * the server's sha256 of what it got is compared when the outcome is recorded (an edit in place during
+ * the upload itself).
+ */
+async function assertAsHashed(file: ObservedFile): Promise<void> {
+  let now;
+  try {
+    now = await stat(file.absPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new KbsyncError('file_changed', `${file.absPath}: gone since it was hashed (${code}): not sent; the next run looks again`, { cause: err });
+  }
+  if (now.size !== file.size || mtimeNsOf(now) !== file.mtimeNs || now.ino !== file.inode) {
+    throw new KbsyncError('file_changed', `${file.absPath} changed since it was hashed (size, mtime or inode moved): not sent; the next run hashes it again`);
+  }
 }
 
 function reprocessTask(source: string, path: string, remoteId: string, reason: string, client: KnowledgeClient): PaidTask {
@@ -194,6 +218,17 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
     // Free decisions were recorded; deferred items were not run.
     const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
     return Object.assign({}, item, { outcome, creditsCharged: 0, error: null });
+  }
+  const { deferred } = paid;
+  if (deferred !== undefined) {
+    // Not called, and waiting for a later run: reported as deferred, with why.
+    const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
+    const reason =
+      deferred.by === 'budget'
+        ? deferredReason(`at reservation: ${overBudgetReason(deferred.period, deferred.used, item.credits, deferred.cap, 0)}`, deferred.period, action, item.reason)
+        : REASON_CHANGED_SINCE_HASHED;
+    const extra = deferred.by === 'budget' ? { deferredBy: deferred.period, deferredAction: action, cost: item.credits } : {};
+    return Object.assign({}, item, extra, { action: deferred.by === 'budget' ? 'defer:over-budget' : 'defer:changing', reason, credits: 0, outcome: paid.outcome, creditsCharged: 0, error: null }) as RunItem;
   }
   // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
   const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;

@@ -20,6 +20,7 @@ const NEXT_PERIOD: Record<BudgetPeriod, string> = {
 export const REASON_NEW = 'new file';
 export const REASON_UNCHANGED = 'unchanged since last sync';
 export const REASON_CHANGING = 'changed while it was being read; hashed again on the next pass';
+export const REASON_CHANGED_SINCE_HASHED = 'changed after it was hashed, before its upload; not sent, hashed again on the next pass';
 export const REASON_DELETED = 'removed locally; the remote copy remains (the API has no delete)';
 
 /** A tracked file whose content is the same, but whose remote processing is not finished or not known. */

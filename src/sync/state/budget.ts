@@ -14,6 +14,8 @@ export type Budget = ReturnType<typeof createBudget>;
 type Deps = { outbox: Outbox; tracked: TrackedFiles; sources: SourceIds; meta: Meta; now: () => Date };
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
+/** A tracked mtime no file has: the next pass's stat cannot match it, so the file is hashed again. */
+const MTIME_RECHECK = '-1';
 
 /*
  * Money rules (crash safety, retries vs budget):
@@ -63,7 +65,7 @@ export function createBudget(db: Database, deps: Deps) {
   };
   const usedIn = (key: string): { reserved: number; spent: number } => totalsOf.get(key) ?? { reserved: 0, spent: 0 };
 
-  const complete = (op: OpRow, creditsCharged: number | null, remoteId: string | null, remoteStatus: RemoteStatus | null): void => {
+  const complete = (op: OpRow, creditsCharged: number | null, remoteId: string | null, remoteStatus: RemoteStatus | null, remoteSha256: string | null = null): void => {
     const charged = creditsCharged ?? op.credits;
     if (!Number.isSafeInteger(charged) || charged < 0) throw new RangeError(`credits charged must be a non-negative integer, got ${charged}`);
     if (op.kind === 'upload' && remoteId === null) throw new RangeError(`upload ${op.id} done without a remote id`);
@@ -73,10 +75,15 @@ export function createBudget(db: Database, deps: Deps) {
     if (op.kind === 'upload') {
       const source = sources.nameOf(op.source_id as number);
       const path = op.path as string;
+      const hashed = (op.sha256 as Buffer).toString('hex');
+      // The server hashed what it received. Another hash means the file was edited while it was sent:
+      // the row records what the dataset holds, and an mtime no stat can have, so the next pass hashes the file again.
+      const received = remoteSha256 !== null && remoteSha256.toLowerCase() !== hashed ? remoteSha256.toLowerCase() : null;
       tracked.writeTracked({
-        source, path, size: op.size as number, mtimeNs: op.mtime_ns as string, inode: op.inode as number,
-        sha256: (op.sha256 as Buffer).toString('hex'), remoteName: decodeRemoteName(source, path, op.remote_name),
-        remoteId, remoteStatus: remoteStatus ?? 'queued', reprocessAttempts: 0, lastAction: 'upload', lastReason: op.reason,
+        source, path, size: op.size as number, mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK, inode: op.inode as number,
+        sha256: received ?? hashed, remoteName: decodeRemoteName(source, path, op.remote_name),
+        remoteId, remoteStatus: remoteStatus ?? 'queued', reprocessAttempts: 0, lastAction: 'upload',
+        lastReason: received === null ? op.reason : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
       }, atMs);
     } else if (op.kind === 'reprocess') {
       reprocessed.run(remoteStatus ?? 'queued', op.reason, atMs, op.source_id as number, op.path as string);
@@ -106,7 +113,7 @@ export function createBudget(db: Database, deps: Deps) {
   const settle = db.transaction((opId: number, outcome: SettleOutcome): void => {
     const op = opIn(opId, 'in_flight');
     if (outcome.outcome === 'done') {
-      complete(op, outcome.creditsCharged, outcome.remoteId ?? null, outcome.remoteStatus ?? null);
+      complete(op, outcome.creditsCharged, outcome.remoteId ?? null, outcome.remoteStatus ?? null, outcome.remoteSha256 ?? null);
     } else if (outcome.outcome === 'failed') {
       const atMs = now().getTime();
       closeReservation(op, 'release', 0, null, atMs);

@@ -30,10 +30,12 @@ export function register(program: Command, ctx: CliContext): void {
           for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
           writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
         }
-        if (run.stop !== null) {
+        if (run.stop?.by === 'service') {
           ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
           ctx.exitCode = EXIT.refused;
         } else {
+          // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).
+          if (run.stop !== null) ctx.stderr.write(`kbsync: stopped spending: ${run.stop.message}\n`);
           ctx.exitCode = exitCodeForRun(run.totals);
         }
       });

@@ -19,11 +19,17 @@ export type PaidResult = {
   remoteId: string | null;
   error: string | null;
   /** Set when the call was not made and the work waits for a later run: the budget refused its reservation, or the file changed since it was hashed. */
-  deferred?: { by: 'budget'; period: BudgetPeriod; used: number; cap: number } | { by: 'changed'; message: string };
+  deferred?:
+    | { by: 'budget'; period: BudgetPeriod; used: number; cap: number }
+    | { by: 'changed'; message: string }
+    | { by: 'stopped'; code: string };
 };
 
-/** Why the run stopped spending: the server refused us (auth, credits, tier). */
-export type StopReason = { code: string; message: string };
+/**
+ * Why the run stopped spending: the server refused us (auth, credits, tier), or it charged more than
+ * the cost table said, so the budget checks made at reservation no longer hold.
+ */
+export type StopReason = { by: 'service' | 'price'; code: string; message: string };
 
 export type PaidRunOptions = {
   state: StateStore;
@@ -62,7 +68,10 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
     const task = tasks[index] as PaidTask;
     let opId = opIds[index] as number;
     for (let attempt = 0; ; attempt++) {
-      if (stop !== null) return;
+      if (stop !== null) {
+        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'stopped', code: stop.code } };
+        return;
+      }
       const admitted = state.reserve(opId, o.caps, o.runId);
       if (!admitted.ok) {
         state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
@@ -73,7 +82,9 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
       try {
         const done = await task.perform(op);
         state.settle(opId, done);
-        results[index] = { outcome: 'done', creditsCharged: done.creditsCharged ?? op.credits, remoteId: done.remoteId ?? null, error: null };
+        const charged = done.creditsCharged ?? op.credits;
+        results[index] = { outcome: 'done', creditsCharged: charged, remoteId: done.remoteId ?? null, error: null };
+        if (charged > op.credits && stop === null) stop = overcharged(op, charged);
         return;
       } catch (err) {
         if (isKbsyncError(err, 'file_changed')) {
@@ -105,7 +116,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
         results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };
         if (STOP_CODES.has(err.code) && stop === null) {
           // Tasks still queued see `stop` and return without a call (clearing the queue would strand their promises).
-          stop = { code: err.code, message: err.message };
+          stop = { by: 'service', code: err.code, message: err.message };
         }
         return;
       }
@@ -120,6 +131,20 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
     ),
   );
   return { results, stop };
+}
+
+/**
+ * The stop after a charge above the planned cost (the service prices differently from API.md's table,
+ * which the planner and every reservation use): calls already in flight finish, no other starts, so
+ * the budget is overshot by at most what was in flight. The real charge is in the ledger.
+ */
+function overcharged(op: OutboxOp, charged: number): StopReason {
+  const what = op.path === null ? op.kind : `${op.kind} of ${op.path}`;
+  return {
+    by: 'price',
+    code: 'charged_above_plan',
+    message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} from API.md's cost table; no further paid call in this run, so the budget caps still hold (the real charge is recorded)`,
+  };
 }
 
 function rateOf(requestsPerSecond: number): { interval: number; intervalCap: number } {

@@ -223,6 +223,9 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
   if (deferred !== undefined) {
     // Not called, and waiting for a later run: reported as deferred, with why.
     const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
+    if (deferred.by === 'stopped') {
+      return Object.assign({}, item, { reason: `${item.reason}; not sent: the run stopped spending (${deferred.code})`, outcome: paid.outcome, creditsCharged: 0, error: null });
+    }
     const reason =
       deferred.by === 'budget'
         ? deferredReason(`at reservation: ${overBudgetReason(deferred.period, deferred.used, item.credits, deferred.cap, 0)}`, deferred.period, action, item.reason)

@@ -10,11 +10,11 @@ import { withSession } from '../session.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('sync')
-    .description('sync the sources into the dataset once; exit 0 done, 1 items failed, 3 stopped by the budget, 4 refused by the remote')
+    .description('sync the sources into the dataset once; exit 0 done, 1 items failed, 3 stopped by the budget or a limit with work left, 4 refused by the remote')
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--all', 'list every item: unchanged files too, and each unsupported file when there are many')
     .option('--wait', 'wait for remote processing, and reprocess failures within budget')
-    .addOption(new Option('--wait-timeout <seconds>', 'give up waiting after this long').default('600').argParser(parseSeconds))
+    .addOption(new Option('--wait-timeout <seconds>', 'give up waiting after this long (exit 3 if files are still processing)').default('600').argParser(parseSeconds))
     .action(async (options: { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         const { runSync } = await import('../../sync/executor/index.js');
@@ -25,18 +25,19 @@ export function register(program: Command, ctx: CliContext): void {
           ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
         });
         progress.finish();
+        // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
+        for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
         if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
-        else {
-          for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
-          writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
-        }
+        else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
         if (run.stop?.by === 'service') {
           ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
           ctx.exitCode = EXIT.refused;
         } else {
           // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).
           if (run.stop !== null) ctx.stderr.write(`kbsync: stopped spending: ${run.stop.message}\n`);
-          ctx.exitCode = exitCodeForRun(run.totals);
+          // --wait that timed out with files still processing is a limit that left work: exit 3 unless something failed.
+          const code = exitCodeForRun(run.totals);
+          ctx.exitCode = code === EXIT.ok && run.stillProcessing > 0 ? EXIT.stopped : code;
         }
       });
     });

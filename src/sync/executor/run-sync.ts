@@ -16,14 +16,21 @@ import { recordFreeDecisions } from './record-free.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
-  wait?: { timeoutMs: number; intervalMs?: number };
+  wait?: { timeoutMs: number; intervalMs?: number; nowMs?: () => number };
   /** Called after each paid call settles: done so far, total paid calls. */
   onProgress?: (done: number, total: number, item: PlanItem) => void;
   sleep?: (ms: number) => Promise<void>;
 };
 
 /** A finished run: the report, why it stopped spending (if it did), and what was done before planning. */
-export type SyncRun = RunResult & { runId: number; stop: StopReason | null; notes: string[]; plan: SyncPlan };
+export type SyncRun = RunResult & {
+  runId: number;
+  stop: StopReason | null;
+  notes: string[];
+  plan: SyncPlan;
+  /** Files sent in this run that `--wait` saw still queued or processing when its timeout passed (0 without --wait). */
+  stillProcessing: number;
+};
 
 /**
  * One sync: plan, record the free decisions, make the admitted paid calls (each durable before it is
@@ -62,18 +69,25 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       stop = result.stop;
     }
 
+    let waited: WaitOutcome | null = null;
     if (options.wait !== undefined && stop === null) {
-      stop = await waitAndReprocess(deps, options, paidOpts, outcomes);
+      waited = await waitAndReprocess(deps, options, paidOpts, outcomes);
+      stop = waited.stop;
     }
 
     const changedFiles = [...outcomes.values()].filter((r) => r.outcome === 'done').length;
     const reindex = await maybeReindex(deps, plan, changedFiles, stop, paidOpts);
     stop ??= reindex.stop;
 
-    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item)));
+    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item), waited?.pending.get(item)));
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
+    const notes = [...prepared.notes];
+    const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
+    if (waited !== null && waited.timedOutAfterMs !== null && stillProcessing > 0) {
+      notes.push(`--wait gave up after ${formatSeconds(waited.timedOutAfterMs)}: ${stillProcessing} ${stillProcessing === 1 ? 'file is' : 'files are'} still processing (\`kbsync status\` shows them later; a failure is reprocessed by the next sync)`);
+    }
     const run: SyncRun = {
-      kind: 'run', runId, startedAt, finishedAt: now().toISOString(), items, totals, stop, notes: prepared.notes, plan,
+      kind: 'run', runId, startedAt, finishedAt: now().toISOString(), items, totals, stop, notes, plan, stillProcessing,
       reindex: { ...plan.reindex, outcome: reindex.result.outcome, creditsCharged: reindex.result.creditsCharged, error: reindex.result.error },
     };
     recordSyncedCommits(state, prepared.observation, items);
@@ -134,37 +148,54 @@ function reprocessTask(source: string, path: string, remoteId: string, reason: s
 
 type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;
 
+/** What `--wait` saw: files still not processed when it gave up, and reprocesses the budget refused. */
+type WaitOutcome = { stop: StopReason | null; pending: Map<PlanItem, RemoteStatus>; timedOutAfterMs: number | null };
+
 /**
- * Waits for the files this run sent to finish processing; files that failed are reprocessed (each up to
- * upload.maxReprocessAttempts times in all, within budget) and waited for again. The reprocess charges
- * are added to their items, and a file still failed at the end is reported failed with the service's reason.
+ * Waits for the files this run sent to finish processing, within one deadline; files that failed are
+ * reprocessed (each up to upload.maxReprocessAttempts times in all, admitted against the budget like any
+ * paid call) and waited for again. The reprocess charges are added to their items; a file still failed
+ * at the end is reported failed with the service's reason (and why it was not reprocessed again); a file
+ * still queued or processing at the deadline is returned in `pending`.
  */
-async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: PaidOpts, outcomes: Map<PlanItem, PaidResult>): Promise<StopReason | null> {
+async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: PaidOpts, outcomes: Map<PlanItem, PaidResult>): Promise<WaitOutcome> {
   const wait = options.wait as NonNullable<SyncOptions['wait']>;
-  const client = await deps.getClient();
+  const nowMs = wait.nowMs ?? Date.now;
+  const deadline = nowMs() + wait.timeoutMs;
+  const pending = new Map<PlanItem, RemoteStatus>();
   const sent = [...outcomes].filter(([, r]) => r.outcome === 'done' && r.remoteId !== null);
-  if (sent.length === 0) return null;
-  const pollOpts = { timeoutMs: wait.timeoutMs, intervalMs: wait.intervalMs ?? 500, ...(options.sleep ? { sleep: options.sleep } : {}) };
+  if (sent.length === 0) return { stop: null, pending, timedOutAfterMs: null };
+  const client = await deps.getClient();
+  const pollOpts = { intervalMs: wait.intervalMs ?? 500, nowMs, ...(options.sleep ? { sleep: options.sleep } : {}) };
   const last = new Map<string, { status: RemoteStatus; error: string | undefined }>();
-  const finish = (stop: StopReason | null): StopReason | null => {
+  const notRetried = new Map<PlanItem, string>();
+  let timedOut = false;
+  const finish = (stop: StopReason | null): WaitOutcome => {
     for (const [item, r] of sent) {
       const seen = last.get(r.remoteId as string);
-      if (seen?.status !== 'failed') continue;
+      if (seen === undefined || seen.status === 'processed') continue;
+      if (seen.status !== 'failed') {
+        pending.set(item, seen.status);
+        continue;
+      }
       const current = outcomes.get(item) as PaidResult;
-      outcomes.set(item, { ...current, outcome: 'failed', error: `remote processing failed: ${seen.error ?? 'no reason given'}` });
+      const why = notRetried.get(item);
+      outcomes.set(item, { ...current, outcome: 'failed', error: `remote processing failed: ${seen.error ?? 'no reason given'}${why === undefined ? '' : `; ${why}`}` });
     }
-    return stop;
+    return { stop, pending, timedOutAfterMs: timedOut ? wait.timeoutMs : null };
   };
   let ids = sent.map(([, r]) => r.remoteId as string);
   for (;;) {
-    const { statuses, errors } = await waitForProcessing(client, deps.state, ids, pollOpts);
-    for (const [id, status] of statuses) last.set(id, { status, error: errors.get(id) });
+    const polled = await waitForProcessing(client, deps.state, ids, { ...pollOpts, timeoutMs: Math.max(0, deadline - nowMs()) });
+    for (const [id, status] of polled.statuses) last.set(id, { status, error: polled.errors.get(id) });
+    timedOut ||= polled.timedOut;
     const retry = sent.filter(([item, r]) => {
-      if (statuses.get(r.remoteId as string) !== 'failed') return false;
+      if (polled.statuses.get(r.remoteId as string) !== 'failed') return false;
       const tracked = deps.state.getTracked(item.source, item.path);
       return tracked !== null && tracked.reprocessAttempts < deps.config.upload.maxReprocessAttempts;
     });
-    if (retry.length === 0) return finish(null);
+    // Past the deadline nothing new is started: a reprocess would not be waited for.
+    if (retry.length === 0 || nowMs() >= deadline) return finish(null);
     const tasks = retry.map(([item, r]) =>
       reprocessTask(item.source, item.path, r.remoteId as string, 'remote processing failed; reprocessing after --wait', client),
     );
@@ -173,6 +204,9 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       const item = (retry[i] as [PlanItem, PaidResult])[0];
       const current = outcomes.get(item) as PaidResult;
       outcomes.set(item, { ...current, creditsCharged: current.creditsCharged + r.creditsCharged });
+      const d = r.deferred;
+      if (d?.by === 'budget') notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
+      else if (r.outcome === 'failed') notRetried.set(item, `reprocess failed: ${r.error ?? 'no reason given'}`);
     });
     if (result.stop !== null) return finish(result.stop);
     ids = result.results.filter((r) => r.outcome === 'done').map((r) => r.remoteId as string);
@@ -203,6 +237,10 @@ async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number
  * A git source's commit becomes the base of the next run's `git diff` only when nothing of that source
  * is left to do (no failed, unknown or deferred item): files left over must be looked at again next time.
  */
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
 function recordSyncedCommits(state: StateStore, observation: Observation, items: readonly RunItem[]): void {
   for (const source of observation.sources) {
     if (source.kind !== 'git' || source.commit === null) continue;
@@ -213,7 +251,7 @@ function recordSyncedCommits(state: StateStore, observation: Observation, items:
 
 // Object.assign, not spread: `{ ...item, outcome }` over 100k items of a few shapes took ~3.5 µs an
 // item here (V8's spread-with-extra-properties path); Object.assign about a tenth of that.
-function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
+function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing: RemoteStatus | undefined): RunItem {
   if (paid === undefined) {
     // Free decisions were recorded; deferred items were not run.
     const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
@@ -235,5 +273,6 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined): RunItem {
   }
   // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
   const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;
-  return Object.assign({}, item, { remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error });
+  const reason = stillProcessing === undefined ? item.reason : `${item.reason}; remote status still ${stillProcessing} when --wait gave up`;
+  return Object.assign({}, item, { reason, remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error });
 }

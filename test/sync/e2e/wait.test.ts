@@ -41,4 +41,51 @@ describe('kbsync sync --wait', () => {
     expect(start - (await ds.balance())).toBe(charged);
     expect(suite.proxy.requests.filter(isReprocess)).toHaveLength(2);
   });
+
+  it('--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed', async () => {
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey });
+    ws.write('quick.md', '# Quick\n');
+    ws.write('slow.md', '# Slow\n');
+    // The service finishes both at once; the proxy shows slow.md as still processing, for ever.
+    suite.proxy.setHooks({
+      onResponse: (req, res) => {
+        if (req.method !== 'GET' || !/\/files\/?(\?|$)/.test(req.url) || res.status !== 200) return 'relay';
+        const listing = JSON.parse(res.body.toString()) as { files: { name: string; status: string }[] };
+        for (const f of listing.files) if (f.name === 'slow.md') f.status = 'processing';
+        res.body = Buffer.from(JSON.stringify(listing));
+        return 'relay';
+      },
+    });
+
+    const run = await ws.runJson('sync', '--wait', '--wait-timeout', '1');
+    suite.proxy.setHooks({});
+
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/--wait gave up after 1 s: 1 file is still processing/);
+    expect(itemOf(run.report, 'slow.md')).toMatchObject({ action: 'upload', outcome: 'done' });
+    expect(itemOf(run.report, 'slow.md').reason).toMatch(/remote status still processing when --wait gave up$/);
+    expect(itemOf(run.report, 'quick.md').reason).not.toMatch(/still/);
+    expect(run.report.summary).toMatchObject({ uploaded: 2, failed: 0, creditsSpent: 10 });
+  });
+
+  it('a reprocess after --wait is admitted against the budget like any paid call: refused, it is not sent, and the failure says why', async () => {
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url, apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 }, budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } },
+    });
+    ws.write('good.md', '# Good\n');
+    ws.write('bad.json', '{"unterminated": [1, 2,\n');
+    const start = await ds.balance();
+    const reprocessesBefore = suite.proxy.requests.filter(isReprocess).length;
+
+    const run = await ws.runJson('sync', '--wait', '--wait-timeout', '20');
+
+    expect(run.code).toBe(1);
+    expect(itemOf(run.report, 'bad.json')).toMatchObject({ outcome: 'failed', credits: 5 });
+    expect(String(itemOf(run.report, 'bad.json').error)).toMatch(/remote processing failed: invalid JSON.*; reprocess not sent: would exceed maxCreditsPerRun \(10 \+ 5 > 10\)/);
+    expect(suite.proxy.requests.filter(isReprocess).length).toBe(reprocessesBefore);
+    expect(start - (await ds.balance())).toBe(10);
+  });
 });

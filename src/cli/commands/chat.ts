@@ -3,7 +3,7 @@ import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
 
-/** `kbsync chat AGENT TEXT`: ask an agent; the answer comes from the dataset, with its sources (1 credit). */
+/** `kbsync chat AGENT TEXT`: ask an agent; the answer comes from the dataset, with its sources (1 credit, recorded and admitted against the budget first). */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('chat')
@@ -12,9 +12,15 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<text...>', 'the message')
     .option('--json', 'print {"response", "sources"} as JSON')
     .action(async (agent: string, words: string[], options: { json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient }) => {
+      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+        const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
-        const answer = await client.chat(agent, words.join(' '));
+        const text = words.join(' ');
+        const answer = await paidCall(state, capsOf(config), {
+          kind: 'chat',
+          reason: `chat with agent ${agent}: "${text}"`,
+          perform: async (idempotencyKey) => ({ value: await client.chat(agent, text, { idempotencyKey }), creditsCharged: null }),
+        });
         if (options.json === true) {
           writeJson(ctx, answer);
           return;

@@ -4,7 +4,7 @@ import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
 
-/** `kbsync query TEXT`: semantic search on the target dataset (1 credit). */
+/** `kbsync query TEXT`: semantic search on the target dataset (1 credit, recorded and admitted against the budget first). */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('query')
@@ -13,9 +13,15 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--top-k <n>', 'how many results (1-20)').default(5).argParser(parseTopK))
     .option('--json', 'print the results as JSON')
     .action(async (words: string[], options: { topK: number; json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient }) => {
+      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+        const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
-        const results = await client.query({ query: words.join(' '), topK: options.topK });
+        const text = words.join(' ');
+        const results = await paidCall(state, capsOf(config), {
+          kind: 'query',
+          reason: `query "${text}"`,
+          perform: async (idempotencyKey) => ({ value: await client.query({ query: text, topK: options.topK }, { idempotencyKey }), creditsCharged: null }),
+        });
         if (options.json === true) {
           writeJson(ctx, { results });
           return;

@@ -3,5 +3,6 @@ export { preparePlan, capsOf, type SyncDeps, type PreparedPlan } from './prepare
 export { runSync, type SyncOptions, type SyncRun } from './run-sync.js';
 export { reconcileUnknown, type ReconcileReport } from './reconcile.js';
 export { remoteNameMapper } from './remote-names.js';
+export { paidCall, type SinglePaidCall } from './paid-call.js';
 export { runPaidTasks, type PaidTask, type PaidResult, type StopReason } from './paid-ops.js';
 export { waitForProcessing } from './poll.js';

@@ -11,7 +11,8 @@ export type ReconcileReport = { found: number; notFound: number };
  * - an upload is found when a file with its remote name and SHA-256 is listed (the newest such file);
  *   found → done, charged; not found → pending again, to be retried with the same idempotency key;
  * - a reprocess is taken as done when its file is still listed (we cannot tell, so we assume it was charged);
- * - a reindex cannot be checked and is taken as done (charged), which errs on the side of the budget.
+ * - a reindex, a query or a chat cannot be checked and is taken as done (charged), which errs on the
+ *   side of the budget.
  */
 export function reconcileUnknown(state: StateStore, listing: readonly RemoteFile[]): ReconcileReport {
   const report: ReconcileReport = { found: 0, notFound: 0 };
@@ -40,5 +41,5 @@ function findRemote(op: OutboxOp, byName: Map<string, RemoteFile[]>, listing: re
     const file = listing.find((f) => f.id === op.remoteId);
     return file === undefined ? null : { remoteId: file.id, status: toRemoteStatus(file.status) };
   }
-  return { remoteId: 'reindex', status: 'processed' as const };
+  return { remoteId: op.kind, status: 'processed' as const };
 }

@@ -87,7 +87,7 @@ export function createBudget(db: Database, deps: Deps) {
       }, atMs);
     } else if (op.kind === 'reprocess') {
       reprocessed.run(remoteStatus ?? 'queued', op.reason, atMs, op.source_id as number, op.path as string);
-    } else {
+    } else if (op.kind === 'reindex') {
       meta.setMeta('last_reindex_at', new Date(atMs).toISOString());
     }
   };

@@ -71,4 +71,25 @@ describe('migrate', () => {
 
     expect(() => migrate(db, [noop(1), noop(3)])).toThrow(RangeError);
   });
+
+  it('v3 widens the outbox to query and chat ops, keeping every row and the id high-water mark', () => {
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 2));
+    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
+    const insert = db.prepare(`INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`);
+    insert.run('reindex', 2, 'k1', 'done');
+    insert.run('reindex', 2, 'k2', 'unknown');
+    insert.run('reindex', 2, 'k3', 'done');
+    db.prepare(`DELETE FROM outbox WHERE id IN (1, 3)`).run(); // pruned: ids 1 and 3 live on in the ledger
+    expect(() => insert.run('query', 1, 'k4', 'pending')).toThrow(/CHECK constraint/);
+
+    migrate(db);
+
+    expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([{ id: 2, kind: 'reindex', idempotency_key: 'k2', state: 'unknown' }]);
+    const next = Number(insert.run('query', 1, 'k5', 'pending').lastInsertRowid);
+    expect(next).toBe(4);
+    insert.run('chat', 1, 'k6', 'pending');
+    expect(() => insert.run('agent', 1, 'k7', 'pending')).toThrow(/CHECK constraint/);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+  });
 });

@@ -112,10 +112,32 @@ CREATE TABLE meta (
  */
 const V2 = 'CREATE INDEX ledger_run ON ledger (run_id)';
 
+/*
+ * v3: query and chat are paid calls too (1 credit each), so they go through the outbox and the ledger
+ * like uploads: the kind CHECK gains 'query' and 'chat'. SQLite cannot alter a CHECK, so the table is
+ * rebuilt (same columns, same order) and its AUTOINCREMENT high-water mark carried over: an op id,
+ * which the ledger keeps after the op is pruned, must never be handed out again.
+ */
+function v3(db: Database): void {
+  const seq = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get() ?? 0;
+  const table = V1.slice(V1.indexOf('CREATE TABLE outbox ('), V1.indexOf('CREATE INDEX outbox_open'));
+  const widened = table
+    .replace('CREATE TABLE outbox (', 'CREATE TABLE outbox_v3 (')
+    .replace(`CHECK (kind IN ('upload','reprocess','reindex'))`, `CHECK (kind IN ('upload','reprocess','reindex','query','chat'))`);
+  if (widened === table.replace('CREATE TABLE outbox (', 'CREATE TABLE outbox_v3 (')) throw new Error('migration 3: the outbox kind CHECK was not found');
+  db.exec(widened);
+  db.exec('INSERT INTO outbox_v3 SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_v3 RENAME TO outbox;');
+  db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
+  const now = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get();
+  if (now === undefined) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(seq);
+  else if (now < seq) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'outbox'`).run(seq);
+}
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   { version: 2, name: 'index ledger by run', up: (db) => db.exec(V2) },
+  { version: 3, name: 'query and chat ops in the outbox', up: v3 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

@@ -105,7 +105,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     if (op.kind === 'reindex') {
       const open = openReindex.get();
       if (open !== undefined) return open.id;
-    } else {
+    } else if (op.kind === 'upload' || op.kind === 'reprocess') {
       const sourceId = sources.idOf(op.source);
       for (const r of openForPath.all(sourceId, op.path, op.kind)) {
         // The same work is already queued, in flight or being reconciled: never a second paid call for it.
@@ -115,7 +115,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
       }
     }
     const upload = op.kind === 'upload' ? op : null;
-    const fileOp = op.kind === 'reindex' ? null : op;
+    // A query or chat is new work every time: never folded into an open row.
+    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : null;
     const info = insert.run(
       op.runId ?? null,
       op.kind,

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError, type KbsyncError } from '../../../src/shared/errors.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { moveAsideCorrupt, openState } from '../../../src/sync/state/index.js';
+import { MIGRATIONS } from '../../../src/sync/state/migrations.js';
 import { exited, firstMessage, forkTs } from './fixtures/fork-ts.js';
 import { realisticTracked, seededRandom } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';
@@ -39,7 +40,7 @@ describe('openState', () => {
 
     expect(mode(dirname(t.path))).toBe(0o700);
     for (const file of [t.path, `${t.path}-wal`, `${t.path}-shm`, `${t.path}.lock`]) expect(mode(file)).toBe(0o600);
-    expect(store.diagnostics()).toMatchObject({ journalMode: 'wal', synchronous: 2, foreignKeys: true, autoVacuum: 2, schemaVersion: 2, busyTimeoutMs: 5000 });
+    expect(store.diagnostics()).toMatchObject({ journalMode: 'wal', synchronous: 2, foreignKeys: true, autoVacuum: 2, schemaVersion: MIGRATIONS.length, busyTimeoutMs: 5000 });
     expect(store.isNew).toBe(true);
   });
 

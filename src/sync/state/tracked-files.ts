@@ -26,9 +26,11 @@ const COLUMNS = `source_id, ${FILE_COLUMNS}`;
  *
  * Text columns come joined by a separator and are split (SEPARATED), not parsed as JSON: JSON.parse
  * took ~17 ms for 100k paths and ~20 ms for 100k remote ids ("1", "2"...: V8 internalizes every short
- * string it parses), split ~4 ms each. NUL cannot be in a path; a remote id holding one (the service
- * chooses them) makes its column split into too many values, and that column is then read again as
- * JSON. group_concat leaves out nulls: the remote ids' nulls come as a string of flags, "1" per null.
+ * string it parses), split ~4 ms each. A value holding its separator (a NUL in a path rebuilt from a
+ * name the service sent, a NUL in a remote id the service chose) makes its column split into too many
+ * values, and that column is then read again as JSON, with the paths and hashes beside it to check
+ * that the rows did not change in between. group_concat leaves out nulls: the remote ids' nulls come
+ * as a string of flags, "1" per null.
  */
 const BULK_COLUMNS = `count(*), group_concat(path, char(0)), json_group_array(size), group_concat(mtime_ns, ','),
   json_group_array(inode), group_concat(hex(sha256), ''), json_group_array(remote_name), group_concat(ifnull(remote_id, ''), char(0)),
@@ -62,6 +64,8 @@ export const SOURCES_SQL = 'SELECT id, name FROM sources';
 
 /** A BULK_SQL row: the count, then each column as text (see BULK_COLUMNS). */
 export type BulkRow = [number, ...(string | null)[]];
+/** A column read again as JSON: the count, the column, and the paths (JSON) and hashes (hex) of the same read. */
+type ColumnAgain = [number, string | null, string | null, string | null];
 /** A DETAILS_SQL row: the count, then each column as JSON. */
 type DetailsRow = [number, string | null, string | null, string | null, string | null];
 
@@ -71,8 +75,9 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   // The primary key (source_id, path) delivers each source's rows in path order without a sort.
   const columnsOfSource = db.prepare(BULK_SQL).raw(true);
   const detailsOfSource = db.prepare(DETAILS_SQL).raw(true);
-  const columnAsJson = (column: SeparatedColumn, sourceId: number): [number, string | null] =>
-    db.prepare(`SELECT count(*), ${SEPARATED[column].json} FROM files WHERE source_id = ?`).raw(true).get(sourceId) as [number, string | null];
+  const columnAsJson = (column: SeparatedColumn, sourceId: number): ColumnAgain =>
+    db.prepare(`SELECT count(*), ${SEPARATED[column].json}, json_group_array(path), group_concat(hex(sha256), '') FROM files WHERE source_id = ?`)
+      .raw(true).get(sourceId) as ColumnAgain;
   const detailsOfFile = db.prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
@@ -218,7 +223,7 @@ function readColumns(
   source: string,
   row: BulkRow,
   readDetails: () => DetailsRow,
-  readAsJson: (column: SeparatedColumn) => [number, string | null],
+  readAsJson: (column: SeparatedColumn) => ColumnAgain,
 ): TrackedColumns {
   const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, nullIds] = row;
   const parse = <T>(column: string, json: string | null | undefined): T[] => {
@@ -231,19 +236,25 @@ function readColumns(
     if (values.length !== count) throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
     return values;
   };
-  const split = (column: SeparatedColumn, joined: string | null | undefined): string[] => {
+  const hex = (shas ?? '').toLowerCase();
+  const changed = (why: string): Error => new Error(`tracked files of source "${source}": changed while they were read (${why}): plan again`);
+  // Read again (possibly on another connection than the bulk row's): the same rows, or a refusal.
+  const split = (column: SeparatedColumn, joined: string | null | undefined, pathsSoFar: readonly string[] | null): string[] => {
     const values = count === 0 ? [] : (joined ?? '').split(SEPARATED[column].separator);
     if (values.length === count) return values;
-    const [files, json] = readAsJson(column);
-    if (files !== count) throw new Error(`tracked files of source "${source}": changed while they were read (${count} at first, ${files} later): plan again`);
-    return parse(column, json);
+    const [files, json, pathsJson, shasAgain] = readAsJson(column);
+    if (files !== count) throw changed(`${count} at first, ${files} later`);
+    if ((shasAgain ?? '').toLowerCase() !== hex) throw changed('their hashes moved');
+    const again = parse<string>(column, json);
+    const paths = column === 'path' ? again : parse<string>('path', pathsJson);
+    if (pathsSoFar !== null && paths.some((p, i) => p !== pathsSoFar[i])) throw changed('their paths moved');
+    return again;
   };
-  const hex = (shas ?? '').toLowerCase();
   if (hex.length !== count * 64) throw new Error(`tracked files of source "${source}": sha256 holds ${hex.length} hex digits for ${count} files (64 each)`);
   const nulls = nullIds ?? '';
   if (nulls.length !== count) throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
-  const pathColumn = split('path', paths);
-  const remoteIds: (string | null)[] = split('remote_id', ids);
+  const pathColumn = split('path', paths, null);
+  const remoteIds: (string | null)[] = split('remote_id', ids, pathColumn);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
   const remoteNames = parse<string | null>('remote_name', names) as string[];
   const sha256 = new Array<string>(count);
@@ -254,7 +265,7 @@ function readColumns(
     if (nulls.charCodeAt(i) === 49 /* "1" */) remoteIds[i] = null;
   }
   return {
-    paths: pathColumn, sizes: parse('size', sizes), mtimeNs: split('mtime_ns', mtimes), inodes: parse('inode', inodes), sha256, remoteNames,
+    paths: pathColumn, sizes: parse('size', sizes), mtimeNs: split('mtime_ns', mtimes, pathColumn), inodes: parse('inode', inodes), sha256, remoteNames,
     remoteIds, remoteStatuses: parse('remote_status', statuses),
     details: () => {
       const [files, attempts, actions, reasons, times] = readDetails();

@@ -1,4 +1,7 @@
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSourceIds } from '../../../src/sync/state/source-ids.js';
+import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/tracked-files.js';
 import { trackedKey, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';
@@ -63,6 +66,31 @@ describe('tracked files', () => {
     store.upsertTrackedMany(files);
 
     expect([...store.loadTrackedFiles().values()]).toEqual(files.map((f) => store.getTracked(f.source, f.path)));
+  });
+
+  it.each([
+    ['a path holding a NUL (rebuilt from a name the service sent)', { path: 'odd\0name.md' }],
+    ['a remote id holding a NUL', { remoteId: 'id\0nul' }],
+  ])('refuses a column read again after its rows changed (%s): plan again, never misaligned columns', (_label, odd) => {
+    store.upsertTrackedMany([file('a.md'), file(odd.path ?? 'b.md', odd.remoteId === undefined ? {} : { remoteId: odd.remoteId }), file('c.md')]);
+    // The bulk row read first, on another connection (as the tracked-files worker reads it)...
+    const reader = new Database(t.path, { readonly: true });
+    const sourceId = reader.prepare('SELECT id FROM sources WHERE name = ?').pluck().get('docs') as number;
+    const bulk = reader.prepare(BULK_SQL).raw(true).get(sourceId) as BulkRow;
+    reader.close();
+    // ...then a row replaced (same count) before the odd column is read again on this one.
+    store.removeTracked('docs', 'c.md');
+    store.upsertTracked(file('d.md'));
+    const db = new Database(t.path);
+    try {
+      const tracked = createTrackedFiles(db, createSourceIds(db), () => 0);
+
+      expect(() => tracked.loadTrackedFiles(new Map([[sourceId, bulk]]))).toThrow(/tracked files of source "docs": changed while they were read \(their (hashes|paths) moved\): plan again/);
+      // Read afresh, the rows are whole again.
+      expect([...tracked.loadTrackedFiles().values()].map((f) => f.path)).toEqual(['a.md', 'd.md', odd.path ?? 'b.md'].sort());
+    } finally {
+      db.close();
+    }
   });
 
   it('keeps an empty remote id apart from none, and ids that look like numbers as text', () => {

@@ -21,7 +21,7 @@ export type HashOptions = {
 };
 
 /**
- * Below either of these, hashing in-process beats starting workers. Measured here: SHA-256 runs at
+ * Below both of these, hashing in-process beats starting workers (see inProcessPays). Measured here: SHA-256 runs at
  * ~1.5 GB/s on one core; 1,000 files of 23 MB just written took 51 ms in-process and 95 ms with 2
  * workers, of which their start-up is most (inside a plan, while the walk's helper still ends, the
  * wait for them was ~180 ms for 35 MB). The break-even is near 100 MB of files in the page cache, as
@@ -29,7 +29,6 @@ export type HashOptions = {
  * change on a cold disk something, and a plan after an edit 40-50 ms less (the bench's 1%-changed
  * plans: 1,208 -> 1,158 ms, --json 1,317 -> 1,274, 21 interleaved runs).
  */
-const IN_PROCESS_MAX_FILES = 8;
 const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
 const BATCH_MAX_FILES = 64;
@@ -46,8 +45,7 @@ const nodeDeps: HashDeps = { openSync, readSync, fstatSync, statSync, closeSync,
 export async function hashFiles(files: readonly HashInput[], options: HashOptions = {}): Promise<Map<string, HashOutcome>> {
   const mode = options.mode ?? 'auto';
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
-  const small = files.length < IN_PROCESS_MAX_FILES || totalBytes < IN_PROCESS_MAX_BYTES;
-  if (mode === 'in-process' || (mode === 'auto' && small)) {
+  if (mode === 'in-process' || (mode === 'auto' && inProcessPays(files.length, totalBytes))) {
     const results = new Map<string, HashOutcome>();
     hashInProcess(files, results, options.beforeRestat);
     return results;
@@ -56,6 +54,15 @@ export async function hashFiles(files: readonly HashInput[], options: HashOption
   const hashing = startHashing({ ...options, mode: 'workers' });
   for (const file of [...files].sort((a, b) => b.size - a.size)) hashing.add(file);
   return hashing.done();
+}
+
+/**
+ * Whether `auto` hashes a batch on the calling thread: only when it is small in both count and bytes.
+ * A few huge files read faster from two threads, and many small ones, cold, overlap their reads there;
+ * either way the caller's thread (a daemon's event loop) is not held for seconds.
+ */
+export function inProcessPays(fileCount: number, totalBytes: number): boolean {
+  return fileCount <= STREAM_IN_PROCESS_MAX_FILES && totalBytes < IN_PROCESS_MAX_BYTES;
 }
 
 /** Files handed over as they are found, hashed meanwhile: see startHashing. */

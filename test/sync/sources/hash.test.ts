@@ -4,7 +4,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { hashFiles, type HashInput } from '../../../src/sync/sources/hash.js';
+import { hashFiles, inProcessPays, type HashInput } from '../../../src/sync/sources/hash.js';
 import { tempDir, testdir } from './helpers.js';
 import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 
@@ -127,5 +127,16 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
     const stdout = execFileSync(process.execPath, [join(out, 'run.js')], { cwd: out, encoding: 'utf8' });
 
     expect(JSON.parse(stdout)).toEqual({ sha256: sha(big) });
+  });
+});
+
+describe('inProcessPays (auto mode)', () => {
+  const MiB = 1 << 20;
+  it('hashes on the calling thread only batches small in both count and bytes', () => {
+    expect(inProcessPays(1000, 35 * MiB)).toBe(true); // the bench's 1%-changed plan
+    expect(inProcessPays(1024, 96 * MiB - 1)).toBe(true);
+    expect(inProcessPays(1025, 1 * MiB)).toBe(false); // many small files: workers overlap their reads
+    expect(inProcessPays(3, 96 * MiB)).toBe(false); // a few huge files: two threads read them faster
+    expect(inProcessPays(1, 10 * 1024 * MiB)).toBe(false);
   });
 });

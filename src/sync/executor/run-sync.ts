@@ -80,6 +80,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     stop ??= reindex.stop;
 
     const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item), waited?.pending.get(item)));
+    markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
     const notes = [...prepared.notes];
     const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
@@ -237,6 +238,27 @@ async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number
  * A git source's commit becomes the base of the next run's `git diff` only when nothing of that source
  * is left to do (no failed, unknown or deferred item): files left over must be looked at again next time.
  */
+/**
+ * A duplicate of content this run meant to upload relies on that upload: when it did not happen (over
+ * budget at reservation, changed since hashed, stopped, failed, unknown), the duplicate is not in the
+ * dataset either. Its row was recorded without a remote copy, so the next run looks at it again; the
+ * report says so instead of "uploaded in this run".
+ */
+function markDuplicatesOfUnsent(items: RunItem[]): void {
+  const unsent = new Map<string, RunItem>();
+  for (const item of items) {
+    if (item.sha256 !== null && item.outcome !== 'done' && (item.action === 'upload' || item.deferredAction === 'upload' || item.action === 'defer:changing')) unsent.set(item.sha256, item);
+  }
+  if (unsent.size === 0) return;
+  for (const item of items) {
+    if (item.action !== 'skip:duplicate-content' || item.duplicateOf?.inThisRun !== true || item.sha256 === null) continue;
+    const primary = unsent.get(item.sha256);
+    if (primary === undefined) continue;
+    item.outcome = 'not-run';
+    item.reason = `same content as ${primary.remoteName}, whose upload did not happen in this run (${primary.outcome}); looked at again next run`;
+  }
+}
+
 function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -32,6 +32,7 @@ describe('a file edited while a sync is under way', () => {
     const { ds, ws } = setup();
     ws.write('a.md', '# A\n');
     ws.write('b.md', '# B\nthe first version\n');
+    ws.write('c-copy.md', '# B\nthe first version\n'); // a duplicate of b.md's content, relying on its upload
     const before = await ds.balance();
     suite.proxy.setHooks({
       onRequest: (req) => {
@@ -51,6 +52,8 @@ describe('a file edited while a sync is under way', () => {
     expect(itemOf(first.report, 'a.md')).toMatchObject({ action: 'upload', outcome: 'done' });
     expect(itemOf(first.report, 'b.md')).toMatchObject({ action: 'defer:changing', outcome: 'not-run', credits: 0 });
     expect(itemOf(first.report, 'b.md').reason).toMatch(/changed after it was hashed/);
+    expect(itemOf(first.report, 'c-copy.md')).toMatchObject({ action: 'skip:duplicate-content', outcome: 'not-run' });
+    expect(itemOf(first.report, 'c-copy.md').reason).toMatch(/same content as b\.md, whose upload did not happen in this run \(not-run\); looked at again next run/);
     expect(first.report.summary).toMatchObject({ uploaded: 1, deferred: 1, failed: 0, creditsSpent: 5 });
     expect(suite.proxy.requests.filter((r) => uploadNamed(r, 'b.md'))).toHaveLength(0);
     expect(before - (await ds.balance())).toBe(5);
@@ -60,10 +63,13 @@ describe('a file edited while a sync is under way', () => {
 
     expect(second.code).toBe(0);
     expect(itemOf(second.report, 'b.md')).toMatchObject({ action: 'upload', outcome: 'done' });
-    expect(second.report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
+    // The first version is in no remote copy: its duplicate is uploaded now.
+    expect(itemOf(second.report, 'c-copy.md')).toMatchObject({ action: 'upload', outcome: 'done' });
+    expect(second.report.summary).toMatchObject({ uploaded: 2, creditsSpent: 10 });
     const files = await ds.files();
     expect(files.find((f) => f.name === 'b.md')?.sha256).toBe(sha256('# B\nthe other version\n'.slice(0, '# B\nthe first version\n'.length)));
-    expect(before - (await ds.balance())).toBe(10);
+    expect(files.find((f) => f.name === 'c-copy.md')?.sha256).toBe(sha256('# B\nthe first version\n'));
+    expect(before - (await ds.balance())).toBe(15);
   });
 
   it('edited in place during its upload (the service hashes other bytes): the state records what the service holds; the next run sends the file again, and a copy of the hashed content is not taken for a duplicate of it', async () => {

@@ -71,7 +71,7 @@ describe('tracked files', () => {
   it.each([
     ['a path holding a NUL (rebuilt from a name the service sent)', { path: 'odd\0name.md' }],
     ['a remote id holding a NUL', { remoteId: 'id\0nul' }],
-  ])('refuses a column read again after its rows changed (%s): plan again, never misaligned columns', (_label, odd) => {
+  ] as [string, { path?: string; remoteId?: string }][])('refuses a column read again after its rows changed (%s): plan again, never misaligned columns', (_label, odd) => {
     store.upsertTrackedMany([file('a.md'), file(odd.path ?? 'b.md', odd.remoteId === undefined ? {} : { remoteId: odd.remoteId }), file('c.md')]);
     // The bulk row read first, on another connection (as the tracked-files worker reads it)...
     const reader = new Database(t.path, { readonly: true });

@@ -107,8 +107,8 @@ export const Upload = z
   .strictObject({
     /** Uploads in flight at once. @default 4 */
     concurrency: z.number().int().min(1).max(64).default(4).describe('Uploads in flight at once.'),
-    /** Most requests started per second. @default 5 */
-    requestsPerSecond: z.number().positive().max(1000).default(5).describe('Most requests started per second.'),
+    /** Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down). @default 5 */
+    requestsPerSecond: z.number().positive().max(1000).default(5).describe('Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down).'),
     /** How many times a file whose remote processing failed is reprocessed. @default 2 */
     maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed.'),
   })

@@ -66,7 +66,7 @@ sources:
 upload:
   # Uploads in flight at once (1-64).
   concurrency: 4
-  # Most requests started per second.
+  # Most paid requests started in any rolling second (uploads, reprocesses and the reindex together).
   requestsPerSecond: 5
   # How many times a file whose remote processing failed is reprocessed.
   maxReprocessAttempts: 2

@@ -4,5 +4,5 @@ export { runSync, type SyncOptions, type SyncRun } from './run-sync.js';
 export { reconcileUnknown, type ReconcileReport } from './reconcile.js';
 export { remoteNameMapper } from './remote-names.js';
 export { paidCall, type SinglePaidCall } from './paid-call.js';
-export { runPaidTasks, type PaidTask, type PaidResult, type StopReason } from './paid-ops.js';
+export { paidQueue, runPaidTasks, type PaidTask, type PaidResult, type StopReason } from './paid-ops.js';
 export { waitForProcessing } from './poll.js';

@@ -35,8 +35,8 @@ export type PaidRunOptions = {
   state: StateStore;
   runId: number;
   caps: BudgetCaps;
-  concurrency: number;
-  requestsPerSecond: number;
+  /** The run's one queue (paidQueue): every paid call of a run, uploads, reprocesses and the reindex, shares its limits. */
+  queue: PQueue;
   onSettled?: (index: number, result: PaidResult) => void;
   /** Waits (for a Retry-After); injectable for tests. */
   sleep?: (ms: number) => Promise<void>;
@@ -63,7 +63,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
   const results: PaidResult[] = tasks.map(() => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null }));
   let stop: StopReason | null = null;
 
-  const queue = new PQueue({ concurrency: o.concurrency, ...rateOf(o.requestsPerSecond) });
+  const { queue } = o;
   const runOne = async (index: number): Promise<void> => {
     const task = tasks[index] as PaidTask;
     let opId = opIds[index] as number;
@@ -147,10 +147,17 @@ function overcharged(op: OutboxOp, charged: number): StopReason {
   };
 }
 
-function rateOf(requestsPerSecond: number): { interval: number; intervalCap: number } {
-  return requestsPerSecond >= 1
-    ? { interval: 1_000, intervalCap: Math.round(requestsPerSecond) }
-    : { interval: Math.round(1_000 / requestsPerSecond), intervalCap: 1 };
+/**
+ * The queue a run's paid calls go through: at most `concurrency` at once, and at most
+ * `requestsPerSecond` started in any rolling second (p-queue's strict, sliding-window mode: a fixed
+ * window lets a burst through at each boundary). A fractional rate above 1 is rounded down (2.5 allows
+ * 2 a second); below 1 it becomes one call per 1/rate seconds, rounded up.
+ */
+export function paidQueue(concurrency: number, requestsPerSecond: number): PQueue {
+  const rate = requestsPerSecond >= 1
+    ? { interval: 1_000, intervalCap: Math.floor(requestsPerSecond) }
+    : { interval: Math.ceil(1_000 / requestsPerSecond), intervalCap: 1 };
+  return new PQueue({ concurrency, ...rate, strict: true });
 }
 
 function messageOf(err: unknown): string {

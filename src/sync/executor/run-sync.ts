@@ -8,7 +8,7 @@ import { mtimeNsOf } from '../sources/fingerprint.js';
 import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 import type { Observation, ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
-import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
+import { paidQueue, runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
 import { waitForProcessing } from './poll.js';
 import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup, type ObservedLookup } from './observed-lookup.js';
@@ -53,7 +53,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const paid = admissionOrder(plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0));
     let stop: StopReason | null = null;
     const paidOpts = {
-      state, runId, caps: capsOf(config), concurrency: config.upload.concurrency, requestsPerSecond: config.upload.requestsPerSecond,
+      state, runId, caps: capsOf(config), queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
       ...(options.sleep ? { sleep: options.sleep } : {}),
     };
     if (paid.length > 0) {

@@ -14,10 +14,12 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (path: string, options: { json?: boolean }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         const { preparePlan } = await import('../../sync/executor/index.js');
-        const { explainItem, findItems } = await import('../../sync/report/index.js');
+        const { explainItem, findEnclosingSkips, findItems } = await import('../../sync/report/index.js');
         const { trackedKey } = await import('../../sync/planner/index.js');
         const { plan, tracked } = await preparePlan(session, null);
-        const items = findItems(plan, path);
+        const exact = findItems(plan, path);
+        // A file inside an excluded or ignored folder has no item of its own: the folder's explains it.
+        const items = exact.length > 0 ? exact : findEnclosingSkips(plan, path);
         if (items.length === 0) {
           throw new KbsyncError('usage', `"${path}" is not in any source (neither found nor tracked); paths are relative to a source root`);
         }
@@ -25,7 +27,9 @@ export function register(program: Command, ctx: CliContext): void {
           writeJson(ctx, { items });
           return;
         }
-        writeLines(ctx, items.map((item) => explainItem(item, tracked.get(trackedKey(item.source, item.path)), plan)).join('\n\n'));
+        const explained = items.map((item) => explainItem(item, tracked.get(trackedKey(item.source, item.path)), plan)).join('\n\n');
+        if (exact.length > 0) writeLines(ctx, explained);
+        else writeLines(ctx, `${path} is inside a folder that is skipped as a whole (its files are not looked at):`, '', explained);
       });
     });
 }

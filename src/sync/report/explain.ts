@@ -5,8 +5,21 @@ import { fields } from './columns.js';
 
 /** The plan's items for a path as the user typed it: `path`, `source/path` or the remote name. */
 export function findItems(plan: Pick<SyncPlan, 'items'>, query: string): PlanItem[] {
-  const q = query.replace(/^\.\//, '').replace(/\/+$/, '');
+  const q = normalized(query);
   return plan.items.filter((i) => i.path === q || `${i.source}/${i.path}` === q || i.remoteName === q);
+}
+
+/**
+ * The skipped folders a path is inside of (an excluded or ignored folder is one plan item; the files in
+ * it are never listed): what `explain` shows for a file there.
+ */
+export function findEnclosingSkips(plan: Pick<SyncPlan, 'items'>, query: string): PlanItem[] {
+  const q = normalized(query);
+  return plan.items.filter((i) => i.action.startsWith('skip:') && i.path !== '' && (q.startsWith(`${i.path}/`) || q.startsWith(`${i.source}/${i.path}/`)));
+}
+
+function normalized(query: string): string {
+  return query.replace(/^\.\//, '').replace(/\/+$/, '');
 }
 
 /**

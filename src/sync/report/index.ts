@@ -2,4 +2,4 @@
 export { formatPlan, totalsLine, budgetLine, reindexLine, type FormatOptions } from './format-plan.js';
 export { formatRun } from './format-run.js';
 export { jsonReportChunks, toJsonReport, type JsonReport, type JsonReportItem } from './json-report.js';
-export { explainItem, findItems } from './explain.js';
+export { explainItem, findEnclosingSkips, findItems } from './explain.js';

@@ -26,7 +26,7 @@ describe('createPathFilter', () => {
     const ignored = (p: string): string | null => (p.endsWith('ignored.md') ? 'matches .gitignore: *ignored.md' : null);
 
     expect(filter.classifyFile('src/.env', '.env', ignored)).toBe('outside');
-    expect(filter.classifyFile('docs/.env', '.env', ignored)).toEqual({ reason: 'secret', detail: 'looks like a secret (.env): never read or uploaded' });
+    expect(filter.classifyFile('docs/.env', '.env', ignored)).toEqual({ reason: 'secret', detail: 'named like .env; never read' });
     expect(filter.classifyFile('docs/ignored.md', 'ignored.md', ignored)).toEqual({ reason: 'ignored', detail: 'matches .gitignore: *ignored.md' });
     expect(filter.classifyFile('docs/old/a.md', 'a.md', none)).toEqual({ reason: 'ignored', detail: 'matches exclude: docs/old/*.md' });
     expect(filter.classifyFile('docs/a.pdf', 'a.pdf', none)).toEqual({ reason: 'unsupported', detail: '.pdf files are not a supported type' });

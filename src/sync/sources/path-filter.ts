@@ -43,7 +43,7 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       // The extension once, for the secret test and the type test (two slices and a lower-casing a file, not four).
       const ext = extensionOf(baseName);
       const secret = secretPatternOf(baseName, ext);
-      if (secret !== null) return { reason: 'secret', detail: `looks like a secret (${secret}): never read or uploaded` };
+      if (secret !== null) return { reason: 'secret', detail: `named like ${secret}; never read` };
       const ignored = ignoredBy(path, baseName);
       if (ignored !== null) return { reason: 'ignored', detail: ignored };
       const excluded = excludes.length === 0 ? null : excludedBy(path);

@@ -135,7 +135,7 @@ describe('scanFolder', () => {
 
     expect(paths(result)).toEqual(['conf/ok.md']);
     expect(result.skipped).toEqual([
-      { source: 'docs', path: `conf/${name}`, reason: 'secret', detail: expect.stringMatching(/^looks like a secret \(.+\): never read or uploaded$/), size: null },
+      { source: 'docs', path: `conf/${name}`, reason: 'secret', detail: expect.stringMatching(/^named like .+; never read$/), size: null },
     ]);
   });
 

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { planSync } from '../planner/index.js';
 import { observeSources, WalkAhead } from '../sources/index.js';
-import type { BudgetCaps, StateStore, TrackedIndex } from '../state/index.js';
+import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, SyncPlan } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
@@ -40,16 +40,20 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 }
 
 /**
- * Observes the sources and plans, after two repairs that need the remote listing: a new (or lost)
- * state is rebuilt from it, so nothing already in the dataset is bought again; and operations whose
- * outcome is unknown are settled against it, so nothing is retried that went through.
+ * Observes the sources and plans, after the repairs that need the remote listing: a new (or lost)
+ * state is rebuilt from it, so nothing already in the dataset is bought again; operations whose
+ * outcome is unknown are settled against it, so nothing is retried that went through; and, for a
+ * sync, remote copies last seen queued or processing (sent without --wait) take their current status,
+ * so a copy the service failed to process is reprocessed now rather than never. The listing is one
+ * free GET /files/ (paged), made only when one of these needs it: a plan of a settled state stays offline.
  */
 export async function preparePlan(deps: SyncDeps, runId: number | null): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
   let listing: RemoteFile[] | null = null;
-  if (state.isNew || state.unknownOps().length > 0) {
+  const refresh = runId !== null && !state.isNew && state.hasUnsettledRemote();
+  if (state.isNew || state.unknownOps().length > 0 || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
     if (state.isNew && listing.length > 0) {
       const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
@@ -59,6 +63,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     if (reconciled.found + reconciled.notFound > 0) {
       notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
     }
+    if (refresh) state.setRemoteStatuses(new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)])));
   }
 
   // A large state may be read in a worker thread while this one walks the folders (they meet in

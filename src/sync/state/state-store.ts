@@ -46,6 +46,7 @@ export type StateStore = {
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
   setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>): number;
   trackedCount(): number;
+  hasUnsettledRemote(): boolean;
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
 
   // runs

@@ -99,6 +99,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     WHERE files.remote_id = u.remote_id AND files.remote_status IS NOT u.status`);
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const count = db.prepare('SELECT count(*) FROM files').pluck();
+  const unsettled = db.prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`).pluck();
 
   const toTracked = (r: Row): TrackedFile => {
     const source = sources.nameOf(r[0]);
@@ -202,6 +203,10 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     /** How many files are tracked. */
     trackedCount(): number {
       return count.get() as number;
+    },
+    /** True when some remote copy was last seen queued, processing or not yet listed: its outcome is still to learn. */
+    hasUnsettledRemote(): boolean {
+      return unsettled.get() !== undefined;
     },
     /** Writes a row inside a caller's transaction (settle, rebuild). */
     writeTracked: write,

@@ -38,7 +38,8 @@ async function syncAt(ws: Workspace, client: KnowledgeClient, caps: Caps, nowMs:
 function contentOf(index: number, size: number): Buffer {
   const tag = Buffer.from(`file ${index}\n`);
   if (size <= 5 * MIB) return Buffer.concat([tag, Buffer.alloc(Math.max(0, size - tag.length), 'lorem ipsum ')]);
-  const body = Buffer.alloc(size);
+  // Text all through: the service processes it (a body of NULs fails processing, and a later sync reprocesses it).
+  const body = Buffer.alloc(size, 'lorem ipsum ');
   tag.copy(body, size - tag.length);
   return body;
 }

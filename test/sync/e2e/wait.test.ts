@@ -88,4 +88,34 @@ describe('kbsync sync --wait', () => {
     expect(suite.proxy.requests.filter(isReprocess).length).toBe(reprocessesBefore);
     expect(start - (await ds.balance())).toBe(10);
   });
+
+  it('without --wait, the next sync learns what the service made of the last one\'s uploads: a copy it failed to process is reprocessed then', async () => {
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 1 } } });
+    ws.write('good.md', '# Good\n');
+    ws.write('bad.json', '{"unterminated": [1, 2,\n');
+    const first = await ws.runJson('sync');
+    expect(first.report.summary).toMatchObject({ uploaded: 2, failed: 0 });
+    // The service processes in the background: wait until it has settled both (the test's own polling).
+    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++) await new Promise((r) => setTimeout(r, 25));
+    const reprocessesBefore = suite.proxy.requests.filter(isReprocess).length;
+
+    const second = await ws.runJson('sync');
+
+    expect(itemOf(second.report, 'bad.json')).toMatchObject({ action: 'reprocess', outcome: 'done', credits: 5 });
+    expect(itemOf(second.report, 'good.md')).toMatchObject({ action: 'skip:unchanged' });
+    expect(itemOf(second.report, 'good.md').reason).toBe('unchanged since last sync');
+    expect(suite.proxy.requests.filter(isReprocess).length).toBe(reprocessesBefore + 1);
+
+    // Everything settled: the run after lists nothing (a settled state plans offline).
+    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++) await new Promise((r) => setTimeout(r, 25));
+    const third = await ws.runJson('sync');
+    const listingsBefore = suite.proxy.requests.filter((r) => r.method === 'GET' && /\/files\/?(\?|$)/.test(r.url)).length;
+    const fourth = await ws.runJson('sync');
+    const listingsAfter = suite.proxy.requests.filter((r) => r.method === 'GET' && /\/files\/?(\?|$)/.test(r.url)).length;
+
+    expect(itemOf(third.report, 'bad.json')).toMatchObject({ action: 'skip:remote-failed' });
+    expect(fourth.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(listingsAfter).toBe(listingsBefore);
+  });
 });

@@ -40,8 +40,8 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 }
 
 /**
- * Observes the sources and plans, after the repairs that need the remote listing: a new (or lost)
- * state is rebuilt from it, so nothing already in the dataset is bought again; operations whose
+ * Observes the sources and plans, after the repairs that need the remote listing: a state not yet
+ * checked against the dataset (new, or recreated after a loss) is rebuilt from it, so nothing already in the dataset is bought again; operations whose
  * outcome is unknown are settled against it, so nothing is retried that went through; and, for a
  * sync, remote copies last seen queued or processing (sent without --wait) take their current status,
  * so a copy the service failed to process is reprocessed now rather than never. The listing is one
@@ -52,12 +52,14 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
   let listing: RemoteFile[] | null = null;
-  const refresh = runId !== null && !state.isNew && state.hasUnsettledRemote();
-  if (state.isNew || state.unknownOps().length > 0 || refresh) {
+  // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
+  const rebuild = state.remoteCheckPending();
+  const refresh = runId !== null && !rebuild && state.hasUnsettledRemote();
+  if (rebuild || state.unknownOps().length > 0 || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
-    if (state.isNew && listing.length > 0) {
+    if (rebuild) {
       const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
-      notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
+      if (listing.length > 0) notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
     }
     const reconciled = reconcileUnknown(state, listing);
     if (reconciled.found + reconciled.notFound > 0) {
@@ -72,7 +74,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   // A large state means a large tree: a helper starts walking it now, on the core the state read
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
-  const ahead = state.isNew ? null : startWalkAhead(config, state);
+  const ahead = rebuild ? null : startWalkAhead(config, state);
   const loading = state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
@@ -84,7 +86,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
       lastSyncedCommit: (source) => state.lastSyncedCommit(source),
       // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
       // every file: hash them as the walk finds them.
-      hashWhileWalking: state.isNew,
+      hashWhileWalking: rebuild,
       walkAhead: ahead,
     });
   } finally {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { REMOTE_CHECK_KEY } from './migrations.js';
 
 export type Meta = ReturnType<typeof createMeta>;
 
@@ -18,6 +19,13 @@ export function createMeta(db: Database) {
     setMeta(key: string, value: string | null): void {
       if (value === null) del.run(key);
       else set.run(key, value);
+    },
+    /**
+     * True while the state has not been matched against the dataset's listing (created empty, by this
+     * kbsync or by another command, and not rebuilt since): the next listing must rebuild it.
+     */
+    remoteCheckPending(): boolean {
+      return get.get(REMOTE_CHECK_KEY) !== undefined;
     },
     /** The last commit synced from a git source, or null. */
     lastSyncedCommit(source: string): string | null {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../shared/errors.js';
-import { MIGRATIONS, migrate, type Migration } from './migrations.js';
+import { MIGRATIONS, migrate, REMOTE_CHECK_KEY, type Migration } from './migrations.js';
 
 const tables = (db: Database.Database): string[] =>
   db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
@@ -91,5 +91,25 @@ describe('migrate', () => {
     insert.run('chat', 1, 'k6', 'pending');
     expect(() => insert.run('agent', 1, 'k7', 'pending')).toThrow(/CHECK constraint/);
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+  });
+
+  it('v4 marks a state without tracked files as not yet checked against the dataset, and only such a state', () => {
+    const mark = (d: Database.Database): unknown => d.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(REMOTE_CHECK_KEY);
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 3));
+    db.prepare(`INSERT INTO sources (id, name) VALUES (1, 'docs')`).run();
+    db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, updated_at) VALUES (1, 'a.md', 4, 0, 0, zeroblob(32), 0)`).run();
+    const empty = new Database(':memory:');
+    try {
+      migrate(empty, MIGRATIONS.slice(0, 3));
+
+      migrate(db);
+      migrate(empty);
+
+      expect(mark(db)).toBeUndefined();
+      expect(mark(empty)).toBe('pending');
+    } finally {
+      empty.close();
+    }
   });
 });

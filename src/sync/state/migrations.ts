@@ -133,11 +133,22 @@ function v3(db: Database): void {
   else if (now < seq) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'outbox'`).run(seq);
 }
 
+/*
+ * v4: a state that holds no tracked file has not been checked against the dataset yet: created just now,
+ * or recreated after the old one was lost (a `kbsync status` on a fresh runner creates it empty). It is
+ * marked so, in the same transaction that creates it, and the mark is cleared only by a rebuild from a
+ * listing that succeeded (rebuild.ts): a run that could not list, or a command that never lists, leaves it
+ * for the next sync, which then matches the dataset's copies instead of buying them again.
+ */
+export const REMOTE_CHECK_KEY = 'remote_check';
+const V4 = `INSERT INTO meta (key, value) SELECT '${REMOTE_CHECK_KEY}', 'pending' WHERE NOT EXISTS (SELECT 1 FROM files)`;
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   { version: 2, name: 'index ledger by run', up: (db) => db.exec(V2) },
   { version: 3, name: 'query and chat ops in the outbox', up: v3 },
+  { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
 import type { Meta } from './meta.js';
+import { REMOTE_CHECK_KEY } from './migrations.js';
 import type { RebuildReport, RemoteListingEntry } from './state-types.js';
 import type { TrackedFiles } from './tracked-files.js';
 
@@ -11,7 +12,8 @@ export type NameMapper = (name: string) => { source: string; path: string } | nu
  * Fills the tracked files from the remote listing (state new or lost), so that the next plan matches local
  * content by SHA-256 instead of buying every upload again. Rows get unknown mtime/inode (the next observe
  * re-hashes each file once); paths already tracked are kept. The listing is ordered by id (API.md), so
- * when a name appears several times the last entry (the newest upload) wins. Records the rebuild in meta.
+ * when a name appears several times the last entry (the newest upload) wins. Records the rebuild in meta
+ * and, in the same transaction, clears the state's "not yet checked against the dataset" mark.
  */
 export function rebuildFromRemote(
   db: Database,
@@ -48,6 +50,7 @@ export function rebuildFromRemote(
       else report.kept++;
     }
     deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
+    deps.meta.setMeta(REMOTE_CHECK_KEY, null);
   }).immediate();
   return report;
 }

@@ -21,7 +21,7 @@ import type { TrackedIndex } from '../tracked-index.js';
 export type StateStore = {
   /** The state path as given to openState. */
   readonly path: string;
-  /** True when this open created the schema: the state is new or was lost; rebuild it from the remote listing. */
+  /** True when this open created the schema. Whether to rebuild from the listing is remoteCheckPending(), which outlives this open. */
   readonly isNew: boolean;
   /** The dead kbsync whose stale lock this open took over, or null. */
   readonly lockTakenOver: LockOwner | null;
@@ -48,6 +48,8 @@ export type StateStore = {
   trackedCount(): number;
   hasUnsettledRemote(): boolean;
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
+  /** True until a rebuild from the remote listing has matched this (empty when created) state against the dataset. */
+  remoteCheckPending(): boolean;
 
   // runs
   startRun(command: string): number;

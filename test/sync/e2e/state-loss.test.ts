@@ -49,6 +49,57 @@ describe('a lost or damaged state database', () => {
     expect((await ds.files()).length).toBe(6);
   });
 
+  it('deleted, then recreated empty by a command that never lists (status, explain): the next sync still rebuilds it', async () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(ws.statePath + suffix, { force: true });
+    const status = await ws.runJson('status');
+    const explain = await ws.run('explain', 'a.md');
+    expect(status.code).toBe(0);
+    expect(explain.code).toBe(0);
+    expect(existsSync(ws.statePath)).toBe(true);
+
+    const rerun = await ws.runJson('sync');
+
+    expect(rerun.code).toBe(0);
+    expect(pathsWith(rerun.report, 'skip:unchanged')).toEqual([...FILES].sort());
+    expect(rerun.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(afterFirst - (await ds.balance())).toBe(0);
+    expect((await ds.files()).length).toBe(5);
+  });
+
+  it('deleted, and the first sync after cannot reach the service: the one after still rebuilds instead of buying again', async () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(ws.statePath + suffix, { force: true });
+    const reachable = suite.svc.url;
+    ws.configure({ target: { kind: 'remote', baseUrl: 'http://127.0.0.1:9', apiKey: ds.apiKey, plan: 'basic' } });
+    const offline = await ws.run('sync');
+    expect(offline.code).not.toBe(0);
+    ws.configure({ target: { kind: 'remote', baseUrl: reachable, apiKey: ds.apiKey, plan: 'basic' } });
+
+    const rerun = await ws.runJson('sync');
+
+    expect(rerun.code).toBe(0);
+    expect(rerun.report.summary).toMatchObject({ uploaded: 0, unchanged: 5, creditsSpent: 0 });
+    expect(afterFirst - (await ds.balance())).toBe(0);
+  });
+
+  it('once checked against the dataset (even an empty one), the state is not listed again: a plan then works offline', async () => {
+    const fresh = suite.svc.dataset({ credits: 100 });
+    const other = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: fresh.apiKey });
+    other.write('one.md', '# One\n');
+    const unreachable = { target: { kind: 'remote', baseUrl: 'http://127.0.0.1:9', apiKey: fresh.apiKey, plan: 'basic' } };
+
+    other.configure(unreachable);
+    const beforeAnyCheck = await other.run('plan');
+    other.configure({ target: { kind: 'remote', baseUrl: suite.svc.url, apiKey: fresh.apiKey, plan: 'basic' } });
+    const first = await other.runJson('sync');
+    other.configure(unreachable);
+    const afterCheck = await other.runJson('plan');
+
+    expect(beforeAnyCheck.code).not.toBe(0);
+    expect(first.report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
+    expect(afterCheck.code).toBe(0);
+    expect(afterCheck.report.summary).toMatchObject({ uploaded: 0, unchanged: 1 });
+  });
+
   it('garbage bytes: the file is moved aside, the state rebuilt, nothing uploaded again', async () => {
     for (const suffix of ['-wal', '-shm']) rmSync(ws.statePath + suffix, { force: true });
     writeFileSync(ws.statePath, Buffer.from('this is not a SQLite database, just bytes that used to be one \x00\x01\x02'.repeat(200)));

@@ -25,6 +25,7 @@ describe('rebuildFromRemote', () => {
 
   it('tracks every listed file of ours with unknown stat, so the next pass re-hashes and matches by content', () => {
     expect(store.isNew).toBe(true);
+    expect(store.remoteCheckPending()).toBe(true);
 
     const report = store.rebuildFromRemote([entry('1', 'docs/a.md'), entry('2', 'wiki/b/c.md', { size: null, status: 'indexing' })], mapName);
 
@@ -36,6 +37,7 @@ describe('rebuildFromRemote', () => {
     });
     expect(store.getTracked('wiki', 'b/c.md')).toMatchObject({ size: UNKNOWN_SIZE, remoteStatus: 'unknown', remoteName: 'wiki/b/c.md' });
     expect(JSON.parse(store.getMeta('rebuilt_from_remote') ?? 'null')).toEqual({ at: '2025-03-14T12:00:00.000Z', ...report });
+    expect(store.remoteCheckPending()).toBe(false);
   });
 
   it('keeps the newest of several uploads of one name, and skips what it cannot use', () => {

@@ -93,8 +93,13 @@ export const Source = z
     include: z.array(z.string().min(1)).default(['**/*']).describe('Globs of files to include.'),
     /** Globs of files to leave out. @default [] */
     exclude: z.array(z.string().min(1)).default([]).describe('Globs of files to leave out.'),
-    /** Follow symbolic links that stay inside the source root. @default false */
-    followSymlinks: z.boolean().default(false).describe('Follow symbolic links that stay inside the source root.'),
+    /** Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks). @default false */
+    followSymlinks: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks).',
+      ),
   })
   .superRefine((s, ctx) => {
     if ((s.path === undefined) === (s.git === undefined)) {

@@ -52,7 +52,7 @@ sources:
     # .kbsyncignore rules also apply; secrets (.env, *.pem, *.key...) are never uploaded.
     include: ["**/*"]
     exclude: []
-    # Follow symbolic links that stay inside the folder.
+    # Follow symbolic links that stay inside the folder (a target is held to the same rules).
     followSymlinks: false
   # A Git repository: url, branch/tag/commit, a folder inside it, how often watch fetches it.
   # - name: handbook

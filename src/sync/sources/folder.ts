@@ -4,6 +4,7 @@ import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
 import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createPathFilter, type PathFilter } from './path-filter.js';
+import { secretPatternOf } from './secrets.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
 import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
@@ -32,7 +33,7 @@ export type ScannedFile = Omit<ObservedFile, 'sha256'>;
 export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
 
 /** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */
-const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
+export const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
   ['.git', 'git metadata: never synced'],
   ['node_modules', 'node_modules: never synced'],
 ]);
@@ -281,6 +282,10 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   } catch (err) {
     return skipLink(`broken symbolic link (${errorText(err)})`);
   }
+  // The target is held to the rules its own path is under: a link must not carry .git/config, a
+  // secret or an ignored folder's files in under an innocent name.
+  const refused = refusedTarget(walk, real.slice(walk.realRoot.length + 1), st.isDirectory());
+  if (refused !== null) return listed ? skip(walk, path, refused.reason, refused.detail, null) : undefined;
   if (st.isFile()) return visitFile(walk, real, path, name, rules, st);
   if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
   // Following a link to a folder that is (or holds) one being walked would never end.
@@ -288,6 +293,40 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   walk.result.inPathOrder = false; // its files were placed as a file's name sorts, not a folder's
   visitDir(walk, real, real, path, name, rules);
 }
+
+/**
+ * Why a followed link's target (`rel`: its real path, root-relative) may not be synced, or null:
+ * a folder on its way (or the target folder) never descended, ignored by an ignore file of its own
+ * folders, or excluded; a target file named like a secret, ignored or excluded. Reads the ignore
+ * files of the target's folders (links are few: nothing is cached).
+ */
+function refusedTarget(walk: Walk, rel: string, isDir: boolean): { reason: SkipReason; detail: string } | null {
+  const segments = rel.split('/');
+  const to = `symbolic link to ${rel}`;
+  let levels: IgnoreLevel[] = [];
+  let dir = '';
+  for (let i = 0; i < segments.length; i++) {
+    const absDir = dir === '' ? walk.realRoot : `${walk.realRoot}/${dir}`;
+    const present = new Set(IGNORE_FILE_NAMES.filter((f) => lstatSync(`${absDir}/${f}`, { throwIfNoEntry: false })?.isFile() === true));
+    if (present.size > 0) levels = [...levels, ...readIgnoreLevels(absDir, dir, present)];
+    const name = segments[i] as string;
+    const path = dir === '' ? name : `${dir}/${name}`;
+    const folder = isDir || i < segments.length - 1;
+    if (folder) {
+      const never = NEVER_DESCEND.get(name);
+      if (never !== undefined) return { reason: 'ignored', detail: `${to}: inside ${path}/ (${never}); not followed` };
+    } else {
+      const secret = secretPatternOf(name);
+      if (secret !== null) return { reason: 'secret', detail: `${to}: named like ${secret}; never read` };
+    }
+    const ignored = matchIgnoreRules(levels, path, folder, name) ?? excludedDetail(walk.filter.folderExcludedBy(path));
+    if (ignored !== null) return { reason: 'ignored', detail: `${to}: ${folder ? `folder ${path}/` : 'the target'} ${ignored}; not followed` };
+    dir = path;
+  }
+  return null;
+}
+
+const excludedDetail = (pattern: string | null): string | null => (pattern === null ? null : `matches exclude: ${pattern}`);
 
 /** Sockets, FIFOs, devices (and file-system entries of unknown type that turn out to be those). */
 function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, rules: DirRules): void {

@@ -1,6 +1,6 @@
 import { lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { KbsyncError } from '../../shared/errors.js';
-import { errorText, type ScanResult } from './folder.js';
+import { errorText, NEVER_DESCEND, type ScanResult } from './folder.js';
 import { createPathIgnoreChecker, parseIgnoreLevel, type IgnoreLevel } from './ignore-rules.js';
 import { createPathFilter } from './path-filter.js';
 import { mtimeNsOf } from './fingerprint.js';
@@ -35,11 +35,32 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
   const entries = parseLsFiles(lsFilesOutput, spec.subdir);
   const isIgnored = createPathIgnoreChecker(readKbsyncIgnores(spec, entries));
   const filter = createPathFilter(spec.include, spec.exclude);
+  const tracked = new Map(entries.map((e) => [e.path, e.mode]));
+  let realRoot: string | null = null;
+  const reportedFolders = new Set<string>();
+
+  /** Why a followed link's target (`rel`: real, root-relative) is not synced, or null. */
+  const refusedTarget = (rel: string): { reason: SkipReason; detail: string } | null => {
+    const to = `symbolic link to ${rel}`;
+    if (!(tracked.get(rel) ?? '').startsWith('100')) return { reason: 'symlink', detail: `${to}: not a file git tracks in this source; not followed` };
+    const never = neverSyncedFolder(rel);
+    if (never !== null) return { reason: 'ignored', detail: `${to}: inside ${never.folder}/ (${never.detail}); not followed` };
+    const target = filter.classifyFile(rel, rel.slice(rel.lastIndexOf('/') + 1), isIgnored);
+    if (target === 'outside' || target === 'candidate' || target.reason === 'unsupported') return null;
+    return { reason: target.reason, detail: `${to}: ${target.detail}${target.reason === 'secret' ? '' : '; not followed'}` };
+  };
 
   for (const { mode, path } of entries) {
     const name = path.slice(path.lastIndexOf('/') + 1);
     const verdict = filter.classifyFile(path, name, isIgnored);
     if (verdict === 'outside') continue;
+    const never = neverSyncedFolder(path);
+    if (never !== null) {
+      // Listed once, as a folder walk lists it: git tracks a committed node_modules file by file.
+      if (!reportedFolders.has(never.folder)) skip(never.folder, 'ignored', never.detail, null);
+      reportedFolders.add(never.folder);
+      continue;
+    }
     if (mode === '160000') {
       skip(path, 'ignored', 'git submodule: not synced', null);
       continue;
@@ -60,8 +81,16 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
           continue;
         }
         abs = realpathSync(abs);
-        if (!abs.startsWith(`${realpathSync(spec.root)}/`)) {
+        realRoot ??= realpathSync(spec.root);
+        if (!abs.startsWith(`${realRoot}/`)) {
           skip(path, 'symlink', 'symbolic link points outside the source root: not followed', null);
+          continue;
+        }
+        // Only to a file git tracks, itself allowed: never into .git, an untracked file of a user's
+        // checkout (an .env), a secret, or an ignored or excluded path under an innocent name.
+        const refused = refusedTarget(abs.slice(realRoot.length + 1));
+        if (refused !== null) {
+          skip(path, refused.reason, refused.detail, null);
           continue;
         }
         st = statSync(abs);
@@ -83,6 +112,17 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
     result.files.push({ source: spec.name, path, absPath: abs, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino });
   }
   return result;
+}
+
+/** The folder (`node_modules` or `.git`, and the path up to it) a tracked path lies in, never synced; or null. */
+export function neverSyncedFolder(path: string): { folder: string; detail: string } | null {
+  if (!path.includes('node_modules/') && !path.includes('.git/')) return null; // nearly every path: no split
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) {
+    const detail = NEVER_DESCEND.get(segments[i] as string);
+    if (detail !== undefined) return { folder: segments.slice(0, i + 1).join('/'), detail };
+  }
+  return null;
 }
 
 /** Entries of `ls-files --stage -z` ("<mode> <object> <stage>\t<path>"), paths made subdir-relative. */

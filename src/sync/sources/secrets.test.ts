@@ -7,6 +7,7 @@ const EXAMPLES: Record<string, string[]> = {
   '.env': ['.env', '.ENV'],
   '.env.*': ['.env.local', '.env.production'],
   '*.env': ['prod.env'],
+  '.env*': ['.env-staging.json', '.env_prod.txt', '.envrc', '.ENV-LOCAL'],
   '*.pem': ['server.pem', 'CA.PEM'],
   '*.key': ['tls.key'],
   '*.p12': ['cert.p12'],
@@ -31,6 +32,9 @@ const EXAMPLES: Record<string, string[]> = {
   'credentials*.json': ['credentials.json', 'Credentials-Prod.json'],
   'client_secret*.json': ['client_secret_123.apps.json'],
   'service-account*.json': ['service-account.json'],
+  '*credentials*.{json,txt,csv,tsv,xml,yaml,yml,ini,toml,cfg,conf,properties}': [
+    'credentials.txt', 'aws_credentials.json', 'gcloud-credentials.json', 'db.credentials.yaml', 'AWS-CREDENTIALS.CSV', 'my_credentials_v2.ini',
+  ],
   '*.kdbx': ['vault.kdbx'],
   'secrets.*': ['secrets.yaml', 'secrets.json', 'Secrets.md'],
   'secret.*': ['secret.txt'],
@@ -45,7 +49,7 @@ describe('secretPatternOf', () => {
     expect(secretPatternOf(name)).toBe(pattern);
   });
 
-  it.each(['README.md', 'environment.md', 'env.md', 'keys.md', 'keynote.txt', 'my-secrets-guide.md', 'credentials.md', 'id.json', 'notes.txt'])(
+  it.each(['README.md', 'environment.md', 'env.md', 'keys.md', 'keynote.txt', 'my-secrets-guide.md', 'credentials.md', 'rotating-credentials.html', 'credentials-policy.docx', 'credential.json', 'env-setup.md', 'id.json', 'notes.txt'])(
     'leaves %s alone',
     (name) => {
       expect(secretPatternOf(name)).toBeNull();

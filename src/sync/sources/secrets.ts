@@ -7,8 +7,8 @@ import picomatch from 'picomatch';
  * Add to this table, never around it: it is the single list (docs and tests read it).
  */
 export const SECRET_FILE_PATTERNS: readonly string[] = [
-  // environment files
-  '.env', '.env.*', '*.env',
+  // environment files (".env-staging.json", ".env_prod.txt", ".envrc" too)
+  '.env', '.env.*', '*.env', '.env*',
   // private keys and certificates with keys
   '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.ppk', '*.asc',
   'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
@@ -16,6 +16,9 @@ export const SECRET_FILE_PATTERNS: readonly string[] = [
   '.npmrc', '.pypirc', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.htpasswd', '.dockercfg',
   // cloud and service-account credentials
   'credentials', 'credentials*.json', 'client_secret*.json', 'service-account*.json',
+  // credential data anywhere in the name ("aws_credentials.json", "gcloud-credentials.txt"); a document
+  // about credentials ("credentials.md", "rotating-credentials.html") is not one
+  '*credentials*.{json,txt,csv,tsv,xml,yaml,yml,ini,toml,cfg,conf,properties}',
   // password stores and generic secret files
   '*.kdbx', 'secrets.*', 'secret.*',
 ];
@@ -25,23 +28,35 @@ export const SECRET_FILE_PATTERNS: readonly string[] = [
 // as ".env", not "*.env"). The per-pattern list only runs on a hit, to name the pattern.
 const byExtension = new Map<string, string>();
 const others: { pattern: string; re: RegExp }[] = [];
+const anywhere: { pattern: string; re: RegExp; word: string }[] = [];
 for (const pattern of SECRET_FILE_PATTERNS) {
   const ext = /^\*\.([a-z0-9]+)$/.exec(pattern)?.[1];
+  const re = picomatch.makeRe(pattern, { nocase: true, dot: true });
   if (ext !== undefined) byExtension.set(ext, pattern);
-  else others.push({ pattern, re: picomatch.makeRe(pattern, { nocase: true, dot: true }) });
+  else if (pattern.startsWith('*')) {
+    // Its longest literal run ("credentials"): a name without that word is out after one indexOf-like scan.
+    const word = (pattern.match(/[a-z0-9_-]+/gi) ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+    if (word.length < 4) throw new Error(`secret pattern ${pattern}: a pattern starting with * needs a word of 4+ characters`);
+    anywhere.push({ pattern, re, word });
+  } else others.push({ pattern, re });
 }
 const anyOther = new RegExp(others.map((m) => `(?:${m.re.source})`).join('|'), 'i');
 // ...and that alternation only runs on names starting as one of those patterns can (".", "c", "i", "s",
-// "_"): most names are out after one character. Null (always test) if a pattern starts with a wildcard.
-const firstCodes = others.every((m) => /^[a-z0-9._-]/i.test(m.pattern)) ? new Set(others.map((m) => lowerAscii(m.pattern.charCodeAt(0)))) : null;
+// "_"): most names are out after one character.
+const firstCodes = new Set(others.map((m) => lowerAscii(m.pattern.charCodeAt(0))));
+const anyWord = anywhere.length === 0 ? null : new RegExp(anywhere.map((m) => m.word).join('|'), 'i');
 
 /**
  * The secret pattern a base file name matches (e.g. "*.pem"), or null when it looks harmless.
  * `ext`: the name's lowercase extension when the caller has it (as extensionOf gives it: "" for none).
  */
 export function secretPatternOf(baseName: string, ext?: string): string | null {
-  if ((firstCodes === null || firstCodes.has(lowerAscii(baseName.charCodeAt(0)))) && anyOther.test(baseName)) {
+  if (firstCodes.has(lowerAscii(baseName.charCodeAt(0))) && anyOther.test(baseName)) {
     return others.find((m) => m.re.test(baseName))?.pattern ?? null;
+  }
+  if (anyWord?.test(baseName) === true) {
+    const hit = anywhere.find((m) => m.re.test(baseName));
+    if (hit !== undefined) return hit.pattern;
   }
   // extensionOf gives "" for ".pem", which "*.pem" still matches: such names take the long way.
   if (ext !== undefined && ext !== '') return byExtension.get(ext) ?? null;

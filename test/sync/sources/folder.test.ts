@@ -209,6 +209,47 @@ describe('scanFolder and symbolic links', () => {
     expect(skippedAs(scan(root, { include: ['docs/**/*.md'] }))).toEqual({ docs: 'symlink' });
   });
 
+  it('holds a followed link to the rules of its target: no .git, node_modules, secret, ignored or excluded file comes in under a new name', () => {
+    const root = testdir({
+      '.git/config': '[remote "origin"]\n\turl = https://user:token@example.com/r.git\n',
+      'node_modules/pkg/README.md': '# pkg',
+      '.env': 'API_KEY=abc',
+      'private/plan.md': '# private',
+      'drafts/d.md': '# draft',
+      '.gitignore': 'private/\n',
+      'ok.md': '# ok',
+      'leak.md': { symlink: '.git/config' },
+      'gitdir': { symlink: '.git' },
+      'pkg.md': { symlink: 'node_modules/pkg/README.md' },
+      'env.md': { symlink: '.env' },
+      'plan.md': { symlink: 'private/plan.md' },
+      'privdir': { symlink: 'private' },
+      'draft.md': { symlink: 'drafts/d.md' },
+      'fine.md': { symlink: 'ok.md' },
+    });
+
+    const result = scan(root, { exclude: ['drafts/**'], followSymlinks: true });
+
+    expect(paths(result)).toEqual(['fine.md', 'ok.md']);
+    expect(result.files.find((f) => f.path === 'fine.md')?.absPath).toBe(join(root, 'ok.md'));
+    expect(skippedAs(result)).toMatchObject({
+      'leak.md': 'ignored', gitdir: 'ignored', 'pkg.md': 'ignored', 'env.md': 'secret', 'plan.md': 'ignored', privdir: 'ignored', 'draft.md': 'ignored',
+    });
+    expect(detailOf(result, 'leak.md')).toBe('symbolic link to .git/config: inside .git/ (git metadata: never synced); not followed');
+    expect(detailOf(result, 'env.md')).toBe('symbolic link to .env: named like .env; never read');
+    expect(detailOf(result, 'plan.md')).toBe('symbolic link to private/plan.md: folder private/ matches .gitignore: private/; not followed');
+    expect(detailOf(result, 'draft.md')).toBe('symbolic link to drafts/d.md: folder drafts/ matches exclude: drafts/**; not followed');
+  });
+
+  it('applies a nested ignore file of the target\'s own folders', () => {
+    const root = testdir({ 'team/.kbsyncignore': 'notes.md\n', 'team/notes.md': '# n', 'team/other.md': '# o', 'n.md': { symlink: 'team/notes.md' }, 'o.md': { symlink: 'team/other.md' } });
+
+    const result = scan(root, { followSymlinks: true });
+
+    expect(paths(result)).toEqual(['o.md', 'team/other.md']);
+    expect(detailOf(result, 'n.md')).toBe('symbolic link to team/notes.md: the target matches team/.kbsyncignore: notes.md; not followed');
+  });
+
   it('reports a broken link as a skipped symlink', () => {
     const root = testdir({ 'gone.md': { symlink: 'nowhere.md' } });
 

@@ -106,6 +106,54 @@ describe('syncGitSource', () => {
     );
   });
 
+  describe('symbolic links committed to the repository', () => {
+    const linked = (): string =>
+      gitdir({
+        'real.md': '# real',
+        '.env': 'API_KEY=abc',
+        'node_modules/p/README.md': '# vendored',
+        'team/.kbsyncignore': 'private.md\n',
+        'team/private.md': '# private',
+        'drafts/d.md': '# draft',
+        'link.md': { symlink: 'real.md' },
+        'leak.md': { symlink: '.git/config' },
+        'env.md': { symlink: '.env' },
+        'pkg.md': { symlink: 'node_modules/p/README.md' },
+        'priv.md': { symlink: 'team/private.md' },
+        'draft.md': { symlink: 'drafts/d.md' },
+        'hosts.md': { symlink: '/etc/hosts' },
+      });
+    const reasons = (r: GitScanResult): Record<string, string> => Object.fromEntries(r.skipped.map((s) => [s.path, s.reason]));
+    const detail = (r: GitScanResult, path: string): string | undefined => r.skipped.find((s) => s.path === path)?.detail;
+
+    it('are not followed by default; a committed node_modules is listed once as never synced', async () => {
+      const result = await syncGitSource({ name: 'r', url: linked(), ref: 'main', exclude: ['drafts/**'] }, { stateDir: tempDir() });
+
+      expect(paths(result)).toEqual(['real.md']);
+      for (const link of ['link.md', 'leak.md', 'env.md', 'pkg.md', 'priv.md', 'draft.md', 'hosts.md']) {
+        expect(detail(result, link)).toBe('symbolic link not followed (followSymlinks is off)');
+      }
+      expect(reasons(result)).toMatchObject({ node_modules: 'ignored', '.env': 'secret', 'team/private.md': 'ignored', 'drafts/d.md': 'ignored' });
+      expect(result.skipped.filter((s) => s.path.startsWith('node_modules'))).toEqual([
+        { source: 'r', path: 'node_modules', reason: 'ignored', detail: 'node_modules: never synced', size: null },
+      ]);
+    });
+
+    it('followed, reach only files git tracks inside the root that are synced in their own right', async () => {
+      const result = await syncGitSource({ name: 'r', url: linked(), ref: 'main', exclude: ['drafts/**'], followSymlinks: true }, { stateDir: tempDir() });
+
+      expect(paths(result)).toEqual(['link.md', 'real.md']);
+      expect(result.files.find((f) => f.path === 'link.md')?.absPath).toBe(join(result.checkoutDir, 'real.md'));
+      expect(reasons(result)).toMatchObject({ 'leak.md': 'symlink', 'env.md': 'secret', 'pkg.md': 'ignored', 'priv.md': 'ignored', 'draft.md': 'ignored', 'hosts.md': 'symlink' });
+      expect(detail(result, 'leak.md')).toBe('symbolic link to .git/config: not a file git tracks in this source; not followed');
+      expect(detail(result, 'env.md')).toBe('symbolic link to .env: named like .env; never read');
+      expect(detail(result, 'pkg.md')).toBe('symbolic link to node_modules/p/README.md: inside node_modules/ (node_modules: never synced); not followed');
+      expect(detail(result, 'priv.md')).toBe('symbolic link to team/private.md: matches team/.kbsyncignore: private.md; not followed');
+      expect(detail(result, 'draft.md')).toBe('symbolic link to drafts/d.md: matches exclude: drafts/**; not followed');
+      expect(detail(result, 'hosts.md')).toBe('symbolic link points outside the source root: not followed');
+    });
+  });
+
   it('lists a submodule as skipped and never clones it', async () => {
     const sub = gitdir({ 'inner.md': 'inner' });
     const origin = gitdir({ 'a.md': '' });

@@ -73,6 +73,27 @@ describe('loadConfig: every problem at once, with its line', () => {
     ]);
   });
 
+  it('refuses a source named only with dots, which would name a folder above its git checkout', () => {
+    const { file } = configDir(
+      [
+        'target: { kind: embedded }', //                  1
+        'sources:', //                                    2
+        '  - name: ".."', //                              3
+        '    git: { url: "https://example.org/x.git" }', // 4
+        '  - name: "."', //                               5
+        '    path: ./docs', //                            6
+        '  - name: v1.2', //                              7
+        '    path: ./docs', //                            8
+      ].join('\n'),
+      { dirs: ['docs'] },
+    );
+
+    expect(problemLines(file)).toEqual([
+      '3: sources[0].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too, got ".."',
+      '5: sources[1].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too, got "."',
+    ]);
+  });
+
   it('formats each problem as file:line: path: message, with the base name the user gave', () => {
     const { file } = configDir('sources:\n  - name: docs\n    path: ./nope\n');
 

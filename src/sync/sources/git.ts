@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { KbsyncError } from '../../shared/errors.js';
 import { parseNameStatus, type GitChanges } from './git-diff.js';
 import { createGitRunner, redactCredentials, type GitRun } from './git-runner.js';
@@ -43,6 +43,11 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
   const subdir = normaliseSubdir(spec.name, spec.subdir);
   const parent = join(options.stateDir, 'git');
   const checkoutDir = join(parent, spec.name);
+  // The checkout is removed and replaced below: it must be a folder of its own under stateDir/git
+  // (the config refuses such names; this holds whoever calls).
+  if (dirname(checkoutDir) !== parent || basename(checkoutDir) !== spec.name) {
+    throw new KbsyncError('source_unavailable', `source "${spec.name}": a git source's name must name one folder under ${parent}; rename the source`);
+  }
   mkdirSync(parent, { recursive: true, mode: 0o700 });
 
   const fresh = !existsSync(join(checkoutDir, '.git'));

@@ -88,6 +88,20 @@ describe('syncGitSource', () => {
     expect(text).toContain('127.0.0.1');
   });
 
+  it('refuses a name that is not one folder under stateDir/git, and removes nothing', async () => {
+    const origin = gitdir({ 'a.md': '' });
+    const stateDir = tempDir();
+    writeFileSync(join(stateDir, 'state.db'), 'kept');
+
+    for (const name of ['..', '.', 'a/../..']) {
+      await expect(syncGitSource({ name, url: origin, ref: 'main' }, { stateDir })).rejects.toMatchObject({
+        code: 'source_unavailable',
+        message: expect.stringContaining('must name one folder under'),
+      });
+    }
+    expect(readdirSync(stateDir)).toEqual(['state.db']);
+  });
+
   it('refuses a ref or URL that git would read as an option', async () => {
     await expect(syncGitSource({ name: 'r', url: '--upload-pack=touch /tmp/x', ref: 'HEAD' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });
     await expect(syncGitSource({ name: 'r', url: '/x', ref: '--output=/tmp/x' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });

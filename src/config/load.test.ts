@@ -89,8 +89,8 @@ describe('loadConfig: every problem at once, with its line', () => {
     );
 
     expect(problemLines(file)).toEqual([
-      '3: sources[0].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too, got ".."',
-      '5: sources[1].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too, got "."',
+      '3: sources[0].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too',
+      '5: sources[1].name: a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too',
     ]);
   });
 

@@ -87,7 +87,7 @@ export const Source = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"')
-      .regex(/[^.]/, 'a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too')
+      .refine((name) => /[^.]/.test(name), 'a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too')
       .describe('A short unique name; prefixes remote file names when there are several sources.'),
     /** A folder to sync (relative to the config file). Exactly one of path and git. */
     path: z.string().min(1).optional().describe('A folder to sync (relative to the config file). Exactly one of path and git.'),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
 import { withSession } from '../session.js';
 
@@ -15,6 +16,8 @@ export function register(program: Command, ctx: CliContext): void {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { plan, notes } = await preparePlan(session, null);
+        // As the sync would end: 3 when the budget or a limit would leave work queued (a CI gate can stop on it).
+        ctx.exitCode = exitCodeForRun(plan.totals);
         if (options.json === true) {
           const { jsonReportChunks } = await import('../../sync/report/json-report.js');
           writeChunks(ctx, jsonReportChunks(plan));

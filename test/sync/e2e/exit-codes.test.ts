@@ -103,6 +103,24 @@ describe('exit codes of kbsync sync', () => {
   });
 });
 
+describe('exit codes of kbsync plan', () => {
+  it('0 when the sync would do all it plans, 3 when the budget would leave work queued; it spends nothing either way', async () => {
+    const { ds, ws } = twoFiles({ budget: { maxCreditsPerRun: 5 } });
+    const start = await ds.balance();
+
+    const over = await ws.runJson('plan');
+    ws.configure({ budget: { maxCreditsPerRun: 10 } });
+    const within = await ws.runJson('plan');
+
+    expect(over.code).toBe(3);
+    expect(over.report.summary).toMatchObject({ uploaded: 1, deferred: 1, creditsPlanned: 5 });
+    expect(within.code).toBe(0);
+    expect(within.report.summary).toMatchObject({ uploaded: 2, deferred: 0, creditsPlanned: 10 });
+    expect(await ds.balance()).toBe(start);
+    expect(await ds.files()).toEqual([]);
+  });
+});
+
 describe('one kbsync per state', () => {
   it('a second kbsync on the same state refuses (exit 2), naming the holder, and changes nothing', async () => {
     const { ds, ws } = twoFiles();

@@ -145,6 +145,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The state database cannot be read.',
     action: 'Move the state file away and run again: kbsync rebuilds it from the remote file listing without re-uploading.',
   },
+  state_unavailable: {
+    exit: 2,
+    meaning: 'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk.',
+    action: 'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700).',
+  },
   state_version: {
     exit: 2,
     meaning: 'The state database was written by a newer kbsync.',

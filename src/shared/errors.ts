@@ -33,6 +33,7 @@ export type ErrorCode =
   // sync side
   | 'state_locked'
   | 'state_corrupt'
+  | 'state_unavailable'
   | 'state_version'
   | 'state_conflict'
   | 'source_unavailable'

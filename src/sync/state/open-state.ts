@@ -32,18 +32,21 @@ const PRIVATE_DIR = 0o700;
  * Opens (creating and migrating as needed) the sync state database at `path`: folder 0700, files 0600,
  * WAL, synchronous=FULL, foreign keys on, one writer at a time. Throws KbsyncError 'state_locked' when
  * another kbsync holds it, 'state_corrupt' when the file is damaged (see moveAsideCorrupt), 'state_version'
- * when a newer kbsync wrote it.
+ * when a newer kbsync wrote it, 'state_unavailable' when the path cannot hold it (a folder, no permission...).
  */
 export function openState(path: string, options: OpenStateOptions = {}): StateStore {
   const now = options.now ?? ((): Date => new Date());
   const log = options.logger ?? NO_LOG;
   const abs = resolve(path);
-  ensurePrivateDir(dirname(abs), log);
-
   let lock: HeldLock | null = null;
-  if (options.lock !== false) {
-    lock = acquireLock(`${abs}.lock`, path, now);
-    if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
+  try {
+    ensurePrivateDir(dirname(abs), log);
+    if (options.lock !== false) {
+      lock = acquireLock(`${abs}.lock`, path, now);
+      if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
+    }
+  } catch (err) {
+    throw classifyStateError(err, path);
   }
   let db: Database.Database | null = null;
   try {
@@ -95,5 +98,7 @@ function ensurePrivateDir(dir: string, log: Pick<Logger, 'warn'>): void {
     chmodSync(dir, PRIVATE_DIR);
     return;
   }
-  if ((statSync(dir).mode & 0o077) !== 0) log.warn({ dir }, 'state folder is accessible to other users');
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw Object.assign(new Error(`${dir} is not a folder`), { code: 'ENOTDIR' });
+  if ((st.mode & 0o077) !== 0) log.warn({ dir }, 'state folder is accessible to other users');
 }

@@ -6,8 +6,35 @@ export function isCorruption(err: unknown): boolean {
   return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
 }
 
-/** A corruption error as KbsyncError('state_corrupt'); anything else unchanged. */
+/**
+ * What the file system (or SQLite, opening the file) says when the state path cannot hold a
+ * database: a folder where the file should be, a file where a folder should be, no permission, a
+ * read-only or full disk. The user's `state` setting, not a bug.
+ */
+const PATH_PROBLEMS: ReadonlyMap<string, string> = new Map([
+  ['EISDIR', 'it is a folder, not a file'],
+  ['ENOTDIR', 'a part of it is a file, not a folder'],
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'operation not permitted'],
+  ['EROFS', 'the disk is read-only'],
+  ['ENOSPC', 'the disk is full'],
+  ['ENAMETOOLONG', 'the path is too long'],
+  ['SQLITE_CANTOPEN', 'SQLite cannot open it'],
+  ['SQLITE_READONLY', 'SQLite may not write it'],
+  ['SQLITE_FULL', 'the disk is full'],
+]);
+
+/**
+ * A corruption error as KbsyncError('state_corrupt'), a path that cannot hold the state as
+ * KbsyncError('state_unavailable'); anything else unchanged.
+ */
 export function classifyStateError(err: unknown, label: string): unknown {
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  const problem = typeof code === 'string' ? PATH_PROBLEMS.get(code) : undefined;
+  if (problem !== undefined) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return new KbsyncError('state_unavailable', `state: cannot use ${label} as the state database: ${problem} (${detail})`, { cause: err });
+  }
   if (!isCorruption(err)) return err;
   const detail = err instanceof Error ? err.message : String(err);
   return new KbsyncError(

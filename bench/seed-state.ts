@@ -28,6 +28,8 @@ export async function seedSyncedState(statePath: string, source: Source, stateDi
   const t1 = performance.now();
   const state = openState(statePath);
   try {
+    // A first sync lists the dataset (empty here) before it plans: that check is part of its bookkeeping.
+    state.rebuildFromRemote([], () => null);
     const run = state.startRun('sync');
     const ops = state.enqueueMany(
       files.map((f) => ({

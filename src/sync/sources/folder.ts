@@ -56,6 +56,12 @@ type Walk = {
   realRoot: string;
   /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
   realStack: string[];
+  /** How many followed folder links the walk is inside: there, each entry is held to its real path's rules too. */
+  followDepth: number;
+  /** Ignore levels in force in a folder, by real root-relative path (for followed links' targets; filled as needed). */
+  realLevels: Map<string, IgnoreLevel[]>;
+  /** Why a folder (real, root-relative) may not be synced through a link, or null; filled as needed. */
+  realFolderRefusals: Map<string, Refusal | null>;
   result: ScanResult;
 };
 
@@ -118,6 +124,9 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     sink,
     realRoot,
     realStack: [],
+    followDepth: 0,
+    realLevels: new Map(),
+    realFolderRefusals: new Map(),
     result,
   };
   try {
@@ -173,6 +182,10 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
 
 /** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */
 function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules, listedAhead = false): void {
+  if (walk.followDepth > 0) {
+    const refused = refusedReal(walk, relativeToRoot(walk, real), true);
+    if (refused !== null) return skip(walk, path, refused.reason, throughLink(walk, real, refused), null);
+  }
   const left = leftOut(walk, path, name, rules);
   if (left === undefined) return walkDir(walk, abs, real, path, rules.levels, listedAhead);
   // The helper walking ahead lists every folder but .git and node_modules: it need not read this one.
@@ -194,13 +207,17 @@ function leftOut(walk: Walk, path: string, name: string, rules: DirRules): strin
   return excluded === null ? undefined : `matches exclude: ${excluded}`;
 }
 
-/** `stats` is given when the file was reached through a followed link (abs is then its real path). */
-function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null): void {
+/**
+ * `stats` is given when the file was already stat'ed (reached through a followed file link, abs is
+ * then its real path and `linkChecked` true; or of a type readdir did not give).
+ */
+function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null, linkChecked = false): void {
   const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;
   // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
   // fifth images), and the walk's lstats are most of an unchanged plan's time.
   if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : stats.size);
+  if (walk.followDepth > 0 && !linkChecked && refusedThroughLink(walk, abs, path)) return;
   if (stats === null && walk.pool !== null) {
     const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
     walk.result.files.push(file);
@@ -226,6 +243,7 @@ function visitListedFile(walk: Walk, abs: string, path: string, name: string, ru
   const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
   if (verdict === 'outside') return;
   if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, null);
+  if (walk.followDepth > 0 && refusedThroughLink(walk, abs, path)) return;
   const size = stats === null ? Number.NaN : (stats[i * 3] as number);
   if (Number.isNaN(size) && deferred === null) return visitFile(walk, abs, path, name, rules, null);
   const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
@@ -284,46 +302,108 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   }
   // The target is held to the rules its own path is under: a link must not carry .git/config, a
   // secret or an ignored folder's files in under an innocent name.
-  const refused = refusedTarget(walk, real.slice(walk.realRoot.length + 1), st.isDirectory());
-  if (refused !== null) return listed ? skip(walk, path, refused.reason, refused.detail, null) : undefined;
-  if (st.isFile()) return visitFile(walk, real, path, name, rules, st);
+  const rel = relativeToRoot(walk, real);
+  const refused = refusedReal(walk, rel, st.isDirectory());
+  if (refused !== null) {
+    const detail = `symbolic link to ${rel}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not followed'}`;
+    return listed ? skip(walk, path, refused.reason, detail, null) : undefined;
+  }
+  if (st.isFile()) return visitFile(walk, real, path, name, rules, st, true);
   if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
   // Following a link to a folder that is (or holds) one being walked would never end.
   if (walk.realStack.some((walking) => isInside(real, walking))) return skipLink('symbolic link loops back to a folder being walked: not followed');
   walk.result.inPathOrder = false; // its files were placed as a file's name sorts, not a folder's
-  visitDir(walk, real, real, path, name, rules);
+  // Below it, entries are listed under the link's path, and their real paths must pass the rules too:
+  // an ignore file of a folder above the target, or an exclude naming the real path, still holds.
+  walk.followDepth++;
+  try {
+    visitDir(walk, real, real, path, name, rules);
+  } finally {
+    walk.followDepth--;
+  }
+}
+
+/** Why a path reached through a followed link may not be synced: the skip reason and the rule that refuses it. */
+type Refusal = { reason: SkipReason; why: string };
+
+/** A real absolute path inside the root, root-relative ("" for the root; the root may be "/"). */
+function relativeToRoot(walk: Walk, real: string): string {
+  return real.length <= walk.realRoot.length ? '' : real.slice(walk.realRoot.endsWith('/') ? walk.realRoot.length : walk.realRoot.length + 1);
+}
+
+/** Skips a file found below a followed folder link when its real path is refused; true when it was. */
+function refusedThroughLink(walk: Walk, abs: string, path: string): boolean {
+  const refused = refusedReal(walk, relativeToRoot(walk, abs), false);
+  if (refused !== null) skip(walk, path, refused.reason, throughLink(walk, abs, refused), null);
+  return refused !== null;
+}
+
+/** The detail of an entry refused below a followed folder link. */
+function throughLink(walk: Walk, real: string, refused: Refusal): string {
+  return `reached through a symbolic link as ${relativeToRoot(walk, real)}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not synced'}`;
 }
 
 /**
- * Why a followed link's target (`rel`: its real path, root-relative) may not be synced, or null:
- * a folder on its way (or the target folder) never descended, ignored by an ignore file of its own
- * folders, or excluded; a target file named like a secret, ignored or excluded. Reads the ignore
- * files of the target's folders (links are few: nothing is cached).
+ * Why a path inside the root (`rel`: real, root-relative, not "") may not be synced when a followed
+ * link leads to it, or null: a folder on its way (or the path itself, a folder) never descended,
+ * ignored by an ignore file of its own folders, or excluded; a file named like a secret, ignored or
+ * excluded. The rules are those of the real path, read as needed and kept for the walk.
  */
-function refusedTarget(walk: Walk, rel: string, isDir: boolean): { reason: SkipReason; detail: string } | null {
-  const segments = rel.split('/');
-  const to = `symbolic link to ${rel}`;
-  let levels: IgnoreLevel[] = [];
-  let dir = '';
-  for (let i = 0; i < segments.length; i++) {
-    const absDir = dir === '' ? walk.realRoot : `${walk.realRoot}/${dir}`;
-    const present = new Set(IGNORE_FILE_NAMES.filter((f) => lstatSync(`${absDir}/${f}`, { throwIfNoEntry: false })?.isFile() === true));
-    if (present.size > 0) levels = [...levels, ...readIgnoreLevels(absDir, dir, present)];
-    const name = segments[i] as string;
-    const path = dir === '' ? name : `${dir}/${name}`;
-    const folder = isDir || i < segments.length - 1;
-    if (folder) {
-      const never = NEVER_DESCEND.get(name);
-      if (never !== undefined) return { reason: 'ignored', detail: `${to}: inside ${path}/ (${never}); not followed` };
-    } else {
-      const secret = secretPatternOf(name);
-      if (secret !== null) return { reason: 'secret', detail: `${to}: named like ${secret}; never read` };
-    }
-    const ignored = matchIgnoreRules(levels, path, folder, name) ?? excludedDetail(walk.filter.folderExcludedBy(path));
-    if (ignored !== null) return { reason: 'ignored', detail: `${to}: ${folder ? `folder ${path}/` : 'the target'} ${ignored}; not followed` };
-    dir = path;
+function refusedReal(walk: Walk, rel: string, isDir: boolean): Refusal | null {
+  if (rel === '') return null; // the root itself: the loop guard refuses it
+  const slash = rel.lastIndexOf('/');
+  const dir = slash < 0 ? '' : rel.slice(0, slash);
+  const name = rel.slice(slash + 1);
+  const above = dir === '' ? null : refusedFolder(walk, dir);
+  if (above !== null) return above;
+  if (isDir) return refusedFolder(walk, rel);
+  const secret = secretPatternOf(name);
+  if (secret !== null) return { reason: 'secret', why: `named like ${secret}` };
+  let levels: readonly IgnoreLevel[];
+  try {
+    levels = realLevelsOf(walk, dir);
+  } catch (err) {
+    return { reason: 'unreadable', why: `an ignore file above it cannot be read (${errorText(err)})` };
   }
-  return null;
+  const ignored = matchIgnoreRules(levels, rel, false, name) ?? excludedDetail(walk.filter.folderExcludedBy(rel));
+  return ignored === null ? null : { reason: 'ignored', why: `the target ${ignored}` };
+}
+
+/** refusedReal for a folder (real, root-relative, not ""), its folders above first; kept for the walk. */
+function refusedFolder(walk: Walk, dir: string): Refusal | null {
+  const known = walk.realFolderRefusals.get(dir);
+  if (known !== undefined) return known;
+  const slash = dir.lastIndexOf('/');
+  const parent = slash < 0 ? '' : dir.slice(0, slash);
+  let refusal = parent === '' ? null : refusedFolder(walk, parent);
+  if (refusal === null) {
+    const never = NEVER_DESCEND.get(dir.slice(slash + 1));
+    if (never !== undefined) refusal = { reason: 'ignored', why: `inside ${dir}/ (${never})` };
+  }
+  if (refusal === null) {
+    try {
+      const ignored = matchIgnoreRules(realLevelsOf(walk, parent), dir, true) ?? excludedDetail(walk.filter.folderExcludedBy(dir));
+      if (ignored !== null) refusal = { reason: 'ignored', why: `folder ${dir}/ ${ignored}` };
+    } catch (err) {
+      refusal = { reason: 'unreadable', why: `an ignore file above it cannot be read (${errorText(err)})` };
+    }
+  }
+  walk.realFolderRefusals.set(dir, refusal);
+  return refusal;
+}
+
+/** The ignore levels in force for the entries of a folder (real, root-relative), root first; kept for the walk. */
+function realLevelsOf(walk: Walk, dir: string): IgnoreLevel[] {
+  const known = walk.realLevels.get(dir);
+  if (known !== undefined) return known;
+  const slash = dir.lastIndexOf('/');
+  const parent = dir === '' ? [] : realLevelsOf(walk, slash < 0 ? '' : dir.slice(0, slash));
+  const absDir = dir === '' ? walk.realRoot : `${walk.realRoot.endsWith('/') ? walk.realRoot : `${walk.realRoot}/`}${dir}`;
+  // Only regular files, as in the walk: a linked ignore file could point outside the root.
+  const present = new Set(IGNORE_FILE_NAMES.filter((f) => lstatSync(`${absDir}/${f}`, { throwIfNoEntry: false })?.isFile() === true));
+  const levels = present.size === 0 ? parent : [...parent, ...readIgnoreLevels(absDir, dir, present)];
+  walk.realLevels.set(dir, levels);
+  return levels;
 }
 
 const excludedDetail = (pattern: string | null): string | null => (pattern === null ? null : `matches exclude: ${pattern}`);

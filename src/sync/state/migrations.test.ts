@@ -93,23 +93,33 @@ describe('migrate', () => {
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
   });
 
-  it('v4 marks a state without tracked files as not yet checked against the dataset, and only such a state', () => {
+  it('v4 marks a state that knows no remote copy as not yet checked against the dataset, and only such a state', () => {
     const mark = (d: Database.Database): unknown => d.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(REMOTE_CHECK_KEY);
     db = new Database(':memory:');
     migrate(db, MIGRATIONS.slice(0, 3));
     db.prepare(`INSERT INTO sources (id, name) VALUES (1, 'docs')`).run();
-    db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, updated_at) VALUES (1, 'a.md', 4, 0, 0, zeroblob(32), 0)`).run();
+    db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, 'a.md', 4, 0, 0, zeroblob(32), '7', 0)`).run();
+    const insert = (d: Database.Database, path: string, remoteId: string | null): void => {
+      d.prepare(`INSERT OR IGNORE INTO sources (id, name) VALUES (1, 'docs')`).run();
+      d.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, ?, 4, 0, 0, zeroblob(32), ?, 0)`).run(path, remoteId);
+    };
     const empty = new Database(':memory:');
+    const localOnly = new Database(':memory:');
     try {
       migrate(empty, MIGRATIONS.slice(0, 3));
+      migrate(localOnly, MIGRATIONS.slice(0, 3));
+      insert(localOnly, 'dup.md', null); // a duplicate recorded by a sync that never listed: no remote copy known
 
       migrate(db);
       migrate(empty);
+      migrate(localOnly);
 
       expect(mark(db)).toBeUndefined();
       expect(mark(empty)).toBe('pending');
+      expect(mark(localOnly)).toBe('pending');
     } finally {
       empty.close();
+      localOnly.close();
     }
   });
 });

@@ -134,14 +134,15 @@ function v3(db: Database): void {
 }
 
 /*
- * v4: a state that holds no tracked file has not been checked against the dataset yet: created just now,
- * or recreated after the old one was lost (a `kbsync status` on a fresh runner creates it empty). It is
+ * v4: a state that knows no remote copy has not been checked against the dataset yet: created just now,
+ * or recreated after the old one was lost (a `kbsync status` on a fresh runner creates it empty; a sync
+ * that then failed may have recorded local-only rows, a duplicate or a skip, without any remote id). It is
  * marked so, in the same transaction that creates it, and the mark is cleared only by a rebuild from a
  * listing that succeeded (rebuild.ts): a run that could not list, or a command that never lists, leaves it
  * for the next sync, which then matches the dataset's copies instead of buying them again.
  */
 export const REMOTE_CHECK_KEY = 'remote_check';
-const V4 = `INSERT INTO meta (key, value) SELECT '${REMOTE_CHECK_KEY}', 'pending' WHERE NOT EXISTS (SELECT 1 FROM files)`;
+const V4 = `INSERT INTO meta (key, value) SELECT '${REMOTE_CHECK_KEY}', 'pending' WHERE NOT EXISTS (SELECT 1 FROM files WHERE remote_id IS NOT NULL)`;
 
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [

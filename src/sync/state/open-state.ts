@@ -46,7 +46,7 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
       if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
     }
   } catch (err) {
-    throw classifyStateError(err, path);
+    throw classifyStateError(err, path, { opening: true });
   }
   let db: Database.Database | null = null;
   try {
@@ -76,7 +76,7 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
   } catch (err) {
     db?.close();
     lock?.release();
-    throw classifyStateError(err, path);
+    throw classifyStateError(err, path, { opening: true });
   }
 }
 

@@ -25,13 +25,15 @@ const PATH_PROBLEMS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
- * A corruption error as KbsyncError('state_corrupt'), a path that cannot hold the state as
- * KbsyncError('state_unavailable'); anything else unchanged.
+ * A corruption error as KbsyncError('state_corrupt'), a path that cannot hold the state (found while
+ * opening it) as KbsyncError('state_unavailable'); anything else unchanged.
  */
-export function classifyStateError(err: unknown, label: string): unknown {
+export function classifyStateError(err: unknown, label: string, o: { opening?: boolean } = {}): unknown {
   const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
-  const problem = typeof code === 'string' ? PATH_PROBLEMS.get(code) : undefined;
-  if (problem !== undefined) {
+  // better-sqlite3 gives extended codes (SQLITE_CANTOPEN_ISDIR, SQLITE_READONLY_DBMOVED...): the primary one decides.
+  const problem = typeof code === 'string' ? PATH_PROBLEMS.get(code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1')) : undefined;
+  // Only while opening: then nothing was done yet. A disk that fills up mid-run is not a setting to change.
+  if (problem !== undefined && o.opening === true) {
     const detail = err instanceof Error ? err.message : String(err);
     return new KbsyncError('state_unavailable', `state: cannot use ${label} as the state database: ${problem} (${detail})`, { cause: err });
   }

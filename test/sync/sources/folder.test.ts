@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
 import { testdir, writeTree } from './helpers.js';
@@ -239,6 +239,39 @@ describe('scanFolder and symbolic links', () => {
     expect(detailOf(result, 'env.md')).toBe('symbolic link to .env: named like .env; never read');
     expect(detailOf(result, 'plan.md')).toBe('symbolic link to private/plan.md: folder private/ matches .gitignore: private/; not followed');
     expect(detailOf(result, 'draft.md')).toBe('symbolic link to drafts/d.md: folder drafts/ matches exclude: drafts/**; not followed');
+  });
+
+  it('holds the files below a followed folder link to the rules of their real paths', () => {
+    const root = testdir({
+      'private/.gitignore': 'internal.md\n',
+      'private/sub/internal.md': '# internal',
+      'private/sub/excluded.md': '# excluded',
+      'private/sub/ok.md': '# ok',
+      'private/sub/deeper/.env.local': 'KEY=1',
+      'private/sub/drafts/d.md': '# d',
+      'docs/link': { symlink: '../private/sub' },
+    });
+
+    const result = scan(root, { exclude: ['private/sub/excluded.md', 'private/sub/drafts'], followSymlinks: true });
+
+    expect(paths(result).filter((p) => p.startsWith('docs/'))).toEqual(['docs/link/ok.md']);
+    expect(skippedAs(result)).toMatchObject({
+      'docs/link/internal.md': 'ignored', 'docs/link/excluded.md': 'ignored', 'docs/link/deeper/.env.local': 'secret', 'docs/link/drafts': 'ignored',
+    });
+    expect(detailOf(result, 'docs/link/internal.md')).toBe(
+      'reached through a symbolic link as private/sub/internal.md: the target matches private/.gitignore: internal.md; not synced',
+    );
+    expect(detailOf(result, 'docs/link/drafts')).toBe('reached through a symbolic link as private/sub/drafts: folder private/sub/drafts/ matches exclude: private/sub/drafts; not synced');
+  });
+
+  it('reads a target\'s rules right when the source root is / itself', () => {
+    const root = testdir({ '.gitignore': 'private/\n', 'private/p.md': '# p', 'ok.md': '# ok', 'l.md': { symlink: 'private/p.md' }, 'm.md': { symlink: 'ok.md' } });
+    const under = relative('/', realpathSync(root));
+
+    const result = scan('/', { include: [`${under}/**`], followSymlinks: true });
+
+    expect(paths(result)).toEqual([`${under}/m.md`, `${under}/ok.md`]);
+    expect(detailOf(result, `${under}/l.md`)).toBe(`symbolic link to ${under}/private/p.md: folder ${under}/private/ matches ${under}/.gitignore: private/; not followed`);
   });
 
   it('applies a nested ignore file of the target\'s own folders', () => {

@@ -150,6 +150,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk.',
     action: 'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700).',
   },
+  state_write_failed: {
+    exit: 1,
+    meaning: 'The state database could not be written during the run: the disk is full or became read-only. No paid call is made without its record.',
+    action: 'Free some space (or remount the disk writable) and run again: a call whose outcome was not recorded is checked against the remote listing before any retry.',
+  },
   state_version: {
     exit: 2,
     meaning: 'The state database was written by a newer kbsync.',

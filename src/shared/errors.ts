@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'state_locked'
   | 'state_corrupt'
   | 'state_unavailable'
+  | 'state_write_failed'
   | 'state_version'
   | 'state_conflict'
   | 'source_unavailable'

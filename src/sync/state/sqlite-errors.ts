@@ -24,18 +24,27 @@ const PATH_PROBLEMS: ReadonlyMap<string, string> = new Map([
   ['SQLITE_FULL', 'the disk is full'],
 ]);
 
+/** Of those, what a state that opened fine can still meet during a run: the disk, not the setting. */
+const WRITE_PROBLEMS: ReadonlySet<string> = new Set(['ENOSPC', 'EROFS', 'SQLITE_FULL', 'SQLITE_READONLY']);
+
 /**
- * A corruption error as KbsyncError('state_corrupt'), a path that cannot hold the state (found while
- * opening it) as KbsyncError('state_unavailable'); anything else unchanged.
+ * A corruption error as KbsyncError('state_corrupt'); a path that cannot hold the state, found while
+ * opening it, as 'state_unavailable'; a full or read-only disk met later as 'state_write_failed';
+ * anything else unchanged.
  */
 export function classifyStateError(err: unknown, label: string, o: { opening?: boolean } = {}): unknown {
   const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
   // better-sqlite3 gives extended codes (SQLITE_CANTOPEN_ISDIR, SQLITE_READONLY_DBMOVED...): the primary one decides.
-  const problem = typeof code === 'string' ? PATH_PROBLEMS.get(code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1')) : undefined;
+  const primary = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : undefined;
+  const problem = primary === undefined ? undefined : PATH_PROBLEMS.get(primary);
   // Only while opening: then nothing was done yet. A disk that fills up mid-run is not a setting to change.
   if (problem !== undefined && o.opening === true) {
     const detail = err instanceof Error ? err.message : String(err);
     return new KbsyncError('state_unavailable', `state: cannot use ${label} as the state database: ${problem} (${detail})`, { cause: err });
+  }
+  if (problem !== undefined && WRITE_PROBLEMS.has(primary as string)) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return new KbsyncError('state_write_failed', `the state database ${label} could not be written: ${problem} (${detail})`, { cause: err });
   }
   if (!isCorruption(err)) return err;
   const detail = err instanceof Error ? err.message : String(err);
@@ -46,7 +55,7 @@ export function classifyStateError(err: unknown, label: string, o: { opening?: b
   );
 }
 
-/** Wraps every method of `api` so that SQLite corruption surfaces as state_corrupt. */
+/** Wraps every method of `api` so that SQLite corruption surfaces as state_corrupt, a full disk as state_write_failed. */
 export function guardCorruption<T extends object>(api: T, label: string): T {
   const guarded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(api)) {

@@ -86,13 +86,26 @@ describe('error codes from status', () => {
     expect(err.code).toBe('insufficient_credits');
   });
 
-  it('a bare 409 on a paid call is its Idempotency-Key still running', async () => {
+  it('a 409 on a paid call is its Idempotency-Key still running: the outcome is unknown, not a refusal', async () => {
     const { client, reply } = mockService(noRetry);
     reply({ status: 409, data: {} });
+    const bare = await failureOf(client.reindex());
+    reply({ status: 409, data: { error: { code: 'idempotency_in_progress', message: 'still running' } } });
+    const coded = await failureOf(client.reindex());
 
-    const err = await failureOf(client.reindex());
+    expect(bare).toMatchObject({ code: 'unknown_outcome', status: 409 });
+    expect(coded).toMatchObject({ code: 'unknown_outcome', status: 409, serverCode: 'idempotency_in_progress' });
+  });
 
-    expect(err.code).toBe('idempotency_in_progress');
+  it('a 409 limit_reached on a paid call stays a refusal, and a 4xx is never unknown', async () => {
+    const { client, reply } = mockService(noRetry);
+    reply({ status: 409, data: { error: { code: 'limit_reached', message: 'ten webhooks' } } });
+    const limit = await failureOf(client.reindex());
+    reply({ status: 402, data: { error: { code: 'insufficient_credits', message: 'no credits' } } });
+    const credits = await failureOf(client.reindex());
+
+    expect(limit.code).toBe('limit_reached');
+    expect(credits.code).toBe('insufficient_credits');
   });
 
   it('carries Retry-After in ms', async () => {
@@ -149,12 +162,26 @@ describe('bad success bodies', () => {
 
   it('JSON that fails validation is unexpected_response, naming the field', async () => {
     const { client, reply } = mockService();
-    reply({ status: 200, data: { results: [{ score: 'high', knowledge_source_id: 1, chunk_index: 0, text: 'a' }] } });
+    reply({ status: 200, data: { agents: [{ id: 'a1', name: 7 }] } });
 
-    const err = await failureOf(client.query({ query: 'q' }));
+    const err = await failureOf(client.listAgents());
 
     expect(err.code).toBe('unexpected_response');
-    expect(err.message).toContain('results.0.score');
+    expect(err.message).toMatch(/unexpected response body \(.+\)/);
+  });
+
+  it('on a paid call, a 2xx whose body cannot be read is unknown_outcome: the work was done and charged', async () => {
+    const { client, reply } = mockService();
+    reply({ status: 200, data: { results: [{ score: 'high', knowledge_source_id: 1, chunk_index: 0, text: 'a' }] } });
+    const invalid = await failureOf(client.query({ query: 'q' }));
+    reply({ status: 201, data: '<html>ok</html>', headers: { 'content-type': 'text/html' } });
+    const html = await failureOf(client.reindex());
+
+    expect(invalid).toMatchObject({ code: 'unknown_outcome', status: 200 });
+    expect(invalid.message).toContain('results.0.score');
+    expect(invalid.message).toContain('it answered success, so it may have been done (and charged)');
+    expect(html).toMatchObject({ code: 'unknown_outcome', status: 201 });
+    expect(html.message).toContain('not JSON (wrong base URL, prefix or key?)');
   });
 
   it('keeps a bounded body snippet', async () => {

@@ -98,18 +98,23 @@ export function createHttp(opts: ClientOptions): Http {
   function parse<T>(raw: Raw, schema: z.ZodType<T>, ctx: ErrorContext): T {
     if (raw.status < 200 || raw.status > 299) throw statusError(raw.status, raw.headers, raw.text, ctx, clock.now());
     const common = { status: raw.status, method: ctx.method, url: ctx.url, bodySnippet: snippetOf(raw.text, secrets) };
+    // A 2xx says the work was done (and a paid call charged) even when its body cannot be read: for a
+    // call that may take effect, what it did is unknown to us, and is checked before any retry.
+    const unreadable = (code: 'non_json_response' | 'unexpected_response'): 'non_json_response' | 'unexpected_response' | 'unknown_outcome' =>
+      ctx.kind === 'idempotent' ? code : 'unknown_outcome';
+    const mayHaveRun = ctx.kind === 'idempotent' ? '' : '; it answered success, so it may have been done (and charged): checked before any retry';
     let body: unknown;
     try {
       body = JSON.parse(raw.text);
     } catch {
       // No `cause`: JSON.parse's message quotes the body, which may echo the key; the snippet is redacted.
       const type = String(raw.headers['content-type'] ?? 'no content-type');
-      throw new ApiError({ ...common, code: 'non_json_response', message: `${ctx.method} ${ctx.url} answered ${raw.status} with ${type}, not JSON (wrong base URL, prefix or key?)` });
+      throw new ApiError({ ...common, code: unreadable('non_json_response'), message: `${ctx.method} ${ctx.url} answered ${raw.status} with ${type}, not JSON (wrong base URL, prefix or key?)${mayHaveRun}` });
     }
     const result = schema.safeParse(body);
     if (!result.success) {
       const issues = result.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-      throw new ApiError({ ...common, code: 'unexpected_response', message: `${ctx.method} ${ctx.url}: unexpected response body (${redact(issues, secrets)})`, cause: result.error });
+      throw new ApiError({ ...common, code: unreadable('unexpected_response'), message: `${ctx.method} ${ctx.url}: unexpected response body (${redact(issues, secrets)})${mayHaveRun}`, cause: result.error });
     }
     return result.data;
   }

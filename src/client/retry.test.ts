@@ -216,10 +216,10 @@ describe('paid calls are never retried', () => {
     return { attempts: attempts(), error: state.error as ApiError };
   }
 
-  it.each(paidCalls)('%s: a 503 is surfaced after one attempt', async (_name, invoke) => {
+  it.each(paidCalls)('%s: a 503 is surfaced after one attempt, as unknown_outcome (the work may have been done)', async (_name, invoke) => {
     const r = await outcome(invoke, { status: 503, data: { error: { code: 'internal', message: 'down' } } });
 
-    expect(r).toMatchObject({ attempts: 1, error: { code: 'internal', status: 503 } });
+    expect(r).toMatchObject({ attempts: 1, error: { code: 'unknown_outcome', status: 503, serverCode: 'internal' } });
   });
 
   it.each(paidCalls)('%s: a lost response is unknown_outcome', async (_name, invoke) => {

@@ -16,8 +16,6 @@ const NOT_SENT = new Set([
 ]);
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/** Statuses a gateway sends when it lost track of the upstream: the call may have run. */
-const GATEWAY_LOST = new Set([502, 504]);
 
 function errorCodeOf(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -48,8 +46,13 @@ export function statusError(status: number, headers: Record<string, string | str
   }
   const { serverCode, message } = readErrorBody(parsed);
   const retryAfterMs = parseRetryAfter(headers['retry-after'], nowMs);
-  const lost = ctx.kind !== 'idempotent' && GATEWAY_LOST.has(status);
-  const code = lost ? 'unknown_outcome' : classifyStatus(status, serverCode, message, ctx.sentIdempotencyKey);
+  const classified = classifyStatus(status, serverCode, message, ctx.sentIdempotencyKey);
+  // A call that may take effect (paid, or not idempotent) is refused only by an answer that says so.
+  // A 5xx does not: the server (or a gateway that lost track of it) may fail after doing the work and
+  // charging for it. Nor does 409 idempotency_in_progress: the first request with this key is still
+  // running, and will be charged. Either is checked against the remote state before any retry.
+  const mayHaveRun = ctx.kind !== 'idempotent' && (status >= 500 || classified === 'idempotency_in_progress');
+  const code = mayHaveRun ? 'unknown_outcome' : classified;
   const text1 = redact(message ?? `HTTP ${status}`, ctx.secrets).slice(0, 300);
   return new ApiError({
     code,

@@ -35,9 +35,11 @@ export function register(program: Command, ctx: CliContext): void {
         } else {
           // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).
           if (run.stop !== null) ctx.stderr.write(`kbsync: stopped spending: ${run.stop.message}\n`);
-          // --wait that timed out with files still processing is a limit that left work: exit 3 unless something failed.
+          // --wait that timed out with files still processing is a limit that left work, and a charge above
+          // the cost table stopped the spending (calls in flight may have taken a cap past its limit): exit 3
+          // unless something failed.
           const code = exitCodeForRun(run.totals);
-          ctx.exitCode = code === EXIT.ok && run.stillProcessing > 0 ? EXIT.stopped : code;
+          ctx.exitCode = code === EXIT.ok && (run.stillProcessing > 0 || run.stop !== null) ? EXIT.stopped : code;
         }
       });
     });

@@ -59,4 +59,25 @@ describe('a service that charges more than the cost table', () => {
     expect(suite.proxy.requests.filter(isUpload)).toHaveLength(FILES);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(first.report.items.map((i: JsonItem) => i.path).sort());
   });
+
+  it('exits 3 even when every call was already in flight, so nothing was left unsent: the caps may have been passed', async () => {
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 2, requestsPerSecond: 1000 } },
+    });
+    ws.write('a.md', '# a\n');
+    suite.proxy.setHooks({
+      onResponse: (req, res) => {
+        if (isUpload(req) && res.status === 201) res.body = Buffer.from(JSON.stringify({ ...JSON.parse(res.body.toString()), credits_charged: 7 }));
+        return 'relay';
+      },
+    });
+
+    const run = await ws.runJson('sync');
+    suite.proxy.setHooks({});
+
+    expect(run.report.summary).toMatchObject({ uploaded: 1, deferred: 0, failed: 0, creditsSpent: 7 });
+    expect(run.stderr).toMatch(/stopped spending: the service charged 7 credits/);
+    expect(run.code).toBe(3);
+  });
 });

@@ -29,12 +29,12 @@ describe('exit codes of kbsync sync', () => {
     expect(second.stdout).toMatch(/0 uploaded/);
   });
 
-  it('1 when an item failed (the service answers 500 for one upload); the others are done and the rerun sends it', async () => {
+  it('1 when an item failed (the service refuses one upload with a 400); the others are done and the rerun sends it', async () => {
     const { ds, ws } = twoFiles({ baseUrl: suite.proxy.url });
     const start = await ds.balance();
     suite.proxy.setHooks({
       onRequest: (req) => (isUpload(req) && req.body.includes('filename="b.md"')
-        ? { kind: 'respond', status: 500, json: { error: { code: 'internal', message: 'disk on fire' } } }
+        ? { kind: 'respond', status: 400, json: { error: { code: 'invalid_request', message: 'multipart part rejected' } } }
         : { kind: 'forward' }),
     });
 
@@ -44,7 +44,7 @@ describe('exit codes of kbsync sync', () => {
 
     expect(failed.code).toBe(1);
     expect(itemOf(failed.report, 'b.md')).toMatchObject({ action: 'upload', outcome: 'failed', credits: 0 });
-    expect(String(itemOf(failed.report, 'b.md').error)).toMatch(/disk on fire/);
+    expect(String(itemOf(failed.report, 'b.md').error)).toMatch(/multipart part rejected/);
     expect(itemOf(failed.report, 'a.md')).toMatchObject({ outcome: 'done', credits: 5 });
     expect(failed.report.summary).toMatchObject({ failed: 1, creditsSpent: 5 });
     expect(rerun.code).toBe(0);

@@ -68,6 +68,35 @@ describe('answers a real server gives only under stress', () => {
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
   });
 
+  it.each([
+    ['a 500 internal error', { status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"internal","message":"crashed after writing"}}' }],
+    ['a 503', { status: 503, headers: { 'content-type': 'text/plain' }, body: 'unavailable' }],
+    ['409 idempotency_in_progress', { status: 409, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"idempotency_in_progress","message":"still running"}}' }],
+    ['a 201 whose body names its fields differently', { status: 201, headers: { 'content-type': 'application/json' }, body: '{"file_id":"x","name":"a.md"}' }],
+    ['a 201 in HTML', { status: 201, headers: { 'content-type': 'text/html' }, body: '<html>created</html>' }],
+  ])('%s after the service took (and charged) the upload: unknown, reconciled on the rerun, never paid twice', async (_what, answer) => {
+    const { ds, ws } = setup();
+    const start = await ds.balance();
+    suite.proxy.setHooks({
+      onResponse: (req, res) => {
+        if (isUpload(req) && req.body.includes('filename="a.md"')) Object.assign(res, { ...answer, body: Buffer.from(answer.body) });
+        return 'relay';
+      },
+    });
+
+    const first = await ws.runJson('sync');
+    suite.proxy.setHooks({});
+    const rerun = await ws.runJson('sync');
+
+    expect(first.code).toBe(1);
+    expect(itemOf(first.report, 'a.md').outcome).toBe('unknown');
+    expect(rerun.code).toBe(0);
+    expect(rerun.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(uploadsOf('a.md')).toHaveLength(1);
+    expect(start - (await ds.balance())).toBe(10);
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
+  });
+
   it('502 from a gateway that never reached the service: the rerun sends it once, with the same idempotency key', async () => {
     const { ds, ws } = setup();
     const start = await ds.balance();

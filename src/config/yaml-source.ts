@@ -1,4 +1,4 @@
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node } from 'yaml';
 import type { ConfigPath, ConfigProblem } from './errors.js';
 import { formatPath } from './errors.js';
 import { interpolate, type Env } from './interpolate.js';
@@ -99,4 +99,12 @@ function plainScalarValue(text: string): unknown {
 function syntaxMessage(message: string): string {
   const first = message.split('\n')[0] ?? message;
   return `YAML syntax: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+/**
+ * A value as YAML text. Here, with this module's static import of `yaml`: in the bundle, a dynamic
+ * `import('yaml')` of that CommonJS package gives only a default export (no named `stringify`).
+ */
+export function toYaml(value: unknown): string {
+  return stringify(value);
 }

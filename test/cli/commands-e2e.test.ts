@@ -138,6 +138,19 @@ describe('the example, synced twice (npm run example)', () => {
   });
 });
 
+describe('kbsync config check (the bundled CLI)', () => {
+  it('prints the resolved config as YAML, exit 0; --json prints it as one JSON document', async () => {
+    const text = await kbsync('config', 'check', '-c', CONFIG);
+    const json = await kbsync('config', 'check', '-c', CONFIG, '--json');
+
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^# .*kbsync\.yaml: OK \(resolved; secrets redacted\)\n/);
+    expect(text.stdout).toMatch(/^sources:$/m);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ target: { kind: 'embedded' }, sources: [expect.objectContaining({ name: expect.any(String) })] });
+  });
+});
+
 describe('kbsync explain PATH', () => {
   it('before the first sync: a new file is an upload, with its cost and the name it will get', () => {
     expect(explainBefore.code).toBe(0);

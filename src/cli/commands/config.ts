@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
         writeJson(ctx, redacted);
         return;
       }
-      const { stringify } = await import('yaml');
-      ctx.stdout.write(`# ${loaded.config.configPath}: OK (resolved; secrets redacted)\n${stringify(redacted)}`);
+      const { toYaml } = await import('../../config/yaml-source.js');
+      ctx.stdout.write(`# ${loaded.config.configPath}: OK (resolved; secrets redacted)\n${toYaml(redacted)}`);
     });
 }

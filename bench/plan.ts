@@ -48,7 +48,7 @@ function benchInput(files: number, changed: number, shuffled = false): PlanInput
   rows.sort(byPath);
   if (shuffled) observed.reverse();
   return {
-    observation: { files: observed, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/data', commit: null }] },
+    observation: { files: observed, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/data', commit: null, scope: null }] },
     tracked: new Map(rows.map((t) => [trackedKey(t.source, t.path), t])),
     remote: null,
     plan: 'pro',

@@ -36,8 +36,11 @@ export type SkippedPath = {
 export type Observation = {
   files: ObservedFile[];
   skipped: SkippedPath[];
-  /** Per source: for git sources, the commit the file list was pinned to. */
-  sources: { name: string; kind: 'folder' | 'git'; root: string; commit: string | null }[];
+  /**
+   * Per source: for git sources, the commit the file list was pinned to, and the scope it was listed
+   * in (url and subdir: a path names another file when either changes).
+   */
+  sources: { name: string; kind: 'folder' | 'git'; root: string; commit: string | null; scope: string | null }[];
   /**
    * True when the files are known to be strictly in (source, path) order, one per path (folder walks
    * deliver them so): the planner then need not check. Absent or false: it checks.

@@ -57,7 +57,7 @@ export function fakeObservation(sourceNames: string[] = ['docs']) {
       return {
         files: [...files],
         skipped: [...skipped],
-        sources: [...sources].map((name) => ({ name, kind: 'folder' as const, root: `/src/${name}`, commit: null })),
+        sources: [...sources].map((name) => ({ name, kind: 'folder' as const, root: `/src/${name}`, commit: null, scope: null })),
       };
     },
   };

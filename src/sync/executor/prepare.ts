@@ -83,7 +83,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     observation = await observeSources(config.sources, {
       stateDir: dirname(config.state),
       known: loading,
-      lastSyncedCommit: (source) => state.lastSyncedCommit(source),
+      lastSyncedCommit: (source, scope) => state.lastSyncedCommit(source, scope),
       // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly
       // every file: hash them as the walk finds them.
       hashWhileWalking: rebuild,

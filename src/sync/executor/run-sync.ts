@@ -265,9 +265,9 @@ function formatSeconds(ms: number): string {
 
 function recordSyncedCommits(state: StateStore, observation: Observation, items: readonly RunItem[]): void {
   for (const source of observation.sources) {
-    if (source.kind !== 'git' || source.commit === null) continue;
+    if (source.kind !== 'git' || source.commit === null || source.scope === null) continue;
     const leftOver = items.some((i) => i.source === source.name && (i.outcome !== 'done' || bucketOf(i) === 'failed'));
-    if (!leftOver) state.setLastSyncedCommit(source.name, source.commit);
+    if (!leftOver) state.setLastSyncedCommit(source.name, source.commit, source.scope);
   }
 }
 

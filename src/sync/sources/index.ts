@@ -50,7 +50,7 @@ export type ObserveOptions = {
    * then keep their known hash even when their stat moved (a fresh clone on a CI runner rewrites every
    * mtime and inode), so only what git reports as changed is hashed.
    */
-  lastSyncedCommit?: (source: string) => string | null;
+  lastSyncedCommit?: (source: string, scope: string) => string | null;
   /**
    * Hash folder files as the walk finds them (in worker threads, while it goes on), for a pass that
    * expects to hash most files: a first scan, or a state rebuilt from the remote listing. `known` is
@@ -85,8 +85,8 @@ export async function observeSources(sources: readonly Source[], options: Observ
   };
   try {
     for (const source of sources) {
-      const { kind, root, commit, result, changed } = await observeOne(source, options, onFile);
-      observation.sources.push({ name: source.name, kind, root, commit });
+      const { kind, root, commit, scope, result, changed } = await observeOne(source, options, onFile);
+      observation.sources.push({ name: source.name, kind, root, commit, scope });
       results.push(result);
       if (changed !== null) changedByGit.set(source.name, changed);
     }
@@ -105,6 +105,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const known = stream?.known ?? (await options.known);
   for (const { i, streamed } of order) {
     const result = results[i] as ScanResult;
+    const rootPrefix = `${(observation.sources[i] as Observation['sources'][number]).root}/`;
     // Indexed loops: a spread or a for-of over 100k entries allocates per entry in code run once
     // (and a spread of a few hundred thousand arguments overflows the stack).
     for (let k = 0; k < result.skipped.length; k++) observation.skipped.push(result.skipped[k] as SkippedPath);
@@ -112,7 +113,11 @@ export async function observeSources(sources: readonly Source[], options: Observ
       const file = result.files[k] as ObservedFile;
       if (!streamed) {
         const gitChanged = changedByGit.get(file.source);
-        if (takeKnown(file, known, gitChanged !== undefined && !gitChanged.has(file.path))) toHash.push(file);
+        // Git's word covers the paths it tracks as files; a followed link's content is its target's,
+        // which git reports under the target's path: a link is compared by its stat like a folder file.
+        const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path) &&
+          file.absPath.length === rootPrefix.length + file.path.length && file.absPath.startsWith(rootPrefix);
+        if (takeKnown(file, known, unchangedByGit)) toHash.push(file);
       }
       files.push(file);
     }
@@ -149,20 +154,26 @@ function takeKnown(file: ObservedFile, known: KnownFiles, unchangedByGit: boolea
   return file.sha256 === null;
 }
 
-type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; result: ScanResult; changed: ReadonlySet<string> | null };
+/** What a git source's synced commit holds for: its repository and subdir (normalised). */
+export function gitScope(url: string, subdir: string): string {
+  return `${url}\n${subdir}`;
+}
+
+type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; scope: string | null; result: ScanResult; changed: ReadonlySet<string> | null };
 
 async function observeOne(source: Source, options: ObserveOptions, onFile: ((file: ScannedFile) => void) | null): Promise<ObservedSource> {
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
   if (source.git !== undefined) {
     const { syncGitSource, changedSince } = await import('./git.js');
     const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir: options.stateDir });
-    const last = options.lastSyncedCommit?.(source.name) ?? null;
+    const scope = gitScope(source.git.url, git.subdir);
+    const last = options.lastSyncedCommit?.(source.name, scope) ?? null;
     // null (no synced commit yet, a shallow clone, rewritten history): fall back to comparing every file.
     const diff = last === null ? null : last === git.commit ? { added: [], modified: [], deleted: [], renamed: [] } : await changedSince(git.checkoutDir, last, git.commit, source.git.subdir);
     const changed = diff === null ? null : new Set([...diff.added, ...diff.modified, ...diff.renamed.map((r) => r.to)]);
-    return { kind: 'git', root: git.root, commit: git.commit, result: git, changed };
+    return { kind: 'git', root: git.root, commit: git.commit, scope, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
   const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile, ahead: options.walkAhead ?? null });
-  return { kind: 'folder', root: source.path, commit: null, result, changed: null };
+  return { kind: 'folder', root: source.path, commit: null, scope: null, result, changed: null };
 }

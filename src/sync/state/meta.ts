@@ -27,13 +27,19 @@ export function createMeta(db: Database) {
     remoteCheckPending(): boolean {
       return get.get(REMOTE_CHECK_KEY) !== undefined;
     },
-    /** The last commit synced from a git source, or null. */
-    lastSyncedCommit(source: string): string | null {
-      return get.get(commitKey(source)) ?? null;
+    /**
+     * The last commit synced from a git source, or null: also null when it was synced with another
+     * `scope` (its url and subdir), whose paths were other files, or by a kbsync that kept no scope.
+     */
+    lastSyncedCommit(source: string, scope: string): string | null {
+      const value = get.get(commitKey(source));
+      if (value === undefined || !value.startsWith('{')) return null;
+      const stored = JSON.parse(value) as { commit?: unknown; scope?: unknown };
+      return stored.scope === scope && typeof stored.commit === 'string' ? stored.commit : null;
     },
-    /** Records the commit a git source was fully synced at. */
-    setLastSyncedCommit(source: string, commit: string): void {
-      set.run(commitKey(source), commit);
+    /** Records the commit a git source was fully synced at, with the scope (url and subdir) it was synced with. */
+    setLastSyncedCommit(source: string, commit: string, scope: string): void {
+      set.run(commitKey(source), JSON.stringify({ commit, scope }));
     },
   };
 }

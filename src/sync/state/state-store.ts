@@ -77,8 +77,8 @@ export type StateStore = {
   // meta
   getMeta(key: string): string | null;
   setMeta(key: string, value: string | null): void;
-  lastSyncedCommit(source: string): string | null;
-  setLastSyncedCommit(source: string, commit: string): void;
+  lastSyncedCommit(source: string, scope: string): string | null;
+  setLastSyncedCommit(source: string, commit: string, scope: string): void;
 
   /** Connection settings and size figures (for status and tests). */
   diagnostics(): StateDiagnostics;

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
@@ -5,6 +8,7 @@ import { createWorkspace, itemOf, pathsWith, type Workspace } from '../../helper
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
 const suite = useE2eSuite();
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 // kbsync runs in-process: its git must not see this machine's git config either.
 beforeEach(() => {
   for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
@@ -92,5 +96,43 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     expect(pathsWith(inside.report, 'upload')).toEqual(['sub/b.txt']);
     expect(inside.charged).toBe(5);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'sub/b.txt', 'sub/b.txt']);
+  });
+
+  it('a subdir switched in the config: the same relative path is another file, hashed and uploaded, not taken as unchanged', async () => {
+    const origin = createGitOrigin(suite.temp.make(), { 'docs/a.md': '# A, the docs version\n', 'guide/a.md': '# A, the guide version\n' });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const source = (subdir: string) => ({ sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir } }] });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: source('docs') });
+
+    const docs = await syncCharged(ws, ds);
+    ws.configure(source('guide'));
+    const guide = await syncCharged(ws, ds);
+    const again = await syncCharged(ws, ds);
+
+    expect(docs.charged).toBe(5);
+    expect(itemOf(guide.report, 'a.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
+    expect(guide.charged).toBe(5);
+    expect(again.report.summary).toMatchObject({ uploaded: 0, unchanged: 1, creditsSpent: 0 });
+    expect((await ds.files()).map((f) => f.sha256).sort()).toEqual(
+      [sha256Hex('# A, the docs version\n'), sha256Hex('# A, the guide version\n')].sort(),
+    );
+  });
+
+  it('a followed link whose target changes is uploaded again, though git reports only the target', async () => {
+    const origin = createGitOrigin(suite.temp.make(), { 'notes.xyz': 'version 1\n' });
+    symlinkSync('notes.xyz', join(origin.work, 'notes.md'));
+    origin.commit({}, 'link');
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' }, followSymlinks: true }] },
+    });
+
+    const first = await syncCharged(ws, ds);
+    origin.commit({ 'notes.xyz': 'version 2, longer\n' }, 'edit the target');
+    const edited = await syncCharged(ws, ds);
+
+    expect(itemOf(first.report, 'notes.md')).toMatchObject({ action: 'upload', credits: 5 });
+    expect(itemOf(edited.report, 'notes.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
+    expect(edited.charged).toBe(5);
   });
 });

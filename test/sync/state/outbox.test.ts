@@ -210,12 +210,17 @@ describe('runs and meta', () => {
     const store = t.open();
 
     store.setMeta('k', 'v');
-    store.setLastSyncedCommit('repo', 'abc123');
-    store.setLastSyncedCommit('repo', 'def456');
+    store.setLastSyncedCommit('repo', 'abc123', 'url\ndocs');
+    store.setLastSyncedCommit('repo', 'def456', 'url\ndocs');
 
     expect(store.getMeta('k')).toBe('v');
-    expect(store.lastSyncedCommit('repo')).toBe('def456');
-    expect(store.lastSyncedCommit('other')).toBeNull();
+    expect(store.lastSyncedCommit('repo', 'url\ndocs')).toBe('def456');
+    // Synced with another subdir or url, the paths were other files: no commit to diff from.
+    expect(store.lastSyncedCommit('repo', 'url\nguide')).toBeNull();
+    expect(store.lastSyncedCommit('other', 'url\ndocs')).toBeNull();
+    // A plain commit, as an older kbsync kept it (no scope): compared in full once.
+    store.setMeta('git.last_commit.old', 'abc123');
+    expect(store.lastSyncedCommit('old', 'url\n')).toBeNull();
     store.setMeta('k', null);
     expect(store.getMeta('k')).toBeNull();
   });

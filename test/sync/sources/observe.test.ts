@@ -41,7 +41,7 @@ describe('observeSources', () => {
       'new.md': sha('new'),
     });
     expect(observation.skipped.map((s) => [s.path, s.reason])).toEqual([['.env', 'secret']]);
-    expect(observation.sources).toEqual([{ name: 'notes', kind: 'folder', root, commit: null }]);
+    expect(observation.sources).toEqual([{ name: 'notes', kind: 'folder', root, commit: null, scope: null }]);
   });
 
   it.each([
@@ -89,8 +89,8 @@ describe('observeSources', () => {
     expect(observation.files[1]?.absPath).toBe(join(stateDir, 'git', 'repo', 'docs', 'b.md'));
     expect(observation.skipped.map((s) => [s.source, s.path, s.reason])).toEqual([['repo', 'c.png', 'unsupported']]);
     expect(observation.sources).toEqual([
-      { name: 'notes', kind: 'folder', root: folder, commit: null },
-      { name: 'repo', kind: 'git', root: join(stateDir, 'git', 'repo', 'docs'), commit: head },
+      { name: 'notes', kind: 'folder', root: folder, commit: null, scope: null },
+      { name: 'repo', kind: 'git', root: join(stateDir, 'git', 'repo', 'docs'), commit: head, scope: `${origin}\ndocs` },
     ]);
   });
 

@@ -62,6 +62,9 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
   }
   const git = createGitRunner(checkoutDir, spec.name);
   if (!fresh) {
+    // The checkout is kbsync's own, and this process holds the state's writer lock: a git lock file in
+    // it was left by a kbsync killed mid-command, and would fail every sync from now on.
+    for (const lock of STALE_GIT_LOCKS) rmSync(join(checkoutDir, '.git', lock), { force: true });
     const origin = (await git(['remote', 'get-url', 'origin'])).trim();
     if (origin !== spec.url) await git(['remote', 'set-url', 'origin', '--', spec.url]);
     await git(['fetch', '--prune', '--force', '--tags', '--no-recurse-submodules', 'origin']);
@@ -84,6 +87,12 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
   return { ...listGitTree(tree, listing), checkoutDir, root, subdir, commit };
 }
 
+/** Lock files git leaves behind when killed in the middle of a fetch or a checkout. */
+const STALE_GIT_LOCKS = ['index.lock', 'HEAD.lock', 'config.lock', 'shallow.lock', 'packed-refs.lock'];
+
+/** A full or abbreviated commit id. */
+const COMMIT_ID = /^[0-9a-f]{7,64}$/i;
+
 /** The commit `ref` names on the remote: a branch, a tag, a full commit id, or the default branch for HEAD. */
 async function resolveRef(git: GitRun, spec: GitSourceSpec): Promise<string> {
   let candidates: string[];
@@ -91,13 +100,15 @@ async function resolveRef(git: GitRun, spec: GitSourceSpec): Promise<string> {
     await git(['remote', 'set-head', 'origin', '--auto']);
     candidates = ['refs/remotes/origin/HEAD'];
   } else {
-    candidates = [`refs/remotes/origin/${spec.ref}`, `refs/tags/${spec.ref}`, spec.ref];
+    // The bare ref only as a commit id: as a name it would also find the clone's own branches, which
+    // outlive a branch deleted on the remote (a sync would quietly stay on its last commit).
+    candidates = [`refs/remotes/origin/${spec.ref}`, `refs/tags/${spec.ref}`, ...(COMMIT_ID.test(spec.ref) ? [spec.ref] : [])];
   }
   for (const candidate of candidates) {
     const commit = await tryRevParse(git, candidate);
     if (commit !== null) return commit;
   }
-  if (/^[0-9a-f]{7,64}$/i.test(spec.ref)) {
+  if (COMMIT_ID.test(spec.ref)) {
     await git(['fetch', '--no-recurse-submodules', 'origin', spec.ref]);
     const commit = await tryRevParse(git, spec.ref);
     if (commit !== null) return commit;

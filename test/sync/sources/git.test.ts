@@ -68,6 +68,34 @@ describe('syncGitSource', () => {
     expect(git(checkout, ['rev-parse', 'HEAD']).trim()).toBe(git(origin, ['rev-parse', 'HEAD']).trim());
   });
 
+  it('fails with git_failed when the branch it follows is deleted on the remote, rather than staying on its last commit', async () => {
+    const origin = gitdir({ 'a.md': 'one' });
+    const stateDir = tempDir();
+    await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
+    git(origin, ['branch', '-q', '-m', 'main', 'trunk']);
+    commitAll(origin, { 'a.md': 'two' }, 'on trunk');
+
+    await expect(syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir })).rejects.toMatchObject({
+      code: 'git_failed',
+      message: expect.stringContaining('ref "main" is not a branch, tag or commit'),
+    });
+    const trunk = await syncGitSource({ name: 'r', url: origin, ref: 'trunk' }, { stateDir });
+    expect(trunk.commit).toBe(git(origin, ['rev-parse', 'trunk']).trim());
+  });
+
+  it('clears the lock files a killed git left in its checkout, and checks out the new commit', async () => {
+    const origin = gitdir({ 'a.md': 'one' });
+    const stateDir = tempDir();
+    const first = await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
+    for (const lock of ['index.lock', 'HEAD.lock']) writeFileSync(join(first.checkoutDir, '.git', lock), '');
+    const head = commitAll(origin, { 'a.md': 'two' }, 'second');
+
+    const second = await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
+
+    expect(second.commit).toBe(head);
+    expect(existsSync(join(first.checkoutDir, '.git', 'index.lock'))).toBe(false);
+  });
+
   it('fails with git_failed for an unknown ref', async () => {
     const origin = gitdir({ 'a.md': '' });
 

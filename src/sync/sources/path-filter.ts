@@ -49,10 +49,15 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       const excluded = excludes.length === 0 ? null : excludedBy(path);
       if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };
       if (!isSupportedExtension(ext)) return { reason: 'unsupported', detail: unsupportedDetail(ext) };
+      // The path is the file's name on the service, sent in a multipart header: no line break, no tab.
+      if (CONTROL_CHARACTER.test(path)) return { reason: 'unsupported', detail: CONTROL_DETAIL };
       return 'candidate';
     },
   };
 }
+
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_DETAIL = 'its path holds a control character (a line break, a tab...), which a file name on the service cannot: rename it';
 
 /** One detail string per extension, shared by its files (a docs tree often holds 20k images). */
 const unsupportedDetails = new Map<string, string>();

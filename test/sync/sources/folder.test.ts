@@ -26,6 +26,16 @@ describe('scanFolder', () => {
     expect(result.skipped).toEqual([]);
   });
 
+  it('skips a path with a line break or a tab as unsupported, saying to rename it (no name on the service can hold one)', () => {
+    const root = testdir({ 'line\nbreak.md': 'x', 'tab\there/a.md': 'y', 'plain name é.md': 'z' });
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['plain name é.md']);
+    expect(skippedAs(result)).toEqual({ 'line\nbreak.md': 'unsupported', 'tab\there/a.md': 'unsupported' });
+    expect(detailOf(result, 'line\nbreak.md')).toMatch(/control character .*: rename it$/);
+  });
+
   it('emits files in plain string order of their paths (a folder sorts as "name/")', () => {
     const root = testdir({ 'a/b.md': '', 'a.md': '', 'a-b.md': '', 'A.md': '', 'a0/x.md': '', 'ab.md': '', 'a/c/d.md': '', 'a/c.md': '' });
 

@@ -163,6 +163,11 @@ export type PlanItem = {
   reprocessAttempt?: number;
   /** True when this path was tracked before this plan. */
   wasTracked?: boolean;
+  /**
+   * `skip:unchanged` found in the remote listing: a copy under this very name with this content
+   * (`remoteId`), and its status there. The state then tracks that copy, whatever it tracked before.
+   */
+  adoptedStatus?: string;
 };
 
 /** The `--json` summary: counts of items by outcome, and credits. Every item lands in exactly one count. */

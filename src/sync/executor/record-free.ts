@@ -1,4 +1,4 @@
-import type { StateStore } from '../state/index.js';
+import { toRemoteStatus, type StateStore } from '../state/index.js';
 import type { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 import type { ObservedLookup } from './observed-lookup.js';
@@ -31,6 +31,15 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
           source: item.source, path: item.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256,
           remoteName: item.duplicateOf?.name ?? item.remoteName, remoteId: item.duplicateOf?.remoteId ?? null,
           remoteStatus: before?.remoteStatus ?? null, reprocessAttempts: 0, lastAction: action, lastReason: item.reason,
+        });
+      } else if (action === 'skip:unchanged' && item.adoptedStatus !== undefined) {
+        // A copy of this content under this name, found in the listing: tracked from now on, in place of
+        // what the row held (another content's copy, after a force-push back), or of no row at all.
+        const before = tracked.find(item.source, item.path);
+        state.upsertTracked({
+          source: item.source, path: item.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256,
+          remoteName: item.remoteName, remoteId: item.remoteId, remoteStatus: toRemoteStatus(item.adoptedStatus),
+          reprocessAttempts: before?.remoteId === item.remoteId ? before.reprocessAttempts : 0, lastAction: action, lastReason: item.reason,
         });
       } else if (action === 'skip:unchanged') {
         // Read from the index's columns: most unchanged files kept their stat, and need no TrackedFile.

@@ -63,7 +63,7 @@ function resolveOne(
   };
 
   const own = sameNameCopy(index, c.remoteName, sha256);
-  if (own !== undefined) return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id };
+  if (own !== undefined) return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id, adoptedStatus: own.status };
 
   if (c.kind === 'new') {
     const from = renameFrom.get(sha256)?.shift();

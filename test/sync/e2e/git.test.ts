@@ -135,4 +135,26 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     expect(itemOf(edited.report, 'notes.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
     expect(edited.charged).toBe(5);
   });
+
+  it('content back to an earlier version: the copy already under that name is adopted, and tracked from then on', async () => {
+    const origin = createGitOrigin(suite.temp.make(), { 'a.md': '# A\nversion 1\n' });
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
+    });
+
+    await syncCharged(ws, ds);
+    origin.commit({ 'a.md': '# A\nversion 2\n' }, 'v2');
+    await syncCharged(ws, ds);
+    const [v1, v2] = (await ds.files()).map((f) => String(f.id));
+    origin.commit({ 'a.md': '# A\nversion 1\n' }, 'back to v1');
+    const back = await syncCharged(ws, ds);
+    const after = await syncCharged(ws, ds);
+
+    expect(v1).not.toBe(v2);
+    expect(itemOf(back.report, 'a.md')).toMatchObject({ action: 'skip:unchanged', remoteId: v1, credits: 0 });
+    expect(back.charged).toBe(0);
+    expect(itemOf(after.report, 'a.md')).toMatchObject({ action: 'skip:unchanged', remoteId: v1 });
+    expect(after.charged).toBe(0);
+  });
 });

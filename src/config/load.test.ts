@@ -216,6 +216,7 @@ describe('loadConfig: the resolved config', () => {
       target: {
         kind: 'embedded', plan: 'basic', dataDir: join(dir, '.kbsync/service'),
         dialect: { v1Prefix: '/api/v1/ext', v2Prefix: '/api/v2/ext', authHeader: 'X-API-Key', uploadField: 'file' },
+        uploadCost: { base: 5, perMiB: 1, includedMiB: 5 },
       },
       state: join(dir, '.kbsync/state.db'),
       budget: { maxCreditsPerRun: 500, maxCreditsPerDay: 2000, maxCreditsPerMonth: 20000 },

@@ -13,6 +13,8 @@ import { isRecord } from './is-record.js';
 // needs them to run whenever the value is at least an object.
 const always = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 
+const NonNegativeInt = z.number().int().nonnegative();
+
 export const Dialect = z
   .strictObject({
     /** Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext). @default "/api/v1/ext" */
@@ -27,6 +29,22 @@ export const Dialect = z
   })
   .prefault({});
 export type Dialect = z.infer<typeof Dialect>;
+
+/**
+ * How the service prices an upload: what the plan, every budget check and every reservation count.
+ * API.md states `5 + 1 per started MiB over 5 MiB`; the hosted docs state `5 credits + 1 per MB`
+ * (`includedMiB: 0`). A charge above it stops the run's spending (exit 3).
+ */
+export const UploadCost = z
+  .strictObject({
+    /** Credits of any upload. @default 5 */
+    base: NonNegativeInt.default(5).describe('Credits of any upload.'),
+    /** Credits per started MiB over includedMiB. @default 1 */
+    perMiB: NonNegativeInt.default(1).describe('Credits per started MiB over includedMiB.'),
+    /** MiB the base price covers (the hosted docs' formula is 0). @default 5 */
+    includedMiB: NonNegativeInt.default(5).describe("MiB the base price covers (the hosted docs' formula is 0)."),
+  })
+  .prefault({});
 
 export const Target = z
   .strictObject({
@@ -50,11 +68,12 @@ export const Target = z
     dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
     /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
     dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
+    /** What an upload costs, as the service charges it (API.md: 5 + 1 per started MiB over 5 MiB). */
+    uploadCost: UploadCost.describe('What an upload costs, as the service charges it (API.md: 5 + 1 per started MiB over 5 MiB).'),
   })
   .prefault({});
 export type Target = z.infer<typeof Target>;
 
-const NonNegativeInt = z.number().int().nonnegative();
 
 export const Budget = z
   .strictObject({

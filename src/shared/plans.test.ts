@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, isAdvancedPlan, maxFileBytesFor, MIB, tierOf, uploadCost, type Operation, type Plan } from './plans.js';
+import { costOf, isAdvancedPlan, maxFileBytesFor, MIB, SPEC_UPLOAD_COST, tierOf, uploadCost, type Operation, type Plan } from './plans.js';
 
 describe('uploadCost: 5 + 1 per started MiB over 5 MiB', () => {
   it.each([
@@ -18,6 +18,21 @@ describe('uploadCost: 5 + 1 per started MiB over 5 MiB', () => {
 
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('refuses a size of %d', (bytes) => {
     expect(() => uploadCost(bytes)).toThrow(RangeError);
+  });
+
+  it.each([
+    [0, 5],
+    [1, 6],
+    [MIB, 6],
+    [MIB + 1, 7],
+    [5 * MIB, 10],
+  ])('under the hosted docs\' rule (includedMiB 0), %i bytes cost %i credits', (bytes, credits) => {
+    expect(uploadCost(bytes, { base: 5, perMiB: 1, includedMiB: 0 })).toBe(credits);
+  });
+
+  it('is API.md\'s rule by default', () => {
+    expect(uploadCost(7 * MIB, SPEC_UPLOAD_COST)).toBe(uploadCost(7 * MIB));
+    expect(uploadCost(7 * MIB, { base: 3, perMiB: 2, includedMiB: 1 })).toBe(3 + 2 * 6);
   });
 });
 

@@ -52,10 +52,16 @@ export type Operation =
   | { kind: 'intelligence'; duplicate: boolean }
   | { kind: 'intelligence_batch'; newEntries: number };
 
-/** Upload cost: 5 credits plus 1 per started MiB over 5 MiB. */
-export function uploadCost(bytes: number): number {
+/** An upload's price: `base`, plus `perMiB` for each started MiB over `includedMiB`. */
+export type UploadCostRule = { base: number; perMiB: number; includedMiB: number };
+
+/** API.md's upload price (the spec's), which the local service charges. */
+export const SPEC_UPLOAD_COST: UploadCostRule = { base: 5, perMiB: 1, includedMiB: 5 };
+
+/** Upload cost under `rule` (API.md's by default: 5 credits plus 1 per started MiB over 5 MiB). */
+export function uploadCost(bytes: number, rule: UploadCostRule = SPEC_UPLOAD_COST): number {
   if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`upload size must be a non-negative number, got ${bytes}`);
-  return 5 + Math.max(0, Math.ceil((bytes - 5 * MIB) / MIB));
+  return rule.base + rule.perMiB * Math.max(0, Math.ceil((bytes - rule.includedMiB * MIB) / MIB));
 }
 
 /** The credit cost of one operation, exactly as API.md states it. */

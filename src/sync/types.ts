@@ -1,4 +1,4 @@
-import type { Plan } from '../shared/plans.js';
+import type { Plan, UploadCostRule } from '../shared/plans.js';
 
 /**
  * The vocabulary shared by the sync pipeline: observe (sources) → plan (pure) → outbox/execute → record (state).
@@ -117,6 +117,8 @@ export type PlanInput = {
   remote: readonly RemoteCopy[] | null;
   plan: Plan;
   limits: { maxFileBytes: number | null };
+  /** How the service prices an upload (target.uploadCost). @default API.md's: 5 + 1 per started MiB over 5 MiB */
+  uploadCost?: UploadCostRule;
   budget: BudgetWindow;
   reindexMinChangedFiles: number;
   maxReprocessAttempts: number;

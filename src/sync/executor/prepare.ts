@@ -99,6 +99,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     remote: listing,
     plan: config.target.plan,
     limits: { maxFileBytes: config.limits.maxFileBytes },
+    uploadCost: config.target.uploadCost,
     budget: state.budgetWindow(capsOf(config), runId),
     reindexMinChangedFiles: config.reindex.minChangedFiles,
     maxReprocessAttempts: config.upload.maxReprocessAttempts,

@@ -115,7 +115,7 @@ function resolveOne(
   }
 
   // The common outcome (every file of a first sync): one literal, no spreads, one shape for all.
-  const cost = uploadCost(file.size);
+  const cost = uploadCost(file.size, ctx.uploadCost);
   const upload: PlanItem = {
     source: file.source, path: file.path, action: 'upload', reason: uploadReason(c), credits: cost,
     size: file.size, sha256, remoteName: c.remoteName, remoteId: null, wasTracked: base.wasTracked, cost,

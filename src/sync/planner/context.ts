@@ -1,4 +1,4 @@
-import { maxFileBytesFor, type Plan } from '../../shared/plans.js';
+import { maxFileBytesFor, SPEC_UPLOAD_COST, type Plan, type UploadCostRule } from '../../shared/plans.js';
 import type { ObservedFile, PlanInput, TrackedFile } from '../types.js';
 
 /** The settings every planning step reads, derived once from PlanInput. */
@@ -11,6 +11,7 @@ export type PlanContext = {
   limitFromSetting: boolean;
   maxReprocessAttempts: number;
   multiSource: boolean;
+  uploadCost: UploadCostRule;
 };
 
 /** An observed file whose content is not (or not surely) in the dataset: upload unless something cheaper fits. */
@@ -35,5 +36,6 @@ export function contextOf(input: PlanInput): PlanContext {
     limitFromSetting: fromSetting,
     maxReprocessAttempts: input.maxReprocessAttempts,
     multiSource: input.multiSource,
+    uploadCost: input.uploadCost ?? SPEC_UPLOAD_COST,
   };
 }

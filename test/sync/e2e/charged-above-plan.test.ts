@@ -80,4 +80,33 @@ describe('a service that charges more than the cost table', () => {
     expect(run.stderr).toMatch(/stopped spending: the service charged 7 credits/);
     expect(run.code).toBe(3);
   });
+
+  it('priced with target.uploadCost as the service charges (the hosted docs\' formula), nothing is above plan: every file is sent, planned = spent', async () => {
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000 } },
+    });
+    ws.configure({ target: { kind: 'remote', baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan: 'basic', uploadCost: { includedMiB: 0 } } });
+    const MIB = 1024 * 1024;
+    for (let i = 0; i < 3; i++) ws.write(`big${i}.txt`, `line ${i}\n`.repeat(Math.ceil((1.2 * MIB) / 7)));
+    ws.write('small.md', '# small\n');
+    // The hosted formula: 5 + 1 per started MiB.
+    suite.proxy.setHooks({
+      onResponse: (req, res) => {
+        if (!isUpload(req) || res.status !== 201) return 'relay';
+        const body = JSON.parse(res.body.toString()) as { size: number };
+        res.body = Buffer.from(JSON.stringify({ ...body, credits_charged: 5 + Math.ceil(body.size / MIB) }));
+        return 'relay';
+      },
+    });
+
+    const plan = await ws.runJson('plan');
+    const run = await ws.runJson('sync');
+    suite.proxy.setHooks({});
+
+    expect(plan.report.summary).toMatchObject({ uploaded: 4, creditsPlanned: 3 * 7 + 6 });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/stopped spending/);
+    expect(run.report.summary).toMatchObject({ uploaded: 4, deferred: 0, creditsPlanned: 27, creditsSpent: 27 });
+  });
 });

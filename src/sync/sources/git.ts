@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { KbsyncError } from '../../shared/errors.js';
 import { parseNameStatus, type GitChanges } from './git-diff.js';
@@ -74,6 +74,14 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
   await git(['clean', '-ffdxq']);
 
   const root = subdir === '' ? checkoutDir : join(checkoutDir, subdir);
+  // As a folder source whose path is missing: a subdir that is not there (a typo, or moved upstream)
+  // must not read as "every file deleted".
+  if (subdir !== '' && lstatSync(root, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new KbsyncError(
+      'source_unavailable',
+      `source "${spec.name}": subdir "${subdir}" is not a folder at commit ${commit.slice(0, 12)} (ref "${spec.ref}"); check sources[].git.subdir`,
+    );
+  }
   const tree: GitTreeSpec = {
     name: spec.name,
     checkoutDir,

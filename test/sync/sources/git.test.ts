@@ -196,6 +196,22 @@ describe('syncGitSource', () => {
     });
   });
 
+  it('refuses a subdir that is not a folder at the commit (a typo, or moved upstream) instead of reporting every file deleted', async () => {
+    const origin = gitdir({ 'docs/a.md': '', 'notes.md': '' });
+    const stateDir = tempDir();
+    await syncGitSource({ name: 'r', url: origin, ref: 'main', subdir: 'docs' }, { stateDir });
+    git(origin, ['mv', 'docs', 'guide']);
+    commitAll(origin, {}, 'docs moved');
+
+    for (const subdir of ['docs', 'doc', 'notes.md']) {
+      await expect(syncGitSource({ name: 'r', url: origin, ref: 'main', subdir }, { stateDir })).rejects.toMatchObject({
+        code: 'source_unavailable',
+        message: expect.stringMatching(new RegExp(`subdir "${subdir.replace('.', '\\.')}" is not a folder at commit [0-9a-f]{12} \\(ref "main"\\); check sources\\[\\]\\.git\\.subdir$`)),
+      });
+    }
+    expect(paths(await syncGitSource({ name: 'r', url: origin, ref: 'main', subdir: 'guide' }, { stateDir }))).toEqual(['a.md']);
+  });
+
   it('lists a submodule as skipped and never clones it', async () => {
     const sub = gitdir({ 'inner.md': 'inner' });
     const origin = gitdir({ 'a.md': '' });

@@ -126,7 +126,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   unknown_outcome: {
     exit: 1,
-    meaning: 'A paid call was sent but its answer was lost (timeout, reset, crash).',
+    meaning: 'A paid call was sent but its answer does not say what happened: lost (timeout, reset, crash), a 5xx, a 409 idempotency_in_progress, or a success whose body cannot be read.',
     action: 'Run again: kbsync checks the remote file listing before paying a second time.',
   },
   unexpected_response: {

@@ -214,6 +214,8 @@ export type SyncPlan = {
   counts: Record<PlanAction, number>;
   reindex: ReindexDecision;
   limits: { plan: Plan; planMaxFileBytes: number; maxFileBytes: number | null; effectiveMaxFileBytes: number };
+  /** The upload price the plan counted with (target.uploadCost). */
+  uploadCost: UploadCostRule;
   /** The budget as given, and the credits this plan admits in total (items + reindex). */
   budget: BudgetWindow & { planned: number };
 };

@@ -143,7 +143,7 @@ function overcharged(op: OutboxOp, charged: number): StopReason {
   return {
     by: 'price',
     code: 'charged_above_plan',
-    message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} from API.md's cost table; no further paid call in this run, so the budget caps still hold (the real charge is recorded)`,
+    message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} (API.md's prices; uploads per target.uploadCost); no further paid call in this run (the real charge is recorded). If the service prices uploads otherwise, set target.uploadCost`,
   };
 }
 

@@ -75,6 +75,7 @@ export function planSync(input: PlanInput): SyncPlan {
     counts,
     reindex,
     limits: { plan: input.plan, planMaxFileBytes: ctx.planMaxFileBytes, maxFileBytes: input.limits.maxFileBytes, effectiveMaxFileBytes: ctx.maxFileBytes },
+    uploadCost: ctx.uploadCost,
     budget: { caps: { ...input.budget.caps }, used: { ...input.budget.used }, planned: totals.creditsPlanned },
   };
 }

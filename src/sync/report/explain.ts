@@ -1,3 +1,4 @@
+import { SPEC_UPLOAD_COST } from '../../shared/plans.js';
 import { formatBytes, formatCount } from '../planner/format.js';
 import { BUDGET_SETTING } from '../planner/reasons.js';
 import type { PlanItem, RunItem, SyncPlan, TrackedFile } from '../types.js';
@@ -28,7 +29,7 @@ function normalized(query: string): string {
  */
 export function explainItem(item: PlanItem | RunItem, tracked?: TrackedFile, plan?: SyncPlan): string {
   const facts: [string, string][] = [['decision', `${item.action}: ${item.reason}`]];
-  facts.push(['credits', creditsFact(item)]);
+  facts.push(['credits', creditsFact(item, plan)]);
   if ('outcome' in item) facts.push(['outcome', `${item.outcome}, ${formatCount(item.creditsCharged)} charged${item.error ? `; ${item.error}` : ''}`]);
   if (item.size !== null) facts.push(['size', sizeFact(item.size, item, plan)]);
   if (item.sha256 !== null) facts.push(['sha256', item.sha256]);
@@ -39,8 +40,11 @@ export function explainItem(item: PlanItem | RunItem, tracked?: TrackedFile, pla
   return [`${item.source}/${item.path}`, ...fields(facts)].join('\n');
 }
 
-function creditsFact(item: PlanItem): string {
-  if (item.action === 'upload') return `${formatCount(item.credits)} (upload: 5, plus 1 per started MB over 5 MB)`;
+function creditsFact(item: PlanItem, plan: SyncPlan | undefined): string {
+  if (item.action === 'upload') {
+    const { base, perMiB, includedMiB } = plan?.uploadCost ?? SPEC_UPLOAD_COST;
+    return `${formatCount(item.credits)} (upload: ${base}, plus ${perMiB} per started MB over ${includedMiB} MB)`;
+  }
   if (item.action === 'reprocess') return `${formatCount(item.credits)} (reprocess)`;
   if (item.action === 'defer:over-budget' && item.cost !== undefined) return `0 now; it would cost ${formatCount(item.cost)}`;
   return '0';

@@ -116,7 +116,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
         // Git's word covers the paths it tracks as files; a followed link's content is its target's,
         // which git reports under the target's path: a link is compared by its stat like a folder file.
         const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path) &&
-          file.absPath.length === rootPrefix.length + file.path.length && file.absPath.startsWith(rootPrefix);
+          file.absPath.length === rootPrefix.length + file.path.length && file.absPath.endsWith(file.path) && file.absPath.startsWith(rootPrefix);
         if (takeKnown(file, known, unchangedByGit)) toHash.push(file);
       }
       files.push(file);
@@ -154,7 +154,10 @@ function takeKnown(file: ObservedFile, known: KnownFiles, unchangedByGit: boolea
   return file.sha256 === null;
 }
 
-/** What a git source's synced commit holds for: its repository and subdir (normalised). */
+/**
+ * What a git source's synced commit holds for: its repository and subdir (normalised). The url goes
+ * in with its credentials redacted: a token is never written to the state, and rotating it keeps the scope.
+ */
 export function gitScope(url: string, subdir: string): string {
   return `${url}\n${subdir}`;
 }
@@ -165,8 +168,9 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
   if (source.git !== undefined) {
     const { syncGitSource, changedSince } = await import('./git.js');
+    const { redactCredentials } = await import('./git-runner.js');
     const git = await syncGitSource({ name: source.name, ...source.git, ...rules }, { stateDir: options.stateDir });
-    const scope = gitScope(source.git.url, git.subdir);
+    const scope = gitScope(redactCredentials(source.git.url), git.subdir);
     const last = options.lastSyncedCommit?.(source.name, scope) ?? null;
     // null (no synced commit yet, a shallow clone, rewritten history): fall back to comparing every file.
     const diff = last === null ? null : last === git.commit ? { added: [], modified: [], deleted: [], renamed: [] } : await changedSince(git.checkoutDir, last, git.commit, source.git.subdir);

@@ -50,6 +50,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const forPath = db.prepare<[number, string], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE source_id = ? AND path = ? ORDER BY id`);
   const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
       reason, credits, idempotency_key, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
+  // Only a row with no reservation yet: a reserved one's price is in the ledger.
+  const reprice = db.prepare<[number, number, number]>(`UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`);
   const cancel = db.prepare<[string, number, number]>(
     `UPDATE outbox SET state = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
   );
@@ -109,7 +111,11 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
       const sourceId = sources.idOf(op.source);
       for (const r of openForPath.all(sourceId, op.path, op.kind)) {
         // The same work is already queued, in flight or being reconciled: never a second paid call for it.
-        if (sameWork(op, r)) return r.id;
+        // Still queued, it takes today's price (target.uploadCost may have changed since it was queued).
+        if (sameWork(op, r)) {
+          if (r.state === 'pending' && r.credits !== op.credits) reprice.run(op.credits, at, r.id);
+          return r.id;
+        }
         // A queued op for older content is obsolete; in-flight and unknown ones must still be settled.
         if (r.state === 'pending') cancel.run('superseded by newer content', at, r.id);
       }

@@ -119,8 +119,9 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
   });
 
   it('a followed link whose target changes is uploaded again, though git reports only the target', async () => {
-    const origin = createGitOrigin(suite.temp.make(), { 'notes.xyz': 'version 1\n' });
+    const origin = createGitOrigin(suite.temp.make(), { 'notes.xyz': 'version 1\n', 'y.md': '# Y 1\n' });
     symlinkSync('notes.xyz', join(origin.work, 'notes.md'));
+    symlinkSync('y.md', join(origin.work, 'x.md')); // a target whose path is as long as the link's
     origin.commit({}, 'link');
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
@@ -128,12 +129,14 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     });
 
     const first = await syncCharged(ws, ds);
-    origin.commit({ 'notes.xyz': 'version 2, longer\n' }, 'edit the target');
+    origin.commit({ 'notes.xyz': 'version 2, longer\n', 'y.md': '# Y 2, longer\n' }, 'edit the targets');
     const edited = await syncCharged(ws, ds);
 
     expect(itemOf(first.report, 'notes.md')).toMatchObject({ action: 'upload', credits: 5 });
     expect(itemOf(edited.report, 'notes.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
-    expect(edited.charged).toBe(5);
+    // x.md and y.md hold the same new content: one upload, the other a free duplicate.
+    expect([itemOf(edited.report, 'x.md').action, itemOf(edited.report, 'y.md').action].sort()).toEqual(['skip:duplicate-content', 'upload']);
+    expect(edited.charged).toBe(10);
   });
 
   it('content back to an earlier version: the copy already under that name is adopted, and tracked from then on', async () => {

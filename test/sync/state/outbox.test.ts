@@ -47,6 +47,20 @@ describe('outbox', () => {
     expect(store.enqueue({ kind: 'reindex', credits: 2 })).toBe(store.enqueue({ kind: 'reindex', credits: 2 }));
   });
 
+  it('gives a still-queued op of the same work today\'s price (target.uploadCost changed), never a reserved one', () => {
+    const run = store.startRun('sync');
+    const queued = store.enqueue(uploadOp('a.md', 5));
+    const reserved = store.enqueue(uploadOp('b.md', 5));
+    store.reserve(reserved, CAPS, run);
+    store.settle(reserved, { outcome: 'unknown', code: 'timeout', error: 'no answer' });
+
+    expect(store.enqueue(uploadOp('a.md', 7))).toBe(queued);
+    expect(store.enqueue(uploadOp('b.md', 7))).toBe(reserved);
+
+    expect(store.getOp(queued)?.credits).toBe(7);
+    expect(store.getOp(reserved)?.credits).toBe(5);
+  });
+
   it('cancels a pending op superseded by newer content, but not one in flight', () => {
     const run = store.startRun('sync');
     const old = store.enqueue(uploadOp('a.md', 5, 'aa'.repeat(32)));

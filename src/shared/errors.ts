@@ -60,3 +60,8 @@ export class KbsyncError extends Error {
 export function isKbsyncError(err: unknown, ...codes: ErrorCode[]): err is KbsyncError {
   return err instanceof KbsyncError && (codes.length === 0 || codes.includes(err.code));
 }
+
+/** An error as one line of text ("EACCES: permission denied, scandir '/x'"), whatever was thrown. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

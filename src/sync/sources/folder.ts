@@ -1,10 +1,10 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { KbsyncError } from '../../shared/errors.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
 import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
 import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
-import { createPathFilter, type PathFilter } from './path-filter.js';
-import { secretPatternOf } from './secrets.js';
+import { createTargetRules, type Refusal, type TargetRules } from './link-targets.js';
+import { createPathFilter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
 import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
@@ -32,11 +32,6 @@ export type ScannedFile = Omit<ObservedFile, 'sha256'>;
  */
 export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
 
-/** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */
-export const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
-  ['.git', 'git metadata: never synced'],
-  ['node_modules', 'node_modules: never synced'],
-]);
 
 /** The ignore-file rules in force in one folder (made once per folder, not per file). */
 type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null };
@@ -58,10 +53,8 @@ type Walk = {
   realStack: string[];
   /** How many followed folder links the walk is inside: there, each entry is held to its real path's rules too. */
   followDepth: number;
-  /** Ignore levels in force in a folder, by real root-relative path (for followed links' targets; filled as needed). */
-  realLevels: Map<string, IgnoreLevel[]>;
-  /** Why a folder (real, root-relative) may not be synced through a link, or null; filled as needed. */
-  realFolderRefusals: Map<string, Refusal | null>;
+  /** The rules a followed link's target is held to, by its real path. */
+  targets: TargetRules;
   result: ScanResult;
 };
 
@@ -114,10 +107,11 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     },
   };
   const ahead = onFile === null ? (options.ahead ?? null) : null;
+  const filter = createPathFilter(spec.include, spec.exclude);
   const walk: Walk = {
     spec,
     onFile,
-    filter: createPathFilter(spec.include, spec.exclude),
+    filter,
     pool: onFile === null && ahead === null && options.statPool !== false ? new StatPool(sink, options.statPool) : null,
     ahead,
     deferred: [],
@@ -125,8 +119,7 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     realRoot,
     realStack: [],
     followDepth: 0,
-    realLevels: new Map(),
-    realFolderRefusals: new Map(),
+    targets: createTargetRules(realRoot, filter),
     result,
   };
   try {
@@ -183,7 +176,7 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
 /** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */
 function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules, listedAhead = false): void {
   if (walk.followDepth > 0) {
-    const refused = refusedReal(walk, relativeToRoot(walk, real), true);
+    const refused = walk.targets.refused(walk.targets.relative(real), true);
     if (refused !== null) return skip(walk, path, refused.reason, throughLink(walk, real, refused), null);
   }
   const left = leftOut(walk, path, name, rules);
@@ -302,8 +295,8 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   }
   // The target is held to the rules its own path is under: a link must not carry .git/config, a
   // secret or an ignored folder's files in under an innocent name.
-  const rel = relativeToRoot(walk, real);
-  const refused = refusedReal(walk, rel, st.isDirectory());
+  const rel = walk.targets.relative(real);
+  const refused = walk.targets.refused(rel, st.isDirectory());
   if (refused !== null) {
     const detail = `symbolic link to ${rel}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not followed'}`;
     return listed ? skip(walk, path, refused.reason, detail, null) : undefined;
@@ -323,90 +316,17 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   }
 }
 
-/** Why a path reached through a followed link may not be synced: the skip reason and the rule that refuses it. */
-type Refusal = { reason: SkipReason; why: string };
-
-/** A real absolute path inside the root, root-relative ("" for the root; the root may be "/"). */
-function relativeToRoot(walk: Walk, real: string): string {
-  return real.length <= walk.realRoot.length ? '' : real.slice(walk.realRoot.endsWith('/') ? walk.realRoot.length : walk.realRoot.length + 1);
-}
-
 /** Skips a file found below a followed folder link when its real path is refused; true when it was. */
 function refusedThroughLink(walk: Walk, abs: string, path: string): boolean {
-  const refused = refusedReal(walk, relativeToRoot(walk, abs), false);
+  const refused = walk.targets.refused(walk.targets.relative(abs), false);
   if (refused !== null) skip(walk, path, refused.reason, throughLink(walk, abs, refused), null);
   return refused !== null;
 }
 
 /** The detail of an entry refused below a followed folder link. */
 function throughLink(walk: Walk, real: string, refused: Refusal): string {
-  return `reached through a symbolic link as ${relativeToRoot(walk, real)}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not synced'}`;
+  return `reached through a symbolic link as ${walk.targets.relative(real)}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not synced'}`;
 }
-
-/**
- * Why a path inside the root (`rel`: real, root-relative, not "") may not be synced when a followed
- * link leads to it, or null: a folder on its way (or the path itself, a folder) never descended,
- * ignored by an ignore file of its own folders, or excluded; a file named like a secret, ignored or
- * excluded. The rules are those of the real path, read as needed and kept for the walk.
- */
-function refusedReal(walk: Walk, rel: string, isDir: boolean): Refusal | null {
-  if (rel === '') return null; // the root itself: the loop guard refuses it
-  const slash = rel.lastIndexOf('/');
-  const dir = slash < 0 ? '' : rel.slice(0, slash);
-  const name = rel.slice(slash + 1);
-  const above = dir === '' ? null : refusedFolder(walk, dir);
-  if (above !== null) return above;
-  if (isDir) return refusedFolder(walk, rel);
-  const secret = secretPatternOf(name);
-  if (secret !== null) return { reason: 'secret', why: `named like ${secret}` };
-  let levels: readonly IgnoreLevel[];
-  try {
-    levels = realLevelsOf(walk, dir);
-  } catch (err) {
-    return { reason: 'unreadable', why: `an ignore file above it cannot be read (${errorText(err)})` };
-  }
-  const ignored = matchIgnoreRules(levels, rel, false, name) ?? excludedDetail(walk.filter.folderExcludedBy(rel));
-  return ignored === null ? null : { reason: 'ignored', why: `the target ${ignored}` };
-}
-
-/** refusedReal for a folder (real, root-relative, not ""), its folders above first; kept for the walk. */
-function refusedFolder(walk: Walk, dir: string): Refusal | null {
-  const known = walk.realFolderRefusals.get(dir);
-  if (known !== undefined) return known;
-  const slash = dir.lastIndexOf('/');
-  const parent = slash < 0 ? '' : dir.slice(0, slash);
-  let refusal = parent === '' ? null : refusedFolder(walk, parent);
-  if (refusal === null) {
-    const never = NEVER_DESCEND.get(dir.slice(slash + 1));
-    if (never !== undefined) refusal = { reason: 'ignored', why: `inside ${dir}/ (${never})` };
-  }
-  if (refusal === null) {
-    try {
-      const ignored = matchIgnoreRules(realLevelsOf(walk, parent), dir, true) ?? excludedDetail(walk.filter.folderExcludedBy(dir));
-      if (ignored !== null) refusal = { reason: 'ignored', why: `folder ${dir}/ ${ignored}` };
-    } catch (err) {
-      refusal = { reason: 'unreadable', why: `an ignore file above it cannot be read (${errorText(err)})` };
-    }
-  }
-  walk.realFolderRefusals.set(dir, refusal);
-  return refusal;
-}
-
-/** The ignore levels in force for the entries of a folder (real, root-relative), root first; kept for the walk. */
-function realLevelsOf(walk: Walk, dir: string): IgnoreLevel[] {
-  const known = walk.realLevels.get(dir);
-  if (known !== undefined) return known;
-  const slash = dir.lastIndexOf('/');
-  const parent = dir === '' ? [] : realLevelsOf(walk, slash < 0 ? '' : dir.slice(0, slash));
-  const absDir = dir === '' ? walk.realRoot : `${walk.realRoot.endsWith('/') ? walk.realRoot : `${walk.realRoot}/`}${dir}`;
-  // Only regular files, as in the walk: a linked ignore file could point outside the root.
-  const present = new Set(IGNORE_FILE_NAMES.filter((f) => lstatSync(`${absDir}/${f}`, { throwIfNoEntry: false })?.isFile() === true));
-  const levels = present.size === 0 ? parent : [...parent, ...readIgnoreLevels(absDir, dir, present)];
-  walk.realLevels.set(dir, levels);
-  return levels;
-}
-
-const excludedDetail = (pattern: string | null): string | null => (pattern === null ? null : `matches exclude: ${pattern}`);
 
 /** Sockets, FIFOs, devices (and file-system entries of unknown type that turn out to be those). */
 function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, rules: DirRules): void {
@@ -436,9 +356,4 @@ function skip(walk: Walk, path: string, reason: SkipReason, detail: string, size
 /** True when `path` is `dir` or below it (both real, absolute). */
 function isInside(dir: string, path: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/** An fs error as one line ("EACCES: permission denied, scandir '/x'"). */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

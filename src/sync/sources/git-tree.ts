@@ -1,8 +1,8 @@
 import { lstatSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { KbsyncError } from '../../shared/errors.js';
-import { errorText, NEVER_DESCEND, type ScanResult } from './folder.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
+import type { ScanResult } from './folder.js';
 import { createPathIgnoreChecker, parseIgnoreLevel, type IgnoreLevel } from './ignore-rules.js';
-import { createPathFilter } from './path-filter.js';
+import { createPathFilter, NEVER_DESCEND } from './path-filter.js';
 import { mtimeNsOf } from './fingerprint.js';
 import type { SkipReason } from '../types.js';
 

@@ -19,6 +19,12 @@ export type PathFilter = {
   classifyFile(path: string, baseName: string, ignoredBy: (path: string, baseName: string) => string | null): FileVerdict;
 };
 
+/** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */
+export const NEVER_DESCEND: ReadonlyMap<string, string> = new Map([
+  ['.git', 'git metadata: never synced'],
+  ['node_modules', 'node_modules: never synced'],
+]);
+
 export type FileVerdict = 'outside' | 'candidate' | { reason: SkipReason; detail: string };
 
 const MATCH_ALL = new Set(['**', '**/*']);

@@ -1,5 +1,5 @@
 import { isApiError } from '../../client/errors.js';
-import { KbsyncError } from '../../shared/errors.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
 import { overBudgetReason } from '../planner/reasons.js';
 import type { BudgetCaps, StateStore } from '../state/index.js';
@@ -48,7 +48,7 @@ export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: Sin
     state.finishRun(runId, 'done', { kind: call.kind, credits: result.creditsCharged ?? credits });
     return result.value;
   } catch (err) {
-    state.finishRun(runId, 'failed', { error: err instanceof Error ? err.message : String(err) });
+    state.finishRun(runId, 'failed', { error: errorText(err) });
     throw err;
   }
 }

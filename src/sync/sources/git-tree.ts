@@ -114,9 +114,11 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
   return result;
 }
 
+const NEVER_MARKERS = [...NEVER_DESCEND.keys()].map((name) => `${name}/`);
+
 /** The folder (`node_modules` or `.git`, and the path up to it) a tracked path lies in, never synced; or null. */
 export function neverSyncedFolder(path: string): { folder: string; detail: string } | null {
-  if (!path.includes('node_modules/') && !path.includes('.git/')) return null; // nearly every path: no split
+  if (!NEVER_MARKERS.some((marker) => path.includes(marker))) return null; // nearly every path: no split
   const segments = path.split('/');
   for (let i = 0; i < segments.length - 1; i++) {
     const detail = NEVER_DESCEND.get(segments[i] as string);

@@ -1,4 +1,4 @@
-import { KbsyncError } from '../../shared/errors.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
 
 /** True when SQLite says the file is not a database or is malformed. */
 export function isCorruption(err: unknown): boolean {
@@ -37,17 +37,15 @@ export function classifyStateError(err: unknown, label: string, o: { opening?: b
   // better-sqlite3 gives extended codes (SQLITE_CANTOPEN_ISDIR, SQLITE_READONLY_DBMOVED...): the primary one decides.
   const primary = typeof code === 'string' ? code.replace(/^(SQLITE_[A-Z]+)_.*$/, '$1') : undefined;
   const problem = primary === undefined ? undefined : PATH_PROBLEMS.get(primary);
+  const detail = errorText(err);
   // Only while opening: then nothing was done yet. A disk that fills up mid-run is not a setting to change.
   if (problem !== undefined && o.opening === true) {
-    const detail = err instanceof Error ? err.message : String(err);
     return new KbsyncError('state_unavailable', `state: cannot use ${label} as the state database: ${problem} (${detail})`, { cause: err });
   }
   if (problem !== undefined && WRITE_PROBLEMS.has(primary as string)) {
-    const detail = err instanceof Error ? err.message : String(err);
     return new KbsyncError('state_write_failed', `the state database ${label} could not be written: ${problem} (${detail})`, { cause: err });
   }
   if (!isCorruption(err)) return err;
-  const detail = err instanceof Error ? err.message : String(err);
   return new KbsyncError(
     'state_corrupt',
     `the state database ${label} is damaged (${detail}); move it aside and kbsync rebuilds it from the remote file listing`,

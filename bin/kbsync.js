@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// dist/bundle/ is dist/ bundled by scripts/bundle.js (npm run build): it starts in half the time.
-import { main } from '../dist/bundle/main.js';
+// Refuse an old Node before anything native loads: better-sqlite3 13 crashes on Node 20 instead of
+// saying why. The floor is package.json's `engines` (test/cli/node-version.test.ts keeps them equal).
+const NODE_FLOOR = 22;
+const major = Number(process.versions.node.split('.')[0]);
+if (!(major >= NODE_FLOOR)) {
+  process.stderr.write(
+    `kbsync: needs Node.js ${NODE_FLOOR} or later, and this is Node.js ${process.versions.node} (${process.execPath}).\n` +
+      `Install Node.js ${NODE_FLOOR} or 24 (the current LTS), or run kbsync through npm (npx kbsync, npm run ...) in this project, which brings Node.js 24.\n`,
+  );
+  process.exit(2);
+}
 
 // A reader that goes away early (`kbsync --help | head -1`) is not a crash: once stdout or stderr
 // reports EPIPE nothing more can be shown, so end quietly with the exit code the run has so far.
@@ -14,4 +23,6 @@ for (const stream of [process.stdout, process.stderr]) {
     setImmediate(() => process.exit());
   });
 }
+// dist/bundle/ is dist/ bundled by scripts/bundle.js (npm run build): it starts in half the time.
+const { main } = await import('../dist/bundle/main.js');
 process.exitCode = await main(process.argv);

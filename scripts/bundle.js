@@ -33,7 +33,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.19',
+  target: 'node22',
   external,
   sourcemap: 'linked',
   logLevel: 'warning',

@@ -27,7 +27,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The command line is wrong: unknown command or option, missing or bad argument, or a file in the way.',
     action: 'See `kbsync --help` and `kbsync COMMAND --help`.',
   },
-  // API: the service's table in API.md
+  // API: the service's table in docs/api.md
   invalid_request: {
     exit: 1,
     meaning: 'The service rejected a request as malformed (HTTP 400).',
@@ -103,7 +103,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: 'The service failed (HTTP 5xx); a failed call is not charged.',
     action: 'Run again later.',
   },
-  // the local service's one addition to API.md's table (docs/service.md)
+  // the local service's one addition to docs/api.md's table (docs/service.md)
   method_not_allowed: {
     exit: 1,
     meaning: 'The service serves this path, but not with this HTTP method (HTTP 405; the `Allow` header lists the methods it serves).',

@@ -46,7 +46,7 @@ export function parseLlmUrl(value: string): string {
 
 /**
  * `--max-file-mb plan=N[,plan=N]` (repeatable): per-plan upload limits in MB (1 MB = 1,048,576
- * bytes, as API.md counts), returned in bytes and merged into `previous`.
+ * bytes, as docs/api.md counts), returned in bytes and merged into `previous`.
  */
 export function parseMaxFileMb(value: string, previous: Partial<Record<Plan, number>> = {}): Partial<Record<Plan, number>> {
   const usage = (detail: string) => new KbsyncError('usage', `--max-file-mb: plan=N[,plan=N] (e.g. team=1000,enterprise=2000): ${detail}`);

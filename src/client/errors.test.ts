@@ -77,7 +77,7 @@ describe('error codes from status', () => {
     expect(err).toMatchObject({ code: 'not_found', serverCode: 'agent_missing' });
   });
 
-  it('a 403 that talks about credits means out of credits (API.md)', async () => {
+  it('a 403 that talks about credits means out of credits (docs/api.md)', async () => {
     const { client, reply } = mockService(noRetry);
     reply({ status: 403, data: { detail: 'Insufficient credits for this operation' } });
 

@@ -45,7 +45,7 @@ export function isApiError(err: unknown, ...codes: ErrorCode[]): err is ApiError
   return err instanceof ApiError && (codes.length === 0 || codes.includes(err.code));
 }
 
-/** The codes of API.md's error table (shared with the local service): the only server codes taken over as-is. */
+/** The codes of docs/api.md's error table (shared with the local service): the only server codes taken over as-is. */
 const SERVER_CODES: ReadonlySet<string> = new Set(Object.keys(API_ERROR_STATUS));
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -64,8 +64,8 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 };
 
 /**
- * The code of an error response: the server's own code when it is one of API.md's, else by status.
- * A 403 whose text mentions credits means "out of credits" on the hosted service (API.md), and a bare
+ * The code of an error response: the server's own code when it is one of docs/api.md's, else by status.
+ * A 403 whose text mentions credits means "out of credits" on the hosted service (docs/api.md), and a bare
  * 409 on a request that carried an Idempotency-Key is that key still running.
  */
 export function classifyStatus(
@@ -81,7 +81,7 @@ export function classifyStatus(
   return STATUS_CODES[status] ?? 'invalid_request';
 }
 
-/** The server's error code and message from a parsed error body, read leniently (API.md order). */
+/** The server's error code and message from a parsed error body, read leniently (docs/api.md order). */
 export function readErrorBody(body: unknown): { serverCode: string | null; message: string | null } {
   if (typeof body !== 'object' || body === null) return { serverCode: null, message: null };
   const b = body as Record<string, unknown>;

@@ -8,10 +8,10 @@ import type { KnowledgeClient, Page, RemoteFile } from './types.js';
 
 type FileMethods = Pick<KnowledgeClient, 'listFiles' | 'listAllFiles' | 'uploadFile' | 'reprocessFile'>;
 
-/** Page size listAllFiles asks for (API.md's default). */
+/** Page size listAllFiles asks for (docs/api.md's default). */
 export const FILES_PAGE = 1000;
 
-/** File statuses of API.md; any other is treated as "not done" by callers and logged once here. */
+/** File statuses of docs/api.md; any other is treated as "not done" by callers and logged once here. */
 export const KNOWN_FILE_STATUSES: ReadonlySet<string> = new Set(['queued', 'processing', 'processed', 'failed']);
 
 /** The file methods of a client bound to `http`. */

@@ -4,7 +4,7 @@ import { webhookMac, webhookSecretKey } from '../shared/webhooks.js';
 export { signWebhook } from '../shared/webhooks.js';
 
 /**
- * Webhook signature checks. Standard Webhooks (API.md): `webhook-id`, `webhook-timestamp`,
+ * Webhook signature checks. Standard Webhooks (docs/api.md): `webhook-id`, `webhook-timestamp`,
  * `webhook-signature: v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>` (several, space
  * separated, during a secret rotation), secret `whsec_<base64 key>`. Plus a plain mode for services
  * that send "HMAC-SHA256 of the body" in one header. Results are values; nothing throws.

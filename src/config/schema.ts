@@ -32,7 +32,7 @@ export type Dialect = z.infer<typeof Dialect>;
 
 /**
  * How the service prices an upload: what the plan, every budget check and every reservation count.
- * API.md states `5 + 1 per started MiB over 5 MiB`; the hosted docs state `5 credits + 1 per MB`
+ * docs/api.md states `5 + 1 per started MiB over 5 MiB`; the hosted docs state `5 credits + 1 per MB`
  * (`includedMiB: 0`). A charge above it stops the run's spending (exit 3).
  */
 export const UploadCost = z
@@ -68,8 +68,8 @@ export const Target = z
     dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
     /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
     dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
-    /** What an upload costs, as the service charges it (API.md: 5 + 1 per started MiB over 5 MiB). */
-    uploadCost: UploadCost.describe('What an upload costs, as the service charges it (API.md: 5 + 1 per started MiB over 5 MiB).'),
+    /** What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB). */
+    uploadCost: UploadCost.describe('What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB).'),
   })
   .prefault({});
 export type Target = z.infer<typeof Target>;
@@ -161,9 +161,9 @@ export const Watch = z
 
 export const Limits = z
   .strictObject({
-    /** Largest file to upload; null means the plan's limit from API.md. @default null */
+    /** Largest file to upload; null means the plan's limit from docs/api.md. @default null */
     maxFileBytes: z.number().int().positive().nullable().default(null)
-      .describe("Largest file to upload; null means the plan's limit from API.md."),
+      .describe("Largest file to upload; null means the plan's limit from docs/api.md."),
   })
   .prefault({});
 

@@ -33,7 +33,7 @@ target:
   #   v2Prefix: /api/v2/ext
   #   authHeader: X-API-Key
   #   uploadField: file
-  # How the service prices an upload, as API.md states it. The hosted docs state "5 credits + 1 per
+  # How the service prices an upload, as docs/api.md states it. The hosted docs state "5 credits + 1 per
   # MB" (includedMiB: 0); a charge above this stops the run's spending.
   # uploadCost:
   #   base: 5

@@ -30,7 +30,7 @@ export type ServiceOptions = {
   /** An OpenAI-compatible chat-completions URL for agent chat answers. */
   llmUrl?: string;
   logger?: Logger;
-  /** Per-plan upload size limits overriding API.md's (team and enterprise are not stated there). */
+  /** Per-plan upload size limits overriding docs/api.md's (team and enterprise are not stated there). */
   maxFileBytes?: Partial<Record<Plan, number>>;
   /** Milliseconds since the epoch. @default Date.now */
   clock?: () => number;

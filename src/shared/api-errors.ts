@@ -1,7 +1,7 @@
 import type { ErrorCode } from './errors.js';
 
 /**
- * API.md's error table, plus 405 (the local service's one addition, docs/service.md): every code the
+ * docs/api.md's error table, plus 405 (the local service's one addition, docs/service.md): every code the
  * service answers with, and its usual HTTP status. One table for both ends: the local service
  * answers with it (src/service/service-error.ts) and the client takes exactly these codes over
  * from an error body (src/client/errors.ts).

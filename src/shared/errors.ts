@@ -7,7 +7,7 @@ export type ErrorCode =
   | 'config_invalid'
   | 'config_not_found'
   | 'usage'
-  // API (the service's table in API.md, plus transport-level codes)
+  // API (the service's table in docs/api.md, plus transport-level codes)
   | 'invalid_request'
   | 'unauthorized'
   | 'insufficient_credits'
@@ -23,7 +23,7 @@ export type ErrorCode =
   | 'idempotency_mismatch'
   | 'rate_limited'
   | 'internal'
-  // the local service's one addition to API.md's table (docs/service.md)
+  // the local service's one addition to docs/api.md's table (docs/service.md)
   | 'method_not_allowed'
   | 'network'
   | 'timeout'

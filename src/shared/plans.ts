@@ -4,7 +4,7 @@ export const PLANS = ['free', 'basic', 'pro', 'team', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 export type Tier = 'basic' | 'advanced';
 
-/** 1 MB as the spec counts it (API.md, chosen): 1,048,576 bytes. */
+/** 1 MB as the spec counts it (docs/api.md, chosen): 1,048,576 bytes. */
 export const MIB = 1_048_576;
 
 const PLAN_TIER: Record<Plan, Tier> = {
@@ -55,16 +55,16 @@ export type Operation =
 /** An upload's price: `base`, plus `perMiB` for each started MiB over `includedMiB`. */
 export type UploadCostRule = { base: number; perMiB: number; includedMiB: number };
 
-/** API.md's upload price (the spec's), which the local service charges. */
+/** docs/api.md's upload price (the spec's), which the local service charges. */
 export const SPEC_UPLOAD_COST: UploadCostRule = { base: 5, perMiB: 1, includedMiB: 5 };
 
-/** Upload cost under `rule` (API.md's by default: 5 credits plus 1 per started MiB over 5 MiB). */
+/** Upload cost under `rule` (docs/api.md's by default: 5 credits plus 1 per started MiB over 5 MiB). */
 export function uploadCost(bytes: number, rule: UploadCostRule = SPEC_UPLOAD_COST): number {
   if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`upload size must be a non-negative number, got ${bytes}`);
   return rule.base + rule.perMiB * Math.max(0, Math.ceil((bytes - rule.includedMiB * MIB) / MIB));
 }
 
-/** The credit cost of one operation, exactly as API.md states it. */
+/** The credit cost of one operation, exactly as docs/api.md states it. */
 export function costOf(op: Operation): number {
   switch (op.kind) {
     case 'upload':

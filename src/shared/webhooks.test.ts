@@ -5,7 +5,7 @@ import { signWebhook, webhookSecretKey } from './webhooks.js';
 /** A new secret as the service makes them (src/service/webhooks/signature.ts). */
 const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** An independent Standard Webhooks check written from API.md, not from the code under test. */
+/** An independent Standard Webhooks check written from docs/api.md, not from the code under test. */
 function verifies(secret: string, id: string, ts: number, body: string, header: string): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest();

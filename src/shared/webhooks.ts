@@ -7,7 +7,7 @@ export const WEBHOOK_EVENT_KINDS = ['intelligence.processed', 'intelligence.fail
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];
 
 /**
- * Standard Webhooks signatures (API.md), one implementation for both ends: the local service signs
+ * Standard Webhooks signatures (docs/api.md), one implementation for both ends: the local service signs
  * its deliveries with it and the client checks deliveries with it, so the two cannot drift apart.
  * `webhook-signature: v1,<base64 HMAC-SHA256(key, "{id}.{timestamp}.{body}")>`, the key being the
  * base64 part of a `whsec_` secret.

@@ -117,7 +117,7 @@ export type PlanInput = {
   remote: readonly RemoteCopy[] | null;
   plan: Plan;
   limits: { maxFileBytes: number | null };
-  /** How the service prices an upload (target.uploadCost). @default API.md's: 5 + 1 per started MiB over 5 MiB */
+  /** How the service prices an upload (target.uploadCost). @default docs/api.md's: 5 + 1 per started MiB over 5 MiB */
   uploadCost?: UploadCostRule;
   budget: BudgetWindow;
   reindexMinChangedFiles: number;

@@ -54,7 +54,7 @@ export async function webhookHarness(): Promise<WebhookHarness> {
   };
 }
 
-/** Independent Standard Webhooks check written from API.md with node:crypto (not the code under test). */
+/** Independent Standard Webhooks check written from docs/api.md with node:crypto (not the code under test). */
 export function signatureValid(secret: string, delivery: ReceivedDelivery): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': sig } = delivery.headers;

@@ -16,7 +16,7 @@ async function selfLearningAgent(api: Api): Promise<number> {
   return agent.body.id as number;
 }
 
-describe('costs charged on success (API.md)', () => {
+describe('costs charged on success (docs/api.md)', () => {
   it('charges each paid operation exactly its cost', async () => {
     const api = apiFor(h, { plan: 'pro', credits: 1000 });
     const charged = async (op: () => Promise<{ status: number }>, expectedStatus: number) => {

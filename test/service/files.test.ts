@@ -9,7 +9,7 @@ import { apiFor, credits, eventually, send, startHarness, upload, type Api, type
 let h: Harness;
 
 beforeAll(async () => {
-  // A small limit for the free plan keeps the 413 tests fast; basic keeps API.md's real 100 MB.
+  // A small limit for the free plan keeps the 413 tests fast; basic keeps docs/api.md's real 100 MB.
   h = await startHarness({ maxFileBytes: { free: 1_048_576 } });
 });
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { ERROR_TABLE } from '../../src/cli/error-table.js';
 import { STATUS_OF } from '../../src/service/service-error.js';
 import { apiFor, send, startHarness, type Api, type Harness } from './helpers.js';
 
-/** API.md's error table, plus the pairs docs/service.md adds (405). */
+/** docs/api.md's error table, plus the pairs docs/service.md adds (405). */
 const DOCUMENTED_PAIRS = [
   '400 invalid_request', '401 unauthorized', '402 insufficient_credits', '403 tier_required', '403 mode_forbidden', '403 forbidden',
   '404 not_found', '405 method_not_allowed', '409 limit_reached', '409 idempotency_in_progress', '413 file_too_large',
@@ -83,7 +83,7 @@ describe('errors are JSON for everything', () => {
     expect(after.status).toBe(200);
   });
 
-  it('answers every error with a status/code pair documented in API.md or docs/service.md', async () => {
+  it('answers every error with a status/code pair documented in docs/api.md or docs/service.md', async () => {
     const answers = await Promise.all([
       api.call('POST', '/api/v1/ext/datasets/query', { body: '{', headers: { 'content-type': 'application/json' } }),
       api.call('POST', '/api/v1/ext/datasets/query', { body: 'x', headers: { 'content-type': 'text/plain' } }),

@@ -6,7 +6,7 @@ import { signWebhook } from '../../src/shared/webhooks.js';
 import { webhookTestDb, type WebhookTestDb } from '../helpers/webhook-db.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-// The service signs, the client verifies: both sides of API.md's "Chosen signature scheme" agree.
+// The service signs, the client verifies: both sides of docs/api.md's "Chosen signature scheme" agree.
 let tdb: WebhookTestDb;
 let receiver: WebhookReceiver;
 let dispatcher: WebhookDispatcher | undefined;

@@ -55,7 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--allow-insecure-webhooks', 'allow http://127.0.0.1 and http://localhost webhook URLs')
     .option('--rate-limit <n/min>', 'requests per minute per API key (429 beyond)', parseRateLimit)
     .option('--llm-url <url>', 'OpenAI-compatible chat-completions server (http or https) for agent chat answers', parseLlmUrl)
-    .option('--max-file-mb <plan=N,...>', 'per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: API.md\'s)', parseMaxFileMb)
+    .option('--max-file-mb <plan=N,...>', 'per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: docs/api.md\'s)', parseMaxFileMb)
     .action(async (options: ServeOptions) => {
       const { startService } = await import('../../service/server.js');
       const logger = await ctx.getLogger();

@@ -47,7 +47,7 @@ declare module 'fastify' {
   }
 }
 
-/** The service's HTTP app: every endpoint of API.md, JSON errors for everything, auth and rate limit. */
+/** The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate limit. */
 export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger and fastify's logger type come from different pino versions; same object.
@@ -63,7 +63,7 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
 
   // JSON: an empty body is no body (POSTs like reindex need none); malformed JSON is a 400.
   // Only JSON and multipart are spoken: text/plain (a fastify default) gets a 400 naming the
-  // expected type, like any other type (415 is API.md's `unsupported_file_type`).
+  // expected type, like any other type (415 is docs/api.md's `unsupported_file_type`).
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (req.routeOptions.config?.accepts === 'multipart/form-data') {

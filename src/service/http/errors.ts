@@ -20,7 +20,7 @@ export function wrongContentType({ expects, contentType }: RequestFacts): string
 }
 
 /**
- * Fastify / multipart error codes and what the client is told about them: only API.md's pairs.
+ * Fastify / multipart error codes and what the client is told about them: only docs/api.md's pairs.
  * A wrong Content-Type is a 400 (415 is `unsupported_file_type`), and a JSON body over the limit is a
  * 400 too (413 is `file_too_large`, which a client would take for a per-file outcome).
  */
@@ -40,7 +40,7 @@ const FRAMEWORK_ERRORS: Record<string, Known> = {
 
 const DEFAULT_FACTS: RequestFacts = { expects: 'application/json', contentType: undefined };
 
-/** Classifies any thrown value, once, into the service's error response (always a pair of API.md's table, or 405). */
+/** Classifies any thrown value, once, into the service's error response (always a pair of docs/api.md's table, or 405). */
 export function toErrorResponse(err: unknown, facts: RequestFacts = DEFAULT_FACTS): ErrorResponse {
   if (err instanceof ServiceError) {
     return { status: err.status, headers: err.headers, body: { error: { code: err.code, message: err.message } } };

@@ -3,7 +3,7 @@ import type { DatasetRow } from '../store/datasets.js';
 import type { FileRow } from '../store/files.js';
 import type { IntelligenceRow } from '../store/intelligence.js';
 
-/** Row → JSON shapes of API.md (snake_case, integer ids). */
+/** Row → JSON shapes of docs/api.md (snake_case, integer ids). */
 
 export function datasetJson(d: DatasetRow, knowledgeSourceCount: number) {
   return {

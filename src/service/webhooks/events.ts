@@ -17,7 +17,7 @@ export function newEventId(): string {
   return `evt_${randomBytes(16).toString('base64url')}`;
 }
 
-/** The exact body bytes of a delivery (API.md): `{"type","created_at","data"}`, in that order. */
+/** The exact body bytes of a delivery (docs/api.md): `{"type","created_at","data"}`, in that order. */
 export function eventBody(type: DeliveryType, createdAt: string, data: object): string {
   return JSON.stringify({ type, created_at: createdAt, data });
 }

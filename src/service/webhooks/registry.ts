@@ -9,7 +9,7 @@ import { webhookUrlProblem } from './url-policy.js';
 /** At most this many webhooks per user; a dataset-scoped key is the user here (spec section 8). */
 export const MAX_WEBHOOKS_PER_DATASET = 10;
 
-/** A webhook as the API shows it (API.md); never carries the secret. */
+/** A webhook as the API shows it (docs/api.md); never carries the secret. */
 export type Webhook = { id: number; url: string; events: EventKind[]; created_at: string };
 
 export type CreateWebhookInput = { datasetId: number | string; url: string; events?: readonly string[] | undefined };

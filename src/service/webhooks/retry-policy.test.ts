@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from './retry-policy.js';
 
-describe('retry policy (API.md: 1 s, 5 s, 30 s, 2 min, 10 min)', () => {
+describe('retry policy (docs/api.md: 1 s, 5 s, 30 s, 2 min, 10 min)', () => {
   it('makes 6 attempts in all: the first and one retry after each listed wait', () => {
     expect(MAX_DELIVERY_ATTEMPTS).toBe(RETRY_DELAYS_MS.length + 1);
     expect(MAX_DELIVERY_ATTEMPTS).toBe(6);

@@ -1,5 +1,5 @@
 /**
- * Waits between attempts, as API.md lists them: 1 s, 5 s, 30 s, 2 min, 10 min. Every listed wait is
+ * Waits between attempts, as docs/api.md lists them: 1 s, 5 s, 30 s, 2 min, 10 min. Every listed wait is
  * used (the lead's reading of "5 attempts with backoff"): the first attempt plus 5 retries.
  */
 export const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000] as const;

@@ -134,7 +134,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
 }
 
 /**
- * The stop after a charge above the planned cost (the service prices differently from API.md's table,
+ * The stop after a charge above the planned cost (the service prices differently from docs/api.md's table,
  * which the planner and every reservation use): calls already in flight finish, no other starts, so
  * the budget is overshot by at most what was in flight. The real charge is in the ledger.
  */
@@ -143,7 +143,7 @@ function overcharged(op: OutboxOp, charged: number): StopReason {
   return {
     by: 'price',
     code: 'charged_above_plan',
-    message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} (API.md's prices; uploads per target.uploadCost); no further paid call in this run (the real charge is recorded). If the service prices uploads otherwise, set target.uploadCost`,
+    message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} (docs/api.md's prices; uploads per target.uploadCost); no further paid call in this run (the real charge is recorded). If the service prices uploads otherwise, set target.uploadCost`,
   };
 }
 

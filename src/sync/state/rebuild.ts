@@ -11,7 +11,7 @@ export type NameMapper = (name: string) => { source: string; path: string } | nu
 /**
  * Fills the tracked files from the remote listing (state new or lost), so that the next plan matches local
  * content by SHA-256 instead of buying every upload again. Rows get unknown mtime/inode (the next observe
- * re-hashes each file once); paths already tracked are kept. The listing is ordered by id (API.md), so
+ * re-hashes each file once); paths already tracked are kept. The listing is ordered by id (docs/api.md), so
  * when a name appears several times the last entry (the newest upload) wins. Records the rebuild in meta
  * and, in the same transaction, clears the state's "not yet checked against the dataset" mark.
  */

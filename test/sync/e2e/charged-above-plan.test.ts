@@ -5,7 +5,7 @@ import { isUpload } from '../../helpers/fault-proxy.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
 /**
- * The planner and every reservation price calls with API.md's cost table. A service that charges more
+ * The planner and every reservation price calls with docs/api.md's cost table. A service that charges more
  * (the hosted docs state another upload formula) would make those checks untrue: the run must stop
  * spending at the first such charge, record the real charge, and leave the rest for the next run.
  */

@@ -13,7 +13,7 @@ import { authOf, parseBody } from '../request.js';
 import { datasetJson, hitJson } from '../wire.js';
 import { V1, V2 } from './paths.js';
 
-/** API.md: at most 20 results per query, and (chosen) at most 20 queries per batch. */
+/** docs/api.md: at most 20 results per query, and (chosen) at most 20 queries per batch. */
 const MAX_TOP_K = 20;
 const MAX_BATCH_QUERIES = 20;
 

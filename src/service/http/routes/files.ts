@@ -18,7 +18,7 @@ import { streamToFile } from '../upload-stream.js';
 import { fileJson } from '../wire.js';
 import { V1 } from './paths.js';
 
-/** The multipart field that carries the file (API.md, chosen). */
+/** The multipart field that carries the file (docs/api.md, chosen). */
 const UPLOAD_FIELD = 'file';
 const MAX_NAME_LENGTH = 1024;
 

@@ -6,8 +6,8 @@ import { recordsOf } from '../test-support.js';
 import type { Section } from '../types.js';
 import { csvParser } from './csv.js';
 
-// The csv-spectrum files of ../shared/fixtures/real/csv and the values its README says must come out.
-const FIXTURES = fileURLToPath(new URL('../../../../../shared/fixtures/real/csv/', import.meta.url));
+// The csv-spectrum files of test/fixtures/real/csv and the values its README says must come out.
+const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/real/csv/', import.meta.url));
 
 async function parseFixture(name: string): Promise<Section[]> {
   const out: Section[] = [];

@@ -1,5 +1,4 @@
-// picomatch ships no types (it is fast-glob's own matcher, already installed through it); this is
-// the small part of its API the sources use.
+// picomatch ships no types; this is the small part of its API the sources use.
 declare module 'picomatch' {
   namespace picomatch {
     type Options = { dot?: boolean; nocase?: boolean };

@@ -196,4 +196,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: "The local service's answer model (the configured LLM endpoint) failed.",
     action: 'Check the LLM endpoint the service was started with, or run again.',
   },
+  // anything unexpected
+  internal_error: {
+    exit: 5,
+    meaning: 'An error kbsync did not expect (printed as `kbsync: internal error: MESSAGE`).',
+    action: 'This is a bug in kbsync; please report it, with the output of the same command run with KBSYNC_DEBUG=1.',
+  },
 };

@@ -1,5 +1,5 @@
 import { ConfigError, formatProblem } from '../config/errors.js';
-import { KbsyncError } from '../shared/errors.js';
+import { errorText, KbsyncError, type ErrorCode } from '../shared/errors.js';
 import type { CliContext } from './context.js';
 import { ERROR_TABLE } from './error-table.js';
 
@@ -51,9 +51,8 @@ export function reportError(err: unknown, ctx: CliContext, options: { json: bool
     const { action } = ERROR_TABLE[err.code];
     if (action !== '') ctx.stderr.write(`  ${action}\n`);
   } else {
-    const message = err instanceof Error ? err.message : String(err);
-    ctx.stderr.write(`kbsync: internal error: ${message}\n`);
-    ctx.stderr.write('  This is a bug in kbsync; please report it, with the output of the same command run with KBSYNC_DEBUG=1.\n');
+    ctx.stderr.write(`kbsync: internal error: ${errorText(err)}\n`);
+    ctx.stderr.write(`  ${ERROR_TABLE.internal_error.action}\n`);
   }
   if (debug) ctx.stderr.write(`${debugDetail(err)}\n`);
   if (options.json) ctx.stdout.write(`${JSON.stringify({ error: errorDocument(err, exitCode) }, null, 2)}\n`);
@@ -63,7 +62,8 @@ export function reportError(err: unknown, ctx: CliContext, options: { json: bool
 function errorDocument(err: unknown, exitCode: ExitCode): Record<string, unknown> {
   if (err instanceof ConfigError) return { code: err.code, exitCode, message: err.message, file: err.file, problems: err.problems };
   if (err instanceof KbsyncError) return { code: err.code, exitCode, message: err.message };
-  return { code: 'internal_error', exitCode, message: err instanceof Error ? err.message : String(err) };
+  const code: ErrorCode = 'internal_error';
+  return { code, exitCode, message: errorText(err) };
 }
 
 /** The stack and the chain of causes (KBSYNC_DEBUG=1 only). */

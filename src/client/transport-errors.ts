@@ -1,3 +1,4 @@
+import { errorText } from '../shared/errors.js';
 import { ApiError, classifyStatus, readErrorBody, redact, snippetOf } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -25,7 +26,7 @@ function errorCodeOf(err: unknown): string | null {
 /** The ApiError for a request that got no (complete) answer. */
 export function transportError(cause: unknown, ctx: ErrorContext): ApiError {
   const sysCode = errorCodeOf(cause);
-  const detail = redact(cause instanceof Error ? cause.message : String(cause), ctx.secrets);
+  const detail = redact(errorText(cause), ctx.secrets);
   const base = { status: null, method: ctx.method, url: ctx.url, cause };
   if (ctx.kind !== 'idempotent' && (sysCode === null || !NOT_SENT.has(sysCode))) {
     // Why: the request may have been applied (and charged). Retrying blindly could pay twice;

@@ -43,7 +43,9 @@ export type ErrorCode =
   | 'file_changed'
   // local service: ingest and chat
   | 'parse_failed'
-  | 'llm_failed';
+  | 'llm_failed'
+  // anything kbsync did not expect (a bug): src/cli/exit.ts reports it with this code
+  | 'internal_error';
 
 /** Base class: a stable code, a human message, and always the cause when there is one. */
 export class KbsyncError extends Error {

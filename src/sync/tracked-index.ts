@@ -1,3 +1,4 @@
+import { errorText } from '../shared/errors.js';
 import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
 import { isoOf } from './state/codec.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
@@ -315,7 +316,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     } catch (err) {
       const prefix = `tracked files of source "${block.source}": `;
       if (err instanceof Error && err.message.startsWith(prefix)) throw err;
-      throw new Error(`${prefix}details: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`${prefix}details: ${errorText(err)}`, { cause: err });
     }
     block.lookups++;
     const rows = this.#rows;
@@ -341,7 +342,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       } catch (err) {
         const prefix = `tracked files of source "${source}": `;
         if (err instanceof Error && err.message.startsWith(prefix)) throw err;
-        throw new Error(`${prefix}details: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new Error(`${prefix}details: ${errorText(err)}`, { cause: err });
       }
       for (const name of DETAIL_COLUMNS) checkLength(source, name, details[name].length, count);
       for (const name of DETAIL_COLUMNS) {

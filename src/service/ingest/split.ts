@@ -78,11 +78,6 @@ export function hasTwoLines(text: string): boolean {
 /** What separates two paragraphs of prose: a blank line. */
 export const PARAGRAPH_BREAK = /\n[ \t]*\n/;
 
-/** Paragraphs of prose: blocks separated by blank lines, trimmed, empty ones dropped. */
-export function paragraphsOf(text: string): string[] {
-  return text.split(PARAGRAPH_BREAK).map((p) => p.trim()).filter((p) => p !== '');
-}
-
 /** The longest tail of `text` of at most `max` characters that starts at a word boundary ("" if none). */
 export function wordTail(text: string, max: number): string {
   if (text.length <= max) return text;

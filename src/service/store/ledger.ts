@@ -20,10 +20,3 @@ export function applyCredits(
     .run(e.datasetId, e.operation, e.delta, balance, e.ref, e.createdAt);
   return balance;
 }
-
-export type LedgerRow = { id: number; dataset_id: number; operation: string; delta_credits: number; balance_after: number; ref: string | null; created_at: string };
-
-/** The ledger of one dataset, oldest first. */
-export function ledgerOf(db: Database, datasetId: number): LedgerRow[] {
-  return db.prepare('SELECT * FROM ledger WHERE dataset_id = ? ORDER BY id').all(datasetId) as LedgerRow[];
-}

@@ -41,7 +41,7 @@ export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: Sin
       result = await call.perform(op.idempotencyKey);
     } catch (err) {
       if (isApiError(err) && err.code === 'unknown_outcome') state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
-      else state.settle(opId, { outcome: 'failed', code: isApiError(err) ? err.code : 'local_error', error: err instanceof Error ? err.message : String(err) });
+      else state.settle(opId, { outcome: 'failed', code: isApiError(err) ? err.code : 'local_error', error: errorText(err) });
       throw err;
     }
     state.settle(opId, { outcome: 'done', creditsCharged: result.creditsCharged });

@@ -1,6 +1,6 @@
 import PQueue from 'p-queue';
 import { isApiError } from '../../client/errors.js';
-import { isKbsyncError } from '../../shared/errors.js';
+import { errorText, isKbsyncError } from '../../shared/errors.js';
 import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
 import type { BudgetPeriod } from '../state/index.js';
 import type { RunOutcome } from '../types.js';
@@ -96,8 +96,8 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
         if (!isApiError(err)) {
           // Not an answer from the server (a local file vanished, a bug): nothing was charged for sure
           // only if nothing was sent; the client raises ApiError for everything it sent, so this was not.
-          state.settle(opId, { outcome: 'failed', code: 'local_error', error: messageOf(err) });
-          results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: messageOf(err) };
+          state.settle(opId, { outcome: 'failed', code: 'local_error', error: errorText(err) });
+          results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: errorText(err) };
           return;
         }
         if (err.code === 'unknown_outcome') {
@@ -158,8 +158,4 @@ export function paidQueue(concurrency: number, requestsPerSecond: number): PQueu
     ? { interval: 1_000, intervalCap: Math.floor(requestsPerSecond) }
     : { interval: Math.ceil(1_000 / requestsPerSecond), intervalCap: 1 };
   return new PQueue({ concurrency, ...rate, strict: true });
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { KnowledgeClient } from '../../client/index.js';
-import { KbsyncError } from '../../shared/errors.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
 import { deferredReason, overBudgetReason, REASON_CHANGED_SINCE_HASHED } from '../planner/reasons.js';
@@ -96,7 +96,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', { totals, stop });
     return run;
   } catch (err) {
-    state.finishRun(runId, 'failed', { error: err instanceof Error ? err.message : String(err) });
+    state.finishRun(runId, 'failed', { error: errorText(err) });
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 import { simpleGit } from 'simple-git';
-import { KbsyncError } from '../../shared/errors.js';
+import { errorText, KbsyncError } from '../../shared/errors.js';
 
 /**
  * The one door to git for the sources. Every command runs with these settings, whatever the user's
@@ -58,7 +58,7 @@ export function createGitRunner(cwd: string, label: string): GitRun {
     try {
       return await git.raw([...args]);
     } catch (err) {
-      const message = redactCredentials(err instanceof Error ? err.message : String(err)).trim();
+      const message = redactCredentials(errorText(err)).trim();
       // The cause is rebuilt from the redacted text: git's own message may hold a token from the URL.
       throw new KbsyncError('git_failed', `source "${label}": git ${args[0] ?? ''} failed: ${message}`, { cause: new Error(message) });
     }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
@@ -236,7 +237,7 @@ function readColumns(
     try {
       values = JSON.parse(json ?? '[]') as T[];
     } catch (err) {
-      throw new Error(`tracked files of source "${source}": ${column} is not readable (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+      throw new Error(`tracked files of source "${source}": ${column} is not readable (${errorText(err)})`, { cause: err });
     }
     if (values.length !== count) throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
     return values;

@@ -4,6 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { errorText } from '../../shared/errors.js';
 import { BULK_SQL, SOURCES_SQL, type BulkRow } from './tracked-files.js';
 import type { TrackedReply } from './tracked-load.js';
 
@@ -20,6 +21,6 @@ try {
     db.close();
   }
 } catch (err) {
-  reply = { kind: 'error', message: err instanceof Error ? err.message : String(err) };
+  reply = { kind: 'error', message: errorText(err) };
 }
 port.postMessage(reply);

@@ -1,3 +1,4 @@
+import { errorText } from '../../../shared/errors.js';
 import { jsonErrorOffset } from './json-locate.js';
 
 /** Line and column (1-based) of a character offset in text. */
@@ -17,7 +18,7 @@ export function lineColumnAt(text: string, offset: number): { line: number; colu
  * include it, which could be long); the place comes from our own scan of the text.
  */
 export function describeJsonError(err: unknown, text: string): string {
-  const raw = err instanceof Error ? err.message : String(err);
+  const raw = errorText(err);
   let what = raw
     .replace(/,\s*".*" is not valid JSON$/s, '')
     .replace(/\s*in JSON at position \d+.*$/s, '')

@@ -9,6 +9,7 @@ import { openState } from '../../../src/sync/state/index.js';
 import type { RunItem } from '../../../src/sync/types.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
+import { printFigures } from '../../helpers/figures.js';
 import { createPrng } from '../../helpers/prng.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
@@ -65,6 +66,9 @@ describe('budget caps with upload.concurrency 8', () => {
     let fileIndex = 0;
     let runsWithDeferred = 0;
     let runsMixed = 0;
+    // The largest share of a cap any run, day or month used (1: a cap met exactly).
+    let maxShareOfCap = 0;
+    let totalCharged = 0;
 
     try {
       for (let runNo = 0; runNo < 15; runNo++) {
@@ -115,6 +119,12 @@ describe('budget caps with upload.concurrency 8', () => {
             && (spentByMonth.get(month) ?? 0) + cost <= caps.maxCreditsPerMonth;
           expect(fits, `${context}: ${first.path} (${cost} credits) was deferred although it fits`).toBe(false);
         }
+        totalCharged += charged;
+        // (A day's or month's earlier spending may pass a cap lowered since: only a run that spends must fit it.)
+        if (charged > 0) {
+          maxShareOfCap = Math.max(maxShareOfCap, charged / caps.maxCreditsPerRun, (spentByDay.get(day) ?? 0) / caps.maxCreditsPerDay,
+            (spentByMonth.get(month) ?? 0) / caps.maxCreditsPerMonth);
+        }
         if (waiting.length > 0) runsWithDeferred++;
         if (waiting.length > 0 && done.length > 0) runsMixed++;
       }
@@ -143,6 +153,10 @@ describe('budget caps with upload.concurrency 8', () => {
       expect(balanceBefore - (await ds.balance())).toBe(waitingNow.slice(3).reduce((s, f) => s + f.cost, 0));
       expect(names).toEqual([...sizes.keys()].sort());
       expect(100_000 - (await ds.balance())).toBe([...sizes.values()].reduce((s, size) => s + uploadCost(size), 0));
+      printFigures('budget caps with upload.concurrency 8', {
+        seed, 'capped runs': 15, 'runs that deferred work': runsWithDeferred, 'credits charged in them': totalCharged,
+        'largest share of a run, day or month cap used': maxShareOfCap.toFixed(2),
+      });
     } finally {
       await client.close();
     }

@@ -4,6 +4,7 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
 import { isUpload, type ProxiedRequest } from '../../helpers/fault-proxy.js';
+import { printFigures } from '../../helpers/figures.js';
 import { killHard, spawnKbsync } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
@@ -74,6 +75,10 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(start - (await ds.balance())).toBe(15);
     expect(itemOf(status.report, 'a.md').remoteId).toBe(String(given?.id));
     expect(ledgerSpent(ws)).toBe(15);
+    printFigures('killed after the service answered', {
+      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0, 'uploads of a.md': uploadsOf('a.md').length, 'copies of a.md': (await copies(ds))['a.md'] ?? 0,
+      'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+    });
   });
 
   it('killed before the upload reached the service: the rerun uploads it exactly once, with the same idempotency key', async () => {
@@ -108,6 +113,11 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
     expect(start - (await ds.balance())).toBe(15);
     expect(ledgerSpent(ws)).toBe(15);
+    printFigures('killed before the upload reached the service', {
+      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0, 'uploads of a.md': attempts.length,
+      'with the same idempotency key': attempts[1]?.headers['idempotency-key'] === attempts[0]?.headers['idempotency-key'] ? 'yes' : 'no',
+      'copies of a.md': (await copies(ds))['a.md'] ?? 0, 'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+    });
   });
 
   it('a lost answer without a crash: the item is reported unknown (exit 1), then reconciled, never paid twice', async () => {
@@ -135,5 +145,9 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1, 'c.md': 1 });
     expect(start - (await ds.balance())).toBe(15);
     expect(ledgerSpent(ws)).toBe(15);
+    printFigures('a lost answer without a crash', {
+      'uploads of a.md': uploadsOf('a.md').length, 'copies of a.md': (await copies(ds))['a.md'] ?? 0,
+      'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+    });
   });
 });

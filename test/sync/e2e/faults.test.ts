@@ -3,6 +3,7 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, itemOf, type Workspace } from '../../helpers/e2e-workspace.js';
 import { isUpload, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { printFigures } from '../../helpers/figures.js';
 
 const suite = useE2eSuite({ proxy: true });
 
@@ -48,7 +49,7 @@ describe('answers a real server gives only under stress', () => {
     ['409 idempotency_in_progress', { status: 409, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"idempotency_in_progress","message":"still running"}}' }],
     ['a 201 whose body names its fields differently', { status: 201, headers: { 'content-type': 'application/json' }, body: '{"file_id":"x","name":"a.md"}' }],
     ['a 201 in HTML', { status: 201, headers: { 'content-type': 'text/html' }, body: '<html>created</html>' }],
-  ])('%s after the service took (and charged) the upload: unknown, reconciled on the rerun, never paid twice', async (_what, answer) => {
+  ])('%s after the service took (and charged) the upload: unknown, reconciled on the rerun, never paid twice', async (what, answer) => {
     const { ds, ws } = setup();
     const start = await ds.balance();
     suite.proxy.setHooks({
@@ -69,6 +70,10 @@ describe('answers a real server gives only under stress', () => {
     expect(uploadsOf('a.md')).toHaveLength(1);
     expect(start - (await ds.balance())).toBe(10);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
+    printFigures(what, {
+      'first run': `a.md ${itemOf(first.report, 'a.md').outcome}, exit ${first.code}`, 'uploads of a.md': uploadsOf('a.md').length,
+      'credits charged': `${start - (await ds.balance())} for 10 planned`,
+    });
   });
 
   it('502 from a gateway that never reached the service: the rerun sends it once, with the same idempotency key', async () => {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { printFigures } from '../../helpers/figures.js';
 import { exited, firstMessage, forkTs } from './fixtures/fork-ts.js';
 import { tempState } from './fixtures/state-dir.js';
 
@@ -34,5 +35,9 @@ describe('two processes reserving on one state file', () => {
     raw.close();
     const switches = owners.filter((o, i) => i > 0 && o !== owners[i - 1]).length;
     expect(switches).toBeGreaterThanOrEqual(2);
+    printFigures('two processes reserving on one state file', {
+      admitted: (a?.admitted ?? 0) + (b?.admitted ?? 0), refused: (a?.refused ?? 0) + (b?.refused ?? 0),
+      'run credits used': `${used.run} of cap ${caps.run}`, 'turns between the processes': switches,
+    });
   });
 });

@@ -7,9 +7,9 @@ export type ChildExit = { code: number | null; signal: NodeJS.Signals | null; st
 /** A running `node bin/kbsync.js ...` (needs dist/: see ensureDist), and its end. */
 export type KbsyncChild = { child: ChildProcess; exited: Promise<ChildExit> };
 
-/** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment. */
-export function spawnKbsync(args: string[], cwd: string): KbsyncChild {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd };
+/** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment (plus `extraEnv`). */
+export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}): KbsyncChild {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...extraEnv };
   const child = spawn(process.execPath, [KBSYNC_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -30,6 +30,8 @@ export type E2eDataset = {
 export type E2eService = {
   url: string;
   service: RunningService;
+  /** The service's data folder (its database and the files it received). */
+  dataDir: string;
   /** A new dataset with its own key. */
   dataset(o?: { plan?: Plan; credits?: number }): E2eDataset;
   close(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startE2eService(): Promise<E2eService> {
   return {
     url: service.url,
     service,
+    dataDir,
     dataset: (o = {}) => {
       const { datasetId, apiKey } = service.admin.createDataset({ name: 'e2e', plan: o.plan ?? 'basic', credits: o.credits ?? 100_000 });
       return datasetApi(service.url, datasetId, apiKey);

@@ -137,7 +137,7 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
       } else {
         results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };
       }
-      // Tasks still queued see `stop` and return without a call (clearing the queue would strand their promises).
+      // The stop takes the calls not yet started out of the queue; each reports itself not sent.
       if (STOP_CODES.has(err.code)) stopWith({ by: 'service', code: err.code, message: err.message });
       return 'settled';
     }

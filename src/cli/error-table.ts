@@ -41,7 +41,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   insufficient_credits: {
     exit: 4,
     meaning: "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged. A sync stops spending and defers the files it did not send.",
-    action: 'Add credits on the service (embedded target: kbsync prints the `kbsync serve credits add` command with its data folder, dataset id and the credits the deferred work needs); the next run sends the deferred files.',
+    action: 'Add credits on the service (embedded target: `kbsync sync` prints the `kbsync serve credits add` command with its data folder, dataset id and the credits the deferred work needs; `kbsync serve credits add --help`); the next run sends the deferred files.',
   },
   tier_required: {
     exit: 4,

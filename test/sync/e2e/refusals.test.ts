@@ -160,7 +160,8 @@ describe('the embedded target out of credits', () => {
     expect(command, first.stderr).toBe(`kbsync serve credits add --data ${dataDir} --dataset 1 8`);
     expect(ledgerOf(ws)).toMatchObject({ problems: [], reserved: 0, spent: 2 * COST, inFlight: 0 });
 
-    const topUp = await runKbsync([...shellWords(command as string).slice(1), '--json'], ws.root);
+    // Run from another folder, as a user would: the command must name the data folder itself.
+    const topUp = await runKbsync([...shellWords(command as string).slice(1), '--json'], suite.temp.make());
     expect(topUp.code, topUp.stderr).toBe(0);
     expect(JSON.parse(topUp.stdout)).toEqual({ datasetId: '1', credits: 10 });
 

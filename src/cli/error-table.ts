@@ -40,8 +40,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   insufficient_credits: {
     exit: 4,
-    meaning: "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged.",
-    action: 'Add credits on the service; pending work stays queued and the next run continues it.',
+    meaning: "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged. A sync stops spending and defers the files it did not send.",
+    action: 'Add credits on the service (embedded target: `kbsync sync` prints the `kbsync serve credits add` command with its data folder, dataset id and the credits the deferred work needs; `kbsync serve credits add --help`); the next run sends the deferred files.',
   },
   tier_required: {
     exit: 4,
@@ -95,7 +95,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   rate_limited: {
     exit: 4,
-    meaning: 'The service asked kbsync to slow down (HTTP 429) and retries did not get through.',
+    meaning: 'The service asked kbsync to slow down (HTTP 429) and kbsync could not get past it: a call refused again after 3 waits for its `Retry-After`, or a free call (a listing) asked to wait longer than `upload.maxRetryAfterSeconds`. Nothing was charged; a sync defers the files it did not send.',
     action: 'Lower `upload.requestsPerSecond` or `upload.concurrency`, or run again later.',
   },
   internal: {

@@ -13,7 +13,7 @@ export const EXIT = {
   usage: 2,
   /** Stopped by the budget or a limit with work left. */
   stopped: 3,
-  /** The remote refused us (auth, credits exhausted on the server, tier). */
+  /** The remote refused us (auth, credits exhausted on the server, tier, a rate limit retries did not get past). */
   refused: 4,
   /** Internal error (a bug). */
   internal: 5,

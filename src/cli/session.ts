@@ -10,7 +10,7 @@ import type { CliContext } from './context.js';
 import type { OpenTarget } from './target.js';
 
 /** What a sync-side command works with: config, state, logger, and a target opened on first use. */
-export type Session = SyncDeps & { ctx: CliContext };
+export type Session = SyncDeps & { ctx: CliContext; getTarget(): Promise<OpenTarget> };
 
 /**
  * Loads the config, opens the state (one writer at a time; a corrupt state is moved aside and rebuilt
@@ -21,12 +21,10 @@ export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session
   const logger = await ctx.getLogger();
   const state = await openStateFor(config, ctx, logger);
   let target: Promise<OpenTarget> | undefined;
-  const getClient = async (): Promise<KnowledgeClient> => {
-    target ??= import('./target.js').then((m) => m.openTarget(config, logger));
-    return (await target).client;
-  };
+  const getTarget = (): Promise<OpenTarget> => (target ??= import('./target.js').then((m) => m.openTarget(config, logger)));
+  const getClient = async (): Promise<KnowledgeClient> => (await getTarget()).client;
   try {
-    return await fn({ config, state, logger, getClient, ctx });
+    return await fn({ config, state, logger, getClient, getTarget, ctx });
   } finally {
     try {
       if (target !== undefined) await (await target).close();

@@ -52,6 +52,6 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
       );
     },
     reprocessFile: (id, o) =>
-      http.call({ method: 'POST', api: 'v1', path: `/files/${encodeURIComponent(id)}/reprocess`, kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} }, S.Reprocess),
+      http.call({ method: 'POST', api: 'v1', path: `/files/${encodeURIComponent(id)}/reprocess`, route: '/files/{id}/reprocess', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} }, S.Reprocess),
   };
 }

@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { ApiError, redact, snippetOf } from './errors.js';
-import { DEFAULT_RETRY, retryDelayMs, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, DEFAULT_RETRY_AFTER_MS, retryDelayMs, type RetryPolicy } from './retry.js';
+import { createRetryAfterGate, endpointOf } from './retry-after-gate.js';
 import { statusError, transportError, type CallKind, type ErrorContext } from './transport-errors.js';
 import type { ClientOptions, Clock, Dialect } from './types.js';
 
@@ -22,6 +23,8 @@ export type CallSpec = {
   api: 'v1' | 'v2';
   /** Path after the dialect's prefix, starting with `/`. */
   path: string;
+  /** The path with its ids as `{id}`, when it has any: names the endpoint a 429 pauses (retry-after-gate.ts). */
+  route?: string;
   kind: CallKind;
   query?: Record<string, string | number | undefined>;
   json?: unknown;
@@ -53,6 +56,7 @@ export function createHttp(opts: ClientOptions): Http {
   const secrets = [opts.apiKey];
   const base = opts.baseUrl.replace(/\/+$/, '');
   const log = opts.logger;
+  const gate = createRetryAfterGate();
 
   function urlOf(spec: CallSpec): string {
     const prefix = spec.api === 'v1' ? dialect.v1Prefix : dialect.v2Prefix;
@@ -119,15 +123,40 @@ export function createHttp(opts: ClientOptions): Http {
     return result.data;
   }
 
+  /**
+   * Waits out the Retry-After window of the call's endpoint before anything is sent. A paid call is not
+   * held here (its caller's queue decides when to send it again, without holding a slot meanwhile), nor
+   * is any call when the window is longer than maxRetryAfterMs: both get rate_limited, with the time left.
+   */
+  async function untilOpen(spec: CallSpec, endpoint: string, url: string): Promise<void> {
+    for (;;) {
+      const waitMs = gate.remainingMs(endpoint, clock.now());
+      if (waitMs <= 0) return;
+      if (spec.kind === 'paid' || waitMs > policy.maxRetryAfterMs) {
+        throw new ApiError({
+          code: 'rate_limited', status: null, method: spec.method, url, retryAfterMs: waitMs,
+          message: `${spec.method} ${url} not sent: the service asked (429 Retry-After) for no calls to ${endpoint} for ${Math.ceil(waitMs / 1000)} s more`,
+        });
+      }
+      log?.debug({ endpoint, waitMs }, 'waiting out Retry-After');
+      await clock.sleep(waitMs);
+    }
+  }
+
   async function call<T>(spec: CallSpec, schema: z.ZodType<T>): Promise<T> {
     const url = redact(urlOf(spec), secrets);
+    const endpoint = endpointOf(spec);
     const idempotencyKey = spec.kind === 'paid' ? (spec.idempotencyKey ?? randomUUID()) : null;
     const headers = headersOf(spec, idempotencyKey);
     const ctx: ErrorContext = { method: spec.method, url, kind: spec.kind, secrets, sentIdempotencyKey: idempotencyKey !== null };
     for (let attempt = 0; ; attempt++) {
+      // Only awaited when closed: an open endpoint sends in the same tick, as if there were no gate.
+      if (gate.remainingMs(endpoint, clock.now()) > 0) await untilOpen(spec, endpoint, url);
       try {
         return parse(await send(spec, urlOf(spec), headers, ctx), schema, ctx);
       } catch (err) {
+        // Closed before anything else runs: no request to this endpoint starts inside the window.
+        if (err instanceof ApiError && err.status === 429) gate.close(endpoint, clock.now() + (err.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS));
         if (!(err instanceof ApiError) || spec.kind !== 'idempotent') throw err;
         const waitMs = retryDelayMs(err, attempt, policy);
         if (waitMs === null) throw err;

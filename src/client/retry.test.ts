@@ -10,7 +10,7 @@ function apiError(code: ErrorCode, retryAfterMs: number | null = null): ApiError
   return new ApiError({ code, message: code, status: null, method: 'GET', url: 'u', retryAfterMs });
 }
 
-const policy = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({ retries: 5, baseDelayMs: 1000, maxDelayMs: 4000, random: () => random, ...over });
+const policy = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({ retries: 5, baseDelayMs: 1000, maxDelayMs: 4000, maxRetryAfterMs: 10_000, random: () => random, ...over });
 
 /** Settles a promise into a value the test can inspect while timers are fake. */
 function track<T>(p: Promise<T>) {
@@ -68,8 +68,12 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(apiError('rate_limited', 3000), 0, policy(0))).toBe(3000);
   });
 
-  it('does not wait for a Retry-After beyond the cap', () => {
-    expect(retryDelayMs(apiError('rate_limited', 4001), 0, policy(0))).toBeNull();
+  it('waits for a Retry-After above the backoff cap, up to maxRetryAfterMs', () => {
+    expect(retryDelayMs(apiError('rate_limited', 10_000), 0, policy(0))).toBe(10_000);
+  });
+
+  it('does not wait for a Retry-After beyond maxRetryAfterMs', () => {
+    expect(retryDelayMs(apiError('rate_limited', 10_001), 0, policy(0))).toBeNull();
   });
 });
 

@@ -21,8 +21,13 @@ export type RetryOptions = {
   retries?: number;
   /** First backoff step; the n-th retry waits up to base * 2^n. @default 500 */
   baseDelayMs?: number;
-  /** Cap of one wait; a Retry-After longer than this is not waited for but surfaced. @default 30000 */
+  /** Cap of one backoff wait. @default 30000 */
   maxDelayMs?: number;
+  /**
+   * Longest Retry-After (429) waited for; a longer one is not waited for but surfaced as rate_limited
+   * with its retryAfterMs, and no request to that endpoint is sent while it lasts. @default 60000
+   */
+  maxRetryAfterMs?: number;
   /** Source of jitter in [0, 1). @default Math.random */
   random?: () => number;
 };

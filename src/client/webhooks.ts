@@ -13,6 +13,6 @@ export function webhookMethods(http: Http): WebhookMethods {
     createWebhook: (b) => http.call({ method: 'POST', api: 'v2', path: '/webhooks', kind: 'once', json: { url: b.url, events: b.events } }, S.WebhookCreated),
     listWebhooks: () => http.call({ method: 'GET', api: 'v2', path: '/webhooks', kind: 'idempotent' }, S.WebhookList),
     // A test delivery is a harmless ping: retried like a read.
-    testWebhook: (id) => http.call({ method: 'POST', api: 'v2', path: `/webhooks/${encodeURIComponent(id)}/test`, kind: 'idempotent', json: {} }, S.WebhookTest),
+    testWebhook: (id) => http.call({ method: 'POST', api: 'v2', path: `/webhooks/${encodeURIComponent(id)}/test`, route: '/webhooks/{id}/test', kind: 'idempotent', json: {} }, S.WebhookTest),
   };
 }

@@ -68,6 +68,9 @@ export const Target = z
     dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
     /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
     dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
+    /** Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`. @default 1000 */
+    startCredits: NonNegativeInt.default(1000)
+      .describe('Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`.'),
     /** What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB). */
     uploadCost: UploadCost.describe('What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB).'),
   })
@@ -137,6 +140,9 @@ export const Upload = z
     concurrency: z.number().int().min(1).max(64).default(4).describe('Uploads in flight at once.'),
     /** Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down). @default 5 */
     requestsPerSecond: z.number().positive().max(1000).default(5).describe('Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down).'),
+    /** Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued. @default 60 */
+    maxRetryAfterSeconds: z.number().int().min(1).max(86_400).default(60)
+      .describe('Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued.'),
     /** How many times a file whose remote processing failed is reprocessed. @default 2 */
     maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed.'),
   })

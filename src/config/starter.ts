@@ -18,6 +18,9 @@ target:
   plan: basic
   # Where the embedded service keeps its database and files (embedded only).
   dataDir: .kbsync/service
+  # Credits the embedded dataset starts with, when dataDir is first created (embedded only).
+  # Later: kbsync serve credits add --data DATADIR --dataset ID N
+  startCredits: 1000
   # --- remote only ---------------------------------------------------------------------
   # Base URL of the service.
   # baseUrl: https://app.inflectiv.ai
@@ -74,6 +77,9 @@ upload:
   concurrency: 4
   # Most paid requests started in any rolling second (uploads, reprocesses and the reindex together).
   requestsPerSecond: 5
+  # After a 429, the calls to that endpoint pause for its Retry-After; one longer than this many
+  # seconds stops the run (exit 3) with the rest queued for the next run.
+  maxRetryAfterSeconds: 60
   # How many times a file whose remote processing failed is reprocessed.
   maxReprocessAttempts: 2
 

@@ -4,7 +4,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Plan } from '../shared/plans.js';
 import { startService } from './server.js';
 
-/** Credits of the dataset an embedded service creates on its first start. */
+/** Credits of the dataset an embedded service creates on its first start, unless `credits` says otherwise. */
 export const EMBEDDED_START_CREDITS = 1_000;
 const KEY_FILE = 'embedded-key';
 
@@ -22,11 +22,11 @@ function readKeyFile(path: string): string | undefined {
 
 /**
  * Runs the local service in-process on 127.0.0.1 (random port) for `target.kind: embedded`.
- * The first start creates a dataset on `plan` with 1,000 credits and keeps its key in
+ * The first start creates a dataset on `plan` with `credits` (1,000 by default) and keeps its key in
  * `dataDir/embedded-key` (0600); later starts reuse it, and the configured plan wins over the stored one.
  */
 export async function startEmbeddedService(opts: {
-  dataDir: string; plan: Plan; logger?: Logger; allowInsecureWebhooks?: boolean; llmUrl?: string;
+  dataDir: string; plan: Plan; credits?: number; logger?: Logger; allowInsecureWebhooks?: boolean; llmUrl?: string;
 }): Promise<EmbeddedService> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -42,7 +42,7 @@ export async function startEmbeddedService(opts: {
       service.admin.setPlan(storedDataset, opts.plan);
       return { baseUrl: service.url, apiKey: storedKey, datasetId: storedDataset, close: service.close };
     }
-    const created = service.admin.createDataset({ name: 'embedded', plan: opts.plan, credits: EMBEDDED_START_CREDITS });
+    const created = service.admin.createDataset({ name: 'embedded', plan: opts.plan, credits: opts.credits ?? EMBEDDED_START_CREDITS });
     const tmp = `${keyPath}.tmp`;
     writeFileSync(tmp, `${created.apiKey}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);

@@ -1,9 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 
-/** A request as the proxy received it (body fully read: the tests send small files). */
-export type ProxiedRequest = { method: string; url: string; headers: Record<string, string>; body: Buffer };
+/**
+ * A request as the proxy received it (body fully read: the tests send small files); `receivedAtMs` is
+ * when its headers arrived (performance.now()), before the body was read.
+ */
+export type ProxiedRequest = { method: string; url: string; headers: Record<string, string>; body: Buffer; receivedAtMs: number };
 /** The upstream's answer to a forwarded request. */
 export type UpstreamResponse = { status: number; headers: Record<string, string>; body: Buffer };
 
@@ -37,9 +41,10 @@ export async function startFaultProxy(upstream: string, initial: FaultHooks = {}
   let hooks = initial;
   const requests: ProxiedRequest[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedAtMs = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const proxied: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: headersOf(req.headers), body: Buffer.concat(chunks) };
+    const proxied: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: headersOf(req.headers), body: Buffer.concat(chunks), receivedAtMs };
     requests.push(proxied);
     const decision = (await hooks.onRequest?.(proxied)) ?? { kind: 'forward' };
     if (decision.kind === 'drop') {

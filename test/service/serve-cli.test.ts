@@ -1,5 +1,7 @@
 import { CommanderError } from 'commander';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { register } from '../../src/cli/commands/serve.js';
 import { createContext, type CliContext } from '../../src/cli/context.js';
@@ -76,6 +78,9 @@ describe('kbsync serve', () => {
     expect(await unknown.done).toBe(2);
     expect(unknown.err()).toContain('dataset not found');
     expect(await badPlan.done).toBe(2);
+    // The folder given with --data after the subcommand holds them, not the default one.
+    expect(existsSync(join(dir.path, 'd', 'service.db'))).toBe(true);
+    expect(existsSync(join(dir.path, '.kbsync'))).toBe(false);
   });
 
   it('rejects a bad --rate-limit and --port with exit 2', async () => {

@@ -39,6 +39,19 @@ async function withAdmin<T>(ctx: CliContext, dataDir: string, action: (admin: Se
   }
 }
 
+/**
+ * The `--data` of a `serve` subcommand. commander hands an option the parent also defines to the parent
+ * (`serve --data`) wherever it stands on the line, so `serve credits add --data X` sets serve's: the
+ * subcommand's own value counts only when commander gave it one from the command line.
+ */
+function dataDirOf(cmd: Command): string {
+  if (cmd.getOptionValueSource('data') === 'cli') return String(cmd.opts().data);
+  for (let parent = cmd.parent; parent !== null; parent = parent.parent) {
+    if (parent.getOptionValueSource('data') === 'cli') return String(parent.opts().data);
+  }
+  return DEFAULT_DATA_DIR;
+}
+
 type ServeOptions = {
   host: string; port: number; data: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string;
   maxFileMb?: Partial<Record<Plan, number>>;
@@ -98,8 +111,8 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('basic'))
     .option('--credits <n>', 'starting credits', parseCredits, 1_000)
     .option('--json', 'print {"datasetId", "apiKey"} as JSON')
-    .action(async (options: { data: string; name: string; plan: Plan; credits: number; json?: boolean }) => {
-      const created = await withAdmin(ctx, options.data, (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
+    .action(async (options: { data: string; name: string; plan: Plan; credits: number; json?: boolean }, cmd: Command) => {
+      const created = await withAdmin(ctx, dataDirOf(cmd), (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
       if (options.json === true) {
         writeJson(ctx, created);
         return;
@@ -115,8 +128,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--data <dir>', 'data folder', DEFAULT_DATA_DIR)
     .requiredOption('--dataset <id>', 'dataset id')
     .option('--json', 'print {"datasetId", "credits"} as JSON')
-    .action(async (n: number, options: { data: string; dataset: string; json?: boolean }) => {
-      const balance = await withAdmin(ctx, options.data, (admin) => admin.addCredits(options.dataset, n));
+    .action(async (n: number, options: { data: string; dataset: string; json?: boolean }, cmd: Command) => {
+      const balance = await withAdmin(ctx, dataDirOf(cmd), (admin) => admin.addCredits(options.dataset, n));
       if (options.json === true) {
         writeJson(ctx, { datasetId: options.dataset, credits: balance });
         return;

@@ -31,6 +31,11 @@ export function register(program: Command, ctx: CliContext): void {
         else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
         if (run.stop?.by === 'service') {
           ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
+          if (run.stop.code === 'insufficient_credits') {
+            const { creditsAdvice } = await import('../credits-advice.js');
+            const [first, ...rest] = await creditsAdvice(run, await session.getTarget());
+            ctx.stderr.write(`kbsync: ${first}\n${rest.map((line) => `${line}\n`).join('')}`);
+          }
           ctx.exitCode = EXIT.refused;
         } else {
           // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).

@@ -4,5 +4,6 @@ export { runSync, type SyncOptions, type SyncRun } from './run-sync.js';
 export { reconcileUnknown, type ReconcileReport } from './reconcile.js';
 export { remoteNameMapper } from './remote-names.js';
 export { paidCall, type SinglePaidCall } from './paid-call.js';
-export { paidQueue, runPaidTasks, type PaidTask, type PaidResult, type StopReason } from './paid-ops.js';
+export { runPaidTasks, type PaidTask, type PaidResult, type StopReason } from './paid-ops.js';
+export { paidQueue, type PaidQueue, type QueueTimers } from './paid-queue.js';
 export { waitForProcessing } from './poll.js';

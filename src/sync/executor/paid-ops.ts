@@ -1,9 +1,10 @@
-import PQueue from 'p-queue';
-import { isApiError } from '../../client/errors.js';
+import { isApiError, type ApiError } from '../../client/errors.js';
+import { DEFAULT_RETRY_AFTER_MS } from '../../client/retry.js';
 import { errorText, isKbsyncError } from '../../shared/errors.js';
 import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
 import type { BudgetPeriod } from '../state/index.js';
 import type { RunOutcome } from '../types.js';
+import type { PaidQueue } from './paid-queue.js';
 
 /** A paid call to make: the outbox row to write first, and the call itself. */
 export type PaidTask = {
@@ -18,119 +19,184 @@ export type PaidResult = {
   creditsCharged: number;
   remoteId: string | null;
   error: string | null;
-  /** Set when the call was not made and the work waits for a later run: the budget refused its reservation, or the file changed since it was hashed. */
+  /**
+   * Set when the work waits for a later run, nothing charged: the budget refused its reservation, the
+   * file changed since it was hashed, the run stopped spending before the call, or the service refused
+   * the call itself in a way that stops the run (out of credits, or a 429 not to be waited out).
+   */
   deferred?:
     | { by: 'budget'; period: BudgetPeriod; used: number; cap: number }
     | { by: 'changed'; message: string }
-    | { by: 'stopped'; code: string };
+    | { by: 'stopped'; code: string }
+    | { by: 'refused'; code: string };
 };
 
 /**
- * Why the run stopped spending: the server refused us (auth, credits, tier), or it charged more than
- * the cost table said, so the budget checks made at reservation no longer hold.
+ * Why the run stopped spending: the server refused us (auth, credits, tier, a 429 that retries did not
+ * get past), it asked for a pause longer than upload.maxRetryAfterSeconds (`retry-after`), or it charged
+ * more than the cost table said, so the budget checks made at reservation no longer hold.
  */
-export type StopReason = { by: 'service' | 'price'; code: string; message: string };
+export type StopReason = { by: 'service' | 'retry-after' | 'price'; code: string; message: string };
 
 export type PaidRunOptions = {
   state: StateStore;
   runId: number;
   caps: BudgetCaps;
-  /** The run's one queue (paidQueue): every paid call of a run, uploads, reprocesses and the reindex, shares its limits. */
-  queue: PQueue;
+  /** The run's one queue (paidQueue): every paid call of a run, uploads, reprocesses and the reindex, shares its limits and its pauses. */
+  queue: PaidQueue;
+  /** Longest Retry-After a call waits out (upload.maxRetryAfterSeconds); a longer one stops the run. */
+  maxRetryAfterMs: number;
   onSettled?: (index: number, result: PaidResult) => void;
-  /** Waits (for a Retry-After); injectable for tests. */
-  sleep?: (ms: number) => Promise<void>;
 };
 
 /** Errors after which no further paid call is made in this run. */
 const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden']);
-/** Most times one call refused with 429 is tried again after its Retry-After. */
+/** Refusals that leave the work queued for the next run rather than failed: nothing was charged, nothing is wrong with the file. */
+const DEFER_CODES = new Set(['insufficient_credits', 'rate_limited']);
+/** Most times one call refused with 429 is sent again after its Retry-After. */
 const MAX_RATE_LIMIT_RETRIES = 3;
-const MAX_RETRY_AFTER_MS = 60_000;
+
+/** What one attempt of a task came to: settled for good, or to be sent again once its endpoint opens. */
+type Attempt = 'settled' | 'again';
 
 /**
- * Runs paid calls through a rate-limited queue. For each task: a durable outbox row (reusing a pending
- * row for the same operation, so a retry keeps its idempotency key), then a reservation admitted against
+ * Runs paid calls through the run's queue. For each task: a durable outbox row (reusing a pending row
+ * for the same operation, so a retry keeps its idempotency key), then a reservation admitted against
  * every budget period in one transaction, then the call, then its outcome recorded. Nothing is paid
  * without the row and the reservation committed first.
+ *
+ * A 429 is a refusal (nothing charged): its reservation is released, the endpoint's lane of the queue
+ * pauses for the Retry-After (calls already sent finish, no other call to that endpoint starts, and the
+ * calls waiting hold no slot), and the call goes again, with a new row, when the pause ends. A Retry-After
+ * longer than maxRetryAfterMs stops the run instead, its work left for the next run.
  */
 export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions): Promise<{ results: PaidResult[]; stop: StopReason | null }> {
-  const { state } = o;
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { state, queue } = o;
   // enqueue() returns the open row for the same work if there is one (a retry keeps its idempotency key).
   // Object.assign, not spread: ~3x faster over the 100k ops of a first sync (see runItemOf).
   const opIds = state.enqueueMany(tasks.map((task) => Object.assign({}, task.op, { runId: o.runId })));
   const results: PaidResult[] = tasks.map(() => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null }));
   let stop: StopReason | null = null;
+  // Aborted at the stop: calls waiting out a pause give up at once.
+  const stopped = new AbortController();
+  const stopWith = (reason: StopReason): void => {
+    if (stop !== null) return;
+    stop = reason;
+    stopped.abort();
+  };
+  const notSent = (code: string): PaidResult => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'stopped', code } });
 
-  const { queue } = o;
-  const runOne = async (index: number): Promise<void> => {
+  // 429s each task got from the service (not the calls the client held back unsent).
+  const refusals = new Map<number, number>();
+
+  const attempt = async (index: number): Promise<Attempt> => {
     const task = tasks[index] as PaidTask;
-    let opId = opIds[index] as number;
-    for (let attempt = 0; ; attempt++) {
-      if (stop !== null) {
-        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'stopped', code: stop.code } };
-        return;
-      }
-      const admitted = state.reserve(opId, o.caps, o.runId);
-      if (!admitted.ok) {
-        state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
-        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'budget', period: admitted.period, used: admitted.used, cap: admitted.cap } };
-        return;
-      }
-      const op = state.getOp(opId) as OutboxOp;
-      try {
-        const done = await task.perform(op);
-        state.settle(opId, done);
-        const charged = done.creditsCharged ?? op.credits;
-        results[index] = { outcome: 'done', creditsCharged: charged, remoteId: done.remoteId ?? null, error: null };
-        if (charged > op.credits && stop === null) stop = overcharged(op, charged);
-        return;
-      } catch (err) {
-        if (isKbsyncError(err, 'file_changed')) {
-          // Checked before anything was sent: the reservation is released and the file waits for the next pass.
-          state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
-          results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'changed', message: err.message } };
-          return;
-        }
-        if (!isApiError(err)) {
-          // Not an answer from the server (a local file vanished, a bug): nothing was charged for sure
-          // only if nothing was sent; the client raises ApiError for everything it sent, so this was not.
-          state.settle(opId, { outcome: 'failed', code: 'local_error', error: errorText(err) });
-          results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: errorText(err) };
-          return;
-        }
-        if (err.code === 'unknown_outcome') {
-          state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
-          results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
-          return;
-        }
-        // A definite answer: the call was refused, so its reservation is released.
+    const opId = opIds[index] as number;
+    if (stop !== null) {
+      results[index] = notSent(stop.code);
+      return 'settled';
+    }
+    const admitted = state.reserve(opId, o.caps, o.runId);
+    if (!admitted.ok) {
+      state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
+      results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'budget', period: admitted.period, used: admitted.used, cap: admitted.cap } };
+      return 'settled';
+    }
+    const op = state.getOp(opId) as OutboxOp;
+    try {
+      const done = await task.perform(op);
+      state.settle(opId, done);
+      const charged = done.creditsCharged ?? op.credits;
+      results[index] = { outcome: 'done', creditsCharged: charged, remoteId: done.remoteId ?? null, error: null };
+      if (charged > op.credits) stopWith(overcharged(op, charged));
+      return 'settled';
+    } catch (err) {
+      if (isKbsyncError(err, 'file_changed')) {
+        // Checked before anything was sent: the reservation is released and the file waits for the next pass.
         state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
-        if (err.code === 'rate_limited' && attempt < MAX_RATE_LIMIT_RETRIES) {
-          await sleep(Math.min(err.retryAfterMs ?? 1_000, MAX_RETRY_AFTER_MS));
-          opId = state.enqueue(Object.assign({}, task.op, { runId: o.runId }));
-          opIds[index] = opId;
-          continue;
-        }
+        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'changed', message: err.message } };
+        return 'settled';
+      }
+      if (!isApiError(err)) {
+        // Not an answer from the server (a local file vanished, a bug): nothing was charged for sure
+        // only if nothing was sent; the client raises ApiError for everything it sent, so this was not.
+        state.settle(opId, { outcome: 'failed', code: 'local_error', error: errorText(err) });
+        results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: errorText(err) };
+        return 'settled';
+      }
+      if (err.code === 'unknown_outcome') {
+        state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
+        results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
+        return 'settled';
+      }
+      // A definite answer: the call was refused (or, status null, not sent), so its reservation is released.
+      state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
+      if (err.code === 'rate_limited') return rateLimited(index, op, err);
+      if (DEFER_CODES.has(err.code)) {
+        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'refused', code: err.code } };
+      } else {
         results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };
-        if (STOP_CODES.has(err.code) && stop === null) {
-          // Tasks still queued see `stop` and return without a call (clearing the queue would strand their promises).
-          stop = { by: 'service', code: err.code, message: err.message };
-        }
+      }
+      // The stop takes the calls not yet started out of the queue; each reports itself not sent.
+      if (STOP_CODES.has(err.code)) stopWith({ by: 'service', code: err.code, message: err.message });
+      return 'settled';
+    }
+  };
+
+  /** A 429 (or a call the client held back inside its endpoint's window): pause the lane and go again, or stop the run. */
+  const rateLimited = (index: number, op: OutboxOp, err: ApiError): Attempt => {
+    const task = tasks[index] as PaidTask;
+    const waitMs = err.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+    const refused = (): Attempt => {
+      results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'refused', code: err.code } };
+      return 'settled';
+    };
+    if (stop !== null) return refused();
+    if (waitMs > o.maxRetryAfterMs) {
+      stopWith({
+        by: 'retry-after',
+        code: err.code,
+        message: `the service asked for no ${op.kind} calls for ${formatSeconds(waitMs)} (429 Retry-After), longer than upload.maxRetryAfterSeconds (${formatSeconds(o.maxRetryAfterMs)}); no further paid call in this run, the rest stays queued for the next run`,
+      });
+      return refused();
+    }
+    // status null: the client did not send it (its endpoint's window was still open); not a refusal.
+    const times = (refusals.get(index) ?? 0) + (err.status === null ? 0 : 1);
+    refusals.set(index, times);
+    if (times > MAX_RATE_LIMIT_RETRIES) {
+      stopWith({ by: 'service', code: err.code, message: `${err.message} (refused ${times} times, each Retry-After waited out)` });
+      return refused();
+    }
+    queue.pause(task.op.kind, queue.now() + waitMs);
+    // A new row for the next attempt: the refused one is settled, with nothing charged.
+    opIds[index] = state.enqueue(Object.assign({}, task.op, { runId: o.runId }));
+    return 'again';
+  };
+
+  const runOne = async (index: number): Promise<void> => {
+    const lane = (tasks[index] as PaidTask).op.kind;
+    for (;;) {
+      // In admission order (index): a call sent again keeps its place among those waiting.
+      const r = await queue.run(lane, () => attempt(index), { signal: stopped.signal, order: index });
+      if (!r.ran) {
+        // The run stopped before this call started (it may have been waiting out its endpoint's pause).
+        results[index] = notSent((stop as StopReason | null)?.code ?? 'stopped');
         return;
       }
+      if (r.value === 'settled') return;
     }
   };
   await Promise.all(
-    tasks.map((_, index) =>
-      queue.add(async () => {
-        await runOne(index);
-        o.onSettled?.(index, results[index] as PaidResult);
-      }),
-    ),
+    tasks.map(async (_, index) => {
+      await runOne(index);
+      o.onSettled?.(index, results[index] as PaidResult);
+    }),
   );
   return { results, stop };
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /**
@@ -147,15 +213,3 @@ function overcharged(op: OutboxOp, charged: number): StopReason {
   };
 }
 
-/**
- * The queue a run's paid calls go through: at most `concurrency` at once, and at most
- * `requestsPerSecond` started in any rolling second (p-queue's strict, sliding-window mode: a fixed
- * window lets a burst through at each boundary). A fractional rate above 1 is rounded down (2.5 allows
- * 2 a second); below 1 it becomes one call per 1/rate seconds, rounded up.
- */
-export function paidQueue(concurrency: number, requestsPerSecond: number): PQueue {
-  const rate = requestsPerSecond >= 1
-    ? { interval: 1_000, intervalCap: Math.floor(requestsPerSecond) }
-    : { interval: Math.ceil(1_000 / requestsPerSecond), intervalCap: 1 };
-  return new PQueue({ concurrency, ...rate, strict: true });
-}

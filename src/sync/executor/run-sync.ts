@@ -8,7 +8,8 @@ import { mtimeNsOf } from '../sources/fingerprint.js';
 import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 import type { Observation, ObservedFile, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
-import { paidQueue, runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
+import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
+import { paidQueue } from './paid-queue.js';
 import { waitForProcessing } from './poll.js';
 import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup, type ObservedLookup } from './observed-lookup.js';
@@ -52,9 +53,9 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     // In the planner's admission order (smallest first): if the budget tightens at reservation, most files still fit.
     const paid = admissionOrder(plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0));
     let stop: StopReason | null = null;
-    const paidOpts = {
+    const paidOpts: PaidOpts = {
       state, runId, caps: capsOf(config), queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
+      maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
     };
     if (paid.length > 0) {
       const client = await deps.getClient();
@@ -207,6 +208,7 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       outcomes.set(item, { ...current, creditsCharged: current.creditsCharged + r.creditsCharged });
       const d = r.deferred;
       if (d?.by === 'budget') notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
+      else if (d?.by === 'refused' || d?.by === 'stopped') notRetried.set(item, `reprocess not done: the run stopped spending (${d.code})`);
       else if (r.outcome === 'failed') notRetried.set(item, `reprocess failed: ${r.error ?? 'no reason given'}`);
     });
     if (result.stop !== null) return finish(result.stop);
@@ -285,6 +287,9 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing
     const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
     if (deferred.by === 'stopped') {
       return Object.assign({}, item, { reason: `${item.reason}; not sent: the run stopped spending (${deferred.code})`, outcome: paid.outcome, creditsCharged: 0, error: null });
+    }
+    if (deferred.by === 'refused') {
+      return Object.assign({}, item, { reason: `${item.reason}; refused by the service (${deferred.code}), nothing charged; sent again by the next run`, outcome: paid.outcome, creditsCharged: 0, error: null });
     }
     const reason =
       deferred.by === 'budget'

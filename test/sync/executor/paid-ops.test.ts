@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/client/errors.js';
+import { paidQueue, runPaidTasks, type PaidTask } from '../../../src/sync/executor/index.js';
+import type { StateStore } from '../../../src/sync/state/index.js';
+import { createManualClock, type ManualClock } from '../../helpers/manual-clock.js';
+import { FAST_TMP, tempState, uploadOp } from '../state/fixtures/state-dir.js';
+
+/**
+ * The run's paid calls against 429s and 402s, on a real state database and a hand-driven clock: which
+ * call starts when, what each ends as, and what the outbox and the ledger hold after.
+ */
+
+const CAPS = { run: 10_000, day: 10_000, month: 10_000 };
+const COST = 5;
+
+/** How one attempt of a fake call ends: charged, refused with 429, out of credits, or held in flight until released. */
+type Answer = 'ok' | { status: 429; retryAfterMs: number } | { status: 402 } | 'hold';
+
+type Harness = {
+  clock: ManualClock;
+  state: StateStore;
+  /** Each call as it started: its name and the clock then. */
+  starts: { name: string; atMs: number }[];
+  /** Releases the calls held in flight ('hold'), each charged. */
+  release(): void;
+  task(kind: 'upload' | 'reprocess', name: string, answers: Answer[]): PaidTask;
+};
+
+let t: ReturnType<typeof tempState>;
+let h: Harness;
+
+/** Lets every callback that is due run (promise jobs, SQLite, p-queue's own ticks). */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+beforeEach(() => {
+  t = tempState(FAST_TMP);
+  const clock = createManualClock();
+  const state = t.open();
+  const starts: { name: string; atMs: number }[] = [];
+  const held: (() => void)[] = [];
+  const start0 = clock.now();
+  h = {
+    clock,
+    state,
+    starts,
+    release: () => {
+      for (const r of held.splice(0)) r();
+    },
+    task(kind, name, answers) {
+      let attempt = 0;
+      const op = kind === 'upload'
+        ? { ...uploadOp(name, COST, createHash('sha256').update(name).digest('hex')) }
+        : { kind: 'reprocess' as const, source: 'docs', path: name, remoteId: `r-${name}`, credits: COST, reason: 'remote processing failed' };
+      return {
+        op,
+        perform: async () => {
+          starts.push({ name, atMs: clock.now() - start0 });
+          const answer = answers[Math.min(attempt++, answers.length - 1)] as Answer;
+          if (answer === 'hold') await new Promise<void>((resolve) => held.push(resolve));
+          else if (answer !== 'ok') {
+            const code = answer.status === 429 ? 'rate_limited' : 'insufficient_credits';
+            throw new ApiError({ code, status: answer.status, method: 'POST', url: '/x', message: `answered ${answer.status} ${code}`, retryAfterMs: answer.status === 429 ? answer.retryAfterMs : null });
+          }
+          return { outcome: 'done', creditsCharged: COST, remoteId: `id-${name}` };
+        },
+      };
+    },
+  };
+});
+afterEach(() => t.cleanup());
+
+/** Runs the tasks, letting the test drive the clock in `drive`, and returns what the run came to. */
+async function runDriven(tasks: PaidTask[], o: { concurrency?: number; maxRetryAfterMs?: number }, drive: () => Promise<void>) {
+  const runId = h.state.startRun('sync');
+  const queue = paidQueue(o.concurrency ?? 2, 1000, h.clock);
+  let done = false;
+  const p = runPaidTasks(tasks, { state: h.state, runId, caps: CAPS, queue, maxRetryAfterMs: o.maxRetryAfterMs ?? 60_000 });
+  void p.finally(() => {
+    done = true;
+  });
+  await settle();
+  await drive();
+  await settle();
+  if (!done) throw new Error(`the run has not finished; calls started: ${JSON.stringify(h.starts)}`);
+  return { ...(await p), runId };
+}
+
+const advance = async (ms: number): Promise<void> => {
+  h.clock.advance(ms);
+  await settle();
+};
+const names = (): string[] => h.starts.map((s) => `${s.name}@${s.atMs}`);
+/**
+ * The ledger is consistent, nothing stays reserved or in flight, `spent` was charged in all, and the
+ * outbox keeps a pending row (no reservation) for each call `stopped` before it was made: the next run's.
+ */
+function expectLedger(spent: number, stopped: string[] = []): void {
+  expect(h.state.verifyTotals()).toEqual([]);
+  expect(h.state.ledgerTotals().all).toMatchObject({ reserved: 0, spent });
+  expect(h.state.inFlightOps()).toEqual([]);
+  expect(h.state.pendingOps().map((op) => [op.path, op.reserved]).sort()).toEqual(stopped.sort().map((path) => [path, 0]));
+}
+
+describe('a 429 pauses its endpoint until Retry-After has passed', () => {
+  it('no upload starts inside the window; the one in flight finishes; the refused one goes again after it; each charged once', async () => {
+    const tasks = [h.task('upload', 'u0', ['hold']), h.task('upload', 'u1', [{ status: 429, retryAfterMs: 2_000 }, 'ok']), h.task('upload', 'u2', ['ok']), h.task('upload', 'u3', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 2 }, async () => {
+      expect(names()).toEqual(['u0@0', 'u1@0']);
+      h.release();
+      await settle();
+      await advance(1_999);
+      expect(names(), 'nothing may start inside the window, though two slots are free').toEqual(['u0@0', 'u1@0']);
+      await advance(1);
+    });
+
+    expect(names()).toEqual(['u0@0', 'u1@0', 'u1@2000', 'u2@2000', 'u3@2000']);
+    expect(r.stop).toBeNull();
+    expect(r.results.map((x) => x.outcome)).toEqual(['done', 'done', 'done', 'done']);
+    expectLedger(4 * COST);
+    expect(h.state.opsForPath('docs', 'u1').map((op) => [op.state, op.errorCode])).toEqual([['failed', 'rate_limited'], ['done', null]]);
+  });
+
+  it('a call waiting out the pause holds no slot: with concurrency 1, a reprocess (another endpoint) runs inside the upload window', async () => {
+    const tasks = [h.task('upload', 'u0', [{ status: 429, retryAfterMs: 2_000 }, 'ok']), h.task('reprocess', 'r0', ['ok']), h.task('upload', 'u1', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 1 }, async () => {
+      await advance(2_000);
+    });
+
+    expect(names()).toEqual(['u0@0', 'r0@0', 'u0@2000', 'u1@2000']);
+    expect(r.results.map((x) => x.outcome)).toEqual(['done', 'done', 'done']);
+    expectLedger(3 * COST);
+  });
+
+  it('a second 429 inside the window makes it longer, not shorter', async () => {
+    const tasks = [h.task('upload', 'u0', ['hold']), h.task('upload', 'u1', [{ status: 429, retryAfterMs: 1_000 }, 'ok'])];
+    const late = h.task('upload', 'u2', [{ status: 429, retryAfterMs: 3_000 }, 'ok']);
+
+    const r = await runDriven([...tasks, late], { concurrency: 3 }, async () => {
+      expect(names()).toEqual(['u0@0', 'u1@0', 'u2@0']);
+      h.release();
+      await advance(2_999);
+      expect(names()).toEqual(['u0@0', 'u1@0', 'u2@0']);
+      await advance(1);
+    });
+
+    expect(names()).toEqual(['u0@0', 'u1@0', 'u2@0', 'u1@3000', 'u2@3000']);
+    expect(r.results.map((x) => x.outcome)).toEqual(['done', 'done', 'done']);
+    expectLedger(3 * COST);
+  });
+
+  it('a Retry-After above maxRetryAfterMs stops the run at once: the refused call and the rest deferred, nothing else sent, every reservation released', async () => {
+    const tasks = [
+      h.task('upload', 'u0', [{ status: 429, retryAfterMs: 2_000 }, 'ok']),
+      h.task('reprocess', 'r0', [{ status: 429, retryAfterMs: 120_000 }]),
+      h.task('upload', 'u1', ['ok']),
+      h.task('reprocess', 'r1', ['ok']),
+    ];
+
+    // No clock move: the calls waiting out the upload pause give up when the run stops.
+    const r = await runDriven(tasks, { concurrency: 1, maxRetryAfterMs: 60_000 }, async () => {});
+
+    expect(names()).toEqual(['u0@0', 'r0@0']);
+    expect(r.stop).toMatchObject({ by: 'retry-after', code: 'rate_limited', message: expect.stringMatching(/120 s.*upload\.maxRetryAfterSeconds \(60 s\)/) });
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['not-run', 'stopped'], ['not-run', 'refused'], ['not-run', 'stopped'], ['not-run', 'stopped']]);
+    expectLedger(0, ['u0', 'u1', 'r1']);
+  });
+
+  it('a call refused again after each of 3 waits stops the run (rate_limited, exit 4 by the service) instead of going on', async () => {
+    const refused = { status: 429 as const, retryAfterMs: 1_000 };
+    const tasks = [h.task('upload', 'u0', [refused]), h.task('upload', 'u1', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 1 }, async () => {
+      for (let i = 0; i < 3; i++) await advance(1_000);
+    });
+
+    expect(names()).toEqual(['u0@0', 'u0@1000', 'u0@2000', 'u0@3000']);
+    expect(r.stop).toMatchObject({ by: 'service', code: 'rate_limited' });
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['not-run', 'refused'], ['not-run', 'stopped']]);
+    expectLedger(0, ['u1']);
+  });
+});
+
+describe('a 402 stops the spending and defers what it did not send', () => {
+  it('the refused calls and the rest are deferred, not failed; the calls in flight finish; nothing stays reserved', async () => {
+    const tasks = [h.task('upload', 'u0', ['hold']), h.task('upload', 'u1', [{ status: 402 }]), h.task('upload', 'u2', ['ok']), h.task('upload', 'u3', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 2 }, async () => {
+      h.release();
+    });
+
+    expect(names()).toEqual(['u0@0', 'u1@0']);
+    expect(r.stop).toMatchObject({ by: 'service', code: 'insufficient_credits' });
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['done', undefined], ['not-run', 'refused'], ['not-run', 'stopped'], ['not-run', 'stopped']]);
+    expectLedger(COST, ['u2', 'u3']);
+  });
+});

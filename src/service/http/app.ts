@@ -1,10 +1,11 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import { ServiceError } from '../service-error.js';
 import { addAuthHook } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { toErrorResponse, wrongContentType } from './errors.js';
 import { JSON_BODY_LIMIT } from './limits.js';
+import { createMethodNotAllowed } from './method-not-allowed.js';
 import { createRateLimiter } from './rate-limit.js';
 import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
 import { registerAgentRoutes } from './routes/agents.js';
@@ -12,8 +13,6 @@ import { registerDatasetRoutes } from './routes/datasets.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerIntelligenceRoutes } from './routes/intelligence.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
-
-const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** JSON.parse reviver refusing `__proto__` keys (as fastify's own parser does), so no parsed object can carry one. */
 function rejectProtoKeys(key: string, value: unknown): unknown {
@@ -25,20 +24,19 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/** Answers 405 `method_not_allowed` (with `Allow`) for every method a known path does not serve. */
-function addMethodNotAllowedRoutes(app: FastifyInstance, served: Map<string, Set<string>>): void {
-  for (const [url, methods] of served) {
-    const missing = METHODS.filter((m) => !methods.has(m));
-    if (missing.length === 0) continue;
-    const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
-    app.route({
-      method: missing, url, config: { public: true },
-      handler: async (req) => {
-        throw new ServiceError('method_not_allowed', `${req.method} is not allowed here (allowed: ${allow})`, { headers: { allow } });
-      },
-    });
-  }
-}
+/**
+ * Route schemas are not used (bodies are parsed with zod: request.ts). Naming these compilers keeps
+ * fastify from loading ajv and fast-json-stringify, ~40 ms of every start; a route that declares a
+ * schema fails at registration instead of being validated by nothing.
+ */
+const NO_SCHEMA_COMPILERS = {
+  buildValidator: () => () => {
+    throw new Error('fastify route schemas are not used here: parse the body with parseBody (http/request.ts)');
+  },
+  buildSerializer: () => () => {
+    throw new Error('fastify response schemas are not used here: replies are JSON.stringify\'d');
+  },
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -56,6 +54,7 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
+    schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
     frameworkErrors: (err, _req, reply) => {
       void (reply as FastifyReply).code(400).send(errorBody('invalid_request', err.message));
     },
@@ -94,18 +93,18 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
     if (!req.raw.complete) void reply.header('connection', 'close');
     return reply.code(status).headers(headers).send(body);
   });
+  const methodNotAllowed = createMethodNotAllowed();
+  app.addHook('onRoute', (route) => {
+    methodNotAllowed.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
+  });
   app.setNotFoundHandler((req, reply) => {
+    const wrongMethod = methodNotAllowed.errorFor(req.method, req.url);
+    if (wrongMethod !== null) {
+      const { status, headers, body } = toErrorResponse(wrongMethod);
+      return reply.code(status).headers(headers).send(body);
+    }
     const path = req.url.split('?')[0] ?? '';
     return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
-  });
-
-  const served = new Map<string, Set<string>>();
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const set = served.get(route.url) ?? new Set<string>();
-    for (const m of methods) set.add(m);
-    served.set(route.url, set);
   });
   addAuthHook(app, ctx, opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock));
 
@@ -115,6 +114,5 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   registerIntelligenceRoutes(app, ctx);
   registerAgentDatasetRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
-  addMethodNotAllowedRoutes(app, served);
   return app;
 }

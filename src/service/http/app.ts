@@ -5,13 +5,14 @@ import { addAuthHook } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { toErrorResponse, wrongContentType } from './errors.js';
 import { JSON_BODY_LIMIT } from './limits.js';
-import { createMethodNotAllowed } from './method-not-allowed.js';
+import { createRouteTable, type ServedRoute } from './route-table.js';
 import { createRateLimiter } from './rate-limit.js';
 import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerDatasetRoutes } from './routes/datasets.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerIntelligenceRoutes } from './routes/intelligence.js';
+import { routedUrl } from './routes/paths.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 
 /** JSON.parse reviver refusing `__proto__` keys (as fastify's own parser does), so no parsed object can carry one. */
@@ -45,8 +46,14 @@ declare module 'fastify' {
   }
 }
 
-/** The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate limit. */
-export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): Promise<FastifyInstance> {
+/**
+ * The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate
+ * limit; and the routes it serves, as fastify registered them.
+ */
+export async function buildApp(
+  ctx: ServiceContext,
+  opts: { rateLimitPerMin?: number | undefined },
+): Promise<{ app: FastifyInstance; routes: () => ServedRoute[] }> {
   const app = Fastify({
     // pino's Logger and fastify's logger type come from different pino versions; same object.
     loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
@@ -54,6 +61,8 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
+    // `/api/platform/ext/...` is routed as `/api/v1/ext/...` (same handler, auth and idempotency: not a redirect).
+    rewriteUrl: (req) => routedUrl(req.url ?? '/'),
     schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
     frameworkErrors: (err, _req, reply) => {
       void (reply as FastifyReply).code(400).send(errorBody('invalid_request', err.message));
@@ -93,17 +102,18 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
     if (!req.raw.complete) void reply.header('connection', 'close');
     return reply.code(status).headers(headers).send(body);
   });
-  const methodNotAllowed = createMethodNotAllowed();
+  const table = createRouteTable();
   app.addHook('onRoute', (route) => {
-    methodNotAllowed.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
+    table.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
   });
   app.setNotFoundHandler((req, reply) => {
-    const wrongMethod = methodNotAllowed.errorFor(req.method, req.url);
+    const wrongMethod = table.methodNotAllowed(req.method, req.url);
     if (wrongMethod !== null) {
       const { status, headers, body } = toErrorResponse(wrongMethod);
       return reply.code(status).headers(headers).send(body);
     }
-    const path = req.url.split('?')[0] ?? '';
+    // The path as the client sent it (an alias path is not shown as its /api/v1 form).
+    const path = req.originalUrl.split('?')[0] ?? '';
     return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
   });
   addAuthHook(app, ctx, opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock));
@@ -114,5 +124,5 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   registerIntelligenceRoutes(app, ctx);
   registerAgentDatasetRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
-  return app;
+  return { app, routes: table.routes };
 }

@@ -89,14 +89,16 @@ describe('every v1 route is served under /api/platform/ext', () => {
     expect(before - after).toBe(1);
   });
 
-  it('answers 405 with the same Allow, and 404 naming the path as sent', async () => {
+  it('answers 405 with the same Allow (a key or none), and 404 naming the path as sent', async () => {
     const direct = await api.call('DELETE', `${V1}/agents/`);
     const alias = await api.call('DELETE', `${V1_ALIAS}/agents/`);
     const unknown = await api.call('GET', `${V1_ALIAS}/unknown`);
+    const noKey = await api.call('DELETE', `${V1_ALIAS}/agents/`, { noAuth: true });
 
     expect(alias.status).toBe(405);
     expect(alias.headers['allow']).toBe(direct.headers['allow']);
     expect(alias.body).toEqual(direct.body);
+    expect(noKey.status).toBe(405);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.message).toBe(`no route GET ${V1_ALIAS}/unknown`);
   });

@@ -21,6 +21,8 @@ import { repoRoot } from './paths.js';
 import type { PlanBenchFigure } from './plan.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
+import { serviceStartFigures } from './service-start-figures.js';
+import type { ServiceStartResult } from './service-start.js';
 import type { UploadMemoryResult } from './upload-memory.js';
 
 const started = performance.now();
@@ -52,6 +54,10 @@ function add(list: Figure[]): void {
   for (const f of list) console.log(`  ${figureLine(f)}`);
   figures.push(...list);
 }
+
+// First, while the machine is quiet: starts of the local service (no tree needed).
+const serviceStart = inChild<ServiceStartResult>('local service start (fresh processes)', './service-start.js', 'runServiceStartBench', { runs });
+if (serviceStart !== null) add(serviceStartFigures(serviceStart));
 
 const cli = inChild<CliSpeedResult>('kbsync plan, real CLI (fresh processes)', './cli-speed.js', 'runCliSpeedBench', { files, full, runs });
 if (cli !== null) add(cliFigures(cli));

@@ -6,6 +6,7 @@ import { maxFileBytesFor, type Plan } from '../shared/plans.js';
 import { createAdmin, type ServiceAdmin } from './admin.js';
 import { buildApp } from './http/app.js';
 import type { ServiceContext } from './http/context.js';
+import type { ServedRoute } from './http/route-table.js';
 import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
 import { createProcessingWorker } from './ingest/worker.js';
 import { openServiceDb } from './store/db.js';
@@ -36,7 +37,14 @@ export type ServiceOptions = {
   clock?: () => number;
 };
 
-export type RunningService = { url: string; port: number; close(): Promise<void>; admin: ServiceAdmin };
+export type RunningService = {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  admin: ServiceAdmin;
+  /** The routes it serves (method, path pattern), as fastify registered them; aliases (`/api/platform/ext`) are not listed. */
+  routes: ServedRoute[];
+};
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -73,14 +81,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     kickWorker: () => worker.kick(),
     webhooks,
   };
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let built: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
     // Nothing runs before start-up: a request left `in_progress` was interrupted (the worker re-queues files itself).
     resetIdempotency(db, clock() - IDEMPOTENCY_TTL_MS);
-    app = await buildApp(ctx, { rateLimitPerMin: opts.rateLimitPerMin });
-    await app.listen({ host, port: opts.port ?? 8787 });
+    built = await buildApp(ctx, { rateLimitPerMin: opts.rateLimitPerMin });
+    await built.app.listen({ host, port: opts.port ?? 8787 });
   } catch (err) {
-    await app?.close();
+    await built?.app.close();
     await webhooks.stop();
     await checkpointer.stop();
     db.close();
@@ -89,13 +97,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   worker.start();
   webhooks.start();
 
-  const port = (app.server.address() as AddressInfo).port;
-  const running = app;
+  const running = built.app;
+  const port = (running.server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost(host)}:${port}`,
     port,
     admin: createAdmin(db, clock),
+    routes: built.routes(),
     close: () => {
       closing ??= (async () => {
         await running.close();

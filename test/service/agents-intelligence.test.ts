@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import { verifyWebhook } from '../../src/client/webhook-verify.js';
+import { createLogger } from '../../src/shared/logger.js';
 import { sha256Hex } from '../../src/shared/sha256.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { apiFor, credits, eventually, startHarness, type Api, type Harness } from './helpers.js';
@@ -76,8 +78,10 @@ describe('agents', () => {
     expect(empty.status).toBe(400);
   });
 
-  it('chat through an unreachable LLM answers 502 and costs nothing', async () => {
-    const other = await startHarness({ llmUrl: 'http://127.0.0.1:1/v1' });
+  it('chat through an unreachable LLM answers 502, costs nothing, and logs the failure (never the key)', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(chunk.toString()); done(); } });
+    const other = await startHarness({ llmUrl: 'http://127.0.0.1:1/v1', logger: createLogger({ level: 'error' }, sink) });
     try {
       const api = apiFor(other, { credits: 20 });
       const agentId = await createAgent(api);
@@ -88,6 +92,9 @@ describe('agents', () => {
       expect(res.body.error.code).toBe('internal');
       expect(res.text).not.toContain('127.0.0.1:1');
       expect(await credits(api)).toBe(15);
+      const logged = lines.map((l) => JSON.parse(l) as { msg: string; method: string; route: string });
+      expect(logged).toEqual([expect.objectContaining({ msg: 'request failed', method: 'POST', route: '/api/v1/ext/agents/:agent/chat' })]);
+      expect(lines.join('')).not.toContain(api.key);
     } finally {
       await other.close();
     }

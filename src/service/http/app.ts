@@ -1,19 +1,19 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type HTTPMethods } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import { ServiceError } from '../service-error.js';
 import { addAuthHook } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { toErrorResponse, wrongContentType } from './errors.js';
 import { JSON_BODY_LIMIT } from './limits.js';
+import { createRouteTable, type ServedRoute } from './route-table.js';
 import { createRateLimiter } from './rate-limit.js';
 import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerDatasetRoutes } from './routes/datasets.js';
 import { registerFileRoutes } from './routes/files.js';
 import { registerIntelligenceRoutes } from './routes/intelligence.js';
+import { routedUrl } from './routes/paths.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
-
-const METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** JSON.parse reviver refusing `__proto__` keys (as fastify's own parser does), so no parsed object can carry one. */
 function rejectProtoKeys(key: string, value: unknown): unknown {
@@ -25,20 +25,19 @@ function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/** Answers 405 `method_not_allowed` (with `Allow`) for every method a known path does not serve. */
-function addMethodNotAllowedRoutes(app: FastifyInstance, served: Map<string, Set<string>>): void {
-  for (const [url, methods] of served) {
-    const missing = METHODS.filter((m) => !methods.has(m));
-    if (missing.length === 0) continue;
-    const allow = [...methods].filter((m) => m !== 'HEAD').join(', ');
-    app.route({
-      method: missing, url, config: { public: true },
-      handler: async (req) => {
-        throw new ServiceError('method_not_allowed', `${req.method} is not allowed here (allowed: ${allow})`, { headers: { allow } });
-      },
-    });
-  }
-}
+/**
+ * Route schemas are not used (bodies are parsed with zod: request.ts). Naming these compilers keeps
+ * fastify from loading ajv and fast-json-stringify, ~40 ms of every start; a route that declares a
+ * schema fails at registration instead of being validated by nothing.
+ */
+const NO_SCHEMA_COMPILERS = {
+  buildValidator: () => () => {
+    throw new Error('fastify route schemas are not used here: parse the body with parseBody (http/request.ts)');
+  },
+  buildSerializer: () => () => {
+    throw new Error('fastify response schemas are not used here: replies are JSON.stringify\'d');
+  },
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,15 +46,23 @@ declare module 'fastify' {
   }
 }
 
-/** The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate limit. */
-export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): Promise<FastifyInstance> {
+/**
+ * The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate
+ * limit; and the routes it serves, as fastify registered them.
+ */
+export async function buildApp(
+  ctx: ServiceContext,
+  opts: { rateLimitPerMin?: number | undefined },
+): Promise<{ app: FastifyInstance; routes: () => ServedRoute[] }> {
+  // No logger for fastify itself: given one, it loads pino and makes the (lazy) service logger at
+  // every start, ~15 ms. The service logs what it must through ctx.logger (a 5xx: the error handler).
   const app = Fastify({
-    // pino's Logger and fastify's logger type come from different pino versions; same object.
-    loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
+    // `/api/platform/ext/...` is routed as `/api/v1/ext/...` (same handler, auth and idempotency: not a redirect).
+    rewriteUrl: (req) => routedUrl(req.url ?? '/'),
+    schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
     frameworkErrors: (err, _req, reply) => {
       void (reply as FastifyReply).code(400).send(errorBody('invalid_request', err.message));
     },
@@ -89,23 +96,24 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   app.setErrorHandler((err, req, reply) => {
     const contentType = req.headers['content-type'];
     const { status, headers, body } = toErrorResponse(err, { expects: req.routeOptions.config?.accepts ?? 'application/json', contentType });
-    if (status >= 500) req.log.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
+    if (status >= 500) ctx.logger.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
     // A body we did not read (refused upload) is not drained: close the connection after answering.
     if (!req.raw.complete) void reply.header('connection', 'close');
     return reply.code(status).headers(headers).send(body);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const path = req.url.split('?')[0] ?? '';
-    return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
-  });
-
-  const served = new Map<string, Set<string>>();
+  const table = createRouteTable();
   app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const set = served.get(route.url) ?? new Set<string>();
-    for (const m of methods) set.add(m);
-    served.set(route.url, set);
+    table.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const wrongMethod = table.methodNotAllowed(req.method, req.url);
+    if (wrongMethod !== null) {
+      const { status, headers, body } = toErrorResponse(wrongMethod);
+      return reply.code(status).headers(headers).send(body);
+    }
+    // The path as the client sent it (an alias path is not shown as its /api/v1 form).
+    const path = req.originalUrl.split('?')[0] ?? '';
+    return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
   });
   addAuthHook(app, ctx, opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock));
 
@@ -115,6 +123,5 @@ export async function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: nu
   registerIntelligenceRoutes(app, ctx);
   registerAgentDatasetRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
-  addMethodNotAllowedRoutes(app, served);
-  return app;
+  return { app, routes: table.routes };
 }

@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { signWebhook } from '../../shared/webhooks.js';
 
 /** How one POST ended. `aborted` means the sender was stopped: not an attempt, nothing to record. */
@@ -33,6 +33,8 @@ export async function sendDelivery(
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([deadline, options.signal]);
   try {
+    // Loaded here, not at the service's start (the module is cached after the first delivery).
+    const { request } = await import('undici');
     const response = await request(target.url, {
       method: 'POST',
       headers: deliveryHeaders(target.secret, eventId, options.timestampSec, body),

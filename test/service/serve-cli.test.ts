@@ -228,7 +228,7 @@ describe('kbsync serve --max-file-mb plan=N[,plan=N]', () => {
 });
 
 describe('kbsync serve dataset create / credits add: --data is the folder the README\'s server runs on (issue 15)', () => {
-  const createArgs = ['--name', 'docs', '--plan', 'pro', '--credits', '1000', '--json'];
+  const createArgs = ['--name', 'docs', '--plan', 'pro', '--credits', '1200', '--json'];
 
   it.each([
     ['after the subcommand', ['serve', 'dataset', 'create', '--data', 'service-data', ...createArgs]],
@@ -244,7 +244,7 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
     expect(code).toBe(0);
     expect(readdirSync(dir.path)).toEqual(['service-data']);
     expect(existsSync(join(dir.path, 'service-data', 'service.db'))).toBe(true);
-    expect(await datasetOn(join(dir.path, 'service-data'), created.apiKey)).toMatchObject({ id: Number(created.datasetId), name: 'docs', plan: 'pro', credits_remaining: 1000 });
+    expect(await datasetOn(join(dir.path, 'service-data'), created.apiKey)).toMatchObject({ id: Number(created.datasetId), name: 'docs', plan: 'pro', credits_remaining: 1200 });
   });
 
   it.each([
@@ -289,13 +289,29 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
     expect(add.out).toBe('dataset 1: 10 credits\n');
   });
 
+  const create = ['dataset', 'create', '--name', 'x'];
+  const add = ['credits', 'add', '--dataset', '1', '5'];
+  const notFor = (option: string, sub: string): string => `${option} applies to "kbsync serve" itself, not to "kbsync serve ${sub}"`;
   it.each([
-    [['serve', '--data', 'a', 'dataset', 'create', '--data', 'b', '--name', 'x'], '--data given twice'],
-    [['serve', '--port', '9999', 'dataset', 'create', '--name', 'x'], '--port applies to "kbsync serve" itself, not to "kbsync serve dataset create"'],
-    [['serve', 'dataset', 'create', '--name', 'x', '--host', '0.0.0.0'], '--host applies to "kbsync serve" itself, not to "kbsync serve dataset create"'],
-    [['serve', 'credits', 'add', '--dataset', '1', '5', '--rate-limit', '5'], '--rate-limit applies to "kbsync serve" itself, not to "kbsync serve credits add"'],
-    [['serve', 'dataset', 'create', '--name', 'x', '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve dataset create" reads no config file'],
-    [['serve', '--port', '0', '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve" reads no config file'],
+    [['serve', '--data', 'a', 'dataset', 'create', '--data', 'b', '--name', 'x'], '--data given twice ("a", "b"): give one data folder'],
+    [['serve', '--data', 'a', 'credits', 'add', '--dataset', '1', '5', '--data', 'b'], '--data given twice ("a", "b"): give one data folder'],
+    // serve's options before the subcommand's name, and after it: serve takes them either way.
+    [['serve', '--host', '0.0.0.0', ...create], notFor('--host', 'dataset create')],
+    [['serve', ...create, '--port', '9999'], notFor('--port', 'dataset create')],
+    [['serve', ...create, '--allow-insecure-webhooks'], notFor('--allow-insecure-webhooks', 'dataset create')],
+    [['serve', '--rate-limit', '5', ...create], notFor('--rate-limit', 'dataset create')],
+    [['serve', ...create, '--llm-url', 'http://127.0.0.1:1/v1'], notFor('--llm-url', 'dataset create')],
+    [['serve', ...create, '--max-file-mb', 'basic=1'], notFor('--max-file-mb', 'dataset create')],
+    [['serve', ...add, '--host', '0.0.0.0'], notFor('--host', 'credits add')],
+    [['serve', '--port', '9999', ...add], notFor('--port', 'credits add')],
+    [['serve', '--allow-insecure-webhooks', ...add], notFor('--allow-insecure-webhooks', 'credits add')],
+    [['serve', ...add, '--rate-limit', '5'], notFor('--rate-limit', 'credits add')],
+    [['serve', '--llm-url', 'http://127.0.0.1:1/v1', ...add], notFor('--llm-url', 'credits add')],
+    [['serve', ...add, '--max-file-mb', 'basic=1'], notFor('--max-file-mb', 'credits add')],
+    // -c names a sync config; no serve command reads one.
+    [['serve', '--port', '0', '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve" reads no config file; its data folder is --data DIR'],
+    [['serve', ...create, '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve dataset create" reads no config file'],
+    [['-c', 'kbsync.yaml', 'serve', ...add], '-c/--config: "kbsync serve credits add" reads no config file'],
   ])('%j: an option the command would ignore is refused (exit 2), and nothing is written', async (args, message) => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);

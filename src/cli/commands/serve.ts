@@ -68,6 +68,11 @@ function refuseUnusedOptions(program: Command, serve: Command, action: Command):
   }
 }
 
+/** What the help of `serve dataset create` and `serve credits add` says of the global options it lists. */
+const SUBCOMMAND_HELP = `
+The data folder is serve's --data, given before or after the subcommand's name (default: "${DEFAULT_DATA_DIR}").
+serve's other options and -c do not apply here: they are refused (exit 2).`;
+
 /** The data folder `--data` names, or the default. */
 function dataDirOf(serve: Command): string {
   return serve.opts<{ data?: string }>().data ?? DEFAULT_DATA_DIR;
@@ -128,6 +133,7 @@ export function register(program: Command, ctx: CliContext): void {
   dataset
     .command('create')
     .description('create a dataset with a plan and credits, and print its API key (shown once)')
+    .addHelpText('after', SUBCOMMAND_HELP)
     .requiredOption('--name <name>', 'dataset name')
     .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('basic'))
     .option('--credits <n>', 'starting credits', parseCredits, 1_000)
@@ -145,6 +151,7 @@ export function register(program: Command, ctx: CliContext): void {
   credits
     .command('add')
     .description('add N credits to a dataset and print the new balance')
+    .addHelpText('after', SUBCOMMAND_HELP)
     .argument('<n>', 'credits to add', parseCredits)
     .requiredOption('--dataset <id>', 'dataset id')
     .option('--json', 'print {"datasetId", "credits"} as JSON')

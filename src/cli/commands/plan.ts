@@ -18,13 +18,14 @@ export function register(program: Command, ctx: CliContext): void {
         const { plan, notes } = await preparePlan(session, null);
         // As the sync would end: 3 when the budget or a limit would leave work queued (a CI gate can stop on it).
         ctx.exitCode = exitCodeForRun(plan.totals);
+        // Notes go to stderr in both modes, as sync's do: stdout holds only the report (one JSON document with --json).
+        for (const note of notes) ctx.stderr.write(`kbsync: ${note}\n`);
         if (options.json === true) {
           const { jsonReportChunks } = await import('../../sync/report/json-report.js');
           writeChunks(ctx, jsonReportChunks(plan));
           return;
         }
         const { formatPlan } = await import('../../sync/report/index.js');
-        for (const note of notes) ctx.stderr.write(`kbsync: ${note}\n`);
         writeLines(ctx, formatPlan(plan, { showUnchanged: options.all === true }));
       });
     });

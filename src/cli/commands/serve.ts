@@ -41,35 +41,62 @@ async function withAdmin<T>(ctx: CliContext, dataDir: string, action: (admin: Se
 }
 
 /**
- * The `--data` of a `serve` subcommand. commander hands an option the parent also defines to the parent
- * (`serve --data`) wherever it stands on the line, so `serve credits add --data X` sets serve's: the
- * subcommand's own value counts only when commander gave it one from the command line.
+ * `--data` is an option of `serve` alone, and commander lets a command's options stand anywhere after its
+ * name: `serve dataset create --data DIR` and `serve --data DIR dataset create` both set it, and the
+ * subcommands read it from `serve`. (A `--data` of their own would never be reached: `serve` takes it first.)
+ * Given twice with different folders, one would be ignored: refused.
  */
-function dataDirOf(cmd: Command): string {
-  if (cmd.getOptionValueSource('data') === 'cli') return String(cmd.opts().data);
-  for (let parent = cmd.parent; parent !== null; parent = parent.parent) {
-    if (parent.getOptionValueSource('data') === 'cli') return String(parent.opts().data);
+function parseDataDir(value: string, previous: string | undefined): string {
+  if (previous !== undefined && previous !== value) throw new KbsyncError('usage', `--data given twice ("${previous}", "${value}"): give one data folder`);
+  return value;
+}
+
+/**
+ * Refuses an option the command about to run would ignore: serve's own options other than `--data`
+ * (`--port`, `--host`...) on `serve dataset create` or `serve credits add`, and the global
+ * `-c/--config` on any `serve` command (none reads a config file).
+ */
+function refuseUnusedOptions(program: Command, serve: Command, action: Command): void {
+  const path = action === serve ? 'serve' : `serve ${action.parent?.name() ?? ''} ${action.name()}`;
+  if (program.getOptionValueSource('config') === 'cli') {
+    throw new KbsyncError('usage', `-c/--config: "kbsync ${path}" reads no config file; its data folder is --data DIR`);
   }
-  return DEFAULT_DATA_DIR;
+  if (action === serve) return;
+  for (const option of serve.options) {
+    const key = option.attributeName();
+    if (key === 'data' || serve.getOptionValueSource(key) !== 'cli') continue;
+    throw new KbsyncError('usage', `${option.long ?? option.flags} applies to "kbsync serve" itself, not to "kbsync ${path}"`);
+  }
+}
+
+/** What the help of `serve dataset create` and `serve credits add` says of the global options it lists. */
+const SUBCOMMAND_HELP = `
+The data folder is serve's --data, given before or after the subcommand's name (default: "${DEFAULT_DATA_DIR}").
+serve's other options and -c do not apply here: they are refused (exit 2).`;
+
+/** The data folder `--data` names, or the default. */
+function dataDirOf(serve: Command): string {
+  return serve.opts<{ data?: string }>().data ?? DEFAULT_DATA_DIR;
 }
 
 type ServeOptions = {
-  host: string; port: number; data: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string;
+  host: string; port: number; data?: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string;
   maxFileMb?: Partial<Record<Plan, number>>;
 };
 
 /** `kbsync serve`: the local knowledge service over HTTP, plus `serve dataset create` and `serve credits add`. */
 export function register(program: Command, ctx: CliContext): void {
-  const serve = program
+  const serve: Command = program
     .command('serve')
     .description('run the local knowledge service over HTTP (the spec\'s 22 endpoints); first line: "listening on http://HOST:PORT"')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', parsePort, 8787)
-    .option('--data <dir>', 'data folder (service.db and uploaded files)', DEFAULT_DATA_DIR)
+    .option('--data <dir>', `data folder (service.db and uploaded files), also of serve dataset create and serve credits add, before or after their names (default: "${DEFAULT_DATA_DIR}")`, parseDataDir)
     .option('--allow-insecure-webhooks', 'allow http://127.0.0.1 and http://localhost webhook URLs')
     .option('--rate-limit <n/min>', 'requests per minute per API key (429 beyond)', parseRateLimit)
     .option('--llm-url <url>', 'OpenAI-compatible chat-completions server (http or https) for agent chat answers', parseLlmUrl)
     .option('--max-file-mb <plan=N,...>', 'per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: docs/api.md\'s)', parseMaxFileMb)
+    .hook('preAction', (_serve, action): void => refuseUnusedOptions(program, serve, action))
     .action(async (options: ServeOptions) => {
       // V8's compiled code for the service's modules, kept on disk (os.tmpdir()/node-compile-cache, or
       // NODE_COMPILE_CACHE) from one start to the next: compiling them was ~20 ms of every start.
@@ -78,7 +105,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { startService } = await import('../../service/server.js');
       const logger = await ctx.getLogger();
       const service = await startService({
-        dataDir: resolve(ctx.cwd, options.data),
+        dataDir: resolve(ctx.cwd, dataDirOf(serve)),
         host: options.host,
         port: options.port,
         allowInsecureWebhooks: options.allowInsecureWebhooks === true,
@@ -111,13 +138,13 @@ export function register(program: Command, ctx: CliContext): void {
   dataset
     .command('create')
     .description('create a dataset with a plan and credits, and print its API key (shown once)')
-    .option('--data <dir>', 'data folder', DEFAULT_DATA_DIR)
+    .addHelpText('after', SUBCOMMAND_HELP)
     .requiredOption('--name <name>', 'dataset name')
     .addOption(new Option('--plan <plan>', 'plan').choices(PLANS).default('basic'))
     .option('--credits <n>', 'starting credits', parseCredits, 1_000)
     .option('--json', 'print {"datasetId", "apiKey"} as JSON')
-    .action(async (options: { data: string; name: string; plan: Plan; credits: number; json?: boolean }, cmd: Command) => {
-      const created = await withAdmin(ctx, dataDirOf(cmd), (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
+    .action(async (options: { name: string; plan: Plan; credits: number; json?: boolean }) => {
+      const created = await withAdmin(ctx, dataDirOf(serve), (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
       if (options.json === true) {
         writeJson(ctx, created);
         return;
@@ -129,12 +156,12 @@ export function register(program: Command, ctx: CliContext): void {
   credits
     .command('add')
     .description('add N credits to a dataset and print the new balance')
+    .addHelpText('after', SUBCOMMAND_HELP)
     .argument('<n>', 'credits to add', parseCredits)
-    .option('--data <dir>', 'data folder', DEFAULT_DATA_DIR)
     .requiredOption('--dataset <id>', 'dataset id')
     .option('--json', 'print {"datasetId", "credits"} as JSON')
-    .action(async (n: number, options: { data: string; dataset: string; json?: boolean }, cmd: Command) => {
-      const balance = await withAdmin(ctx, dataDirOf(cmd), (admin) => admin.addCredits(options.dataset, n));
+    .action(async (n: number, options: { dataset: string; json?: boolean }) => {
+      const balance = await withAdmin(ctx, dataDirOf(serve), (admin) => admin.addCredits(options.dataset, n));
       if (options.json === true) {
         writeJson(ctx, { datasetId: options.dataset, credits: balance });
         return;

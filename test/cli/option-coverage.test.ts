@@ -1,0 +1,190 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command, Option } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/cli/context.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { REPO_ROOT } from '../helpers/build-dist.js';
+import { runCli, useTempDirs } from './helpers.js';
+
+/**
+ * Every option of every command has a test that fails when the option is ignored (issue 15): a test
+ * that reads back what the option changes (the folder, the file, the output, the exit code, the request
+ * the server received). The options are collected from the real program (buildProgram()), for each
+ * command that runs an action, with the options of the commands above it (`-c` of kbsync, `--data` of
+ * `serve`): a new option, or a new command, fails this file until COVERAGE names its test.
+ *
+ * Each entry names a test by file and title; the check below finds that title in the file and the
+ * option's flag (as a quoted literal: '--all', '-c') in that test's own code. Whether the test fails when
+ * the option is ignored was checked by breaking the code (see the report of the change that added
+ * this file); a test named here must keep reading the option's effect back.
+ */
+
+type Cover = { file: string; test: string };
+
+const E2E = 'test/cli/commands-e2e.test.ts';
+const CONFIG_CMDS = 'test/cli/config-commands.test.ts';
+const OPTIONS = 'test/cli/options.test.ts';
+const SERVE = 'test/service/serve-cli.test.ts';
+const WAIT = 'test/sync/e2e/wait.test.ts';
+const THIS = 'test/cli/option-coverage.test.ts';
+
+const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
+const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
+const JSON_REPORTS: Cover = { file: OPTIONS, test: 'plan --json, sync --json and status --json each print one JSON document; without --json, text' };
+const ALL: Cover = { file: OPTIONS, test: 'plan --all and sync --all list unchanged files and each unsupported file past 50; without it they are counted' };
+const DATASET_CREATE: Cover = { file: SERVE, test: 'dataset create --json and credits add work on the data folder without a server' };
+const CREDITS_ADD: Cover = { file: SERVE, test: 'credits add with --data %s adds to the named dataset of that folder, and to no other' };
+
+/** "<command> <option>" → the test that fails when the command ignores the option. */
+const COVERAGE: Record<string, Cover> = {
+  'chat --json': { file: E2E, test: 'chat --json: {"response", "sources"}, 1 credit' },
+  'chat --config': { file: E2E, test: 'chat AGENT TEXT: exit 0, an answer from the handbook with its sources, 1 credit' },
+  'chat --version': VERSION,
+
+  'config check --json': { file: CONFIG_CMDS, test: 'prints the resolved config as JSON with --json, secrets redacted' },
+  'config check --config': { file: OPTIONS, test: 'config check -c FILE: checks and prints FILE, resolved' },
+  'config check --version': VERSION,
+
+  'explain --json': { file: E2E, test: 'a secret-looking file (.env) is skipped without being read: no hash, nothing of its content' },
+  'explain --config': { file: OPTIONS, test: 'explain -c FILE PATH: explains a file of the sources of FILE' },
+  'explain --version': VERSION,
+
+  'init --force': { file: CONFIG_CMDS, test: 'refuses to overwrite without --force, and overwrites with it' },
+  'init --config': { file: CONFIG_CMDS, test: 'writes to -c FILE, creating its folder, and leaves an existing docs folder alone' },
+  'init --version': VERSION,
+
+  'plan --json': JSON_REPORTS,
+  'plan --all': ALL,
+  'plan --config': { file: OPTIONS, test: 'plan -c FILE --json: plans the sources of FILE' },
+  'plan --version': VERSION,
+
+  'query --top-k': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
+  'query --json': { file: E2E, test: 'query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex}]}, best first, 1 credit' },
+  'query --config': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
+  'query --version': VERSION,
+
+  'serve --host': { file: SERVE, test: '--host 127.0.0.2 listens there, and not on the default 127.0.0.1' },
+  'serve --port': { file: SERVE, test: '--port N listens on N' },
+  'serve --data': { file: SERVE, test: '--data DIR: the first start creates DIR/service.db (and nothing in the default folder)' },
+  'serve --allow-insecure-webhooks': { file: SERVE, test: '--allow-insecure-webhooks: an http://127.0.0.1 webhook URL is accepted with it, refused (422) without it' },
+  'serve --rate-limit': { file: SERVE, test: '--rate-limit 2/min: the third request of a key within the minute is answered 429 with Retry-After' },
+  'serve --llm-url': { file: SERVE, test: '--llm-url URL: agent chat answers come from that OpenAI-compatible server' },
+  'serve --max-file-mb': { file: SERVE, test: 'serves with the given limit: basic=1 takes 1 MiB and refuses 1 MiB + 1 byte with 413' },
+  'serve --config': SERVE_REFUSES,
+  'serve --version': VERSION,
+
+  'serve dataset create --name': DATASET_CREATE,
+  'serve dataset create --plan': DATASET_CREATE,
+  'serve dataset create --credits': DATASET_CREATE,
+  'serve dataset create --json': DATASET_CREATE,
+  'serve dataset create --data': { file: SERVE, test: 'dataset create with --data %s writes into that folder; a server on it takes the key with the name, plan and credits asked' },
+  // serve's own options would be ignored by its subcommands: refused instead.
+  'serve dataset create --host': SERVE_REFUSES,
+  'serve dataset create --port': SERVE_REFUSES,
+  'serve dataset create --allow-insecure-webhooks': SERVE_REFUSES,
+  'serve dataset create --rate-limit': SERVE_REFUSES,
+  'serve dataset create --llm-url': SERVE_REFUSES,
+  'serve dataset create --max-file-mb': SERVE_REFUSES,
+  'serve dataset create --config': SERVE_REFUSES,
+  'serve dataset create --version': VERSION,
+
+  'serve credits add --dataset': CREDITS_ADD,
+  'serve credits add --json': CREDITS_ADD,
+  'serve credits add --data': CREDITS_ADD,
+  'serve credits add --host': SERVE_REFUSES,
+  'serve credits add --port': SERVE_REFUSES,
+  'serve credits add --allow-insecure-webhooks': SERVE_REFUSES,
+  'serve credits add --rate-limit': SERVE_REFUSES,
+  'serve credits add --llm-url': SERVE_REFUSES,
+  'serve credits add --max-file-mb': SERVE_REFUSES,
+  'serve credits add --config': SERVE_REFUSES,
+  'serve credits add --version': VERSION,
+
+  'status --json': JSON_REPORTS,
+  'status --config': { file: OPTIONS, test: 'status -c FILE --json: the files tracked by the state of FILE' },
+  'status --version': VERSION,
+
+  'sync --json': JSON_REPORTS,
+  'sync --all': ALL,
+  'sync --wait': { file: WAIT, test: 'waits until processed; a file the service cannot process is reprocessed maxReprocessAttempts times, then reported failed' },
+  'sync --wait-timeout': { file: WAIT, test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed' },
+  'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
+  'sync --version': VERSION,
+};
+
+/** Every command that runs an action, as its words after `kbsync`, with the options it accepts (its own and its parents'). */
+function commandsAndOptions(): { path: string; options: readonly Option[] }[] {
+  const program = buildProgram(createContext({ stdout: { write: () => true }, stderr: { write: () => true }, env: {} }));
+  const found: { path: string; options: readonly Option[] }[] = [];
+  const visit = (cmd: Command, words: string[], inherited: readonly Option[]): void => {
+    const options = [...inherited, ...cmd.options];
+    // Commander keeps the action private; `serve` has one and subcommands too.
+    const acts = (cmd as unknown as { _actionHandler: unknown })._actionHandler !== null;
+    if (acts) found.push({ path: words.join(' '), options });
+    for (const sub of cmd.commands) visit(sub, [...words, sub.name()], options);
+  };
+  visit(program, [], []);
+  return found;
+}
+
+/** The code of the test titled `title` in `file`: from its `it(` or `it.each(` to the next test or describe. */
+function testCode(file: string, title: string): string | undefined {
+  // Titles are compared as written in the source, with \' as '.
+  const source = readFileSync(join(REPO_ROOT, file), 'utf8').replaceAll("\\'", "'");
+  // As the argument of it( or of it.each(...)( (not as a value in COVERAGE above).
+  const at = [`('${title}'`, `(\`${title}\``].map((quoted) => source.indexOf(quoted)).find((i) => i >= 0);
+  if (at === undefined) return undefined;
+  const starts = [...source.slice(0, at).matchAll(/\n\s*it(\.each)?\(/g)];
+  const start = starts.at(-1)?.index ?? at;
+  const next = /\n\s*(it(\.each)?|describe)\(/.exec(source.slice(at));
+  return source.slice(start, next === null ? undefined : at + next.index);
+}
+
+const keyOf = (path: string, option: Option): string => `${path} ${option.long ?? option.flags}`;
+
+describe('every option of every command has a test that reads back its effect', () => {
+  const commands = commandsAndOptions();
+
+  it('the program has the commands and options this table was written for, and COVERAGE names a test for each', () => {
+    const keys = commands.flatMap(({ path, options }) => options.map((o) => keyOf(path, o)));
+
+    expect(commands.map((c) => c.path).sort()).toEqual([
+      'chat', 'config check', 'explain', 'init', 'plan', 'query', 'serve', 'serve credits add', 'serve dataset create', 'status', 'sync',
+    ]);
+    expect(keys.filter((k) => COVERAGE[k] === undefined)).toEqual([]);
+    expect(Object.keys(COVERAGE).filter((k) => !keys.includes(k))).toEqual([]);
+  });
+
+  it.each(commands.flatMap(({ path, options }) => options.map((o) => [keyOf(path, o), o] as const)))(
+    '%s: its test exists and uses the option',
+    (key, option) => {
+      const cover = COVERAGE[key];
+      expect(cover, `no test named for ${key}`).toBeDefined();
+      if (cover === undefined) return;
+      expect(existsSync(join(REPO_ROOT, cover.file)), cover.file).toBe(true);
+      const code = testCode(cover.file, cover.test);
+      expect(code, `${cover.file} has no test titled "${cover.test}"`).toBeDefined();
+      const flags = [option.long, option.short].filter((f): f is string => f !== undefined);
+      expect(flags.some((flag) => code?.includes(`'${flag}'`)), `"${cover.test}" never passes ${flags.join(' or ')}`).toBe(true);
+    },
+  );
+});
+
+describe('--version (commander acts on it wherever it stands)', () => {
+  const tempDir = useTempDirs();
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+  it.each([
+    [['chat', 'agent', 'text']], [['config', 'check']], [['explain', 'x.md']], [['init']], [['plan']], [['query', 'text']],
+    [['serve']], [['serve', 'credits', 'add', '--dataset', '1', '5']], [['serve', 'dataset', 'create', '--name', 'x']], [['status']], [['sync']],
+  ])('%s --version prints the version in package.json and does nothing else', async (args) => {
+    const dir = tempDir();
+
+    const run = await runCli([...args, '--version'], { cwd: dir });
+
+    expect(run).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(existsSync(join(dir, 'kbsync.yaml'))).toBe(false);
+    expect(existsSync(join(dir, '.kbsync'))).toBe(false);
+  });
+});

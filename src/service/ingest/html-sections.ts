@@ -101,6 +101,17 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
     continuesParagraph = openParagraph;
   };
 
+  /** Drops the spaces the paragraph ends with (before a line break or a cell separator). */
+  function trimTrailingSpace(): void {
+    while (lastChar === ' ' && para.length > 0) {
+      const last = para.pop() ?? '';
+      const trimmed = last.replace(/ +$/, '');
+      paraChars -= last.length - trimmed.length;
+      if (trimmed !== '') para.push(trimmed);
+      lastChar = para.at(-1)?.at(-1) ?? '\n';
+    }
+  }
+
   /** Appends text to the paragraph (or the heading being read); a very long paragraph is cut between words. */
   const append = (text: string): void => {
     if (text === '') return;
@@ -110,8 +121,10 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
     }
     if (cellSeparator && cellDepth > 0 && text.trim() !== '') {
       cellSeparator = false;
+      trimTrailingSpace();
       para.push(' | ');
       paraChars += 3;
+      text = text.replace(/^ +/, '');
     }
     if (text.trim() !== '') {
       justMarked = false;
@@ -151,13 +164,7 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
 
   const lineBreak = (): void => {
     if (heading !== undefined || paraChars === 0) return;
-    if (lastChar === ' ') {
-      const last = para.pop() ?? '';
-      const trimmed = last.replace(/ +$/, '');
-      paraChars -= last.length - trimmed.length;
-      if (trimmed !== '') para.push(trimmed);
-      lastChar = para.at(-1)?.at(-1) ?? '\n';
-    }
+    trimTrailingSpace();
     if (paraChars > 0 && lastChar !== '\n') append('\n');
   };
 

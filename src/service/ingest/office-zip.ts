@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Entry as YauzlEntry, ZipFile as YauzlZip } from 'yauzl';
 import { MIB } from '../../shared/plans.js';
 import { parseFailed } from './parse-error.js';
+import { sizeText } from './size-text.js';
 
 /**
  * Limits on what an Office file (DOCX, XLSX: a ZIP of XML parts) may inflate to. The libraries that
@@ -94,7 +95,6 @@ async function inflateEntry(zip: YauzlZip, entry: YauzlEntry, maxBytes: number):
 
 class InflateLimit extends Error {}
 
-const mib = (bytes: number): string => `${(bytes / MIB).toFixed(1)} MiB`;
 
 /** What yauzl's message about a damaged archive means for the user. */
 function describeZipError(format: string, err: unknown): string {
@@ -148,19 +148,19 @@ export async function readOfficeZip(
       if (e.isEncrypted()) throw parseFailed(`the ${format} file is encrypted (part ${e.fileName}); remove the password and upload it again`);
       if (e.uncompressedSize > limits.maxPartBytes) {
         throw parseFailed(
-          `the ${format} part ${e.fileName} declares ${mib(e.uncompressedSize)} uncompressed, over the ${mib(limits.maxPartBytes)} limit for one part; refused as a possible zip bomb (split the document)`,
+          `the ${format} part ${e.fileName} declares ${sizeText(e.uncompressedSize)} uncompressed, over the ${sizeText(limits.maxPartBytes)} limit for one part; refused as a possible zip bomb (split the document)`,
         );
       }
       if (e.uncompressedSize > limits.ratioFloorBytes && e.uncompressedSize > limits.maxRatio * Math.max(1, e.compressedSize)) {
         throw parseFailed(
-          `the ${format} part ${e.fileName} inflates ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))} times (${mib(e.compressedSize)} to ${mib(e.uncompressedSize)}), over the limit of ${limits.maxRatio}; refused as a possible zip bomb`,
+          `the ${format} part ${e.fileName} inflates ${Math.round(e.uncompressedSize / Math.max(1, e.compressedSize))} times (${sizeText(e.compressedSize)} to ${sizeText(e.uncompressedSize)}), over the limit of ${limits.maxRatio}; refused as a possible zip bomb`,
         );
       }
       declaredTotal += e.uncompressedSize;
     }
     if (declaredTotal > limits.maxTotalBytes) {
       throw parseFailed(
-        `the ${format} parts declare ${mib(declaredTotal)} uncompressed in all, over the ${mib(limits.maxTotalBytes)} limit; refused as a possible zip bomb (split the document)`,
+        `the ${format} parts declare ${sizeText(declaredTotal)} uncompressed in all, over the ${sizeText(limits.maxTotalBytes)} limit; refused as a possible zip bomb (split the document)`,
       );
     }
     const parts = new Map<string, Buffer>();
@@ -170,7 +170,7 @@ export async function readOfficeZip(
       } catch (err) {
         if (err instanceof InflateLimit || /too many bytes in the stream/i.test(String(err))) {
           throw parseFailed(
-            `the ${format} part ${e.fileName} inflates past its declared size of ${mib(e.uncompressedSize)}; refused as a damaged or hostile archive (a possible zip bomb)`,
+            `the ${format} part ${e.fileName} inflates past its declared size of ${sizeText(e.uncompressedSize)}; refused as a damaged or hostile archive (a possible zip bomb)`,
             err,
           );
         }

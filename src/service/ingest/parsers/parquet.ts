@@ -4,6 +4,7 @@ import type { Compressors, FileMetaData } from 'hyparquet';
 import { isKbsyncError } from '../../../shared/errors.js';
 import { MIB } from '../../../shared/plans.js';
 import { parseFailed } from '../parse-error.js';
+import { sizeText } from '../size-text.js';
 import type { Parser, Section } from '../types.js';
 import { createRecordBatcher } from './records.js';
 import { parquetValueText } from './parquet-values.js';
@@ -24,7 +25,6 @@ export const DEFAULT_PARQUET_LIMITS: ParquetLimits = {
   maxPageBytes: 64 * MIB,
 };
 
-const mib = (bytes: number): string => `${(bytes / MIB).toFixed(1)} MiB`;
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The footer's length, from the file's last 8 bytes (`<length> PAR1`), checked before hyparquet reads it. */
@@ -50,7 +50,7 @@ async function boundedCompressors(maxBytes: number): Promise<Compressors> {
   const bounded: Compressors = {};
   const check = (codec: string, length: number): void => {
     if (length > maxBytes) {
-      throw parseFailed(`a ${codec} page declares ${mib(length)} uncompressed, over the ${mib(maxBytes)} limit for one page; refused as a possible decompression bomb`);
+      throw parseFailed(`a ${codec} page declares ${sizeText(length)} uncompressed, over the ${sizeText(maxBytes)} limit for one page; refused as a possible decompression bomb`);
     }
   };
   for (const [codec, decompress] of Object.entries(compressors)) {
@@ -67,7 +67,7 @@ async function boundedCompressors(maxBytes: number): Promise<Compressors> {
 async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerator<Section> {
   const metadataBytes = await footerLength(path);
   if (metadataBytes > limits.maxMetadataBytes) {
-    throw parseFailed(`the Parquet footer declares ${mib(metadataBytes)} of metadata, over the ${mib(limits.maxMetadataBytes)} limit`);
+    throw parseFailed(`the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit`);
   }
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
   const file = await asyncBufferFromFile(path);
@@ -86,7 +86,7 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
     const rowEnd = rowStart + rows;
     const where = `row group ${index + 1} of ${metadata.row_groups.length} (rows ${rowStart + 1}-${rowEnd})`;
     if (bytes > limits.maxRowGroupBytes) {
-      throw parseFailed(`${where} is ${mib(bytes)} uncompressed, over the ${mib(limits.maxRowGroupBytes)} limit for one row group; write the file with smaller row groups`);
+      throw parseFailed(`${where} is ${sizeText(bytes)} uncompressed, over the ${sizeText(limits.maxRowGroupBytes)} limit for one row group; write the file with smaller row groups`);
     }
     let objects: Record<string, unknown>[];
     try {

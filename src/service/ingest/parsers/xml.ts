@@ -166,7 +166,9 @@ async function* parseXml(path: string, maxBytes: number): AsyncGenerator<Section
       maxNestedTags: MAX_XML_DEPTH,
     }).parse(text) as XmlNode[];
   } catch (err) {
-    throw parseFailed(`invalid XML: ${err instanceof Error ? err.message : String(err)}`, err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (/nested tags/i.test(message)) throw parseFailed(`elements are nested more than ${MAX_XML_DEPTH} deep; refused (is the file generated or hostile?)`, err);
+    throw parseFailed(`invalid XML: ${message}`, err);
   }
   text = '';
   const out: Section[] = [];

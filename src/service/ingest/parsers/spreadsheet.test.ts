@@ -107,3 +107,21 @@ describe('xls parser on files that are not Excel 97-2003 workbooks', () => {
     expect(message).toBe('XLS file is 2.0 MiB, over the 1 MiB limit for an Excel 97-2003 workbook; save it as .xlsx or split it');
   });
 });
+
+describe('header detection', () => {
+  it('takes a first row of long texts like the rows below it for data', async () => {
+    const rows = [1, 2, 3].map((n) => [`This is a long string with a serial number at the end 000${n}`]);
+
+    expect(chunkDocument({ sections: await parseContent(xlsxParser, 'serials.xlsx', workbook({ S: rows }, 'xlsx')) })).toEqual([
+      'S\nA: This is a long string with a serial number at the end 0001\nA: This is a long string with a serial number at the end 0002\nA: This is a long string with a serial number at the end 0003',
+    ]);
+  });
+
+  it('takes short distinct texts over text rows for a header', async () => {
+    const rows = [['Town', 'Province'], ['Graaff-Reinet', 'Eastern Cape']];
+
+    expect(chunkDocument({ sections: await parseContent(xlsxParser, 'towns.xlsx', workbook({ S: rows }, 'xlsx')) })).toEqual([
+      'S\ncolumns: Town, Province\nTown: Graaff-Reinet; Province: Eastern Cape',
+    ]);
+  });
+});

@@ -84,16 +84,23 @@ function headerNames(texts: string[]): string[] {
   });
 }
 
-/** True when every non-empty cell of the row holds text (not a number, date or boolean): such a first row names the columns. */
-function looksLikeHeader(row: (CellObject | undefined)[]): boolean {
-  let any = false;
-  for (const key of Object.keys(row)) {
-    const cell = row[Number(key)];
-    if (cell === undefined || cellText(cell).trim() === '') continue;
-    if (cell.t !== 's') return false;
-    any = true;
-  }
-  return any;
+/** A header cell longer than this is taken for data (a column of long texts repeats its first one's shape). */
+const MAX_HEADER_CHARS = 40;
+/** Rows after the first that are looked at to decide whether it is a header. */
+const HEADER_SAMPLE_ROWS = 50;
+
+const isTextCell = (cell: CellObject | undefined): boolean => cell === undefined || cellText(cell).trim() === '' || cell.t === 's';
+
+/**
+ * True when the first row names the columns: every non-empty cell holds text, and either a column
+ * it names holds a number, date or boolean below it, or its names are short and distinct.
+ */
+function looksLikeHeader(first: (CellObject | undefined)[], sample: (CellObject | undefined)[][]): boolean {
+  const names = Object.keys(first).map(Number).filter((c) => cellText(first[c]).trim() !== '');
+  if (names.length === 0 || !names.every((c) => isTextCell(first[c]))) return false;
+  if (sample.some((row) => names.some((c) => !isTextCell(row[c])))) return true;
+  const texts = names.map((c) => cellText(first[c]).trim());
+  return texts.every((t) => t.length <= MAX_HEADER_CHARS) && new Set(texts).size === texts.length;
 }
 
 function sheetRows(sheet: WorkSheet): (CellObject | undefined)[][] {
@@ -102,9 +109,9 @@ function sheetRows(sheet: WorkSheet): (CellObject | undefined)[][] {
 }
 
 /**
- * One sheet as record sections headed by its name. When the first non-empty row is all text and
- * more rows follow, it names the columns (and is one `columns: a, b` record); otherwise the columns
- * are named by letter (A, B, ...). Each row is one `column: value; ...` record (empty cells left
+ * One sheet as record sections headed by its name. When the first non-empty row looks like a
+ * header (looksLikeHeader) and more rows follow, it names the columns (and is one `columns: a, b`
+ * record); otherwise the columns are named by letter (A, B, ...). Each row is one `column: value; ...` record (empty cells left
  * out), as CSV rows are.
  */
 async function* sheetSections(name: string, sheet: WorkSheet): AsyncGenerator<Section> {
@@ -112,9 +119,9 @@ async function* sheetSections(name: string, sheet: WorkSheet): AsyncGenerator<Se
   const indices = Object.keys(rows).map(Number);
   const first = indices.find((r) => !isBlank(rowTexts(rows[r])));
   if (first === undefined) return;
-  const hasMore = indices.some((r) => r > first && !isBlank(rowTexts(rows[r])));
+  const sample = indices.filter((r) => r > first).slice(0, HEADER_SAMPLE_ROWS).map((r) => rows[r] ?? []).filter((row) => !isBlank(rowTexts(row)));
   const firstRow = rows[first] ?? [];
-  const header = hasMore && looksLikeHeader(firstRow) ? headerNames(rowTexts(firstRow)) : undefined;
+  const header = sample.length > 0 && looksLikeHeader(firstRow, sample) ? headerNames(rowTexts(firstRow)) : undefined;
   const columns = (i: number): string => header?.[i] ?? columnLetter(i);
   const batcher = createRecordBatcher();
   // The header's names, once: a column with no value in any row is still found by its name.

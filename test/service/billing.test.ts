@@ -56,7 +56,7 @@ describe('costs charged on success (docs/api.md)', () => {
   ])('an upload of %i bytes costs %i credits', async (bytes, cost) => {
     const api = apiFor(h, { plan: 'pro', credits: 100 });
 
-    // .xml has no parser yet, so processing fails at once instead of indexing megabytes (the cost is the same).
+    // Not XML at all, so processing fails at once instead of indexing megabytes (the cost is the same).
     const res = await upload(api, 'big.xml', Buffer.alloc(bytes, 'x'));
 
     expect(res.status).toBe(201);

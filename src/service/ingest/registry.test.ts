@@ -10,12 +10,22 @@ describe('parserFor', () => {
     ['dir/table.tsv', 'tsv'],
     ['a.b.json', 'json'],
     ['events.jsonl', 'jsonl'],
+    ['report.DOCX', 'docx'],
+    ['page.html', 'html'],
+    ['feed.xml', 'xml'],
+    ['sheet.xlsx', 'xlsx'],
+    ['old.xls', 'xls'],
+    ['table.parquet', 'parquet'],
   ])('%s → the %s parser', (name, ext) => {
     expect(parserFor(name)?.extensions).toContain(ext);
   });
 
-  it.each(['report.docx', 'page.html', 'sheet.xlsx', 'Makefile', '.json', 'archive.tar.gz'])('%s has no parser yet', (name) => {
+  it.each(['Makefile', '.json', 'archive.tar.gz', 'page.htm', 'book.xlsb'])('%s has no parser', (name) => {
     expect(parserFor(name)).toBeUndefined();
+  });
+
+  it('has a parser for every supported type', () => {
+    for (const ext of SUPPORTED_EXTENSIONS) expect(parserFor(`file.${ext}`)?.extensions).toContain(ext);
   });
 
   it('claims each extension once, and only supported ones', () => {

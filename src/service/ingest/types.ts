@@ -28,7 +28,7 @@ export type Section = ProseSection | RecordSection;
 export type ParsedDocument = { sections: Section[] };
 
 export type ParseOptions = {
-  /** Largest file a whole-file parser (JSON) reads into memory. @default 32 MiB */
+  /** Largest file a whole-file parser (JSON, XML, XLS) reads into memory. @default 32 MiB */
   maxWholeFileBytes?: number;
 };
 

@@ -6,9 +6,8 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 const suite = useE2eSuite();
 
 /**
- * One file of each text type the local service processes so far, and one over 5 MiB (so costs differ:
- * 5 + 2 credits). HTML and XML are synced too, but the service has no parser for them yet: it fails
- * them, and the second sync, learning that, reprocesses them (wait.test.ts covers that path).
+ * One file of each plain-text type the local service processes, and one over 5 MiB (so costs differ:
+ * 5 + 2 credits). The other formats are tested against the service in test/service/file-formats.test.ts.
  */
 const FILES: Record<string, string | Buffer> = {
   'README.md': '# Handbook\n\nWelcome to the team handbook.\n',

@@ -1,0 +1,32 @@
+import { createHtmlSections } from '../html-sections.js';
+import { parseFailed } from '../parse-error.js';
+import { readText } from '../read-text.js';
+import type { Parser, Section } from '../types.js';
+
+async function* parseHtml(path: string): AsyncGenerator<Section> {
+  const sections = await createHtmlSections();
+  let offset = 0;
+  for await (const piece of readText(path)) {
+    // readText checks the start; HTML is text throughout, so binary data further on fails the file too.
+    const nul = piece.indexOf('\u0000');
+    if (nul >= 0) throw parseFailed(`not an HTML file: NUL character at offset ${offset + nul} (binary data)`);
+    offset += piece.length;
+    const out: Section[] = [];
+    sections.write(piece, out);
+    yield* out;
+  }
+  const out: Section[] = [];
+  sections.end(out);
+  yield* out;
+}
+
+/**
+ * HTML, streamed (htmlparser2): the body's text without the head, scripts, styles, navigation or
+ * hidden elements; each h1-h6 starts a section headed by its heading path. UTF-8 (or UTF-16 with a
+ * byte order mark), as every text format here; a page in another charset reads with U+FFFD in place
+ * of its non-ASCII characters.
+ */
+export const htmlParser: Parser = {
+  extensions: ['html'],
+  parse: (path) => parseHtml(path),
+};

@@ -173,18 +173,18 @@ describe('kbsync watch as a child process against the local service', () => {
     ws.write('b.md', '# B\n');
     ws.write('c.md', '# C\n');
     suite.proxy.requests.length = 0;
-    let k: KbsyncChild | undefined;
     let termAtMs = 0;
+    // The hooks are in place before the child (started in this same tick) can send anything.
+    const k = watch(ws);
     suite.proxy.setHooks({
       onRequest: async (req) => {
         if (!isUpload(req) || termAtMs > 0) return { kind: 'forward' };
         termAtMs = Date.now();
-        k?.child.kill('SIGTERM');
+        k.child.kill('SIGTERM');
         await new Promise((r) => setTimeout(r, 800));
         return { kind: 'forward' };
       },
     });
-    k = watch(ws);
     const exit = await k.exited;
     const tookMs = Date.now() - termAtMs;
     suite.proxy.setHooks({});
@@ -215,16 +215,15 @@ describe('kbsync watch as a child process against the local service', () => {
     ws.write('a.md', '# A\n');
     ws.write('b.md', '# B\n');
     let killed = false;
-    let k: KbsyncChild | undefined;
+    const k = watch(ws);
     suite.proxy.setHooks({
       onResponse: async (req) => {
         if (!isUpload(req) || killed) return 'relay';
         killed = true;
-        await killHard(k as KbsyncChild);
+        await killHard(k);
         return 'drop';
       },
     });
-    k = watch(ws);
     const exit = await k.exited;
     const chargedBeforeRestart = 100_000 - (await ds.balance());
     suite.proxy.setHooks({});

@@ -154,7 +154,9 @@ describe('kbsync watch as a child process against the local service', () => {
     ws.write('edited.md', '# v2\n');
     ws.write('new.md', '# new\n');
     ws.remove('gone.md');
-    const k = watch(ws);
+    // -c FILE, from another folder: the sources, state and target are FILE's.
+    const k = spawnKbsync(['watch', '-c', ws.configPath], suite.temp.make());
+    children.push(k);
     await ready(ws, k);
     await stop(k);
 

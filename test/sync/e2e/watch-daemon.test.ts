@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../../src/client/index.js';
 import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/shared/logger.js';
@@ -7,6 +7,7 @@ import { openState, type StateStore } from '../../../src/sync/state/index.js';
 import { createChokidarWatcher } from '../../../src/sync/watch/chokidar-watcher.js';
 import { runWatchDaemon, type DaemonResult, type DaemonSnapshot } from '../../../src/sync/watch/daemon.js';
 import type { CreateWatcher, WatcherHandlers } from '../../../src/sync/watch/watcher.js';
+import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
@@ -147,5 +148,28 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     expect(deferredLine).toMatchObject({ period: 'day', at: '2030-01-01T00:00:00.000Z', files: 1 });
     expect(d.logs.some((l) => l.msg === 'budget period rolled over: starting the deferred work')).toBe(true);
     expect(d.logs.find((l) => l.msg === 'sync cycle done' && Array.isArray(l.reasons) && l.reasons.includes('budget-rollover'))).toMatchObject({ uploaded: 1 });
+  });
+
+  it('a git source is fetched every pollSeconds and synced when its ref moves, with no file-system event', async () => {
+    for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
+    const ds = suite.svc.dataset();
+    const root = suite.temp.make();
+    const origin = createGitOrigin(root, { 'guide.md': '# Guide\n' });
+    const ws = createWorkspace(root, {
+      baseUrl: suite.svc.url, apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } }], watch: { rescanMinutes: 60 } },
+    });
+    const d = startDaemon(ws, ds, deaf);
+    await until('the first sync', () => d.snapshot()?.ready === true);
+    const first = await uploadedNames(ds);
+    origin.commit({ 'news.md': '# News\n' }, 'add news');
+    await until('news.md uploaded after a poll', async () => (await uploadedNames(ds)).includes('news.md'));
+    await d.stop();
+    vi.unstubAllEnvs();
+
+    expect(first).toEqual(['guide.md']);
+    expect(d.logs.find((l) => l.msg === 'file' && l.path === 'news.md')).toMatchObject({ action: 'upload', outcome: 'done' });
+    expect(d.logs.find((l) => l.msg === 'sync cycle done' && l.uploaded === 1 && Array.isArray(l.reasons) && l.reasons.includes('git-poll'))).toBeDefined();
+    expect(d.snapshot().counters.events).toBe(0);
   });
 });

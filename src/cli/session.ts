@@ -15,11 +15,12 @@ export type Session = SyncDeps & { ctx: CliContext; getTarget(): Promise<OpenTar
 /**
  * Loads the config, opens the state (one writer at a time; a corrupt state is moved aside and rebuilt
  * from the remote listing), runs `fn`, and closes everything, the embedded service included.
+ * `lock: false` opens the state as a read-only view, beside the writer that holds it (`status` beside a running `watch`).
  */
-export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session: Session) => Promise<T>): Promise<T> {
+export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session: Session) => Promise<T>, o: { lock?: boolean } = {}): Promise<T> {
   const { config } = await loadCommandConfig(cmd, ctx);
   const logger = await ctx.getLogger();
-  const state = await openStateFor(config, ctx, logger);
+  const state = await openStateFor(config, ctx, logger, o.lock !== false);
   let target: Promise<OpenTarget> | undefined;
   const getTarget = (): Promise<OpenTarget> => (target ??= import('./target.js').then((m) => m.openTarget(config, logger)));
   const getClient = async (): Promise<KnowledgeClient> => (await getTarget()).client;
@@ -34,8 +35,9 @@ export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session
   }
 }
 
-async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Logger): Promise<StateStore> {
+async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Logger, lock: boolean): Promise<StateStore> {
   const { openState, moveAsideCorrupt } = await import('../sync/state/index.js');
+  if (!lock) return openState(config.state, { logger, lock: false });
   try {
     const state = openState(config.state, { logger });
     if (state.lockTakenOver !== null) logger.warn({ pid: state.lockTakenOver.pid }, 'took over the lock of a kbsync that is no longer running');

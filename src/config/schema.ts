@@ -160,8 +160,30 @@ export const Watch = z
   .strictObject({
     /** Quiet time after the last change before a sync starts. @default 1500 */
     debounceMs: NonNegativeInt.default(1500).describe('Quiet time after the last change before a sync starts.'),
-    /** Full safety-net rescan period. @default 60 */
-    rescanMinutes: z.number().positive().default(60).describe('Full safety-net rescan period.'),
+    /** Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one. @default 60 */
+    rescanMinutes: z.number().positive().default(60).describe('Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one.'),
+    /** How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts). @default "auto" */
+    backend: z
+      .enum(['auto', 'events', 'polling'])
+      .default('auto')
+      .describe(
+        'How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts).',
+      ),
+    /** How often the polling backend stats each file, in milliseconds. @default 1000 */
+    pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),
+    /** How long the start-up probe waits for the event of the file it writes (`backend: auto`) before it falls back to polling. @default 2000 */
+    probeTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(2000)
+      .describe('How long the start-up probe waits for the event of the file it writes (`backend: auto`) before it falls back to polling.'),
+    /** At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start). @default 10 */
+    shutdownGraceSeconds: z
+      .number()
+      .positive()
+      .default(10)
+      .describe('At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).'),
   })
   .prefault({});
 

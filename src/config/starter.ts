@@ -88,9 +88,16 @@ reindex:
   minChangedFiles: 20
 
 # kbsync watch: quiet time after the last change before a sync, and the safety-net rescan period.
+# backend: auto (file-system events, checked by a probe at start, polling if none arrives), events,
+# or polling (network mounts, some Docker and WSL2 mounts; every pollIntervalMs). At SIGTERM, calls
+# in flight get shutdownGraceSeconds to finish.
 watch:
   debounceMs: 1500
   rescanMinutes: 60
+  backend: auto
+  pollIntervalMs: 1000
+  probeTimeoutMs: 2000
+  shutdownGraceSeconds: 10
 
 # Largest file to upload, in bytes; null means the plan's limit.
 limits:

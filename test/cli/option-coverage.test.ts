@@ -28,6 +28,7 @@ const OPTIONS = 'test/cli/options.test.ts';
 const SERVE = 'test/service/serve-cli.test.ts';
 const WAIT = 'test/sync/e2e/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
+const WATCH = 'test/sync/e2e/watch.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
@@ -111,6 +112,10 @@ const COVERAGE: Record<string, Cover> = {
   'sync --wait-timeout': { file: WAIT, test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed' },
   'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
   'sync --version': VERSION,
+
+  'watch --http': { file: WATCH, test: "--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon" },
+  'watch --config': { file: WATCH, test: 'finds at start what changed while it was stopped' },
+  'watch --version': VERSION,
 };
 
 /** Every command that runs an action, as its words after `kbsync`, with the options it accepts (its own and its parents'). */
@@ -150,7 +155,7 @@ describe('every option of every command has a test that reads back its effect', 
     const keys = commands.flatMap(({ path, options }) => options.map((o) => keyOf(path, o)));
 
     expect(commands.map((c) => c.path).sort()).toEqual([
-      'chat', 'config check', 'explain', 'init', 'plan', 'query', 'serve', 'serve credits add', 'serve dataset create', 'status', 'sync',
+      'chat', 'config check', 'explain', 'init', 'plan', 'query', 'serve', 'serve credits add', 'serve dataset create', 'status', 'sync', 'watch',
     ]);
     expect(keys.filter((k) => COVERAGE[k] === undefined)).toEqual([]);
     expect(Object.keys(COVERAGE).filter((k) => !keys.includes(k))).toEqual([]);
@@ -177,7 +182,7 @@ describe('--version (commander acts on it wherever it stands)', () => {
 
   it.each([
     [['chat', 'agent', 'text']], [['config', 'check']], [['explain', 'x.md']], [['init']], [['plan']], [['query', 'text']],
-    [['serve']], [['serve', 'credits', 'add', '--dataset', '1', '5']], [['serve', 'dataset', 'create', '--name', 'x']], [['status']], [['sync']],
+    [['serve']], [['serve', 'credits', 'add', '--dataset', '1', '5']], [['serve', 'dataset', 'create', '--name', 'x']], [['status']], [['sync']], [['watch']],
   ])('%s --version prints the version in package.json and does nothing else', async (args) => {
     const dir = tempDir();
 

@@ -14,6 +14,7 @@ export type WorkspaceConfig = {
   upload?: Record<string, unknown>;
   limits?: Record<string, unknown>;
   reindex?: Record<string, unknown>;
+  watch?: Record<string, unknown>;
 };
 
 /** One item of a `--json` report: the five agreed fields, and what else the report carries. */

@@ -5,7 +5,7 @@ import { KBSYNC_BIN } from './build-dist.js';
 export type ChildExit = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
 /** A running `node bin/kbsync.js ...` (needs dist/: see ensureDist), and its end. */
-export type KbsyncChild = { child: ChildProcess; exited: Promise<ChildExit> };
+export type KbsyncChild = { child: ChildProcess; exited: Promise<ChildExit>; /** stderr so far (a daemon's log while it runs). */ stderrSoFar(): string };
 
 /** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment (plus `extraEnv`). */
 export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}): KbsyncChild {
@@ -19,7 +19,7 @@ export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, exited };
+  return { child, exited, stderrSoFar: () => stderr };
 }
 
 /** SIGKILLs the child (no chance to record anything) and waits until it is gone. */

@@ -11,3 +11,4 @@ export { register as query } from './query.js';
 export { register as serve } from './serve.js';
 export { register as status } from './status.js';
 export { register as sync } from './sync.js';
+export { register as watch } from './watch.js';

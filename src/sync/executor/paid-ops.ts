@@ -34,9 +34,10 @@ export type PaidResult = {
 /**
  * Why the run stopped spending: the server refused us (auth, credits, tier, a 429 that retries did not
  * get past), it asked for a pause longer than upload.maxRetryAfterSeconds (`retry-after`), or it charged
- * more than the cost table said, so the budget checks made at reservation no longer hold.
+ * more than the cost table said, so the budget checks made at reservation no longer hold; or the process
+ * is shutting down (`shutdown`: `kbsync watch` got SIGTERM or SIGINT).
  */
-export type StopReason = { by: 'service' | 'retry-after' | 'price'; code: string; message: string };
+export type StopReason = { by: 'service' | 'retry-after' | 'price' | 'shutdown'; code: string; message: string };
 
 export type PaidRunOptions = {
   state: StateStore;
@@ -47,6 +48,8 @@ export type PaidRunOptions = {
   /** Longest Retry-After a call waits out (upload.maxRetryAfterSeconds); a longer one stops the run. */
   maxRetryAfterMs: number;
   onSettled?: (index: number, result: PaidResult) => void;
+  /** Aborted when the process shuts down: calls in flight finish, no other starts (their work stays for the next run). */
+  signal?: AbortSignal;
 };
 
 /** Errors after which no further paid call is made in this run. */
@@ -84,6 +87,11 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
     stop = reason;
     stopped.abort();
   };
+  if (o.signal !== undefined) {
+    const shutdown = (): void => stopWith({ by: 'shutdown', code: 'shutdown', message: 'kbsync is shutting down: calls in flight finish, no other paid call starts' });
+    if (o.signal.aborted) shutdown();
+    else o.signal.addEventListener('abort', shutdown, { once: true });
+  }
   const notSent = (code: string): PaidResult => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'stopped', code } });
 
   // 429s each task got from the service (not the calls the client held back unsent).

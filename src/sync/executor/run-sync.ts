@@ -21,6 +21,8 @@ export type SyncOptions = {
   /** Called after each paid call settles: done so far, total paid calls. */
   onProgress?: (done: number, total: number, item: PlanItem) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** Aborted at a shutdown (`kbsync watch`): paid calls in flight finish, none other starts, the reindex is not asked for. */
+  signal?: AbortSignal;
 };
 
 /** A finished run: the report, why it stopped spending (if it did), and what was done before planning. */
@@ -56,6 +58,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const paidOpts: PaidOpts = {
       state, runId, caps: capsOf(config), queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
       maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
     if (paid.length > 0) {
       const client = await deps.getClient();

@@ -12,6 +12,20 @@ export type StatusReport = {
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
+  /** The `kbsync watch` running on this state, if one is: when it last synced and what it waits for. */
+  daemon: DaemonStatus | null;
+};
+
+/** What `kbsync status` says of a running daemon (from the status file it keeps beside the state). */
+export type DaemonStatus = {
+  pid: number;
+  startedAt: string;
+  http: string | null;
+  ready: boolean;
+  lastSync: { at: string; reasons: string[]; status: string; uploaded: number; deferred: number; failed: number; creditsSpent: number } | null;
+  lastError: { at: string; message: string } | null;
+  waitingFor: string[];
+  watches: { source: string; backend: string; note: string | null }[];
 };
 
 type StatusInput = {
@@ -20,6 +34,7 @@ type StatusInput = {
   credits: { day: number; month: number; utcDay: string; utcMonth: string };
   caps: { run: number; day: number; month: number };
   outbox: { pending: number; unknown: number };
+  daemon?: DaemonStatus | null;
 };
 
 const ZERO: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: 0, creditsSpent: 0 };
@@ -43,6 +58,7 @@ export function statusReport(input: StatusInput): StatusReport {
     credits: { run: 0, day: input.credits.day, month: input.credits.month, caps: input.caps, utcDay: input.credits.utcDay, utcMonth: input.credits.utcMonth },
     outbox: input.outbox,
     lastRun: last === null ? null : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
+    daemon: input.daemon ?? null,
   };
 }
 
@@ -57,5 +73,18 @@ export function formatStatus(r: StatusReport): string {
     ['pending work', r.outbox.pending === 0 && r.outbox.unknown === 0 ? 'none' : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`],
     ['last sync', last === null ? 'never' : `#${last.id} ${last.status}, started ${last.startedAt}${last.finishedAt ? `, finished ${last.finishedAt}` : ''}`],
     ['last sync totals', `${r.summary.uploaded} uploaded, ${r.summary.unchanged} unchanged, ${r.summary.renamed} renamed, ${r.summary.skipped} skipped, ${r.summary.deferred} deferred, ${r.summary.failed} failed; ${r.summary.creditsSpent} credits spent`],
+    ...daemonLines(r.daemon),
   ], '').join('\n');
+}
+
+function daemonLines(d: DaemonStatus | null): [string, string][] {
+  if (d === null) return [];
+  const last = d.lastSync;
+  return [
+    ['daemon', `running (pid ${d.pid}, since ${d.startedAt}${d.http === null ? '' : `, http ${d.http}`}), ${d.ready ? 'ready' : 'first sync not finished'}`],
+    ['watching', d.watches.length === 0 ? 'no folder' : d.watches.map((w) => `${w.source} (${w.backend}${w.note === null ? '' : `: ${w.note}`})`).join('; ')],
+    ['daemon last sync', last === null ? 'none yet' : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`],
+    ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
+    ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
+  ];
 }

@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit.js';
+import { withSession } from '../session.js';
+
+/**
+ * `kbsync watch`: the daemon. A first sync, then a sync cycle after each settled burst of changes, each
+ * git poll, each budget period that opens on deferred work, and every watch.rescanMinutes; until SIGTERM
+ * or SIGINT, after which it exits 0. Logs are pino JSON lines on stderr, one per file action.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('watch')
+    .description('keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)')
+    .option('--http <host:port>', 'serve /healthz, /readyz and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9464')
+    .action(async (options: { http?: string }, cmd: Command) => {
+      const { parseListenAddress } = await import('../../daemon/http-server.js');
+      const listen = options.http === undefined ? null : parseListenAddress(options.http);
+      const { createLogger } = await import('../../shared/logger.js');
+      // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
+      const logger = ctx.env.KBSYNC_LOG_LEVEL === undefined
+        ? createLogger({ level: 'info' }, { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream)
+        : await ctx.getLogger();
+      const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
+      await withSession(cmd, watchCtx, async (session) => {
+        const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
+        const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
+        const { writeDaemonStatus } = await import('../../sync/watch/status-file.js');
+        type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
+        const { config, state } = session;
+        let snapshot: Snapshot | null = null;
+        let httpAddress: string | null = null;
+        const save = (stoppedAt: string | null): void => {
+          if (snapshot === null) return;
+          try {
+            writeDaemonStatus(config.state, { ...snapshot, http: httpAddress, stoppedAt });
+          } catch (err) {
+            logger.warn({ err: String(err) }, 'could not write the daemon status file');
+          }
+        };
+
+        const stop = new AbortController();
+        const onSignal = (signal: NodeJS.Signals): void => {
+          logger.info({ signal }, 'signal received');
+          stop.abort();
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
+        let http: { address: string; close(): Promise<void> } | null = null;
+        try {
+          if (listen !== null) {
+            const { startDaemonHttp } = await import('../../daemon/http-server.js');
+            const { createMetrics } = await import('../../daemon/metrics.js');
+            const { capsOf } = await import('../../sync/executor/index.js');
+            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config) });
+            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics });
+            httpAddress = http.address;
+            logger.info({ address: http.address }, 'http listening: /healthz /readyz /metrics');
+          }
+          const result = await runWatchDaemon(session, {
+            signal: stop.signal,
+            createWatcher: createChokidarWatcher,
+            onSnapshot: (s) => {
+              snapshot = s;
+              save(null);
+            },
+          });
+          save(new Date().toISOString());
+          ctx.exitCode = EXIT.ok;
+          if (result.graceExpired) {
+            // Calls still in flight are recorded as in flight; the next start settles them from the remote
+            // listing. Closing the state under them is not safe, so the process ends here (the lock is released at exit).
+            process.exit(EXIT.ok);
+          }
+        } finally {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          await http?.close();
+        }
+      });
+    });
+}

@@ -1,0 +1,54 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { BudgetCaps, StateStore } from '../sync/state/index.js';
+import type { DaemonSnapshot } from '../sync/watch/daemon.js';
+
+/**
+ * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
+ * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start.
+ */
+export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateStore; caps: BudgetCaps }): Registry {
+  const registry = new Registry();
+  const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
+    new Counter({
+      name, help, registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read(o.snapshot()));
+      },
+    });
+  };
+  const gauge = (name: string, help: string, labelNames: string[], collect: (g: Gauge) => void): void => {
+    new Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); collect(this); } });
+  };
+  counter('kbsync_sync_cycles_total', 'Sync cycles that ended (each an ordinary sync).', (s) => s.counters.cycles);
+  counter('kbsync_sync_cycles_failed_total', 'Sync cycles that ended with an error (tried again later).', (s) => s.counters.cyclesFailed);
+  counter('kbsync_rescans_total', 'Sync cycles started by the periodic rescan (watch.rescanMinutes).', (s) => s.counters.rescans);
+  counter('kbsync_uploads_total', 'Uploads and reprocesses done.', (s) => s.counters.uploads);
+  counter('kbsync_failures_total', 'Paid calls that failed or whose outcome is unknown.', (s) => s.counters.failures);
+  counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
+  counter('kbsync_watcher_errors_total', 'Errors reported by the file watchers (a failed watch, ENOSPC...).', (s) => s.counters.watcherErrors);
+  counter('kbsync_watch_events_total', 'File-system events received (hints: each burst leads to one sync cycle).', (s) => s.counters.events);
+  counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
+  gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
+  gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
+  gauge('kbsync_files_deferred', 'Files the last sync cycle left for later (budget, changing).', [], (g) => g.set(o.snapshot().lastSync?.deferred ?? 0));
+  gauge('kbsync_ready', '1 once the first sync cycle has ended.', [], (g) => g.set(o.snapshot().ready ? 1 : 0));
+  gauge('kbsync_last_success_timestamp_seconds', 'When the last sync cycle ended without an error (0: none yet).', [], (g) => {
+    const at = o.snapshot().lastSuccessAt;
+    g.set(at === null ? 0 : Date.parse(at) / 1000);
+  });
+  gauge('kbsync_credits_spent', 'Credits spent in the current budget period (UTC day, UTC month).', ['period'], (g) => {
+    const used = o.state.creditsUsed(null);
+    g.set({ period: 'day' }, used.spent.day);
+    g.set({ period: 'month' }, used.spent.month);
+  });
+  gauge('kbsync_credits_left', 'Credits the budget still admits in the current period (spent and reserved deducted).', ['period'], (g) => {
+    const used = o.state.creditsUsed(null);
+    g.set({ period: 'day' }, Math.max(0, o.caps.day - used.day));
+    g.set({ period: 'month' }, Math.max(0, o.caps.month - used.month));
+  });
+  gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
+    for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
+  });
+  return registry;
+}

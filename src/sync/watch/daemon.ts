@@ -1,0 +1,289 @@
+import { basename, dirname, sep } from 'node:path';
+import { unlinkSync, writeFileSync } from 'node:fs';
+import { errorText } from '../../shared/errors.js';
+import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
+import type { BudgetPeriod } from '../types.js';
+import { rolloverAtMs } from './rollover.js';
+import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
+import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
+
+/** How one folder source is watched, and why (the probe's verdict, a fall-back). */
+export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
+
+/** Counters since the start (for /metrics). */
+export type DaemonCounters = {
+  cycles: number;
+  cyclesFailed: number;
+  rescans: number;
+  uploads: number;
+  failures: number;
+  retries: number;
+  watcherErrors: number;
+  events: number;
+  creditsSpent: number;
+};
+
+/** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
+export type DaemonSnapshot = {
+  pid: number;
+  startedAt: string;
+  /** True once the first sync cycle has ended without an error. */
+  ready: boolean;
+  watches: SourceWatch[];
+  lastSync: { at: string; reasons: CycleReason[]; status: 'done' | 'stopped'; uploaded: number; deferred: number; failed: number; creditsSpent: number } | null;
+  lastSuccessAt: string | null;
+  lastError: { at: string; message: string } | null;
+  waitingFor: string[];
+  counters: DaemonCounters;
+};
+
+export type DaemonOptions = {
+  /** Aborted to shut down (SIGTERM, SIGINT). */
+  signal: AbortSignal;
+  createWatcher: CreateWatcher;
+  /** Called whenever the snapshot changes (after a cycle, at start and at the end). */
+  onSnapshot?: (snapshot: DaemonSnapshot) => void;
+  nowMs?: () => number;
+};
+
+export type DaemonResult = { cycles: number; graceExpired: boolean };
+
+/** Names of the probe files the daemon writes at start; their events are the probe's, not changes. */
+const PROBE_PREFIX = '.kbsync-watch-probe-';
+const PATHS_NEVER_WATCHED = new Set(['.git', 'node_modules']);
+const ENOSPC_ADVICE =
+  'out of inotify watches (ENOSPC): raise the limit with `sudo sysctl fs.inotify.max_user_watches=524288` (persist it in /etc/sysctl.d/), or set watch.backend: polling';
+
+/**
+ * `kbsync watch`: a first sync (which finds what changed while nothing was watching), then a sync cycle
+ * after each burst of file-system events has been quiet for watch.debounceMs, after each git source's
+ * pollSeconds, when a budget period that deferred work opens again, and at least every
+ * watch.rescanMinutes. Each cycle is an ordinary sync (the same walk, plan, outbox and cost rules): an
+ * event only says when to look, the walk decides what changed. At the abort of `signal` the watchers
+ * close, no new paid call starts, and the cycle running is given watch.shutdownGraceSeconds to finish.
+ */
+export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<DaemonResult> {
+  const { config, logger } = deps;
+  const nowMs = o.nowMs ?? Date.now;
+  const iso = (ms = nowMs()): string => new Date(ms).toISOString();
+  const w = config.watch;
+  const counters: DaemonCounters = { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 };
+  const snapshot: DaemonSnapshot = {
+    pid: process.pid, startedAt: iso(), ready: false, watches: [], lastSync: null, lastSuccessAt: null, lastError: null, waitingFor: [], counters,
+  };
+  o.onSnapshot?.(snapshot);
+  const cycleAbort = new AbortController();
+  let failuresInARow = 0;
+  let rollover: { atMs: number; period: BudgetPeriod } | null = null;
+
+  const runCycle = async (reasons: readonly CycleReason[]): Promise<void> => {
+    if (reasons.includes('budget-rollover')) logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
+    if (reasons.includes('budget-rollover')) rollover = null;
+    const startedMs = nowMs();
+    publish();
+    const run = await runSync(deps, { signal: cycleAbort.signal });
+    failuresInARow = 0;
+    recordCycle(run, reasons, nowMs() - startedMs);
+  };
+
+  const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number): void => {
+    counters.cycles++;
+    if (reasons.includes('rescan')) counters.rescans++;
+    const deferredBy: BudgetPeriod[] = [];
+    for (const item of run.items) {
+      if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
+      if (item.action === 'skip:unchanged') continue;
+      if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
+      if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
+      logger.info({ source: item.source, path: item.path, action: item.action, reason: item.reason, credits: item.creditsCharged, outcome: item.outcome }, 'file');
+    }
+    counters.creditsSpent += run.totals.creditsSpent;
+    const { totals } = run;
+    logger.info(
+      { reasons, runId: run.runId, tookMs, uploaded: totals.uploaded, unchanged: totals.unchanged, deferred: totals.deferred, failed: totals.failed, creditsSpent: totals.creditsSpent, reindex: run.reindex.outcome },
+      'sync cycle done',
+    );
+    for (const note of run.notes) logger.info({ note }, 'sync note');
+    if (run.stop !== null && run.stop.by !== 'shutdown') logger.warn({ by: run.stop.by, code: run.stop.code, message: run.stop.message }, 'the sync stopped spending');
+    const next = rolloverAtMs(deferredBy, nowMs());
+    if (next !== null && (rollover === null || rollover.atMs !== next.atMs)) {
+      rollover = next;
+      scheduler.at(next.atMs, 'budget-rollover');
+      logger.info({ period: next.period, at: iso(next.atMs), files: deferredBy.length }, 'work deferred by the budget: it starts when the period opens');
+    }
+    snapshot.ready = true;
+    snapshot.lastSuccessAt = iso();
+    snapshot.lastSync = {
+      at: iso(), reasons: [...reasons], status: run.stop !== null || totals.deferred > 0 ? 'stopped' : 'done',
+      uploaded: totals.uploaded, deferred: totals.deferred, failed: totals.failed, creditsSpent: totals.creditsSpent,
+    };
+  };
+
+  const scheduler: Scheduler = createScheduler({
+    debounceMs: w.debounceMs,
+    rescanMs: w.rescanMinutes * 60_000,
+    nowMs,
+    runCycle,
+    onIdle: () => publish(),
+    onCycleError: (err) => {
+      counters.cyclesFailed++;
+      failuresInARow++;
+      snapshot.lastError = { at: iso(), message: errorText(err) };
+      // Never an exit: the next try comes after a back-off (5 s, 10 s... at most the rescan period), or a change.
+      const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), w.rescanMinutes * 60_000);
+      counters.retries++;
+      logger.error({ err: errorText(err), retryInMs: waitMs }, 'sync cycle failed; trying again later');
+      if (!o.signal.aborted) scheduler.at(nowMs() + waitMs, 'retry');
+      publish();
+    },
+  });
+
+  const publish = (): void => {
+    snapshot.waitingFor = waitingFor(scheduler, snapshot.watches, config.sources, iso);
+    o.onSnapshot?.(snapshot);
+  };
+
+  // Folder sources: one watcher each; what the state and the embedded service write is not a change.
+  const stateFile = basename(config.state);
+  const stateDir = dirname(config.state);
+  const dataDir = config.target.kind === 'embedded' ? config.target.dataDir : null;
+  const ignored = (absPath: string): boolean => {
+    if (dataDir !== null && (absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
+    if (dirname(absPath) === stateDir && basename(absPath).startsWith(stateFile)) return true;
+    return absPath.split(sep).some((part) => PATHS_NEVER_WATCHED.has(part));
+  };
+  const probes = new Map<string, () => void>();
+  const onEvent = (absPath: string): void => {
+    const name = basename(absPath);
+    if (name.startsWith(PROBE_PREFIX)) {
+      probes.get(absPath)?.();
+      return;
+    }
+    counters.events++;
+    scheduler.hint('changes');
+  };
+  const watchers = new Map<string, FolderWatcher>();
+  const folderSources = config.sources.filter((s): s is typeof s & { path: string } => s.path !== undefined);
+
+  const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
+    const entry: SourceWatch = { source, root, backend, note };
+    const onError = (err: unknown): void => {
+      counters.watcherErrors++;
+      const code = (err as NodeJS.ErrnoException | null)?.code;
+      if (code === 'ENOSPC' && entry.backend === 'events') {
+        logger.error({ source, root }, ENOSPC_ADVICE);
+        void switchToPolling(entry, `${ENOSPC_ADVICE}`);
+        return;
+      }
+      // A watch error may hide changes: look again (the walk is the truth).
+      logger.warn({ source, root, err: errorText(err) }, 'the watcher reported an error; rescanning');
+      scheduler.hint('changes');
+    };
+    try {
+      watchers.set(source, await o.createWatcher({ root, backend, ignored, pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
+    } catch (err) {
+      counters.watcherErrors++;
+      const code = (err as NodeJS.ErrnoException | null)?.code;
+      if (backend === 'events') {
+        const why = code === 'ENOSPC' ? ENOSPC_ADVICE : `file-system events could not be watched (${errorText(err)})`;
+        logger.error({ source, root }, `${why}; polling instead`);
+        await startWatch(source, root, 'polling', why);
+        return;
+      }
+      logger.error({ source, root, err: errorText(err) }, `the folder cannot be watched at all; only the rescans every ${w.rescanMinutes} min will see its changes`);
+      entry.backend = 'none';
+      entry.note = `cannot be watched: ${errorText(err)}`;
+    }
+    const at = snapshot.watches.findIndex((s) => s.source === source);
+    if (at >= 0) snapshot.watches[at] = entry;
+    else snapshot.watches.push(entry);
+  };
+
+  const switchToPolling = async (entry: SourceWatch, why: string): Promise<void> => {
+    const current = watchers.get(entry.source);
+    watchers.delete(entry.source);
+    await current?.close().catch(() => {});
+    if (o.signal.aborted) return;
+    await startWatch(entry.source, entry.root, 'polling', why);
+    scheduler.hint('changes');
+    publish();
+  };
+
+  /** Writes a probe file in the folder and waits for its event; no event in time means events do not work here. */
+  const probe = async (root: string): Promise<'seen' | 'missed' | 'unwritable'> => {
+    const path = `${root}${sep}${PROBE_PREFIX}${process.pid}`;
+    const seen = new Promise<void>((resolve) => probes.set(path, resolve));
+    try {
+      writeFileSync(path, 'kbsync watch probe: safe to delete\n');
+    } catch {
+      probes.delete(path);
+      return 'unwritable';
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'missed'>((resolve) => (timer = setTimeout(() => resolve('missed'), w.probeTimeoutMs)));
+    const verdict = await Promise.race([seen.then(() => 'seen' as const), timeout]);
+    clearTimeout(timer);
+    probes.delete(path);
+    try {
+      unlinkSync(path);
+    } catch {
+      // Already gone: nothing to tidy.
+    }
+    return verdict;
+  };
+
+  for (const source of folderSources) {
+    const backend: WatchBackend = w.backend === 'polling' ? 'polling' : 'events';
+    await startWatch(source.name, source.path, backend, w.backend === 'polling' ? 'watch.backend: polling' : null);
+    if (w.backend !== 'auto' || watchers.get(source.name)?.backend !== 'events') continue;
+    const verdict = await probe(source.path);
+    if (verdict === 'missed') {
+      const why = `no file-system event arrived for a probe file within ${w.probeTimeoutMs} ms (a network mount, a Docker bind mount or WSL2?)`;
+      logger.warn({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
+      await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
+    } else if (verdict === 'unwritable') {
+      logger.info({ source: source.name, root: source.path }, 'the folder is not writable, so file-system events were not probed; the rescans cover what they miss');
+    }
+  }
+  for (const s of snapshot.watches) logger.info({ source: s.source, root: s.root, backend: s.backend, note: s.note }, 'watching');
+
+  // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
+  const gitTimers = config.sources
+    .filter((s) => s.git !== undefined)
+    .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
+
+  scheduler.soon('start');
+  publish();
+
+  await new Promise<void>((resolve) => {
+    if (o.signal.aborted) resolve();
+    else o.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
+  for (const t of gitTimers) clearInterval(t);
+  await Promise.all([...watchers.values()].map((x) => x.close().catch(() => {})));
+  watchers.clear();
+  cycleAbort.abort();
+  let graceTimer: NodeJS.Timeout | undefined;
+  const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), w.shutdownGraceSeconds * 1000)));
+  const ended = await Promise.race([scheduler.stop().then(() => 'ended' as const), grace]);
+  clearTimeout(graceTimer);
+  publish();
+  if (ended === 'expired') logger.warn({ graceSeconds: w.shutdownGraceSeconds }, 'calls still in flight after the grace period; the next start settles their outcome from the remote listing');
+  else logger.info({ cycles: counters.cycles }, 'stopped');
+  return { cycles: counters.cycles, graceExpired: ended === 'expired' };
+}
+
+/** What the daemon waits for, in words, for `kbsync status`. */
+function waitingFor(s: Scheduler, watches: readonly SourceWatch[], sources: readonly { name: string; git?: { pollSeconds: number } | undefined }[], iso: (ms: number) => string): string[] {
+  const st = s.state();
+  const out: string[] = [];
+  if (st.running) out.push('a sync cycle in progress');
+  if (st.debouncedAtMs !== null) out.push(`changes to settle: a sync at ${iso(st.debouncedAtMs)}`);
+  const watched = watches.filter((w) => w.backend !== 'none');
+  if (watched.length > 0) out.push(`changes in ${watched.map((w) => `${w.source} (${w.backend})`).join(', ')}`);
+  for (const src of sources) if (src.git !== undefined) out.push(`the git source ${src.name}: fetched every ${src.git.pollSeconds} s`);
+  for (const t of st.timed) out.push(t.reason === 'budget-rollover' ? `the budget period to open at ${iso(t.atMs)} (deferred work)` : `a ${t.reason} at ${iso(t.atMs)}`);
+  if (st.nextRescanAtMs !== null) out.push(`the rescan at ${iso(st.nextRescanAtMs)}`);
+  return out;
+}

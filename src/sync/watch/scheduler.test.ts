@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createScheduler, type CycleReason } from './scheduler.js';
+
+/** A scheduler whose cycles are recorded and end when the test says (`finish`), or at once. */
+function harness(o: { debounceMs?: number; rescanMs?: number; manual?: boolean } = {}) {
+  const cycles: CycleReason[][] = [];
+  const ends: (() => void)[] = [];
+  const errors: unknown[] = [];
+  const scheduler = createScheduler({
+    debounceMs: o.debounceMs ?? 1000,
+    rescanMs: o.rescanMs ?? 60_000,
+    runCycle: (reasons) => {
+      cycles.push([...reasons]);
+      if (o.manual !== true) return Promise.resolve();
+      return new Promise<void>((resolve) => ends.push(resolve));
+    },
+    onCycleError: (err) => errors.push(err),
+  });
+  const finish = async (): Promise<void> => {
+    ends.shift()?.();
+    await vi.advanceTimersByTimeAsync(0);
+  };
+  return { scheduler, cycles, errors, finish };
+}
+
+describe('the watch scheduler', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('turns a burst of hints into one cycle, debounceMs after the last one', async () => {
+    const { scheduler, cycles } = harness({ debounceMs: 1000 });
+    for (let i = 0; i < 1000; i++) {
+      scheduler.hint('changes');
+      await vi.advanceTimersByTimeAsync(i % 100 === 0 ? 900 : 1);
+    }
+    expect(cycles).toEqual([]);
+    // The last hint was 1 ms ago.
+    await vi.advanceTimersByTimeAsync(998);
+    expect(cycles).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cycles).toEqual([['changes']]);
+    await scheduler.stop();
+  });
+
+  it('an autosave storm (a write every 200 ms for 10 s) gives one cycle after it settles', async () => {
+    const { scheduler, cycles } = harness({ debounceMs: 1500 });
+    for (let t = 0; t < 10_000; t += 200) {
+      scheduler.hint('changes');
+      await vi.advanceTimersByTimeAsync(200);
+    }
+    expect(cycles).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(cycles).toHaveLength(1);
+    await scheduler.stop();
+  });
+
+  it('runs one cycle at a time: hints during a cycle arm one more, after it', async () => {
+    const { scheduler, cycles, finish } = harness({ debounceMs: 100, manual: true });
+    scheduler.soon('start');
+    expect(cycles).toEqual([['start']]);
+    scheduler.hint('changes');
+    scheduler.hint('changes');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(cycles).toHaveLength(1);
+    await finish();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(cycles).toEqual([['start'], ['changes']]);
+    await finish();
+    await scheduler.stop();
+  });
+
+  it('rescans rescanMs after the last cycle however quiet the watcher is (a missed event is found)', async () => {
+    const { scheduler, cycles } = harness({ rescanMs: 60_000 });
+    scheduler.soon('start');
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(cycles).toEqual([['start']]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cycles).toEqual([['start'], ['rescan']]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(cycles).toHaveLength(3);
+    await scheduler.stop();
+  });
+
+  it('starts a timed cycle at its time, even one further away than setTimeout holds (a month rollover)', async () => {
+    const { scheduler, cycles } = harness({ rescanMs: 1e12 });
+    const at = Date.now() + 31 * 24 * 3600_000;
+    scheduler.at(at, 'budget-rollover');
+    expect(scheduler.state().timed).toEqual([{ atMs: at, reason: 'budget-rollover' }]);
+    await vi.advanceTimersByTimeAsync(31 * 24 * 3600_000 - 1);
+    expect(cycles).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cycles).toEqual([['budget-rollover']]);
+    await scheduler.stop();
+  });
+
+  it('goes on after a failed cycle, and stop() waits for the cycle running and starts no other', async () => {
+    let fail = true;
+    const errors: unknown[] = [];
+    const reasons: CycleReason[][] = [];
+    let end: (() => void) | undefined;
+    const scheduler = createScheduler({
+      debounceMs: 10, rescanMs: 1000,
+      runCycle: (r) => {
+        reasons.push([...r]);
+        if (fail) return Promise.reject(new Error('service down'));
+        return new Promise<void>((resolve) => (end = resolve));
+      },
+      onCycleError: (err) => errors.push(err),
+    });
+    scheduler.soon('start');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(errors).toHaveLength(1);
+    fail = false;
+    scheduler.hint('changes');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(reasons).toEqual([['start'], ['changes']]);
+    let stopped = false;
+    const stopping = scheduler.stop().then(() => (stopped = true));
+    scheduler.hint('changes');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(stopped).toBe(false);
+    end?.();
+    await stopping;
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(reasons).toHaveLength(2);
+  });
+});

@@ -1,0 +1,43 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { DaemonSnapshot } from './daemon.js';
+
+/** What a running `kbsync watch` leaves beside its state for `kbsync status`: its snapshot, host and address. */
+export type DaemonStatusFile = DaemonSnapshot & { host: string; http: string | null; updatedAt: string; stoppedAt: string | null };
+
+/** The status file of the state at `statePath`. */
+export function daemonStatusPath(statePath: string): string {
+  return `${statePath}.watch.json`;
+}
+
+/** Writes the status file whole (a temp file renamed over it: a reader never sees half of one), mode 0600. */
+export function writeDaemonStatus(statePath: string, status: Omit<DaemonStatusFile, 'host' | 'updatedAt'>): void {
+  const path = daemonStatusPath(statePath);
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ ...status, host: hostname(), updatedAt: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temp, path);
+}
+
+/**
+ * The status file of a `kbsync watch` running on this host for the state at `statePath`, or null: no
+ * file, an unreadable one, one left by a daemon that stopped or died.
+ */
+export function readRunningDaemon(statePath: string): DaemonStatusFile | null {
+  let status: DaemonStatusFile;
+  try {
+    status = JSON.parse(readFileSync(daemonStatusPath(statePath), 'utf8')) as DaemonStatusFile;
+  } catch {
+    return null;
+  }
+  if (status.stoppedAt !== null || status.host !== hostname() || !isAlive(status.pid)) return null;
+  return status;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -2,7 +2,6 @@
 export const SUPPORTED_EXTENSIONS = [
   'docx', 'txt', 'md', 'csv', 'json', 'jsonl', 'tsv', 'html', 'xml', 'xlsx', 'xls', 'parquet',
 ] as const;
-export type SupportedExtension = (typeof SUPPORTED_EXTENSIONS)[number];
 
 const SUPPORTED = new Set<string>(SUPPORTED_EXTENSIONS);
 

@@ -153,4 +153,3 @@ export function createWebhookStore(db: Database) {
   };
 }
 
-export type WebhookStore = ReturnType<typeof createWebhookStore>;

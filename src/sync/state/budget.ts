@@ -9,7 +9,6 @@ import type { SourceIds } from './source-ids.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from './state-types.js';
 import type { TrackedFiles } from './tracked-files.js';
 
-export type Budget = ReturnType<typeof createBudget>;
 
 type Deps = { outbox: Outbox; tracked: TrackedFiles; sources: SourceIds; meta: Meta; now: () => Date };
 

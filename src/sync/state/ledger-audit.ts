@@ -2,7 +2,6 @@ import type { Database } from 'better-sqlite3';
 import { periodKeysOfDay } from './periods.js';
 import type { LedgerSums, LedgerTotals } from './state-types.js';
 
-export type LedgerAudit = ReturnType<typeof createLedgerAudit>;
 
 type Group = { run_id: number; period_day: number; reserve: number; released: number; closed: number; spend: number };
 

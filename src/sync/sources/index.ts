@@ -6,13 +6,11 @@ import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
 
-export { scanFolder, type FolderSourceSpec, type ScanResult, type ScannedFile } from './folder.js';
+export { scanFolder,    } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
-export type { GitSourceSpec, GitScanResult, GitChanges } from './git.js';
-export { hashFiles, type HashInput, type HashOutcome, type HashOptions } from './hash.js';
-export { SECRET_FILE_PATTERNS } from './secrets.js';
-export { WalkAhead, type WalkAheadOptions } from './walk-ahead.js';
+export { hashFiles,   type HashOptions } from './hash.js';
+export { WalkAhead,  } from './walk-ahead.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = Fingerprint & { sha256: string };

@@ -86,7 +86,9 @@ export function signalExit(ctl: Int32Array): void {
  * walk's) and do them while the helper lists and stats the next ones. Stats are (size, mtimeMs,
  * ino) per entry, NaN where an entry was not lstat'ed or is not a regular file. The walk tells it
  * which folders of the root it walks it left out ({ root, skip }): nothing more is read under them.
- * Stops when ctl[1] is set; ctl[0] counts the messages posted, and is notified after each.
+ * While the walk waits for a listing (ctl[3] set), the helper lists next rather than stat: the
+ * folder it waits for is the next in walk order. Stops when ctl[1] is set; ctl[0] counts the
+ * messages posted, and is notified after each.
  */
 function walkAhead({ port, ctl, claims, roots, extensions, neverListed }: HelperData): void {
   const supported = new Set(extensions);
@@ -145,7 +147,7 @@ function walkAhead({ port, ctl, claims, roots, extensions, neverListed }: Helper
         if (Atomics.load(ctl, 1) !== 0) return post({ kind: 'end', listed: next });
         dropSkipped(r);
         if (stack.length === 0 && listed.length === 0) break;
-        if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512)) {
+        if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512 && Atomics.load(ctl, 3) === 0)) {
           statOldest();
           continue;
         }
@@ -225,7 +227,7 @@ export class WalkAhead {
   static start(roots: readonly string[], options: WalkAheadOptions = {}): WalkAhead | null {
     const unique = [...new Set(roots)];
     if ((options.cores ?? availableParallelism()) < 2 || unique.length === 0) return null;
-    const ctl = new Int32Array(new SharedArrayBuffer(12));
+    const ctl = new Int32Array(new SharedArrayBuffer(16));
     const claims = new Uint8Array(new SharedArrayBuffer(CLAIMS));
     const { port1, port2 } = new MessageChannel();
     const code = options.helper?.(HELPER_ENTRY) ?? HELPER_ENTRY;
@@ -263,7 +265,13 @@ export class WalkAhead {
    * for it if the helper has yet to get there; null when the walk must read the folder itself.
    */
   listing(dir: string): Listing | null {
-    const found = this.#await(() => this.#listings.has(dir)) ? this.#listings.get(dir) : undefined;
+    if (!this.#listings.has(dir)) {
+      // While the walk waits, the helper lists before it stats (see walkAhead).
+      Atomics.store(this.#ctl, 3, 1);
+      this.#await(() => this.#listings.has(dir));
+      Atomics.store(this.#ctl, 3, 0);
+    }
+    const found = this.#listings.get(dir);
     this.#listings.delete(dir);
     if (found === undefined || found === null) return null;
     this.taken.listings++;

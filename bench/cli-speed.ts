@@ -101,7 +101,7 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
     loopProblem ??= run.problem;
     return run.ms;
   };
-  let rsyncProblem: string | null = rsyncLine === null ? 'rsync is not installed' : null;
+  let rsyncProblem: string | null = rsyncLine === null ? 'rsync is not installed (apt-get install -y rsync)' : null;
   for (let r = 0; r < runs; r++) {
     // Each round runs the three plans in a rotated order: none always comes first after rsync.
     const variants = [
@@ -187,7 +187,7 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const coldRuns: number[] = [];
   const shaRuns: number[] = [];
   let coldProblem: string | null = null;
-  let shaProblem: string | null = shaLine === null ? 'sha256sum or xargs is not installed' : null;
+  let shaProblem: string | null = shaLine === null ? 'sha256sum or xargs is not installed (apt-get install -y coreutils findutils)' : null;
   for (let r = 0; r < Math.min(runs, 3); r++) {
     if (shaLine !== null) {
       const s = timeShell(shaLine);

@@ -81,7 +81,7 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
     () => (canSha ? timeShell(shaLine) : undefined),
   );
   const coldHash = figure('cold hash of every candidate (2 worker threads)', coldMs, 'page cache warm, as for sha256sum');
-  const sha256sum = figure('xargs -0 -P2 sha256sum (the same files)', canSha ? shaMs : [], canSha ? undefined : 'sha256sum or xargs is not installed');
+  const sha256sum = figure('xargs -0 -P2 sha256sum (the same files)', canSha ? shaMs : [], canSha ? undefined : 'sha256sum or xargs is not installed (apt-get install -y coreutils findutils)');
   log(`cold hash ${coldHash.medianMs} ms, sha256sum -P2 ${sha256sum.medianMs} ms`);
 
   const lookup = knownFiles((s: string, p: string): KnownFile | undefined => known.get(s)?.get(p));

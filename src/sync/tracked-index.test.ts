@@ -225,6 +225,22 @@ describe('TrackedIndex', () => {
     expect(index.knownSha256('docs', 'a.md', null)).toBe('a'.repeat(64));
     expect(index.knownSha256('docs', 'b.md', null)).toBeNull();
   });
+
+  it('knownSha256Of answers as knownSha256, and leaves the file the same path and (when it fits) the same time', () => {
+    const index = TrackedIndex.of([tracked('docs', 'a.md', 5), tracked('docs', 'b.md', 5)]);
+    const file = (path: string, over: { size?: number; mtimeNs?: string } = {}) => ({ source: 'docs', path: `${path}.md`, size: 5, mtimeNs: '1', inode: 1, ...over });
+
+    const same = file('a');
+    const touched = file('b', { mtimeNs: '2' });
+    const untracked = file('c');
+    const byGit = file('b', { mtimeNs: '3' });
+
+    expect(index.knownSha256Of(same, false)).toBe('a'.repeat(64));
+    expect(index.knownSha256Of(touched, false)).toBeNull();
+    expect(index.knownSha256Of(untracked, false)).toBeNull();
+    expect(index.knownSha256Of(byGit, true)).toBe('a'.repeat(64));
+    expect([same, touched, untracked, byGit].map((f) => [f.path, f.mtimeNs])).toEqual([['a.md', '1'], ['b.md', '2'], ['c.md', '1'], ['b.md', '3']]);
+  });
 });
 
 function columnsOf(files: TrackedFile[]): TrackedColumns {

@@ -178,6 +178,23 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return row >= 0 && (stat === null || this.sameStat(row, stat)) ? (this.#rows.sha256[row] as string) : null;
   }
 
+  /**
+   * knownSha256 of an observed file, which also takes the row's own strings for its path and, when
+   * the fingerprint is the same, its mtime: equal values, already in memory. The walk's own (a
+   * joined path, which the comparison flattened into a second copy; a formatted time) are then
+   * garbage at once, instead of living on through the plan (~100 bytes a file, which the GC copied).
+   * `anyStat`: as knownSha256 with `stat` null (the content is known not to have changed).
+   */
+  knownSha256Of(file: Fingerprint & { source: string; path: string }, anyStat: boolean): string | null {
+    const row = this.rowOf(file.source, file.path);
+    if (row < 0) return null;
+    const rows = this.#rows;
+    file.path = rows.paths[row] as string;
+    if (!anyStat && !this.sameStat(row, file)) return null;
+    if (!anyStat) file.mtimeNs = rows.mtimeNs[row] as string;
+    return rows.sha256[row] as string;
+  }
+
   /** True when the row's size, mtime and inode are `stat`'s (sameFingerprint, on the columns). */
   sameStat(row: number, stat: Fingerprint): boolean {
     const rows = this.#sorted();

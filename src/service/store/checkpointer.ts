@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 export type Checkpointer = {
   /** Stops the worker (after a last checkpoint) and gives the connection its automatic checkpoints back. */
@@ -28,8 +28,7 @@ export function startCheckpointer(db: Database, options: CheckpointerOptions = {
   const intervalMs = options.intervalMs ?? 500;
   let worker: Worker;
   try {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: db.name, intervalMs } });
+    worker = startWorker(WORKER_ENTRY, { workerData: { path: db.name, intervalMs } satisfies CheckpointWorkerData });
   } catch {
     return { stop: () => Promise.resolve() };
   }
@@ -63,20 +62,8 @@ export function startCheckpointer(db: Database, options: CheckpointerOptions = {
   };
 }
 
-/** The worker: a PASSIVE checkpoint every intervalMs on its own connection; a last one, then exit, on 'stop'. */
-const WORKER_SOURCE = `'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => {
-  clearInterval(timer);
-  try {
-    checkpoint();
-  } finally {
-    db.close();
-    parentPort.close();
-  }
-});
-`;
+/** What checkpoint-worker.ts is given. */
+export type CheckpointWorkerData = { path: string; intervalMs: number };
+
+/** The worker's entry module: a PASSIVE checkpoint every intervalMs on its own connection; a last one, then exit, on 'stop'. */
+const WORKER_ENTRY = workerEntry('checkpoint-worker', import.meta.url);

@@ -4,7 +4,7 @@ import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
 import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createTargetRules, type Refusal, type TargetRules } from './link-targets.js';
-import { createPathFilter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
+import { createPathFilter, hasControlCharacter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
 import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
@@ -33,8 +33,11 @@ export type ScannedFile = Omit<ObservedFile, 'sha256'>;
 export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
 
 
-/** The ignore-file rules in force in one folder (made once per folder, not per file). */
-type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null };
+/**
+ * The ignore-file rules in force in one folder (made once per folder, not per file), and whether
+ * its path is free of control characters (then only each file's name is tested for one).
+ */
+type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null; clean: boolean };
 
 type Walk = {
   spec: FolderSourceSpec;
@@ -156,7 +159,7 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
   // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
   const pathPrefix = dir === '' ? '' : `${dir}/`;
   const absPrefix = `${absDir}/`;
-  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName) };
+  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName), clean: !hasControlCharacter(dir) };
   walk.realStack.push(realDir);
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
@@ -205,7 +208,7 @@ function leftOut(walk: Walk, path: string, name: string, rules: DirRules): strin
  * then its real path and `linkChecked` true; or of a type readdir did not give).
  */
 function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null, linkChecked = false): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
   if (verdict === 'outside') return;
   // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
   // fifth images), and the walk's lstats are most of an unchanged plan's time.
@@ -233,7 +236,7 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
  * its way (`deferred`: the file is listed now and gets its stat at the end, see takeDeferred).
  */
 function visitListedFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Float64Array | null, i: number, deferred: Walk['deferred'][number] | null): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
   if (verdict === 'outside') return;
   if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, null);
   if (walk.followDepth > 0 && refusedThroughLink(walk, abs, path)) return;
@@ -274,7 +277,7 @@ function statHere(walk: Walk, file: ScannedFile): void {
 }
 
 function visitLink(walk: Walk, abs: string, path: string, name: string, rules: DirRules): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
   if (verdict !== 'outside' && verdict !== 'candidate' && verdict.reason !== 'unsupported') {
     return skip(walk, path, verdict.reason, verdict.detail, null); // a secret's or an ignored name: not even resolved
   }
@@ -344,7 +347,7 @@ function visitOther(walk: Walk, abs: string, realDir: string, path: string, name
     return visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
   }
   if (st.isSymbolicLink()) return visitLink(walk, abs, path, name, rules);
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy);
+  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
   if (verdict === 'outside') return;
   skip(walk, path, 'unsupported', 'not a regular file', null);
 }

@@ -1,8 +1,5 @@
-import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { mtimeNsOfMs } from './fingerprint.js';
-import { hashFileSync, type HashDeps, type HashInput, type HashOutcome } from './hash-file.js';
-import { HASH_CHUNK_BYTES, hashWorkerSource, startHashWorker, type HashWorker } from './hash-worker.js';
+import { HASH_CHUNK_BYTES, hashFileSync, type HashInput, type HashOutcome } from './hash-file.js';
+import { HASH_WORKER_ENTRY, startHashWorker, type HashWorker } from './hash-thread.js';
 
 export type { HashInput, HashOutcome } from './hash-file.js';
 
@@ -14,10 +11,10 @@ export type HashOptions = {
   /** Test hook, for files hashed in-process: runs after a file is read and before it is stat'ed again. */
   beforeRestat?: (absPath: string) => void;
   /**
-   * Test hook: the source worker `index` runs, given the default one (a test wraps it to make the
+   * Test hook: what worker `index` runs instead of hash-worker.js (source text: a test makes the
    * worker crash on demand). Unset in production.
    */
-  workerSource?: (defaultSource: string, index: number) => string;
+  worker?: (entry: URL, index: number) => URL | string;
 };
 
 /**
@@ -33,8 +30,6 @@ const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
 const BATCH_MAX_FILES = 64;
 const BATCH_MAX_BYTES = 4 << 20;
-
-const nodeDeps: HashDeps = { openSync, readSync, fstatSync, statSync, closeSync, createHash, mtimeNsOfMs };
 
 /**
  * SHA-256 of each file, keyed by absPath: a hash, or `deferred` (changed during or since the scan;
@@ -110,7 +105,7 @@ export function startHashing(options: HashOptions = {}): Hashing {
   let waitingBytes = 0;
 
   const send = (files: HashInput[], bytes: number): void => {
-    pool ??= startWorkers(Math.max(1, options.concurrency ?? 2), options.workerSource).map((worker) => ({ worker, queuedBytes: 0, alive: true }));
+    pool ??= startWorkers(Math.max(1, options.concurrency ?? 2), options.worker).map((worker) => ({ worker, queuedBytes: 0, alive: true }));
     let target: PoolWorker | null = null;
     for (const w of pool) if (w.alive && (target === null || w.queuedBytes < target.queuedBytes)) target = w;
     if (target === null) {
@@ -179,16 +174,15 @@ export function startHashing(options: HashOptions = {}): Hashing {
 /** Hashes `files` on this thread, one reused buffer. */
 function hashInProcess(files: readonly HashInput[], results: Map<string, HashOutcome>, beforeRestat?: (absPath: string) => void): void {
   const buf = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  for (const file of files) results.set(file.absPath, hashFileSync(nodeDeps, file, buf, beforeRestat));
+  for (const file of files) results.set(file.absPath, hashFileSync(file, buf, beforeRestat));
 }
 
 /** Up to `count` started workers: a thread that cannot start is one fewer (none: all in-process). */
-function startWorkers(count: number, wrapSource: HashOptions['workerSource']): HashWorker[] {
-  const source = hashWorkerSource();
+function startWorkers(count: number, code: HashOptions['worker']): HashWorker[] {
   const workers: HashWorker[] = [];
   for (let i = 0; i < count; i++) {
     try {
-      workers.push(startHashWorker(wrapSource?.(source, i) ?? source));
+      workers.push(startHashWorker(code?.(HASH_WORKER_ENTRY, i) ?? HASH_WORKER_ENTRY));
     } catch {
       // Hashing goes on with the workers that did start.
     }

@@ -22,6 +22,11 @@ export type KnownFiles = {
    * (any fingerprint when `stat` is null: its content is known not to have changed); else null.
    */
   knownSha256(source: string, path: string, stat: Fingerprint | null): string | null;
+  /**
+   * knownSha256 for an observed file, which may replace its path and mtime strings with equal ones
+   * it holds (TrackedIndex does: see knownSha256Of there). `anyStat`: any fingerprint will do.
+   */
+  knownSha256Of?(file: ObservedFile, anyStat: boolean): string | null;
 };
 
 /** KnownFiles over a lookup of each file's record (tests, small callers). */
@@ -148,7 +153,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
  * or git says it did not change); else marks it for hashing (sha256 null) and returns true.
  */
 function takeKnown(file: ObservedFile, known: KnownFiles, unchangedByGit: boolean): boolean {
-  file.sha256 = known.knownSha256(file.source, file.path, unchangedByGit ? null : file);
+  file.sha256 = known.knownSha256Of !== undefined ? known.knownSha256Of(file, unchangedByGit) : known.knownSha256(file.source, file.path, unchangedByGit ? null : file);
   return file.sha256 === null;
 }
 

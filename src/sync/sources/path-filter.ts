@@ -15,8 +15,10 @@ export type PathFilter = {
   /**
    * What to do with a file: `outside` (not in the include globs: not part of the source, not
    * listed), `candidate`, or a skip with its reason. `ignoredBy` gives the ignore-file rule, if any.
+   * `folderChecked`: the caller knows the path's folder holds no control character
+   * (hasControlCharacter, once per folder), so only the base name is tested for one.
    */
-  classifyFile(path: string, baseName: string, ignoredBy: (path: string, baseName: string) => string | null): FileVerdict;
+  classifyFile(path: string, baseName: string, ignoredBy: (path: string, baseName: string) => string | null, folderChecked?: boolean): FileVerdict;
 };
 
 /** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */
@@ -44,7 +46,7 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       dir === '' ||
       includeBases.some((base) => base === '' || base === dir || base.startsWith(`${dir}/`) || dir.startsWith(`${base}/`)),
     folderExcludedBy: excludedBy,
-    classifyFile(path, baseName, ignoredBy) {
+    classifyFile(path, baseName, ignoredBy, folderChecked = false) {
       if (!isIncluded(path)) return 'outside';
       // The extension once, for the secret test and the type test (two slices and a lower-casing a file, not four).
       const ext = extensionOf(baseName);
@@ -56,13 +58,20 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };
       if (!isSupportedExtension(ext)) return { reason: 'unsupported', detail: unsupportedDetail(ext) };
       // The path is the file's name on the service, sent in a multipart header: no line break, no tab.
-      if (CONTROL_CHARACTER.test(path)) return { reason: 'unsupported', detail: CONTROL_DETAIL };
+      // A walk's path is its folder's path joined to the name (a cons string): testing it whole made V8
+      // flatten (copy) every path, ~10 ms per 100k files; the folder is tested once instead.
+      if (hasControlCharacter(folderChecked ? baseName : path)) return { reason: 'unsupported', detail: CONTROL_DETAIL };
       return 'candidate';
     },
   };
 }
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** True when `text` holds a control character (a line break, a tab...), which no path on the service may. */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
 const CONTROL_DETAIL = 'its path holds a control character (a line break, a tab...), which a file name on the service cannot: rename it';
 
 /** One detail string per extension, shared by its files (a docs tree often holds 20k images). */

@@ -1,5 +1,7 @@
+import { lstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 /** Where the lstat of each path goes: called once per path, from whichever thread did it. */
 export type StatSink<T> = {
@@ -20,8 +22,8 @@ export type StatPoolOptions = {
    * (a test of what the walk does with the helper's answers needs them). @default 0
    */
   helperGraceMs?: number;
-  /** Test hook: the source the helper runs, given the default one (a test makes it stall or crash). */
-  helperSource?: (defaultSource: string) => string;
+  /** Test hook: what the helper runs instead of stat-pool-worker.js (source text: a test makes it stall or crash). */
+  helper?: (entry: URL) => URL | string;
 };
 
 /** The lstats of a batch of paths: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
@@ -29,11 +31,9 @@ type LstatAnswer = { stats: Float64Array<ArrayBuffer>; errors: [number, string][
 
 /**
  * Every path of `batch` lstat'ed, on whichever thread runs it: size -1 when gone or no longer a
- * regular file, -2 when the lstat failed. Self-contained (the helper runs its text): no import,
- * no outer name.
+ * regular file, -2 when the lstat failed.
  */
 function lstatBatch(paths: readonly string[]): LstatAnswer {
-  const { lstatSync } = process.getBuiltinModule('node:fs');
   const stats = new Float64Array(paths.length * 3);
   const errors: [number, string][] = [];
   for (let i = 0; i < paths.length; i++) {
@@ -56,10 +56,10 @@ function lstatBatch(paths: readonly string[]): LstatAnswer {
   return { stats, errors };
 }
 
-/** The helper's loop: answers each batch of paths posted on `port` with its LstatAnswer. Self-contained, given lstatBatch. */
-function serveLstatBatches(port: MessagePort, lstat: typeof lstatBatch): void {
+/** The helper's loop (stat-pool-worker.ts): answers each batch of paths posted on `port` with its LstatAnswer. */
+export function serveLstatBatches(port: MessagePort): void {
   port.on('message', ({ id, paths }: { id: number; paths: string[] }) => {
-    const { stats, errors } = lstat(paths);
+    const { stats, errors } = lstatBatch(paths);
     port.postMessage({ id, stats, errors }, [stats.buffer]);
   });
 }
@@ -81,7 +81,7 @@ export class StatPool<T> {
   private readonly sink: StatSink<T>;
   private readonly workerAfter: number;
   private readonly helperGraceMs: number;
-  private readonly helperSource: string;
+  private readonly helperCode: URL | string;
   private batch: Batch<T> = emptyBatch();
   private seen = 0;
   private helper: Helper | null = null;
@@ -96,7 +96,7 @@ export class StatPool<T> {
     this.sink = sink;
     this.workerAfter = (options.cores ?? availableParallelism()) < 2 ? Number.POSITIVE_INFINITY : (options.workerAfter ?? 4096);
     this.helperGraceMs = options.helperGraceMs ?? 0;
-    this.helperSource = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
+    this.helperCode = options.helper?.(HELPER_ENTRY) ?? HELPER_ENTRY;
   }
 
   /** The lstat of `abs` goes to the sink with `target`, by the time finish() returns at the latest. */
@@ -187,7 +187,7 @@ export class StatPool<T> {
   private startHelper(): Helper | null {
     const { port1, port2 } = new MessageChannel();
     try {
-      const worker = new Worker(this.helperSource, { eval: true, workerData: { port: port2 }, transferList: [port2] });
+      const worker = startWorker(this.helperCode, { workerData: { port: port2 }, transferList: [port2] });
       worker.unref();
       // A helper that dies just answers no more (the walk never waits for it); nothing to report here.
       worker.on('error', () => {});
@@ -224,11 +224,5 @@ const MAX_IN_FLIGHT = 4;
 /** lstatBatch's size for a path gone or no longer a regular file (-2: the lstat failed). */
 const GONE = -1;
 
-/**
- * The default helper's source, run with `eval: true` (so the same code runs from dist/ and under
- * vitest's .ts sources): serveLstatBatches on the port it is given.
- */
-const HELPER_SOURCE = `'use strict';
-const { workerData } = process.getBuiltinModule('node:worker_threads');
-(${serveLstatBatches.toString()})(workerData.port, ${lstatBatch.toString()});
-`;
+/** The helper's entry module: serveLstatBatches on the port it is given. */
+const HELPER_ENTRY = workerEntry('stat-pool-worker', import.meta.url);

@@ -1,7 +1,8 @@
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import type { Dirent } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { extensionOf, SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
+import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 /** An entry's kind in a Listing (as readdir's file types tell it; 0: anything else). */
 export const ENTRY_FILE = 1;
@@ -20,8 +21,8 @@ export type Listing = {
 export type WalkAheadOptions = {
   /** Cores to count on: with one, no helper is started (it would only take turns with the walk). @default os.availableParallelism() */
   cores?: number;
-  /** Test hook: the source the helper runs, given the default one (a test makes it stall, crash or lag). */
-  helperSource?: (defaultSource: string) => string;
+  /** Test hook: what the helper runs instead of walk-ahead-worker.js (source text: a test makes it stall, crash or lag). */
+  helper?: (entry: URL) => URL | string;
   /** How long the walk waits for a helper that posts nothing at all before doing the rest itself. @default 2000 */
   stallMs?: number;
 };
@@ -31,7 +32,7 @@ export type WalkAheadOptions = {
  * in plain string order (a folder sorts as "name/"), and the planner gets its input already
  * ordered. A folder's key only differs from its name where a sibling's name extends it ("a" beside
  * "a.md"); folders with no subfolder (most of them) sort by name alone, with no key built.
- * Self-contained (the helper runs its text), so the walk and the helper cannot order differently.
+ * The walk and the helper both list with it, so they cannot order differently.
  */
 export function listingOf(entries: Dirent[]): { names: string[]; kinds: Uint8Array } {
   const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -43,7 +44,7 @@ export function listingOf(entries: Dirent[]): { names: string[]; kinds: Uint8Arr
   for (let i = 0; i < sorted.length; i++) {
     const e = sorted[i] as Dirent;
     names[i] = e.name;
-    kinds[i] = e.isFile() ? 1 : e.isDirectory() ? 2 : e.isSymbolicLink() ? 3 : 0; // ENTRY_FILE, ENTRY_DIR, ENTRY_LINK, else 0
+    kinds[i] = e.isFile() ? ENTRY_FILE : e.isDirectory() ? ENTRY_DIR : e.isSymbolicLink() ? ENTRY_LINK : 0;
   }
   return { names, kinds };
 }
@@ -57,22 +58,39 @@ type Message =
   | { kind: 'stats'; k: number; stats: Float64Array }
   | { kind: 'end'; listed?: number; error?: string };
 
+/** What the helper is given (workerData of walk-ahead-worker.ts). */
+export type HelperData = { port: MessagePort; ctl: Int32Array; claims: Uint8Array; roots: readonly string[]; extensions: readonly string[]; neverListed: readonly string[] };
+
 /**
- * The helper's walk, self-contained (the worker runs its text): each root depth first in walk
+ * The helper's thread (walk-ahead-worker.ts): tells the walk when it ends, however it ends (an
+ * error included), then walks. ctl[2] says so: the walk, blocked in Atomics.wait, sees no event.
+ */
+export function helpWalk(d: HelperData): void {
+  signalExit(d.ctl);
+  walkAhead(d);
+}
+
+/** Sets ctl[2] (and wakes the walk) when this thread exits. */
+export function signalExit(ctl: Int32Array): void {
+  process.on('exit', () => {
+    Atomics.store(ctl, 2, 1);
+    Atomics.notify(ctl, 0);
+  });
+}
+
+/**
+ * The helper's walk: each root depth first in walk
  * order, posting each folder's listing as soon as it is read, and the lstats of the files of a
  * supported type of each listing it claims. It lists a few folders ahead of its lstats, so that a
  * walk that caught up can claim a listed folder's lstats (claims[k]: 0 free, 1 the helper's, 2 the
  * walk's) and do them while the helper lists and stats the next ones. Stats are (size, mtimeMs,
  * ino) per entry, NaN where an entry was not lstat'ed or is not a regular file. The walk tells it
  * which folders of the root it walks it left out ({ root, skip }): nothing more is read under them.
- * Stops when ctl[1] is set; ctl[0] counts the messages posted, and is notified after each.
+ * While the walk waits for a listing (ctl[3] set), the helper lists next rather than stat: the
+ * folder it waits for is the next in walk order. Stops when ctl[1] is set; ctl[0] counts the
+ * messages posted, and is notified after each.
  */
-function walkAhead(
-  port: MessagePort, ctl: Int32Array, claims: Uint8Array, roots: readonly string[], extensions: readonly string[], neverListed: readonly string[],
-  listing: typeof listingOf, extension: typeof extensionOf,
-): void {
-  const { readdirSync, lstatSync } = process.getBuiltinModule('node:fs');
-  const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
+function walkAhead({ port, ctl, claims, roots, extensions, neverListed }: HelperData): void {
   const supported = new Set(extensions);
   const never = new Set(neverListed);
   const post = (message: unknown, transfer: ArrayBuffer[] = []): void => {
@@ -106,9 +124,9 @@ function walkAhead(
     if (k >= claims.length || Atomics.compareExchange(claims, k, 0, 1) !== 0) return; // the walk took them
     const stats = new Float64Array(names.length * 3).fill(Number.NaN);
     for (let i = 0; i < names.length; i++) {
-      if (kinds[i] !== 1) continue;
+      if (kinds[i] !== ENTRY_FILE) continue;
       const name = names[i] as string;
-      if (!supported.has(extension(name))) continue;
+      if (!supported.has(extensionOf(name))) continue;
       try {
         const st = lstatSync(`${dir}/${name}`, { throwIfNoEntry: false });
         if (st === undefined || !st.isFile()) continue;
@@ -129,20 +147,20 @@ function walkAhead(
         if (Atomics.load(ctl, 1) !== 0) return post({ kind: 'end', listed: next });
         dropSkipped(r);
         if (stack.length === 0 && listed.length === 0) break;
-        if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512)) {
+        if (stack.length === 0 || (listed.length > 0 && listedFiles >= 512 && Atomics.load(ctl, 3) === 0)) {
           statOldest();
           continue;
         }
         const dir = stack.pop() as string;
-        let entries;
+        let entries: Dirent[];
         try {
           entries = readdirSync(dir, { withFileTypes: true });
         } catch {
           post({ kind: 'listing', dir, k: -1 }); // the walk reads it itself, and reports why it cannot
           continue;
         }
-        const { names, kinds } = listing(entries);
-        for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === 2 && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
+        const { names, kinds } = listingOf(entries);
+        for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === ENTRY_DIR && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
         const k = next++;
         const sent = kinds.slice();
         post({ kind: 'listing', dir, k, names: names.join('/'), kinds: sent }, [sent.buffer]);
@@ -156,17 +174,8 @@ function walkAhead(
   }
 }
 
-/** The helper's source, run with `eval: true` (the same code runs from dist/ and under vitest's .ts sources). */
-const HELPER_SOURCE = `'use strict';
-const { workerData: d } = process.getBuiltinModule('node:worker_threads');
-// However the thread ends (an error included), ctl[2] says so: the walk, blocked in Atomics.wait, sees no event.
-process.on('exit', () => {
-  Atomics.store(d.ctl, 2, 1);
-  Atomics.notify(d.ctl, 0);
-});
-// walk
-(${walkAhead.toString()})(d.port, d.ctl, d.claims, d.roots, d.extensions, d.neverListed, ${listingOf.toString()}, ${extensionOf.toString()});
-`;
+/** The helper's entry module: helpWalk on its workerData. */
+const HELPER_ENTRY = workerEntry('walk-ahead-worker', import.meta.url);
 
 /** Listings whose lstats a walk can claim (one byte each, shared); later ones are lstat'ed by the walk. */
 const CLAIMS = 1 << 18;
@@ -218,16 +227,13 @@ export class WalkAhead {
   static start(roots: readonly string[], options: WalkAheadOptions = {}): WalkAhead | null {
     const unique = [...new Set(roots)];
     if ((options.cores ?? availableParallelism()) < 2 || unique.length === 0) return null;
-    const ctl = new Int32Array(new SharedArrayBuffer(12));
+    const ctl = new Int32Array(new SharedArrayBuffer(16));
     const claims = new Uint8Array(new SharedArrayBuffer(CLAIMS));
     const { port1, port2 } = new MessageChannel();
-    const source = options.helperSource?.(HELPER_SOURCE) ?? HELPER_SOURCE;
+    const code = options.helper?.(HELPER_ENTRY) ?? HELPER_ENTRY;
     try {
-      const worker = new Worker(source, {
-        eval: true,
-        workerData: { port: port2, ctl, claims, roots: unique, extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED },
-        transferList: [port2],
-      });
+      const data: HelperData = { port: port2, ctl, claims, roots: unique, extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED };
+      const worker = startWorker(code, { workerData: data, transferList: [port2] });
       worker.unref();
       // The walk learns of a helper's end through ctl (it never returns to the event loop while walking).
       worker.on('error', () => {});
@@ -259,7 +265,13 @@ export class WalkAhead {
    * for it if the helper has yet to get there; null when the walk must read the folder itself.
    */
   listing(dir: string): Listing | null {
-    const found = this.#await(() => this.#listings.has(dir)) ? this.#listings.get(dir) : undefined;
+    if (!this.#listings.has(dir)) {
+      // While the walk waits, the helper lists before it stats (see walkAhead).
+      Atomics.store(this.#ctl, 3, 1);
+      this.#await(() => this.#listings.has(dir));
+      Atomics.store(this.#ctl, 3, 0);
+    }
+    const found = this.#listings.get(dir);
     this.#listings.delete(dir);
     if (found === undefined || found === null) return null;
     this.taken.listings++;

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 import type { BulkRow } from './tracked-files.js';
 
-const WORKER_URL = new URL('./tracked-worker.js', import.meta.url);
+const WORKER_URL = workerEntry('tracked-worker', import.meta.url);
 
 /** What the tracked-files worker posts: each source's BULK_SQL row by source id, or why it could not read them. */
 export type TrackedReply = { kind: 'rows'; rows: [number, BulkRow][] } | { kind: 'error'; message: string };
@@ -12,8 +13,8 @@ export type TrackedReply = { kind: 'rows'; rows: [number, BulkRow][] } | { kind:
 /**
  * Reads every source's tracked files (BULK_SQL rows) from the database at `dbPath` in a worker
  * thread with its own read-only connection, so that the read (~150 ms per 100k files) overlaps
- * what this thread does next: walking the folders. Resolves null when no worker can run (kbsync
- * running from TypeScript sources) or the worker failed; the caller then reads in-process, where
+ * what this thread does next: walking the folders. Resolves null when no worker can run (its
+ * entry is missing, or it cannot start) or the worker failed; the caller then reads in-process, where
  * a damaged database gets its proper error. Nothing may write the files table until the rows are
  * used: they are a snapshot.
  */
@@ -22,7 +23,7 @@ export function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow> |
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_URL, { workerData: { dbPath } });
+      worker = startWorker(WORKER_URL, { workerData: { dbPath } });
     } catch {
       resolve(null);
       return;
@@ -50,7 +51,7 @@ export function worthAWorker(bytes: number, cores: number = availableParallelism
   return bytes >= WORKER_MIN_STATE_BYTES && cores >= 3;
 }
 
-/** True when this module runs as compiled JS with tracked-worker.js beside it (a Node 20 worker cannot load .ts). */
+/** True when the worker's entry is beside this module (compiled, bundled, or from TypeScript sources). */
 function workerAvailable(): boolean {
-  return import.meta.url.endsWith('.js') && existsSync(fileURLToPath(WORKER_URL));
+  return existsSync(fileURLToPath(WORKER_URL));
 }

@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry (compiled JS only, see tracked-load.ts): reads each source's tracked files as
+ * Worker-thread entry (see tracked-load.ts): reads each source's tracked files as
  * one BULK_SQL row through a read-only connection to `workerData.dbPath`, and posts them all.
  */
 import Database from 'better-sqlite3';

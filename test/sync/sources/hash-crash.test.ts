@@ -31,27 +31,34 @@ function fixture(): Fixture {
 }
 
 /**
- * A workerSource hook: worker `index` exits with code 1 before hashing a batch when `crashIf(index)`
- * (JS over `batch` and `n`, this worker's batch count from 1) holds, after appending
- * `worker <index> batch <n>` to `log`. null: the worker runs the default source.
+ * A hash thread that runs `before` (JS over `batch`, and `parentPort`) on each batch, then the real
+ * thread's code (serveHashBatches of hash-file.ts, next to the entry) on the same batch: `before` is
+ * registered first, so it runs first. Both are registered at once: batches wait in the port until then.
  */
-function crashing(log: string, crashIf: (index: number) => string | null): NonNullable<HashOptions['workerSource']> {
-  return (source, index) => {
-    const condition = crashIf(index);
-    if (condition === null) return source;
-    // Registered before the source's own listener, so it runs first and the batch is never answered.
-    return `{
-  const fs = process.getBuiltinModule('node:fs');
-  let n = 0;
-  process.getBuiltinModule('node:worker_threads').parentPort.on('message', (batch) => {
-    n += 1;
-    if (${condition}) {
-      fs.appendFileSync(${JSON.stringify(log)}, 'worker ${index} batch ' + n + '\\n');
-      process.exit(1);
-    }
-  });
+function wrapped(entry: URL, before: string): string {
+  const hashFile = entry.href.replace(/hash-worker\.(ts|js)$/, 'hash-file.$1');
+  return `const { parentPort } = process.getBuiltinModule('node:worker_threads');
+import(${JSON.stringify(hashFile)}).then(({ serveHashBatches }) => {
+  parentPort.on('message', (batch) => { ${before} });
+  serveHashBatches(parentPort);
+});`;
 }
-${source}`;
+
+/**
+ * A worker hook: worker `index` exits with code 1 before hashing a batch when `crashIf(index)`
+ * (JS over `batch` and `n`, this worker's batch count from 1) holds, after appending
+ * `worker <index> batch <n>` to `log`. null: the worker runs the default entry.
+ */
+function crashing(log: string, crashIf: (index: number) => string | null): NonNullable<HashOptions['worker']> {
+  return (entry, index) => {
+    const condition = crashIf(index);
+    if (condition === null) return entry;
+    return `globalThis.n = 0;
+${wrapped(entry, `n += 1;
+  if (${condition}) {
+    process.getBuiltinModule('node:fs').appendFileSync(${JSON.stringify(log)}, 'worker ${index} batch ' + n + '\\n');
+    process.exit(1);
+  }`)}`;
   };
 }
 
@@ -83,7 +90,7 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
     const { files, expected, log } = fixture();
     const threadsBefore = threadCount();
 
-    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource: crashing(log, crashIf) });
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, worker: crashing(log, crashIf) });
 
     expect(crashesIn(log)).toEqual(crashes);
     expect(results).toEqual(expected);
@@ -93,11 +100,10 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
   it('hashes a batch answered with the wrong number of outcomes in-process, and never uses that worker again', async () => {
     const { files, expected } = fixture();
     // Worker 0 answers each batch twice: first with no outcomes, then (its own listener) with the real ones.
-    const workerSource: HashOptions['workerSource'] = (source, index) =>
-      index === 0 ? `{ const { parentPort } = process.getBuiltinModule('node:worker_threads'); parentPort.on('message', () => parentPort.postMessage([])); }\n${source}` : source;
+    const worker: HashOptions['worker'] = (entry, index) => (index === 0 ? wrapped(entry, 'parentPort.postMessage([]);') : entry);
     const threadsBefore = threadCount();
 
-    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource });
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, worker });
 
     expect(results).toEqual(expected);
     await noThreadLeft(threadsBefore);
@@ -109,14 +115,14 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
   ])('hashes every file when $what cannot start, and leaves no thread running', async ({ failing }) => {
     const { files, expected } = fixture();
     const started: number[] = [];
-    const workerSource: HashOptions['workerSource'] = (source, index) => {
+    const worker: HashOptions['worker'] = (entry, index) => {
       if (failing.includes(index)) throw new Error('cannot start');
       started.push(index);
-      return source;
+      return entry;
     };
     const threadsBefore = threadCount();
 
-    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, workerSource });
+    const results = await hashFiles(files, { mode: 'workers', concurrency: 2, worker });
 
     expect(results).toEqual(expected);
     expect(started).toEqual([0, 1].filter((i) => !failing.includes(i)));

@@ -63,11 +63,19 @@ describe('startHashing (files handed over one at a time)', () => {
   it('cancel stops the workers without hashing the rest', async () => {
     const { inputs } = files(400);
     const before = threadCount();
-    const hashing = startHashing({ mode: 'workers' });
+    const hashedHere: string[] = [];
+    // Workers that take their first batch and never answer: cancel must not wait for them, nor hash
+    // here what they hold or what is still waiting for a batch (400 files: 6 batches sent, 16 held).
+    const stuck = "const { parentPort } = process.getBuiltinModule('node:worker_threads'); parentPort.on('message', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));";
+    const hashing = startHashing({ mode: 'workers', worker: () => stuck, beforeRestat: (path) => hashedHere.push(path) });
     for (const file of inputs) hashing.add(file);
+    const threadsWhileHashing = threadCount();
 
     await hashing.cancel();
 
+    expect(threadsWhileHashing).toBeGreaterThan(before);
+    expect(hashedHere).toEqual([]);
     await noThreadLeft(before);
+    expect(() => hashing.add(inputs[0] as HashInput)).toThrow('add() after done()');
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { hashFiles, inProcessPays, type HashInput } from '../../../src/sync/sources/hash.js';
@@ -103,11 +103,12 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
     const { default: ts } = await import('typescript');
     const out = tempDir('kbsync-dist-');
     const src = fileURLToPath(new URL('../../../src', import.meta.url));
-    for (const file of ['sync/sources/hash.ts', 'sync/sources/hash-file.ts', 'sync/sources/hash-worker.ts', 'sync/sources/fingerprint.ts']) {
+    const files = ['sync/sources/hash.ts', 'sync/sources/hash-file.ts', 'sync/sources/hash-thread.ts', 'sync/sources/hash-worker.ts', 'sync/sources/fingerprint.ts', 'shared/worker-entry.ts'];
+    for (const file of files) {
       const js = ts.transpileModule(readFileSync(join(src, file), 'utf8'), {
         compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true },
       }).outputText;
-      mkdirSync(join(out, 'sync/sources'), { recursive: true });
+      mkdirSync(dirname(join(out, file)), { recursive: true });
       writeFileSync(join(out, file.replace(/\.ts$/, '.js')), js);
     }
     writeFileSync(join(out, 'package.json'), '{"type":"module"}');

@@ -91,11 +91,17 @@ describe('StatPool', () => {
   });
 
   it('stops its helper thread when finished', async () => {
-    const before = threadCount();
     const { paths } = mixedPaths(2000);
+    const before = threadCount();
+    const pool = new StatPool<string>({ file: () => {}, gone: () => {}, error: () => {} }, { workerAfter: 0, cores: 2, helperGraceMs: 10_000 });
 
-    statAll(paths, { workerAfter: 0 });
+    for (const p of paths) pool.lstat(p, p);
+    const during = threadCount();
+    pool.finish();
 
+    // cores: 2 whatever this machine has: on one core no helper would start, and nothing would be stopped.
+    expect(during).toBeGreaterThan(before);
+    expect(pool.helperAnswers).toBeGreaterThan(0);
     await noThreadLeft(before);
   });
 
@@ -110,7 +116,7 @@ describe('StatPool', () => {
     const { paths, expected } = mixedPaths(1500);
     const before = threadCount();
 
-    const calls = statAll(paths, { workerAfter: 0, helperSource: () => source });
+    const calls = statAll(paths, { workerAfter: 0, helper: () => source });
 
     expect(calls).toEqual(expected);
     await noThreadLeft(before);
@@ -155,7 +161,7 @@ describe('scanFolder with a stat helper', () => {
   it('leaves out files gone by the time of their lstat (the next pass sees them), and keeps every other one whole', () => {
     const { root, all } = numbered();
 
-    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helperSource: () => fakeHelper(-1) } });
+    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helper: () => fakeHelper(-1) } });
 
     const found = result.files.map((f) => f.path);
     expect(found.length).toBeLessThanOrEqual(all.length - 512);
@@ -170,7 +176,7 @@ describe('scanFolder with a stat helper', () => {
   it('lists a file whose lstat fails as unreadable, with the error', () => {
     const { root, all } = numbered();
 
-    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helperSource: () => fakeHelper(-2) } });
+    const result = scan(root, { statPool: { workerAfter: 0, helperGraceMs: 10_000, helper: () => fakeHelper(-2) } });
 
     expect(result.skipped.length).toBeGreaterThanOrEqual(512);
     expect(result.skipped.length + result.files.length).toBe(all.length);

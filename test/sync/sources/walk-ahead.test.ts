@@ -106,7 +106,7 @@ describe('WalkAhead', () => {
     const root = mixedTree();
 
     // This helper only lists: the walk claims every folder's lstats.
-    const { result, ahead } = scanAhead(root, { helperSource: () => fakeHelper('') });
+    const { result, ahead } = scanAhead(root, { helper: () => fakeHelper('') });
 
     expect(result).toEqual(alone(root));
     expect(ahead.taken.listings).toBeGreaterThan(20);
@@ -130,7 +130,7 @@ describe('WalkAhead', () => {
     }`;
     const release = "for (const m of globalThis.held ?? []) post(m); post({ kind: 'end' });";
 
-    const { result, ahead } = scanAhead(root, { helperSource: () => fakeHelper(held, release, claim) });
+    const { result, ahead } = scanAhead(root, { helper: () => fakeHelper(held, release, claim) });
 
     expect(result).toEqual(alone(root));
     expect(ahead.taken.listings).toBeGreaterThan(20);
@@ -150,7 +150,7 @@ describe('WalkAhead', () => {
       ? () => fakeHelper('', after).replace("post({ kind: 'listing', dir, k,", "post({ kind: 'listing', dir, k: -1,")
       : () => fakeHelper(onListing, after);
 
-    const { result, ahead } = scanAhead(root, { helperSource: source, stallMs: 300 });
+    const { result, ahead } = scanAhead(root, { helper: source, stallMs: 300 });
 
     expect(result).toEqual(alone(root));
     if (what === 'cannot read any folder') expect(ahead.taken.listings).toBe(0);
@@ -199,8 +199,13 @@ describe('WalkAhead', () => {
     const root = mixedTree(100);
 
     // Were the exit not seen, the walk would wait a minute for the root's listing, and the test time out.
-    const dying = (source: string): string => source.replace('// walk\n', "throw new Error('died at start');\n");
-    const { result, ahead } = scanAhead(root, { helperSource: dying, stallMs: 60_000 });
+    // The real helper's exit signal, then an error before it walks.
+    const dying = (entry: URL): string => `const { workerData } = process.getBuiltinModule('node:worker_threads');
+import(${JSON.stringify(entry.href.replace('walk-ahead-worker', 'walk-ahead'))}).then(({ signalExit }) => {
+  signalExit(workerData.ctl);
+  throw new Error('died at start');
+});`;
+    const { result, ahead } = scanAhead(root, { helper: dying, stallMs: 60_000 });
 
     expect(result).toEqual(alone(root));
     expect(ahead.taken.listings).toBe(0);

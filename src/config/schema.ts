@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { PLANS } from '../shared/plans.js';
+import { webhookSecretKey } from '../shared/webhooks.js';
+import { cronProblem } from '../shared/cron.js';
 import { isRecord } from './is-record.js';
 
 /**
@@ -184,6 +186,20 @@ export const Watch = z
       .positive()
       .default(10)
       .describe('At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).'),
+    /** A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always. @default null */
+    schedule: z
+      .string()
+      .nullable()
+      .default(null)
+      .refine((expr) => expr === null || cronProblem(expr) === null, { error: (issue) => cronProblem(String(issue.input)) ?? 'not a cron expression' })
+      .describe('A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always.'),
+    /** The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404. @default null */
+    webhookSecret: z
+      .string()
+      .nullable()
+      .default(null)
+      .refine((secret) => secret === null || (/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && webhookSecretKey(secret) !== null), 'a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)')
+      .describe('The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.'),
   })
   .prefault({});
 

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('watch')
     .description('keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)')
-    .option('--http <host:port>', 'serve /healthz, /readyz and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9464')
+    .option('--http <host:port>', 'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464')
     .action(async (options: { http?: string }, cmd: Command) => {
       const { parseListenAddress } = await import('../../daemon/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
@@ -53,9 +53,13 @@ export function register(program: Command, ctx: CliContext): void {
             const { createMetrics } = await import('../../daemon/metrics.js');
             const { capsOf } = await import('../../sync/executor/index.js');
             const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config) });
-            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics });
+            const secret = config.watch.webhookSecret;
+            const { receiveWebhook } = await import('../../daemon/webhooks.js');
+            const webhooks = secret === null ? null : (headers: Record<string, string | string[] | undefined>, body: Buffer) =>
+              receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
+            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics, webhooks });
             httpAddress = http.address;
-            logger.info({ address: http.address }, 'http listening: /healthz /readyz /metrics');
+            logger.info({ address: http.address, webhooks: secret !== null }, `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`);
           }
           const result = await runWatchDaemon(session, {
             signal: stop.signal,

@@ -238,7 +238,7 @@ describe('loadConfig: the resolved config', () => {
       sources: [],
       upload: { concurrency: 4, requestsPerSecond: 5, maxRetryAfterSeconds: 60, maxReprocessAttempts: 2 },
       reindex: { minChangedFiles: 20 },
-      watch: { debounceMs: 1500, rescanMinutes: 60, backend: 'auto', pollIntervalMs: 1000, probeTimeoutMs: 2000, shutdownGraceSeconds: 10, schedule: null, webhookSecret: null },
+      watch: { debounceMs: 1500, rescanMinutes: 60, backend: 'auto', watcher: 'parcel', pollIntervalMs: 1000, probeTimeoutMs: 2000, shutdownGraceSeconds: 10, schedule: null, webhookSecret: null },
       limits: { maxFileBytes: null },
     });
   });

@@ -25,6 +25,18 @@ export function register(program: Command, ctx: CliContext): void {
       await withSession(cmd, watchCtx, async (session) => {
         const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
         const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
+        let createWatcher = createChokidarWatcher;
+        let library = 'chokidar';
+        if (session.config.watch.watcher === 'parcel') {
+          try {
+            createWatcher = (await import('../../sync/watch/parcel-watcher.js')).createParcelWatcher;
+            library = '@parcel/watcher';
+          } catch (err) {
+            // No prebuilt @parcel/watcher for this platform: chokidar watches instead, at a cost in memory.
+            logger.warn({ err: String(err) }, '@parcel/watcher cannot load here; watching with chokidar (one inotify watch per file)');
+          }
+        }
+        if (session.config.watch.backend !== 'polling') logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
         const { writeDaemonStatus } = await import('../../sync/watch/status-file.js');
         type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
         const { config, state } = session;
@@ -63,7 +75,7 @@ export function register(program: Command, ctx: CliContext): void {
           }
           const result = await runWatchDaemon(session, {
             signal: stop.signal,
-            createWatcher: createChokidarWatcher,
+            createWatcher,
             onSnapshot: (s) => {
               snapshot = s;
               save(null);

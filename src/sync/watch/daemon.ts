@@ -182,7 +182,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       scheduler.hint('changes');
     };
     try {
-      watchers.set(source, await o.createWatcher({ root, backend, ignored, pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
+      watchers.set(source, await o.createWatcher({ root, backend, ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
     } catch (err) {
       counters.watcherErrors++;
       const code = (err as NodeJS.ErrnoException | null)?.code;

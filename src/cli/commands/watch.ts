@@ -64,11 +64,15 @@ export function register(program: Command, ctx: CliContext): void {
             const { startDaemonHttp } = await import('../../daemon/http-server.js');
             const { createMetrics } = await import('../../daemon/metrics.js');
             const { capsOf } = await import('../../sync/executor/index.js');
-            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config) });
             const secret = config.watch.webhookSecret;
+            const outcomes: Record<string, number> = {};
+            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config), ...(secret === null ? {} : { webhooks: () => outcomes }) });
             const { receiveWebhook } = await import('../../daemon/webhooks.js');
-            const webhooks = secret === null ? null : (headers: Record<string, string | string[] | undefined>, body: Buffer) =>
-              receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
+            const webhooks = secret === null ? null : (headers: Record<string, string | string[] | undefined>, body: Buffer) => {
+              const answer = receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
+              outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
+              return answer;
+            };
             http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics, webhooks });
             httpAddress = http.address;
             logger.info({ address: http.address, webhooks: secret !== null }, `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`);

@@ -113,6 +113,9 @@ describe('kbsync watch: POST /webhooks', () => {
       await post(port, stale, body), await post(port, good, body), await post(port, good, body),
     ];
     expect(statuses).toEqual([401, 401, 401, 401, 200, 409]);
+    const metrics = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+    const count = (outcome: string): number => Number(new RegExp(`^kbsync_webhooks_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
+    expect([count('accepted'), count('bad_signature'), count('stale_timestamp'), count('replayed')]).toEqual([4, 3, 1, 1]);
 
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);

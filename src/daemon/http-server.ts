@@ -14,7 +14,7 @@ export function parseListenAddress(value: string): { host: string; port: number 
 export type DaemonHttp = { address: string; close(): Promise<void> };
 
 /** Largest webhook body read; a larger delivery is refused (413) unread. */
-export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 
 /** Handles one POST /webhooks body (see webhooks.ts); null when no secret is configured. */
 export type WebhookHandler = (headers: IncomingHttpHeaders, body: Buffer) => { status: number; body: Record<string, unknown> };

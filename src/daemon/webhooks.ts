@@ -27,7 +27,7 @@ const STATUS: Record<Exclude<WebhookOutcome, 'accepted'>, number> = {
 };
 
 /** Kinds whose `data` the state keeps (docs/api.md): the rest (`webhook.test`) keep only their id. */
-export function isRecordedKind(type: string): boolean {
+function isRecordedKind(type: string): boolean {
   return type.startsWith('intelligence.') || type === 'dataset.mode_changed';
 }
 

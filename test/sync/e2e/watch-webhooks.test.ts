@@ -116,6 +116,8 @@ describe('kbsync watch: POST /webhooks', () => {
     const metrics = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
     const count = (outcome: string): number => Number(new RegExp(`^kbsync_webhooks_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(metrics)?.[1]);
     expect([count('accepted'), count('bad_signature'), count('stale_timestamp'), count('replayed')]).toEqual([4, 3, 1, 1]);
+    const huge = JSON.stringify({ type: 'intelligence.failed', data: { error: 'x'.repeat(1_500_000) } });
+    expect(await post(port, signedDelivery(secret, 'evt_huge', now, huge), huge)).toBe(413);
 
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);

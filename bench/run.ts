@@ -24,6 +24,9 @@ import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
 import type { ServiceStartResult } from './service-start.js';
 import type { UploadMemoryResult } from './upload-memory.js';
+import type { WatchDaemonResult } from './watch-daemon.js';
+import { watchFigures } from './watch-figures.js';
+import type { WatchBenchResult } from './watch.js';
 
 const started = performance.now();
 const machine = machineFacts();
@@ -68,6 +71,12 @@ if (upload !== null) add(uploadFigures(upload));
 
 const scan = inChild<ScanBenchResult>('sources in process', './scan.js', 'runScanBench', { files, full, runs: 2 });
 if (scan !== null) add(scanFigures(scan));
+
+// kbsync watch at 100k files, and each watcher backend alone (the measurement behind watch.watcher's default).
+const watchDaemon = inChild<WatchDaemonResult>('kbsync watch (daemon)', './watch-daemon.js', 'runWatchDaemonBench', { files, full });
+const backends = (['parcel', 'chokidar'] as const).map((backend) => inChild<WatchBenchResult>(`watcher backend alone: ${backend}`, './watch.js', 'runWatchBench', { files, full, backend }));
+add(watchFigures(watchDaemon, backends));
+if (watchDaemon === null) figures.push({ group: 'kbsync watch', name: 'daemon figures', value: null, unit: 'ms', reference: null, ratio: null, target: 'measured', pass: false });
 
 const plan = inChild<PlanBenchFigure[]>('planner alone', './plan.js', 'runPlanBench', files, 5);
 if (plan !== null) add(planFigures(plan));

@@ -22,13 +22,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = `${root}dist/bundle`;
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
-// Left as imports of node_modules: native code (better-sqlite3); packages that locate files of
+// Left as imports of node_modules: native code (better-sqlite3, @parcel/watcher); packages that locate files of
 // their own at run time (pino's transports); the ones only a paid call or a git source needs; and
 // what fastify requires only for features the service does not use (route schemas: ajv and
 // fast-json-stringify; inject(): light-my-request), so they stay unread. fastify and its plugins
 // are bundled into the service's chunk: loaded from node_modules they were ~200 files for every
 // `kbsync serve` and embedded start, ~35 ms more to reach `listening` (measured, bench/service-start.ts).
-const external = ['better-sqlite3', 'pino', 'undici', 'simple-git', 'chokidar', 'p-queue', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
+const external = ['better-sqlite3', '@parcel/watcher', 'pino', 'undici', 'simple-git', 'chokidar', 'p-queue', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
 
 const common = {
   absWorkingDir: root,

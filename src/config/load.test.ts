@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../shared/errors.js';
 import { ConfigError } from './errors.js';
 import { loadConfig } from './load.js';
+import { redactConfig } from './redact.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -120,6 +121,9 @@ describe('loadConfig: every problem at once, with its line', () => {
     ['remote without any key', 'target:\n  kind: remote\n  baseUrl: https://x.org\n', ['1: target.apiKey: required when target.kind is remote (or set target.apiKeyFile)']],
     ['a list where a mapping goes', 'budget: [1, 2]\n', ['1: budget: expected a mapping (key: value lines), got a list']],
     ['the whole file is a list', '- a\n- b\n', ['1: : expected a mapping (key: value lines), got a list']],
+    ['a schedule of 3 fields', 'watch:\n  schedule: "* * *"\n', ['2: watch.schedule: a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), got 3 in "* * *"']],
+    ['a schedule with a minute out of range', 'watch:\n  schedule: "61 * * * *"\n', ['2: watch.schedule: not a cron expression: Invalid value for minute: 61']],
+    ['a webhook secret that is not whsec_ base64, not echoed', 'watch:\n  webhookSecret: hunter2!\n', ['2: watch.webhookSecret: a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)']],
   ])('%s', (_name, yaml, expected) => {
     const { file } = configDir(yaml, { dirs: ['docs'] });
 
@@ -197,6 +201,17 @@ describe('loadConfig: interpolation', () => {
     expect(config.state).toBe(join(file, '..', '${literal}', 'state.db'));
   });
 
+  it('reads watch.webhookSecret from the environment, and the printable config redacts it', () => {
+    const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const { file } = configDir('watch:\n  webhookSecret: ${KBSYNC_WEBHOOK_SECRET}\n');
+
+    const config = loadConfig(file, { KBSYNC_WEBHOOK_SECRET: secret });
+
+    expect(config.watch.webhookSecret).toBe(secret);
+    expect(JSON.stringify(redactConfig(config))).not.toContain(secret.slice(6, 20));
+    expect(redactConfig(config)).toMatchObject({ watch: { webhookSecret: '[redacted]' } });
+  });
+
   it('does not interpolate comments or keys', () => {
     const { file } = configDir('# apiKey: ${NOT_SET}\nstate: x.db\n');
 
@@ -223,7 +238,7 @@ describe('loadConfig: the resolved config', () => {
       sources: [],
       upload: { concurrency: 4, requestsPerSecond: 5, maxRetryAfterSeconds: 60, maxReprocessAttempts: 2 },
       reindex: { minChangedFiles: 20 },
-      watch: { debounceMs: 1500, rescanMinutes: 60, backend: 'auto', pollIntervalMs: 1000, probeTimeoutMs: 2000, shutdownGraceSeconds: 10 },
+      watch: { debounceMs: 1500, rescanMinutes: 60, backend: 'auto', watcher: 'parcel', pollIntervalMs: 1000, probeTimeoutMs: 2000, shutdownGraceSeconds: 10, schedule: null, webhookSecret: null },
       limits: { maxFileBytes: null },
     });
   });

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { PLANS } from '../shared/plans.js';
+import { webhookSecretKey } from '../shared/webhooks.js';
+import { cronProblem } from '../shared/cron.js';
 import { isRecord } from './is-record.js';
 
 /**
@@ -169,6 +171,13 @@ export const Watch = z
       .describe(
         'How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts).',
       ),
+    /** Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar's either way. @default "parcel" */
+    watcher: z
+      .enum(['parcel', 'chokidar'])
+      .default('parcel')
+      .describe(
+        'Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar\'s either way.',
+      ),
     /** How often the polling backend stats each file, in milliseconds. @default 1000 */
     pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),
     /** How long the start-up probe waits for the event of the file it writes (`backend: auto`) before it falls back to polling. @default 2000 */
@@ -184,6 +193,20 @@ export const Watch = z
       .positive()
       .default(10)
       .describe('At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).'),
+    /** A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always. @default null */
+    schedule: z
+      .string()
+      .nullable()
+      .default(null)
+      .refine((expr) => expr === null || cronProblem(expr) === null, { error: (issue) => cronProblem(String(issue.input)) ?? 'not a cron expression' })
+      .describe('A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always.'),
+    /** The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404. @default null */
+    webhookSecret: z
+      .string()
+      .nullable()
+      .default(null)
+      .refine((secret) => secret === null || (/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && webhookSecretKey(secret) !== null), 'a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)')
+      .describe('The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.'),
   })
   .prefault({});
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { KbsyncError } from '../shared/errors.js';
@@ -13,17 +13,40 @@ export function parseListenAddress(value: string): { host: string; port: number 
 
 export type DaemonHttp = { address: string; close(): Promise<void> };
 
+/** Largest webhook body read; a larger delivery is refused (413) unread. */
+const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+
+/** Handles one POST /webhooks body (see webhooks.ts); null when no secret is configured. */
+export type WebhookHandler = (headers: IncomingHttpHeaders, body: Buffer) => { status: number; body: Record<string, unknown> };
+
 /**
  * The daemon's HTTP endpoints: GET /healthz (200 while the process runs), GET /readyz (200 once the first
- * sync cycle has ended, 503 before), GET /metrics (Prometheus text format). Anything else is a 404.
+ * sync cycle has ended, 503 before), GET /metrics (Prometheus text format), POST /webhooks (signed
+ * deliveries, when watch.webhookSecret is set; a 404 otherwise). Anything else is a 404.
  */
-export async function startDaemonHttp(o: { host: string; port: number; ready: () => boolean; metrics: Registry }): Promise<DaemonHttp> {
+export async function startDaemonHttp(o: { host: string; port: number; ready: () => boolean; metrics: Registry; webhooks?: WebhookHandler | null }): Promise<DaemonHttp> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, type: string, body: string): void => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     };
+    if (path === '/webhooks' && req.method === 'POST') {
+      const handler = o.webhooks;
+      if (handler === undefined || handler === null) {
+        req.resume();
+        return send(404, 'application/json', '{"error":"webhooks_not_configured","hint":"set watch.webhookSecret"}\n');
+      }
+      readBody(req, MAX_WEBHOOK_BODY_BYTES).then(
+        (body) => {
+          if (body === null) return send(413, 'application/json', '{"error":"body_too_large"}\n');
+          const answer = handler(req.headers, body);
+          send(answer.status, 'application/json', `${JSON.stringify(answer.body)}\n`);
+        },
+        (err: unknown) => send(500, 'application/json', `${JSON.stringify({ error: 'internal', message: String(err) })}\n`),
+      );
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'application/json', '{"error":"method_not_allowed"}\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
@@ -53,4 +76,15 @@ export async function startDaemonHttp(o: { host: string; port: number; ready: ()
       server.closeAllConnections();
     }),
   };
+}
+
+/** The request body, or null once it passes `maxBytes` (the rest is read and dropped, so that the answer can still be sent). */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= maxBytes) chunks.push(chunk);
+  }
+  return size > maxBytes ? null : Buffer.concat(chunks);
 }

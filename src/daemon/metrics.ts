@@ -6,7 +6,7 @@ import type { DaemonSnapshot } from '../sync/watch/daemon.js';
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
  * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start.
  */
-export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateStore; caps: BudgetCaps }): Registry {
+export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateStore; caps: BudgetCaps; webhooks?: () => Readonly<Record<string, number>> }): Registry {
   const registry = new Registry();
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
@@ -50,5 +50,15 @@ export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateS
   gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
     for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
   });
+  const webhooks = o.webhooks;
+  if (webhooks !== undefined) {
+    new Counter({
+      name: 'kbsync_webhooks_total', help: 'Deliveries to POST /webhooks by outcome (accepted, bad_signature, stale_timestamp, replayed...).', labelNames: ['outcome'], registers: [registry],
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(webhooks())) this.inc({ outcome }, n);
+      },
+    });
+  }
   return registry;
 }

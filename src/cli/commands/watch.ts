@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('watch')
     .description('keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)')
-    .option('--http <host:port>', 'serve /healthz, /readyz and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9464')
+    .option('--http <host:port>', 'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464')
     .action(async (options: { http?: string }, cmd: Command) => {
       const { parseListenAddress } = await import('../../daemon/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
@@ -25,6 +25,18 @@ export function register(program: Command, ctx: CliContext): void {
       await withSession(cmd, watchCtx, async (session) => {
         const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
         const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
+        let createWatcher = createChokidarWatcher;
+        let library = 'chokidar';
+        if (session.config.watch.watcher === 'parcel') {
+          try {
+            createWatcher = (await import('../../sync/watch/parcel-watcher.js')).createParcelWatcher;
+            library = '@parcel/watcher';
+          } catch (err) {
+            // No prebuilt @parcel/watcher for this platform: chokidar watches instead, at a cost in memory.
+            logger.warn({ err: String(err) }, '@parcel/watcher cannot load here; watching with chokidar (one inotify watch per file)');
+          }
+        }
+        if (session.config.watch.backend !== 'polling') logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
         const { writeDaemonStatus } = await import('../../sync/watch/status-file.js');
         type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
         const { config, state } = session;
@@ -52,14 +64,22 @@ export function register(program: Command, ctx: CliContext): void {
             const { startDaemonHttp } = await import('../../daemon/http-server.js');
             const { createMetrics } = await import('../../daemon/metrics.js');
             const { capsOf } = await import('../../sync/executor/index.js');
-            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config) });
-            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics });
+            const secret = config.watch.webhookSecret;
+            const outcomes: Record<string, number> = {};
+            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config), ...(secret === null ? {} : { webhooks: () => outcomes }) });
+            const { receiveWebhook } = await import('../../daemon/webhooks.js');
+            const webhooks = secret === null ? null : (headers: Record<string, string | string[] | undefined>, body: Buffer) => {
+              const answer = receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
+              outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
+              return answer;
+            };
+            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics, webhooks });
             httpAddress = http.address;
-            logger.info({ address: http.address }, 'http listening: /healthz /readyz /metrics');
+            logger.info({ address: http.address, webhooks: secret !== null }, `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`);
           }
           const result = await runWatchDaemon(session, {
             signal: stop.signal,
-            createWatcher: createChokidarWatcher,
+            createWatcher,
             onSnapshot: (s) => {
               snapshot = s;
               save(null);

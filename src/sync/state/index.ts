@@ -7,3 +7,4 @@ export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '.
 export type { LockOwner } from './lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';
+export type { WebhookEventRecord } from './webhook-events.js';

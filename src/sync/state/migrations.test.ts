@@ -17,7 +17,7 @@ describe('migrate', () => {
 
     expect(from).toBe(0);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
-    expect(tables(db)).toEqual(['budget_totals', 'files', 'ledger', 'meta', 'outbox', 'runs', 'sources', 'sqlite_sequence']);
+    expect(tables(db)).toEqual(['budget_totals', 'files', 'ledger', 'meta', 'outbox', 'runs', 'sources', 'sqlite_sequence', 'webhook_events']);
   });
 
   it('is a no-op on an up-to-date database', () => {

@@ -144,12 +144,29 @@ function v3(db: Database): void {
 export const REMOTE_CHECK_KEY = 'remote_check';
 const V4 = `INSERT INTO meta (key, value) SELECT '${REMOTE_CHECK_KEY}', 'pending' WHERE NOT EXISTS (SELECT 1 FROM files WHERE remote_id IS NOT NULL)`;
 
+/*
+ * v5: webhook deliveries the daemon accepted (`kbsync watch --http`, POST /webhooks). The id is the
+ * Standard Webhooks `webhook-id`: a delivery whose id is here is a replay and is refused, also after a
+ * restart. Every accepted delivery is kept with its type, its signed timestamp (unix seconds) and, for
+ * the kinds the daemon records (`intelligence.*`, `dataset.mode_changed`), its `data` object as JSON.
+ */
+const V5 = `
+CREATE TABLE webhook_events (
+  id          TEXT PRIMARY KEY,
+  type        TEXT NOT NULL,
+  sent_at     INTEGER NOT NULL,
+  received_at INTEGER NOT NULL,
+  data_json   TEXT
+) STRICT, WITHOUT ROWID;
+`;
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
   { version: 2, name: 'index ledger by run', up: (db) => db.exec(V2) },
   { version: 3, name: 'query and chat ops in the outbox', up: v3 },
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
+  { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

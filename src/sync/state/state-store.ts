@@ -15,6 +15,7 @@ import type {
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
+import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
 import type { TrackedIndex } from '../tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -80,6 +81,13 @@ export type StateStore = {
   lastSyncedCommit(source: string, scope: string): string | null;
   setLastSyncedCommit(source: string, commit: string, scope: string): void;
 
+  // webhook deliveries (kbsync watch --http)
+  /** Records an accepted delivery; false (nothing written) when its id was recorded before: a replay. */
+  recordWebhookEvent(event: WebhookEventRecord): boolean;
+  webhookEventSeen(id: string): boolean;
+  /** The newest accepted deliveries first. */
+  webhookEvents(limit?: number): WebhookEventRecord[];
+
   /** Connection settings and size figures (for status and tests). */
   diagnostics(): StateDiagnostics;
   /** SQLite's quick_check: [] when the database is sound, else the problems it lists. */
@@ -118,6 +126,7 @@ export function createStateStore(o: Open): StateStore {
   const meta = createMeta(db);
   const budget = createBudget(db, { outbox, tracked, sources, meta, now });
   const audit = createLedgerAudit(db);
+  const webhookEvents = createWebhookEvents(db);
   const tidy = (): void => {
     outbox.pruneSettled();
     db.pragma('incremental_vacuum');
@@ -146,6 +155,7 @@ export function createStateStore(o: Open): StateStore {
     ...budget,
     ...audit,
     ...meta,
+    ...webhookEvents,
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {

@@ -3,6 +3,7 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
+import { cronWindow } from '../../shared/cron.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
@@ -123,6 +124,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     debounceMs: w.debounceMs,
     rescanMs: w.rescanMinutes * 60_000,
     nowMs,
+    window: w.schedule === null ? null : cronWindow(w.schedule),
     runCycle,
     onIdle: () => publish(),
     onCycleError: (err) => {
@@ -180,7 +182,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       scheduler.hint('changes');
     };
     try {
-      watchers.set(source, await o.createWatcher({ root, backend, ignored, pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
+      watchers.set(source, await o.createWatcher({ root, backend, ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
     } catch (err) {
       counters.watcherErrors++;
       const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -252,6 +254,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     .filter((s) => s.git !== undefined)
     .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
 
+  if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
   scheduler.soon('start');
   publish();
 
@@ -279,6 +282,7 @@ function waitingFor(s: Scheduler, watches: readonly SourceWatch[], sources: read
   const st = s.state();
   const out: string[] = [];
   if (st.running) out.push('a sync cycle in progress');
+  if (st.windowOpensAtMs !== null) out.push(`the schedule (watch.schedule) to open at ${iso(st.windowOpensAtMs)}: a sync waits for it`);
   if (st.debouncedAtMs !== null) out.push(`changes to settle: a sync at ${iso(st.debouncedAtMs)}`);
   const watched = watches.filter((w) => w.backend !== 'none');
   if (watched.length > 0) out.push(`changes in ${watched.map((w) => `${w.source} (${w.backend})`).join(', ')}`);

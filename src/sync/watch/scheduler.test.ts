@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cronWindow } from '../../shared/cron.js';
 import { createScheduler, type CycleReason } from './scheduler.js';
 
 /** A scheduler whose cycles are recorded and end when the test says (`finish`), or at once. */
@@ -127,5 +128,38 @@ describe('the watch scheduler', () => {
     await stopping;
     await vi.advanceTimersByTimeAsync(5000);
     expect(reasons).toHaveLength(2);
+  });
+  it('with watch.schedule, runs cycles only in the window: what falls due outside it waits for the next open minute', async () => {
+    vi.setSystemTime(Date.parse('2026-11-26T20:00:00Z'));
+    const cycles: { at: string; reasons: CycleReason[] }[] = [];
+    const scheduler = createScheduler({
+      debounceMs: 1000, rescanMs: 3600_000, window: cronWindow('* 22-23 * * *'),
+      runCycle: (reasons) => {
+        cycles.push({ at: new Date().toISOString(), reasons: [...reasons] });
+        return Promise.resolve();
+      },
+    });
+    scheduler.soon('start');
+    await vi.advanceTimersByTimeAsync(30 * 60_000);
+    scheduler.hint('changes');
+    expect(scheduler.state().windowOpensAtMs).toBe(Date.parse('2026-11-26T22:00:00Z'));
+    await vi.advanceTimersByTimeAsync(90 * 60_000 - 1);
+    expect(cycles).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    // The rescan that fell due at 21:00 waited too: one cycle for the three.
+    expect(cycles).toEqual([{ at: '2026-11-26T22:00:00.000Z', reasons: ['start', 'changes', 'rescan'] }]);
+    expect(scheduler.state().windowOpensAtMs).toBeNull();
+
+    // In the window a change syncs after the debounce; the rescan an hour later is still in it; the next one is not.
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    scheduler.hint('changes');
+    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(2 * 3600_000);
+    expect(cycles.map((c) => c.at)).toEqual(['2026-11-26T22:00:00.000Z', '2026-11-26T22:10:01.000Z', '2026-11-26T23:10:01.000Z']);
+    expect(scheduler.state().windowOpensAtMs).toBe(Date.parse('2026-11-27T22:00:00Z'));
+    await vi.advanceTimersByTimeAsync(22 * 3600_000);
+    expect(cycles.at(-1)).toEqual({ at: '2026-11-27T22:00:00.000Z', reasons: ['rescan'] });
+    expect(cycles).toHaveLength(4);
+    await scheduler.stop();
   });
 });

@@ -1,3 +1,5 @@
+import type { CronWindow } from '../../shared/cron.js';
+
 /** Why a sync cycle of `kbsync watch` runs. */
 export type CycleReason = 'start' | 'changes' | 'rescan' | 'git-poll' | 'budget-rollover' | 'retry';
 
@@ -15,6 +17,8 @@ export type SchedulerOptions = {
   /** Called after each cycle, once the next one is armed (what the scheduler waits for has changed). */
   onIdle?: () => void;
   nowMs?: () => number;
+  /** `watch.schedule`: cycles start only while it is open; one due outside it waits for the next opening. */
+  window?: CronWindow | null;
 };
 
 /** What the scheduler is doing or waiting for (for `kbsync status` and /metrics). */
@@ -28,6 +32,8 @@ export type SchedulerState = {
   /** Cycles asked for at a time of their own (a budget rollover, a retry), earliest first. */
   timed: { atMs: number; reason: CycleReason }[];
   cycles: number;
+  /** With a schedule, when the window opens for the cycle waiting outside it (ms since the epoch). */
+  windowOpensAtMs: number | null;
 };
 
 export type Scheduler = {
@@ -62,6 +68,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const timed: { atMs: number; reason: CycleReason; timer: NodeJS.Timeout }[] = [];
   let wantSoon = false;
   let stopped = false;
+  let windowWait: { timer: NodeJS.Timeout; atMs: number } | null = null;
   let cycles = 0;
 
   const armRescan = (): void => {
@@ -81,8 +88,32 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     rescan = { atMs, timer: arm() };
   };
 
+  /** Outside the schedule's window: one timer to the next opening (the pending reasons wait for it). */
+  const waitForWindow = (): boolean => {
+    const w = o.window;
+    if (w === undefined || w === null || w.isOpen(nowMs())) return false;
+    if (debounce !== null) {
+      clearTimeout(debounce.timer);
+      debounce = null;
+    }
+    if (windowWait !== null) return true;
+    const atMs = w.nextOpenMs(nowMs());
+    if (atMs === null) return true;
+    const arm = (): NodeJS.Timeout => setTimeout(() => {
+      if (atMs - nowMs() > 0) {
+        (windowWait as { timer: NodeJS.Timeout }).timer = arm();
+        return;
+      }
+      windowWait = null;
+      start();
+    }, Math.min(Math.max(atMs - nowMs(), 0), MAX_TIMEOUT_MS));
+    windowWait = { atMs, timer: arm() };
+    return true;
+  };
+
   const start = (): void => {
     if (stopped || running !== null || pending.size === 0) return;
+    if (waitForWindow()) return;
     if (debounce !== null) {
       clearTimeout(debounce.timer);
       debounce = null;
@@ -154,11 +185,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       nextRescanAtMs: rescan?.atMs ?? null,
       timed: timed.map(({ atMs, reason }) => ({ atMs, reason })),
       cycles,
+      windowOpensAtMs: windowWait?.atMs ?? null,
     }),
     async stop() {
       stopped = true;
-      for (const t of [debounce, rescan, ...timed]) if (t !== null) clearTimeout(t.timer);
-      debounce = rescan = null;
+      for (const t of [debounce, rescan, windowWait, ...timed]) if (t !== null) clearTimeout(t.timer);
+      debounce = rescan = windowWait = null;
       timed.length = 0;
       await running;
     },

@@ -21,6 +21,8 @@ export type WatcherSpec = {
   backend: WatchBackend;
   /** Paths not worth an event (the state folder, `.git/`, `node_modules/`). */
   ignored: (absPath: string) => boolean;
+  /** Folder names whose trees are not watched at all, where the backend can skip them (`.git`, `node_modules`). */
+  ignoredNames?: readonly string[];
   /** How often the polling backend stats each file. */
   pollIntervalMs: number;
 };

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Source } from '../src/config/schema.js';
+import { writeConfig } from './cli-runner.js';
+import { median, round1 } from './measure.js';
+import { kbsyncBin } from './paths.js';
+import { ensureBenchTree } from './scan-tree.js';
+import { seedSyncedState } from './seed-state.js';
+import { inotifyWatches } from './watch.js';
+
+/**
+ * `kbsync watch` itself on the bench tree, seeded as synced (embedded target, default watcher): time from
+ * spawn until its status file says ready (the watchers started, the first sync of the unchanged tree
+ * done), the daemon's RSS then and its peak (VmHWM), and its inotify watches; beside the bare
+ * readdirSync + lstatSync walk of the same tree, measured in this process just before.
+ */
+export type WatchDaemonResult = {
+  files: number;
+  folders: number;
+  bareWalkMs: number | null;
+  /** Spawn until the watchers are started (the daemon's `watching` log line), before the first sync ends. */
+  watchingMs: number | null;
+  readyMs: number | null;
+  rssReadyMb: number | null;
+  rssPeakMb: number | null;
+  inotifyWatches: number | null;
+  problem: string | null;
+};
+
+function bareWalk(dir: string, counts: { files: number; folders: number }): void {
+  counts.folders++;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const abs = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) bareWalk(abs, counts);
+    else if (lstatSync(abs, { bigint: true }).isFile()) counts.files++;
+  }
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m === null ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+export async function runWatchDaemonBench(options: { files?: number; full?: boolean; dir?: string; log?: (line: string) => void }): Promise<WatchDaemonResult> {
+  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
+  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
+  const log = options.log ?? (() => {});
+  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
+  const tree = ensureBenchTree(base, files, full);
+  const work = join(base, 'watch');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const statePath = join(work, 'state', 'state.db');
+  const source: Source = { name: 'bench', path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
+  const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
+  log(`seeded ${seeded.files.length} tracked files`);
+  const config = writeConfig(join(work, 'kbsync.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'embedded', dataDir: join(work, 'service') } });
+
+  const walks: number[] = [];
+  const counts = { files: 0, folders: 0 };
+  for (let i = 0; i < 3; i++) {
+    counts.files = counts.folders = 0;
+    const t0 = performance.now();
+    bareWalk(tree.dir, counts);
+    walks.push(performance.now() - t0);
+  }
+
+  const statusPath = `${statePath}.watch.json`;
+  const t0 = performance.now();
+  const spawnedAtMs = Date.now();
+  const child = spawn(process.execPath, [kbsyncBin(), 'watch', '-c', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KBSYNC_LOG_LEVEL: 'info' } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const pid = child.pid as number;
+  let readyMs: number | null = null;
+  let problem: string | null = null;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      problem = `kbsync watch exited ${child.exitCode}: ${stderr.slice(0, 400)}`;
+      break;
+    }
+    if (existsSync(statusPath)) {
+      try {
+        const s = JSON.parse(readFileSync(statusPath, 'utf8')) as { pid: number; ready: boolean; lastError: { message: string } | null };
+        if (s.pid === pid && s.ready) {
+          readyMs = round1(performance.now() - t0);
+          break;
+        }
+        if (s.pid === pid && s.lastError !== null) problem = `the first sync failed: ${s.lastError.message}`;
+      } catch {
+        // Caught mid-write: read again.
+      }
+    }
+    if (Date.now() > deadline) {
+      problem ??= 'not ready within 120 s';
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const rssReady = statusKb(pid, 'VmRSS');
+  const watches = inotifyWatches(pid);
+  const peak = statusKb(pid, 'VmHWM');
+  child.kill('SIGTERM');
+  const code = await exited;
+  if (code !== 0) problem ??= `kbsync watch exited ${code} at SIGTERM: ${stderr.slice(0, 400)}`;
+  writeFileSync(join(work, 'daemon.stderr'), stderr);
+  const watching = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; time?: number }).find((l) => l.msg === 'watching');
+  const watchingMs = watching?.time === undefined ? null : watching.time - spawnedAtMs;
+  log(`kbsync watch watching after ${watching?.time === undefined ? '?' : watching.time - spawnedAtMs} ms, ready in ${readyMs} ms, RSS ${rssReady} kB (peak ${peak} kB), ${watches} inotify watches, ${counts.folders} folders`);
+  return {
+    files: counts.files, folders: counts.folders, bareWalkMs: median(walks), watchingMs, readyMs, rssReadyMb: rssReady === null ? null : round1(rssReady / 1024),
+    rssPeakMb: peak === null ? null : round1(peak / 1024), inotifyWatches: watches, problem,
+  };
+}

@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inotifyWatches } from '../../../bench/watch.js';
+import { createChokidarWatcher } from './chokidar-watcher.js';
+import { createParcelWatcher } from './parcel-watcher.js';
+import type { CreateWatcher, FolderWatcher } from './watcher.js';
+
+let root: string;
+const open: FolderWatcher[] = [];
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'kbsync-parcel-'));
+});
+afterEach(async () => {
+  for (const w of open.splice(0)) await w.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** 20 folders of 25 files, plus a node_modules tree of 5 folders that is never watched. */
+function tree(): { folders: number; files: number } {
+  for (let d = 0; d < 20; d++) {
+    mkdirSync(join(root, `area-${d % 4}`, `part-${d}`), { recursive: true });
+    for (let f = 0; f < 25; f++) writeFileSync(join(root, `area-${d % 4}`, `part-${d}`, `doc-${f}.md`), `${d}/${f}\n`);
+  }
+  for (let d = 0; d < 5; d++) mkdirSync(join(root, 'node_modules', `pkg-${d}`), { recursive: true });
+  // root + 4 areas + 20 parts.
+  return { folders: 25, files: 500 };
+}
+
+async function start(create: CreateWatcher, seen: (path: string) => void): Promise<FolderWatcher> {
+  const w = await create(
+    { root, backend: 'events', ignored: (p) => p.includes('/node_modules'), ignoredNames: ['.git', 'node_modules'], pollIntervalMs: 1000 },
+    { onEvent: (path) => seen(path), onError: (err) => { throw err; } },
+  );
+  open.push(w);
+  return w;
+}
+
+/** Resolves when an event for `path` has arrived. */
+function eventFor(waiters: Map<string, () => void>, path: string): Promise<void> {
+  return new Promise((resolve) => waiters.set(path, resolve));
+}
+
+describe('the @parcel/watcher backend', () => {
+  it('holds one inotify watch per folder (node_modules skipped), where chokidar holds one per file', async () => {
+    const { folders, files } = tree();
+    const before = inotifyWatches();
+    const parcel = await start(createParcelWatcher, () => {});
+    const withParcel = inotifyWatches();
+    await parcel.close();
+    open.length = 0;
+    const chokidar = await start(createChokidarWatcher, () => {});
+    const withChokidar = inotifyWatches();
+    await chokidar.close();
+    open.length = 0;
+
+    expect(before).not.toBeNull();
+    expect((withParcel as number) - (before as number)).toBe(folders);
+    expect((withChokidar as number) - (before as number)).toBeGreaterThanOrEqual(files);
+  });
+
+  it('reports a create (also inside a folder made just before), a modify, a rename and a delete', async () => {
+    tree();
+    const waiters = new Map<string, () => void>();
+    const w = await start(createParcelWatcher, (path) => waiters.get(path)?.());
+    const doc = join(root, 'area-1', 'part-1', 'doc-3.md');
+    const nested = join(root, 'fresh', 'deeper', 'new.md');
+    const renamed = join(root, 'area-2', 'renamed.md');
+
+    const modified = eventFor(waiters, doc);
+    writeFileSync(doc, 'changed\n');
+    await modified;
+    const created = eventFor(waiters, join(root, 'fresh'));
+    mkdirSync(join(root, 'fresh', 'deeper'), { recursive: true });
+    writeFileSync(nested, 'new\n');
+    await created;
+    const moved = eventFor(waiters, renamed);
+    renameSync(join(root, 'area-2', 'part-2', 'doc-0.md'), renamed);
+    await moved;
+    const deleted = eventFor(waiters, doc);
+    unlinkSync(doc);
+    await deleted;
+
+    expect(w.backend).toBe('events');
+  });
+
+  it('hands backend: polling to chokidar\'s polling', async () => {
+    const w = await createParcelWatcher({ root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 }, { onEvent: () => {}, onError: () => {} });
+    open.push(w);
+    expect(w.backend).toBe('polling');
+  });
+});

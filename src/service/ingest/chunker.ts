@@ -1,4 +1,5 @@
 import { hasTwoLines, PARAGRAPH_BREAK, paragraphLinePieces, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
+import { emitWithinTokens, withinTokens } from './token-budget.js';
 import { isRecordSection, type ParsedDocument, type Section } from './types.js';
 
 export type ChunkOptions = {
@@ -6,9 +7,17 @@ export type ChunkOptions = {
   maxChars: number;
   /** Prose only: how much of a chunk's end is repeated at the start of the next one. @default 200 */
   overlapChars: number;
+  /**
+   * Largest chunk in tokens (cl100k_base), heading line included: a chunk packed to maxChars that
+   * holds more (dense text: numbers, code, CJK) is cut in two until each part fits. @default 450
+   */
+  maxTokens?: number;
 };
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200 };
+/** About 350 tokens of English prose a chunk (~4 characters a token), at most 450 for denser text. */
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 450 };
+const DEFAULT_MAX_TOKENS = 450;
+const MIN_MAX_TOKENS = 96;
 
 const MIN_MAX_CHARS = 64;
 
@@ -24,6 +33,7 @@ type Packer = { section(section: Section): void; finish(): void };
 function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Packer {
   const maxChars = Math.max(MIN_MAX_CHARS, Math.floor(options.maxChars));
   const overlapChars = Math.max(0, Math.min(Math.floor(options.overlapChars), Math.floor(maxChars / 2)));
+  const maxTokens = Math.max(MIN_MAX_TOKENS, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS));
   let prefix = '';
   let prose = true;
   let current: Piece[] = [];
@@ -50,7 +60,7 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
 
   const emitCurrent = (): Piece[] => {
     const done = current;
-    if (done.length > 0) emit(prefix + joined(done));
+    if (done.length > 0) emitWithinTokens(prefix, joined(done), maxTokens, emit);
     current = [];
     length = 0;
     return done;
@@ -112,7 +122,9 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
 
   const section = (s: Section): void => {
     const heading = s.heading?.trim() ?? '';
-    const shown = truncateAtWord(heading, Math.floor(maxChars / 3));
+    // The heading path starts every chunk of the section: at most a third of a chunk, in characters and tokens.
+    let shown = truncateAtWord(heading, Math.floor(maxChars / 3));
+    while (shown.length > 8 && !withinTokens(shown, Math.floor(maxTokens / 3))) shown = truncateAtWord(shown, Math.floor(shown.length / 2));
     const nextPrefix = shown === '' ? '' : `${shown}\n`;
     const isProse = !isRecordSection(s);
     const continues = s.continues === true && nextPrefix === prefix && isProse === prose;

@@ -21,6 +21,11 @@ const MIN_MAX_TOKENS = 96;
 
 const MIN_MAX_CHARS = 64;
 
+/** Where a chunk came from: its section's heading path (or sheet), and the rows its records hold. */
+export type ChunkOrigin = { heading: string | null; firstRow: number | null; lastRow: number | null };
+/** A chunk's text and origin. */
+export type Chunk = ChunkOrigin & { text: string };
+
 type Packer = { section(section: Section): void; finish(): void };
 
 /**
@@ -30,11 +35,12 @@ type Packer = { section(section: Section): void; finish(): void };
  * Consecutive prose chunks share an overlap of whole trailing pieces (or, failing that, trailing
  * words) of at most overlapChars. Deterministic: the same sections always give the same chunks.
  */
-function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Packer {
+function createPacker(options: ChunkOptions, emit: (chunk: Chunk) => void): Packer {
   const maxChars = Math.max(MIN_MAX_CHARS, Math.floor(options.maxChars));
   const overlapChars = Math.max(0, Math.min(Math.floor(options.overlapChars), Math.floor(maxChars / 2)));
   const maxTokens = Math.max(MIN_MAX_TOKENS, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS));
   let prefix = '';
+  let heading: string | null = null;
   let prose = true;
   let current: Piece[] = [];
   let length = 0;
@@ -58,9 +64,36 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
     return tail === '' || tail === (done.at(-1) as Piece).text ? [] : [{ text: tail, sep: '' }];
   };
 
+  const emitText = (text: string, pieces: readonly Piece[]): void => {
+    let firstRow: number | null = null;
+    let lastRow: number | null = null;
+    for (const p of pieces) {
+      if (p.row === undefined) continue;
+      if (firstRow === null || p.row < firstRow) firstRow = p.row;
+      if (lastRow === null || p.row > lastRow) lastRow = p.row;
+    }
+    emit({ text, heading, firstRow, lastRow });
+  };
+
+  /** Emits pieces as one chunk when within the token budget; else as two halves (by pieces, then by text), each checked again. */
+  const emitPieces = (pieces: Piece[]): void => {
+    const body = joined(pieces);
+    if (pieces.length === 1) {
+      emitWithinTokens(prefix, body, maxTokens, (text) => emitText(text, pieces));
+      return;
+    }
+    if (withinTokens(prefix + body, maxTokens)) {
+      emitText(prefix + body, pieces);
+      return;
+    }
+    const half = Math.ceil(pieces.length / 2);
+    emitPieces(pieces.slice(0, half));
+    emitPieces(pieces.slice(half));
+  };
+
   const emitCurrent = (): Piece[] => {
     const done = current;
-    if (done.length > 0) emitWithinTokens(prefix, joined(done), maxTokens, emit);
+    if (done.length > 0) emitPieces(done);
     current = [];
     length = 0;
     return done;
@@ -121,9 +154,9 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
   };
 
   const section = (s: Section): void => {
-    const heading = s.heading?.trim() ?? '';
+    const fullHeading = s.heading?.trim() ?? '';
     // The heading path starts every chunk of the section: at most a third of a chunk, in characters and tokens.
-    let shown = truncateAtWord(heading, Math.floor(maxChars / 3));
+    let shown = truncateAtWord(fullHeading, Math.floor(maxChars / 3));
     while (shown.length > 8 && !withinTokens(shown, Math.floor(maxTokens / 3))) shown = truncateAtWord(shown, Math.floor(shown.length / 2));
     const nextPrefix = shown === '' ? '' : `${shown}\n`;
     const isProse = !isRecordSection(s);
@@ -132,18 +165,24 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
     if (!continuesOpen) closeOpen();
     if (!continues) emitCurrent();
     prefix = nextPrefix;
+    heading = fullHeading === '' ? null : fullHeading;
     prose = isProse;
     if (isRecordSection(s)) {
-      const units = s.records.map((r) => r.trim()).filter((r) => r !== '');
-      if (units.length === 0 && shown !== '' && s.continues !== true) {
-        emit(shown);
-        return;
-      }
-      for (const unit of units) addAll(unitPieces(unit, budget(), '\n'));
+      let any = false;
+      s.records.forEach((record, i) => {
+        const unit = record.trim();
+        if (unit === '') return;
+        any = true;
+        const pieces = unitPieces(unit, budget(), '\n');
+        const row = s.rows?.[i];
+        if (row !== undefined) for (const p of pieces) p.row = row;
+        addAll(pieces);
+      });
+      if (!any && shown !== '' && s.continues !== true) emitText(shown, []);
       return;
     }
     if (s.continues !== true && shown !== '' && s.text.trim() === '') {
-      emit(shown);
+      emitText(shown, []);
       return;
     }
     prosePieces(s, continuesOpen);
@@ -157,21 +196,34 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
   return { section, finish };
 }
 
-/** The chunks of a parsed document, in order. */
-export function chunkDocument(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string[] {
-  const chunks: string[] = [];
+/** The chunks of a parsed document, in order, with where each came from. */
+export function chunkDocumentWithOrigin(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+  const chunks: Chunk[] = [];
   const packer = createPacker(options, (c) => chunks.push(c));
   for (const section of doc.sections) packer.section(section);
   packer.finish();
   return chunks;
 }
 
-/** The chunks of a stream of sections, produced as the sections arrive (memory stays flat). */
+/** The chunks of a parsed document, in order. */
+export function chunkDocument(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string[] {
+  return chunkDocumentWithOrigin(doc, options).map((c) => c.text);
+}
+
+/** The chunks of a stream of sections. */
 export async function* chunkSections(
   sections: AsyncIterable<Section> | Iterable<Section>,
   options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
 ): AsyncGenerator<string> {
-  let ready: string[] = [];
+  for await (const chunk of chunkSectionsWithOrigin(sections, options)) yield chunk.text;
+}
+
+/** The chunks of a stream of sections with where each came from, produced as the sections arrive (memory stays flat). */
+export async function* chunkSectionsWithOrigin(
+  sections: AsyncIterable<Section> | Iterable<Section>,
+  options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
+): AsyncGenerator<Chunk> {
+  let ready: Chunk[] = [];
   const packer = createPacker(options, (c) => ready.push(c));
   for await (const section of sections) {
     packer.section(section);

@@ -4,9 +4,9 @@ import { extensionOf } from '../../shared/file-types.js';
 import { isKbsyncError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { processingError } from '../../shared/processing-errors.js';
-import { beginChunkReplace, type ChunkReplace } from '../store/chunks.js';
+import { beginChunkReplace, type ChunkInput, type ChunkReplace } from '../store/chunks.js';
 import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
-import { chunkSections, type ChunkOptions } from './chunker.js';
+import { chunkSectionsWithOrigin, type ChunkOptions } from './chunker.js';
 import type { ParseOptions, Parser } from './types.js';
 
 type FileContext = {
@@ -52,11 +52,11 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
   let replace: ChunkReplace | undefined;
   try {
     replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
-    let batch: string[] = [];
+    let batch: ChunkInput[] = [];
     let batchChars = 0;
-    for await (const chunk of chunkSections(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
+    for await (const chunk of chunkSectionsWithOrigin(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
       batch.push(chunk);
-      batchChars += chunk.length;
+      batchChars += chunk.text.length;
       if (batch.length < ctx.batchSize && batchChars < ctx.batchChars) continue;
       replace.add(batch);
       batch = [];

@@ -36,12 +36,26 @@ describe('chunks within the token budget (cl100k_base)', () => {
     for (const piece of text.split(/\s+/).filter((w) => w.length > 0 && w.length < 20)) expect(bodies).toContain(piece);
   });
 
-  it('English prose fills chunks of about 300 to 450 tokens', () => {
+  it('English prose fills chunks of about 300 tokens up to the budget', () => {
     const chunks = chunkDocument({ sections: [{ heading: 'Guide', text: prose(6000).replace(/\. /g, '.\n\n') }] });
 
     const sizes = chunks.slice(0, -1).map(tokens);
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(250);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(BUDGET);
+  });
+
+  it.each([
+    ['numbers', () => digits(400)],
+    ['CJK', () => cjk(600)],
+    ['emoji', () => emoji(300)],
+  ])('a file of prose whose later sections turn dense (%s): no chunk over the budget, counted or estimated', (_name, dense) => {
+    const sections: Section[] = [];
+    for (let i = 0; i < 40; i++) sections.push({ heading: `Part ${i}`, text: i < 30 ? prose(300) : `${prose(20)}\n\n${dense()}` });
+
+    const chunks = chunkDocument({ sections });
+
+    expect(chunks.length).toBeGreaterThan(40);
+    for (const chunk of chunks) expect(tokens(chunk)).toBeLessThanOrEqual(BUDGET);
   });
 
   it('rows of a dense table keep their column names and stay whole, every chunk within budget', () => {

@@ -1,5 +1,5 @@
 import { hasTwoLines, PARAGRAPH_BREAK, paragraphLinePieces, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
-import { emitWithinTokens, withinTokens } from './token-budget.js';
+import { createTokenGauge, emitWithinTokens, withinTokens } from './token-budget.js';
 import { isRecordSection, type ParsedDocument, type Section } from './types.js';
 
 export type ChunkOptions = {
@@ -9,14 +9,14 @@ export type ChunkOptions = {
   overlapChars: number;
   /**
    * Largest chunk in tokens (cl100k_base), heading line included: a chunk packed to maxChars that
-   * holds more (dense text: numbers, code, CJK) is cut in two until each part fits. @default 450
+   * holds more (dense text: numbers, code, CJK) is cut in two until each part fits. @default 512
    */
   maxTokens?: number;
 };
 
-/** About 350 tokens of English prose a chunk (~4 characters a token), at most 450 for denser text. */
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 450 };
-const DEFAULT_MAX_TOKENS = 450;
+/** About 350 tokens of English prose a chunk (~4 characters a token), at most 512 for denser text. */
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 512 };
+const DEFAULT_MAX_TOKENS = 512;
 const MIN_MAX_TOKENS = 96;
 
 const MIN_MAX_CHARS = 64;
@@ -39,13 +39,16 @@ function createPacker(options: ChunkOptions, emit: (chunk: Chunk) => void): Pack
   const maxChars = Math.max(MIN_MAX_CHARS, Math.floor(options.maxChars));
   const overlapChars = Math.max(0, Math.min(Math.floor(options.overlapChars), Math.floor(maxChars / 2)));
   const maxTokens = Math.max(MIN_MAX_TOKENS, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS));
+  const gauge = createTokenGauge(maxTokens);
   let prefix = '';
   let heading: string | null = null;
   let prose = true;
   let current: Piece[] = [];
   let length = 0;
 
-  const budget = (): number => maxChars - prefix.length;
+  // Dense text (numbers, CJK) packs fewer characters, so that its chunks are rarely cut again for tokens.
+  // A long heading path still leaves room for text (the token check then cuts what does not fit).
+  const budget = (): number => Math.max(MIN_MAX_CHARS / 2, Math.max(MIN_MAX_CHARS, gauge.charsFor(maxChars)) - prefix.length);
   const joined = (pieces: Piece[]): string => pieces.map((p, i) => (i === 0 ? p.text : p.sep + p.text)).join('');
 
   const overlapOf = (done: Piece[]): Piece[] => {
@@ -82,7 +85,7 @@ function createPacker(options: ChunkOptions, emit: (chunk: Chunk) => void): Pack
       emitWithinTokens(prefix, body, maxTokens, (text) => emitText(text, pieces));
       return;
     }
-    if (withinTokens(prefix + body, maxTokens)) {
+    if (gauge.fits(prefix + body)) {
       emitText(prefix + body, pieces);
       return;
     }

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,15 @@ describe('a file the service cannot parse (embedded target)', () => {
     const again = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
     expect(itemOf(again.report, 'report.docx')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
     expect(again.report.summary).toMatchObject({ creditsPlanned: 0, creditsSpent: 0 });
+    expect(1000 - balanceOf(ws)).toBe(10);
+
+    // The state lost: rebuilt from the listing, which gives the service's reason too.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${ws.statePath}${suffix}`, { force: true });
+    const rebuilt = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
+    expect(rebuilt.stderr).toMatch(/state rebuilt from the remote listing/);
+    expect(itemOf(rebuilt.report, 'report.docx')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
+    expect(itemOf(rebuilt.report, 'report.docx').reason).toMatch(/^remote processing failed: parse_failed: .*not reprocessed/);
+    expect(rebuilt.report.summary.creditsSpent).toBe(0);
     expect(1000 - balanceOf(ws)).toBe(10);
 
     // Fixed: new content is uploaded (and processed) like any change.

@@ -145,8 +145,8 @@ export const Upload = z
     /** Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued. @default 60 */
     maxRetryAfterSeconds: z.number().int().min(1).max(86_400).default(60)
       .describe('Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued.'),
-    /** How many times a file whose remote processing failed is reprocessed. @default 2 */
-    maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed.'),
+    /** How many times a file whose remote processing failed is reprocessed (never when the service's error says the same file would fail again: docs/api.md). @default 2 */
+    maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed (never when the service\'s error says the same file would fail again: docs/api.md).'),
   })
   .prefault({});
 

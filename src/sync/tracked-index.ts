@@ -83,6 +83,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
   #cursor = 0;
+  /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
+  remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
 
   /** An index over `files`; a later file with the same source and path replaces an earlier one. */
   static of(files: Iterable<TrackedFile>): TrackedIndex {
@@ -249,6 +251,10 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       lastReason: rows.lastReasons[row] as string | null,
       updatedAt: typeof updatedAt === 'string' ? updatedAt : isoOf(updatedAt),
     };
+    if (file.remoteStatus === 'failed' && this.remoteErrorOf !== undefined) {
+      const error = this.remoteErrorOf(file.source, file.path);
+      if (error !== null) file.remoteError = error;
+    }
     rows.files[row] = file;
     return file;
   }

@@ -108,7 +108,7 @@ const COVERAGE: Record<string, Cover> = {
 
   'sync --json': JSON_REPORTS,
   'sync --all': ALL,
-  'sync --wait': { file: WAIT, test: 'waits until processed; a file the service cannot process is reprocessed maxReprocessAttempts times, then reported failed' },
+  'sync --wait': { file: WAIT, test: 'waits until processed; a file failed with an error of no known code (the hosted service\'s) is reprocessed maxReprocessAttempts times, then reported failed' },
   'sync --wait-timeout': { file: WAIT, test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed' },
   'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
   'sync --version': VERSION,

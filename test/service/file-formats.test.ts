@@ -67,10 +67,10 @@ describe('DOCX, XLSX, XLS, Parquet, HTML and XML through the service', () => {
 
     expect(await settled(api, broken.body.id)).toMatchObject({
       status: 'failed',
-      error: 'not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
+      error: 'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
       chunk_count: null,
     });
-    expect((await settled(api, encrypted.body.id)).error).toMatch(/^the XLSX file is password-protected \(encrypted\)/);
+    expect((await settled(api, encrypted.body.id)).error).toMatch(/^parse_failed: the XLSX file is password-protected \(encrypted\)/);
     expect(await settled(api, after.body.id)).toMatchObject({ status: 'processed', error: null });
     const hits = await api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'tachyon' } });
     expect(hits.status).toBe(200);

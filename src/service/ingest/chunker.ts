@@ -1,4 +1,5 @@
 import { hasTwoLines, PARAGRAPH_BREAK, paragraphLinePieces, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
+import { createTokenGauge, emitWithinTokens, withinTokens } from './token-budget.js';
 import { isRecordSection, type ParsedDocument, type Section } from './types.js';
 
 export type ChunkOptions = {
@@ -6,11 +7,24 @@ export type ChunkOptions = {
   maxChars: number;
   /** Prose only: how much of a chunk's end is repeated at the start of the next one. @default 200 */
   overlapChars: number;
+  /**
+   * Largest chunk in tokens (cl100k_base), heading line included: a chunk packed to maxChars that
+   * holds more (dense text: numbers, code, CJK) is cut in two until each part fits. @default 512
+   */
+  maxTokens?: number;
 };
 
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200 };
+/** About 350 tokens of English prose a chunk (~4 characters a token), at most 512 for denser text. */
+export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 512 };
+const DEFAULT_MAX_TOKENS = 512;
+const MIN_MAX_TOKENS = 96;
 
 const MIN_MAX_CHARS = 64;
+
+/** Where a chunk came from: its section's heading path (or sheet), and the rows its records hold. */
+export type ChunkOrigin = { heading: string | null; firstRow: number | null; lastRow: number | null };
+/** A chunk's text and origin. */
+export type Chunk = ChunkOrigin & { text: string };
 
 type Packer = { section(section: Section): void; finish(): void };
 
@@ -21,15 +35,20 @@ type Packer = { section(section: Section): void; finish(): void };
  * Consecutive prose chunks share an overlap of whole trailing pieces (or, failing that, trailing
  * words) of at most overlapChars. Deterministic: the same sections always give the same chunks.
  */
-function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Packer {
+function createPacker(options: ChunkOptions, emit: (chunk: Chunk) => void): Packer {
   const maxChars = Math.max(MIN_MAX_CHARS, Math.floor(options.maxChars));
   const overlapChars = Math.max(0, Math.min(Math.floor(options.overlapChars), Math.floor(maxChars / 2)));
+  const maxTokens = Math.max(MIN_MAX_TOKENS, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS));
+  const gauge = createTokenGauge(maxTokens);
   let prefix = '';
+  let heading: string | null = null;
   let prose = true;
   let current: Piece[] = [];
   let length = 0;
 
-  const budget = (): number => maxChars - prefix.length;
+  // Dense text (numbers, CJK) packs fewer characters, so that its chunks are rarely cut again for tokens.
+  // A long heading path still leaves room for text (the token check then cuts what does not fit).
+  const budget = (): number => Math.max(MIN_MAX_CHARS / 2, Math.max(MIN_MAX_CHARS, gauge.charsFor(maxChars)) - prefix.length);
   const joined = (pieces: Piece[]): string => pieces.map((p, i) => (i === 0 ? p.text : p.sep + p.text)).join('');
 
   const overlapOf = (done: Piece[]): Piece[] => {
@@ -48,9 +67,36 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
     return tail === '' || tail === (done.at(-1) as Piece).text ? [] : [{ text: tail, sep: '' }];
   };
 
+  const emitText = (text: string, pieces: readonly Piece[]): void => {
+    let firstRow: number | null = null;
+    let lastRow: number | null = null;
+    for (const p of pieces) {
+      if (p.row === undefined) continue;
+      if (firstRow === null || p.row < firstRow) firstRow = p.row;
+      if (lastRow === null || p.row > lastRow) lastRow = p.row;
+    }
+    emit({ text, heading, firstRow, lastRow });
+  };
+
+  /** Emits pieces as one chunk when within the token budget; else as two halves (by pieces, then by text), each checked again. */
+  const emitPieces = (pieces: Piece[]): void => {
+    const body = joined(pieces);
+    if (pieces.length === 1) {
+      emitWithinTokens(prefix, body, maxTokens, (text) => emitText(text, pieces));
+      return;
+    }
+    if (gauge.fits(prefix + body)) {
+      emitText(prefix + body, pieces);
+      return;
+    }
+    const half = Math.ceil(pieces.length / 2);
+    emitPieces(pieces.slice(0, half));
+    emitPieces(pieces.slice(half));
+  };
+
   const emitCurrent = (): Piece[] => {
     const done = current;
-    if (done.length > 0) emit(prefix + joined(done));
+    if (done.length > 0) emitPieces(done);
     current = [];
     length = 0;
     return done;
@@ -111,8 +157,10 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
   };
 
   const section = (s: Section): void => {
-    const heading = s.heading?.trim() ?? '';
-    const shown = truncateAtWord(heading, Math.floor(maxChars / 3));
+    const fullHeading = s.heading?.trim() ?? '';
+    // The heading path starts every chunk of the section: at most a third of a chunk, in characters and tokens.
+    let shown = truncateAtWord(fullHeading, Math.floor(maxChars / 3));
+    while (shown.length > 8 && !withinTokens(shown, Math.floor(maxTokens / 3))) shown = truncateAtWord(shown, Math.floor(shown.length / 2));
     const nextPrefix = shown === '' ? '' : `${shown}\n`;
     const isProse = !isRecordSection(s);
     const continues = s.continues === true && nextPrefix === prefix && isProse === prose;
@@ -120,18 +168,24 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
     if (!continuesOpen) closeOpen();
     if (!continues) emitCurrent();
     prefix = nextPrefix;
+    heading = fullHeading === '' ? null : fullHeading;
     prose = isProse;
     if (isRecordSection(s)) {
-      const units = s.records.map((r) => r.trim()).filter((r) => r !== '');
-      if (units.length === 0 && shown !== '' && s.continues !== true) {
-        emit(shown);
-        return;
-      }
-      for (const unit of units) addAll(unitPieces(unit, budget(), '\n'));
+      let any = false;
+      s.records.forEach((record, i) => {
+        const unit = record.trim();
+        if (unit === '') return;
+        any = true;
+        const pieces = unitPieces(unit, budget(), '\n');
+        const row = s.rows?.[i];
+        if (row !== undefined) for (const p of pieces) p.row = row;
+        addAll(pieces);
+      });
+      if (!any && shown !== '' && s.continues !== true) emitText(shown, []);
       return;
     }
     if (s.continues !== true && shown !== '' && s.text.trim() === '') {
-      emit(shown);
+      emitText(shown, []);
       return;
     }
     prosePieces(s, continuesOpen);
@@ -145,21 +199,34 @@ function createPacker(options: ChunkOptions, emit: (chunk: string) => void): Pac
   return { section, finish };
 }
 
-/** The chunks of a parsed document, in order. */
-export function chunkDocument(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string[] {
-  const chunks: string[] = [];
+/** The chunks of a parsed document, in order, with where each came from. */
+export function chunkDocumentWithOrigin(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): Chunk[] {
+  const chunks: Chunk[] = [];
   const packer = createPacker(options, (c) => chunks.push(c));
   for (const section of doc.sections) packer.section(section);
   packer.finish();
   return chunks;
 }
 
-/** The chunks of a stream of sections, produced as the sections arrive (memory stays flat). */
+/** The chunks of a parsed document, in order. */
+export function chunkDocument(doc: ParsedDocument, options: ChunkOptions = DEFAULT_CHUNK_OPTIONS): string[] {
+  return chunkDocumentWithOrigin(doc, options).map((c) => c.text);
+}
+
+/** The chunks of a stream of sections. */
 export async function* chunkSections(
   sections: AsyncIterable<Section> | Iterable<Section>,
   options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
 ): AsyncGenerator<string> {
-  let ready: string[] = [];
+  for await (const chunk of chunkSectionsWithOrigin(sections, options)) yield chunk.text;
+}
+
+/** The chunks of a stream of sections with where each came from, produced as the sections arrive (memory stays flat). */
+export async function* chunkSectionsWithOrigin(
+  sections: AsyncIterable<Section> | Iterable<Section>,
+  options: ChunkOptions = DEFAULT_CHUNK_OPTIONS,
+): AsyncGenerator<Chunk> {
+  let ready: Chunk[] = [];
   const packer = createPacker(options, (c) => ready.push(c));
   for await (const section of sections) {
     packer.section(section);

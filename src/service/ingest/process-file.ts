@@ -3,9 +3,10 @@ import type { Database } from 'better-sqlite3';
 import { extensionOf } from '../../shared/file-types.js';
 import { isKbsyncError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { beginChunkReplace, type ChunkReplace } from '../store/chunks.js';
+import { processingError } from '../../shared/processing-errors.js';
+import { beginChunkReplace, type ChunkInput, type ChunkReplace } from '../store/chunks.js';
 import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
-import { chunkSections, type ChunkOptions } from './chunker.js';
+import { chunkSectionsWithOrigin, type ChunkOptions } from './chunker.js';
 import type { ParseOptions, Parser } from './types.js';
 
 type FileContext = {
@@ -27,13 +28,16 @@ export type FileOutcome = 'processed' | 'failed' | 'released';
 
 class Stopped extends Error {}
 
-/** The text a user sees for a processing failure: parse errors as written, file-system errors by code, never a server path. */
+/**
+ * The text a user sees for a processing failure, after a stable code that says whether a reprocess can
+ * help (docs/api.md): parse errors as written, file-system errors by code, never a server path.
+ */
 function failureText(err: unknown): string {
-  if (isKbsyncError(err, 'parse_failed')) return err.message;
+  if (isKbsyncError(err, 'parse_failed')) return processingError('parse_failed', err.message);
   const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT') return 'the stored copy of the file is missing; upload it again';
-  if (typeof code === 'string') return `could not read the stored file (${code})`;
-  return 'internal error while processing the file';
+  if (code === 'ENOENT') return processingError('file_missing', 'the stored copy of the file is missing; upload it again');
+  if (typeof code === 'string') return processingError('internal', `could not read the stored file (${code})`);
+  return processingError('internal', 'internal error while processing the file');
 }
 
 /** Parses, chunks and indexes one claimed file; the old chunks stay searchable until the new ones are complete. */
@@ -41,17 +45,18 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
   const parser = ctx.parserFor(file.name);
   if (parser === undefined) {
     const ext = extensionOf(file.name);
-    markFileFailed(ctx.db, file.id, ext === '' ? 'no parser for files without an extension' : `no parser for .${ext} yet`, ctx.now());
+    const text = ext === '' ? 'no parser for files without an extension' : `no parser for .${ext} files`;
+    markFileFailed(ctx.db, file.id, processingError('unsupported_type', text), ctx.now());
     return 'failed';
   }
   let replace: ChunkReplace | undefined;
   try {
     replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
-    let batch: string[] = [];
+    let batch: ChunkInput[] = [];
     let batchChars = 0;
-    for await (const chunk of chunkSections(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
+    for await (const chunk of chunkSectionsWithOrigin(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
       batch.push(chunk);
-      batchChars += chunk.length;
+      batchChars += chunk.text.length;
       if (batch.length < ctx.batchSize && batchChars < ctx.batchChars) continue;
       replace.add(batch);
       batch = [];

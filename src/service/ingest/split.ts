@@ -1,5 +1,5 @@
 /** A piece of text the chunker packs, and the separator that joins it to the piece before it. */
-export type Piece = { text: string; sep: string };
+export type Piece = { text: string; sep: string; row?: number };
 
 type Level = { split(text: string): string[]; sep: string };
 

@@ -20,6 +20,8 @@ export type RecordSection = {
   heading?: string;
   /** Self-describing records (a CSV row as `col: value; ...`, a flattened JSON object); never split unless one alone is too long. */
   records: string[];
+  /** Where each record came from, when the format has rows: its row number (1-based; a sheet's own row number). */
+  rows?: number[];
   continues?: boolean;
 };
 

@@ -71,11 +71,11 @@ describe('files', () => {
   });
 
   it.each([
-    ['bad.csv', 'a,b\n1,2\n3,"open\n', 'invalid CSV: line 3: a quoted field is never closed (the file ends inside it)'],
-    ['bad.jsonl', '{"a":1}\n{"a":\n', 'line 2: invalid JSON: unexpected end of JSON'],
-    ['report.docx', 'PK', 'not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again'],
-    ['Makefile', 'all:', 'no parser for files without an extension'],
-    ['bin.txt', Buffer.from([0, 1, 2]), 'not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)'],
+    ['bad.csv', 'a,b\n1,2\n3,"open\n', 'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it)'],
+    ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON'],
+    ['report.docx', 'PK', 'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again'],
+    ['Makefile', 'all:', 'unsupported_type: no parser for files without an extension'],
+    ['bin.txt', Buffer.from([0, 1, 2]), 'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)'],
   ])('fails %s with a clear error', async (name, content, error) => {
     const id = addFile(t, { name, content });
 
@@ -91,7 +91,7 @@ describe('files', () => {
 
     await runQueue();
 
-    expect(fileRow(t.db, id)).toMatchObject({ status: 'failed', error: 'the stored copy of the file is missing; upload it again' });
+    expect(fileRow(t.db, id)).toMatchObject({ status: 'failed', error: 'file_missing: the stored copy of the file is missing; upload it again' });
   });
 
   it('processes an empty file with zero chunks', async () => {

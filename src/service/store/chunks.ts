@@ -38,7 +38,10 @@ CREATE TABLE IF NOT EXISTS chunks (
   source_id INTEGER NOT NULL,
   chunk_index INTEGER NOT NULL,
   text TEXT NOT NULL,
-  generation INTEGER NOT NULL
+  generation INTEGER NOT NULL,
+  heading TEXT,
+  first_row INTEGER,
+  last_row INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS chunks_generation ON chunks(generation, chunk_index);
 CREATE INDEX IF NOT EXISTS chunks_dataset ON chunks(dataset_id);
@@ -59,9 +62,26 @@ END;
 
 export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number };
 
+/**
+ * Where a chunk came from, kept beside its text: the heading path of its section (a sheet's name for a
+ * spreadsheet), and the first and last source rows its records hold (CSV, TSV and JSONL rows, sheet rows,
+ * Parquet rows); null where the format has none. A bare string is a chunk with no origin.
+ */
+export type ChunkInput = string | { text: string; heading: string | null; firstRow: number | null; lastRow: number | null };
+
+/**
+ * The origin columns, added to a chunks table made before they existed (no data is rewritten: old
+ * chunks have none until their file is processed again).
+ */
+const ORIGIN_COLUMNS = ['heading TEXT', 'first_row INTEGER', 'last_row INTEGER'] as const;
+
 /** Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a crash becomes garbage. */
 export function migrateChunks(db: Database): void {
   db.exec(SCHEMA);
+  const have = new Set((db.prepare('PRAGMA table_info(chunks)').all() as { name: string }[]).map((c) => c.name));
+  for (const column of ORIGIN_COLUMNS) {
+    if (!have.has(column.split(' ')[0] as string)) db.exec(`ALTER TABLE chunks ADD COLUMN ${column}`);
+  }
   db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
 }
 
@@ -77,8 +97,14 @@ function makeLive(db: Database, sourceId: number, generation: number): void {
   db.prepare(`UPDATE chunk_generations SET state = 'live' WHERE id = ?`).run(generation);
 }
 
-function insertStatement(db: Database) {
-  return db.prepare('INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation) VALUES (?, ?, ?, ?, ?)');
+function insertStatement(db: Database): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
+  const insert = db.prepare(
+    'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  return (datasetId, sourceId, index, chunk, generation) => {
+    if (typeof chunk === 'string') insert.run(datasetId, sourceId, index, chunk, generation, null, null, null);
+    else insert.run(datasetId, sourceId, index, chunk.text, generation, chunk.heading, chunk.firstRow, chunk.lastRow);
+  };
 }
 
 /** Replaces all chunks of a source with `chunks` (in order, chunk_index 0..n-1) in one transaction. */
@@ -86,7 +112,7 @@ export function replaceChunks(db: Database, r: { datasetId: number; sourceId: nu
   const insert = insertStatement(db);
   db.transaction(() => {
     const generation = newGeneration(db, r.datasetId, r.sourceId);
-    r.chunks.forEach((text, index) => insert.run(r.datasetId, r.sourceId, index, text, generation));
+    r.chunks.forEach((text, index) => insert(r.datasetId, r.sourceId, index, text, generation));
     makeLive(db, r.sourceId, generation);
   })();
 }
@@ -126,7 +152,7 @@ function relaxedSync<T>(db: Database, write: () => T): T {
 /** A replacement being written in batches; see `beginChunkReplace`. */
 export type ChunkReplace = {
   /** Appends chunks (staging, invisible to search), in one short transaction. */
-  add(chunks: readonly string[]): void;
+  add(chunks: readonly ChunkInput[]): void;
   /** Makes the new chunks live and retires the old ones in one short transaction, running `alsoInTx` inside it; returns the chunk count. */
   commit(alsoInTx?: (chunkCount: number) => void): number;
   /** Drops the new chunks (they become garbage); the old ones stay live. */
@@ -138,8 +164,8 @@ export function beginChunkReplace(db: Database, r: { datasetId: number; sourceId
   const insert = insertStatement(db);
   const generation = newGeneration(db, r.datasetId, r.sourceId);
   let count = 0;
-  const addBatch = db.transaction((chunks: readonly string[]) => {
-    for (const text of chunks) insert.run(r.datasetId, r.sourceId, count++, text, generation);
+  const addBatch = db.transaction((chunks: readonly ChunkInput[]) => {
+    for (const chunk of chunks) insert(r.datasetId, r.sourceId, count++, chunk, generation);
   });
   return {
     add: (chunks) => relaxedSync(db, () => addBatch(chunks)),

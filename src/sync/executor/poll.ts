@@ -40,7 +40,7 @@ export async function waitForProcessing(
       else errors.delete(file.id);
     }
     for (const [id, status] of seen) statuses.set(id, status);
-    state.setRemoteStatuses(seen);
+    state.setRemoteStatuses(seen, errors);
     if ([...statuses.values()].every((s) => SETTLED.has(s))) return { statuses, errors, timedOut: false };
     if (nowMs() >= deadline) return { statuses, errors, timedOut: true };
     await sleep(Math.min(o.intervalMs, Math.max(0, deadline - nowMs())));

@@ -65,7 +65,11 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     if (reconciled.found + reconciled.notFound > 0) {
       notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
     }
-    if (refresh) state.setRemoteStatuses(new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)])));
+    // After a rebuild too: the rows it made know a failed copy's status but not the service's reason.
+    if (refresh || rebuild) {
+      const errors = new Map(listing.flatMap((f) => (f.error === null ? [] : [[f.id, f.error] as const])));
+      state.setRemoteStatuses(new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)])), errors);
+    }
   }
 
   // A large state may be read in a worker thread while this one walks the folders (they meet in

@@ -2,8 +2,9 @@ import { stat } from 'node:fs/promises';
 import type { KnowledgeClient } from '../../client/index.js';
 import { errorText, KbsyncError } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
+import { processingErrorClass } from '../../shared/processing-errors.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
-import { deferredReason, overBudgetReason, REASON_CHANGED_SINCE_HASHED } from '../planner/reasons.js';
+import { deferredReason, overBudgetReason, permanentFailureReason, REASON_CHANGED_SINCE_HASHED } from '../planner/reasons.js';
 import { mtimeNsOf } from '../sources/fingerprint.js';
 import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
@@ -83,7 +84,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const reindex = await maybeReindex(deps, plan, changedFiles, stop, paidOpts);
     stop ??= reindex.stop;
 
-    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item), waited?.pending.get(item)));
+    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item), waited?.pending.get(item), waited?.reprocessed.get(item)));
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
     const notes = [...prepared.notes];
@@ -153,13 +154,14 @@ function reprocessTask(source: string, path: string, remoteId: string, reason: s
 
 type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;
 
-/** What `--wait` saw: files still not processed when it gave up, and reprocesses the budget refused. */
-type WaitOutcome = { stop: StopReason | null; pending: Map<PlanItem, RemoteStatus>; timedOutAfterMs: number | null };
+/** What `--wait` saw: files still not processed when it gave up, and how many reprocesses it sent per item. */
+type WaitOutcome = { stop: StopReason | null; pending: Map<PlanItem, RemoteStatus>; timedOutAfterMs: number | null; reprocessed: Map<PlanItem, number> };
 
 /**
  * Waits for the files this run sent to finish processing, within one deadline; files that failed are
  * reprocessed (each up to upload.maxReprocessAttempts times in all, admitted against the budget like any
- * paid call) and waited for again. The reprocess charges are added to their items; a file still failed
+ * paid call) and waited for again, unless the service's error says the same file would fail again
+ * (docs/api.md; an error without a known code, as the hosted service writes, may be transient). The reprocess charges are added to their items; a file still failed
  * at the end is reported failed with the service's reason (and why it was not reprocessed again); a file
  * still queued or processing at the deadline is returned in `pending`.
  */
@@ -168,8 +170,9 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
   const nowMs = wait.nowMs ?? Date.now;
   const deadline = nowMs() + wait.timeoutMs;
   const pending = new Map<PlanItem, RemoteStatus>();
+  const reprocessed = new Map<PlanItem, number>();
   const sent = [...outcomes].filter(([, r]) => r.outcome === 'done' && r.remoteId !== null);
-  if (sent.length === 0) return { stop: null, pending, timedOutAfterMs: null };
+  if (sent.length === 0) return { stop: null, pending, timedOutAfterMs: null, reprocessed };
   const client = await deps.getClient();
   const pollOpts = { intervalMs: wait.intervalMs ?? 500, nowMs, ...(options.sleep ? { sleep: options.sleep } : {}) };
   const last = new Map<string, { status: RemoteStatus; error: string | undefined }>();
@@ -185,9 +188,12 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       }
       const current = outcomes.get(item) as PaidResult;
       const why = notRetried.get(item);
-      outcomes.set(item, { ...current, outcome: 'failed', error: `remote processing failed: ${seen.error ?? 'no reason given'}${why === undefined ? '' : `; ${why}`}` });
+      const error = seen.error !== undefined && processingErrorClass(seen.error) === 'permanent'
+        ? permanentFailureReason(seen.error)
+        : `remote processing failed: ${seen.error ?? 'no reason given'}${why === undefined ? '' : `; ${why}`}`;
+      outcomes.set(item, { ...current, outcome: 'failed', error });
     }
-    return { stop, pending, timedOutAfterMs: timedOut ? wait.timeoutMs : null };
+    return { stop, pending, timedOutAfterMs: timedOut ? wait.timeoutMs : null, reprocessed };
   };
   let ids = sent.map(([, r]) => r.remoteId as string);
   for (;;) {
@@ -196,6 +202,7 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
     timedOut ||= polled.timedOut;
     const retry = sent.filter(([item, r]) => {
       if (polled.statuses.get(r.remoteId as string) !== 'failed') return false;
+      if (processingErrorClass(polled.errors.get(r.remoteId as string)) === 'permanent') return false;
       const tracked = deps.state.getTracked(item.source, item.path);
       return tracked !== null && tracked.reprocessAttempts < deps.config.upload.maxReprocessAttempts;
     });
@@ -210,6 +217,7 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       const current = outcomes.get(item) as PaidResult;
       outcomes.set(item, { ...current, creditsCharged: current.creditsCharged + r.creditsCharged });
       const d = r.deferred;
+      if (d === undefined) reprocessed.set(item, (reprocessed.get(item) ?? 0) + 1);
       if (d?.by === 'budget') notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
       else if (d?.by === 'refused' || d?.by === 'stopped') notRetried.set(item, `reprocess not done: the run stopped spending (${d.code})`);
       else if (r.outcome === 'failed') notRetried.set(item, `reprocess failed: ${r.error ?? 'no reason given'}`);
@@ -278,7 +286,7 @@ function recordSyncedCommits(state: StateStore, observation: Observation, items:
 
 // Object.assign, not spread: `{ ...item, outcome }` over 100k items of a few shapes took ~3.5 µs an
 // item here (V8's spread-with-extra-properties path); Object.assign about a tenth of that.
-function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing: RemoteStatus | undefined): RunItem {
+function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing: RemoteStatus | undefined, reprocessedAfterWait = 0): RunItem {
   if (paid === undefined) {
     // Free decisions were recorded; deferred items were not run.
     const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
@@ -303,6 +311,13 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing
   }
   // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
   const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;
-  const reason = stillProcessing === undefined ? item.reason : `${item.reason}; remote status still ${stillProcessing} when --wait gave up`;
-  return Object.assign({}, item, { reason, remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error });
+  let reason = stillProcessing === undefined ? item.reason : `${item.reason}; remote status still ${stillProcessing} when --wait gave up`;
+  // A reprocess --wait decided on was admitted against the budget like a planned call: it counts as planned.
+  let credits = item.credits;
+  if (reprocessedAfterWait > 0) {
+    const each = costOf({ kind: 'reprocess' });
+    credits += reprocessedAfterWait * each;
+    reason = `${reason}; reprocessed ${reprocessedAfterWait} ${reprocessedAfterWait === 1 ? 'time' : 'times'} after --wait (${each} credits each)`;
+  }
+  return Object.assign({}, item, { reason, credits, remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error });
 }

@@ -108,6 +108,28 @@ describe('planSync: one action per situation', () => {
     expect(itemAt(plan, 'a.md')).toMatchObject({ action, credits, reason, remoteId: '4' });
   });
 
+  it.each([
+    ['parse_failed: not a valid DOCX file', 'skip:remote-failed', 0],
+    ['unsupported_type: no parser for .docx files', 'skip:remote-failed', 0],
+    ['file_missing: the stored copy of the file is missing; upload it again', 'skip:remote-failed', 0],
+    ['internal: could not read the stored file (EIO)', 'reprocess', 5],
+    // The hosted service writes no code: reprocessed as before.
+    ['Processing failed', 'reprocess', 5],
+    ['timeout: no known code', 'reprocess', 5],
+  ] as const)('a failed remote copy with error "%s" → %s (planned %i)', (remoteError, action, credits) => {
+    const observation = fakeObservation().file('a.md').build();
+    const tracked = fakeState().tracked('a.md', { remoteId: '4', remoteStatus: 'failed', reprocessAttempts: 0, remoteError }).build();
+
+    const plan = planSync(planInput({ observation, tracked, maxReprocessAttempts: 2 }));
+
+    expect(itemAt(plan, 'a.md')).toMatchObject({ action, credits, remoteId: '4' });
+    expect(itemAt(plan, 'a.md').reason).toContain(`remote processing failed: ${remoteError}`);
+    expect(plan.totals).toMatchObject({ creditsPlanned: credits, failed: action === 'reprocess' ? 0 : 1 });
+    if (action === 'skip:remote-failed') {
+      expect(itemAt(plan, 'a.md').reason).toMatch(/; not reprocessed: the service says the same file would fail again \(fix the file: it is uploaded again when its content changes\)$/);
+    }
+  });
+
   it('counts a failed file that is not retried as failed, and says so when reprocessing is off', () => {
     const observation = fakeObservation().file('a.md').build();
     const tracked = fakeState().tracked('a.md', { remoteStatus: 'failed' }).build();

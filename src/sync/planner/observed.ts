@@ -1,9 +1,10 @@
 import { costOf } from '../../shared/plans.js';
+import { processingErrorClass } from '../../shared/processing-errors.js';
 import type { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 import type { Candidate, PlanContext } from './context.js';
 import { remoteNameFor } from './keys.js';
-import { REASON_CHANGING, remoteFailedReason, reprocessReason, unchangedReason } from './reasons.js';
+import { permanentFailureReason, REASON_CHANGING, remoteFailedReason, reprocessReason, unchangedReason } from './reasons.js';
 
 /**
  * Classifies one observed file against its tracked row (`row` in `tracked`, -1 for none): a finished
@@ -48,9 +49,13 @@ function unchangedItem(file: ObservedFile, tracked: TrackedIndex, row: number, r
   };
 }
 
-/** Same content, whose remote processing failed: reprocessed while attempts are left. */
+/**
+ * Same content, whose remote processing failed: reprocessed while attempts are left, unless the
+ * service's error says the same bytes would fail again (an error without a known code may be transient).
+ */
 function failedRemoteItem(file: ObservedFile, t: TrackedFile, remoteId: string, ctx: PlanContext): PlanItem {
-  if (t.reprocessAttempts < ctx.maxReprocessAttempts) {
+  const permanent = t.remoteError != null && processingErrorClass(t.remoteError) === 'permanent';
+  if (!permanent && t.reprocessAttempts < ctx.maxReprocessAttempts) {
     const cost = costOf({ kind: 'reprocess' });
     const attempt = t.reprocessAttempts + 1;
     return {
@@ -58,8 +63,9 @@ function failedRemoteItem(file: ObservedFile, t: TrackedFile, remoteId: string, 
       size: file.size, sha256: t.sha256, remoteName: t.remoteName, remoteId, wasTracked: true, cost, reprocessAttempt: attempt,
     };
   }
+  const reason = permanent ? permanentFailureReason(t.remoteError as string) : remoteFailedReason(t.remoteError, t.reprocessAttempts, ctx.maxReprocessAttempts);
   return {
-    source: file.source, path: file.path, action: 'skip:remote-failed', reason: remoteFailedReason(t.remoteError, t.reprocessAttempts, ctx.maxReprocessAttempts), credits: 0,
+    source: file.source, path: file.path, action: 'skip:remote-failed', reason, credits: 0,
     size: file.size, sha256: t.sha256, remoteName: t.remoteName, remoteId, wasTracked: true,
   };
 }

@@ -67,6 +67,11 @@ export function reprocessReason(error: string | null | undefined, attempt: numbe
   return `remote processing failed: ${error ?? 'no reason given'}; reprocess ${attempt} of ${max}`;
 }
 
+/** A failure whose code says a reprocess cannot help (docs/api.md): the service's reason and what to do. */
+export function permanentFailureReason(error: string): string {
+  return `remote processing failed: ${error}; not reprocessed: the service says the same file would fail again (fix the file: it is uploaded again when its content changes)`;
+}
+
 export function remoteFailedReason(error: string | null | undefined, attempts: number, max: number): string {
   const why = max === 0 ? 'upload.maxReprocessAttempts is 0' : `already reprocessed ${attempts} of ${max} times`;
   return `remote processing failed: ${error ?? 'no reason given'}; not retried (${why})`;

@@ -160,6 +160,13 @@ CREATE TABLE webhook_events (
 ) STRICT, WITHOUT ROWID;
 `;
 
+/*
+ * v6: the service's reason for a failed remote copy (its `error`), kept while the copy stays failed: its
+ * code says whether a reprocess can help (docs/api.md), so a later plan does not pay to retry a file that
+ * cannot change. NULL for every other row (one byte of record header).
+ */
+const V6 = 'ALTER TABLE files ADD COLUMN remote_error TEXT';
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -167,6 +174,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'query and chat ops in the outbox', up: v3 },
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
+  { version: 6, name: 'keep the service\'s reason for a failed remote copy', up: (db) => db.exec(V6) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

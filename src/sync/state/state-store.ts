@@ -45,7 +45,8 @@ export type StateStore = {
   removeTracked(source: string, path: string): boolean;
   findBySha256(sha256: string): TrackedFile[];
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
-  setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>): number;
+  /** `errors`: the service's reason for each failed copy, kept while it stays failed. */
+  setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
   trackedCount(): number;
   hasUnsettledRemote(): boolean;
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;

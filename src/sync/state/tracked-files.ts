@@ -12,11 +12,11 @@ export { trackedKey } from '../planner/keys.js';
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 
-type Row = [number, string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number];
+type Row = [number, string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number, string | null];
 
 // Hex and text conversions happen in SQLite: cheaper than a Buffer and a BigInt per row in JS.
 const FILE_COLUMNS = `path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
-  reprocess_attempts, last_action, last_reason, updated_at`;
+  reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
 const COLUMNS = `source_id, ${FILE_COLUMNS}`;
 
 /**
@@ -88,17 +88,20 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
       sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
       remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
-      last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at`);
+      last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at,
+      remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS files.remote_id THEN files.remote_error END`);
   const insertNew = db.prepare(`${INSERT} ON CONFLICT (source_id, path) DO NOTHING`);
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
   // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL) WITHOUT ROWID');
-  const stage = db.prepare<[string, string]>('INSERT OR REPLACE INTO temp.status_updates (remote_id, status) VALUES (?, ?)');
-  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, updated_at = ? FROM temp.status_updates AS u
-    WHERE files.remote_id = u.remote_id AND files.remote_status IS NOT u.status`);
+  // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT) WITHOUT ROWID');
+  const stage = db.prepare<[string, string, string | null]>('INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error) VALUES (?, ?, ?)');
+  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = ? FROM temp.status_updates AS u
+    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error)`);
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
+  const remoteErrorOf = db.prepare<[number, string], string | null>(`SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`).pluck();
   const count = db.prepare('SELECT count(*) FROM files').pluck();
   const unsettled = db.prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`).pluck();
 
@@ -118,6 +121,8 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       lastAction: r[10],
       lastReason: r[11],
       updatedAt: isoOf(r[12]),
+      // Set for a failed copy whose reason the service gave (see v6), as the bulk load does.
+      ...(r[13] !== null ? { remoteError: r[13] } : {}),
     };
   };
 
@@ -159,6 +164,11 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
           },
         });
       }
+      // Read per failed row when its TrackedFile is made: few rows fail, and the bulk read stays as it is.
+      index.remoteErrorOf = (source, path) => {
+        const args = keyArgs(source, path);
+        return args === null ? null : (remoteErrorOf.get(...args) ?? null);
+      };
       return index;
     },
     /** One tracked file, or null. */
@@ -193,10 +203,13 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     setRemoteStatus(remoteId: string, status: RemoteStatus): number {
       return statusById.run(status, nowMs(), remoteId, status).changes;
     },
-    /** Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed. */
-    setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>): number => {
+    /**
+     * Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed.
+     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL).
+     */
+    setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number => {
       clearStaged.run();
-      for (const [remoteId, status] of statuses) stage.run(remoteId, status);
+      for (const [remoteId, status] of statuses) stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null);
       const changed = applyStaged.run(nowMs()).changes;
       clearStaged.run();
       return changed;

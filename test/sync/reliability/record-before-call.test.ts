@@ -67,7 +67,7 @@ describe('no paid call without its record', () => {
     ws.write('a.md', '# A\nalpha\n');
     ws.write('b.md', '# B\nbravo\n');
     ws.write('c.csv', 'x,y\n1,2\n');
-    ws.write('bad.json', '{"unterminated": [1, 2,\n'); // fails processing: reprocessed once under --wait
+    ws.write('bad.json', '{"unterminated": [1, 2,\n'); // fails processing: reprocessed once under --wait (see onResponse)
     const seen: Seen[] = [];
     suite.proxy.setHooks({
       onRequest: (req) => {
@@ -76,6 +76,14 @@ describe('no paid call without its record', () => {
           seen.push({ kind: paidKindOf(req), url: req.url, key, row: rowOf(ws, key) });
         }
         return { kind: 'forward' };
+      },
+      // The listing shows the failure without its `parse_failed:` code, as the hosted service would: worth a reprocess.
+      onResponse: (req, res) => {
+        if (req.method !== 'GET' || !/\/files\/?(\?|$)/.test(req.url) || res.status !== 200) return 'relay';
+        const listing = JSON.parse(res.body.toString()) as { files: { error?: string | null }[] };
+        for (const f of listing.files) if (typeof f.error === 'string') f.error = f.error.replace(/^[a-z_]+: /, '');
+        res.body = Buffer.from(JSON.stringify(listing));
+        return 'relay';
       },
     });
     const start = await ds.balance();

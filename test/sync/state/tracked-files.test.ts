@@ -177,6 +177,28 @@ describe('tracked files', () => {
     ]);
   });
 
+  it('keeps the service\'s reason for a failed copy while it stays failed, for the planner (which reads it per failed row) and getTracked', () => {
+    store.upsertTrackedMany([file('a.md'), file('b.md')]);
+
+    store.setRemoteStatuses(new Map([['r-a.md', 'failed'], ['r-b.md', 'failed']]), new Map([['r-a.md', 'parse_failed: bad zip'], ['r-b.md', 'internal: EIO']]));
+
+    expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus, f.remoteError])).toEqual([
+      ['a.md', 'failed', 'parse_failed: bad zip'],
+      ['b.md', 'failed', 'internal: EIO'],
+    ]);
+    // Recorded again (a skip decision) with the same copy, still failed: the reason stays.
+    store.upsertTracked({ ...file('a.md'), remoteStatus: 'failed', lastAction: 'skip:remote-failed' });
+    expect(store.getTracked('docs', 'a.md')?.remoteError).toBe('parse_failed: bad zip');
+    // Reprocessed (queued again) or processed: the reason goes.
+    store.upsertTracked({ ...file('b.md'), remoteStatus: 'queued', reprocessAttempts: 1 });
+    store.setRemoteStatuses(new Map([['r-a.md', 'processed']]));
+    expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus, f.remoteError ?? null])).toEqual([
+      ['a.md', 'processed', null],
+      ['b.md', 'queued', null],
+    ]);
+    expect(store.getTracked('docs', 'b.md')?.remoteError).toBeUndefined();
+  });
+
   it('rejects a malformed hash before writing anything', () => {
     expect(() => store.upsertTrackedMany([file('ok.md'), file('bad.md', { sha256: 'nope' })])).toThrow(RangeError);
 

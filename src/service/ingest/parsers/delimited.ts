@@ -78,12 +78,15 @@ async function* parseDelimited(path: string, delimiter: string, format: string):
   const batcher = createRecordBatcher();
   let columns: string[] | undefined;
   let failure: unknown;
+  // Data rows are numbered from 1, the header row not counted (blank lines are skipped by the parser).
+  let dataRow = 0;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       if (columns === undefined) columns = columnNames(record);
       else {
+        dataRow++;
         const row = renderRow(columns, record);
-        const section = row === '' ? undefined : batcher.add(row);
+        const section = row === '' ? undefined : batcher.add(row, dataRow);
         if (section) yield section;
       }
     }

@@ -96,13 +96,13 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
       if (isKbsyncError(err)) throw err;
       throw parseFailed(`could not read ${where}: the data is damaged (${messageOf(err)})`, err);
     }
-    for (const row of objects) {
+    for (const [i, row] of objects.entries()) {
       const parts: string[] = [];
       for (const [column, value] of Object.entries(row)) {
         const text = parquetValueText(value);
         if (text !== undefined && text.trim() !== '') parts.push(`${column}: ${text.trim()}`);
       }
-      const section = parts.length === 0 ? undefined : batcher.add(parts.join('; '));
+      const section = parts.length === 0 ? undefined : batcher.add(parts.join('; '), rowStart + i + 1);
       if (section) yield section;
     }
     rowStart = rowEnd;

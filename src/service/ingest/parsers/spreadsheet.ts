@@ -131,7 +131,8 @@ async function* sheetSections(name: string, sheet: WorkSheet): AsyncGenerator<Se
     if (header !== undefined && r === first) continue;
     const texts = rowTexts(rows[r]);
     const record = renderRow(texts.map((_, i) => columns(i)), texts);
-    const section = record === '' ? undefined : batcher.add(record);
+    // The sheet's own row number (1-based, as Excel shows it).
+    const section = record === '' ? undefined : batcher.add(record, r + 1);
     if (section) {
       yield { ...section, heading: name };
       // SheetJS has already read the sheet; rendering a large one still gives other work a turn.

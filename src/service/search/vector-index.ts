@@ -1,0 +1,84 @@
+import type { Database } from 'better-sqlite3';
+import { liveChunkVectors, vectorRevision } from '../store/chunk-vectors.js';
+
+/**
+ * The vectors of one dataset and model, in memory for brute-force search: one Int8Array of
+ * `count × dims` components, a scale and a chunk id per row. Rebuilt from the store when the
+ * store's revision moved (a file processed or deleted, vectors written); `missing` lists the
+ * searchable chunks that have no vector of this model yet.
+ *
+ * Brute force, because it is fast enough here: 100k chunks × 256 byte-sized dimensions is 25.6M
+ * multiply-adds per query, ~20 ms on one core (see `npm run bench`), and 25.6 MB of memory.
+ */
+export type VectorTable = {
+  revision: number;
+  dims: number;
+  ids: Float64Array;
+  scales: Float32Array;
+  vecs: Int8Array;
+  missing: { id: number; text: string }[];
+};
+
+const caches = new WeakMap<Database, Map<string, VectorTable>>();
+
+/** The dataset's vectors of `model`, from the cache when the store has not changed since. */
+export function vectorTable(db: Database, datasetId: number, model: string): VectorTable {
+  let perDb = caches.get(db);
+  if (perDb === undefined) caches.set(db, (perDb = new Map()));
+  const key = `${datasetId}\u0000${model}`;
+  const revision = vectorRevision(db);
+  const cached = perDb.get(key);
+  if (cached !== undefined && cached.revision === revision) return cached;
+  const rows = liveChunkVectors(db, datasetId, model);
+  const withVec = rows.filter((r) => r.vec !== null);
+  const dims = withVec[0]?.vec?.length ?? 0;
+  const table: VectorTable = {
+    revision,
+    dims,
+    ids: new Float64Array(withVec.length),
+    scales: new Float32Array(withVec.length),
+    vecs: new Int8Array(withVec.length * dims),
+    missing: rows.filter((r) => r.vec === null).map((r) => ({ id: r.id, text: r.text ?? '' })),
+  };
+  let n = 0;
+  for (const r of withVec) {
+    const vec = r.vec as Buffer;
+    if (vec.length !== dims) continue; // a provider that changed its dimensions: left to reindex
+    table.ids[n] = r.id;
+    table.scales[n] = r.scale;
+    table.vecs.set(new Int8Array(vec.buffer, vec.byteOffset, vec.length), n * dims);
+    n++;
+  }
+  if (n < withVec.length) {
+    table.ids = table.ids.subarray(0, n);
+    table.scales = table.scales.subarray(0, n);
+    table.vecs = table.vecs.subarray(0, n * dims);
+  }
+  perDb.set(key, table);
+  return table;
+}
+
+export type VectorHit = { id: number; cosine: number };
+
+/** The `limit` rows most similar to unit vector `query` (cosine, best first; ties by chunk id), at least `minCosine`. */
+export function nearest(table: VectorTable, query: Float32Array, limit: number, minCosine: number): VectorHit[] {
+  const { dims, vecs, scales, ids } = table;
+  if (dims === 0 || query.length !== dims || limit <= 0) return [];
+  const count = ids.length;
+  // A bounded list of the best so far, sorted descending; most rows fail the first comparison.
+  const best: VectorHit[] = [];
+  let floor = minCosine;
+  for (let row = 0, off = 0; row < count; row++, off += dims) {
+    let dot = 0;
+    for (let j = 0; j < dims; j++) dot += (query[j] as number) * (vecs[off + j] as number);
+    const cosine = dot * (scales[row] as number);
+    if (cosine < floor) continue;
+    const hit = { id: ids[row] as number, cosine };
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as VectorHit).cosine < cosine) at--;
+    best.splice(at, 0, hit);
+    if (best.length > limit) best.pop();
+    if (best.length === limit) floor = Math.max(minCosine, (best[limit - 1] as VectorHit).cosine);
+  }
+  return best;
+}

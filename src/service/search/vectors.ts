@@ -1,0 +1,45 @@
+import type { Database } from 'better-sqlite3';
+import { deleteOtherModelVectors, liveChunkPage, writeChunkVectors } from '../store/chunk-vectors.js';
+import type { Embedder } from './embedder.js';
+import { vectorTable, type VectorTable } from './vector-index.js';
+
+/** Embeds `chunks` with `embedder` a batch at a time and stores their vectors. */
+async function embedAndStore(db: Database, datasetId: number, embedder: Embedder, chunks: readonly { id: number; text: string }[]): Promise<void> {
+  for (let i = 0; i < chunks.length; i += embedder.batchSize) {
+    const batch = chunks.slice(i, i + embedder.batchSize);
+    const vectors = await embedder.embed(batch.map((c) => c.text));
+    writeChunkVectors(db, embedder.model, batch.map((c, k) => ({ chunkId: c.id, datasetId, vector: vectors[k] as Float32Array })));
+  }
+}
+
+/**
+ * The dataset's vector table for `embedder`, after embedding the searchable chunks that have no
+ * vector of its model yet (new chunks when a provider is configured; none with the built-in
+ * vectors, which are written with the chunks).
+ */
+export async function ensureVectors(db: Database, datasetId: number, embedder: Embedder): Promise<VectorTable> {
+  const table = vectorTable(db, datasetId, embedder.model);
+  if (table.missing.length === 0) return table;
+  await embedAndStore(db, datasetId, embedder, table.missing);
+  return vectorTable(db, datasetId, embedder.model);
+}
+
+const PAGE = 4096;
+
+/**
+ * Rebuilds every vector of the dataset with `embedder` (a page of chunks at a time, so memory stays
+ * bounded), then deletes the vectors of any other model. Returns how many chunks were embedded.
+ * A failure leaves the old vectors in place (and some new ones, which the next query or reindex reuses or replaces).
+ */
+export async function rebuildVectors(db: Database, datasetId: number, embedder: Embedder): Promise<number> {
+  let count = 0;
+  for (let after = 0; ; ) {
+    const page = liveChunkPage(db, datasetId, after, PAGE);
+    if (page.length === 0) break;
+    await embedAndStore(db, datasetId, embedder, page);
+    count += page.length;
+    after = (page[page.length - 1] as { id: number }).id;
+  }
+  deleteOtherModelVectors(db, datasetId, embedder.model);
+  return count;
+}

@@ -1,10 +1,18 @@
 import type { Database } from 'better-sqlite3';
 import { lexicalMatches, type ChunkHit } from '../store/chunks.js';
 import { queryTerms } from './query-terms.js';
+import { scoreFromBm25 } from './score.js';
 import { nearest, type VectorTable } from './vector-index.js';
 
-/** Reciprocal rank fusion's constant: a hit at rank r (1-based) of a list adds 1 / (RRF_K + r). */
-export const RRF_K = 60;
+/**
+ * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
+ * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF): on the project's
+ * evaluation they alone put an answering chunk in the top 5 for ~0.65 of the questions against
+ * BM25's 0.95, and any larger share, or reciprocal rank fusion (which flattens BM25's confident
+ * margins into rank votes), ranked worse than BM25 alone (README: Search). So they break ties
+ * and lift near misses rather than outvote BM25.
+ */
+export const VECTOR_WEIGHT = 0.1;
 /** Chunks taken from each list before fusing, at least. */
 const MIN_CANDIDATES = 50;
 /**
@@ -22,14 +30,15 @@ export type HybridQuery = {
   vectors?: { table: VectorTable; query: Float32Array };
 };
 
-type Candidate = { id: number; fused: number; lexicalRank?: number };
+type Candidate = { id: number; bm25?: number; cosine: number };
 
 /**
- * Hybrid ranking: the dataset's best chunks by FTS5 BM25 and by vector cosine, fused by reciprocal
- * rank (each list gives 1 / (RRF_K + rank)), best first, at most `topK`, ties by insertion order.
- * The score is the fused value divided by its maximum (first in both lists), so it lies in [0, 1]:
- * 1 for a chunk first in both lists, about 0.5 for one first in one list and absent from the other.
- * A query with no searchable term (empty, punctuation, only stopwords) finds nothing.
+ * Hybrid ranking: the dataset's best chunks by FTS5 BM25 and by vector cosine, each scored
+ * `(1 − VECTOR_WEIGHT) · scoreFromBm25(bm25) + VECTOR_WEIGHT · max(0, cosine)` (a chunk missing
+ * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts
+ * lie in [0, 1], so the score does, and it is absolute: the same chunk and query score the same
+ * whatever else the dataset holds, which keeps `score_threshold` meaningful. A query with no
+ * searchable term (empty, punctuation, only stopwords) finds nothing.
  */
 export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
   const topK = Math.max(1, Math.floor(q.topK));
@@ -39,36 +48,33 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
   const byVector = q.vectors === undefined ? [] : nearest(q.vectors.table, q.vectors.query, depth, MIN_VECTOR_COSINE);
 
   const candidates = new Map<number, Candidate>();
-  const add = (id: number, rank: number): Candidate => {
-    const c = candidates.get(id) ?? { id, fused: 0 };
-    c.fused += 1 / (RRF_K + rank);
-    candidates.set(id, c);
-    return c;
-  };
-  lexical.forEach((m, i) => {
-    add(m.id, i + 1).lexicalRank = i;
-  });
-  byVector.forEach((h, i) => add(h.id, i + 1));
-
-  const max = 2 / (RRF_K + 1);
+  for (const m of lexical) candidates.set(m.id, { id: m.id, bm25: m.bm25, cosine: 0 });
+  for (const h of byVector) {
+    const c = candidates.get(h.id);
+    if (c === undefined) candidates.set(h.id, { id: h.id, cosine: h.cosine });
+    else c.cosine = h.cosine;
+  }
   const threshold = q.scoreThreshold ?? 0;
   const ranked = [...candidates.values()]
-    .map((c) => ({ ...c, score: Math.min(1, c.fused / max) }))
+    .map((c) => ({
+      ...c,
+      score: Math.min(1, (1 - VECTOR_WEIGHT) * (c.bm25 === undefined ? 0 : scoreFromBm25(c.bm25)) + VECTOR_WEIGHT * Math.max(0, c.cosine)),
+    }))
     .filter((c) => c.score >= threshold)
-    .sort((a, b) => b.fused - a.fused || a.id - b.id)
+    .sort((a, b) => b.score - a.score || a.id - b.id)
     .slice(0, topK);
 
-  const vectorOnly = ranked.filter((c) => c.lexicalRank === undefined).map((c) => c.id);
-  const rows = new Map(lexical.map((m) => [m.id, m]));
+  const rows = new Map<number, { text: string; sourceId: number; chunkIndex: number }>(lexical.map((m) => [m.id, m]));
+  const vectorOnly = ranked.filter((c) => c.bm25 === undefined).map((c) => c.id);
   if (vectorOnly.length > 0) {
     // Live only: the vector table may be older than a file replaced since.
     const stmt = db.prepare(
-      `SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex
+      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex
        FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE c.id = ? AND g.state = 'live'`,
     );
     for (const id of vectorOnly) {
-      const r = stmt.get(id) as { id: number; text: string; sourceId: number; chunkIndex: number } | undefined;
-      if (r !== undefined) rows.set(id, { ...r, bm25: 0 });
+      const r = stmt.get(id) as { text: string; sourceId: number; chunkIndex: number } | undefined;
+      if (r !== undefined) rows.set(id, r);
     }
   }
   return ranked.flatMap((c) => {

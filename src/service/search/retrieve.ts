@@ -3,6 +3,7 @@ import type { ChunkHit } from '../store/chunks.js';
 import type { Embedder } from './embedder.js';
 import { searchHybrid, type HybridQuery } from './hybrid.js';
 import { queryTerms } from './query-terms.js';
+import { termWeights } from './term-weights.js';
 import { ensureVectors } from './vectors.js';
 
 /**
@@ -12,8 +13,7 @@ import { ensureVectors } from './vectors.js';
 export async function prepareVectors(db: Database, datasetId: number, embedder: Embedder, query: string): Promise<HybridQuery['vectors']> {
   if (queryTerms(query).length === 0) return undefined;
   const table = await ensureVectors(db, datasetId, embedder);
-  const [vector] = await embedder.embed([query]);
-  return vector === undefined ? undefined : { table, query: vector };
+  return { table, query: await embedder.embedQuery(query, termWeights(db)) };
 }
 
 /** The dataset's best chunks for `query` by hybrid ranking (search/hybrid.ts), used by query and chat alike. */

@@ -7,8 +7,6 @@ export type Embedder = {
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /** Most texts per `embed` call. */
   readonly batchSize: number;
-  /** A query's vector; `termWeight` gives a word's inverse document frequency, for embedders that can use it. */
-  embedQuery(text: string, termWeight: (word: string) => number): Promise<Float32Array>;
 };
 
 /** The built-in embedder: hashed word and character n-grams (search/hashed-vector.ts); no model, no network. */
@@ -16,7 +14,6 @@ export const hashedEmbedder: Embedder = {
   model: HASHED_MODEL,
   batchSize: 1024,
   embed: async (texts) => texts.map((t) => hashedVector(t)),
-  embedQuery: async (text, termWeight) => hashedVector(text, termWeight),
 };
 
 export { HASHED_DIMS };

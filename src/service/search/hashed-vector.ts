@@ -22,31 +22,23 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-type Feature = { count: number; scale: number };
-
-/** The features of a text (stemmed words, pairs of neighbouring words, character trigrams): how often each occurs, and its word's scale. */
-function features(text: string, weightOf?: (word: string) => number): Map<string, Feature> {
-  const out = new Map<string, Feature>();
-  const add = (key: string, count: number, scale: number): void => {
-    const f = out.get(key);
-    if (f === undefined) out.set(key, { count, scale });
-    else {
-      f.count += count;
-      f.scale = Math.max(f.scale, scale);
-    }
+/** The features of a text (stemmed words, pairs of neighbouring words, character trigrams) and how often each occurs. */
+function features(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const add = (key: string, count: number): void => {
+    out.set(key, (out.get(key) ?? 0) + count);
   };
-  let previous: { stem: string; scale: number } | undefined;
+  let previous: string | undefined;
   for (const match of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const word = match[0].slice(0, MAX_WORD_CHARS);
     if (STOPWORDS.has(word)) continue;
     const s = stem(word);
-    const scale = weightOf?.(word) ?? 1;
-    add(`w:${s}`, WORD_WEIGHT, scale);
-    if (previous !== undefined) add(`b:${previous.stem} ${s}`, BIGRAM_WEIGHT, Math.min(scale, previous.scale));
-    previous = { stem: s, scale };
+    add(`w:${s}`, WORD_WEIGHT);
+    if (previous !== undefined) add(`b:${previous} ${s}`, BIGRAM_WEIGHT);
+    previous = s;
     const padded = `<${s}>`;
     const n = padded.length - 2;
-    for (let i = 0; i < n; i++) add(`t:${padded.slice(i, i + 3)}`, TRIGRAMS_WEIGHT / n, scale);
+    for (let i = 0; i < n; i++) add(`t:${padded.slice(i, i + 3)}`, TRIGRAMS_WEIGHT / n);
   }
   return out;
 }
@@ -54,16 +46,15 @@ function features(text: string, weightOf?: (word: string) => number): Map<string
 /**
  * The built-in vector of a text (no model, no download): its features (stemmed words, word pairs,
  * character trigrams, so "retry" meets "retries" and "retrying"), each weighted by its count, damped
- * above 1 to 1 + ln(count), times its word's scale (`weightOf`, 1 by default: a query's words are
- * scaled by their inverse document frequency, see search/term-weights.ts), hashed into HASHED_DIMS
+ * above 1 to 1 + ln(count), hashed into HASHED_DIMS
  * signed buckets (FNV-1a: bucket from the low bits, sign from the top bit), then L2-normalised.
  * A text with no feature gives the zero vector.
  */
-export function hashedVector(text: string, weightOf?: (word: string) => number): Float32Array {
+export function hashedVector(text: string): Float32Array {
   const vec = new Float32Array(HASHED_DIMS);
-  for (const [key, f] of features(text, weightOf)) {
+  for (const [key, count] of features(text)) {
     const h = fnv1a(key);
-    const value = (f.count <= 1 ? f.count : 1 + Math.log(f.count)) * f.scale;
+    const value = count <= 1 ? count : 1 + Math.log(count);
     const i = h % HASHED_DIMS;
     vec[i] = (vec[i] as number) + (h & 0x80000000 ? -value : value);
   }

@@ -4,7 +4,7 @@ import type { Database } from 'better-sqlite3';
 import { deleteChunks, migrateChunks, replaceChunks, searchChunks } from '../store/chunks.js';
 import { hashedEmbedder, type Embedder } from './embedder.js';
 import { searchHybrid, VECTOR_WEIGHT } from './hybrid.js';
-import { retrieve } from './retrieve.js';
+import { prepareVectors, retrieve } from './retrieve.js';
 
 let db: Database;
 
@@ -79,7 +79,6 @@ const synonymEmbedder: Embedder = {
   model: 'test-synonyms',
   batchSize: 4,
   embed: async (texts) => texts.map((t) => Float32Array.from(/\b(cat|feline)\b/i.test(t) ? [1, 0] : [0, 1])),
-  embedQuery: async (text) => Float32Array.from(/\b(cat|feline)\b/i.test(text) ? [1, 0] : [0, 1]),
 };
 
 describe('hybrid fusion', () => {
@@ -91,6 +90,22 @@ describe('hybrid fusion', () => {
 
     expect(lexicalOnly).toEqual([]);
     expect(hits).toEqual([{ text: 'Our cat sleeps all day.', score: expect.closeTo(VECTOR_WEIGHT, 6), knowledgeSourceId: 9, chunkIndex: 0 }]);
+  });
+
+  it('lexicalFirst scans no vector when BM25 found a full list, and scans them all when it did not', async () => {
+    replaceChunks(db, { datasetId: 1, sourceId: 10, chunks: Array.from({ length: 60 }, (_, i) => `whisker note ${i}`) });
+    replaceChunks(db, { datasetId: 1, sourceId: 11, chunks: ['Our cat sleeps all day.'] });
+    const vectors = await prepareVectors(db, 1, synonymEmbedder, 'feline whisker');
+    if (vectors === undefined) throw new Error('no vectors');
+
+    const sources = (hits: { knowledgeSourceId: number }[]) => hits.map((h) => h.knowledgeSourceId);
+    const scanned = searchHybrid(db, { datasetId: 1, query: 'feline whisker', topK: 5, vectors });
+    const lexicalFirst = searchHybrid(db, { datasetId: 1, query: 'feline whisker', topK: 5, vectors: { ...vectors, lexicalFirst: true } });
+    const few = searchHybrid(db, { datasetId: 1, query: 'feline', topK: 5, vectors: { ...vectors, lexicalFirst: true } });
+
+    expect(sources(scanned)).toContain(11);
+    expect(sources(lexicalFirst)).not.toContain(11);
+    expect(sources(few)).toEqual([11]);
   });
 
   it('without vectors ranks and scores exactly as BM25 does, scaled by its share', () => {

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { lexicalMatches, type ChunkHit } from '../store/chunks.js';
 import { queryTerms } from './query-terms.js';
 import { scoreFromBm25 } from './score.js';
-import { nearest, type VectorTable } from './vector-index.js';
+import { cosines, nearest, type VectorTable } from './vector-index.js';
 
 /**
  * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
@@ -26,8 +26,12 @@ export type HybridQuery = {
   query: string;
   topK: number;
   scoreThreshold?: number;
-  /** The dataset's vectors (search/vectors.ts ensureVectors) and the query's vector of the same model; without them, BM25 alone. */
-  vectors?: { table: VectorTable; query: Float32Array };
+  /**
+   * The dataset's vectors (search/vectors.ts ensureVectors) and the query's vector of the same
+   * model; without them, BM25 alone. `lexicalFirst`: when BM25 already found a full list of
+   * candidates, score those by vector instead of scanning every vector (see searchHybrid).
+   */
+  vectors?: { table: VectorTable; query: Float32Array; lexicalFirst?: boolean };
 };
 
 type Candidate = { id: number; bm25?: number; cosine: number };
@@ -39,13 +43,22 @@ type Candidate = { id: number; bm25?: number; cosine: number };
  * lie in [0, 1], so the score does, and it is absolute: the same chunk and query score the same
  * whatever else the dataset holds, which keeps `score_threshold` meaningful. A query with no
  * searchable term (empty, punctuation, only stopwords) finds nothing.
+ *
+ * Vector candidates come from a brute-force scan of the dataset's vectors, except with
+ * `lexicalFirst` (the built-in hashed vectors) when BM25 found `depth` candidates or more: then only
+ * those are scored by vector. Hashed vectors are bag-of-words, so a chunk that shares no word with
+ * the query is unlikely to reach the top; the scan (~25M multiply-adds at 100k chunks) is kept for
+ * queries BM25 barely matches, and always for a provider's vectors, whose point is finding what no word matches.
  */
 export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
   const topK = Math.max(1, Math.floor(q.topK));
   if (!Number.isFinite(topK) || queryTerms(q.query).length === 0) return [];
   const depth = Math.max(MIN_CANDIDATES, topK * 4);
   const lexical = lexicalMatches(db, q.datasetId, q.query, depth);
-  const byVector = q.vectors === undefined ? [] : nearest(q.vectors.table, q.vectors.query, depth, MIN_VECTOR_COSINE);
+  const v = q.vectors;
+  const scan = v !== undefined && !(v.lexicalFirst === true && lexical.length >= depth);
+  const byVector =
+    v === undefined ? [] : scan ? nearest(v.table, v.query, depth, MIN_VECTOR_COSINE) : cosines(v.table, v.query, lexical.map((m) => m.id));
 
   const candidates = new Map<number, Candidate>();
   for (const m of lexical) candidates.set(m.id, { id: m.id, bm25: m.bm25, cosine: 0 });

@@ -68,9 +68,6 @@ export function openAiEmbedder(o: OpenAiEmbedderOptions): Embedder {
   return {
     model: `openai:${o.model}@${endpoint}`,
     batchSize: BATCH_SIZE,
-    async embedQuery(text) {
-      return (await this.embed([text]))[0] as Float32Array;
-    },
     async embed(texts) {
       if (texts.length === 0) return [];
       const requestImpl = o.requestImpl ?? (await import('undici')).request;

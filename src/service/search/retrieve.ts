@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3';
 import type { ChunkHit } from '../store/chunks.js';
 import type { Embedder } from './embedder.js';
+import { HASHED_MODEL } from './hashed-vector.js';
 import { searchHybrid, type HybridQuery } from './hybrid.js';
 import { queryTerms } from './query-terms.js';
-import { termWeights } from './term-weights.js';
 import { ensureVectors } from './vectors.js';
 
 /**
@@ -13,7 +13,8 @@ import { ensureVectors } from './vectors.js';
 export async function prepareVectors(db: Database, datasetId: number, embedder: Embedder, query: string): Promise<HybridQuery['vectors']> {
   if (queryTerms(query).length === 0) return undefined;
   const table = await ensureVectors(db, datasetId, embedder);
-  return { table, query: await embedder.embedQuery(query, termWeights(db)) };
+  const [vector] = await embedder.embed([query]);
+  return vector === undefined ? undefined : { table, query: vector, lexicalFirst: embedder.model === HASHED_MODEL };
 }
 
 /** The dataset's best chunks for `query` by hybrid ranking (search/hybrid.ts), used by query and chat alike. */

@@ -17,6 +17,8 @@ export type VectorTable = {
   scales: Float32Array;
   vecs: Int8Array;
   missing: { id: number; text: string }[];
+  /** Row of each chunk id, built on first use (`cosines`). */
+  rowOf?: Map<number, number>;
 };
 
 const caches = new WeakMap<Database, Map<string, VectorTable>>();
@@ -60,6 +62,40 @@ export function vectorTable(db: Database, datasetId: number, model: string): Vec
 
 export type VectorHit = { id: number; cosine: number };
 
+/** The cosine of unit vector `query` with each of `ids` that has a vector (others are left out). */
+export function cosines(table: VectorTable, query: Float32Array, ids: readonly number[]): VectorHit[] {
+  const { dims, vecs, scales } = table;
+  if (dims === 0 || query.length !== dims) return [];
+  if (table.rowOf === undefined) {
+    const rowOf = new Map<number, number>();
+    table.ids.forEach((id, row) => rowOf.set(id, row));
+    table.rowOf = rowOf;
+  }
+  const out: VectorHit[] = [];
+  for (const id of ids) {
+    const row = table.rowOf.get(id);
+    if (row !== undefined) out.push({ id, cosine: dotAt(query, vecs, row * dims, dims) * (scales[row] as number) });
+  }
+  return out;
+}
+
+/** Σ query[j] · vecs[off + j], four components a step (dims is a multiple of 4 for every model used here; the rest is summed after). */
+function dotAt(query: Float32Array, vecs: Int8Array, off: number, dims: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let j = 0;
+  for (; j + 3 < dims; j += 4) {
+    a += (query[j] as number) * (vecs[off + j] as number);
+    b += (query[j + 1] as number) * (vecs[off + j + 1] as number);
+    c += (query[j + 2] as number) * (vecs[off + j + 2] as number);
+    d += (query[j + 3] as number) * (vecs[off + j + 3] as number);
+  }
+  for (; j < dims; j++) a += (query[j] as number) * (vecs[off + j] as number);
+  return a + b + c + d;
+}
+
 /** The `limit` rows most similar to unit vector `query` (cosine, best first; ties by chunk id), at least `minCosine`. */
 export function nearest(table: VectorTable, query: Float32Array, limit: number, minCosine: number): VectorHit[] {
   const { dims, vecs, scales, ids } = table;
@@ -69,9 +105,7 @@ export function nearest(table: VectorTable, query: Float32Array, limit: number, 
   const best: VectorHit[] = [];
   let floor = minCosine;
   for (let row = 0, off = 0; row < count; row++, off += dims) {
-    let dot = 0;
-    for (let j = 0; j < dims; j++) dot += (query[j] as number) * (vecs[off + j] as number);
-    const cosine = dot * (scales[row] as number);
+    const cosine = dotAt(query, vecs, off, dims) * (scales[row] as number);
     if (cosine < floor) continue;
     const hit = { id: ids[row] as number, cosine };
     let at = best.length;

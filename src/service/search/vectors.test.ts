@@ -5,7 +5,7 @@ import { collectChunkGarbage, migrateChunks, replaceChunks } from '../store/chun
 import type { Embedder } from './embedder.js';
 import { HASHED_MODEL } from './hashed-vector.js';
 import { nearest, vectorTable } from './vector-index.js';
-import { ensureVectors, rebuildVectors } from './vectors.js';
+import { ensureVectors, MAX_EMBEDDED_PER_QUERY, rebuildVectors } from './vectors.js';
 
 let db: Database;
 const calls: string[][] = [];
@@ -39,6 +39,18 @@ describe('chunk vectors', () => {
     expect(models()).toEqual([{ model: HASHED_MODEL, n: 4 }]);
     collectChunkGarbage(db, 100);
     expect(models()).toEqual([{ model: HASHED_MODEL, n: 1 }]);
+  });
+
+  it('ensureVectors embeds at most MAX_EMBEDDED_PER_QUERY chunks a call', async () => {
+    replaceChunks(db, { datasetId: 1, sourceId: 3, chunks: Array.from({ length: MAX_EMBEDDED_PER_QUERY + 10 }, (_, i) => `note ${i}`) });
+
+    const first = await ensureVectors(db, 1, fake);
+    const second = await ensureVectors(db, 1, fake);
+
+    expect(first.ids).toHaveLength(MAX_EMBEDDED_PER_QUERY);
+    expect(first.missing).toHaveLength(13);
+    expect(second.ids).toHaveLength(MAX_EMBEDDED_PER_QUERY + 13);
+    expect(second.missing).toEqual([]);
   });
 
   it('ensureVectors embeds only the chunks that lack a vector of the model, in batches', async () => {

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { deleteOtherModelVectors, liveChunkPage, writeChunkVectors } from '../store/chunk-vectors.js';
+import { chunkTexts, deleteOtherModelVectors, liveChunkPage, writeChunkVectors } from '../store/chunk-vectors.js';
 import type { Embedder } from './embedder.js';
 import { vectorTable, type VectorTable } from './vector-index.js';
 
@@ -12,15 +12,20 @@ async function embedAndStore(db: Database, datasetId: number, embedder: Embedder
   }
 }
 
+/** Most chunks a query embeds before it searches; the rest wait for later queries or a reindex. */
+export const MAX_EMBEDDED_PER_QUERY = 256;
+
 /**
- * The dataset's vector table for `embedder`, after embedding the searchable chunks that have no
- * vector of its model yet (new chunks when a provider is configured; none with the built-in
- * vectors, which are written with the chunks).
+ * The dataset's vector table for `embedder`, after embedding up to MAX_EMBEDDED_PER_QUERY of the
+ * searchable chunks that have no vector of its model yet (new chunks when a provider is configured;
+ * none with the built-in vectors, which are written with the chunks). So a query after new files
+ * costs a few provider calls, never the whole dataset's: after a change of provider, chunks without
+ * a vector are found by BM25 alone until a reindex (or enough queries) embeds them.
  */
 export async function ensureVectors(db: Database, datasetId: number, embedder: Embedder): Promise<VectorTable> {
   const table = vectorTable(db, datasetId, embedder.model);
   if (table.missing.length === 0) return table;
-  await embedAndStore(db, datasetId, embedder, table.missing);
+  await embedAndStore(db, datasetId, embedder, chunkTexts(db, table.missing.slice(0, MAX_EMBEDDED_PER_QUERY)));
   return vectorTable(db, datasetId, embedder.model);
 }
 

@@ -76,6 +76,15 @@ export function deleteOtherModelVectors(db: Database, datasetId: number, keepMod
   return n;
 }
 
+/** The texts of chunks by id (those that still exist). */
+export function chunkTexts(db: Database, ids: readonly number[]): { id: number; text: string }[] {
+  const stmt = db.prepare('SELECT id, text FROM chunks WHERE id = ?');
+  return ids.flatMap((id) => {
+    const row = stmt.get(id) as { id: number; text: string } | undefined;
+    return row === undefined ? [] : [row];
+  });
+}
+
 /** The dataset's searchable chunks (id and text), in id order, after `afterId`, at most `limit`. */
 export function liveChunkPage(db: Database, datasetId: number, afterId: number, limit: number): { id: number; text: string }[] {
   return db
@@ -86,16 +95,13 @@ export function liveChunkPage(db: Database, datasetId: number, afterId: number, 
     .all(datasetId, afterId, limit) as { id: number; text: string }[];
 }
 
-export type VectorRow = { id: number; scale: number; vec: Buffer | null; text: string | null };
+export type VectorRow = { id: number; scale: number; vec: Buffer | null };
 
-/**
- * Every searchable chunk of the dataset with its `model` vector, or `vec` null (and its text) when
- * it has none yet.
- */
+/** Every searchable chunk of the dataset with its `model` vector, or `vec` null when it has none yet. */
 export function liveChunkVectors(db: Database, datasetId: number, model: string): VectorRow[] {
   return db
     .prepare(
-      `SELECT c.id AS id, v.scale AS scale, v.vec AS vec, CASE WHEN v.vec IS NULL THEN c.text END AS text
+      `SELECT c.id AS id, v.scale AS scale, v.vec AS vec
        FROM chunk_generations g JOIN chunks c ON c.generation = g.id
        LEFT JOIN chunk_vectors v ON v.model = ? AND v.chunk_id = c.id
        WHERE g.dataset_id = ? AND g.state = 'live' ORDER BY c.id`,

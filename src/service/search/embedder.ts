@@ -12,6 +12,6 @@ export type Embedder = {
 /** The built-in embedder: hashed word and character n-grams (search/hashed-vector.ts); no model, no network. */
 export const hashedEmbedder: Embedder = {
   model: HASHED_MODEL,
-  batchSize: 1024,
+  batchSize: 128,
   embed: async (texts) => texts.map((t) => hashedVector(t)),
 };

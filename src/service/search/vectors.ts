@@ -1,11 +1,17 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from 'better-sqlite3';
 import { chunkTexts, deleteOtherModelVectors, liveChunkPage, writeChunkVectors } from '../store/chunk-vectors.js';
 import type { Embedder } from './embedder.js';
 import { vectorTable, type VectorTable } from './vector-index.js';
 
-/** Embeds `chunks` with `embedder` a batch at a time and stores their vectors. */
+/**
+ * Embeds `chunks` with `embedder` a batch at a time and stores their vectors, letting other
+ * requests in between batches (the built-in embedder works synchronously: a batch of 128 chunks is
+ * ~25 ms of the event loop).
+ */
 async function embedAndStore(db: Database, datasetId: number, embedder: Embedder, chunks: readonly { id: number; text: string }[]): Promise<void> {
   for (let i = 0; i < chunks.length; i += embedder.batchSize) {
+    if (i > 0) await nextTurn();
     const batch = chunks.slice(i, i + embedder.batchSize);
     const vectors = await embedder.embed(batch.map((c) => c.text));
     writeChunkVectors(db, embedder.model, batch.map((c, k) => ({ chunkId: c.id, datasetId, vector: vectors[k] as Float32Array })));

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { collectChunkGarbage, migrateChunks, replaceChunks } from '../store/chunks.js';
-import type { Embedder } from './embedder.js';
+import { hashedEmbedder, type Embedder } from './embedder.js';
 import { HASHED_MODEL } from './hashed-vector.js';
 import { nearest, vectorTable } from './vector-index.js';
 import { ensureVectors, MAX_EMBEDDED_PER_QUERY, rebuildVectors } from './vectors.js';
@@ -73,6 +73,17 @@ describe('chunk vectors', () => {
     expect(count).toBe(3);
     expect(calls.flat()).toHaveLength(3);
     expect(models()).toEqual([{ model: 'fake-2d', n: 3 }]);
+  });
+
+  it('rebuildVectors with the built-in vectors makes only the missing ones again', async () => {
+    await rebuildVectors(db, 1, fake);
+    expect(models()).toEqual([{ model: 'fake-2d', n: 3 }]);
+
+    const count = await rebuildVectors(db, 1, hashedEmbedder);
+
+    expect(count).toBe(3);
+    expect(models()).toEqual([{ model: HASHED_MODEL, n: 3 }]);
+    expect(await rebuildVectors(db, 1, hashedEmbedder)).toBe(0);
   });
 
   it('nearest returns the most similar first, within the limit and above the floor', async () => {

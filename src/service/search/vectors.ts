@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from 'better-sqlite3';
 import { chunkTexts, deleteOtherModelVectors, liveChunkPage, writeChunkVectors } from '../store/chunk-vectors.js';
 import type { Embedder } from './embedder.js';
+import { HASHED_MODEL } from './hashed-vector.js';
 import { vectorTable, type VectorTable } from './vector-index.js';
 
 /**
@@ -17,6 +18,8 @@ async function embedAndStore(db: Database, datasetId: number, embedder: Embedder
     writeChunkVectors(db, embedder.model, batch.map((c, k) => ({ chunkId: c.id, datasetId, vector: vectors[k] as Float32Array })));
   }
 }
+
+const PAGE = 4096;
 
 /** Most chunks a query embeds before it searches; the rest wait for later queries or a reindex. */
 export const MAX_EMBEDDED_PER_QUERY = 256;
@@ -35,14 +38,22 @@ export async function ensureVectors(db: Database, datasetId: number, embedder: E
   return vectorTable(db, datasetId, embedder.model);
 }
 
-const PAGE = 4096;
 
 /**
  * Rebuilds every vector of the dataset with `embedder` (a page of chunks at a time, so memory stays
- * bounded), then deletes the vectors of any other model. Returns how many chunks were embedded.
+ * bounded), then deletes the vectors of any other model. Returns how many chunks were embedded:
+ * with the built-in vectors, only those missing (see below).
  * A failure leaves the old vectors in place (and some new ones, which the next query or reindex reuses or replaces).
  */
 export async function rebuildVectors(db: Database, datasetId: number, embedder: Embedder): Promise<number> {
+  if (embedder.model === HASHED_MODEL) {
+    // Built-in vectors depend on nothing but the text and were written with it: only the missing ones
+    // (dropped by an earlier provider's reindex) are made again.
+    const missing = vectorTable(db, datasetId, HASHED_MODEL).missing;
+    for (let i = 0; i < missing.length; i += PAGE) await embedAndStore(db, datasetId, embedder, chunkTexts(db, missing.slice(i, i + PAGE)));
+    deleteOtherModelVectors(db, datasetId, embedder.model);
+    return missing.length;
+  }
   let count = 0;
   for (let after = 0; ; ) {
     const page = liveChunkPage(db, datasetId, after, PAGE);

@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.kbsync/**', '.bench-build/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.kbsync/**', '.bench-build/**', '.eval-build/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -19,6 +19,8 @@ import { currentLoad, machineFacts } from './machine.js';
 import { ingestFigures, planFigures, scanFigures, uploadFigures, type IngestLike } from './other-figures.js';
 import { repoRoot } from './paths.js';
 import type { PlanBenchFigure } from './plan.js';
+import { queryFigures } from './query-figures.js';
+import type { QueryBenchResult } from './query.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
@@ -80,6 +82,9 @@ if (watchDaemon === null) figures.push({ group: 'kbsync watch', name: 'daemon fi
 
 const plan = inChild<PlanBenchFigure[]>('planner alone', './plan.js', 'runPlanBench', files, 5);
 if (plan !== null) add(planFigures(plan));
+
+const query = inChild<QueryBenchResult>('service query latency (hybrid retrieval)', './query.js', 'runQueryBench', {});
+if (query !== null) add(queryFigures(query));
 
 // bench/ingest.ts belongs to the ingest engineers: included when present, judged by its own meetsTargets.
 if (existsSync(here('./ingest.js'))) {

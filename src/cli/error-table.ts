@@ -196,6 +196,11 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning: "The local service's answer model (the configured LLM endpoint) failed.",
     action: 'Check the LLM endpoint the service was started with, or run again.',
   },
+  embeddings_failed: {
+    exit: 1,
+    meaning: "The local service's embeddings provider (the configured /embeddings endpoint) failed or answered something unusable.",
+    action: 'Check the embeddings URL, model and key the service was started with, or run again.',
+  },
   // anything unexpected
   internal_error: {
     exit: 5,

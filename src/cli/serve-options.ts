@@ -80,3 +80,35 @@ export function listenFailure(err: unknown, host: string, port: number): unknown
   if (code === 'EADDRNOTAVAIL') return new KbsyncError('usage', `cannot listen on ${host}: not an address of this machine; pick another with --host`, { cause: err });
   return err;
 }
+
+/** The embeddings provider `kbsync serve` uses, from its environment (a key stays out of argv and `ps`). */
+export type EmbeddingsEnv = { url: string; model: string; apiKey?: string };
+
+/** The default `KBSYNC_EMBEDDINGS_MODEL`: OpenAI's small embeddings model. */
+export const DEFAULT_EMBEDDINGS_MODEL = 'text-embedding-3-small';
+
+/**
+ * `KBSYNC_EMBEDDINGS_URL` (an http:// or https:// OpenAI-compatible server: `.../v1` or the full
+ * `.../embeddings`), `KBSYNC_EMBEDDINGS_MODEL` and `KBSYNC_EMBEDDINGS_API_KEY`; undefined without a
+ * URL (the built-in vectors). A bad URL, or a model or key without a URL, is a usage error.
+ */
+export function embeddingsFromEnv(env: NodeJS.ProcessEnv): EmbeddingsEnv | undefined {
+  const url = env.KBSYNC_EMBEDDINGS_URL?.trim() ?? '';
+  const model = env.KBSYNC_EMBEDDINGS_MODEL?.trim() ?? '';
+  const apiKey = env.KBSYNC_EMBEDDINGS_API_KEY ?? '';
+  if (url === '') {
+    if (model !== '' || apiKey !== '') {
+      throw new KbsyncError('usage', 'KBSYNC_EMBEDDINGS_MODEL or KBSYNC_EMBEDDINGS_API_KEY is set without KBSYNC_EMBEDDINGS_URL; set the URL too, or unset them');
+    }
+    return undefined;
+  }
+  const expected = 'KBSYNC_EMBEDDINGS_URL: an http:// or https:// URL of an OpenAI-compatible embeddings server (e.g. http://127.0.0.1:11434/v1)';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new KbsyncError('usage', `${expected}; the value given is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new KbsyncError('usage', `${expected}; got "${parsed.protocol}"`);
+  return { url, model: model === '' ? DEFAULT_EMBEDDINGS_MODEL : model, ...(apiKey === '' ? {} : { apiKey }) };
+}

@@ -9,6 +9,8 @@ import type { ServiceContext } from './http/context.js';
 import type { ServedRoute } from './http/route-table.js';
 import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
 import { createProcessingWorker } from './ingest/worker.js';
+import { hashedEmbedder } from './search/embedder.js';
+import { openAiEmbedder, type OpenAiEmbedderOptions } from './search/openai-embedder.js';
 import { openServiceDb } from './store/db.js';
 import { startCheckpointer } from './store/checkpointer.js';
 import { resetIdempotency } from './store/idempotency.js';
@@ -30,6 +32,8 @@ export type ServiceOptions = {
   rateLimitPerMin?: number;
   /** An OpenAI-compatible chat-completions URL for agent chat answers. */
   llmUrl?: string;
+  /** An OpenAI-compatible embeddings provider for hybrid search; without it, the built-in hashed vectors. */
+  embeddings?: OpenAiEmbedderOptions;
   logger?: Logger;
   /** Per-plan upload size limits overriding docs/api.md's (team and enterprise are not stated there). */
   maxFileBytes?: Partial<Record<Plan, number>>;
@@ -77,6 +81,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     db, logger, clock, filesDir, tmpDir,
     allowInsecureWebhooks: opts.allowInsecureWebhooks ?? false,
     llmUrl: opts.llmUrl,
+    embedder: opts.embeddings === undefined ? hashedEmbedder : openAiEmbedder(opts.embeddings),
     maxFileBytes: (plan) => opts.maxFileBytes?.[plan] ?? maxFileBytesFor(plan),
     kickWorker: () => worker.kick(),
     webhooks,

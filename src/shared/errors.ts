@@ -44,6 +44,7 @@ export type ErrorCode =
   // local service: ingest and chat
   | 'parse_failed'
   | 'llm_failed'
+  | 'embeddings_failed'
   // anything kbsync did not expect (a bug): src/cli/exit.ts reports it with this code
   | 'internal_error';
 

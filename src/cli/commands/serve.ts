@@ -6,7 +6,7 @@ import { PLANS, type Plan } from '../../shared/plans.js';
 import type { ServiceAdmin } from '../../service/admin.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
-import { listenFailure, parseCredits, parseLlmUrl, parseMaxFileMb, parsePort, parseRateLimit } from '../serve-options.js';
+import { embeddingsFromEnv, listenFailure, parseCredits, parseLlmUrl, parseMaxFileMb, parsePort, parseRateLimit } from '../serve-options.js';
 
 /** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
 const DEFAULT_DATA_DIR = '.kbsync/service';
@@ -102,6 +102,7 @@ export function register(program: Command, ctx: CliContext): void {
       // NODE_COMPILE_CACHE) from one start to the next: compiling them was ~20 ms of every start.
       // Best effort: it never throws, and a changed file is compiled again.
       enableCompileCache();
+      const embeddings = embeddingsFromEnv(ctx.env);
       const { startService } = await import('../../service/server.js');
       const logger = await ctx.getLogger();
       const service = await startService({
@@ -112,6 +113,7 @@ export function register(program: Command, ctx: CliContext): void {
         logger,
         ...(options.rateLimit === undefined ? {} : { rateLimitPerMin: options.rateLimit }),
         ...(options.llmUrl === undefined ? {} : { llmUrl: options.llmUrl }),
+        ...(embeddings === undefined ? {} : { embeddings }),
         ...(options.maxFileMb === undefined ? {} : { maxFileBytes: options.maxFileMb }),
       }).catch((err: unknown) => {
         throw listenFailure(err, options.host, options.port);

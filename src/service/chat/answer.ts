@@ -1,5 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import { searchChunks, type ChunkHit } from '../store/chunks.js';
+import type { ChunkHit } from '../store/chunks.js';
+import { hashedEmbedder, type Embedder } from '../search/embedder.js';
+import { retrieve } from '../search/retrieve.js';
 import { composeExtractiveAnswer } from './extractive.js';
 import { askLlm, DEFAULT_LLM_TIMEOUT_MS, type LlmRequest } from './llm.js';
 
@@ -32,13 +34,18 @@ export type AnswerChatOptions = {
   llmTimeoutMs?: number;
   /** undici's `request` (replaceable in tests). */
   fetchImpl?: LlmRequest;
+  /** The vectors of hybrid retrieval, as for queries. @default the built-in hashed vectors */
+  embedder?: Embedder;
+  /** A knowledge source's name (a file's name), cited in the extractive answer when known. */
+  sourceName?: (knowledgeSourceId: number) => string | undefined;
 };
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 /**
- * A retrieval-augmented answer: the dataset's top chunks for the message (agent `top_k`, default 5),
+ * A retrieval-augmented answer: the dataset's top chunks for the message (agent `top_k`, default 5)
+ * by the same hybrid ranking as queries (search/retrieve.ts),
  * then either an extractive answer composed from their best-matching sentences, or, with `llmUrl`,
  * the model's answer to the system prompt + those chunks + the question. LLM failures throw
  * KbsyncError `llm_failed`.
@@ -47,13 +54,13 @@ export async function answerChat(o: AnswerChatOptions): Promise<ChatAnswer> {
   const cfg = o.agentConfig;
   const topK = Math.min(MAX_CHAT_TOP_K, Math.max(1, Math.floor(num(cfg.top_k) ?? DEFAULT_CHAT_TOP_K)));
   const threshold = num(cfg.score_threshold);
-  const sources = searchChunks(o.db, {
+  const sources = await retrieve(o.db, o.embedder ?? hashedEmbedder, {
     datasetId: o.datasetId,
     query: o.message,
     topK,
     ...(threshold === undefined ? {} : { scoreThreshold: threshold }),
   });
-  if (o.llmUrl === undefined || o.llmUrl === '') return { response: composeExtractiveAnswer(o.message, sources), sources };
+  if (o.llmUrl === undefined || o.llmUrl === '') return { response: composeExtractiveAnswer(o.message, sources, o.sourceName), sources };
   const systemPrompt = str(cfg.system_prompt);
   const temperature = num(cfg.temperature);
   const maxTokens = num(cfg.max_tokens);

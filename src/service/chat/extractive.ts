@@ -1,4 +1,5 @@
 import { queryTerms } from '../search/query-terms.js';
+import { stem } from '../search/stem.js';
 import { truncateAtWord } from '../ingest/split.js';
 import type { ChunkHit } from '../store/chunks.js';
 
@@ -8,15 +9,6 @@ const MIN_SENTENCE_WORDS = 3;
 
 export const NOTHING_FOUND = 'I found nothing in this dataset that matches your question.';
 
-/** A crude stem so "prices" finds "price" and "shipping" finds "shipped" in a sentence. */
-function stem(word: string): string {
-  const w = word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-  if (w.length <= 4) return w;
-  for (const suffix of ['ingly', 'edly', 'ies', 'ing', 'ed', 'es', 'ly', 's']) {
-    if (w.endsWith(suffix) && w.length - suffix.length >= 3) return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
-  }
-  return w;
-}
 
 function sentencesOf(text: string): string[] {
   return text
@@ -31,9 +23,13 @@ type Candidate = { text: string; matched: number; rank: number; position: number
 /**
  * An answer built only from the retrieved chunks: the sentences (or record lines) that contain the
  * most distinct query terms, best first, each with the source it came from; says plainly when
- * nothing was retrieved.
+ * nothing was retrieved. A source is cited by id and chunk, and by name when `sourceName` knows it.
  */
-export function composeExtractiveAnswer(message: string, hits: readonly ChunkHit[]): string {
+export function composeExtractiveAnswer(
+  message: string,
+  hits: readonly ChunkHit[],
+  sourceName?: (knowledgeSourceId: number) => string | undefined,
+): string {
   if (hits.length === 0) return NOTHING_FOUND;
   const terms = new Set(queryTerms(message).map(stem));
   const candidates: Candidate[] = [];
@@ -55,8 +51,10 @@ export function composeExtractiveAnswer(message: string, hits: readonly ChunkHit
     picked.push(c);
     if (picked.length === MAX_SENTENCES) break;
   }
-  const lines = picked.map(
-    (c) => `- ${truncateAtWord(c.text, MAX_SENTENCE_CHARS)} (source ${c.hit.knowledgeSourceId}, chunk ${c.hit.chunkIndex})`,
-  );
+  const cite = (hit: ChunkHit): string => {
+    const name = sourceName?.(hit.knowledgeSourceId);
+    return `source ${hit.knowledgeSourceId}${name === undefined ? '' : ` ${JSON.stringify(name)}`}, chunk ${hit.chunkIndex}`;
+  };
+  const lines = picked.map((c) => `- ${truncateAtWord(c.text, MAX_SENTENCE_CHARS)} (${cite(c.hit)})`);
   return `From the dataset:\n${lines.join('\n')}`;
 }

@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import { toFtsQuery } from '../search/query-terms.js';
 import { scoreFromBm25 } from '../search/score.js';
+import { HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
+import { bumpVectorRevision, migrateChunkVectors, quantize } from './chunk-vectors.js';
 
 /**
  * Chunks of every knowledge source (file or intelligence entry) and their FTS5 index.
@@ -82,6 +84,7 @@ export function migrateChunks(db: Database): void {
   for (const column of ORIGIN_COLUMNS) {
     if (!have.has(column.split(' ')[0] as string)) db.exec(`ALTER TABLE chunks ADD COLUMN ${column}`);
   }
+  migrateChunkVectors(db);
   db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
 }
 
@@ -95,15 +98,26 @@ function newGeneration(db: Database, datasetId: number, sourceId: number): numbe
 function makeLive(db: Database, sourceId: number, generation: number): void {
   db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE source_id = ? AND state = 'live'`).run(sourceId);
   db.prepare(`UPDATE chunk_generations SET state = 'live' WHERE id = ?`).run(generation);
+  bumpVectorRevision(db);
 }
 
+/**
+ * Inserts one chunk, with where it came from, and its built-in vector (HASHED_MODEL: cheap, so every
+ * chunk has one as soon as it is written; vectors of a configured provider are added by search/vectors.ts).
+ */
 function insertStatement(db: Database): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
   const insert = db.prepare(
     'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  const vector = db.prepare('INSERT OR REPLACE INTO chunk_vectors (model, chunk_id, dataset_id, scale, vec) VALUES (?, ?, ?, ?, ?)');
   return (datasetId, sourceId, index, chunk, generation) => {
-    if (typeof chunk === 'string') insert.run(datasetId, sourceId, index, chunk, generation, null, null, null);
-    else insert.run(datasetId, sourceId, index, chunk.text, generation, chunk.heading, chunk.firstRow, chunk.lastRow);
+    const text = typeof chunk === 'string' ? chunk : chunk.text;
+    const id =
+      typeof chunk === 'string'
+        ? insert.run(datasetId, sourceId, index, chunk, generation, null, null, null).lastInsertRowid
+        : insert.run(datasetId, sourceId, index, chunk.text, generation, chunk.heading, chunk.firstRow, chunk.lastRow).lastInsertRowid;
+    const q = quantize(hashedVector(text));
+    vector.run(HASHED_MODEL, id, datasetId, q.scale, Buffer.from(q.vec.buffer, q.vec.byteOffset, q.vec.byteLength));
   };
 }
 
@@ -124,6 +138,7 @@ export function deleteChunks(db: Database, sourceId: number): number {
       .prepare(`SELECT COUNT(*) AS n FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE g.source_id = ? AND g.state = 'live'`)
       .get(sourceId) as { n: number };
     db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE source_id = ? AND state IN ('live', 'staging')`).run(sourceId);
+    bumpVectorRevision(db);
     return n;
   })();
 }
@@ -204,12 +219,12 @@ export function collectChunkGarbage(db: Database, maxRows: number): number {
   }));
 }
 
-type Row = { text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
+type Row = { id: number; text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
 
 // The best-ranked matches of the whole index, then their rows; FTS5 finds and ranks, the join only
 // looks up `window` rows by primary key. Enough for a dataset that holds most of the index.
 const WINDOWED = `
-  SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
+  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
          c.dataset_id AS datasetId, g.state AS state
   FROM (SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
   LEFT JOIN chunks c ON c.id = f.id
@@ -218,15 +233,34 @@ const WINDOWED = `
 
 // Every match, filtered by dataset before ranking: for a dataset that is a small part of the index.
 const FILTERED = `
-  SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, bm25(chunks_fts) AS rank,
+  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, bm25(chunks_fts) AS rank,
          c.dataset_id AS datasetId, g.state AS state
   FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid CROSS JOIN chunk_generations g ON g.id = c.generation
   WHERE chunks_fts MATCH ? AND c.dataset_id = ? AND g.state = 'live'
   ORDER BY rank, c.id
   LIMIT ?`;
 
+/** A chunk matched by BM25: its row id, text, source, index and the bm25() value (more negative is better). */
+export type LexicalMatch = { id: number; text: string; sourceId: number; chunkIndex: number; bm25: number };
+
 /**
- * The dataset's chunks that best match free-text `query`, by FTS5 BM25, best first, at most `topK`,
+ * The dataset's searchable chunks that best match free-text `query` by FTS5 BM25, best first, at
+ * most `limit`; ties broken by insertion order. None for a query with no searchable term.
+ */
+export function lexicalMatches(db: Database, datasetId: number, query: string, limit: number): LexicalMatch[] {
+  const match = toFtsQuery(query);
+  const n = Math.max(1, Math.floor(limit));
+  if (match === null || !Number.isFinite(n)) return [];
+  const window = Math.max(64, n * 8);
+  const windowed = db.prepare(WINDOWED).all(match, window) as Row[];
+  let rows = windowed.filter((r) => r.datasetId === datasetId && r.state === 'live').slice(0, n);
+  if (rows.length < n && windowed.length === window) rows = db.prepare(FILTERED).all(match, datasetId, n) as Row[];
+  return rows.map((r) => ({ id: r.id, text: r.text, sourceId: r.sourceId, chunkIndex: r.chunkIndex, bm25: r.rank }));
+}
+
+/**
+ * The dataset's chunks that best match free-text `query`, by FTS5 BM25 alone (the service ranks
+ * with search/hybrid.ts; this is its lexical half and the evaluation's baseline), best first, at most `topK`,
  * with scores in [0, 1] (see `scoreFromBm25`) and at least `scoreThreshold` when given; ties are
  * broken by insertion order. A query with no searchable term (empty, punctuation, only stopwords)
  * finds nothing.
@@ -235,16 +269,9 @@ export function searchChunks(
   db: Database,
   q: { datasetId: number; query: string; topK: number; scoreThreshold?: number },
 ): ChunkHit[] {
-  const match = toFtsQuery(q.query);
-  const topK = Math.max(1, Math.floor(q.topK));
-  if (match === null || !Number.isFinite(topK)) return [];
-  const window = Math.max(64, topK * 8);
-  const windowed = db.prepare(WINDOWED).all(match, window) as Row[];
-  let rows = windowed.filter((r) => r.datasetId === q.datasetId && r.state === 'live').slice(0, topK);
-  if (rows.length < topK && windowed.length === window) rows = db.prepare(FILTERED).all(match, q.datasetId, topK) as Row[];
   const threshold = q.scoreThreshold ?? 0;
-  return rows
-    .map((r) => ({ text: r.text, score: scoreFromBm25(r.rank), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
+  return lexicalMatches(db, q.datasetId, q.query, q.topK)
+    .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
     .filter((hit) => hit.score >= threshold);
 }
 
@@ -266,6 +293,7 @@ export function reindexChunks(db: Database, datasetId: number): number {
     db.prepare(`INSERT INTO chunks_fts (chunks_fts, rowid, text) SELECT 'delete', id, text FROM chunks WHERE dataset_id = ?`).run(datasetId);
     db.prepare('INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE dataset_id = ?').run(datasetId);
     db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', 500)`).run();
+    bumpVectorRevision(db);
     return countChunks(db, datasetId);
   })();
 }

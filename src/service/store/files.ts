@@ -50,3 +50,11 @@ export function requeueFile(db: Database, datasetId: number, id: number, now: st
   db.prepare(`UPDATE files SET status = 'queued', error = NULL, updated_at = ? WHERE id = ? AND dataset_id = ?`).run(now, id, datasetId);
   return getFile(db, datasetId, id);
 }
+
+/** A knowledge source's name: the file's name, or an intelligence entry's title; undefined when it has none. */
+export function sourceName(db: Database, sourceId: number): string | undefined {
+  const row = db
+    .prepare(`SELECT COALESCE((SELECT name FROM files WHERE id = ?), (SELECT title FROM intelligence WHERE id = ?)) AS name`)
+    .get(sourceId, sourceId) as { name: string | null };
+  return row.name ?? undefined;
+}

@@ -6,6 +6,7 @@ import { assertBalance, commitPaid } from '../../billing/charge.js';
 import { answerChat } from '../../chat/answer.js';
 import { ServiceError, notFound } from '../../service-error.js';
 import { getVisibleAgent, insertAgent, listAttachments, listVisibleAgents, setAgentConfig, type AgentRow } from '../../store/agents.js';
+import { sourceName } from '../../store/files.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
@@ -87,9 +88,12 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
     const answer = await answerChat({
       db, datasetId, message: body.message, agentConfig: JSON.parse(agent.config_json) as Record<string, unknown>,
       ...(ctx.llmUrl === undefined ? {} : { llmUrl: ctx.llmUrl }),
+      embedder: ctx.embedder,
+      sourceName: (id) => sourceName(db, id),
     }).catch((err: unknown) => {
       // The language model's failure is the server's (502), and costs nothing; its message never names the URL.
       if (isKbsyncError(err, 'llm_failed')) throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
+      if (isKbsyncError(err, 'embeddings_failed')) throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
       throw err;
     });
     return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => ({

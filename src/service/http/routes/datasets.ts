@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { requireAdvancedTier } from '../../billing/tiers.js';
-import { commitPaid } from '../../billing/charge.js';
-import { reindexDataset } from '../../search/reindex.js';
+import { assertBalance, commitPaid } from '../../billing/charge.js';
+import { costOf } from '../../../shared/plans.js';
+import { isKbsyncError } from '../../../shared/errors.js';
+import { searchHybrid, type HybridQuery } from '../../search/hybrid.js';
+import { rebuildDatasetVectors, reindexDataset } from '../../search/reindex.js';
+import { prepareVectors } from '../../search/retrieve.js';
 import { ServiceError, notFound } from '../../service-error.js';
-import { searchChunks } from '../../store/chunks.js';
 import { countKnowledgeSources, getDataset, updateDataset } from '../../store/datasets.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
@@ -25,6 +28,12 @@ const DatasetUpdate = z.strictObject({ name: z.string().min(1).max(200).optional
 
 function checkTopK(topK: number): void {
   if (topK > MAX_TOP_K) throw new ServiceError('validation_failed', `top_k: at most ${MAX_TOP_K}`);
+}
+
+/** The embeddings provider's failure is the server's (502), and costs nothing; its message never names the URL or key. */
+function providerFailure(err: unknown): never {
+  if (isKbsyncError(err, 'embeddings_failed')) throw new ServiceError('internal', `embeddings failed: ${err.message}`, { status: 502, cause: err });
+  throw err;
 }
 
 /** Datasets: list, update, query, batch query, reindex. */
@@ -52,8 +61,10 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
     const { datasetId } = authOf(req);
     const body = parseBody(Query, req.body);
     checkTopK(body.top_k);
+    assertBalance(db, datasetId, costOf({ kind: 'query' }));
+    const vectors = await prepareVectors(db, datasetId, ctx.embedder, body.query).catch(providerFailure);
     return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const hits = searchChunks(db, { datasetId, query: body.query, topK: body.top_k, scoreThreshold: body.score_threshold });
+      const hits = searchHybrid(db, { datasetId, query: body.query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors });
       return { op: { kind: 'query' }, ref: null, status: 200, respond: () => ({ results: hits.map(hitJson) }) };
     });
   }));
@@ -64,10 +75,13 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
     const body = parseBody(QueryBatch, req.body);
     checkTopK(body.top_k);
     if (body.queries.length > MAX_BATCH_QUERIES) throw new ServiceError('validation_failed', `queries: at most ${MAX_BATCH_QUERIES}`);
+    assertBalance(db, datasetId, costOf({ kind: 'query_batch', queries: body.queries.length }));
+    const vectors: HybridQuery['vectors'][] = [];
+    for (const query of body.queries) vectors.push(await prepareVectors(db, datasetId, ctx.embedder, query).catch(providerFailure));
     return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const results = body.queries.map((query) => ({
+      const results = body.queries.map((query, i) => ({
         query,
-        results: searchChunks(db, { datasetId, query, topK: body.top_k, scoreThreshold: body.score_threshold }).map(hitJson),
+        results: searchHybrid(db, { datasetId, query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors: vectors[i] }).map(hitJson),
       }));
       return { op: { kind: 'query_batch', queries: body.queries.length }, ref: null, status: 200, respond: () => ({ results }) };
     });
@@ -76,6 +90,8 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post(`${V1}/datasets/reindex`, idempotent(ctx, async (req, idem) => {
     const { datasetId, plan } = authOf(req);
     requireAdvancedTier(plan, 'reindex');
+    assertBalance(db, datasetId, costOf({ kind: 'reindex' }));
+    await rebuildDatasetVectors(db, datasetId, ctx.embedder).catch(providerFailure);
     return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
       const { chunks } = reindexDataset(db, datasetId);
       return { op: { kind: 'reindex' }, ref: null, status: 200, respond: () => ({ status: 'done', chunks }) };

@@ -1,0 +1,71 @@
+/**
+ * `npm run eval`: retrieval quality on the project's own corpus (eval/corpus, origins in its
+ * README) and questions (eval/questions.json). Every file is parsed and chunked by the service's
+ * own ingest code into an in-memory store; each question is asked with top_k 5. Prints recall@5
+ * (share of questions with a chunk of an answering file among the first 5) and MRR (mean of
+ * 1 / rank of the first such chunk, 0 past rank 20), for hybrid ranking and for BM25 alone, overall
+ * and for the literal and paraphrased halves. Exits 1 when hybrid misses recall@5 ≥ 0.95 or MRR ≥ 0.9.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Sqlite from 'better-sqlite3';
+import { chunkSections } from '../src/service/ingest/chunker.js';
+import { parserFor } from '../src/service/ingest/registry.js';
+import { hashedEmbedder } from '../src/service/search/embedder.js';
+import { retrieve } from '../src/service/search/retrieve.js';
+import { migrateChunks, replaceChunks, searchChunks, type ChunkHit } from '../src/service/store/chunks.js';
+import { scoreRanking, type Ranked } from './metrics.js';
+
+type Question = { q: string; files: string[]; paraphrased: boolean };
+
+const root = fileURLToPath(new URL('../../eval/', import.meta.url));
+const corpusDir = join(root, 'corpus');
+const questions = JSON.parse(readFileSync(join(root, 'questions.json'), 'utf8')) as Question[];
+
+const db = new Sqlite(':memory:');
+migrateChunks(db);
+const names = new Map<number, string>();
+let chunkCount = 0;
+for (const [i, name] of readdirSync(corpusDir).filter((n) => n !== 'README.md').sort().entries()) {
+  const parser = parserFor(name);
+  if (parser === undefined) throw new Error(`eval/corpus/${name}: no parser for this file type`);
+  const chunks: string[] = [];
+  for await (const chunk of chunkSections(parser.parse(join(corpusDir, name)))) chunks.push(chunk);
+  replaceChunks(db, { datasetId: 1, sourceId: i + 1, chunks });
+  names.set(i + 1, name);
+  chunkCount += chunks.length;
+}
+
+const DEPTH = 20;
+const files = (hits: ChunkHit[]): string[] => hits.map((h) => names.get(h.knowledgeSourceId) ?? '?');
+
+const hybrid: Ranked[] = [];
+const bm25: Ranked[] = [];
+for (const question of questions) {
+  const h = await retrieve(db, hashedEmbedder, { datasetId: 1, query: question.q, topK: DEPTH });
+  const b = searchChunks(db, { datasetId: 1, query: question.q, topK: DEPTH });
+  hybrid.push({ files: files(h), relevant: question.files, paraphrased: question.paraphrased });
+  bm25.push({ files: files(b), relevant: question.files, paraphrased: question.paraphrased });
+}
+
+const fmt = (n: number): string => n.toFixed(3);
+console.log(`corpus: ${names.size} files, ${chunkCount} chunks; ${questions.length} questions (${questions.filter((q) => q.paraphrased).length} paraphrased)`);
+console.log('ranking       subset       recall@5  MRR');
+for (const [label, runs] of [['hybrid', hybrid], ['bm25 only', bm25]] as const) {
+  for (const [subset, pick] of [['all', () => true], ['literal', (r: Ranked) => !r.paraphrased], ['paraphrased', (r: Ranked) => r.paraphrased]] as const) {
+    const s = scoreRanking(runs.filter(pick), 5);
+    console.log(`${label.padEnd(13)} ${subset.padEnd(12)} ${fmt(s.recall).padStart(8)}  ${fmt(s.mrr)}`);
+  }
+}
+if (process.argv.includes('--misses')) {
+  hybrid.forEach((r, i) => {
+    const rank = r.files.findIndex((f) => r.relevant.includes(f));
+    if (rank < 0 || rank >= 5) console.log(`miss: ${questions[i]?.q} → ${r.files.slice(0, 5).join(', ')}`);
+  });
+}
+const all = scoreRanking(hybrid, 5);
+if (all.recall < 0.95 || all.mrr < 0.9) {
+  console.log('FAIL: targets are recall@5 ≥ 0.95 and MRR ≥ 0.9');
+  process.exitCode = 1;
+}

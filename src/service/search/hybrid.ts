@@ -1,0 +1,97 @@
+import type { Database } from 'better-sqlite3';
+import { lexicalMatches, type ChunkHit } from '../store/chunks.js';
+import { queryTerms } from './query-terms.js';
+import { scoreFromBm25 } from './score.js';
+import { cosines, nearest, type VectorTable } from './vector-index.js';
+
+/**
+ * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
+ * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF): on the project's
+ * evaluation they alone put an answering chunk in the top 5 for ~0.65 of the questions against
+ * BM25's 0.95, and any larger share, or reciprocal rank fusion (which flattens BM25's confident
+ * margins into rank votes), ranked worse than BM25 alone (README: Search). So they break ties
+ * and lift near misses rather than outvote BM25.
+ */
+export const VECTOR_WEIGHT = 0.1;
+/** Chunks taken from each list before fusing, at least. */
+const MIN_CANDIDATES = 50;
+/**
+ * A chunk whose vector is less similar than this to the query's is not a vector candidate: unrelated
+ * texts of a few hundred words have hashed-vector cosines of about ±0.1.
+ */
+export const MIN_VECTOR_COSINE = 0.15;
+
+export type HybridQuery = {
+  datasetId: number;
+  query: string;
+  topK: number;
+  scoreThreshold?: number;
+  /**
+   * The dataset's vectors (search/vectors.ts ensureVectors) and the query's vector of the same
+   * model; without them, BM25 alone. `lexicalFirst`: when BM25 already found a full list of
+   * candidates, score those by vector instead of scanning every vector (see searchHybrid).
+   */
+  vectors?: { table: VectorTable; query: Float32Array; lexicalFirst?: boolean };
+};
+
+type Candidate = { id: number; bm25?: number; cosine: number };
+
+/**
+ * Hybrid ranking: the dataset's best chunks by FTS5 BM25 and by vector cosine, each scored
+ * `(1 − VECTOR_WEIGHT) · scoreFromBm25(bm25) + VECTOR_WEIGHT · max(0, cosine)` (a chunk missing
+ * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts
+ * lie in [0, 1], so the score does, and it is absolute: the same chunk and query score the same
+ * whatever else the dataset holds, which keeps `score_threshold` meaningful. A query with no
+ * searchable term (empty, punctuation, only stopwords) finds nothing.
+ *
+ * Vector candidates come from a brute-force scan of the dataset's vectors, except with
+ * `lexicalFirst` (the built-in hashed vectors) when BM25 found `depth` candidates or more: then only
+ * those are scored by vector. Hashed vectors are bag-of-words, so a chunk that shares no word with
+ * the query is unlikely to reach the top; the scan (~25M multiply-adds at 100k chunks) is kept for
+ * queries BM25 barely matches, and always for a provider's vectors, whose point is finding what no word matches.
+ */
+export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
+  const topK = Math.max(1, Math.floor(q.topK));
+  if (!Number.isFinite(topK) || queryTerms(q.query).length === 0) return [];
+  const depth = Math.max(MIN_CANDIDATES, topK * 4);
+  const lexical = lexicalMatches(db, q.datasetId, q.query, depth);
+  const v = q.vectors;
+  const scan = v !== undefined && !(v.lexicalFirst === true && lexical.length >= depth);
+  const byVector =
+    v === undefined ? [] : scan ? nearest(v.table, v.query, depth, MIN_VECTOR_COSINE) : cosines(v.table, v.query, lexical.map((m) => m.id));
+
+  const candidates = new Map<number, Candidate>();
+  for (const m of lexical) candidates.set(m.id, { id: m.id, bm25: m.bm25, cosine: 0 });
+  for (const h of byVector) {
+    const c = candidates.get(h.id);
+    if (c === undefined) candidates.set(h.id, { id: h.id, cosine: h.cosine });
+    else c.cosine = h.cosine;
+  }
+  const threshold = q.scoreThreshold ?? 0;
+  const ranked = [...candidates.values()]
+    .map((c) => ({
+      ...c,
+      score: Math.min(1, (1 - VECTOR_WEIGHT) * (c.bm25 === undefined ? 0 : scoreFromBm25(c.bm25)) + VECTOR_WEIGHT * Math.max(0, c.cosine)),
+    }))
+    .filter((c) => c.score >= threshold)
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, topK);
+
+  const rows = new Map<number, { text: string; sourceId: number; chunkIndex: number }>(lexical.map((m) => [m.id, m]));
+  const vectorOnly = ranked.filter((c) => c.bm25 === undefined).map((c) => c.id);
+  if (vectorOnly.length > 0) {
+    // Live only: the vector table may be older than a file replaced since.
+    const stmt = db.prepare(
+      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex
+       FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE c.id = ? AND g.state = 'live'`,
+    );
+    for (const id of vectorOnly) {
+      const r = stmt.get(id) as { text: string; sourceId: number; chunkIndex: number } | undefined;
+      if (r !== undefined) rows.set(id, r);
+    }
+  }
+  return ranked.flatMap((c) => {
+    const r = rows.get(c.id);
+    return r === undefined ? [] : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }];
+  });
+}

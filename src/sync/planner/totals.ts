@@ -36,6 +36,22 @@ export function bucketOf(item: { action: PlanAction; outcome?: RunOutcome }): To
 }
 
 /**
+ * A plan's summary and its count per action, in one pass over its items (a plan has no outcomes
+ * and no charges: creditsSpent is 0). The same totals as summarize(items, { credits: reindexCredits }).
+ */
+export function tallyPlan(items: readonly PlanItem[], reindexCredits: number): { totals: PlanTotals; counts: Record<PlanAction, number> } {
+  const totals: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: reindexCredits, creditsSpent: 0 };
+  const counts = emptyCounts();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as PlanItem;
+    counts[item.action] += 1;
+    totals.creditsPlanned += item.credits;
+  }
+  for (const action of Object.keys(counts) as PlanAction[]) totals[ACTION_BUCKET[action]] += counts[action];
+  return { totals, counts };
+}
+
+/**
  * The `--json` summary of planned or finished items. creditsPlanned is the items' planned credits
  * plus the reindex's; creditsSpent sums `creditsCharged` (0 in a plan).
  */

@@ -6,10 +6,11 @@ import { compareByPath, lowerBoundFrom } from './keys.js';
  * The plan's items in source/path order. `bulk` holds one item per observed file in observation
  * order; when that order was already sorted (the usual case) the few extras are merged in, one
  * pass over both lists, instead of re-sorting 100k items. Two items for one path mean a source
- * reported a file twice: a bug upstream, refused here rather than planned.
+ * reported a file twice: a bug upstream, refused here rather than planned. `extrasInOrder`: the
+ * caller knows the extras are strictly increasing by (source, path), so that is not checked again.
  */
-export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanItem[]): PlanItem[] {
-  const { items: extra, unique } = sortRuns(extras);
+export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanItem[], extrasInOrder = false): PlanItem[] {
+  const { items: extra, unique } = extrasInOrder ? { items: extras, unique: true } : sortRuns(extras);
   if (!bulkSorted) {
     const all = bulk.concat(extra).sort(compareByPath);
     checkUnique(all);

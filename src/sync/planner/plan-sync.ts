@@ -54,6 +54,9 @@ export function planSync(input: PlanInput): SyncPlan {
     extra.push(skippedItem(s, row, ctx.multiSource));
   }
 
+  // The skip entries are strictly in path order (uniqueSkipped): while nothing else joins them, the
+  // extras need no second check of their order before they are merged.
+  const skippedOnly = extra.length;
   const vanished = join.unmatched.filter((t) => !skippedKeys.has(trackedKey(t.source, t.path))).sort(compareByPath);
   let consumed: ReadonlySet<TrackedFile> = new Set();
   if (candidates.length > 0) {
@@ -63,7 +66,7 @@ export function planSync(input: PlanInput): SyncPlan {
     consumed = resolved.consumed;
   }
   pushDeleted(extra, vanished, consumed, input);
-  const all = orderItems(items, join.filesSorted, extra);
+  const all = orderItems(items, join.filesSorted, extra, extra.length === skippedOnly);
 
   for (let i = 0; i < extra.length; i++) if (isPaid(extra[i] as PlanItem)) paid.push(extra[i] as PlanItem);
   const ordered = admissionOrder(paid);

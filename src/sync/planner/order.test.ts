@@ -35,6 +35,8 @@ describe('orderItems', () => {
     ['an extra that is also a bulk item', [item('a.md'), item('b.md'), item('c.md')], [item('b.md')]],
     ['the same extra twice', [item('a.md')], [item('b.md'), item('b.md')]],
     ['an extra equal to the last bulk item', [item('a.md'), item('b.md')], [item('b.md')]],
+    // Past the items walked one by one: found by the search that skips the rest of a long run.
+    ['an extra that is a bulk item far into a long run', Array.from({ length: 200 }, (_, i) => item(`f${String(i).padStart(3, '0')}.md`)), [item('f150.md')]],
   ])('refuses two items for one path: %s', (_label, bulk, extra) => {
     expect(() => orderItems(bulk, true, extra)).toThrow(/twice/);
   });

@@ -6,10 +6,11 @@ import { compareByPath, lowerBoundFrom } from './keys.js';
  * The plan's items in source/path order. `bulk` holds one item per observed file in observation
  * order; when that order was already sorted (the usual case) the few extras are merged in, one
  * pass over both lists, instead of re-sorting 100k items. Two items for one path mean a source
- * reported a file twice: a bug upstream, refused here rather than planned.
+ * reported a file twice: a bug upstream, refused here rather than planned. `extrasInOrder`: the
+ * caller knows the extras are strictly increasing by (source, path), so that is not checked again.
  */
-export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanItem[]): PlanItem[] {
-  const { items: extra, unique } = sortRuns(extras);
+export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanItem[], extrasInOrder = false): PlanItem[] {
+  const { items: extra, unique } = extrasInOrder ? { items: extras, unique: true } : sortRuns(extras);
   if (!bulkSorted) {
     const all = bulk.concat(extra).sort(compareByPath);
     checkUnique(all);
@@ -23,16 +24,33 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanIt
   let o = 0;
   while (e < extra.length) {
     const x = extra[e] as PlanItem;
-    // Runs of bulk items before the next extra are copied without a comparison each when the gap is long.
-    const at = lowerBoundFrom(bulk.length, b, (i) => compareByPath(bulk[i] as PlanItem, x) < 0);
-    while (b < at) out[o++] = bulk[b++] as PlanItem;
-    if (b < bulk.length && compareByPath(bulk[b] as PlanItem, x) === 0) throw duplicate(x);
+    // The bulk items before the next extra: a short run (extras spread through the bulk, as skipped
+    // files are among the others) is walked, one comparison per item; past LINEAR_STEPS the rest of
+    // a long run is searched and copied without a comparison each.
+    let c = b < bulk.length ? compareByPath(bulk[b] as PlanItem, x) : 1;
+    for (let steps = 0; c < 0; steps++) {
+      if (steps === LINEAR_STEPS) {
+        const at = lowerBoundFrom(bulk.length, b, (i) => compareByPath(bulk[i] as PlanItem, x) < 0);
+        while (b < at) out[o++] = bulk[b++] as PlanItem;
+      } else {
+        out[o++] = bulk[b++] as PlanItem;
+      }
+      c = b < bulk.length ? compareByPath(bulk[b] as PlanItem, x) : 1;
+    }
+    if (c === 0) throw duplicate(x);
     out[o++] = x;
     e += 1;
   }
   while (b < bulk.length) out[o++] = bulk[b++] as PlanItem;
   return out;
 }
+
+/**
+ * Bulk items walked one by one before the next extra, before the rest of the run is searched for
+ * (measured with the 100k bench tree's items, 18,588 skipped files among 81,414 unchanged:
+ * orderItems took 6.8 ms against 8.8 with every run searched; with 19 extras, 0.4 ms either way).
+ */
+const LINEAR_STEPS = 8;
 
 /** Most sorted runs merged rather than sorted: the extras are a few runs (skip entries, decided candidates, vanished paths), each sorted. */
 const MAX_MERGED_RUNS = 8;

@@ -9,7 +9,7 @@ import { orderItems } from './order.js';
 import { classifyObserved, isCandidate } from './observed.js';
 import { budgetPlan } from './reindex.js';
 import { skippedItem } from './skipped.js';
-import { emptyCounts, summarize } from './totals.js';
+import { tallyPlan } from './totals.js';
 import { joinTracked } from './join.js';
 import { renameSources } from './rename-sources.js';
 
@@ -23,6 +23,8 @@ export function planSync(input: PlanInput): SyncPlan {
   const items: PlanItem[] = [];
   const extra: PlanItem[] = [];
   const candidates: Candidate[] = [];
+  // The bulk's paid items (reprocesses), gathered as it is classified: no second pass over 100k items.
+  const paid: PlanItem[] = [];
   const files = input.observation.files;
   const join = joinTracked(files, input.tracked, input.observation.inPathOrder === true);
   const { tracked } = join;
@@ -31,7 +33,10 @@ export function planSync(input: PlanInput): SyncPlan {
   for (let i = 0; i < files.length; i++) {
     const result = classifyObserved(files[i] as ObservedFile, join.rows[i] as number, tracked, ctx);
     if (isCandidate(result)) candidates.push(result);
-    else items.push(result);
+    else {
+      items.push(result);
+      if (isPaid(result)) paid.push(result);
+    }
   }
 
   // A skipped path is not an observed file, so its tracked row (if any) is one the join left unmatched:
@@ -49,6 +54,9 @@ export function planSync(input: PlanInput): SyncPlan {
     extra.push(skippedItem(s, row, ctx.multiSource));
   }
 
+  // The skip entries are strictly in path order (uniqueSkipped): while nothing else joins them, the
+  // extras need no second check of their order before they are merged.
+  const skippedOnly = extra.length;
   const vanished = join.unmatched.filter((t) => !skippedKeys.has(trackedKey(t.source, t.path))).sort(compareByPath);
   let consumed: ReadonlySet<TrackedFile> = new Set();
   if (candidates.length > 0) {
@@ -58,15 +66,14 @@ export function planSync(input: PlanInput): SyncPlan {
     consumed = resolved.consumed;
   }
   pushDeleted(extra, vanished, consumed, input);
-  const all = orderItems(items, join.filesSorted, extra);
+  const all = orderItems(items, join.filesSorted, extra, extra.length === skippedOnly);
 
-  const ordered = admissionOrder(paidItems(items, extra));
+  for (let i = 0; i < extra.length; i++) if (isPaid(extra[i] as PlanItem)) paid.push(extra[i] as PlanItem);
+  const ordered = admissionOrder(paid);
   const { admission, reserved, reindex } = budgetPlan(ordered, input.budget, input.plan, input.reindexMinChangedFiles);
   applyAdmission(ordered, admission, reserved, extra);
 
-  const counts = emptyCounts();
-  for (let i = 0; i < all.length; i++) counts[(all[i] as PlanItem).action] += 1;
-  const totals = summarize(all, reindex);
+  const { totals, counts } = tallyPlan(all, reindex.credits);
   return {
     kind: 'plan',
     plannedAt: input.now.toISOString(),
@@ -89,16 +96,9 @@ function pushDeleted(items: PlanItem[], vanished: readonly TrackedFile[], consum
   }
 }
 
-/** The items that cost credits. In the bulk (observed, tracked, same content) only reprocesses can. */
-function paidItems(bulk: readonly PlanItem[], extra: readonly PlanItem[]): PlanItem[] {
-  const paid: PlanItem[] = [];
-  for (const list of [bulk, extra]) {
-    for (let i = 0; i < list.length; i++) {
-      const item = list[i] as PlanItem;
-      if (item.action === 'upload' || item.action === 'reprocess') paid.push(item);
-    }
-  }
-  return paid;
+/** True for the items that cost credits. In the bulk (observed, tracked, same content) only reprocesses can. */
+function isPaid(item: PlanItem): boolean {
+  return item.action === 'upload' || item.action === 'reprocess';
 }
 
 /** Skip entries, one per path (the first in a stable order wins), so their order never matters. */

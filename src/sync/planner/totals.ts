@@ -36,6 +36,27 @@ export function bucketOf(item: { action: PlanAction; outcome?: RunOutcome }): To
 }
 
 /**
+ * A plan's summary and its count per action, in one pass over its items (a plan has no outcomes
+ * and no charges: creditsSpent is 0). The same totals as summarize(items, { credits: reindexCredits }).
+ */
+export function tallyPlan(items: readonly PlanItem[], reindexCredits: number): { totals: PlanTotals; counts: Record<PlanAction, number> } {
+  const totals: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: reindexCredits, creditsSpent: 0 };
+  const counts = emptyCounts();
+  // Most items of a large plan are unchanged: counted apart (a comparison with a constant), as a keyed
+  // update of `counts` per item looks the name up (measured over 100k items: 1.5 ms against 0.2).
+  let unchanged = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as PlanItem;
+    if (item.action === 'skip:unchanged') unchanged += 1;
+    else counts[item.action] += 1;
+    totals.creditsPlanned += item.credits;
+  }
+  counts['skip:unchanged'] += unchanged;
+  for (const action of Object.keys(counts) as PlanAction[]) totals[ACTION_BUCKET[action]] += counts[action];
+  return { totals, counts };
+}
+
+/**
  * The `--json` summary of planned or finished items. creditsPlanned is the items' planned credits
  * plus the reindex's; creditsSpent sums `creditsCharged` (0 in a plan).
  */

@@ -36,5 +36,7 @@ export function displayPath(item: { source: string; path: string }, multiSource:
 /** True when the items come from more than one source. */
 export function hasSeveralSources(items: readonly { source: string }[]): boolean {
   const first = items[0]?.source;
-  return items.some((i) => i.source !== first);
+  // An indexed loop, not some(): no call per item, in code that runs once over up to 100k items.
+  for (let i = 1; i < items.length; i++) if ((items[i] as { source: string }).source !== first) return true;
+  return false;
 }

@@ -43,11 +43,11 @@ describe('formatPlan', () => {
   });
 
   it('counts unsupported files by type instead of listing them when there are more than MAX_UNSUPPORTED_LISTED; --all lists them', () => {
-    let builder = fakeObservation().file('keep.md');
+    let builder = fakeObservation().file('keep.md').file('same.md');
     for (let i = 0; i < MAX_UNSUPPORTED_LISTED; i++) builder = builder.skipped(`img/${i}.png`, 'unsupported', { detail: '.png' });
     builder = builder.skipped('Makefile', 'unsupported', { detail: 'no extension' }).skipped('b.PDF', 'unsupported', { detail: '.pdf' });
     builder = builder.skipped('c.pdf', 'unsupported', { detail: '.pdf' }).skipped('.env', 'secret', { detail: 'secret' });
-    const plan = planSync(planInput({ observation: builder.build() }));
+    const plan = planSync(planInput({ observation: builder.build(), tracked: fakeState().tracked('same.md').build() }));
 
     const lines = formatPlan(plan).split('\n');
     const everything = formatPlan(plan, { showUnchanged: true }).split('\n');
@@ -56,6 +56,9 @@ describe('formatPlan', () => {
     expect(lines).toContain(`(${MAX_UNSUPPORTED_LISTED + 3} unsupported files not listed: ${MAX_UNSUPPORTED_LISTED} .png, 2 .pdf, 1 with no extension; --all lists them)`);
     expect(lines.some((l) => l.startsWith('skip:secret') && l.includes('.env'))).toBe(true);
     expect(lines.some((l) => l.startsWith('upload') && l.includes('keep.md'))).toBe(true);
+    // The unchanged file is counted apart from the folded unsupported ones.
+    expect(lines).toContain('(1 unchanged file not listed)');
+    expect(lines.some((l) => l.includes('same.md'))).toBe(false);
     expect(everything.filter((l) => l.startsWith('skip:unsupported'))).toHaveLength(MAX_UNSUPPORTED_LISTED + 3);
   });
 

@@ -8,7 +8,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': ['error',
+      'no-restricted-syntax': [
+        'error',
         { selector: 'TSEnumDeclaration', message: 'use a string-literal union, not an enum' },
         {
           // `z` is a namespace object holding all of zod, its 50 locales included: bundled, that is 560 KB more
@@ -24,27 +25,43 @@ export default tseslint.config(
     files: ['src/sync/**/*.ts'],
     ignores: ['src/sync/state/**'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: ['**/service/**', '**/cli/**'],
-        paths: [
-          { name: 'better-sqlite3', message: 'only src/sync/state/ opens SQLite on the sync side' },
-          { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/service/**', '**/cli/**'],
+          paths: [
+            { name: 'better-sqlite3', message: 'only src/sync/state/ opens SQLite on the sync side' },
+            { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['src/sync/state/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**'], paths: [{ name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/service/**', '**/cli/**'],
+          paths: [{ name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' }],
+        },
+      ],
+    },
   },
   {
     files: ['src/service/**/*.ts'],
     ignores: ['src/service/store/**', 'src/service/**/*.test.ts', 'src/service/**/test-support.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: ['**/sync/**', '**/cli/**', '**/client/**'],
-        paths: [{ name: 'better-sqlite3', importNames: ['default'], message: 'only src/service/store/ opens SQLite (type imports are fine)' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/sync/**', '**/cli/**', '**/client/**'],
+          paths: [
+            { name: 'better-sqlite3', importNames: ['default'], message: 'only src/service/store/ opens SQLite (type imports are fine)' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -53,7 +70,15 @@ export default tseslint.config(
   },
   {
     files: ['src/sync/planner/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/cli/**', '**/state/**', '**/client/**'], paths: ['better-sqlite3', 'undici', 'node:fs', 'node:fs/promises', 'fs'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/service/**', '**/cli/**', '**/state/**', '**/client/**'],
+          paths: ['better-sqlite3', 'undici', 'node:fs', 'node:fs/promises', 'fs'],
+        },
+      ],
+    },
   },
   {
     files: ['src/client/**/*.ts', 'src/config/**/*.ts', 'src/shared/**/*.ts'],

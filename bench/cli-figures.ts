@@ -14,7 +14,12 @@ export function cliFigures(r: CliSpeedResult): Figure[] {
   const figures: Figure[] = [];
   const ref = (s: Series) => ({ name: s.name, value: s.medianMs });
   const timed = (s: Series, target: string | null, meets: (ms: number) => boolean, reference: Series | null, extra?: string): Figure => {
-    const note = [s.problem, reference?.problem === null || reference === null ? null : `reference: ${reference.problem}`, `runs: ${s.runsMs.join(', ')} ms`, extra]
+    const note = [
+      s.problem,
+      reference?.problem === null || reference === null ? null : `reference: ${reference.problem}`,
+      `runs: ${s.runsMs.join(', ')} ms`,
+      extra,
+    ]
       .filter((x): x is string => x !== null && x !== undefined)
       .join('; ');
     return {
@@ -33,17 +38,31 @@ export function cliFigures(r: CliSpeedResult): Figure[] {
   const unchangedTarget = `≤ ${UNCHANGED_MAX_MS} ms and below the reference`;
   const meetsUnchanged = (ms: number): boolean => ms <= UNCHANGED_MAX_MS && rsyncMs !== null && ms < rsyncMs;
   figures.push(
-    timed(r.unchangedText, unchangedTarget, meetsUnchanged, r.rsync, 'the issue\'s figure: `kbsync plan` as people run it'),
+    timed(r.unchangedText, unchangedTarget, meetsUnchanged, r.rsync, "the issue's figure: `kbsync plan` as people run it"),
     timed(r.unchanged, unchangedTarget, meetsUnchanged, r.rsync, 'the same plan with every item printed as JSON (~100k lines)'),
     timed(r.unchangedEmbedded, null, () => true, r.rsync),
-    check(GROUP, 'a warm plan with the embedded target does not start the service', r.unchangedEmbedded.problem === null ? !r.unchangedEmbedded.serviceStarted : null,
-      r.unchangedEmbedded.serviceStarted ? 'the embedded data folder was created' : 'its data folder was never created'),
-    check(GROUP, 'a warm plan does not load undici (nor touch the network: the remote target is an unused loopback port)', r.modules.undiciLoaded === null ? null : !r.modules.undiciLoaded,
-      r.modules.problem ?? `${r.modules.count} modules loaded through the ESM loader; packages among them: ${r.modules.notable.join(', ') || 'none'}`),
+    check(
+      GROUP,
+      'a warm plan with the embedded target does not start the service',
+      r.unchangedEmbedded.problem === null ? !r.unchangedEmbedded.serviceStarted : null,
+      r.unchangedEmbedded.serviceStarted ? 'the embedded data folder was created' : 'its data folder was never created',
+    ),
+    check(
+      GROUP,
+      'a warm plan does not load undici (nor touch the network: the remote target is an unused loopback port)',
+      r.modules.undiciLoaded === null ? null : !r.modules.undiciLoaded,
+      r.modules.problem ??
+        `${r.modules.count} modules loaded through the ESM loader; packages among them: ${r.modules.notable.join(', ') || 'none'}`,
+    ),
     timed(r.changedText, `≤ ${CHANGED_MAX_MS} ms`, (ms) => ms <= CHANGED_MAX_MS, r.rsyncChanged),
     timed(r.changed, `≤ ${CHANGED_MAX_MS} ms`, (ms) => ms <= CHANGED_MAX_MS, r.rsyncChanged),
-    timed(r.cold, 'not slower than the reference', (ms) => r.sha256sum.medianMs !== null && ms <= r.sha256sum.medianMs, r.sha256sum,
-      'includes starting the embedded service and listing its (empty) dataset'),
+    timed(
+      r.cold,
+      'not slower than the reference',
+      (ms) => r.sha256sum.medianMs !== null && ms <= r.sha256sum.medianMs,
+      r.sha256sum,
+      'includes starting the embedded service and listing its (empty) dataset',
+    ),
   );
   const perFile = r.seed.trackedFiles === 0 ? null : round1(r.seed.stateBytes / r.seed.trackedFiles);
   const rawBytes = round1(r.seed.avgPathChars + 8 + 8 + 8 + 32);

@@ -85,7 +85,9 @@ export function planSummary(config: string, scratch: string): { summary: PlanSum
 export function summaryProblem(summary: PlanSummary | null, expected: Partial<PlanSummary>): string | null {
   if (summary === null) return 'no summary';
   const wrong = Object.entries(expected).filter(([key, value]) => summary[key as keyof PlanSummary] !== value);
-  return wrong.length === 0 ? null : `unexpected plan: ${wrong.map(([k, v]) => `${k} ${summary[k as keyof PlanSummary]} (expected ${v})`).join(', ')}`;
+  return wrong.length === 0
+    ? null
+    : `unexpected plan: ${wrong.map(([k, v]) => `${k} ${summary[k as keyof PlanSummary]} (expected ${v})`).join(', ')}`;
 }
 
 /** The modules one `kbsync plan` loads (through the ESM loader), via the module-trace preload. */
@@ -96,5 +98,10 @@ export function loadedModules(config: string, scratch: string): { urls: string[]
   const run = timePlan(config, ['--import', preload], { ...process.env, KBSYNC_BENCH_TRACE_FILE: traceFile });
   if (run.problem !== null) return { urls: [], problem: run.problem };
   if (!existsSync(traceFile)) return { urls: [], problem: 'the module trace wrote nothing' };
-  return { urls: readFileSync(traceFile, 'utf8').split('\n').filter((l) => l !== ''), problem: null };
+  return {
+    urls: readFileSync(traceFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''),
+    problem: null,
+  };
 }

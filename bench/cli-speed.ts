@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Source } from '../src/config/schema.js';
 import {
-  loadedModules, planSummary, series, summaryProblem, timePlan, unusedLoopbackPort, writeConfig, type Series,
+  loadedModules,
+  planSummary,
+  series,
+  summaryProblem,
+  timePlan,
+  unusedLoopbackPort,
+  writeConfig,
+  type Series,
 } from './cli-runner.js';
 import { hasCommand, round1, timeProcess, timeShell } from './measure.js';
 import { ensureBenchTree, type BenchTree } from './scan-tree.js';
@@ -62,7 +69,9 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
 
   const tree = ensureBenchTree(base, files, full);
-  log(`tree ${tree.dir}: ${files} files, ${full ? 'realistic sizes' : '1-4 KB each'}${tree.generatedMs === null ? ' (cached)' : `, generated in ${tree.generatedMs} ms`}`);
+  log(
+    `tree ${tree.dir}: ${files} files, ${full ? 'realistic sizes' : '1-4 KB each'}${tree.generatedMs === null ? ' (cached)' : `, generated in ${tree.generatedMs} ms`}`,
+  );
   const work = join(base, 'cli');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -74,13 +83,27 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   settle();
   const candidateBytes = seeded.files.reduce((sum, f) => sum + f.size, 0);
   const avgPathChars = seeded.files.reduce((sum, f) => sum + f.path.length, 0) / Math.max(1, seeded.files.length);
-  log(`seeded ${seeded.files.length} tracked files: observe ${Math.round(seeded.observeMs)} ms, bookkeeping ${Math.round(seeded.recordMs)} ms, state ${stateBytes} bytes`);
+  log(
+    `seeded ${seeded.files.length} tracked files: observe ${Math.round(seeded.observeMs)} ms, bookkeeping ${Math.round(seeded.recordMs)} ms, state ${stateBytes} bytes`,
+  );
 
-  const remote = writeConfig(join(work, 'remote.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'remote', port: await unusedLoopbackPort() } });
+  const remote = writeConfig(join(work, 'remote.yaml'), {
+    treeDir: tree.dir,
+    statePath,
+    target: { kind: 'remote', port: await unusedLoopbackPort() },
+  });
   const warmDataDir = join(work, 'embedded-service');
-  const embedded = writeConfig(join(work, 'embedded.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'embedded', dataDir: warmDataDir } });
+  const embedded = writeConfig(join(work, 'embedded.yaml'), {
+    treeDir: tree.dir,
+    statePath,
+    target: { kind: 'embedded', dataDir: warmDataDir },
+  });
   const coldDir = join(work, 'cold');
-  const cold = writeConfig(join(work, 'cold.yaml'), { treeDir: tree.dir, statePath: join(coldDir, 'state', 'state.db'), target: { kind: 'embedded', dataDir: join(coldDir, 'service') } });
+  const cold = writeConfig(join(work, 'cold.yaml'), {
+    treeDir: tree.dir,
+    statePath: join(coldDir, 'state', 'state.db'),
+    target: { kind: 'embedded', dataDir: join(coldDir, 'service') },
+  });
 
   const tracked = seeded.files.length;
   const copy = join(base, 'copy');
@@ -119,15 +142,24 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   const unchanged = series('kbsync plan --json, unchanged tree (remote target)', plans, unchangedProblem ?? loopProblem);
   const unchangedText = series('kbsync plan, unchanged tree (remote target; text report)', textPlans, unchangedProblem ?? loopProblem);
   const serviceStarted = existsSync(warmDataDir);
-  const unchangedEmbedded = { ...series('kbsync plan --json, unchanged tree (embedded target)', embeddedPlans, embeddedProblem ?? loopProblem), serviceStarted };
+  const unchangedEmbedded = {
+    ...series('kbsync plan --json, unchanged tree (embedded target)', embeddedPlans, embeddedProblem ?? loopProblem),
+    serviceStarted,
+  };
   const rsync = series('rsync -an (same tree, against an identical copy)', rsyncs, rsyncProblem);
-  log(`unchanged: plan ${unchanged.medianMs ?? unchanged.problem} ms (embedded ${unchangedEmbedded.medianMs ?? unchangedEmbedded.problem}, service started: ${serviceStarted}), rsync -an ${rsync.medianMs ?? rsync.problem} ms`);
+  log(
+    `unchanged: plan ${unchanged.medianMs ?? unchanged.problem} ms (embedded ${unchangedEmbedded.medianMs ?? unchangedEmbedded.problem}, service started: ${serviceStarted}), rsync -an ${rsync.medianMs ?? rsync.problem} ms`,
+  );
 
   // Where the fixed cost goes: node alone, and a plan of an empty folder (start-up, imports, config, state).
   const emptyDir = join(work, 'empty-source');
   mkdirSync(emptyDir, { recursive: true });
   const emptyState = join(work, 'empty-state', 'state.db');
-  const empty = writeConfig(join(work, 'empty.yaml'), { treeDir: emptyDir, statePath: emptyState, target: { kind: 'remote', port: await unusedLoopbackPort() } });
+  const empty = writeConfig(join(work, 'empty.yaml'), {
+    treeDir: emptyDir,
+    statePath: emptyState,
+    target: { kind: 'remote', port: await unusedLoopbackPort() },
+  });
   await seedSyncedState(emptyState, { ...source, path: emptyDir }, join(work, 'empty-state'));
   const nodeRuns: number[] = [];
   const emptyRuns: number[] = [];
@@ -162,21 +194,33 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   };
   edit();
   const changedCheck = planSummary(remote, work);
-  const changedProblem = changedCheck.problem ?? summaryProblem(changedCheck.summary, { uploaded: changedFiles.length, unchanged: tracked - changedFiles.length });
+  const changedProblem =
+    changedCheck.problem ??
+    summaryProblem(changedCheck.summary, { uploaded: changedFiles.length, unchanged: tracked - changedFiles.length });
   const changedRuns: number[] = [];
   const changedTextRuns: number[] = [];
   const rsyncChangedRuns: number[] = [];
   loopProblem = null;
   for (let r = 0; r < runs; r++) {
-    const variants = [() => changedRuns.push(timed(timePlan(remote))), () => changedTextRuns.push(timed(timePlan(remote, [], process.env, 'text')))];
+    const variants = [
+      () => changedRuns.push(timed(timePlan(remote))),
+      () => changedTextRuns.push(timed(timePlan(remote, [], process.env, 'text'))),
+    ];
     for (let v = 0; v < variants.length; v++) {
       edit();
       (variants[(r + v) % variants.length] as () => number)();
     }
     if (rsyncLine !== null) rsyncChangedRuns.push(timeShell(rsyncLine).ms);
   }
-  const changed = { ...series(`kbsync plan --json, ${changedFiles.length} files changed (hashed)`, changedRuns, changedProblem ?? loopProblem), changedFiles: changedFiles.length };
-  const changedText = series(`kbsync plan, ${changedFiles.length} files changed (hashed; text report)`, changedTextRuns, changedProblem ?? loopProblem);
+  const changed = {
+    ...series(`kbsync plan --json, ${changedFiles.length} files changed (hashed)`, changedRuns, changedProblem ?? loopProblem),
+    changedFiles: changedFiles.length,
+  };
+  const changedText = series(
+    `kbsync plan, ${changedFiles.length} files changed (hashed; text report)`,
+    changedTextRuns,
+    changedProblem ?? loopProblem,
+  );
   const rsyncChanged = series('rsync -an (same tree, after the change)', rsyncChangedRuns, rsyncProblem);
   log(`1% changed: plan ${changed.medianMs ?? changed.problem} ms, rsync -an ${rsyncChanged.medianMs ?? rsyncChanged.problem} ms`);
 
@@ -210,7 +254,13 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
 
   return {
     tree: { ...tree, candidates: tracked, candidateBytes },
-    seed: { observeMs: Math.round(seeded.observeMs), recordMs: Math.round(seeded.recordMs), trackedFiles: tracked, stateBytes, avgPathChars: round1(avgPathChars) },
+    seed: {
+      observeMs: Math.round(seeded.observeMs),
+      recordMs: Math.round(seeded.recordMs),
+      trackedFiles: tracked,
+      stateBytes,
+      avgPathChars: round1(avgPathChars),
+    },
     unchanged,
     unchangedText,
     unchangedEmbedded,

@@ -45,7 +45,10 @@ const tree = ensureBenchTree(base, files, true);
 const work = join(base, 'compare');
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(', ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
 console.log(`tree ${tree.dir} (${files} files); load average at the start: ${load()}`);
 
 const builds: Build[] = [];
@@ -70,7 +73,11 @@ for (const spec of specs) {
   if (seeded.status !== 0) throw new Error(`${label}: seeding failed (exit ${seeded.status})`);
   candidates = JSON.parse(readFileSync(list, 'utf8')) as string[];
   console.log(`${label}: ${dir} on ${nodePath}; seeded ${candidates.length} files in ${Math.round(performance.now() - t0)} ms`);
-  const config = writeConfig(join(work, label, 'kbsync.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'remote', port: await unusedLoopbackPort() } });
+  const config = writeConfig(join(work, label, 'kbsync.yaml'), {
+    treeDir: tree.dir,
+    statePath,
+    target: { kind: 'remote', port: await unusedLoopbackPort() },
+  });
   builds.push({ label, checkout: dir, node: nodePath, config });
 }
 const copy = join(base, 'copy');
@@ -118,8 +125,13 @@ function report(title: string, results: Map<string, Timed[]>): void {
     const cpu = median(list.map((t) => t.cpuMs));
     // On a shared machine the rounds are often bimodal (quiet, busy): the ratio to rsync in the same
     // round, and the fastest run of each, say more than a ratio of medians.
-    const ratio = ref === null || ms === null ? '' : `  ${(ms / ref).toFixed(2)} of rsync (per round ${middle(list.map((t, i) => t.ms / (rsyncRuns[i]?.ms ?? Number.NaN))).toFixed(2)})`;
-    console.log(`${name.padEnd(16)} median ${ms} ms, fastest ${Math.round(Math.min(...list.map((t) => t.ms)))} (cpu ${cpu} ms)${ratio}   runs: ${list.map((t) => Math.round(t.ms)).join(' ')}`);
+    const ratio =
+      ref === null || ms === null
+        ? ''
+        : `  ${(ms / ref).toFixed(2)} of rsync (per round ${middle(list.map((t, i) => t.ms / (rsyncRuns[i]?.ms ?? Number.NaN))).toFixed(2)})`;
+    console.log(
+      `${name.padEnd(16)} median ${ms} ms, fastest ${Math.round(Math.min(...list.map((t) => t.ms)))} (cpu ${cpu} ms)${ratio}   runs: ${list.map((t) => Math.round(t.ms)).join(' ')}`,
+    );
   }
   const first = builds[0];
   if (first === undefined) return;
@@ -127,7 +139,9 @@ function report(title: string, results: Map<string, Timed[]>): void {
     for (const kind of ['text', '--json']) {
       const a = results.get(`${first.label} ${kind}`) ?? [];
       const o = results.get(`${b.label} ${kind}`) ?? [];
-      console.log(`${b.label}/${first.label} ${kind}: median per-round ratio ${middle(o.map((t, i) => t.ms / (a[i]?.ms ?? Number.NaN))).toFixed(3)}`);
+      console.log(
+        `${b.label}/${first.label} ${kind}: median per-round ratio ${middle(o.map((t, i) => t.ms / (a[i]?.ms ?? Number.NaN))).toFixed(3)}`,
+      );
     }
   }
 }

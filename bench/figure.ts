@@ -17,7 +17,14 @@ export type Figure = {
 };
 
 /** A figure without a target: shown for diagnosis, never fails the run. */
-export function info(group: string, name: string, value: number | null, unit: string, note?: string, reference: Figure['reference'] = null): Figure {
+export function info(
+  group: string,
+  name: string,
+  value: number | null,
+  unit: string,
+  note?: string,
+  reference: Figure['reference'] = null,
+): Figure {
   const r = reference?.value ?? null;
   const ratioValue = value === null || r === null || r === 0 ? null : Math.round((value / r) * 100) / 100;
   return { group, name, value, unit, reference, ratio: ratioValue, target: null, pass: null, ...(note === undefined ? {} : { note }) };

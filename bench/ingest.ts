@@ -40,7 +40,10 @@ export const MIN_TEXT_MB_PER_SEC = 10;
 export const MAX_LOOP_DELAY_MS = 100;
 
 const MIB = 1024 * 1024;
-const WORDS = 'the quick brown fox jumps over a lazy dog while the river tide turns under moon and harbor lantern light copper meadow signal archive'.split(' ');
+const WORDS =
+  'the quick brown fox jumps over a lazy dog while the river tide turns under moon and harbor lantern light copper meadow signal archive'.split(
+    ' ',
+  );
 
 type Generator = { fileName: string; line: (i: number, word: () => string) => string };
 
@@ -68,7 +71,8 @@ const GENERATORS: Record<IngestCase, Generator> = {
   'txt-whitespace': { fileName: 'space.txt', line: (i) => (i % 3 === 0 ? '   \t  \n' : i % 3 === 1 ? '\r\n' : `${' '.repeat(120)}\r\n`) },
   csv: {
     fileName: 'data.csv',
-    line: (i, w) => (i === 0 ? 'id,name,email,city,notes\n' : `${i},Person ${i},person${i}@example.com,City ${i % 997},"${sentence(w)}, ${w()}"\n`),
+    line: (i, w) =>
+      i === 0 ? 'id,name,email,city,notes\n' : `${i},Person ${i},person${i}@example.com,City ${i % 997},"${sentence(w)}, ${w()}"\n`,
   },
 };
 
@@ -128,8 +132,7 @@ async function runCase(name: IngestCase, sizeMiB: number, base: string): Promise
     const baseline = baselineMbPerSec(path, size);
 
     const row = db.prepare('SELECT status, error, chunk_count AS chunks FROM files WHERE id = ?').get(file.id) as
-      | { status: string; error: string | null; chunks: number | null }
-      | undefined;
+      { status: string; error: string | null; chunks: number | null } | undefined;
     const expectChunks = name !== 'md-blank-lines' && name !== 'txt-whitespace';
     if (row?.status !== 'processed' || (expectChunks ? (row.chunks ?? 0) === 0 : row.chunks !== 0)) {
       throw new Error(`${name}: file not processed as expected: ${JSON.stringify(row)}`);

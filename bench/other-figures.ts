@@ -24,7 +24,8 @@ export function uploadFigures(r: UploadMemoryResult): Figure[] {
 export function scanFigures(r: ScanBenchResult): Figure[] {
   const group = `sources in process (${r.tree.candidates} candidates, ${Math.round(r.tree.candidateBytes / 1e6)} MB; diagnostics)`;
   const ref = (f: ScanBenchFigure) => ({ name: f.name, value: f.medianMs });
-  const row = (f: ScanBenchFigure, reference: ScanBenchFigure) => info(group, f.name, f.medianMs, 'ms', [f.note, `runs: ${f.runsMs.join(', ')} ms`].filter(Boolean).join('; '), ref(reference));
+  const row = (f: ScanBenchFigure, reference: ScanBenchFigure) =>
+    info(group, f.name, f.medianMs, 'ms', [f.note, `runs: ${f.runsMs.join(', ')} ms`].filter(Boolean).join('; '), ref(reference));
   return [row(r.walk, r.bareWalk), row(r.unchanged, r.bareWalk), row(r.changed, r.bareWalk), row(r.coldHash, r.sha256sum)];
 }
 
@@ -32,10 +33,18 @@ export function scanFigures(r: ScanBenchResult): Figure[] {
 export function planFigures(list: readonly PlanBenchFigure[]): Figure[] {
   const group = 'planner alone, synthetic input (diagnostics; CPU time)';
   const reference = list[0];
-  return list.slice(1).map((f) =>
-    info(group, `${f.name} (${f.files} files)`, f.cpuMedianMs, 'ms', `wall median ${f.medianMs} ms, best ${f.minMs} ms`,
-      reference === undefined ? null : { name: reference.name, value: reference.cpuMedianMs }),
-  );
+  return list
+    .slice(1)
+    .map((f) =>
+      info(
+        group,
+        `${f.name} (${f.files} files)`,
+        f.cpuMedianMs,
+        'ms',
+        `wall median ${f.medianMs} ms, best ${f.minMs} ms`,
+        reference === undefined ? null : { name: reference.name, value: reference.cpuMedianMs },
+      ),
+    );
 }
 
 /** A result of bench/ingest.ts (owned by the ingest engineers; read defensively). */

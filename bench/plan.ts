@@ -39,8 +39,20 @@ function benchInput(files: number, changed: number, shuffled = false): PlanInput
     const sha256 = every > 0 && i % every === 0 ? sha(-i - 1) : sha(i);
     observed.push({ source: 'docs', path, absPath: `/data/${path}`, size, mtimeNs, inode: i, sha256 });
     rows.push({
-      source: 'docs', path, size, mtimeNs, inode: i, sha256: sha(i), remoteName: path, remoteId: String(i + 1), remoteStatus: 'processed',
-      reprocessAttempts: 0, remoteError: null, lastAction: 'upload', lastReason: 'new file', updatedAt: '2024-01-01T00:00:00.000Z',
+      source: 'docs',
+      path,
+      size,
+      mtimeNs,
+      inode: i,
+      sha256: sha(i),
+      remoteName: path,
+      remoteId: String(i + 1),
+      remoteStatus: 'processed',
+      reprocessAttempts: 0,
+      remoteError: null,
+      lastAction: 'upload',
+      lastReason: 'new file',
+      updatedAt: '2024-01-01T00:00:00.000Z',
     });
   }
   const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);

@@ -55,7 +55,8 @@ function makeWords(rand: () => number): string[] {
 }
 
 /** A Zipf-like pick: rank ∝ exp(u · ln N), so frequent words are frequent. */
-const zipf = (rand: () => number, words: readonly string[]): string => words[Math.floor(Math.exp(rand() * Math.log(words.length))) - 1] as string;
+const zipf = (rand: () => number, words: readonly string[]): string =>
+  words[Math.floor(Math.exp(rand() * Math.log(words.length))) - 1] as string;
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
@@ -81,7 +82,7 @@ export async function runQueryBench(o: { sizes?: number[]; queries?: number; log
         const batch: string[] = [];
         for (let c = 0; c < 100 && source * 100 + c < size; c++) {
           const parts: string[] = [];
-          for (let len = 0; len < 1500; ) {
+          for (let len = 0; len < 1500;) {
             const w = zipf(rand, words);
             parts.push(w);
             len += w.length + 1;
@@ -114,7 +115,12 @@ export async function runQueryBench(o: { sizes?: number[]; queries?: number; log
         searchChunks(db, { datasetId: 1, query, topK: 5 });
         const c = performance.now();
         const vectors = await prepareVectors(db, 1, hashedEmbedder, query);
-        searchHybrid(db, { datasetId: 1, query, topK: 5, ...(vectors === undefined ? {} : { vectors: { ...vectors, lexicalFirst: false } }) });
+        searchHybrid(db, {
+          datasetId: 1,
+          query,
+          topK: 5,
+          ...(vectors === undefined ? {} : { vectors: { ...vectors, lexicalFirst: false } }),
+        });
         scan.push(performance.now() - c);
         bm25.push(c - b);
         hybrid.push(b - a);

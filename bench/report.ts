@@ -14,9 +14,9 @@ export function renderReport(figures: readonly Figure[], facts: RunFacts): strin
     `Written by \`${facts.command}\` (bench/run.ts); do not edit by hand. Every figure is measured in compiled`,
     'JavaScript (never under a TypeScript loader), each benchmark in a fresh process, and stands beside a',
     'reference measured in the same run, alternated with it, so that a loaded machine shows as a slower',
-    'reference rather than as a slower kbsync. Ratio = figure / reference, in the figure\'s unit.',
+    "reference rather than as a slower kbsync. Ratio = figure / reference, in the figure's unit.",
     '',
-    'The references are other tools: `rsync` and coreutils\' `sha256sum` (with `xargs`). A machine without',
+    "The references are other tools: `rsync` and coreutils' `sha256sum` (with `xargs`). A machine without",
     'them leaves those comparisons unmeasured (and their targets missed): install them first, on Debian or',
     'Ubuntu with `apt-get install -y rsync coreutils findutils` (coreutils and findutils are usually there).',
     'To compare two builds on one machine, interleaved, against rsync in the same run: `bench/compare.ts`.',
@@ -48,7 +48,10 @@ export function renderReport(figures: readonly Figure[], facts: RunFacts): strin
 
 function row(f: Figure): string {
   const value = f.unit === 'check' ? '—' : f.value === null ? 'not measured' : `${f.value} ${f.unit}`;
-  const reference = f.reference === null ? '—' : `${escape(f.reference.name)}: ${f.reference.value === null ? 'not measured' : `${f.reference.value} ${f.unit}`}`;
+  const reference =
+    f.reference === null
+      ? '—'
+      : `${escape(f.reference.name)}: ${f.reference.value === null ? 'not measured' : `${f.reference.value} ${f.unit}`}`;
   const ratio = f.ratio === null ? '—' : f.ratio.toFixed(2);
   const result = f.pass === null ? (f.target === null ? '(diagnostic)' : 'NOT MEASURED') : f.pass ? 'PASS' : '**FAIL**';
   return `| ${escape(f.name)} | ${value} | ${reference} | ${ratio} | ${f.target === null ? '—' : escape(f.target)} | ${result} |`;

@@ -61,12 +61,24 @@ function add(list: Figure[]): void {
 }
 
 // First, while the machine is quiet: starts of the local service (no tree needed).
-const serviceStart = inChild<ServiceStartResult>('local service start (fresh processes)', './service-start.js', 'runServiceStartBench', { runs });
+const serviceStart = inChild<ServiceStartResult>('local service start (fresh processes)', './service-start.js', 'runServiceStartBench', {
+  runs,
+});
 if (serviceStart !== null) add(serviceStartFigures(serviceStart));
 
 const cli = inChild<CliSpeedResult>('kbsync plan, real CLI (fresh processes)', './cli-speed.js', 'runCliSpeedBench', { files, full, runs });
 if (cli !== null) add(cliFigures(cli));
-else figures.push({ group: 'kbsync plan, real CLI, fresh process', name: 'end-to-end figures', value: null, unit: 'ms', reference: null, ratio: null, target: 'measured', pass: false });
+else
+  figures.push({
+    group: 'kbsync plan, real CLI, fresh process',
+    name: 'end-to-end figures',
+    value: null,
+    unit: 'ms',
+    reference: null,
+    ratio: null,
+    target: 'measured',
+    pass: false,
+  });
 
 const upload = inChild<UploadMemoryResult>('upload memory (1 GiB)', './upload-memory.js', 'runUploadMemoryBench');
 if (upload !== null) add(uploadFigures(upload));
@@ -76,9 +88,21 @@ if (scan !== null) add(scanFigures(scan));
 
 // kbsync watch at 100k files, and each watcher backend alone (the measurement behind watch.watcher's default).
 const watchDaemon = inChild<WatchDaemonResult>('kbsync watch (daemon)', './watch-daemon.js', 'runWatchDaemonBench', { files, full });
-const backends = (['parcel', 'chokidar'] as const).map((backend) => inChild<WatchBenchResult>(`watcher backend alone: ${backend}`, './watch.js', 'runWatchBench', { files, full, backend }));
+const backends = (['parcel', 'chokidar'] as const).map((backend) =>
+  inChild<WatchBenchResult>(`watcher backend alone: ${backend}`, './watch.js', 'runWatchBench', { files, full, backend }),
+);
 add(watchFigures(watchDaemon, backends));
-if (watchDaemon === null) figures.push({ group: 'kbsync watch', name: 'daemon figures', value: null, unit: 'ms', reference: null, ratio: null, target: 'measured', pass: false });
+if (watchDaemon === null)
+  figures.push({
+    group: 'kbsync watch',
+    name: 'daemon figures',
+    value: null,
+    unit: 'ms',
+    reference: null,
+    ratio: null,
+    target: 'measured',
+    pass: false,
+  });
 
 const plan = inChild<PlanBenchFigure[]>('planner alone', './plan.js', 'runPlanBench', files, 5);
 if (plan !== null) add(planFigures(plan));
@@ -92,9 +116,10 @@ if (existsSync(here('./ingest.js'))) {
   if (ingest !== null) {
     const mod = (await import(new URL('./ingest.js', import.meta.url).href)) as Record<string, unknown>;
     const meets = typeof mod.meetsTargets === 'function' ? (mod.meetsTargets as (r: IngestLike) => boolean) : null;
-    const target = typeof mod.MIN_TEXT_MB_PER_SEC === 'number' && typeof mod.MAX_LOOP_DELAY_MS === 'number'
-      ? `text and Markdown ≥ ${mod.MIN_TEXT_MB_PER_SEC} MiB/s; event loop never blocked > ${mod.MAX_LOOP_DELAY_MS} ms`
-      : 'meetsTargets() of bench/ingest.ts';
+    const target =
+      typeof mod.MIN_TEXT_MB_PER_SEC === 'number' && typeof mod.MAX_LOOP_DELAY_MS === 'number'
+        ? `text and Markdown ≥ ${mod.MIN_TEXT_MB_PER_SEC} MiB/s; event loop never blocked > ${mod.MAX_LOOP_DELAY_MS} ms`
+        : 'meetsTargets() of bench/ingest.ts';
     add(ingestFigures(ingest, meets, target));
   }
 } else {
@@ -113,5 +138,7 @@ const markdown = renderReport(figures, {
 const out = join(repoRoot(), 'docs', 'benchmarks.md');
 writeFileSync(out, markdown);
 const missed = figures.filter((f) => f.target !== null && f.pass !== true);
-console.log(`\nwrote ${out}; ${missed.length === 0 ? 'every target met' : `${missed.length} target(s) missed or not measured:\n${missed.map((f) => `  - ${f.name}`).join('\n')}`}`);
+console.log(
+  `\nwrote ${out}; ${missed.length === 0 ? 'every target met' : `${missed.length} target(s) missed or not measured:\n${missed.map((f) => `  - ${f.name}`).join('\n')}`}`,
+);
 process.exitCode = missed.length === 0 ? 0 : 1;

@@ -55,7 +55,11 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
   const candidateBytes = scan.files.reduce((s, f) => s + f.size, 0);
   log(`${scan.files.length} candidate files (${Math.round(candidateBytes / 1e6)} MB), ${scan.skipped.length} skipped`);
 
-  const [bareMs = [], walkMs = []] = await alternate(runs, () => bareWalk(tree.dir), () => scanFolder(spec));
+  const [bareMs = [], walkMs = []] = await alternate(
+    runs,
+    () => bareWalk(tree.dir),
+    () => scanFolder(spec),
+  );
   const bareWalkFigure = figure('bare readdirSync + lstatSync walk (no rules, no objects)', bareMs);
   const walk = figure('walk (scanFolder: ignore rules, filters, sorted)', walkMs);
   log(`walk ${walk.medianMs} ms, bare walk ${bareWalkFigure.medianMs} ms`);
@@ -81,7 +85,11 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
     () => (canSha ? timeShell(shaLine) : undefined),
   );
   const coldHash = figure('cold hash of every candidate (2 worker threads)', coldMs, 'page cache warm, as for sha256sum');
-  const sha256sum = figure('xargs -0 -P2 sha256sum (the same files)', canSha ? shaMs : [], canSha ? undefined : 'sha256sum or xargs is not installed (apt-get install -y coreutils findutils)');
+  const sha256sum = figure(
+    'xargs -0 -P2 sha256sum (the same files)',
+    canSha ? shaMs : [],
+    canSha ? undefined : 'sha256sum or xargs is not installed (apt-get install -y coreutils findutils)',
+  );
   log(`cold hash ${coldHash.medianMs} ms, sha256sum -P2 ${sha256sum.medianMs} ms`);
 
   const lookup = knownFiles((s: string, p: string): KnownFile | undefined => known.get(s)?.get(p));
@@ -91,10 +99,21 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
   const changedFiles = scan.files.filter((_, i) => i % every === 0).slice(0, Math.round(files / 100));
   for (const f of changedFiles) appendFileSync(f.absPath, `\nedited ${Date.now()}\n`);
   const [changedMs = []] = await alternate(runs, () => observeSources([source], { stateDir: base, known: lookup }));
-  const changed = { ...figure(`${changedFiles.length} files changed: walk + compare + hash them`, changedMs), changedFiles: changedFiles.length };
+  const changed = {
+    ...figure(`${changedFiles.length} files changed: walk + compare + hash them`, changedMs),
+    changedFiles: changedFiles.length,
+  };
   log(`observe: unchanged ${unchanged.medianMs} ms, 1% changed ${changed.medianMs} ms`);
 
-  return { tree: { ...tree, candidates: scan.files.length, candidateBytes }, bareWalk: bareWalkFigure, walk, unchanged, changed, coldHash, sha256sum };
+  return {
+    tree: { ...tree, candidates: scan.files.length, candidateBytes },
+    bareWalk: bareWalkFigure,
+    walk,
+    unchanged,
+    changed,
+    coldHash,
+    sha256sum,
+  };
 }
 
 /** The issue's reference walk: readdirSync with file types and one lstatSync per file, nothing else. */

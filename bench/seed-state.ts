@@ -33,8 +33,17 @@ export async function seedSyncedState(statePath: string, source: Source, stateDi
     const run = state.startRun('sync');
     const ops = state.enqueueMany(
       files.map((f) => ({
-        kind: 'upload' as const, source: f.source, path: f.path, sha256: f.sha256, size: f.size, mtimeNs: f.mtimeNs, inode: f.inode,
-        remoteName: f.path, credits: uploadCost(f.size), reason: 'new file', runId: run,
+        kind: 'upload' as const,
+        source: f.source,
+        path: f.path,
+        sha256: f.sha256,
+        size: f.size,
+        mtimeNs: f.mtimeNs,
+        inode: f.inode,
+        remoteName: f.path,
+        credits: uploadCost(f.size),
+        reason: 'new file',
+        runId: run,
       })),
     );
     state.transaction(() => {

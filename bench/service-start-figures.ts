@@ -24,9 +24,23 @@ export function serviceStartFigures(r: ServiceStartResult): Figure[] {
       .join('; '),
   });
   return [
-    row(r.serveExisting, `≤ reference + ${SERVE_START_MAX_OVER_NODE_MS} ms`, (ms, nodeMs) => ms <= nodeMs + SERVE_START_MAX_OVER_NODE_MS,
-      'the issue\'s figure: every `npm run example`, local sync and service test pays it'),
-    row(r.serveNew, null, () => true, 'creates service.db (schema in one transaction) before listening; the dataset and key are made after'),
-    row(r.firstPlan, null, () => true, 'config, a new state, the client, the embedded service on a new data folder, listing its empty dataset'),
+    row(
+      r.serveExisting,
+      `≤ reference + ${SERVE_START_MAX_OVER_NODE_MS} ms`,
+      (ms, nodeMs) => ms <= nodeMs + SERVE_START_MAX_OVER_NODE_MS,
+      "the issue's figure: every `npm run example`, local sync and service test pays it",
+    ),
+    row(
+      r.serveNew,
+      null,
+      () => true,
+      'creates service.db (schema in one transaction) before listening; the dataset and key are made after',
+    ),
+    row(
+      r.firstPlan,
+      null,
+      () => true,
+      'config, a new state, the client, the embedded service on a new data folder, listing its empty dataset',
+    ),
   ];
 }

@@ -77,10 +77,16 @@ export async function runServiceStartBench(options: ServiceStartOptions = {}): P
       nodeStart: series('node -e 0 (node start-up alone)', nodeRuns),
       serveExisting: series('kbsync serve --port 0, existing data folder: spawn to "listening on"', existingRuns, serveProblem),
       serveNew: series('kbsync serve --port 0, new data folder: spawn to "listening on"', newRuns, serveProblem),
-      firstPlan: series('first kbsync plan --json of an empty folder, embedded target (new state, new data folder): spawn to exit', planRuns, planProblem),
+      firstPlan: series(
+        'first kbsync plan --json of an empty folder, embedded target (new state, new data folder): spawn to exit',
+        planRuns,
+        planProblem,
+      ),
     };
-    log(`node ${result.nodeStart.medianMs} ms; serve (existing) ${result.serveExisting.medianMs ?? result.serveExisting.problem} ms, ` +
-      `(new) ${result.serveNew.medianMs ?? result.serveNew.problem} ms; first plan ${result.firstPlan.medianMs ?? result.firstPlan.problem} ms`);
+    log(
+      `node ${result.nodeStart.medianMs} ms; serve (existing) ${result.serveExisting.medianMs ?? result.serveExisting.problem} ms, ` +
+        `(new) ${result.serveNew.medianMs ?? result.serveNew.problem} ms; first plan ${result.firstPlan.medianMs ?? result.firstPlan.problem} ms`,
+    );
     return result;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -91,7 +97,11 @@ export async function runServiceStartBench(options: ServiceStartOptions = {}): P
 function firstPlanConfig(work: string, name: string, emptyDir: string): string {
   const dir = join(work, name);
   mkdirSync(dir);
-  return writeConfig(join(dir, 'kbsync.yaml'), { treeDir: emptyDir, statePath: join(dir, 'state', 'state.db'), target: { kind: 'embedded', dataDir: join(dir, 'service') } });
+  return writeConfig(join(dir, 'kbsync.yaml'), {
+    treeDir: emptyDir,
+    statePath: join(dir, 'state', 'state.db'),
+    target: { kind: 'embedded', dataDir: join(dir, 'service') },
+  });
 }
 
 /**

@@ -48,7 +48,12 @@ export async function runUploadMemoryBench(bytes = 1024 * MB): Promise<UploadMem
     // The sampler can miss a short spike between ticks; the kernel's high-water mark cannot.
     peak = Math.max(peak, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
     if (received < bytes) throw new Error(`server received ${received} bytes, expected at least ${bytes}`);
-    return { peakRssMb: Math.round((peak / MB) * 10) / 10, baselineRssMb: Math.round((baseline / MB) * 10) / 10, mbPerSec: Math.round((bytes / MB / seconds) * 10) / 10, bytes: received };
+    return {
+      peakRssMb: Math.round((peak / MB) * 10) / 10,
+      baselineRssMb: Math.round((baseline / MB) * 10) / 10,
+      mbPerSec: Math.round((bytes / MB / seconds) * 10) / 10,
+      bytes: received,
+    };
   } finally {
     clearInterval(sampler);
     await client.close();
@@ -60,6 +65,8 @@ export async function runUploadMemoryBench(bytes = 1024 * MB): Promise<UploadMem
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await runUploadMemoryBench();
   const ok = r.peakRssMb < RSS_LIMIT_MB;
-  console.log(`upload ${(r.bytes / MB).toFixed(0)} MiB: peak RSS ${r.peakRssMb} MB (limit ${RSS_LIMIT_MB}), ${r.mbPerSec} MiB/s ${ok ? 'OK' : 'FAIL'}`);
+  console.log(
+    `upload ${(r.bytes / MB).toFixed(0)} MiB: peak RSS ${r.peakRssMb} MB (limit ${RSS_LIMIT_MB}), ${r.mbPerSec} MiB/s ${ok ? 'OK' : 'FAIL'}`,
+  );
   process.exitCode = ok ? 0 : 1;
 }

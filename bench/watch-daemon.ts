@@ -48,7 +48,12 @@ function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   }
 }
 
-export async function runWatchDaemonBench(options: { files?: number; full?: boolean; dir?: string; log?: (line: string) => void }): Promise<WatchDaemonResult> {
+export async function runWatchDaemonBench(options: {
+  files?: number;
+  full?: boolean;
+  dir?: string;
+  log?: (line: string) => void;
+}): Promise<WatchDaemonResult> {
   const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
   const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const log = options.log ?? (() => {});
@@ -61,7 +66,11 @@ export async function runWatchDaemonBench(options: { files?: number; full?: bool
   const source: Source = { name: 'bench', path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
   const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
   log(`seeded ${seeded.files.length} tracked files`);
-  const config = writeConfig(join(work, 'kbsync.yaml'), { treeDir: tree.dir, statePath, target: { kind: 'embedded', dataDir: join(work, 'service') } });
+  const config = writeConfig(join(work, 'kbsync.yaml'), {
+    treeDir: tree.dir,
+    statePath,
+    target: { kind: 'embedded', dataDir: join(work, 'service') },
+  });
 
   const walks: number[] = [];
   const counts = { files: 0, folders: 0 };
@@ -75,7 +84,10 @@ export async function runWatchDaemonBench(options: { files?: number; full?: bool
   const statusPath = `${statePath}.watch.json`;
   const t0 = performance.now();
   const spawnedAtMs = Date.now();
-  const child = spawn(process.execPath, [kbsyncBin(), 'watch', '-c', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, KBSYNC_LOG_LEVEL: 'info' } });
+  const child = spawn(process.execPath, [kbsyncBin(), 'watch', '-c', config], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, KBSYNC_LOG_LEVEL: 'info' },
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -113,11 +125,24 @@ export async function runWatchDaemonBench(options: { files?: number; full?: bool
   const code = await exited;
   if (code !== 0) problem ??= `kbsync watch exited ${code} at SIGTERM: ${stderr.slice(0, 400)}`;
   writeFileSync(join(work, 'daemon.stderr'), stderr);
-  const watching = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg?: string; time?: number }).find((l) => l.msg === 'watching');
+  const watching = stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg?: string; time?: number })
+    .find((l) => l.msg === 'watching');
   const watchingMs = watching?.time === undefined ? null : watching.time - spawnedAtMs;
-  log(`kbsync watch watching after ${watching?.time === undefined ? '?' : watching.time - spawnedAtMs} ms, ready in ${readyMs} ms, RSS ${rssReady} kB (peak ${peak} kB), ${watches} inotify watches, ${counts.folders} folders`);
+  log(
+    `kbsync watch watching after ${watching?.time === undefined ? '?' : watching.time - spawnedAtMs} ms, ready in ${readyMs} ms, RSS ${rssReady} kB (peak ${peak} kB), ${watches} inotify watches, ${counts.folders} folders`,
+  );
   return {
-    files: counts.files, folders: counts.folders, bareWalkMs: median(walks), watchingMs, readyMs, rssReadyMb: rssReady === null ? null : round1(rssReady / 1024),
-    rssPeakMb: peak === null ? null : round1(peak / 1024), inotifyWatches: watches, problem,
+    files: counts.files,
+    folders: counts.folders,
+    bareWalkMs: median(walks),
+    watchingMs,
+    readyMs,
+    rssReadyMb: rssReady === null ? null : round1(rssReady / 1024),
+    rssPeakMb: peak === null ? null : round1(peak / 1024),
+    inotifyWatches: watches,
+    problem,
   };
 }

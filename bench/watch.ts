@@ -42,7 +42,9 @@ export function inotifyWatches(pid: number | 'self' = 'self'): number | null {
         continue;
       }
       if (target !== 'anon_inode:inotify') continue;
-      count += readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length;
+      count += readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('inotify wd:')).length;
     }
     return count;
   } catch {
@@ -61,7 +63,13 @@ function bareWalk(dir: string, counts: { files: number; folders: number }): void
 
 const rssMb = (): number => round1(process.memoryUsage().rss / 2 ** 20);
 
-export async function runWatchBench(options: { backend: WatchBackendName; files?: number; full?: boolean; dir?: string; log?: (line: string) => void }): Promise<WatchBenchResult> {
+export async function runWatchBench(options: {
+  backend: WatchBackendName;
+  files?: number;
+  full?: boolean;
+  dir?: string;
+  log?: (line: string) => void;
+}): Promise<WatchBenchResult> {
   const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
   const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const log = options.log ?? (() => {});
@@ -86,7 +94,9 @@ export async function runWatchBench(options: { backend: WatchBackendName; files?
   const readyMs = round1(performance.now() - t0);
   const rssReadyMb = rssMb();
   const watches = inotifyWatches();
-  log(`${options.backend}: ready in ${readyMs} ms, RSS ${rssReadyMb} MB, ${watches} inotify watches, ${counts.folders} folders, ${counts.files} files`);
+  log(
+    `${options.backend}: ready in ${readyMs} ms, RSS ${rssReadyMb} MB, ${watches} inotify watches, ${counts.folders} folders, ${counts.files} files`,
+  );
   // One file written deep in the tree: how long until its event arrives (at most 10 s).
   const probe = join(tree.dir, 'area-7', 'topic-3', 'part-0', `bench-watch-${process.pid}.md`);
   const seen = new Promise<number>((resolve) => (onEvent = (path) => path === probe && resolve(performance.now())));
@@ -96,7 +106,14 @@ export async function runWatchBench(options: { backend: WatchBackendName; files?
   rmSync(probe, { force: true });
   await watcher.close();
   return {
-    backend: options.backend, files: counts.files, folders: counts.folders, bareWalkMs: median(walks), readyMs, rssBeforeMb, rssReadyMb,
-    inotifyWatches: watches, eventMs: eventAt === null ? null : round1(eventAt - written),
+    backend: options.backend,
+    files: counts.files,
+    folders: counts.folders,
+    bareWalkMs: median(walks),
+    readyMs,
+    rssBeforeMb,
+    rssReadyMb,
+    inotifyWatches: watches,
+    eventMs: eventAt === null ? null : round1(eventAt - written),
   };
 }

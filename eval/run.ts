@@ -27,7 +27,10 @@ const db = new Sqlite(':memory:');
 migrateChunks(db);
 const names = new Map<number, string>();
 let chunkCount = 0;
-for (const [i, name] of readdirSync(corpusDir).filter((n) => n !== 'README.md').sort().entries()) {
+for (const [i, name] of readdirSync(corpusDir)
+  .filter((n) => n !== 'README.md')
+  .sort()
+  .entries()) {
   const parser = parserFor(name);
   if (parser === undefined) throw new Error(`eval/corpus/${name}: no parser for this file type`);
   const chunks: string[] = [];
@@ -50,10 +53,19 @@ for (const question of questions) {
 }
 
 const fmt = (n: number): string => n.toFixed(3);
-console.log(`corpus: ${names.size} files, ${chunkCount} chunks; ${questions.length} questions (${questions.filter((q) => q.paraphrased).length} paraphrased)`);
+console.log(
+  `corpus: ${names.size} files, ${chunkCount} chunks; ${questions.length} questions (${questions.filter((q) => q.paraphrased).length} paraphrased)`,
+);
 console.log('ranking       subset       recall@5  MRR');
-for (const [label, runs] of [['hybrid', hybrid], ['bm25 only', bm25]] as const) {
-  for (const [subset, pick] of [['all', () => true], ['literal', (r: Ranked) => !r.paraphrased], ['paraphrased', (r: Ranked) => r.paraphrased]] as const) {
+for (const [label, runs] of [
+  ['hybrid', hybrid],
+  ['bm25 only', bm25],
+] as const) {
+  for (const [subset, pick] of [
+    ['all', () => true],
+    ['literal', (r: Ranked) => !r.paraphrased],
+    ['paraphrased', (r: Ranked) => r.paraphrased],
+  ] as const) {
     const s = scoreRanking(runs.filter(pick), 5);
     console.log(`${label.padEnd(13)} ${subset.padEnd(12)} ${fmt(s.recall).padStart(8)}  ${fmt(s.mrr)}`);
   }

@@ -28,7 +28,18 @@ const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // fast-json-stringify; inject(): light-my-request), so they stay unread. fastify and its plugins
 // are bundled into the service's chunk: loaded from node_modules they were ~200 files for every
 // `kbsync serve` and embedded start, ~35 ms more to reach `listening` (measured, bench/service-start.ts).
-const external = ['better-sqlite3', '@parcel/watcher', 'pino', 'undici', 'simple-git', 'chokidar', 'p-queue', '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request'];
+const external = [
+  'better-sqlite3',
+  '@parcel/watcher',
+  'pino',
+  'undici',
+  'simple-git',
+  'chokidar',
+  'p-queue',
+  '@fastify/ajv-compiler',
+  '@fastify/fast-json-stringify-compiler',
+  'light-my-request',
+];
 
 const common = {
   absWorkingDir: root,

@@ -40,8 +40,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   insufficient_credits: {
     exit: 4,
-    meaning: "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged. A sync stops spending and defers the files it did not send.",
-    action: 'Add credits on the service (embedded target: `kbsync sync` prints the `kbsync serve credits add` command with its data folder, dataset id and the credits the deferred work needs; `kbsync serve credits add --help`); the next run sends the deferred files.',
+    meaning:
+      "The dataset's credit balance is below the operation's cost (HTTP 402); nothing was charged. A sync stops spending and defers the files it did not send.",
+    action:
+      'Add credits on the service (embedded target: `kbsync sync` prints the `kbsync serve credits add` command with its data folder, dataset id and the credits the deferred work needs; `kbsync serve credits add --help`); the next run sends the deferred files.',
   },
   tier_required: {
     exit: 4,
@@ -95,7 +97,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   rate_limited: {
     exit: 4,
-    meaning: 'The service asked kbsync to slow down (HTTP 429) and kbsync could not get past it: a call refused again after 3 waits for its `Retry-After`, or a free call (a listing) asked to wait longer than `upload.maxRetryAfterSeconds`. Nothing was charged; a sync defers the files it did not send.',
+    meaning:
+      'The service asked kbsync to slow down (HTTP 429) and kbsync could not get past it: a call refused again after 3 waits for its `Retry-After`, or a free call (a listing) asked to wait longer than `upload.maxRetryAfterSeconds`. Nothing was charged; a sync defers the files it did not send.',
     action: 'Lower `upload.requestsPerSecond` or `upload.concurrency`, or run again later.',
   },
   internal: {
@@ -126,7 +129,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   unknown_outcome: {
     exit: 1,
-    meaning: 'A paid call was sent but its answer does not say what happened: lost (timeout, reset, crash), a 5xx, a 409 idempotency_in_progress, or a success whose body cannot be read.',
+    meaning:
+      'A paid call was sent but its answer does not say what happened: lost (timeout, reset, crash), a 5xx, a 409 idempotency_in_progress, or a success whose body cannot be read.',
     action: 'Run again: kbsync checks the remote file listing before paying a second time.',
   },
   unexpected_response: {
@@ -152,8 +156,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   state_write_failed: {
     exit: 1,
-    meaning: 'The state database could not be written during the run: the disk is full or became read-only. No paid call is made without its record.',
-    action: 'Free some space (or remount the disk writable) and run again: a call whose outcome was not recorded is checked against the remote listing before any retry.',
+    meaning:
+      'The state database could not be written during the run: the disk is full or became read-only. No paid call is made without its record.',
+    action:
+      'Free some space (or remount the disk writable) and run again: a call whose outcome was not recorded is checked against the remote listing before any retry.',
   },
   state_version: {
     exit: 2,

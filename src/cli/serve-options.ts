@@ -23,7 +23,8 @@ export function parseRateLimit(value: string): number {
 
 /** A whole, non-negative number of credits. */
 export function parseCredits(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new KbsyncError('usage', `credits: a whole number, got "${value}"`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new KbsyncError('usage', `credits: a whole number, got "${value}"`);
   return Number(value);
 }
 
@@ -60,7 +61,8 @@ export function parseMaxFileMb(value: string, previous: Partial<Record<Plan, num
     const plan = name as Plan;
     if (seen.has(plan) || previous[plan] !== undefined) throw usage(`${plan} given twice`);
     seen.add(plan);
-    if (!/^\d+$/.test(mb) || Number(mb) < 1 || Number(mb) > MAX_FILE_MB) throw usage(`${plan}: a whole number of MB from 1 to ${MAX_FILE_MB}, got "${mb.slice(0, 20)}"`);
+    if (!/^\d+$/.test(mb) || Number(mb) < 1 || Number(mb) > MAX_FILE_MB)
+      throw usage(`${plan}: a whole number of MB from 1 to ${MAX_FILE_MB}, got "${mb.slice(0, 20)}"`);
     limits[plan] = Number(mb) * MIB;
   }
   return limits;
@@ -75,9 +77,14 @@ export function listenFailure(err: unknown, host: string, port: number): unknown
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'EADDRINUSE') return new KbsyncError('usage', `port ${port} is in use; pick another with --port`, { cause: err });
   if (code === 'EACCES') {
-    return new KbsyncError('usage', `no permission to listen on port ${port} (ports below 1024 need privileges); pick another with --port`, { cause: err });
+    return new KbsyncError(
+      'usage',
+      `no permission to listen on port ${port} (ports below 1024 need privileges); pick another with --port`,
+      { cause: err },
+    );
   }
-  if (code === 'EADDRNOTAVAIL') return new KbsyncError('usage', `cannot listen on ${host}: not an address of this machine; pick another with --host`, { cause: err });
+  if (code === 'EADDRNOTAVAIL')
+    return new KbsyncError('usage', `cannot listen on ${host}: not an address of this machine; pick another with --host`, { cause: err });
   return err;
 }
 
@@ -98,11 +105,15 @@ export function embeddingsFromEnv(env: NodeJS.ProcessEnv): EmbeddingsEnv | undef
   const apiKey = env.KBSYNC_EMBEDDINGS_API_KEY ?? '';
   if (url === '') {
     if (model !== '' || apiKey !== '') {
-      throw new KbsyncError('usage', 'KBSYNC_EMBEDDINGS_MODEL or KBSYNC_EMBEDDINGS_API_KEY is set without KBSYNC_EMBEDDINGS_URL; set the URL too, or unset them');
+      throw new KbsyncError(
+        'usage',
+        'KBSYNC_EMBEDDINGS_MODEL or KBSYNC_EMBEDDINGS_API_KEY is set without KBSYNC_EMBEDDINGS_URL; set the URL too, or unset them',
+      );
     }
     return undefined;
   }
-  const expected = 'KBSYNC_EMBEDDINGS_URL: an http:// or https:// URL of an OpenAI-compatible embeddings server (e.g. http://127.0.0.1:11434/v1)';
+  const expected =
+    'KBSYNC_EMBEDDINGS_URL: an http:// or https:// URL of an OpenAI-compatible embeddings server (e.g. http://127.0.0.1:11434/v1)';
   let parsed: URL;
   try {
     parsed = new URL(url);

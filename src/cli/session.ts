@@ -17,7 +17,12 @@ export type Session = SyncDeps & { ctx: CliContext; getTarget(): Promise<OpenTar
  * from the remote listing), runs `fn`, and closes everything, the embedded service included.
  * `lock: false` opens the state as a read-only view, beside the writer that holds it (`status` beside a running `watch`).
  */
-export async function withSession<T>(cmd: Command, ctx: CliContext, fn: (session: Session) => Promise<T>, o: { lock?: boolean } = {}): Promise<T> {
+export async function withSession<T>(
+  cmd: Command,
+  ctx: CliContext,
+  fn: (session: Session) => Promise<T>,
+  o: { lock?: boolean } = {},
+): Promise<T> {
   const { config } = await loadCommandConfig(cmd, ctx);
   const logger = await ctx.getLogger();
   const state = await openStateFor(config, ctx, logger, o.lock !== false);
@@ -40,7 +45,8 @@ async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Log
   if (!lock) return openState(config.state, { logger, lock: false });
   try {
     const state = openState(config.state, { logger });
-    if (state.lockTakenOver !== null) logger.warn({ pid: state.lockTakenOver.pid }, 'took over the lock of a kbsync that is no longer running');
+    if (state.lockTakenOver !== null)
+      logger.warn({ pid: state.lockTakenOver.pid }, 'took over the lock of a kbsync that is no longer running');
     return state;
   } catch (err) {
     if (!isKbsyncError(err, 'state_corrupt')) throw err;

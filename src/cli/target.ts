@@ -33,7 +33,12 @@ export async function openTarget(config: ResolvedConfig, logger: Logger): Promis
       throw new KbsyncError('config_invalid', 'target.kind is remote but target.baseUrl or the API key is missing');
     }
     const client = createClient({
-      baseUrl: target.baseUrl, apiKey: target.apiKey, datasetId: target.datasetId, dialect: target.dialect, logger, retry,
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      datasetId: target.datasetId,
+      dialect: target.dialect,
+      logger,
+      retry,
     });
     return { client, datasetId: target.datasetId ?? null, embedded: null, close: () => client.close() };
   }

@@ -11,12 +11,36 @@ const datasetsPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)
 /** The agent-dataset methods of a client bound to `http`. */
 export function agentDatasetMethods(http: Http): AgentDatasetMethods {
   return {
-    listAgentDatasets: (agentId) => http.call({ method: 'GET', api: 'v2', path: datasetsPath(agentId), route: '/agents/{id}/datasets', kind: 'idempotent' }, S.AgentDatasetList),
+    listAgentDatasets: (agentId) =>
+      http.call(
+        { method: 'GET', api: 'v2', path: datasetsPath(agentId), route: '/agents/{id}/datasets', kind: 'idempotent' },
+        S.AgentDatasetList,
+      ),
     // Attaching is a set operation (attached or not) and setting a mode is an absolute PATCH:
     // both are free and converge when repeated, so both are retried.
     attachDataset: (agentId, b) =>
-      http.call({ method: 'POST', api: 'v2', path: datasetsPath(agentId), route: '/agents/{id}/datasets', kind: 'idempotent', json: { dataset_id: S.wireId(b.datasetId), mode: b.mode } }, S.AgentDatasetRef),
+      http.call(
+        {
+          method: 'POST',
+          api: 'v2',
+          path: datasetsPath(agentId),
+          route: '/agents/{id}/datasets',
+          kind: 'idempotent',
+          json: { dataset_id: S.wireId(b.datasetId), mode: b.mode },
+        },
+        S.AgentDatasetRef,
+      ),
     setDatasetMode: (agentId, datasetId, mode) =>
-      http.call({ method: 'PATCH', api: 'v2', path: `${datasetsPath(agentId)}/${encodeURIComponent(datasetId)}`, route: '/agents/{id}/datasets/{id}', kind: 'idempotent', json: { mode } }, S.AgentDatasetRef),
+      http.call(
+        {
+          method: 'PATCH',
+          api: 'v2',
+          path: `${datasetsPath(agentId)}/${encodeURIComponent(datasetId)}`,
+          route: '/agents/{id}/datasets/{id}',
+          kind: 'idempotent',
+          json: { mode },
+        },
+        S.AgentDatasetRef,
+      ),
   };
 }

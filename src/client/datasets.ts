@@ -22,15 +22,32 @@ export function datasetMethods(http: Http, datasetId: string | undefined): Datas
     updateDataset: (body) => http.call({ method: 'PUT', api: 'v2', path: '/datasets', kind: 'idempotent', json: body }, S.DatasetUpdated),
     query: (body, o?: PaidOpts) =>
       http.call(
-        { method: 'POST', api: 'v1', path: '/datasets/query', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { query: body.query, top_k: body.topK, score_threshold: body.scoreThreshold } },
+        {
+          method: 'POST',
+          api: 'v1',
+          path: '/datasets/query',
+          kind: 'paid',
+          idempotencyKey: o?.idempotencyKey,
+          json: { query: body.query, top_k: body.topK, score_threshold: body.scoreThreshold },
+        },
         S.QueryResults,
       ),
     queryBatch: (body, o?: PaidOpts) =>
       http.call(
-        { method: 'POST', api: 'v1', path: '/datasets/query/batch', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { queries: body.queries, top_k: body.topK } },
+        {
+          method: 'POST',
+          api: 'v1',
+          path: '/datasets/query/batch',
+          kind: 'paid',
+          idempotencyKey: o?.idempotencyKey,
+          json: { queries: body.queries, top_k: body.topK },
+        },
         S.BatchQueryResults,
       ),
     reindex: (o?: PaidOpts) =>
-      http.call({ method: 'POST', api: 'v1', path: '/datasets/reindex', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} }, S.Reindex),
+      http.call(
+        { method: 'POST', api: 'v1', path: '/datasets/reindex', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} },
+        S.Reindex,
+      ),
   };
 }

@@ -32,38 +32,310 @@ type Case = {
 };
 
 const cases: Case[] = [
-  { name: 'listDatasets', invoke: (c) => c.listDatasets(), method: 'GET', api: 'v1', path: '/datasets/', paid: false, reply: { datasets: [datasetWire], total: 1 }, expected: { datasets: [datasetParsed], total: 1 } },
-  { name: 'getDataset', invoke: (c) => c.getDataset(), method: 'GET', api: 'v1', path: '/datasets/', paid: false, reply: { datasets: [datasetWire], total: 1 }, expected: datasetParsed },
-  { name: 'updateDataset', invoke: (c) => c.updateDataset({ name: 'n', description: 'x' }), method: 'PUT', api: 'v2', path: '/datasets', paid: false, body: { name: 'n', description: 'x' }, reply: datasetWire, expected: datasetParsed },
-  { name: 'query', invoke: (c) => c.query({ query: 'q', topK: 3, scoreThreshold: 0.2 }), method: 'POST', api: 'v1', path: '/datasets/query', paid: true, body: { query: 'q', top_k: 3, score_threshold: 0.2 }, reply: { results: [chunk] }, expected: [parsedChunk] },
-  { name: 'queryBatch', invoke: (c) => c.queryBatch({ queries: ['a', 'b'], topK: 2 }), method: 'POST', api: 'v1', path: '/datasets/query/batch', paid: true, body: { queries: ['a', 'b'], top_k: 2 }, reply: { results: [{ query: 'a', results: [chunk] }, { query: 'b', results: [] }] }, expected: [{ query: 'a', results: [parsedChunk] }, { query: 'b', results: [] }] },
-  { name: 'reindex', invoke: (c) => c.reindex(), method: 'POST', api: 'v1', path: '/datasets/reindex', paid: true, body: {}, reply: { status: 'done', chunks: 40 }, expected: { status: 'done', chunks: 40 } },
-  { name: 'listFiles', invoke: (c) => c.listFiles({ limit: 10, offset: 20 }), method: 'GET', api: 'v1', path: '/files/', paid: false, query: { limit: '10', offset: '20' }, reply: { files: [{ id: 5, name: 'a.md', size: 3, sha256: 'ab', status: 'processed', chunk_count: 1, created_at: 't1', updated_at: 't2' }], total: 21 }, expected: { files: [{ id: '5', name: 'a.md', size: 3, sha256: 'ab', status: 'processed', chunkCount: 1, error: null, createdAt: 't1', updatedAt: 't2' }], total: 21 } },
-  { name: 'uploadFile', invoke: (c) => c.uploadFile({ path: filePath, name: 'guide.md' }), method: 'POST', api: 'v1', path: '/files/upload', paid: true, body: '<stream>', status: 201, reply: { id: 9, name: 'guide.md', size: 8, sha256: 'ff', status: 'queued', credits_charged: 5 }, expected: { id: '9', name: 'guide.md', size: 8, sha256: 'ff', status: 'queued', creditsCharged: 5 } },
-  { name: 'reprocessFile', invoke: (c) => c.reprocessFile('9'), method: 'POST', api: 'v1', path: '/files/9/reprocess', paid: true, body: {}, status: 202, reply: { id: 9, status: 'queued', credits_charged: 5 }, expected: { id: '9', status: 'queued', creditsCharged: 5 } },
-  { name: 'listAgents', invoke: (c) => c.listAgents(), method: 'GET', api: 'v1', path: '/agents/', paid: false, reply: { agents: [agentWire] }, expected: [agentParsed] },
-  { name: 'createAgent', invoke: (c) => c.createAgent({ name: 'helper', config: { top_k: 4 } }), method: 'POST', api: 'v1', path: '/agents/', paid: true, body: { name: 'helper', config: { top_k: 4 } }, status: 201, reply: agentWire, expected: agentParsed },
-  { name: 'getAgent', invoke: (c) => c.getAgent('3'), method: 'GET', api: 'v1', path: '/agents/3', paid: false, reply: { ...agentWire, datasets: [{ id: 7519, mode: 'read_only' }] }, expected: { ...agentParsed, datasets: [{ id: '7519', mode: 'read_only' }] } },
-  { name: 'updateAgentConfig', invoke: (c) => c.updateAgentConfig('3', { temperature: 0.1 }), method: 'PUT', api: 'v1', path: '/agents/3/config', paid: true, body: { config: { temperature: 0.1 } }, reply: agentWire, expected: agentParsed },
-  { name: 'chat', invoke: (c) => c.chat('3', 'hi?'), method: 'POST', api: 'v1', path: '/agents/3/chat', paid: true, body: { message: 'hi?' }, reply: { response: 'hello', sources: [chunk] }, expected: { response: 'hello', sources: [parsedChunk] } },
-  { name: 'writeIntelligence', invoke: (c) => c.writeIntelligence({ agentId: '3', content: 'fact', title: 't', metadata: { k: 1 } }), method: 'POST', api: 'v2', path: '/datasets/intelligence', paid: true, body: { agent_id: 3, content: 'fact', title: 't', metadata: { k: 1 } }, status: 201, reply: { id: 13, sha256: 'aa', status: 'pending', duplicate: false, credits_charged: 1 }, expected: { id: '13', sha256: 'aa', status: 'pending', duplicate: false, creditsCharged: 1 } },
-  { name: 'writeIntelligenceBatch', invoke: (c) => c.writeIntelligenceBatch({ agentId: 'agt_x', entries: [{ content: 'a' }, { content: 'b', title: 'B' }] }), method: 'POST', api: 'v2', path: '/datasets/intelligence/batch', paid: true, body: { agent_id: 'agt_x', entries: [{ content: 'a' }, { content: 'b', title: 'B' }] }, reply: { results: [{ id: 14, sha256: 'a', status: 'pending', duplicate: false, credits_charged: 1 }, { id: 13, sha256: 'b', status: 'processed', duplicate: true, credits_charged: 0 }], created: 1, duplicates: 1, credits_charged: 1 }, expected: { results: [{ id: '14', sha256: 'a', status: 'pending', duplicate: false, creditsCharged: 1 }, { id: '13', sha256: 'b', status: 'processed', duplicate: true, creditsCharged: 0 }], created: 1, duplicates: 1, creditsCharged: 1 } },
-  { name: 'listIntelligence', invoke: (c) => c.listIntelligence({ limit: 5 }), method: 'GET', api: 'v2', path: '/datasets/intelligence', paid: false, query: { limit: '5' }, reply: { entries: [{ id: 13, title: null, sha256: 'aa', status: 'processed', created_at: 't' }], total: 1 }, expected: { entries: [{ id: '13', title: null, sha256: 'aa', status: 'processed', createdAt: 't' }], total: 1 } },
-  { name: 'listAgentDatasets', invoke: (c) => c.listAgentDatasets('3'), method: 'GET', api: 'v2', path: '/agents/3/datasets', paid: false, reply: { datasets: [{ id: 7519, name: 'docs', mode: 'self_learning' }] }, expected: [{ id: '7519', name: 'docs', mode: 'self_learning' }] },
-  { name: 'attachDataset', invoke: (c) => c.attachDataset('3', { datasetId: '7519', mode: 'read_only' }), method: 'POST', api: 'v2', path: '/agents/3/datasets', paid: false, body: { dataset_id: 7519, mode: 'read_only' }, status: 201, reply: { id: 7519, mode: 'read_only' }, expected: { id: '7519', mode: 'read_only' } },
-  { name: 'setDatasetMode', invoke: (c) => c.setDatasetMode('3', '7519', 'self_learning'), method: 'PATCH', api: 'v2', path: '/agents/3/datasets/7519', paid: false, body: { mode: 'self_learning' }, reply: { id: 7519, mode: 'self_learning' }, expected: { id: '7519', mode: 'self_learning' } },
-  { name: 'createWebhook', invoke: (c) => c.createWebhook({ url: 'https://hook.test/x', events: ['dataset.mode_changed'] }), method: 'POST', api: 'v2', path: '/webhooks', paid: false, body: { url: 'https://hook.test/x', events: ['dataset.mode_changed'] }, status: 201, reply: { id: 1, url: 'https://hook.test/x', events: ['dataset.mode_changed'], secret: 'whsec_abc', created_at: 't' }, expected: { id: '1', url: 'https://hook.test/x', events: ['dataset.mode_changed'], secret: 'whsec_abc', createdAt: 't' } },
-  { name: 'listWebhooks', invoke: (c) => c.listWebhooks(), method: 'GET', api: 'v2', path: '/webhooks', paid: false, reply: { webhooks: [{ id: 1, url: 'https://hook.test/x', events: [], created_at: 't' }] }, expected: [{ id: '1', url: 'https://hook.test/x', events: [], createdAt: 't' }] },
-  { name: 'testWebhook', invoke: (c) => c.testWebhook('1'), method: 'POST', api: 'v2', path: '/webhooks/1/test', paid: false, body: {}, reply: { delivered: true, status: 200 }, expected: { delivered: true, status: 200 } },
+  {
+    name: 'listDatasets',
+    invoke: (c) => c.listDatasets(),
+    method: 'GET',
+    api: 'v1',
+    path: '/datasets/',
+    paid: false,
+    reply: { datasets: [datasetWire], total: 1 },
+    expected: { datasets: [datasetParsed], total: 1 },
+  },
+  {
+    name: 'getDataset',
+    invoke: (c) => c.getDataset(),
+    method: 'GET',
+    api: 'v1',
+    path: '/datasets/',
+    paid: false,
+    reply: { datasets: [datasetWire], total: 1 },
+    expected: datasetParsed,
+  },
+  {
+    name: 'updateDataset',
+    invoke: (c) => c.updateDataset({ name: 'n', description: 'x' }),
+    method: 'PUT',
+    api: 'v2',
+    path: '/datasets',
+    paid: false,
+    body: { name: 'n', description: 'x' },
+    reply: datasetWire,
+    expected: datasetParsed,
+  },
+  {
+    name: 'query',
+    invoke: (c) => c.query({ query: 'q', topK: 3, scoreThreshold: 0.2 }),
+    method: 'POST',
+    api: 'v1',
+    path: '/datasets/query',
+    paid: true,
+    body: { query: 'q', top_k: 3, score_threshold: 0.2 },
+    reply: { results: [chunk] },
+    expected: [parsedChunk],
+  },
+  {
+    name: 'queryBatch',
+    invoke: (c) => c.queryBatch({ queries: ['a', 'b'], topK: 2 }),
+    method: 'POST',
+    api: 'v1',
+    path: '/datasets/query/batch',
+    paid: true,
+    body: { queries: ['a', 'b'], top_k: 2 },
+    reply: {
+      results: [
+        { query: 'a', results: [chunk] },
+        { query: 'b', results: [] },
+      ],
+    },
+    expected: [
+      { query: 'a', results: [parsedChunk] },
+      { query: 'b', results: [] },
+    ],
+  },
+  {
+    name: 'reindex',
+    invoke: (c) => c.reindex(),
+    method: 'POST',
+    api: 'v1',
+    path: '/datasets/reindex',
+    paid: true,
+    body: {},
+    reply: { status: 'done', chunks: 40 },
+    expected: { status: 'done', chunks: 40 },
+  },
+  {
+    name: 'listFiles',
+    invoke: (c) => c.listFiles({ limit: 10, offset: 20 }),
+    method: 'GET',
+    api: 'v1',
+    path: '/files/',
+    paid: false,
+    query: { limit: '10', offset: '20' },
+    reply: {
+      files: [{ id: 5, name: 'a.md', size: 3, sha256: 'ab', status: 'processed', chunk_count: 1, created_at: 't1', updated_at: 't2' }],
+      total: 21,
+    },
+    expected: {
+      files: [
+        { id: '5', name: 'a.md', size: 3, sha256: 'ab', status: 'processed', chunkCount: 1, error: null, createdAt: 't1', updatedAt: 't2' },
+      ],
+      total: 21,
+    },
+  },
+  {
+    name: 'uploadFile',
+    invoke: (c) => c.uploadFile({ path: filePath, name: 'guide.md' }),
+    method: 'POST',
+    api: 'v1',
+    path: '/files/upload',
+    paid: true,
+    body: '<stream>',
+    status: 201,
+    reply: { id: 9, name: 'guide.md', size: 8, sha256: 'ff', status: 'queued', credits_charged: 5 },
+    expected: { id: '9', name: 'guide.md', size: 8, sha256: 'ff', status: 'queued', creditsCharged: 5 },
+  },
+  {
+    name: 'reprocessFile',
+    invoke: (c) => c.reprocessFile('9'),
+    method: 'POST',
+    api: 'v1',
+    path: '/files/9/reprocess',
+    paid: true,
+    body: {},
+    status: 202,
+    reply: { id: 9, status: 'queued', credits_charged: 5 },
+    expected: { id: '9', status: 'queued', creditsCharged: 5 },
+  },
+  {
+    name: 'listAgents',
+    invoke: (c) => c.listAgents(),
+    method: 'GET',
+    api: 'v1',
+    path: '/agents/',
+    paid: false,
+    reply: { agents: [agentWire] },
+    expected: [agentParsed],
+  },
+  {
+    name: 'createAgent',
+    invoke: (c) => c.createAgent({ name: 'helper', config: { top_k: 4 } }),
+    method: 'POST',
+    api: 'v1',
+    path: '/agents/',
+    paid: true,
+    body: { name: 'helper', config: { top_k: 4 } },
+    status: 201,
+    reply: agentWire,
+    expected: agentParsed,
+  },
+  {
+    name: 'getAgent',
+    invoke: (c) => c.getAgent('3'),
+    method: 'GET',
+    api: 'v1',
+    path: '/agents/3',
+    paid: false,
+    reply: { ...agentWire, datasets: [{ id: 7519, mode: 'read_only' }] },
+    expected: { ...agentParsed, datasets: [{ id: '7519', mode: 'read_only' }] },
+  },
+  {
+    name: 'updateAgentConfig',
+    invoke: (c) => c.updateAgentConfig('3', { temperature: 0.1 }),
+    method: 'PUT',
+    api: 'v1',
+    path: '/agents/3/config',
+    paid: true,
+    body: { config: { temperature: 0.1 } },
+    reply: agentWire,
+    expected: agentParsed,
+  },
+  {
+    name: 'chat',
+    invoke: (c) => c.chat('3', 'hi?'),
+    method: 'POST',
+    api: 'v1',
+    path: '/agents/3/chat',
+    paid: true,
+    body: { message: 'hi?' },
+    reply: { response: 'hello', sources: [chunk] },
+    expected: { response: 'hello', sources: [parsedChunk] },
+  },
+  {
+    name: 'writeIntelligence',
+    invoke: (c) => c.writeIntelligence({ agentId: '3', content: 'fact', title: 't', metadata: { k: 1 } }),
+    method: 'POST',
+    api: 'v2',
+    path: '/datasets/intelligence',
+    paid: true,
+    body: { agent_id: 3, content: 'fact', title: 't', metadata: { k: 1 } },
+    status: 201,
+    reply: { id: 13, sha256: 'aa', status: 'pending', duplicate: false, credits_charged: 1 },
+    expected: { id: '13', sha256: 'aa', status: 'pending', duplicate: false, creditsCharged: 1 },
+  },
+  {
+    name: 'writeIntelligenceBatch',
+    invoke: (c) => c.writeIntelligenceBatch({ agentId: 'agt_x', entries: [{ content: 'a' }, { content: 'b', title: 'B' }] }),
+    method: 'POST',
+    api: 'v2',
+    path: '/datasets/intelligence/batch',
+    paid: true,
+    body: { agent_id: 'agt_x', entries: [{ content: 'a' }, { content: 'b', title: 'B' }] },
+    reply: {
+      results: [
+        { id: 14, sha256: 'a', status: 'pending', duplicate: false, credits_charged: 1 },
+        { id: 13, sha256: 'b', status: 'processed', duplicate: true, credits_charged: 0 },
+      ],
+      created: 1,
+      duplicates: 1,
+      credits_charged: 1,
+    },
+    expected: {
+      results: [
+        { id: '14', sha256: 'a', status: 'pending', duplicate: false, creditsCharged: 1 },
+        { id: '13', sha256: 'b', status: 'processed', duplicate: true, creditsCharged: 0 },
+      ],
+      created: 1,
+      duplicates: 1,
+      creditsCharged: 1,
+    },
+  },
+  {
+    name: 'listIntelligence',
+    invoke: (c) => c.listIntelligence({ limit: 5 }),
+    method: 'GET',
+    api: 'v2',
+    path: '/datasets/intelligence',
+    paid: false,
+    query: { limit: '5' },
+    reply: { entries: [{ id: 13, title: null, sha256: 'aa', status: 'processed', created_at: 't' }], total: 1 },
+    expected: { entries: [{ id: '13', title: null, sha256: 'aa', status: 'processed', createdAt: 't' }], total: 1 },
+  },
+  {
+    name: 'listAgentDatasets',
+    invoke: (c) => c.listAgentDatasets('3'),
+    method: 'GET',
+    api: 'v2',
+    path: '/agents/3/datasets',
+    paid: false,
+    reply: { datasets: [{ id: 7519, name: 'docs', mode: 'self_learning' }] },
+    expected: [{ id: '7519', name: 'docs', mode: 'self_learning' }],
+  },
+  {
+    name: 'attachDataset',
+    invoke: (c) => c.attachDataset('3', { datasetId: '7519', mode: 'read_only' }),
+    method: 'POST',
+    api: 'v2',
+    path: '/agents/3/datasets',
+    paid: false,
+    body: { dataset_id: 7519, mode: 'read_only' },
+    status: 201,
+    reply: { id: 7519, mode: 'read_only' },
+    expected: { id: '7519', mode: 'read_only' },
+  },
+  {
+    name: 'setDatasetMode',
+    invoke: (c) => c.setDatasetMode('3', '7519', 'self_learning'),
+    method: 'PATCH',
+    api: 'v2',
+    path: '/agents/3/datasets/7519',
+    paid: false,
+    body: { mode: 'self_learning' },
+    reply: { id: 7519, mode: 'self_learning' },
+    expected: { id: '7519', mode: 'self_learning' },
+  },
+  {
+    name: 'createWebhook',
+    invoke: (c) => c.createWebhook({ url: 'https://hook.test/x', events: ['dataset.mode_changed'] }),
+    method: 'POST',
+    api: 'v2',
+    path: '/webhooks',
+    paid: false,
+    body: { url: 'https://hook.test/x', events: ['dataset.mode_changed'] },
+    status: 201,
+    reply: { id: 1, url: 'https://hook.test/x', events: ['dataset.mode_changed'], secret: 'whsec_abc', created_at: 't' },
+    expected: { id: '1', url: 'https://hook.test/x', events: ['dataset.mode_changed'], secret: 'whsec_abc', createdAt: 't' },
+  },
+  {
+    name: 'listWebhooks',
+    invoke: (c) => c.listWebhooks(),
+    method: 'GET',
+    api: 'v2',
+    path: '/webhooks',
+    paid: false,
+    reply: { webhooks: [{ id: 1, url: 'https://hook.test/x', events: [], created_at: 't' }] },
+    expected: [{ id: '1', url: 'https://hook.test/x', events: [], createdAt: 't' }],
+  },
+  {
+    name: 'testWebhook',
+    invoke: (c) => c.testWebhook('1'),
+    method: 'POST',
+    api: 'v2',
+    path: '/webhooks/1/test',
+    paid: false,
+    body: {},
+    reply: { delivered: true, status: 200 },
+    expected: { delivered: true, status: 200 },
+  },
 ];
 
-type DialectRun = { label: string; opts: Partial<ClientOptions>; v1: string; v2: string; authHeader: string; datasetQuery: Record<string, string> };
+type DialectRun = {
+  label: string;
+  opts: Partial<ClientOptions>;
+  v1: string;
+  v2: string;
+  authHeader: string;
+  datasetQuery: Record<string, string>;
+};
 
 const runs: DialectRun[] = [
   { label: 'default dialect', opts: {}, v1: '/api/v1/ext', v2: '/api/v2/ext', authHeader: 'x-api-key', datasetQuery: {} },
   {
     label: 'hosted dialect with a dataset id',
-    opts: { datasetId: '7519', dialect: { v1Prefix: '/api/platform/ext', v2Prefix: '/api/v2/ext/', authHeader: 'X-Custom-Key', uploadField: 'document' } },
+    opts: {
+      datasetId: '7519',
+      dialect: { v1Prefix: '/api/platform/ext', v2Prefix: '/api/v2/ext/', authHeader: 'X-Custom-Key', uploadField: 'document' },
+    },
     v1: '/api/platform/ext',
     v2: '/api/v2/ext',
     authHeader: 'x-custom-key',
@@ -99,7 +371,7 @@ describe.each(runs)('endpoints, $label', (run) => {
 });
 
 describe('request details', () => {
-  it('sends the caller\'s Idempotency-Key on a paid call', async () => {
+  it("sends the caller's Idempotency-Key on a paid call", async () => {
     const { client, seen, reply } = mockService();
     reply({ status: 200, data: { results: [] } });
 
@@ -143,7 +415,16 @@ describe('request details', () => {
 
   it('getDataset picks the configured dataset id', async () => {
     const { client, reply } = mockService({ datasetId: '2' });
-    reply({ status: 200, data: { datasets: [{ id: 1, name: 'one' }, { id: 2, name: 'two' }], total: 2 } });
+    reply({
+      status: 200,
+      data: {
+        datasets: [
+          { id: 1, name: 'one' },
+          { id: 2, name: 'two' },
+        ],
+        total: 2,
+      },
+    });
 
     const d = await client.getDataset();
 
@@ -183,7 +464,22 @@ describe('lenient parsing', () => {
 
     const r = await client.listFiles();
 
-    expect(r).toEqual({ files: [{ id: '1', name: 'a.md', size: null, sha256: null, status: 'processed', chunkCount: null, error: null, createdAt: null, updatedAt: null }], total: 1 });
+    expect(r).toEqual({
+      files: [
+        {
+          id: '1',
+          name: 'a.md',
+          size: null,
+          sha256: null,
+          status: 'processed',
+          chunkCount: null,
+          error: null,
+          createdAt: null,
+          updatedAt: null,
+        },
+      ],
+      total: 1,
+    });
   });
 });
 
@@ -198,7 +494,10 @@ describe('listAllFiles', () => {
     const all = await client.listAllFiles();
 
     expect(all.map((f) => f.id)).toEqual(['1', '2', '3']);
-    expect(seen.map((s) => s.query)).toEqual([{ limit: '1000', offset: '0' }, { limit: '1000', offset: '2' }]);
+    expect(seen.map((s) => s.query)).toEqual([
+      { limit: '1000', offset: '0' },
+      { limit: '1000', offset: '2' },
+    ]);
   });
 
   it('stops when a server ignoring offset repeats a page', async () => {
@@ -227,9 +526,19 @@ describe('listAllFiles', () => {
 describe('unknown file statuses', () => {
   it('are logged once each', async () => {
     const warnings: unknown[] = [];
-    const logger = { warn: (obj: unknown, msg: string) => warnings.push([obj, msg]), debug: () => undefined } as unknown as ClientOptions['logger'];
+    const logger = {
+      warn: (obj: unknown, msg: string) => warnings.push([obj, msg]),
+      debug: () => undefined,
+    } as unknown as ClientOptions['logger'];
     const { client, reply } = mockService({ logger });
-    const files = { files: [{ id: 1, name: 'a', status: 'indexing' }, { id: 2, name: 'b', status: 'indexing' }, { id: 3, name: 'c', status: 'processed' }], total: 3 };
+    const files = {
+      files: [
+        { id: 1, name: 'a', status: 'indexing' },
+        { id: 2, name: 'b', status: 'indexing' },
+        { id: 3, name: 'c', status: 'processed' },
+      ],
+      total: 3,
+    };
     reply({ status: 200, data: files });
     reply({ status: 200, data: files });
 

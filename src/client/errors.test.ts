@@ -11,7 +11,10 @@ import { API_KEY, mockService } from './mock-service.test-util.js';
 const noRetry = { retry: { retries: 0 } };
 
 async function failureOf(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
@@ -60,7 +63,7 @@ describe('error codes from status', () => {
     expect(err).toMatchObject({ code, status, serverCode: code });
   });
 
-  it('takes over every code of the service\'s error table with its status, whatever the message', () => {
+  it("takes over every code of the service's error table with its status, whatever the message", () => {
     const table = Object.entries(API_ERROR_STATUS) as [ApiErrorCode, number][];
     expect(table.length).toBeGreaterThanOrEqual(16);
     for (const [code, status] of table) {
@@ -217,7 +220,14 @@ describe('the API key never leaks', () => {
   const echo = `bad key ${API_KEY} (${encodeURIComponent(API_KEY)})`;
 
   function expectClean(err: ApiError) {
-    for (const text of [err.message, err.url, err.bodySnippet ?? '', String(err.serverCode), inspect(err, { depth: 10 }), JSON.stringify(err)]) {
+    for (const text of [
+      err.message,
+      err.url,
+      err.bodySnippet ?? '',
+      String(err.serverCode),
+      inspect(err, { depth: 10 }),
+      JSON.stringify(err),
+    ]) {
       expect(text).not.toContain(API_KEY);
     }
   }

@@ -68,12 +68,7 @@ const STATUS_CODES: Record<number, ErrorCode> = {
  * A 403 whose text mentions credits means "out of credits" on the hosted service (docs/api.md), and a bare
  * 409 on a request that carried an Idempotency-Key is that key still running.
  */
-export function classifyStatus(
-  status: number,
-  serverCode: string | null,
-  message: string | null,
-  sentIdempotencyKey: boolean,
-): ErrorCode {
+export function classifyStatus(status: number, serverCode: string | null, message: string | null, sentIdempotencyKey: boolean): ErrorCode {
   if (serverCode !== null && SERVER_CODES.has(serverCode)) return serverCode as ErrorCode;
   if (status >= 500) return 'internal';
   if (status === 403 && message !== null && /credit/i.test(message)) return 'insufficient_credits';

@@ -18,7 +18,10 @@ export const KNOWN_FILE_STATUSES: ReadonlySet<string> = new Set(['queued', 'proc
 export function fileMethods(http: Http, log?: Logger): FileMethods {
   const unknownSeen = new Set<string>();
   const page = async (p?: Page) => {
-    const result = await http.call({ method: 'GET', api: 'v1', path: '/files/', kind: 'idempotent', query: { limit: p?.limit, offset: p?.offset } }, S.FileList);
+    const result = await http.call(
+      { method: 'GET', api: 'v1', path: '/files/', kind: 'idempotent', query: { limit: p?.limit, offset: p?.offset } },
+      S.FileList,
+    );
     for (const f of result.files) {
       if (KNOWN_FILE_STATUSES.has(f.status) || unknownSeen.has(f.status)) continue;
       unknownSeen.add(f.status);
@@ -34,7 +37,7 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
     },
     async listAllFiles(): Promise<RemoteFile[]> {
       const byId = new Map<string, RemoteFile>();
-      for (let offset = 0; ; ) {
+      for (let offset = 0; ;) {
         const { files, total } = await page({ limit: FILES_PAGE, offset });
         const before = byId.size;
         for (const f of files) byId.set(f.id, f);
@@ -52,6 +55,17 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
       );
     },
     reprocessFile: (id, o) =>
-      http.call({ method: 'POST', api: 'v1', path: `/files/${encodeURIComponent(id)}/reprocess`, route: '/files/{id}/reprocess', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: {} }, S.Reprocess),
+      http.call(
+        {
+          method: 'POST',
+          api: 'v1',
+          path: `/files/${encodeURIComponent(id)}/reprocess`,
+          route: '/files/{id}/reprocess',
+          kind: 'paid',
+          idempotencyKey: o?.idempotencyKey,
+          json: {},
+        },
+        S.Reprocess,
+      ),
   };
 }

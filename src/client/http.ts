@@ -49,9 +49,10 @@ export function createHttp(opts: ClientOptions): Http {
   const t = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const policy: RetryPolicy = { ...DEFAULT_RETRY, random: Math.random, ...opts.retry };
   const clock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), ...opts.clock };
-  const ownAgent = opts.dispatcher === undefined
-    ? new Agent({ connect: { timeout: t.connectMs }, headersTimeout: t.headersMs, bodyTimeout: t.bodyMs })
-    : null;
+  const ownAgent =
+    opts.dispatcher === undefined
+      ? new Agent({ connect: { timeout: t.connectMs }, headersTimeout: t.headersMs, bodyTimeout: t.bodyMs })
+      : null;
   const dispatcher: Dispatcher = opts.dispatcher ?? (ownAgent as Agent);
   const secrets = [opts.apiKey];
   const base = opts.baseUrl.replace(/\/+$/, '');
@@ -85,7 +86,12 @@ export function createHttp(opts: ClientOptions): Http {
         headers,
         // undici documents async iterables as request bodies (streamed with backpressure); its
         // typings list only Readable, hence the cast.
-        body: spec.stream !== undefined ? (spec.stream.open() as unknown as Readable) : spec.json !== undefined ? JSON.stringify(spec.json) : undefined,
+        body:
+          spec.stream !== undefined
+            ? (spec.stream.open() as unknown as Readable)
+            : spec.json !== undefined
+              ? JSON.stringify(spec.json)
+              : undefined,
         dispatcher,
         headersTimeout: t.headersMs,
         bodyTimeout: t.bodyMs,
@@ -104,21 +110,35 @@ export function createHttp(opts: ClientOptions): Http {
     const common = { status: raw.status, method: ctx.method, url: ctx.url, bodySnippet: snippetOf(raw.text, secrets) };
     // A 2xx says the work was done (and a paid call charged) even when its body cannot be read: for a
     // call that may take effect, what it did is unknown to us, and is checked before any retry.
-    const unreadable = (code: 'non_json_response' | 'unexpected_response'): 'non_json_response' | 'unexpected_response' | 'unknown_outcome' =>
-      ctx.kind === 'idempotent' ? code : 'unknown_outcome';
-    const mayHaveRun = ctx.kind === 'idempotent' ? '' : '; it answered success, so it may have been done (and charged): checked before any retry';
+    const unreadable = (
+      code: 'non_json_response' | 'unexpected_response',
+    ): 'non_json_response' | 'unexpected_response' | 'unknown_outcome' => (ctx.kind === 'idempotent' ? code : 'unknown_outcome');
+    const mayHaveRun =
+      ctx.kind === 'idempotent' ? '' : '; it answered success, so it may have been done (and charged): checked before any retry';
     let body: unknown;
     try {
       body = JSON.parse(raw.text);
     } catch {
       // No `cause`: JSON.parse's message quotes the body, which may echo the key; the snippet is redacted.
       const type = String(raw.headers['content-type'] ?? 'no content-type');
-      throw new ApiError({ ...common, code: unreadable('non_json_response'), message: `${ctx.method} ${ctx.url} answered ${raw.status} with ${type}, not JSON (wrong base URL, prefix or key?)${mayHaveRun}` });
+      throw new ApiError({
+        ...common,
+        code: unreadable('non_json_response'),
+        message: `${ctx.method} ${ctx.url} answered ${raw.status} with ${type}, not JSON (wrong base URL, prefix or key?)${mayHaveRun}`,
+      });
     }
     const result = schema.safeParse(body);
     if (!result.success) {
-      const issues = result.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-      throw new ApiError({ ...common, code: unreadable('unexpected_response'), message: `${ctx.method} ${ctx.url}: unexpected response body (${redact(issues, secrets)})${mayHaveRun}`, cause: result.error });
+      const issues = result.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ');
+      throw new ApiError({
+        ...common,
+        code: unreadable('unexpected_response'),
+        message: `${ctx.method} ${ctx.url}: unexpected response body (${redact(issues, secrets)})${mayHaveRun}`,
+        cause: result.error,
+      });
     }
     return result.data;
   }
@@ -134,7 +154,11 @@ export function createHttp(opts: ClientOptions): Http {
       if (waitMs <= 0) return;
       if (spec.kind === 'paid' || waitMs > policy.maxRetryAfterMs) {
         throw new ApiError({
-          code: 'rate_limited', status: null, method: spec.method, url, retryAfterMs: waitMs,
+          code: 'rate_limited',
+          status: null,
+          method: spec.method,
+          url,
+          retryAfterMs: waitMs,
           message: `${spec.method} ${url} not sent: the service asked (429 Retry-After) for no calls to ${endpoint} for ${Math.ceil(waitMs / 1000)} s more`,
         });
       }

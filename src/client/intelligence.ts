@@ -13,15 +13,32 @@ export function intelligenceMethods(http: Http): IntelligenceMethods {
   return {
     writeIntelligence: (b, o) =>
       http.call(
-        { method: 'POST', api: 'v2', path: '/datasets/intelligence', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { agent_id: S.wireId(b.agentId), ...entryBody(b) } },
+        {
+          method: 'POST',
+          api: 'v2',
+          path: '/datasets/intelligence',
+          kind: 'paid',
+          idempotencyKey: o?.idempotencyKey,
+          json: { agent_id: S.wireId(b.agentId), ...entryBody(b) },
+        },
         S.IntelligenceWrite,
       ),
     writeIntelligenceBatch: (b, o) =>
       http.call(
-        { method: 'POST', api: 'v2', path: '/datasets/intelligence/batch', kind: 'paid', idempotencyKey: o?.idempotencyKey, json: { agent_id: S.wireId(b.agentId), entries: b.entries.map(entryBody) } },
+        {
+          method: 'POST',
+          api: 'v2',
+          path: '/datasets/intelligence/batch',
+          kind: 'paid',
+          idempotencyKey: o?.idempotencyKey,
+          json: { agent_id: S.wireId(b.agentId), entries: b.entries.map(entryBody) },
+        },
         S.IntelligenceBatch,
       ),
     listIntelligence: (p) =>
-      http.call({ method: 'GET', api: 'v2', path: '/datasets/intelligence', kind: 'idempotent', query: { limit: p?.limit, offset: p?.offset } }, S.IntelligenceList),
+      http.call(
+        { method: 'GET', api: 'v2', path: '/datasets/intelligence', kind: 'idempotent', query: { limit: p?.limit, offset: p?.offset } },
+        S.IntelligenceList,
+      ),
   };
 }

@@ -43,7 +43,13 @@ export function mockService(opts: Partial<ClientOptions> = {}) {
     }
     scope.reply((o) => {
       const url = new URL(o.path, ORIGIN);
-      seen.push({ method: o.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: lowerHeaders(o.headers), body: bodyOf(o.body) });
+      seen.push({
+        method: o.method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: lowerHeaders(o.headers),
+        body: bodyOf(o.body),
+      });
       const data = typeof r.data === 'string' ? r.data : JSON.stringify(r.data ?? {});
       return { statusCode: r.status, data, responseOptions: { headers: { 'content-type': 'application/json', ...r.headers } } };
     });

@@ -15,7 +15,7 @@ async function bodyOf(open: () => AsyncIterable<Uint8Array>): Promise<Buffer> {
 }
 
 describe('fileMultipart', () => {
-  it('sends exactly the size it stat\'ed, even if the file grows before it is read: the upload (and its price) cannot grow', async () => {
+  it("sends exactly the size it stat'ed, even if the file grows before it is read: the upload (and its price) cannot grow", async () => {
     const content = randomBytes(700 * 1024 + 13);
     const path = join(dir, 'growing.bin');
     writeFileSync(path, content);
@@ -43,7 +43,10 @@ describe('fileMultipart', () => {
     const path = join(dir, 'other.md');
     writeFileSync(path, 'twelve bytes');
 
-    await expect(fileMultipart(path, 'other.md', 'file', 11)).rejects.toMatchObject({ code: 'file_changed', message: expect.stringContaining(path) });
+    await expect(fileMultipart(path, 'other.md', 'file', 11)).rejects.toMatchObject({
+      code: 'file_changed',
+      message: expect.stringContaining(path),
+    });
     await expect(fileMultipart(path, 'other.md', 'file', 12)).resolves.toMatchObject({ length: expect.any(Number) });
   });
 });

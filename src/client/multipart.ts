@@ -37,7 +37,10 @@ export async function fileMultipart(path: string, fileName: string, field: strin
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
   const { size } = await stat(path);
   if (expectedSize !== undefined && size !== expectedSize) {
-    throw new KbsyncError('file_changed', `${path} is ${size} bytes now, ${expectedSize} when it was hashed: not sent; the next run hashes it again`);
+    throw new KbsyncError(
+      'file_changed',
+      `${path} is ${size} bytes now, ${expectedSize} when it was hashed: not sent; the next run hashes it again`,
+    );
   }
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,

@@ -5,16 +5,25 @@ import { endpointOf } from './retry-after-gate.js';
 /** Settles a promise into a value the test can inspect while timers are fake. */
 function track<T>(p: Promise<T>) {
   const state: { done: boolean; value?: T; error?: unknown } = { done: false };
-  p.then((value) => Object.assign(state, { done: true, value }), (error: unknown) => Object.assign(state, { done: true, error }));
+  p.then(
+    (value) => Object.assign(state, { done: true, value }),
+    (error: unknown) => Object.assign(state, { done: true, error }),
+  );
   return state;
 }
 
 const listing = { status: 200, data: { files: [], total: 0 } };
-const refused = (seconds: number) => ({ status: 429, data: { error: { code: 'rate_limited', message: 'slow down' } }, headers: { 'retry-after': String(seconds) } });
+const refused = (seconds: number) => ({
+  status: 429,
+  data: { error: { code: 'rate_limited', message: 'slow down' } },
+  headers: { 'retry-after': String(seconds) },
+});
 
 describe('endpointOf', () => {
   it('names a call by method, API version and route, so that every id shares one endpoint', () => {
-    expect(endpointOf({ method: 'POST', api: 'v1', path: '/files/7/reprocess', route: '/files/{id}/reprocess' })).toBe('POST v1 /files/{id}/reprocess');
+    expect(endpointOf({ method: 'POST', api: 'v1', path: '/files/7/reprocess', route: '/files/{id}/reprocess' })).toBe(
+      'POST v1 /files/{id}/reprocess',
+    );
     expect(endpointOf({ method: 'POST', api: 'v1', path: '/files/upload' })).toBe('POST v1 /files/upload');
   });
 });

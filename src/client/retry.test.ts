@@ -10,12 +10,22 @@ function apiError(code: ErrorCode, retryAfterMs: number | null = null): ApiError
   return new ApiError({ code, message: code, status: null, method: 'GET', url: 'u', retryAfterMs });
 }
 
-const policy = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({ retries: 5, baseDelayMs: 1000, maxDelayMs: 4000, maxRetryAfterMs: 10_000, random: () => random, ...over });
+const policy = (random: number, over: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  retries: 5,
+  baseDelayMs: 1000,
+  maxDelayMs: 4000,
+  maxRetryAfterMs: 10_000,
+  random: () => random,
+  ...over,
+});
 
 /** Settles a promise into a value the test can inspect while timers are fake. */
 function track<T>(p: Promise<T>) {
   const state: { done: boolean; value?: T; error?: unknown } = { done: false };
-  p.then((value) => Object.assign(state, { done: true, value }), (error: unknown) => Object.assign(state, { done: true, error }));
+  p.then(
+    (value) => Object.assign(state, { done: true, value }),
+    (error: unknown) => Object.assign(state, { done: true, error }),
+  );
   return state;
 }
 
@@ -53,12 +63,17 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(apiError(code), 0, policy(0.5))).not.toBeNull();
   });
 
-  it.each(['not_found', 'unauthorized', 'insufficient_credits', 'non_json_response', 'unexpected_response', 'unknown_outcome', 'validation_failed'] as const)(
-    'never retries %s',
-    (code) => {
-      expect(retryDelayMs(apiError(code), 0, policy(0.5))).toBeNull();
-    },
-  );
+  it.each([
+    'not_found',
+    'unauthorized',
+    'insufficient_credits',
+    'non_json_response',
+    'unexpected_response',
+    'unknown_outcome',
+    'validation_failed',
+  ] as const)('never retries %s', (code) => {
+    expect(retryDelayMs(apiError(code), 0, policy(0.5))).toBeNull();
+  });
 
   it('gives up after the configured retries', () => {
     expect(retryDelayMs(apiError('internal'), 5, policy(0.5))).toBeNull();

@@ -45,7 +45,8 @@ export const DatasetInfo = z
     knowledgeSourceCount: d.knowledge_source_count,
   }));
 
-export const DatasetList = z.object({ datasets: z.array(DatasetInfo), total: Count.optional() })
+export const DatasetList = z
+  .object({ datasets: z.array(DatasetInfo), total: Count.optional() })
   .transform((o) => ({ datasets: o.datasets, total: o.total ?? o.datasets.length }));
 
 /** `PUT /datasets` answers the dataset, bare or as `{ dataset }`. */
@@ -60,7 +61,12 @@ export const QueryResult = z
     chunk_index: Count,
   })
   .refine((r) => r.text !== undefined || r.content !== undefined, { message: 'needs "text" or "content"' })
-  .transform((r) => ({ text: r.text ?? r.content ?? '', score: r.score, knowledgeSourceId: r.knowledge_source_id, chunkIndex: r.chunk_index }));
+  .transform((r) => ({
+    text: r.text ?? r.content ?? '',
+    score: r.score,
+    knowledgeSourceId: r.knowledge_source_id,
+    chunkIndex: r.chunk_index,
+  }));
 
 export const QueryResults = z.object({ results: z.array(QueryResult) }).transform((o) => o.results);
 
@@ -136,7 +142,8 @@ export const IntelligenceEntry = z
   .object({ id: Id, title: opt(z.string()), sha256: opt(z.string()), status: z.string(), created_at: opt(z.string()) })
   .transform((e) => ({ id: e.id, title: e.title, sha256: e.sha256, status: e.status, createdAt: e.created_at }));
 
-export const IntelligenceList = z.object({ entries: z.array(IntelligenceEntry), total: Count.optional() })
+export const IntelligenceList = z
+  .object({ entries: z.array(IntelligenceEntry), total: Count.optional() })
   .transform((o) => ({ entries: o.entries, total: o.total ?? o.entries.length }));
 
 export const AgentDataset = z.object({ id: Id, name: opt(z.string()), mode: Mode });

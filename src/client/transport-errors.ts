@@ -11,12 +11,16 @@ export type ErrorContext = { method: string; url: string; kind: CallKind; secret
 
 /** Failures that happen before a request reaches the server: the call surely had no effect. */
 const NOT_SENT = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
   // the body ended short of its content-length: the server cannot have accepted a truncated request
   'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH',
 ]);
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
 
 function errorCodeOf(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
@@ -38,7 +42,13 @@ export function transportError(cause: unknown, ctx: ErrorContext): ApiError {
 }
 
 /** The ApiError for a non-2xx answer. */
-export function statusError(status: number, headers: Record<string, string | string[] | undefined>, text: string, ctx: ErrorContext, nowMs: number): ApiError {
+export function statusError(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  ctx: ErrorContext,
+  nowMs: number,
+): ApiError {
   let parsed: unknown = null;
   try {
     parsed = JSON.parse(text);

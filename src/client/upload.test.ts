@@ -35,7 +35,13 @@ let onRequest: ((req: IncomingMessage) => boolean | void) | null = null;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (onRequest?.(req) === true) return; // the hook took the request over
-    const entry: Received = { path: req.url ?? '', contentLength: Number(req.headers['content-length']), bodyBytes: 0, headers: req.headers, parts: [] };
+    const entry: Received = {
+      path: req.url ?? '',
+      contentLength: Number(req.headers['content-length']),
+      bodyBytes: 0,
+      headers: req.headers,
+      parts: [],
+    };
     received.push(entry);
     req.on('data', (c: Buffer) => (entry.bodyBytes += c.length));
     const bb = Busboy({ headers: req.headers as { 'content-type': string }, preservePath: true });
@@ -94,7 +100,7 @@ describe('uploadFile against a real multipart parser', () => {
     expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('uses the dialect\'s field name and the caller\'s idempotency key', async () => {
+  it("uses the dialect's field name and the caller's idempotency key", async () => {
     client = createClient({ baseUrl, apiKey: KEY, dialect: { uploadField: 'document', v1Prefix: '/api/platform/ext' } });
     answer = { status: 201, body: { id: 1, name: 'a.md', status: 'queued' } };
 
@@ -105,7 +111,7 @@ describe('uploadFile against a real multipart parser', () => {
     expect(received[0]?.headers['idempotency-key']).toBe('outbox-9');
   });
 
-  it('surfaces the server\'s refusal as a typed error, without retrying', async () => {
+  it("surfaces the server's refusal as a typed error, without retrying", async () => {
     client = createClient({ baseUrl, apiKey: KEY, retry: { retries: 3, random: () => 0 } });
     answer = { status: 413, body: { error: { code: 'file_too_large', message: 'over 100 MB' } } };
 

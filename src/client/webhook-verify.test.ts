@@ -11,7 +11,11 @@ const body = '{"type":"webhook.test","created_at":"2023-11-14T22:13:20Z","data":
 function delivery(over: { id?: string; ts?: number; body?: string; sig?: string } = {}) {
   const ts = over.ts ?? now;
   return {
-    headers: { 'webhook-id': over.id ?? id, 'webhook-timestamp': String(ts), 'webhook-signature': over.sig ?? signWebhook(secret, id, ts, body) },
+    headers: {
+      'webhook-id': over.id ?? id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': over.sig ?? signWebhook(secret, id, ts, body),
+    },
     body: over.body ?? body,
   };
 }
@@ -38,7 +42,11 @@ describe('verifyWebhook', () => {
 
   it('finds headers whatever their case', () => {
     const d = delivery();
-    const headers = { 'Webhook-Id': d.headers['webhook-id'], 'WEBHOOK-TIMESTAMP': d.headers['webhook-timestamp'], 'Webhook-Signature': d.headers['webhook-signature'] };
+    const headers = {
+      'Webhook-Id': d.headers['webhook-id'],
+      'WEBHOOK-TIMESTAMP': d.headers['webhook-timestamp'],
+      'Webhook-Signature': d.headers['webhook-signature'],
+    };
 
     expect(verifyWebhook({ headers, body, secret, nowSec: now }).ok).toBe(true);
   });
@@ -111,7 +119,10 @@ describe('verifyWebhook', () => {
       const third = `whsec_${randomBytes(32).toString('base64')}`;
       const sig = `${signWebhook(third, id, now, body)} v1,${Buffer.alloc(32).toString('base64')}`;
 
-      expect(verifyWebhook({ ...delivery({ sig }), secret: [secret, otherSecret], nowSec: now })).toEqual({ ok: false, reason: 'bad_signature' });
+      expect(verifyWebhook({ ...delivery({ sig }), secret: [secret, otherSecret], nowSec: now })).toEqual({
+        ok: false,
+        reason: 'bad_signature',
+      });
     });
   });
 });
@@ -134,14 +145,23 @@ describe('verifyHmacSignature (plain mode)', () => {
     ['a missing prefix', { body, signatureHeaderValue: hex }],
     ['a truncated signature', { body, signatureHeaderValue: `sha256=${hex.slice(0, 40)}` }],
   ])('rejects %s', (_name, input) => {
-    expect(verifyHmacSignature({ secret: plainSecret, encoding: 'hex', prefix: 'sha256=', ...input })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyHmacSignature({ secret: plainSecret, encoding: 'hex', prefix: 'sha256=', ...input })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('rejects a wrong secret', () => {
-    expect(verifyHmacSignature({ body, secret: 'other', signatureHeaderValue: hex, encoding: 'hex' })).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(verifyHmacSignature({ body, secret: 'other', signatureHeaderValue: hex, encoding: 'hex' })).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it.each([null, undefined, ''])('reports a missing header (%j)', (value) => {
-    expect(verifyHmacSignature({ body, secret: plainSecret, signatureHeaderValue: value, encoding: 'hex' })).toEqual({ ok: false, reason: 'missing_header' });
+    expect(verifyHmacSignature({ body, secret: plainSecret, signatureHeaderValue: value, encoding: 'hex' })).toEqual({
+      ok: false,
+      reason: 'missing_header',
+    });
   });
 });

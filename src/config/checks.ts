@@ -12,7 +12,12 @@ type Where = (path: ConfigPath) => number;
  * is private (0600 or stricter) and holds a key. Runs on the raw data, so these problems are
  * reported together with the schema's. Returns the key read from apiKeyFile when it is usable.
  */
-export function checkOnDisk(data: unknown, baseDir: string, env: Env, lineOf: Where): { problems: ConfigProblem[]; apiKeyFromFile: string | undefined } {
+export function checkOnDisk(
+  data: unknown,
+  baseDir: string,
+  env: Env,
+  lineOf: Where,
+): { problems: ConfigProblem[]; apiKeyFromFile: string | undefined } {
   const problems: ConfigProblem[] = [];
   const report = (path: ConfigPath, message: string): void => {
     problems.push({ path: formatPath(path), line: lineOf(path), message });
@@ -63,4 +68,3 @@ function readKeyFile(abs: string): { key: string } | { problem: string } {
 function errnoOf(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
-

@@ -34,5 +34,7 @@ export function formatPath(path: ConfigPath): string {
 
 /** One problem as a line: `kbsync.yaml:14: sources[1].path: no such directory`. */
 export function formatProblem(file: string, problem: ConfigProblem): string {
-  return problem.path === '' ? `${file}:${problem.line}: ${problem.message}` : `${file}:${problem.line}: ${problem.path}: ${problem.message}`;
+  return problem.path === ''
+    ? `${file}:${problem.line}: ${problem.message}`
+    : `${file}:${problem.line}: ${problem.path}: ${problem.message}`;
 }

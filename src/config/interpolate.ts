@@ -56,4 +56,3 @@ export function interpolate(text: string, env: Env): Interpolated {
   }
   return { value, variables, problems };
 }
-

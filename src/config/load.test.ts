@@ -13,7 +13,10 @@ afterEach(() => {
 });
 
 /** A temp folder with `kbsync.yaml` holding `yaml`, plus the given folders and files. */
-function configDir(yaml: string, extra: { dirs?: string[]; files?: Record<string, { content: string; mode: number }> } = {}): { dir: string; file: string } {
+function configDir(
+  yaml: string,
+  extra: { dirs?: string[]; files?: Record<string, { content: string; mode: number }> } = {},
+): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), 'kbsync-config-'));
   dirs.push(dir);
   for (const d of extra.dirs ?? []) mkdirSync(join(dir, d), { recursive: true });
@@ -106,24 +109,56 @@ describe('loadConfig: every problem at once, with its line', () => {
     }
 
     expect(isKbsyncError(error, 'config_invalid')).toBe(true);
-    expect((error as ConfigError).message).toMatch(/^1 problem in kbsync\.yaml:\nkbsync\.yaml:3: sources\[0\]\.path: no such directory \(looked for .*nope\)$/);
+    expect((error as ConfigError).message).toMatch(
+      /^1 problem in kbsync\.yaml:\nkbsync\.yaml:3: sources\[0\]\.path: no such directory \(looked for .*nope\)$/,
+    );
   });
 
   it.each([
-    ['an unknown top-level key without a close match lists the known keys', 'target: {}\ncolour: red\n', ['2: colour: unknown key (known keys: target, state, budget, sources, upload, reindex, watch, limits)']],
+    [
+      'an unknown top-level key without a close match lists the known keys',
+      'target: {}\ncolour: red\n',
+      ['2: colour: unknown key (known keys: target, state, budget, sources, upload, reindex, watch, limits)'],
+    ],
     ['a close unknown key gets a hint', 'budgt:\n  maxCreditsPerRun: 5\n', ['1: budgt: unknown key (did you mean "budget"?)']],
     ['an enum typo gets a hint', 'target:\n  kind: remot\n', ['2: target.kind: must be one of: embedded, remote (did you mean "remote"?)']],
     ['a fraction where a whole number goes', 'upload:\n  concurrency: 1.5\n', ['2: upload.concurrency: expected a whole number, got 1.5']],
     ['a number out of range', 'upload:\n  concurrency: 100\n', ['2: upload.concurrency: must be at most 64, got 100']],
     ['a missing required key points at its parent', 'sources:\n  - path: ./docs\n', ['2: sources[0].name: required']],
-    ['a non-URL baseUrl', 'target:\n  kind: remote\n  apiKey: k\n  baseUrl: ftp://x\n', ['4: target.baseUrl: must be an http:// or https:// URL, got "ftp://x"']],
-    ['apiKey and apiKeyFile together', 'target:\n  kind: remote\n  baseUrl: https://x.org\n  apiKey: k\n  apiKeyFile: ./k\n', ['5: target.apiKeyFile: give apiKey or apiKeyFile, not both', expect.stringMatching(/^5: target\.apiKeyFile: no such file/)]],
-    ['remote without any key', 'target:\n  kind: remote\n  baseUrl: https://x.org\n', ['1: target.apiKey: required when target.kind is remote (or set target.apiKeyFile)']],
+    [
+      'a non-URL baseUrl',
+      'target:\n  kind: remote\n  apiKey: k\n  baseUrl: ftp://x\n',
+      ['4: target.baseUrl: must be an http:// or https:// URL, got "ftp://x"'],
+    ],
+    [
+      'apiKey and apiKeyFile together',
+      'target:\n  kind: remote\n  baseUrl: https://x.org\n  apiKey: k\n  apiKeyFile: ./k\n',
+      ['5: target.apiKeyFile: give apiKey or apiKeyFile, not both', expect.stringMatching(/^5: target\.apiKeyFile: no such file/)],
+    ],
+    [
+      'remote without any key',
+      'target:\n  kind: remote\n  baseUrl: https://x.org\n',
+      ['1: target.apiKey: required when target.kind is remote (or set target.apiKeyFile)'],
+    ],
     ['a list where a mapping goes', 'budget: [1, 2]\n', ['1: budget: expected a mapping (key: value lines), got a list']],
     ['the whole file is a list', '- a\n- b\n', ['1: : expected a mapping (key: value lines), got a list']],
-    ['a schedule of 3 fields', 'watch:\n  schedule: "* * *"\n', ['2: watch.schedule: a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), got 3 in "* * *"']],
-    ['a schedule with a minute out of range', 'watch:\n  schedule: "61 * * * *"\n', ['2: watch.schedule: not a cron expression: Invalid value for minute: 61']],
-    ['a webhook secret that is not whsec_ base64, not echoed', 'watch:\n  webhookSecret: hunter2!\n', ['2: watch.webhookSecret: a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)']],
+    [
+      'a schedule of 3 fields',
+      'watch:\n  schedule: "* * *"\n',
+      ['2: watch.schedule: a cron expression of 5 fields (minute hour day-of-month month day-of-week, in UTC), got 3 in "* * *"'],
+    ],
+    [
+      'a schedule with a minute out of range',
+      'watch:\n  schedule: "61 * * * *"\n',
+      ['2: watch.schedule: not a cron expression: Invalid value for minute: 61'],
+    ],
+    [
+      'a webhook secret that is not whsec_ base64, not echoed',
+      'watch:\n  webhookSecret: hunter2!\n',
+      [
+        '2: watch.webhookSecret: a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)',
+      ],
+    ],
   ])('%s', (_name, yaml, expected) => {
     const { file } = configDir(yaml, { dirs: ['docs'] });
 
@@ -229,7 +264,10 @@ describe('loadConfig: the resolved config', () => {
       configPath: file,
       baseDir: dir,
       target: {
-        kind: 'embedded', plan: 'basic', dataDir: join(dir, '.kbsync/service'), startCredits: 1000,
+        kind: 'embedded',
+        plan: 'basic',
+        dataDir: join(dir, '.kbsync/service'),
+        startCredits: 1000,
         dialect: { v1Prefix: '/api/v1/ext', v2Prefix: '/api/v2/ext', authHeader: 'X-API-Key', uploadField: 'file' },
         uploadCost: { base: 5, perMiB: 1, includedMiB: 5 },
       },
@@ -238,7 +276,17 @@ describe('loadConfig: the resolved config', () => {
       sources: [],
       upload: { concurrency: 4, requestsPerSecond: 5, maxRetryAfterSeconds: 60, maxReprocessAttempts: 2 },
       reindex: { minChangedFiles: 20 },
-      watch: { debounceMs: 1500, rescanMinutes: 60, backend: 'auto', watcher: 'parcel', pollIntervalMs: 1000, probeTimeoutMs: 2000, shutdownGraceSeconds: 10, schedule: null, webhookSecret: null },
+      watch: {
+        debounceMs: 1500,
+        rescanMinutes: 60,
+        backend: 'auto',
+        watcher: 'parcel',
+        pollIntervalMs: 1000,
+        probeTimeoutMs: 2000,
+        shutdownGraceSeconds: 10,
+        schedule: null,
+        webhookSecret: null,
+      },
       limits: { maxFileBytes: null },
     });
   });
@@ -282,7 +330,11 @@ describe('loadConfig: the resolved config', () => {
     expect(config.target.datasetId).toBe('7519');
     expect(config.target.dataDir).toBe(join(dir, 'data'));
     expect(config.state).toBe(join(dir, '../elsewhere/state.db'));
-    expect(config.sources.map((s) => s.path ?? s.git?.url)).toEqual([join(dir, 'docs'), join(dir, '../repo.git'), 'https://example.org/handbook.git']);
+    expect(config.sources.map((s) => s.path ?? s.git?.url)).toEqual([
+      join(dir, 'docs'),
+      join(dir, '../repo.git'),
+      'https://example.org/handbook.git',
+    ]);
   });
 
   it('accepts a key file stricter than 0600 and refuses an empty one', () => {

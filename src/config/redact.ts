@@ -16,9 +16,7 @@ const SECRET_VARIABLE = /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENT
  * (`${GH_TOKEN}`), and the password part of any URL.
  */
 export function redactConfig(config: ResolvedConfig, interpolations: readonly Interpolation[] = []): Record<string, unknown> {
-  const secretPaths = new Set(
-    interpolations.filter((i) => i.variables.some((v) => SECRET_VARIABLE.test(v))).map((i) => pathKey(i.path)),
-  );
+  const secretPaths = new Set(interpolations.filter((i) => i.variables.some((v) => SECRET_VARIABLE.test(v))).map((i) => pathKey(i.path)));
   return redactValue(config, [], secretPaths) as Record<string, unknown>;
 }
 

@@ -37,7 +37,9 @@ describe('docs/config.md', () => {
 
     for (const field of fields()) {
       expect(field.description, field.path).toBeTruthy();
-      expect(rendered).toMatch(new RegExp(`^\\| \`${field.path.replaceAll('[', '\\[').replaceAll(']', '\\]')}\` \\| [^|]+ \\| [^|]+ \\| .+ \\|$`, 'm'));
+      expect(rendered).toMatch(
+        new RegExp(`^\\| \`${field.path.replaceAll('[', '\\[').replaceAll(']', '\\]')}\` \\| [^|]+ \\| [^|]+ \\| .+ \\|$`, 'm'),
+      );
     }
     expect(fields().length).toBeGreaterThan(30);
   });

@@ -36,7 +36,9 @@ resolved, with secrets redacted.
 export function renderConfigReference(): string {
   const sections: Section[] = [];
   collect(Config, '', 'Top level', sections);
-  const body = sections.map((s) => [`## ${s.title}`, '', '| key | type | default | meaning |', '|---|---|---|---|', ...s.rows.map(renderRow), ''].join('\n'));
+  const body = sections.map((s) =>
+    [`## ${s.title}`, '', '| key | type | default | meaning |', '|---|---|---|---|', ...s.rows.map(renderRow), ''].join('\n'),
+  );
   return `${HEADER}\n${body.join('\n')}`;
 }
 
@@ -50,7 +52,8 @@ function collect(schema: AnySchema, prefix: string, title: string, sections: Sec
     const inner = unwrap(field);
     const def = defOf(inner);
     if (def.type === 'object') nested.push([inner, path]);
-    if (def.type === 'array' && defOf(unwrap(def.element as AnySchema)).type === 'object') nested.push([def.element as AnySchema, `${path}[]`]);
+    if (def.type === 'array' && defOf(unwrap(def.element as AnySchema)).type === 'object')
+      nested.push([def.element as AnySchema, `${path}[]`]);
   }
   for (const [inner, path] of nested) collect(inner, path, `\`${path}\``, sections);
 }
@@ -90,7 +93,9 @@ function typeOf(field: AnySchema): string {
     case 'union':
       return (def.options as AnySchema[]).map(typeOf).join(' or ');
     case 'enum':
-      return Object.values(def.entries as Record<string, string>).map((v) => `\`${v}\``).join(', ');
+      return Object.values(def.entries as Record<string, string>)
+        .map((v) => `\`${v}\``)
+        .join(', ');
     case 'array':
       return `list of ${typeOf(def.element as AnySchema)}`;
     case 'object':

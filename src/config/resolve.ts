@@ -15,7 +15,13 @@ function isRelativeLocalPath(url: string): boolean {
 }
 
 /** The config with every path made absolute against the config file's folder, and the API key from apiKeyFile. */
-export function resolveConfig(config: Config, configPath: string, baseDir: string, env: Env, apiKeyFromFile: string | undefined): ResolvedConfig {
+export function resolveConfig(
+  config: Config,
+  configPath: string,
+  baseDir: string,
+  env: Env,
+  apiKeyFromFile: string | undefined,
+): ResolvedConfig {
   const at = (p: string): string => resolveConfigPath(baseDir, p, env);
   const { target } = config;
   return {

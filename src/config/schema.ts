@@ -20,7 +20,10 @@ const NonNegativeInt = z.number().int().nonnegative();
 export const Dialect = z
   .strictObject({
     /** Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext). @default "/api/v1/ext" */
-    v1Prefix: z.string().startsWith('/').default('/api/v1/ext')
+    v1Prefix: z
+      .string()
+      .startsWith('/')
+      .default('/api/v1/ext')
       .describe('Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext).'),
     /** Path prefix of the v2 endpoints. @default "/api/v2/ext" */
     v2Prefix: z.string().startsWith('/').default('/api/v2/ext').describe('Path prefix of the v2 endpoints.'),
@@ -51,34 +54,39 @@ export const UploadCost = z
 export const Target = z
   .strictObject({
     /** `embedded` runs the local service in-process; `remote` talks to baseUrl. @default "embedded" */
-    kind: z.enum(['embedded', 'remote']).default('embedded')
+    kind: z
+      .enum(['embedded', 'remote'])
+      .default('embedded')
       .describe('`embedded` runs the local service in-process; `remote` talks to baseUrl.'),
     /** Base URL of the remote service (remote only). */
-    baseUrl: z.url({ protocol: /^https?$/ }).optional().describe('Base URL of the remote service (remote only).'),
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe('Base URL of the remote service (remote only).'),
     /** API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key. */
-    apiKey: z.string().min(1).optional()
-      .describe('API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key.'),
+    apiKey: z.string().min(1).optional().describe('API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key.'),
     /** Path of a file (mode 0600) holding the API key (remote only). */
     apiKeyFile: z.string().min(1).optional().describe('Path of a file (mode 0600) holding the API key (remote only).'),
     /** The dataset's plan: sets file-size limits and which operations are available. @default "basic" */
-    plan: z.enum(PLANS).default('basic')
-      .describe("The dataset's plan: sets file-size limits and which operations are available."),
+    plan: z.enum(PLANS).default('basic').describe("The dataset's plan: sets file-size limits and which operations are available."),
     /** Dataset id; sent as `dataset_id` on every call when set (needed with global keys). */
-    datasetId: z.union([z.string().min(1), z.number().int().positive().transform(String)]).optional()
+    datasetId: z
+      .union([z.string().min(1), z.number().int().positive().transform(String)])
+      .optional()
       .describe('Dataset id; sent as `dataset_id` on every call when set (needed with global keys).'),
     /** Path prefixes, auth header and upload field of the remote service (remote only). */
     dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
     /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
     dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
     /** Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`. @default 1000 */
-    startCredits: NonNegativeInt.default(1000)
-      .describe('Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`.'),
+    startCredits: NonNegativeInt.default(1000).describe(
+      'Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`.',
+    ),
     /** What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB). */
     uploadCost: UploadCost.describe('What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB).'),
   })
   .prefault({});
 export type Target = z.infer<typeof Target>;
-
 
 export const Budget = z
   .strictObject({
@@ -111,7 +119,10 @@ export const Source = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"')
-      .refine((name) => /[^.]/.test(name), 'a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too')
+      .refine(
+        (name) => /[^.]/.test(name),
+        'a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too',
+      )
       .describe('A short unique name; prefixes remote file names when there are several sources.'),
     /** A folder to sync (relative to the config file). Exactly one of path and git. */
     path: z.string().min(1).optional().describe('A folder to sync (relative to the config file). Exactly one of path and git.'),
@@ -141,19 +152,37 @@ export const Upload = z
     /** Uploads in flight at once. @default 4 */
     concurrency: z.number().int().min(1).max(64).default(4).describe('Uploads in flight at once.'),
     /** Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down). @default 5 */
-    requestsPerSecond: z.number().positive().max(1000).default(5).describe('Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down).'),
+    requestsPerSecond: z
+      .number()
+      .positive()
+      .max(1000)
+      .default(5)
+      .describe('Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down).'),
     /** Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued. @default 60 */
-    maxRetryAfterSeconds: z.number().int().min(1).max(86_400).default(60)
-      .describe('Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued.'),
+    maxRetryAfterSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .default(60)
+      .describe(
+        'Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued.',
+      ),
     /** How many times a file whose remote processing failed is reprocessed (never when the service's error says the same file would fail again: docs/api.md). @default 2 */
-    maxReprocessAttempts: NonNegativeInt.default(2).describe('How many times a file whose remote processing failed is reprocessed (never when the service\'s error says the same file would fail again: docs/api.md).'),
+    maxReprocessAttempts: NonNegativeInt.default(2).describe(
+      "How many times a file whose remote processing failed is reprocessed (never when the service's error says the same file would fail again: docs/api.md).",
+    ),
   })
   .prefault({});
 
 export const Reindex = z
   .strictObject({
     /** A run that changes at least this many files ends with one reindex (Advanced tier only). @default 20 */
-    minChangedFiles: z.number().int().positive().default(20)
+    minChangedFiles: z
+      .number()
+      .int()
+      .positive()
+      .default(20)
       .describe('A run that changes at least this many files ends with one reindex (Advanced tier only).'),
   })
   .prefault({});
@@ -163,7 +192,11 @@ export const Watch = z
     /** Quiet time after the last change before a sync starts. @default 1500 */
     debounceMs: NonNegativeInt.default(1500).describe('Quiet time after the last change before a sync starts.'),
     /** Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one. @default 60 */
-    rescanMinutes: z.number().positive().default(60).describe('Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one.'),
+    rescanMinutes: z
+      .number()
+      .positive()
+      .default(60)
+      .describe('Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one.'),
     /** How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts). @default "auto" */
     backend: z
       .enum(['auto', 'events', 'polling'])
@@ -176,7 +209,7 @@ export const Watch = z
       .enum(['parcel', 'chokidar'])
       .default('parcel')
       .describe(
-        'Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar\'s either way.',
+        "Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar's either way.",
       ),
     /** How often the polling backend stats each file, in milliseconds. @default 1000 */
     pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),
@@ -192,28 +225,44 @@ export const Watch = z
       .number()
       .positive()
       .default(10)
-      .describe('At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).'),
+      .describe(
+        'At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).',
+      ),
     /** A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always. @default null */
     schedule: z
       .string()
       .nullable()
       .default(null)
-      .refine((expr) => expr === null || cronProblem(expr) === null, { error: (issue) => cronProblem(String(issue.input)) ?? 'not a cron expression' })
-      .describe('A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always.'),
+      .refine((expr) => expr === null || cronProblem(expr) === null, {
+        error: (issue) => cronProblem(String(issue.input)) ?? 'not a cron expression',
+      })
+      .describe(
+        'A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always.',
+      ),
     /** The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404. @default null */
     webhookSecret: z
       .string()
       .nullable()
       .default(null)
-      .refine((secret) => secret === null || (/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && webhookSecretKey(secret) !== null), 'a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)')
-      .describe('The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.'),
+      .refine(
+        (secret) => secret === null || (/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && webhookSecretKey(secret) !== null),
+        'a Standard Webhooks secret: `whsec_` followed by base64 (the `secret` the service returned when the webhook was created)',
+      )
+      .describe(
+        'The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.',
+      ),
   })
   .prefault({});
 
 export const Limits = z
   .strictObject({
     /** Largest file to upload; null means the plan's limit from docs/api.md. @default null */
-    maxFileBytes: z.number().int().positive().nullable().default(null)
+    maxFileBytes: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .default(null)
       .describe("Largest file to upload; null means the plan's limit from docs/api.md."),
   })
   .prefault({});
@@ -251,9 +300,14 @@ export const Config = z
     });
     const target: unknown = c.target;
     if (isRecord(target) && target.kind === 'remote') {
-      if (target.baseUrl === undefined) ctx.addIssue({ code: 'custom', path: ['target', 'baseUrl'], message: 'required when target.kind is remote' });
+      if (target.baseUrl === undefined)
+        ctx.addIssue({ code: 'custom', path: ['target', 'baseUrl'], message: 'required when target.kind is remote' });
       if (target.apiKey === undefined && target.apiKeyFile === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['target', 'apiKey'], message: 'required when target.kind is remote (or set target.apiKeyFile)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['target', 'apiKey'],
+          message: 'required when target.kind is remote (or set target.apiKeyFile)',
+        });
       }
       if (target.apiKey !== undefined && target.apiKeyFile !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['target', 'apiKeyFile'], message: 'give apiKey or apiKeyFile, not both' });

@@ -9,7 +9,10 @@ import { isRecord } from './is-record.js';
 type Issue = z.core.$ZodIssue;
 
 /** The schema's verdict on plain data: the config, or every problem with its line. */
-export function validateConfig(data: unknown, lineOf: (path: ConfigPath) => number): { config: Config | undefined; problems: ConfigProblem[] } {
+export function validateConfig(
+  data: unknown,
+  lineOf: (path: ConfigPath) => number,
+): { config: Config | undefined; problems: ConfigProblem[] } {
   const normalised = dropEmptySections(data);
   const result = Config.safeParse(normalised);
   if (result.success) return { config: result.data, problems: [] };
@@ -74,7 +77,8 @@ function messageOf(issue: Issue, value: unknown, secret: boolean): string {
       return `must be one of: ${options.join(', ')}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
     }
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters`;
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters`;
       if (issue.origin === 'array') return `must have at least ${issue.minimum} items`;
       return `must be ${issue.inclusive ? 'at least' : 'greater than'} ${issue.minimum}${got}`;
     case 'too_big':
@@ -96,8 +100,13 @@ function messageOf(issue: Issue, value: unknown, secret: boolean): string {
 
 function typeWord(expected: string): string {
   const words: Record<string, string> = {
-    object: 'a mapping (key: value lines)', array: 'a list', string: 'a string', number: 'a number',
-    int: 'a whole number', boolean: 'true or false', nan: 'a number',
+    object: 'a mapping (key: value lines)',
+    array: 'a list',
+    string: 'a string',
+    number: 'a number',
+    int: 'a whole number',
+    boolean: 'true or false',
+    nan: 'a number',
   };
   return words[expected] ?? expected;
 }
@@ -126,4 +135,3 @@ function valueAt(data: unknown, path: ConfigPath): unknown {
   }
   return current;
 }
-

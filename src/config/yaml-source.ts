@@ -26,7 +26,11 @@ export function readYamlSource(text: string, env: Env): YamlSource {
   if (doc.errors.length > 0) {
     // An error "at the end" (an unclosed bracket) points one past the last line; show the last line.
     const lastLine = Math.max(1, text.replace(/\n$/, '').split('\n').length);
-    const problems = doc.errors.map((e) => ({ path: '', line: Math.min(e.linePos?.[0].line ?? 1, lastLine), message: syntaxMessage(e.message) }));
+    const problems = doc.errors.map((e) => ({
+      path: '',
+      line: Math.min(e.linePos?.[0].line ?? 1, lastLine),
+      message: syntaxMessage(e.message),
+    }));
     return { data: undefined, problems, interpolations: [], lineOf };
   }
   const problems: ConfigProblem[] = [];

@@ -24,7 +24,13 @@ export type WebhookHandler = (headers: IncomingHttpHeaders, body: Buffer) => { s
  * sync cycle has ended, 503 before), GET /metrics (Prometheus text format), POST /webhooks (signed
  * deliveries, when watch.webhookSecret is set; a 404 otherwise). Anything else is a 404.
  */
-export async function startDaemonHttp(o: { host: string; port: number; ready: () => boolean; metrics: Registry; webhooks?: WebhookHandler | null }): Promise<DaemonHttp> {
+export async function startDaemonHttp(o: {
+  host: string;
+  port: number;
+  ready: () => boolean;
+  metrics: Registry;
+  webhooks?: WebhookHandler | null;
+}): Promise<DaemonHttp> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, type: string, body: string): void => {
@@ -50,7 +56,9 @@ export async function startDaemonHttp(o: { host: string; port: number; ready: ()
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'application/json', '{"error":"method_not_allowed"}\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
-      return o.ready() ? send(200, 'application/json', '{"status":"ready"}\n') : send(503, 'application/json', '{"status":"starting","waitingFor":"the first sync"}\n');
+      return o.ready()
+        ? send(200, 'application/json', '{"status":"ready"}\n')
+        : send(503, 'application/json', '{"status":"starting","waitingFor":"the first sync"}\n');
     }
     if (path === '/metrics') {
       o.metrics.metrics().then(
@@ -71,10 +79,11 @@ export async function startDaemonHttp(o: { host: string; port: number; ready: ()
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     address: `${host}:${addr.port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

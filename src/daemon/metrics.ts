@@ -6,11 +6,18 @@ import type { DaemonSnapshot } from '../sync/watch/daemon.js';
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
  * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start.
  */
-export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateStore; caps: BudgetCaps; webhooks?: () => Readonly<Record<string, number>> }): Registry {
+export function createMetrics(o: {
+  snapshot: () => DaemonSnapshot;
+  state: StateStore;
+  caps: BudgetCaps;
+  webhooks?: () => Readonly<Record<string, number>>;
+}): Registry {
   const registry = new Registry();
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
-      name, help, registers: [registry],
+      name,
+      help,
+      registers: [registry],
       collect() {
         this.reset();
         this.inc(read(o.snapshot()));
@@ -18,7 +25,16 @@ export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateS
     });
   };
   const gauge = (name: string, help: string, labelNames: string[], collect: (g: Gauge) => void): void => {
-    new Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); collect(this); } });
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        collect(this);
+      },
+    });
   };
   counter('kbsync_sync_cycles_total', 'Sync cycles that ended (each an ordinary sync).', (s) => s.counters.cycles);
   counter('kbsync_sync_cycles_failed_total', 'Sync cycles that ended with an error (tried again later).', (s) => s.counters.cyclesFailed);
@@ -26,12 +42,22 @@ export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateS
   counter('kbsync_uploads_total', 'Uploads and reprocesses done.', (s) => s.counters.uploads);
   counter('kbsync_failures_total', 'Paid calls that failed or whose outcome is unknown.', (s) => s.counters.failures);
   counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
-  counter('kbsync_watcher_errors_total', 'Errors reported by the file watchers (a failed watch, ENOSPC...).', (s) => s.counters.watcherErrors);
-  counter('kbsync_watch_events_total', 'File-system events received (hints: each burst leads to one sync cycle).', (s) => s.counters.events);
+  counter(
+    'kbsync_watcher_errors_total',
+    'Errors reported by the file watchers (a failed watch, ENOSPC...).',
+    (s) => s.counters.watcherErrors,
+  );
+  counter(
+    'kbsync_watch_events_total',
+    'File-system events received (hints: each burst leads to one sync cycle).',
+    (s) => s.counters.events,
+  );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
   gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
   gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
-  gauge('kbsync_files_deferred', 'Files the last sync cycle left for later (budget, changing).', [], (g) => g.set(o.snapshot().lastSync?.deferred ?? 0));
+  gauge('kbsync_files_deferred', 'Files the last sync cycle left for later (budget, changing).', [], (g) =>
+    g.set(o.snapshot().lastSync?.deferred ?? 0),
+  );
   gauge('kbsync_ready', '1 once the first sync cycle has ended.', [], (g) => g.set(o.snapshot().ready ? 1 : 0));
   gauge('kbsync_last_success_timestamp_seconds', 'When the last sync cycle ended without an error (0: none yet).', [], (g) => {
     const at = o.snapshot().lastSuccessAt;
@@ -53,7 +79,10 @@ export function createMetrics(o: { snapshot: () => DaemonSnapshot; state: StateS
   const webhooks = o.webhooks;
   if (webhooks !== undefined) {
     new Counter({
-      name: 'kbsync_webhooks_total', help: 'Deliveries to POST /webhooks by outcome (accepted, bad_signature, stale_timestamp, replayed...).', labelNames: ['outcome'], registers: [registry],
+      name: 'kbsync_webhooks_total',
+      help: 'Deliveries to POST /webhooks by outcome (accepted, bad_signature, stale_timestamp, replayed...).',
+      labelNames: ['outcome'],
+      registers: [registry],
       collect() {
         this.reset();
         for (const [outcome, n] of Object.entries(webhooks())) this.inc({ outcome }, n);

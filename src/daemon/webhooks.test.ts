@@ -18,7 +18,11 @@ type Delivery = { id: string; ts: string; sig: string; body: string };
 function signed(o: { id?: string; tsSec?: number; type?: string; data?: object; key?: string } = {}): Delivery {
   const id = o.id ?? `evt_${randomBytes(8).toString('hex')}`;
   const tsSec = o.tsSec ?? NOW_SEC;
-  const body = JSON.stringify({ type: o.type ?? 'dataset.mode_changed', created_at: new Date(tsSec * 1000).toISOString(), data: o.data ?? { agent_id: 3, dataset_id: 1, mode: 'self_learning', previous_mode: 'read_only' } });
+  const body = JSON.stringify({
+    type: o.type ?? 'dataset.mode_changed',
+    created_at: new Date(tsSec * 1000).toISOString(),
+    data: o.data ?? { agent_id: 3, dataset_id: 1, mode: 'self_learning', previous_mode: 'read_only' },
+  });
   return { id, ts: String(tsSec), body, sig: signWebhook(o.key ?? secret, id, tsSec, body) };
 }
 
@@ -45,16 +49,28 @@ afterEach(() => {
 describe('POST /webhooks deliveries to the daemon', () => {
   it('accepts a signed delivery and records an intelligence or mode event with its data, a test event without', () => {
     const mode = signed({ id: 'evt_mode' });
-    const processed = signed({ id: 'evt_proc', type: 'intelligence.processed', data: { entry_id: 7, dataset_id: 1, agent_id: 3, sha256: 'ab' } });
+    const processed = signed({
+      id: 'evt_proc',
+      type: 'intelligence.processed',
+      data: { entry_id: 7, dataset_id: 1, agent_id: 3, sha256: 'ab' },
+    });
     const test = signed({ id: 'evt_test', type: 'webhook.test', data: { webhook_id: 1 } });
 
     const answers = [deliver(mode), deliver(processed), deliver(test)];
 
     expect(answers.map((a) => [a.status, a.body])).toEqual([
-      [200, { status: 'accepted', recorded: true }], [200, { status: 'accepted', recorded: true }], [200, { status: 'accepted', recorded: false }],
+      [200, { status: 'accepted', recorded: true }],
+      [200, { status: 'accepted', recorded: true }],
+      [200, { status: 'accepted', recorded: false }],
     ]);
     const events = Object.fromEntries(state.webhookEvents().map((e) => [e.id, e]));
-    expect(events.evt_mode).toEqual({ id: 'evt_mode', type: 'dataset.mode_changed', sentAtSec: NOW_SEC, receivedAtMs: NOW_MS, data: { agent_id: 3, dataset_id: 1, mode: 'self_learning', previous_mode: 'read_only' } });
+    expect(events.evt_mode).toEqual({
+      id: 'evt_mode',
+      type: 'dataset.mode_changed',
+      sentAtSec: NOW_SEC,
+      receivedAtMs: NOW_MS,
+      data: { agent_id: 3, dataset_id: 1, mode: 'self_learning', previous_mode: 'read_only' },
+    });
     expect(events.evt_proc).toMatchObject({ type: 'intelligence.processed', data: { entry_id: 7, sha256: 'ab' } });
     expect(events.evt_test).toMatchObject({ type: 'webhook.test', data: null });
   });
@@ -71,7 +87,12 @@ describe('POST /webhooks deliveries to the daemon', () => {
     };
 
     expect(Object.fromEntries(Object.entries(answers).map(([k, a]) => [k, `${a.status} ${a.outcome}`]))).toEqual({
-      forged: '401 bad_signature', otherSecret: '401 bad_signature', body: '401 bad_signature', stale: '401 stale_timestamp', future: '401 stale_timestamp', noId: '400 missing_header',
+      forged: '401 bad_signature',
+      otherSecret: '401 bad_signature',
+      body: '401 bad_signature',
+      stale: '401 stale_timestamp',
+      future: '401 stale_timestamp',
+      noId: '400 missing_header',
     });
     expect(state.webhookEvents()).toEqual([]);
   });
@@ -105,12 +126,20 @@ describe('POST /webhooks deliveries to the daemon', () => {
     const validSig = Buffer.from(original.sig.slice(3), 'base64');
 
     const changedText = (text: string) =>
-      fc.oneof(
-        fc.string({ minLength: 1 }).map((s) => text + s),
-        fc.nat({ max: Math.max(0, text.length - 1) }).chain((at) => fc.integer({ min: 1, max: 0xffff }).map((d) => text.slice(0, at) + String.fromCharCode((text.charCodeAt(at) + d) % 0x10000) + text.slice(at + 1))),
-        fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n)),
-        fc.string(),
-      ).filter((t) => t !== text);
+      fc
+        .oneof(
+          fc.string({ minLength: 1 }).map((s) => text + s),
+          fc
+            .nat({ max: Math.max(0, text.length - 1) })
+            .chain((at) =>
+              fc
+                .integer({ min: 1, max: 0xffff })
+                .map((d) => text.slice(0, at) + String.fromCharCode((text.charCodeAt(at) + d) % 0x10000) + text.slice(at + 1)),
+            ),
+          fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n)),
+          fc.string(),
+        )
+        .filter((t) => t !== text);
     const mutatedSig = fc.oneof(
       fc.uint8Array({ minLength: 0, maxLength: 48 }).map((b) => `v1,${Buffer.from(b).toString('base64')}`),
       fc.tuple(fc.nat({ max: 31 }), fc.nat({ max: 7 })).map(([at, bit]) => {
@@ -124,11 +153,27 @@ describe('POST /webhooks deliveries to the daemon', () => {
     );
     const forgery: fc.Arbitrary<Delivery> = fc.oneof(
       mutatedSig.map((sig) => ({ ...original, id: 'evt_forged', sig })),
-      changedText(original.body).map((body) => ({ ...original, id: 'evt_forged', body, sig: signWebhook(secret, 'evt_forged', NOW_SEC, original.body) })),
-      fc.integer({ min: -400, max: 400 }).filter((d) => d !== 0).map((d) => ({ ...original, id: 'evt_forged', ts: String(NOW_SEC + d), sig: signWebhook(secret, 'evt_forged', NOW_SEC, original.body) })),
+      changedText(original.body).map((body) => ({
+        ...original,
+        id: 'evt_forged',
+        body,
+        sig: signWebhook(secret, 'evt_forged', NOW_SEC, original.body),
+      })),
+      fc
+        .integer({ min: -400, max: 400 })
+        .filter((d) => d !== 0)
+        .map((d) => ({
+          ...original,
+          id: 'evt_forged',
+          ts: String(NOW_SEC + d),
+          sig: signWebhook(secret, 'evt_forged', NOW_SEC, original.body),
+        })),
       changedText('evt_forged').map((id) => ({ ...original, id, sig: signWebhook(secret, 'evt_forged', NOW_SEC, original.body) })),
       // Properly signed, but stale: the timestamp is more than 300 s away.
-      fc.integer({ min: 301, max: 10_000_000 }).chain((d) => fc.constantFrom(-d, d)).map((d) => signed({ id: 'evt_forged', tsSec: NOW_SEC + d })),
+      fc
+        .integer({ min: 301, max: 10_000_000 })
+        .chain((d) => fc.constantFrom(-d, d))
+        .map((d) => signed({ id: 'evt_forged', tsSec: NOW_SEC + d })),
       // Properly signed with another secret.
       fc.string({ minLength: 1 }).map((id) => signed({ id: `evt_${id}`, key: otherSecret })),
       // The accepted delivery again, as sent or re-signed with a new timestamp.

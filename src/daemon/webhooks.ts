@@ -55,7 +55,11 @@ export function receiveWebhook(deps: WebhookDeps, headers: WebhookHeaders, body:
   if (!isRecord(event) || typeof event.type !== 'string' || event.type === '') return refuse('invalid_body', verdict.id);
   const recorded = isRecordedKind(event.type);
   const fresh = deps.store.recordWebhookEvent({
-    id: verdict.id, type: event.type, sentAtSec: verdict.timestamp, receivedAtMs: nowMs, data: recorded ? (event.data ?? null) : null,
+    id: verdict.id,
+    type: event.type,
+    sentAtSec: verdict.timestamp,
+    receivedAtMs: nowMs,
+    data: recorded ? (event.data ?? null) : null,
   });
   if (!fresh) return refuse('replayed', verdict.id);
   deps.logger?.info({ webhookId: verdict.id, type: event.type, recorded }, 'webhook delivery accepted');

@@ -26,13 +26,23 @@ function readKeyFile(path: string): string | undefined {
  * `dataDir/embedded-key` (0600); later starts reuse it, and the configured plan wins over the stored one.
  */
 export async function startEmbeddedService(opts: {
-  dataDir: string; plan: Plan; credits?: number; logger?: Logger; allowInsecureWebhooks?: boolean; llmUrl?: string;
+  dataDir: string;
+  plan: Plan;
+  credits?: number;
+  logger?: Logger;
+  allowInsecureWebhooks?: boolean;
+  llmUrl?: string;
 }): Promise<EmbeddedService> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const service = await startService({
-    dataDir, host: '127.0.0.1', port: 0, logger: opts.logger, allowInsecureWebhooks: opts.allowInsecureWebhooks, llmUrl: opts.llmUrl,
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    logger: opts.logger,
+    allowInsecureWebhooks: opts.allowInsecureWebhooks,
+    llmUrl: opts.llmUrl,
   });
   try {
     const keyPath = join(dataDir, KEY_FILE);

@@ -78,7 +78,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     onIntelligenceEvent: (kind, entry) => webhooks.emit(entry.datasetId, kind, intelligenceEventData(kind, entry)),
   });
   const ctx: ServiceContext = {
-    db, logger, clock, filesDir, tmpDir,
+    db,
+    logger,
+    clock,
+    filesDir,
+    tmpDir,
     allowInsecureWebhooks: opts.allowInsecureWebhooks ?? false,
     llmUrl: opts.llmUrl,
     embedder: opts.embeddings === undefined ? hashedEmbedder : openAiEmbedder(opts.embeddings),

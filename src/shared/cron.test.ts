@@ -17,7 +17,9 @@ describe('watch.schedule cron windows (UTC)', () => {
     const w = cronWindow('* 22-23,0-5 * * *');
     expect(new Date(w.nextOpenMs(at('2026-11-26T12:34:56Z')) as number).toISOString()).toBe('2026-11-26T22:00:00.000Z');
     expect(new Date(w.nextOpenMs(at('2026-11-26T05:59:30Z')) as number).toISOString()).toBe('2026-11-26T22:00:00.000Z');
-    expect(new Date(cronWindow('0-29 * * * 1-5').nextOpenMs(at('2026-11-27T23:45:00Z')) as number).toISOString()).toBe('2026-11-30T00:00:00.000Z');
+    expect(new Date(cronWindow('0-29 * * * 1-5').nextOpenMs(at('2026-11-27T23:45:00Z')) as number).toISOString()).toBe(
+      '2026-11-30T00:00:00.000Z',
+    );
   });
 
   it('names what is wrong with an expression', () => {

@@ -1,7 +1,5 @@
 /** The file types the spec supports (section 4.3), by lowercase extension without the dot. */
-export const SUPPORTED_EXTENSIONS = [
-  'docx', 'txt', 'md', 'csv', 'json', 'jsonl', 'tsv', 'html', 'xml', 'xlsx', 'xls', 'parquet',
-] as const;
+export const SUPPORTED_EXTENSIONS = ['docx', 'txt', 'md', 'csv', 'json', 'jsonl', 'tsv', 'html', 'xml', 'xlsx', 'xls', 'parquet'] as const;
 
 const SUPPORTED = new Set<string>(SUPPORTED_EXTENSIONS);
 

@@ -5,7 +5,15 @@ import { createLazyLogger, createLogger, lazy, lazyLogger } from './logger.js';
 function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
   const chunks: string[] = [];
   const stream = { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream;
-  return { stream, lines: () => chunks.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 describe('createLogger', () => {
@@ -96,7 +104,12 @@ describe('lazy', () => {
     let made = 0;
     const object = lazy(() => {
       made += 1;
-      return { n: 1, twice(x: number) { return x * 2 * this.n; } };
+      return {
+        n: 1,
+        twice(x: number) {
+          return x * 2 * this.n;
+        },
+      };
     });
 
     const resolved = await Promise.resolve(object);

@@ -5,8 +5,17 @@ export type { Logger };
 
 /** Paths pino must always censor: API keys and secrets never reach a log line. */
 export const REDACT_PATHS = [
-  'apiKey', '*.apiKey', 'target.apiKey', 'headers["x-api-key"]', 'headers.authorization',
-  '*.headers["x-api-key"]', '*.headers.authorization', 'secret', '*.secret', 'key', '*.key',
+  'apiKey',
+  '*.apiKey',
+  'target.apiKey',
+  'headers["x-api-key"]',
+  'headers.authorization',
+  '*.headers["x-api-key"]',
+  '*.headers.authorization',
+  'secret',
+  '*.secret',
+  'key',
+  '*.key',
 ];
 
 /** pino, loaded when a logger is first made (it is CommonJS: require works synchronously). */

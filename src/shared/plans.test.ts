@@ -26,11 +26,11 @@ describe('uploadCost: 5 + 1 per started MiB over 5 MiB', () => {
     [MIB, 6],
     [MIB + 1, 7],
     [5 * MIB, 10],
-  ])('under the hosted docs\' rule (includedMiB 0), %i bytes cost %i credits', (bytes, credits) => {
+  ])("under the hosted docs' rule (includedMiB 0), %i bytes cost %i credits", (bytes, credits) => {
     expect(uploadCost(bytes, { base: 5, perMiB: 1, includedMiB: 0 })).toBe(credits);
   });
 
-  it('is docs/api.md\'s rule by default', () => {
+  it("is docs/api.md's rule by default", () => {
     expect(uploadCost(7 * MIB, SPEC_UPLOAD_COST)).toBe(uploadCost(7 * MIB));
     expect(uploadCost(7 * MIB, { base: 3, perMiB: 2, includedMiB: 1 })).toBe(3 + 2 * 6);
   });

@@ -1,7 +1,12 @@
 import { createHmac } from 'node:crypto';
 
 /** The event kinds a webhook can subscribe to (spec section 6), for the service and the client alike. */
-export const WEBHOOK_EVENT_KINDS = ['intelligence.processed', 'intelligence.failed', 'intelligence.deduped', 'dataset.mode_changed'] as const;
+export const WEBHOOK_EVENT_KINDS = [
+  'intelligence.processed',
+  'intelligence.failed',
+  'intelligence.deduped',
+  'dataset.mode_changed',
+] as const;
 
 /** A subscribable event kind. */
 export type WebhookEventKind = (typeof WEBHOOK_EVENT_KINDS)[number];

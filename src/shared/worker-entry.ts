@@ -13,7 +13,8 @@ declare const KBSYNC_BUNDLED_WORKER_SUFFIX: string | undefined;
  * resolves its `./x.js` imports to the `.ts` files beside them.
  */
 export function workerEntry(name: string, starterUrl: string): URL {
-  const suffix = typeof KBSYNC_BUNDLED_WORKER_SUFFIX === 'string' ? KBSYNC_BUNDLED_WORKER_SUFFIX : starterUrl.endsWith('.ts') ? '.ts' : '.js';
+  const suffix =
+    typeof KBSYNC_BUNDLED_WORKER_SUFFIX === 'string' ? KBSYNC_BUNDLED_WORKER_SUFFIX : starterUrl.endsWith('.ts') ? '.ts' : '.js';
   return new URL(`./${name}${suffix}`, starterUrl);
 }
 
@@ -30,6 +31,7 @@ export function startWorker(code: URL | string, options: WorkerOptions = {}): Wo
   if (!fromSources) return new Worker(code, { ...options, eval: typeof code === 'string' });
   if (process.features.typescript === false) throw new Error('this Node.js cannot run TypeScript sources in a worker thread');
   // An entry module gets the hooks preloaded; source text (run as CommonJS, where --import is not run) requires them first.
-  if (typeof code === 'string') return new Worker(`require(${JSON.stringify(fileURLToPath(TS_SOURCE_HOOKS))});\n${code}`, { ...options, eval: true });
+  if (typeof code === 'string')
+    return new Worker(`require(${JSON.stringify(fileURLToPath(TS_SOURCE_HOOKS))});\n${code}`, { ...options, eval: true });
   return new Worker(code, { ...options, execArgv: [...(options.execArgv ?? []), '--import', TS_SOURCE_HOOKS.href] });
 }

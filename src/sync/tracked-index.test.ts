@@ -4,8 +4,19 @@ import { TrackedIndex, type TrackedColumns, type TrackedDetails } from './tracke
 import { trackedKey } from './planner/keys.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({
-  source, path, size, mtimeNs: '1', inode: 1, sha256: 'a'.repeat(64), remoteName: path, remoteId: null, remoteStatus: null,
-  reprocessAttempts: 0, lastAction: null, lastReason: null, updatedAt: '2025-01-01T00:00:00.000Z',
+  source,
+  path,
+  size,
+  mtimeNs: '1',
+  inode: 1,
+  sha256: 'a'.repeat(64),
+  remoteName: path,
+  remoteId: null,
+  remoteStatus: null,
+  reprocessAttempts: 0,
+  lastAction: null,
+  lastReason: null,
+  updatedAt: '2025-01-01T00:00:00.000Z',
 });
 
 describe('TrackedIndex', () => {
@@ -42,7 +53,10 @@ describe('TrackedIndex', () => {
     const inOrder = TrackedIndex.of([tracked('docs', 'a.md'), tracked('docs', 'a.md', 7)]);
 
     expect(index.size).toBe(2);
-    expect([...index.values()].map((f) => [f.path, f.size])).toEqual([['a.md', 9], ['b.md', 1]]);
+    expect([...index.values()].map((f) => [f.path, f.size])).toEqual([
+      ['a.md', 9],
+      ['b.md', 1],
+    ]);
     expect([...inOrder.values()].map((f) => f.size)).toEqual([7]);
   });
 
@@ -70,8 +84,11 @@ describe('TrackedIndex', () => {
     expect(index.find('zzz', paths[1] as string)).toBeUndefined();
   });
 
-  it('takes a source\'s rows as columns, and makes each row\'s TrackedFile once, when asked', () => {
-    const docs = [tracked('docs', 'a.md', 1), { ...tracked('docs', 'b.md', 2), remoteId: '7', remoteStatus: 'processed' as const, lastAction: 'upload' }];
+  it("takes a source's rows as columns, and makes each row's TrackedFile once, when asked", () => {
+    const docs = [
+      tracked('docs', 'a.md', 1),
+      { ...tracked('docs', 'b.md', 2), remoteId: '7', remoteStatus: 'processed' as const, lastAction: 'upload' },
+    ];
     const wiki = [{ ...tracked('wiki', 'a.md', 3), remoteName: 'wiki/a.md', reprocessAttempts: 2 }];
     const index = new TrackedIndex();
 
@@ -81,7 +98,12 @@ describe('TrackedIndex', () => {
     expect(index.size).toBe(3);
     expect(index.rowOf('docs', 'b.md')).toBe(1);
     expect(index.rowOf('wiki', 'b.md')).toBe(-1);
-    expect([index.remoteIdAt(1), index.remoteStatusAt(1), index.remoteNameAt(2), index.sha256At(0)]).toEqual(['7', 'processed', 'wiki/a.md', 'a'.repeat(64)]);
+    expect([index.remoteIdAt(1), index.remoteStatusAt(1), index.remoteNameAt(2), index.sha256At(0)]).toEqual([
+      '7',
+      'processed',
+      'wiki/a.md',
+      'a'.repeat(64),
+    ]);
     expect([...index.values()]).toEqual([...docs, ...wiki]);
     expect(index.fileAt(2)).toBe(index.find('wiki', 'a.md'));
     expect(() => index.fileAt(3)).toThrow(RangeError);
@@ -99,7 +121,9 @@ describe('TrackedIndex', () => {
   it('refuses columns that do not hold one value per file, naming the source and the column', () => {
     const columns = { ...columnsOf([tracked('docs', 'a.md'), tracked('docs', 'b.md')]), inodes: [1] };
 
-    expect(() => new TrackedIndex().addColumns('docs', columns)).toThrow('tracked files of source "docs": inodes holds 1 values for 2 files');
+    expect(() => new TrackedIndex().addColumns('docs', columns)).toThrow(
+      'tracked files of source "docs": inodes holds 1 values for 2 files',
+    );
   });
 
   it('decodes the details (attempts, last action and reason, time) once, when the first TrackedFile is made, each to its row', () => {
@@ -110,7 +134,11 @@ describe('TrackedIndex', () => {
     index.addColumns('wiki', { ...columnsOf(wiki), details: () => decode(wiki) });
     index.addColumns('docs', { ...columnsOf(docs), details: () => decode(docs) });
 
-    const beforeAnyFile = { calls: decode.mock.calls.length, row: index.rowOf('docs', 'y.md'), sha: index.knownSha256('wiki', 'a.md', null) };
+    const beforeAnyFile = {
+      calls: decode.mock.calls.length,
+      row: index.rowOf('docs', 'y.md'),
+      sha: index.knownSha256('wiki', 'a.md', null),
+    };
     const files = [...index.values()];
     index.fileAt(0);
 
@@ -130,15 +158,27 @@ describe('TrackedIndex', () => {
 
     const rows = index.rowsWithSha256(new Set([sha('b'), sha('d'), sha('e')]));
 
-    expect(rows.map((row) => [index.fileAt(row).source, index.fileAt(row).path])).toEqual([['docs', 'a.md'], ['docs', 'c.md'], ['wiki', 'z.md']]);
+    expect(rows.map((row) => [index.fileAt(row).source, index.fileAt(row).path])).toEqual([
+      ['docs', 'a.md'],
+      ['docs', 'c.md'],
+      ['wiki', 'z.md'],
+    ]);
     expect(index.rowsWithSha256(new Set())).toEqual([]);
   });
 
   it('looks the details of the first files made up one by one, then decodes them all at once', () => {
-    const files = Array.from({ length: 2100 }, (_, i) => ({ ...tracked('docs', `f${String(i).padStart(4, '0')}.md`), lastAction: `action ${i}` }));
+    const files = Array.from({ length: 2100 }, (_, i) => ({
+      ...tracked('docs', `f${String(i).padStart(4, '0')}.md`),
+      lastAction: `action ${i}`,
+    }));
     const all = columnsOf(files).details as TrackedDetails;
     const decode = vi.fn(() => all);
-    const detailsOf = vi.fn((i: number) => ({ reprocessAttempts: 0, lastAction: `action ${i}`, lastReason: null, updatedAt: Date.UTC(2025, 0, 1) }));
+    const detailsOf = vi.fn((i: number) => ({
+      reprocessAttempts: 0,
+      lastAction: `action ${i}`,
+      lastReason: null,
+      updatedAt: Date.UTC(2025, 0, 1),
+    }));
     const index = new TrackedIndex();
     index.addColumns('docs', { ...columnsOf(files), details: decode, detailsOf });
 
@@ -149,7 +189,7 @@ describe('TrackedIndex', () => {
     expect([detailsOf.mock.calls.length, decode.mock.calls.length]).toEqual([2048, 1]);
   });
 
-  it('makes a row\'s time ISO only when its TrackedFile is made (the state gives epoch milliseconds)', () => {
+  it("makes a row's time ISO only when its TrackedFile is made (the state gives epoch milliseconds)", () => {
     const [a, b] = [tracked('docs', 'a.md'), tracked('docs', 'b.md')];
     const index = new TrackedIndex();
     const details = { ...(columnsOf([a, b]).details as TrackedDetails), updatedAt: [Date.UTC(2026, 10, 22, 9, 30), b.updatedAt] };
@@ -162,7 +202,10 @@ describe('TrackedIndex', () => {
 
   it('a file added over a row whose details are not decoded yet keeps its own details', () => {
     const index = new TrackedIndex();
-    index.addColumns('docs', { ...columnsOf([tracked('docs', 'a.md')]), details: () => columnsOf([{ ...tracked('docs', 'a.md'), lastAction: 'old' }]).details as TrackedDetails });
+    index.addColumns('docs', {
+      ...columnsOf([tracked('docs', 'a.md')]),
+      details: () => columnsOf([{ ...tracked('docs', 'a.md'), lastAction: 'old' }]).details as TrackedDetails,
+    });
 
     index.add({ ...tracked('docs', 'a.md'), lastAction: 'new' });
 
@@ -195,7 +238,13 @@ describe('TrackedIndex', () => {
   it('finds a path tracked in two sources in each, in order and right after a sort', () => {
     const index = TrackedIndex.of([tracked('wiki', 'b.md', 3), tracked('docs', 'a.md', 1), tracked('docs', 'b.md', 2)]);
 
-    const rows = [index.rowOf('docs', 'a.md'), index.rowOf('docs', 'b.md'), index.rowOf('wiki', 'b.md'), index.rowOf('wiki', 'b.md'), index.rowOf('docs', 'b.md')];
+    const rows = [
+      index.rowOf('docs', 'a.md'),
+      index.rowOf('docs', 'b.md'),
+      index.rowOf('wiki', 'b.md'),
+      index.rowOf('wiki', 'b.md'),
+      index.rowOf('docs', 'b.md'),
+    ];
     const missing = [index.rowOf('docs', 'c.md'), index.rowOf('wiki', 'a.md'), index.rowOf('aaa', 'b.md')];
 
     expect(rows).toEqual([0, 1, 2, 2, 1]);
@@ -210,7 +259,12 @@ describe('TrackedIndex', () => {
     const row = index.rowOf('docs', 'a.md');
 
     expect(row).toBe(0);
-    expect([index.sha256At(row), index.remoteIdAt(row), index.remoteStatusAt(row), index.remoteNameAt(row)]).toEqual(['b'.repeat(64), '9', 'failed', 'A']);
+    expect([index.sha256At(row), index.remoteIdAt(row), index.remoteStatusAt(row), index.remoteNameAt(row)]).toEqual([
+      'b'.repeat(64),
+      '9',
+      'failed',
+      'A',
+    ]);
     expect(index.sameStat(1, { size: 1, mtimeNs: '1', inode: 1 })).toBe(true);
   });
 
@@ -228,7 +282,14 @@ describe('TrackedIndex', () => {
 
   it('knownSha256Of answers as knownSha256, and leaves the file the same path and (when it fits) the same time', () => {
     const index = TrackedIndex.of([tracked('docs', 'a.md', 5), tracked('docs', 'b.md', 5)]);
-    const file = (path: string, over: { size?: number; mtimeNs?: string } = {}) => ({ source: 'docs', path: `${path}.md`, size: 5, mtimeNs: '1', inode: 1, ...over });
+    const file = (path: string, over: { size?: number; mtimeNs?: string } = {}) => ({
+      source: 'docs',
+      path: `${path}.md`,
+      size: 5,
+      mtimeNs: '1',
+      inode: 1,
+      ...over,
+    });
 
     const same = file('a');
     const touched = file('b', { mtimeNs: '2' });
@@ -239,18 +300,30 @@ describe('TrackedIndex', () => {
     expect(index.knownSha256Of(touched, false)).toBeNull();
     expect(index.knownSha256Of(untracked, false)).toBeNull();
     expect(index.knownSha256Of(byGit, true)).toBe('a'.repeat(64));
-    expect([same, touched, untracked, byGit].map((f) => [f.path, f.mtimeNs])).toEqual([['a.md', '1'], ['b.md', '2'], ['c.md', '1'], ['b.md', '3']]);
+    expect([same, touched, untracked, byGit].map((f) => [f.path, f.mtimeNs])).toEqual([
+      ['a.md', '1'],
+      ['b.md', '2'],
+      ['c.md', '1'],
+      ['b.md', '3'],
+    ]);
   });
 });
 
 function columnsOf(files: TrackedFile[]): TrackedColumns {
   return {
-    paths: files.map((f) => f.path), sizes: files.map((f) => f.size), mtimeNs: files.map((f) => f.mtimeNs), inodes: files.map((f) => f.inode),
-    sha256: files.map((f) => f.sha256), remoteNames: files.map((f) => f.remoteName), remoteIds: files.map((f) => f.remoteId),
+    paths: files.map((f) => f.path),
+    sizes: files.map((f) => f.size),
+    mtimeNs: files.map((f) => f.mtimeNs),
+    inodes: files.map((f) => f.inode),
+    sha256: files.map((f) => f.sha256),
+    remoteNames: files.map((f) => f.remoteName),
+    remoteIds: files.map((f) => f.remoteId),
     remoteStatuses: files.map((f) => f.remoteStatus),
     details: {
-      reprocessAttempts: files.map((f) => f.reprocessAttempts), lastActions: files.map((f) => f.lastAction),
-      lastReasons: files.map((f) => f.lastReason), updatedAt: files.map((f) => f.updatedAt),
+      reprocessAttempts: files.map((f) => f.reprocessAttempts),
+      lastActions: files.map((f) => f.lastAction),
+      lastReasons: files.map((f) => f.lastReason),
+      updatedAt: files.map((f) => f.updatedAt),
     },
   };
 }

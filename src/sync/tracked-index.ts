@@ -52,15 +52,28 @@ export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
   return a.size === b.size && a.mtimeNs === b.mtimeNs && a.inode === b.inode;
 }
 
-type Rows = Omit<TrackedColumns, 'details'> & TrackedDetails & {
-  sources: string[];
-  /** The row as an object, made on first request (or the object the row was added from). */
-  files: (TrackedFile | undefined)[];
-};
+type Rows = Omit<TrackedColumns, 'details'> &
+  TrackedDetails & {
+    sources: string[];
+    /** The row as an object, made on first request (or the object the row was added from). */
+    files: (TrackedFile | undefined)[];
+  };
 
 const emptyRows = (): Rows => ({
-  sources: [], paths: [], sizes: [], mtimeNs: [], inodes: [], sha256: [], remoteNames: [], remoteIds: [], remoteStatuses: [],
-  reprocessAttempts: [], lastActions: [], lastReasons: [], updatedAt: [], files: [],
+  sources: [],
+  paths: [],
+  sizes: [],
+  mtimeNs: [],
+  inodes: [],
+  sha256: [],
+  remoteNames: [],
+  remoteIds: [],
+  remoteStatuses: [],
+  reprocessAttempts: [],
+  lastActions: [],
+  lastReasons: [],
+  updatedAt: [],
+  files: [],
 });
 const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
 
@@ -78,7 +91,14 @@ const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
 export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #rows: Rows = emptyRows();
   /** Detail columns not decoded yet: rows start..start+count of `source` (see #decodeDetails). */
-  #pendingDetails: { source: string; start: number; count: number; decode: () => TrackedDetails; detailsOf?: (index: number) => RowDetails; lookups: number }[] = [];
+  #pendingDetails: {
+    source: string;
+    start: number;
+    count: number;
+    decode: () => TrackedDetails;
+    detailsOf?: (index: number) => RowDetails;
+    lookups: number;
+  }[] = [];
   /** True while the rows are strictly increasing, so searchable as they are. */
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
@@ -108,7 +128,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     for (const name of CORE_COLUMNS) checkLength(source, name, columns[name].length, n);
     const rows = this.#rows;
     const before = rows.paths.length;
-    for (const name of CORE_COLUMNS) (rows[name] as unknown[]) = before === 0 ? columns[name] : (rows[name] as unknown[]).concat(columns[name]);
+    for (const name of CORE_COLUMNS)
+      (rows[name] as unknown[]) = before === 0 ? columns[name] : (rows[name] as unknown[]).concat(columns[name]);
     rows.sources = before === 0 ? new Array<string>(n).fill(source) : rows.sources.concat(new Array<string>(n).fill(source));
     rows.files.length = before + n;
     const { details } = columns;
@@ -408,7 +429,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return lo;
   }
 }
-
 
 function checkLength(source: string, column: string, length: number, files: number): void {
   if (length !== files) throw new Error(`tracked files of source "${source}": ${column} holds ${length} values for ${files} files`);

@@ -6,12 +6,16 @@ import { REPO_ROOT } from '../helpers/build-dist.js';
 /** Every file under src/ that `tsc -p tsconfig.build.json` compiles into dist/ (its roots and what they import). */
 function compiledSources(): string[] {
   const configPath = join(REPO_ROOT, 'tsconfig.build.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (config === undefined) throw new Error('tsconfig.build.json: unreadable');
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
   const src = join(REPO_ROOT, 'src');

@@ -117,7 +117,12 @@ describe('the example, synced twice (npm run example)', () => {
 
     expect(first.code).toBe(0);
     expect(uploads.length).toBeGreaterThan(0);
-    expect(one.items.filter((i) => i.action === 'upload').map((i) => i.path).sort()).toEqual(uploads);
+    expect(
+      one.items
+        .filter((i) => i.action === 'upload')
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(uploads);
     expect(one.summary).toMatchObject({ uploaded: uploads.length, failed: 0, deferred: 0, creditsPlanned: cost, creditsSpent: cost });
     // What the README says of the example: drafts excluded by the config, the .rtf unsupported.
     expect(one.items.filter((i) => i.action.startsWith('skip:')).map((i) => [i.path, i.action])).toEqual([
@@ -127,7 +132,14 @@ describe('the example, synced twice (npm run example)', () => {
     expect(EMBEDDED_START_CREDITS - balanceAfterFirst).toBe(cost);
 
     expect(second.code).toBe(0);
-    expect(two.summary).toMatchObject({ uploaded: 0, unchanged: uploads.length, failed: 0, deferred: 0, creditsPlanned: 0, creditsSpent: 0 });
+    expect(two.summary).toMatchObject({
+      uploaded: 0,
+      unchanged: uploads.length,
+      failed: 0,
+      deferred: 0,
+      creditsPlanned: 0,
+      creditsSpent: 0,
+    });
     expect(balanceAfterSecond).toBe(balanceAfterFirst);
   });
 
@@ -147,7 +159,10 @@ describe('kbsync config check (the bundled CLI)', () => {
     expect(text.stdout).toMatch(/^# .*kbsync\.yaml: OK \(resolved; secrets redacted\)\n/);
     expect(text.stdout).toMatch(/^sources:$/m);
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ target: { kind: 'embedded' }, sources: [expect.objectContaining({ name: expect.any(String) })] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      target: { kind: 'embedded' },
+      sources: [expect.objectContaining({ name: expect.any(String) })],
+    });
   });
 });
 
@@ -183,7 +198,7 @@ describe('kbsync explain PATH', () => {
     expect(run.stdout).toMatch(/credits: +0\n/);
   });
 
-  it('a file inside an excluded folder (drafts/**): the folder\'s decision, said to cover it', async () => {
+  it("a file inside an excluded folder (drafts/**): the folder's decision, said to cover it", async () => {
     const run = await kbsync('explain', '-c', CONFIG, 'drafts/reorg-plan.md');
 
     expect(run.code).toBe(0);
@@ -203,7 +218,9 @@ describe('kbsync explain PATH', () => {
     expect(run.stdout).not.toContain('sha256:');
     expect(run.stdout).not.toContain('do-not-print-me');
     expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ items: [{ source: 'handbook', path: '.env', action: 'skip:secret', credits: 0, sha256: null }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      items: [{ source: 'handbook', path: '.env', action: 'skip:secret', credits: 0, sha256: null }],
+    });
   });
 
   it('a path in no source: exit 2 (usage), naming the path', async () => {
@@ -251,13 +268,20 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     const before = await balance();
 
     const run = await kbsync('query', '-c', CONFIG, 'holiday', 'days', '--top-k', '2', '--json');
-    const { results } = JSON.parse(run.stdout) as { results: { text: string; score: number; knowledgeSourceId: string; chunkIndex: number }[] };
+    const { results } = JSON.parse(run.stdout) as {
+      results: { text: string; score: number; knowledgeSourceId: string; chunkIndex: number }[];
+    };
 
     expect(run.code).toBe(0);
     expect(results).toHaveLength(2);
     for (const r of results) {
       expect(Object.keys(r).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'score', 'text']);
-      expect(r).toMatchObject({ text: expect.any(String), score: expect.any(Number), knowledgeSourceId: expect.stringMatching(/^\d+$/), chunkIndex: expect.any(Number) });
+      expect(r).toMatchObject({
+        text: expect.any(String),
+        score: expect.any(Number),
+        knowledgeSourceId: expect.stringMatching(/^\d+$/),
+        chunkIndex: expect.any(Number),
+      });
     }
     expect(results[0]?.score).toBeGreaterThanOrEqual(results[1]?.score ?? Infinity);
     expect(results.map((r) => r.text).join('\n')).toMatch(/holiday/i);
@@ -290,13 +314,20 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     const before = await balance();
 
     const run = await kbsync('chat', '-c', CONFIG, agentId, 'How', 'do', 'I', 'swap', 'an', 'on-call', 'shift?', '--json');
-    const answer = JSON.parse(run.stdout) as { response: string; sources: { knowledgeSourceId: string; chunkIndex: number; score: number }[] };
+    const answer = JSON.parse(run.stdout) as {
+      response: string;
+      sources: { knowledgeSourceId: string; chunkIndex: number; score: number }[];
+    };
 
     expect(run.code).toBe(0);
     expect(Object.keys(answer).sort()).toEqual(['response', 'sources']);
     expect(answer.response).toMatch(/on-call|swap/i);
     expect(answer.sources.length).toBeGreaterThan(0);
-    expect(answer.sources[0]).toMatchObject({ knowledgeSourceId: expect.stringMatching(/^\d+$/), chunkIndex: expect.any(Number), score: expect.any(Number) });
+    expect(answer.sources[0]).toMatchObject({
+      knowledgeSourceId: expect.stringMatching(/^\d+$/),
+      chunkIndex: expect.any(Number),
+      score: expect.any(Number),
+    });
     expect(before - (await balance())).toBe(1);
   });
 

@@ -95,7 +95,9 @@ describe('kbsync config check', () => {
     const dir = tempDir();
     writeFileSync(
       join(dir, 'kbsync.yaml'),
-      ['target:', '  kind: remote', 'budget:', '  maxCreditsPerRun: -1', 'sources:', '  - name: a', '    path: ./nope', 'uplod: {}'].join('\n'),
+      ['target:', '  kind: remote', 'budget:', '  maxCreditsPerRun: -1', 'sources:', '  - name: a', '    path: ./nope', 'uplod: {}'].join(
+        '\n',
+      ),
     );
 
     const run = await runCli(['config', 'check'], { cwd: dir });
@@ -122,7 +124,10 @@ describe('kbsync config check', () => {
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toEqual({
       error: {
-        code: 'config_invalid', exitCode: 2, file: 'kbsync.yaml', message: expect.any(String),
+        code: 'config_invalid',
+        exitCode: 2,
+        file: 'kbsync.yaml',
+        message: expect.any(String),
         problems: [{ path: 'watch.debounceMs', line: 2, message: 'expected a number, got "soon"' }],
       },
     });
@@ -135,6 +140,8 @@ describe('kbsync config check', () => {
     const run = await runCli(['config', 'check'], { cwd: dir });
 
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`kbsync: no config file at ${join(dir, 'kbsync.yaml')}\n  Run \`kbsync init\` to write a starter file, or pass \`-c FILE\`.\n`);
+    expect(run.stderr).toBe(
+      `kbsync: no config file at ${join(dir, 'kbsync.yaml')}\n  Run \`kbsync init\` to write a starter file, or pass \`-c FILE\`.\n`,
+    );
   });
 });

@@ -15,9 +15,17 @@ const usage = (env: NodeJS.ProcessEnv): string => {
 describe('kbsync serve: the embeddings provider from the environment', () => {
   it('reads URL, model and key; the model defaults; without a URL there is no provider', () => {
     expect(embeddingsFromEnv({})).toBeUndefined();
-    expect(embeddingsFromEnv({ KBSYNC_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toEqual({ url: 'http://127.0.0.1:11434/v1', model: DEFAULT_EMBEDDINGS_MODEL });
-    expect(embeddingsFromEnv({ KBSYNC_EMBEDDINGS_URL: 'https://e.example/v1/embeddings', KBSYNC_EMBEDDINGS_MODEL: 'nomic-embed-text', KBSYNC_EMBEDDINGS_API_KEY: 'sk-1' }))
-      .toEqual({ url: 'https://e.example/v1/embeddings', model: 'nomic-embed-text', apiKey: 'sk-1' });
+    expect(embeddingsFromEnv({ KBSYNC_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1' })).toEqual({
+      url: 'http://127.0.0.1:11434/v1',
+      model: DEFAULT_EMBEDDINGS_MODEL,
+    });
+    expect(
+      embeddingsFromEnv({
+        KBSYNC_EMBEDDINGS_URL: 'https://e.example/v1/embeddings',
+        KBSYNC_EMBEDDINGS_MODEL: 'nomic-embed-text',
+        KBSYNC_EMBEDDINGS_API_KEY: 'sk-1',
+      }),
+    ).toEqual({ url: 'https://e.example/v1/embeddings', model: 'nomic-embed-text', apiKey: 'sk-1' });
   });
 
   it('refuses a bad URL, and a model or key without a URL, naming the variable', () => {

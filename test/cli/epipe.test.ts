@@ -9,7 +9,11 @@ type Ended = { code: number | null; signal: NodeJS.Signals | null; stderr: strin
  * before kbsync writes (what `kbsync --help | head -1` does when head exits first).
  */
 function runWithClosedReader(args: string[], closed: 'stdout' | 'stderr'): Promise<Ended> {
-  const child = spawn(process.execPath, [KBSYNC_BIN, ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [KBSYNC_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const open = closed === 'stdout' ? child.stderr : child.stdout;

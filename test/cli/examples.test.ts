@@ -16,7 +16,11 @@ describe('the bundled example configs', () => {
   it('examples/kbsync.yaml keeps its state and service data under examples/.kbsync and leaves drafts out', async () => {
     const run = await runCli(['config', 'check', '-c', 'examples/kbsync.yaml'], { cwd: ROOT });
 
-    const config = parse(run.stdout) as { state: string; target: { kind: string; dataDir: string }; sources: { path: string; exclude: string[] }[] };
+    const config = parse(run.stdout) as {
+      state: string;
+      target: { kind: string; dataDir: string };
+      sources: { path: string; exclude: string[] }[];
+    };
     expect(config.target.kind).toBe('embedded');
     expect(config.state).toBe(`${ROOT}examples/.kbsync/state.db`);
     expect(config.target.dataDir).toBe(`${ROOT}examples/.kbsync/service`);

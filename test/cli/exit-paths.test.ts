@@ -63,6 +63,8 @@ describe('exit codes the CLI gives for what is not a per-file outcome', () => {
     expect(text.stderr).toContain('please report it');
     expect(text.stderr).not.toContain('    at ');
     expect(json.code).toBe(5);
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'internal_error', exitCode: 5, message: expect.stringContaining('reading') } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: { code: 'internal_error', exitCode: 5, message: expect.stringContaining('reading') },
+    });
   });
 });

@@ -91,7 +91,9 @@ describe('exit.ts: errors to text and exit codes', () => {
   it('adds the stack and causes with KBSYNC_DEBUG=1', () => {
     const { ctx, err } = capture({ KBSYNC_DEBUG: '1' });
 
-    reportError(new KbsyncError('network', 'cannot reach the service', { cause: new Error('ECONNREFUSED 127.0.0.1:1') }), ctx, { json: false });
+    reportError(new KbsyncError('network', 'cannot reach the service', { cause: new Error('ECONNREFUSED 127.0.0.1:1') }), ctx, {
+      json: false,
+    });
 
     expect(err()).toContain('    at ');
     expect(err()).toContain('caused by: Error: ECONNREFUSED 127.0.0.1:1');

@@ -32,8 +32,14 @@ const WATCH = 'test/sync/e2e/watch.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
-const JSON_REPORTS: Cover = { file: OPTIONS, test: 'plan --json, sync --json and status --json each print one JSON document; without --json, text' };
-const ALL: Cover = { file: OPTIONS, test: 'plan --all and sync --all list unchanged files and each unsupported file past 50; without it they are counted' };
+const JSON_REPORTS: Cover = {
+  file: OPTIONS,
+  test: 'plan --json, sync --json and status --json each print one JSON document; without --json, text',
+};
+const ALL: Cover = {
+  file: OPTIONS,
+  test: 'plan --all and sync --all list unchanged files and each unsupported file past 50; without it they are counted',
+};
 const DATASET_CREATE: Cover = { file: SERVE, test: 'dataset create --json and credits add work on the data folder without a server' };
 const CREDITS_ADD: Cover = { file: SERVE, test: 'credits add with --data %s adds to the named dataset of that folder, and to no other' };
 
@@ -68,8 +74,14 @@ const COVERAGE: Record<string, Cover> = {
   'serve --host': { file: SERVE, test: '--host 127.0.0.2 listens there, and not on the default 127.0.0.1' },
   'serve --port': { file: SERVE, test: '--port N listens on N' },
   'serve --data': { file: SERVE, test: '--data DIR: the first start creates DIR/service.db (and nothing in the default folder)' },
-  'serve --allow-insecure-webhooks': { file: SERVE, test: '--allow-insecure-webhooks: an http://127.0.0.1 webhook URL is accepted with it, refused (422) without it' },
-  'serve --rate-limit': { file: SERVE, test: '--rate-limit 2/min: the third request of a key within the minute is answered 429 with Retry-After' },
+  'serve --allow-insecure-webhooks': {
+    file: SERVE,
+    test: '--allow-insecure-webhooks: an http://127.0.0.1 webhook URL is accepted with it, refused (422) without it',
+  },
+  'serve --rate-limit': {
+    file: SERVE,
+    test: '--rate-limit 2/min: the third request of a key within the minute is answered 429 with Retry-After',
+  },
   'serve --llm-url': { file: SERVE, test: '--llm-url URL: agent chat answers come from that OpenAI-compatible server' },
   'serve --max-file-mb': { file: SERVE, test: 'serves with the given limit: basic=1 takes 1 MiB and refuses 1 MiB + 1 byte with 413' },
   'serve --config': SERVE_REFUSES,
@@ -79,7 +91,10 @@ const COVERAGE: Record<string, Cover> = {
   'serve dataset create --plan': DATASET_CREATE,
   'serve dataset create --credits': DATASET_CREATE,
   'serve dataset create --json': DATASET_CREATE,
-  'serve dataset create --data': { file: SERVE, test: 'dataset create with --data %s writes into that folder; a server on it takes the key with the name, plan and credits asked' },
+  'serve dataset create --data': {
+    file: SERVE,
+    test: 'dataset create with --data %s writes into that folder; a server on it takes the key with the name, plan and credits asked',
+  },
   // serve's own options would be ignored by its subcommands: refused instead.
   'serve dataset create --host': SERVE_REFUSES,
   'serve dataset create --port': SERVE_REFUSES,
@@ -108,12 +123,21 @@ const COVERAGE: Record<string, Cover> = {
 
   'sync --json': JSON_REPORTS,
   'sync --all': ALL,
-  'sync --wait': { file: WAIT, test: 'waits until processed; a file failed with an error of no known code (the hosted service\'s) is reprocessed maxReprocessAttempts times, then reported failed' },
-  'sync --wait-timeout': { file: WAIT, test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed' },
+  'sync --wait': {
+    file: WAIT,
+    test: "waits until processed; a file failed with an error of no known code (the hosted service's) is reprocessed maxReprocessAttempts times, then reported failed",
+  },
+  'sync --wait-timeout': {
+    file: WAIT,
+    test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed',
+  },
   'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
   'sync --version': VERSION,
 
-  'watch --http': { file: WATCH, test: "--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon" },
+  'watch --http': {
+    file: WATCH,
+    test: "--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon",
+  },
   'watch --config': { file: WATCH, test: 'finds at start what changed while it was stopped' },
   'watch --version': VERSION,
 };
@@ -155,7 +179,18 @@ describe('every option of every command has a test that reads back its effect', 
     const keys = commands.flatMap(({ path, options }) => options.map((o) => keyOf(path, o)));
 
     expect(commands.map((c) => c.path).sort()).toEqual([
-      'chat', 'config check', 'explain', 'init', 'plan', 'query', 'serve', 'serve credits add', 'serve dataset create', 'status', 'sync', 'watch',
+      'chat',
+      'config check',
+      'explain',
+      'init',
+      'plan',
+      'query',
+      'serve',
+      'serve credits add',
+      'serve dataset create',
+      'status',
+      'sync',
+      'watch',
     ]);
     expect(keys.filter((k) => COVERAGE[k] === undefined)).toEqual([]);
     expect(Object.keys(COVERAGE).filter((k) => !keys.includes(k))).toEqual([]);
@@ -171,7 +206,10 @@ describe('every option of every command has a test that reads back its effect', 
       const code = testCode(cover.file, cover.test);
       expect(code, `${cover.file} has no test titled "${cover.test}"`).toBeDefined();
       const flags = [option.long, option.short].filter((f): f is string => f !== undefined);
-      expect(flags.some((flag) => code?.includes(`'${flag}'`)), `"${cover.test}" never passes ${flags.join(' or ')}`).toBe(true);
+      expect(
+        flags.some((flag) => code?.includes(`'${flag}'`)),
+        `"${cover.test}" never passes ${flags.join(' or ')}`,
+      ).toBe(true);
     },
   );
 });
@@ -181,8 +219,18 @@ describe('--version (commander acts on it wherever it stands)', () => {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
   it.each([
-    [['chat', 'agent', 'text']], [['config', 'check']], [['explain', 'x.md']], [['init']], [['plan']], [['query', 'text']],
-    [['serve']], [['serve', 'credits', 'add', '--dataset', '1', '5']], [['serve', 'dataset', 'create', '--name', 'x']], [['status']], [['sync']], [['watch']],
+    [['chat', 'agent', 'text']],
+    [['config', 'check']],
+    [['explain', 'x.md']],
+    [['init']],
+    [['plan']],
+    [['query', 'text']],
+    [['serve']],
+    [['serve', 'credits', 'add', '--dataset', '1', '5']],
+    [['serve', 'dataset', 'create', '--name', 'x']],
+    [['status']],
+    [['sync']],
+    [['watch']],
   ])('%s --version prints the version in package.json and does nothing else', async (args) => {
     const dir = tempDir();
 

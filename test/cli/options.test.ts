@@ -163,7 +163,8 @@ describe('plan and sync print the same notes, with --json or without', () => {
     const { dir, other } = twoConfigs();
     expect((await runCli(['sync', '-c', other], { cwd: dir })).code).toBe(0);
     const loseState = (): void => {
-      for (const name of readdirSync(join(dir, 'conf', '.kbsync'))) if (name.startsWith('state.db')) rmSync(join(dir, 'conf', '.kbsync', name));
+      for (const name of readdirSync(join(dir, 'conf', '.kbsync')))
+        if (name.startsWith('state.db')) rmSync(join(dir, 'conf', '.kbsync', name));
     };
 
     loseState();

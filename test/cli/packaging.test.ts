@@ -14,7 +14,10 @@ import { killHard, spawnKbsync, type KbsyncChild } from '../helpers/kbsync-child
  */
 const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
 /** Instructions, with continued lines joined. */
-const instructions = dockerfile.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => /^[A-Z]+ /.test(l));
+const instructions = dockerfile
+  .replace(/\\\n\s*/g, ' ')
+  .split('\n')
+  .filter((l) => /^[A-Z]+ /.test(l));
 const jsonArgs = (name: string): string[] => {
   const line = instructions.filter((l) => l.startsWith(`${name} `)).at(-1) ?? '';
   return JSON.parse(line.slice(line.indexOf('['))) as string[];

@@ -65,7 +65,9 @@ function untilPrinted(k: KbsyncChild, pattern: RegExp): Promise<RegExpExecArray>
       }
     };
     k.child.stdout?.on('data', onData);
-    void k.exited.then((exit) => reject(new Error(`kbsync serve ended (exit ${exit.code}) before printing ${pattern}:\n${exit.stdout}\n${exit.stderr}`)));
+    void k.exited.then((exit) =>
+      reject(new Error(`kbsync serve ended (exit ${exit.code}) before printing ${pattern}:\n${exit.stdout}\n${exit.stderr}`)),
+    );
   });
 }
 
@@ -76,7 +78,10 @@ describe('README: the local knowledge service, its three commands as written', (
     const [serveArgs = [], createArgs = [], addArgs = []] = commands;
     // The README's port may be taken on this machine: any free one (the only change to its commands).
     const portAt = serveArgs.indexOf('--port') + 1;
-    server = spawnKbsync(serveArgs.map((arg, i) => (i === portAt ? '0' : arg)), root);
+    server = spawnKbsync(
+      serveArgs.map((arg, i) => (i === portAt ? '0' : arg)),
+      root,
+    );
     const [, url = '', firstKey = ''] = await untilPrinted(server, /^listening on (\S+)\ncreated dataset 1 .*\napi key: (\S+)\n/);
 
     const created = await kbsync(createArgs);
@@ -85,7 +90,18 @@ describe('README: the local knowledge service, its three commands as written', (
     const added = await kbsync(addArgs);
     const seenAfterAdd = await datasetSeenBy(url, apiKey);
     // The same commands with --data before the subcommand's name.
-    const createdBefore = await kbsync(['serve', '--data', './service-data', 'dataset', 'create', '--name', 'more', '--credits', '10', '--json']);
+    const createdBefore = await kbsync([
+      'serve',
+      '--data',
+      './service-data',
+      'dataset',
+      'create',
+      '--name',
+      'more',
+      '--credits',
+      '10',
+      '--json',
+    ]);
     const other = JSON.parse(createdBefore.stdout) as { datasetId: string; apiKey: string };
     const addedBefore = await kbsync(['serve', '--data', './service-data', 'credits', 'add', '--dataset', other.datasetId, '5']);
     const seenOther = await datasetSeenBy(url, other.apiKey);
@@ -96,7 +112,10 @@ describe('README: the local knowledge service, its three commands as written', (
     expect(created).toMatchObject({ code: 0, stderr: '' });
     // The README's `credits add --dataset 2` is the dataset this creates: the first start made dataset 1.
     expect(datasetId).toBe('2');
-    expect(seenAfterCreate).toEqual({ status: 200, dataset: expect.objectContaining({ id: 2, name: 'docs', plan: 'pro', credits_remaining: 1000 }) });
+    expect(seenAfterCreate).toEqual({
+      status: 200,
+      dataset: expect.objectContaining({ id: 2, name: 'docs', plan: 'pro', credits_remaining: 1000 }),
+    });
     expect(added).toMatchObject({ code: 0, stdout: 'dataset 2: 1500 credits\n', stderr: '' });
     expect(seenAfterAdd.dataset).toMatchObject({ credits_remaining: 1500 });
     expect([createdBefore.code, addedBefore.code]).toEqual([0, 0]);

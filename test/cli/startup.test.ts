@@ -5,7 +5,18 @@ import { describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** Packages too slow to load for `kbsync --help`: commands import them with `await import()`. */
-const HEAVY_PACKAGES = ['zod', 'yaml', 'fastify', '@fastify/multipart', 'pino', 'better-sqlite3', 'undici', 'simple-git', 'chokidar', 'p-queue'];
+const HEAVY_PACKAGES = [
+  'zod',
+  'yaml',
+  'fastify',
+  '@fastify/multipart',
+  'pino',
+  'better-sqlite3',
+  'undici',
+  'simple-git',
+  'chokidar',
+  'p-queue',
+];
 
 /** Every module main.ts loads before running a command: its static, non-type imports, transitively. */
 function staticImportGraph(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -17,9 +28,17 @@ function staticImportGraph(entry: string): { files: Set<string>; packages: Set<s
     const source = readFileSync(file, 'utf8');
     for (const match of source.matchAll(/^(?:import|export)\s+(?!type\s)([^;]*?)\s*from\s+'([^']+)';/gms)) {
       const [, clause = '', specifier = ''] = match;
-      if (/^\{[^}]*\}$/s.test(clause) && clause.slice(1, -1).split(',').every((part) => part.trim() === '' || part.trim().startsWith('type '))) continue;
+      if (
+        /^\{[^}]*\}$/s.test(clause) &&
+        clause
+          .slice(1, -1)
+          .split(',')
+          .every((part) => part.trim() === '' || part.trim().startsWith('type '))
+      )
+        continue;
       if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else if (!specifier.startsWith('node:')) packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? specifier));
+      else if (!specifier.startsWith('node:'))
+        packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? specifier));
     }
   };
   visit(entry);

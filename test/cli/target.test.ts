@@ -32,7 +32,10 @@ describe('openTarget', () => {
     const service = await startEmbeddedService({ dataDir: join(dir, 'svc'), plan: 'basic', logger: silentLogger() });
     try {
       writeFileSync(join(dir, 'key'), `${service.apiKey}\n`, { mode: 0o600 });
-      writeFileSync(join(dir, 'kbsync.yaml'), `target:\n  kind: remote\n  baseUrl: ${service.baseUrl}\n  apiKeyFile: key\n  datasetId: "${service.datasetId}"\n`);
+      writeFileSync(
+        join(dir, 'kbsync.yaml'),
+        `target:\n  kind: remote\n  baseUrl: ${service.baseUrl}\n  apiKeyFile: key\n  datasetId: "${service.datasetId}"\n`,
+      );
 
       const target = await openTarget(loadConfig(join(dir, 'kbsync.yaml'), {}), silentLogger());
       try {

@@ -37,11 +37,19 @@ export async function ensureDist(): Promise<void> {
     if (isFresh()) return;
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     const output = await new Promise<string>((resolve) => {
-      execFile(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
+      execFile(
+        process.execPath,
+        [tsc, '-p', 'tsconfig.build.json'],
+        { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 },
+        (_err, stdout, stderr) => resolve(`${stdout}${stderr}`),
+      );
     });
-    if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js'))) throw new Error(`tsc -p tsconfig.build.json did not produce dist/cli/main.js:\n${output}`);
+    if (!existsSync(join(REPO_ROOT, 'dist', 'cli', 'main.js')))
+      throw new Error(`tsc -p tsconfig.build.json did not produce dist/cli/main.js:\n${output}`);
     const bundled = await new Promise<string>((resolve) => {
-      execFile(process.execPath, ['scripts/bundle.js'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
+      execFile(process.execPath, ['scripts/bundle.js'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 }, (_err, stdout, stderr) =>
+        resolve(`${stdout}${stderr}`),
+      );
     });
     if (!existsSync(BUNDLE_MAIN)) throw new Error(`scripts/bundle.js did not produce dist/bundle/main.js:\n${bundled}`);
   } finally {
@@ -61,7 +69,10 @@ function isFresh(): boolean {
   if (!existsSync(BUNDLE_MAIN)) return false;
   // The bundle also carries package.json's version and whatever scripts/bundle.js puts in it.
   const inputs = [join(REPO_ROOT, 'package.json'), join(REPO_ROOT, 'scripts', 'bundle.js')].map((file) => statSync(file).mtimeMs);
-  const src = Math.max(newestMtime(join(REPO_ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts')), ...inputs);
+  const src = Math.max(
+    newestMtime(join(REPO_ROOT, 'src'), (name) => name.endsWith('.ts') && !name.endsWith('.test.ts')),
+    ...inputs,
+  );
   // The bundle is written after tsc's files: it must be newer than every source too.
   return statSync(BUNDLE_MAIN).mtimeMs >= src && newestMtime(join(REPO_ROOT, 'dist'), (name) => name.endsWith('.js')) >= src;
 }

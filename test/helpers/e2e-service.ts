@@ -67,7 +67,8 @@ export function datasetApi(url: string, datasetId: string, apiKey: string): E2eD
   return {
     datasetId,
     apiKey,
-    balance: async () => (await get<{ datasets: { credits_remaining: number }[] }>('/api/v1/ext/datasets/')).datasets[0]?.credits_remaining ?? NaN,
+    balance: async () =>
+      (await get<{ datasets: { credits_remaining: number }[] }>('/api/v1/ext/datasets/')).datasets[0]?.credits_remaining ?? NaN,
     files: async () => (await get<{ files: ServiceFile[] }>('/api/v1/ext/files/?limit=10000')).files,
   };
 }

@@ -66,7 +66,10 @@ const DEFAULTS = {
 };
 
 /** A workspace in `root` whose config targets `baseUrl` with `apiKey`. */
-export function createWorkspace(root: string, o: { baseUrl: string; apiKey: string; plan?: string; config?: Partial<WorkspaceConfig> }): Workspace {
+export function createWorkspace(
+  root: string,
+  o: { baseUrl: string; apiKey: string; plan?: string; config?: Partial<WorkspaceConfig> },
+): Workspace {
   const docs = join(root, 'docs');
   mkdirSync(docs, { recursive: true });
   const configPath = join(root, 'kbsync.yaml');
@@ -128,12 +131,16 @@ export async function runKbsync(args: string[], cwd: string, o: { env?: Record<s
 
 /** The items of a report with a given action, as `path` strings (sorted). */
 export function pathsWith(report: JsonReport, action: PlanAction): string[] {
-  return report.items.filter((i) => i.action === action).map((i) => i.path).sort();
+  return report.items
+    .filter((i) => i.action === action)
+    .map((i) => i.path)
+    .sort();
 }
 
 /** The one item of a report for `path` (throws when there is none or several). */
 export function itemOf(report: JsonReport, path: string): JsonItem {
   const found = report.items.filter((i) => i.path === path);
-  if (found.length !== 1) throw new Error(`expected one item for ${path}, found ${found.length}: ${JSON.stringify(report.items.map((i) => i.path))}`);
+  if (found.length !== 1)
+    throw new Error(`expected one item for ${path}, found ${found.length}: ${JSON.stringify(report.items.map((i) => i.path))}`);
   return found[0] as JsonItem;
 }

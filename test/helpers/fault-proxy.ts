@@ -13,9 +13,7 @@ export type UpstreamResponse = { status: number; headers: Record<string, string>
 
 /** What to do with a request: pass it on, answer it here, or cut the connection without forwarding. */
 export type RequestDecision =
-  | { kind: 'forward' }
-  | { kind: 'respond'; status: number; json: unknown; headers?: Record<string, string> }
-  | { kind: 'drop' };
+  { kind: 'forward' } | { kind: 'respond'; status: number; json: unknown; headers?: Record<string, string> } | { kind: 'drop' };
 /** What to do with the upstream's answer: relay it, or cut the connection (the answer is lost). */
 export type ResponseDecision = 'relay' | 'drop';
 
@@ -44,7 +42,13 @@ export async function startFaultProxy(upstream: string, initial: FaultHooks = {}
     const receivedAtMs = performance.now();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const proxied: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: headersOf(req.headers), body: Buffer.concat(chunks), receivedAtMs };
+    const proxied: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: headersOf(req.headers),
+      body: Buffer.concat(chunks),
+      receivedAtMs,
+    };
     requests.push(proxied);
     const decision = (await hooks.onRequest?.(proxied)) ?? { kind: 'forward' };
     if (decision.kind === 'drop') {
@@ -55,8 +59,16 @@ export async function startFaultProxy(upstream: string, initial: FaultHooks = {}
       res.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers }).end(JSON.stringify(decision.json));
       return;
     }
-    const up = await request(`${upstream}${proxied.url}`, { method: proxied.method as 'GET', headers: proxied.headers, body: proxied.body.length > 0 ? proxied.body : undefined });
-    const answer: UpstreamResponse = { status: up.statusCode, headers: headersOf(up.headers), body: Buffer.from(await up.body.arrayBuffer()) };
+    const up = await request(`${upstream}${proxied.url}`, {
+      method: proxied.method as 'GET',
+      headers: proxied.headers,
+      body: proxied.body.length > 0 ? proxied.body : undefined,
+    });
+    const answer: UpstreamResponse = {
+      status: up.statusCode,
+      headers: headersOf(up.headers),
+      body: Buffer.from(await up.body.arrayBuffer()),
+    };
     if ((await hooks.onResponse?.(proxied, answer)) === 'drop') {
       res.socket?.destroy();
       return;

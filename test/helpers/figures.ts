@@ -4,6 +4,8 @@
  * these lines; `npx vitest run FILE -t TITLE` shows them (vitest prints a test's console output).
  */
 export function printFigures(title: string, figures: Record<string, number | string>): void {
-  const line = Object.entries(figures).map(([name, value]) => `${name} ${value}`).join(', ');
+  const line = Object.entries(figures)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
   console.log(`figures | ${title}: ${line}`);
 }

@@ -5,7 +5,11 @@ import { KBSYNC_BIN } from './build-dist.js';
 export type ChildExit = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
 /** A running `node bin/kbsync.js ...` (needs dist/: see ensureDist), and its end. */
-export type KbsyncChild = { child: ChildProcess; exited: Promise<ChildExit>; /** stderr so far (a daemon's log while it runs). */ stderrSoFar(): string };
+export type KbsyncChild = {
+  child: ChildProcess;
+  exited: Promise<ChildExit>;
+  /** stderr so far (a daemon's log while it runs). */ stderrSoFar(): string;
+};
 
 /** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment (plus `extraEnv`). */
 export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}): KbsyncChild {

@@ -101,7 +101,12 @@ export function fakeState(multiSource = false) {
 
 /** A remote listing entry. */
 export function remoteCopy(name: string, o: { id?: string; sha?: string | null; content?: string; status?: string } = {}): RemoteCopy {
-  return { id: o.id ?? `r-${name}`, name, sha256: o.sha === undefined ? fakeSha(o.content ?? name) : o.sha, status: o.status ?? 'processed' };
+  return {
+    id: o.id ?? `r-${name}`,
+    name,
+    sha256: o.sha === undefined ? fakeSha(o.content ?? name) : o.sha,
+    status: o.status ?? 'processed',
+  };
 }
 
 /** A budget with generous caps unless given. */
@@ -134,7 +139,9 @@ export function planInput(over: Partial<PlanInput> & { plan?: Plan } = {}): Plan
 export function fakeRun(plan: SyncPlan, errorOf: (item: SyncPlan['items'][number]) => string | null): RunResult {
   const items: RunItem[] = plan.items.map((i) => {
     const error = errorOf(i);
-    return error === null ? { ...i, outcome: 'done', creditsCharged: 0, error: null } : { ...i, outcome: 'failed', creditsCharged: 0, error };
+    return error === null
+      ? { ...i, outcome: 'done', creditsCharged: 0, error: null }
+      : { ...i, outcome: 'failed', creditsCharged: 0, error };
   });
   const reindex = { ...plan.reindex, outcome: 'done' as const, creditsCharged: 0, error: null };
   return { kind: 'run', startedAt: plan.plannedAt, finishedAt: plan.plannedAt, items, totals: summarize(items, reindex), reindex };

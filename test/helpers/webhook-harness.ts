@@ -16,7 +16,14 @@ export type WebhookHarness = {
   clock: ManualClock;
   receiver: WebhookReceiver;
   /** A dispatcher on the manual clock (allowInsecure defaults to true); stopped by cleanup(). */
-  dispatcher(options?: { db?: Database; allowInsecure?: boolean; logger?: Logger; stopTimeoutMs?: number; now?: () => number; schedule?: Schedule }): WebhookDispatcher;
+  dispatcher(options?: {
+    db?: Database;
+    allowInsecure?: boolean;
+    logger?: Logger;
+    stopTimeoutMs?: number;
+    now?: () => number;
+    schedule?: Schedule;
+  }): WebhookDispatcher;
   /** Registers a webhook (dataset 1, the receiver's URL, all events unless given). */
   hook(url?: string, events?: string[], datasetId?: number): ReturnType<typeof createWebhook>;
   deliveries(webhookId: number, on?: Database): DeliveryRecord[];
@@ -31,7 +38,10 @@ export async function webhookHarness(): Promise<WebhookHarness> {
   const receiver = await startWebhookReceiver();
   const started: WebhookDispatcher[] = [];
   return {
-    tdb, db, clock, receiver,
+    tdb,
+    db,
+    clock,
+    receiver,
     dispatcher(options = {}) {
       const d = createDispatcher({
         db: options.db ?? db,
@@ -58,6 +68,8 @@ export async function webhookHarness(): Promise<WebhookHarness> {
 export function signatureValid(secret: string, delivery: ReceivedDelivery): boolean {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': sig } = delivery.headers;
-  const expected = createHmac('sha256', key).update(`${String(id)}.${String(ts)}.${delivery.body}`).digest('base64');
+  const expected = createHmac('sha256', key)
+    .update(`${String(id)}.${String(ts)}.${delivery.body}`)
+    .digest('base64');
   return sig === `v1,${expected}`;
 }

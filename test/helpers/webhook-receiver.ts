@@ -53,8 +53,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     reply: (...r) => {
       replies.push(...r);
     },
-    waitFor: (count) =>
-      received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve })),
+    waitFor: (count) => (received.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
     release(status = 200) {
       for (const res of held.splice(0)) res.writeHead(status).end();
     },

@@ -25,20 +25,29 @@ async function createAgent(api: Api, name = 'helper', config: Record<string, unk
 }
 
 function eventsOfType(type: string) {
-  return receiver.received.map((d) => ({ d, body: JSON.parse(d.body) as { type: string; data: Record<string, unknown> } })).filter((e) => e.body.type === type);
+  return receiver.received
+    .map((d) => ({ d, body: JSON.parse(d.body) as { type: string; data: Record<string, unknown> } }))
+    .filter((e) => e.body.type === type);
 }
 
 describe('agents', () => {
   it('create, get with datasets, list, update config', async () => {
     const api = apiFor(h);
 
-    const created = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'Helper', config: { system_prompt: 'Be brief', top_k: 3 } } });
+    const created = await api.call('POST', '/api/v1/ext/agents/', {
+      json: { name: 'Helper', config: { system_prompt: 'Be brief', top_k: 3 } },
+    });
     const got = await api.call('GET', `/api/v1/ext/agents/${created.body.id}`);
     const listed = await api.call('GET', '/api/v1/ext/agents');
     const updated = await api.call('PUT', `/api/v1/ext/agents/${created.body.id}/config`, { json: { config: { temperature: 0.5 } } });
 
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), name: 'Helper', config: { system_prompt: 'Be brief', top_k: 3 }, created_at: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'Helper',
+      config: { system_prompt: 'Be brief', top_k: 3 },
+      created_at: expect.any(String),
+    });
     expect(got.body).toEqual({ ...created.body, datasets: [{ id: Number(api.datasetId), mode: 'read_only' }] });
     expect(listed.body).toEqual({ agents: [created.body] });
     expect(updated.body).toMatchObject({ id: created.body.id, config: { temperature: 0.5 } });
@@ -63,7 +72,9 @@ describe('agents', () => {
     const api = apiFor(h);
     const agentId = await createAgent(api);
     await api.call('PATCH', `/api/v2/ext/agents/${agentId}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
-    const entry = await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'The office wifi password rotates every Monday.' } });
+    const entry = await api.call('POST', '/api/v2/ext/datasets/intelligence', {
+      json: { agent_id: agentId, content: 'The office wifi password rotates every Monday.' },
+    });
     await eventually(async () => {
       const list = await api.call('GET', '/api/v2/ext/datasets/intelligence');
       return list.body.entries[0].status === 'processed' ? true : undefined;
@@ -74,13 +85,22 @@ describe('agents', () => {
 
     expect(chat.status).toBe(200);
     expect(chat.body.response).toEqual(expect.any(String));
-    expect(chat.body.sources[0]).toMatchObject({ knowledge_source_id: entry.body.id, chunk_index: 0, text: expect.stringContaining('Monday') });
+    expect(chat.body.sources[0]).toMatchObject({
+      knowledge_source_id: entry.body.id,
+      chunk_index: 0,
+      text: expect.stringContaining('Monday'),
+    });
     expect(empty.status).toBe(400);
   });
 
   it('chat through an unreachable LLM answers 502, costs nothing, and logs the failure (never the key)', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(chunk.toString()); done(); } });
+    const sink = new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
     const other = await startHarness({ llmUrl: 'http://127.0.0.1:1/v1', logger: createLogger({ level: 'error' }, sink) });
     try {
       const api = apiFor(other, { credits: 20 });
@@ -133,7 +153,12 @@ describe('agent-dataset modes and intelligence', () => {
     expect(patched.body).toEqual({ id: Number(api.datasetId), mode: 'self_learning' });
     expect(badMode.status).toBe(400);
     expect(otherDataset.status).toBe(404);
-    expect(event.body.data).toEqual({ agent_id: agentId, dataset_id: Number(api.datasetId), mode: 'self_learning', previous_mode: 'read_only' });
+    expect(event.body.data).toEqual({
+      agent_id: agentId,
+      dataset_id: Number(api.datasetId),
+      mode: 'self_learning',
+      previous_mode: 'read_only',
+    });
     expect(verifyWebhook({ headers: event.d.headers, body: event.d.body, secret: hook.body.secret as string }).ok).toBe(true);
   });
 
@@ -144,23 +169,51 @@ describe('agent-dataset modes and intelligence', () => {
     await api.call('PATCH', `/api/v2/ext/agents/${agentId}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
     const content = 'Deploys happen on Tuesdays after the standup.';
 
-    const first = await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: String(agentId), content, title: 'Deploys', metadata: { source: 'chat' } } });
+    const first = await api.call('POST', '/api/v2/ext/datasets/intelligence', {
+      json: { agent_id: String(agentId), content, title: 'Deploys', metadata: { source: 'chat' } },
+    });
     const dup = await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content } });
-    const processedEvent = await eventually(async () => eventsOfType('intelligence.processed').find((e) => e.body.data['entry_id'] === first.body.id));
-    const dedupEvent = await eventually(async () => eventsOfType('intelligence.deduped').find((e) => e.body.data['entry_id'] === first.body.id));
+    const processedEvent = await eventually(async () =>
+      eventsOfType('intelligence.processed').find((e) => e.body.data['entry_id'] === first.body.id),
+    );
+    const dedupEvent = await eventually(async () =>
+      eventsOfType('intelligence.deduped').find((e) => e.body.data['entry_id'] === first.body.id),
+    );
     const hits = await api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'when are deploys' } });
     const list = await api.call('GET', '/api/v2/ext/datasets/intelligence?limit=10');
 
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(Number), sha256: sha256Hex(content), status: 'pending', duplicate: false, credits_charged: 1 });
+    expect(first.body).toEqual({
+      id: expect.any(Number),
+      sha256: sha256Hex(content),
+      status: 'pending',
+      duplicate: false,
+      credits_charged: 1,
+    });
     expect(dup.status).toBe(200);
     expect(dup.body).toMatchObject({ id: first.body.id, sha256: sha256Hex(content), duplicate: true, credits_charged: 0 });
-    expect(processedEvent.body.data).toEqual({ entry_id: first.body.id, dataset_id: Number(api.datasetId), agent_id: agentId, sha256: sha256Hex(content) });
+    expect(processedEvent.body.data).toEqual({
+      entry_id: first.body.id,
+      dataset_id: Number(api.datasetId),
+      agent_id: agentId,
+      sha256: sha256Hex(content),
+    });
     expect(dedupEvent.body.data).toMatchObject({ entry_id: first.body.id, agent_id: agentId });
     expect(hits.body.results[0]).toMatchObject({ knowledge_source_id: first.body.id, text: expect.stringContaining('Tuesdays') });
     expect(list.body).toEqual({
       total: 1,
-      entries: [{ id: first.body.id, agent_id: agentId, title: 'Deploys', sha256: sha256Hex(content), status: 'processed', error: null, created_at: expect.any(String), updated_at: expect.any(String) }],
+      entries: [
+        {
+          id: first.body.id,
+          agent_id: agentId,
+          title: 'Deploys',
+          sha256: sha256Hex(content),
+          status: 'processed',
+          error: null,
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      ],
     });
     expect(await credits(api)).toBe(100 - 5 - 1 - 1); // agent, entry, query
   });
@@ -172,7 +225,10 @@ describe('agent-dataset modes and intelligence', () => {
     await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'old' } });
 
     const batch = await api.call('POST', '/api/v2/ext/datasets/intelligence/batch', {
-      json: { agent_id: agentId, entries: [{ content: 'old' }, { content: 'new 1' }, { content: 'new 2', title: 't' }, { content: 'new 1' }] },
+      json: {
+        agent_id: agentId,
+        entries: [{ content: 'old' }, { content: 'new 1' }, { content: 'new 2', title: 't' }, { content: 'new 1' }],
+      },
     });
     const tooMany = await api.call('POST', '/api/v2/ext/datasets/intelligence/batch', {
       json: { agent_id: agentId, entries: Array.from({ length: 51 }, (_, i) => ({ content: `e${i}` })) },
@@ -182,7 +238,10 @@ describe('agent-dataset modes and intelligence', () => {
     expect(batch.status).toBe(200);
     expect(batch.body).toMatchObject({ created: 2, duplicates: 2, credits_charged: 2 });
     expect(batch.body.results.map((r: { duplicate: boolean; credits_charged: number }) => [r.duplicate, r.credits_charged])).toEqual([
-      [true, 0], [false, 1], [false, 1], [true, 0],
+      [true, 0],
+      [false, 1],
+      [false, 1],
+      [true, 0],
     ]);
     expect(batch.body.results[3].id).toBe(batch.body.results[1].id);
     expect(tooMany.status).toBe(422);
@@ -203,8 +262,16 @@ describe('webhooks', () => {
     const delivery = receiver.received[before];
 
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), url: receiver.url, events: ['intelligence.failed'], secret: expect.stringMatching(/^whsec_/), created_at: expect.any(String) });
-    expect(listed.body).toEqual({ webhooks: [{ id: created.body.id, url: receiver.url, events: ['intelligence.failed'], created_at: created.body.created_at }] });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      url: receiver.url,
+      events: ['intelligence.failed'],
+      secret: expect.stringMatching(/^whsec_/),
+      created_at: expect.any(String),
+    });
+    expect(listed.body).toEqual({
+      webhooks: [{ id: created.body.id, url: receiver.url, events: ['intelligence.failed'], created_at: created.body.created_at }],
+    });
     expect(listed.text).not.toContain('whsec_');
     expect(tested.body).toEqual({ delivered: true, status: 200 });
     expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ type: 'webhook.test', data: { webhook_id: created.body.id } });

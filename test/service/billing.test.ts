@@ -29,24 +29,65 @@ describe('costs charged on success (docs/api.md)', () => {
     const agentCost = await charged(() => api.call('POST', '/api/v1/ext/agents/', { json: { name: 'a' } }), 201);
     const agents = await api.call('GET', '/api/v1/ext/agents/');
     const agentId = agents.body.agents[0].id as number;
-    const configCost = await charged(() => api.call('PUT', `/api/v1/ext/agents/${agentId}/config`, { json: { config: { temperature: 0.2 } } }), 200);
+    const configCost = await charged(
+      () => api.call('PUT', `/api/v1/ext/agents/${agentId}/config`, { json: { config: { temperature: 0.2 } } }),
+      200,
+    );
     const chatCost = await charged(() => api.call('POST', `/api/v1/ext/agents/${agentId}/chat`, { json: { message: 'hello' } }), 200);
     const queryCost = await charged(() => api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'hello' } }), 200);
-    const batchCost = await charged(() => api.call('POST', '/api/v1/ext/datasets/query/batch', { json: { queries: ['a', 'b', 'c'] } }), 200);
+    const batchCost = await charged(
+      () => api.call('POST', '/api/v1/ext/datasets/query/batch', { json: { queries: ['a', 'b', 'c'] } }),
+      200,
+    );
     const reindexCost = await charged(() => api.call('POST', '/api/v1/ext/datasets/reindex', { json: {} }), 200);
     const smallUpload = await charged(() => upload(api, 'a.txt', 'hello'), 201);
     const files = await api.call('GET', '/api/v1/ext/files/');
     const reprocessCost = await charged(() => api.call('POST', `/api/v1/ext/files/${files.body.files[0].id}/reprocess`), 202);
     await api.call('PATCH', `/api/v2/ext/agents/${agentId}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
-    const entryCost = await charged(() => api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'fact one' } }), 201);
-    const dupCost = await charged(() => api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'fact one' } }), 200);
-    const batch = await charged(() => api.call('POST', '/api/v2/ext/datasets/intelligence/batch', {
-      json: { agent_id: agentId, entries: [{ content: 'fact one' }, { content: 'fact two' }, { content: 'fact three' }] },
-    }), 200);
+    const entryCost = await charged(
+      () => api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'fact one' } }),
+      201,
+    );
+    const dupCost = await charged(
+      () => api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'fact one' } }),
+      200,
+    );
+    const batch = await charged(
+      () =>
+        api.call('POST', '/api/v2/ext/datasets/intelligence/batch', {
+          json: { agent_id: agentId, entries: [{ content: 'fact one' }, { content: 'fact two' }, { content: 'fact three' }] },
+        }),
+      200,
+    );
     const free = await charged(() => api.call('GET', '/api/v1/ext/files/'), 200);
 
-    expect({ agentCost, configCost, chatCost, queryCost, batchCost, reindexCost, smallUpload, reprocessCost, entryCost, dupCost, batch, free })
-      .toEqual({ agentCost: 5, configCost: 2, chatCost: 1, queryCost: 1, batchCost: 3, reindexCost: 2, smallUpload: 5, reprocessCost: 5, entryCost: 1, dupCost: 0, batch: 2, free: 0 });
+    expect({
+      agentCost,
+      configCost,
+      chatCost,
+      queryCost,
+      batchCost,
+      reindexCost,
+      smallUpload,
+      reprocessCost,
+      entryCost,
+      dupCost,
+      batch,
+      free,
+    }).toEqual({
+      agentCost: 5,
+      configCost: 2,
+      chatCost: 1,
+      queryCost: 1,
+      batchCost: 3,
+      reindexCost: 2,
+      smallUpload: 5,
+      reprocessCost: 5,
+      entryCost: 1,
+      dupCost: 0,
+      batch: 2,
+      free: 0,
+    });
   });
 
   it.each([
@@ -68,7 +109,14 @@ describe('costs charged on success (docs/api.md)', () => {
 describe('rejected calls cost nothing', () => {
   it.each([
     ['top_k over 20', 'POST', '/api/v1/ext/datasets/query', { query: 'x', top_k: 21 }, 422, 'validation_failed'],
-    ['more than 20 queries', 'POST', '/api/v1/ext/datasets/query/batch', { queries: Array.from({ length: 21 }, (_, i) => `q${i}`) }, 422, 'validation_failed'],
+    [
+      'more than 20 queries',
+      'POST',
+      '/api/v1/ext/datasets/query/batch',
+      { queries: Array.from({ length: 21 }, (_, i) => `q${i}`) },
+      422,
+      'validation_failed',
+    ],
     ['missing query', 'POST', '/api/v1/ext/datasets/query', {}, 400, 'invalid_request'],
     ['unknown agent chat', 'POST', '/api/v1/ext/agents/999/chat', { message: 'hi' }, 404, 'not_found'],
     ['unknown file reprocess', 'POST', '/api/v1/ext/files/999/reprocess', {}, 404, 'not_found'],
@@ -129,7 +177,9 @@ describe('rejected calls cost nothing', () => {
     const agentId = await selfLearningAgent(api);
     await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'known' } });
 
-    const res = await api.call('POST', '/api/v2/ext/datasets/intelligence/batch', { json: { agent_id: agentId, entries: [{ content: 'known' }] } });
+    const res = await api.call('POST', '/api/v2/ext/datasets/intelligence/batch', {
+      json: { agent_id: agentId, entries: [{ content: 'known' }] },
+    });
 
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ created: 0, duplicates: 1, credits_charged: 0 });
@@ -148,7 +198,9 @@ describe('tier gates', () => {
     ]);
 
     expect(responses.map((r) => [r.status, r.body.error.code])).toEqual([
-      [403, 'tier_required'], [403, 'tier_required'], [403, 'tier_required'],
+      [403, 'tier_required'],
+      [403, 'tier_required'],
+      [403, 'tier_required'],
     ]);
     expect(await credits(api)).toBe(100);
   });

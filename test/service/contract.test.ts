@@ -63,7 +63,10 @@ describe('contract: all 22 endpoints through the client', () => {
     const listed = await client.listDatasets();
     const updated = await client.updateDataset({ name: 'Handbook', description: 'team docs' });
     // files (3)
-    const up = await client.uploadFile({ path: fileWith('guide.md', '# Onboarding\n\nNew hires get a laptop on day one.\n'), name: 'handbook/guide.md' });
+    const up = await client.uploadFile({
+      path: fileWith('guide.md', '# Onboarding\n\nNew hires get a laptop on day one.\n'),
+      name: 'handbook/guide.md',
+    });
     const processed = await eventually(async () => (await client.listAllFiles()).find((f) => f.id === up.id && f.status === 'processed'));
     const reprocessed = await client.reprocessFile(up.id);
     const page = await client.listFiles({ limit: 10 });
@@ -79,8 +82,15 @@ describe('contract: all 22 endpoints through the client', () => {
     const attached = await client.attachDataset(agent.id, { datasetId });
     const mode = await client.setDatasetMode(agent.id, datasetId, 'self_learning');
     // intelligence (3)
-    const entry = await client.writeIntelligence({ agentId: agent.id, content: 'Laptops are collected on the last day.', title: 'Offboarding' });
-    const batch = await client.writeIntelligenceBatch({ agentId: agent.id, entries: [{ content: 'Badges expire yearly.' }, { content: 'Laptops are collected on the last day.' }] });
+    const entry = await client.writeIntelligence({
+      agentId: agent.id,
+      content: 'Laptops are collected on the last day.',
+      title: 'Offboarding',
+    });
+    const batch = await client.writeIntelligenceBatch({
+      agentId: agent.id,
+      entries: [{ content: 'Badges expire yearly.' }, { content: 'Laptops are collected on the last day.' }],
+    });
     const entries = await client.listIntelligence();
     // queries (after the entries are indexed)
     await eventually(async () => ((await client.listIntelligence()).entries.every((e) => e.status === 'processed') ? true : undefined));
@@ -92,7 +102,10 @@ describe('contract: all 22 endpoints through the client', () => {
     const hooks = await client.listWebhooks();
     const tested = await client.testWebhook(hook.id);
 
-    expect(listed).toEqual({ total: 1, datasets: [expect.objectContaining({ id: datasetId, plan: 'pro', creditsRemaining: 1000, knowledgeSourceCount: 0 })] });
+    expect(listed).toEqual({
+      total: 1,
+      datasets: [expect.objectContaining({ id: datasetId, plan: 'pro', creditsRemaining: 1000, knowledgeSourceCount: 0 })],
+    });
     expect(updated).toMatchObject({ id: datasetId, name: 'Handbook', description: 'team docs' });
     expect(up).toMatchObject({ name: 'handbook/guide.md', status: 'queued', creditsCharged: 5 });
     expect(processed).toMatchObject({ name: 'handbook/guide.md', status: 'processed', error: null });
@@ -145,9 +158,16 @@ describe('contract: error codes through the client', () => {
     };
 
     expect(codes).toEqual({
-      unauthorized: 'unauthorized', tier_batch: 'tier_required', tier_reindex: 'tier_required', tier_intelligence: 'tier_required',
-      mode: 'mode_forbidden', not_found: 'not_found', credits: 'insufficient_credits', top_k: 'validation_failed',
-      unsupported: 'unsupported_file_type', bad_webhook_url: 'validation_failed',
+      unauthorized: 'unauthorized',
+      tier_batch: 'tier_required',
+      tier_reindex: 'tier_required',
+      tier_intelligence: 'tier_required',
+      mode: 'mode_forbidden',
+      not_found: 'not_found',
+      credits: 'insufficient_credits',
+      top_k: 'validation_failed',
+      unsupported: 'unsupported_file_type',
+      bad_webhook_url: 'validation_failed',
     });
     expect(await balance(basic)).toBe(95);
     expect(await balance(poor)).toBe(1);
@@ -197,7 +217,9 @@ async function startHeldLlm(): Promise<{ url: string; waitForRequest(): Promise<
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const release = () => {
     for (const res of held.splice(0)) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'held answer' } }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ message: { content: 'held answer' } }] }));
     }
   };
   return {
@@ -290,7 +312,9 @@ describe('contract: idempotency through the client', () => {
 
     const first = await client.uploadFile({ path, name: 'same.txt' }, { idempotencyKey: 'upload-1' });
     const repeat = await client.uploadFile({ path, name: 'same.txt' }, { idempotencyKey: 'upload-1' });
-    const mismatch = await codeOf(client.uploadFile({ path: fileWith('other.txt', 'other'), name: 'other.txt' }, { idempotencyKey: 'upload-1' }));
+    const mismatch = await codeOf(
+      client.uploadFile({ path: fileWith('other.txt', 'other'), name: 'other.txt' }, { idempotencyKey: 'upload-1' }),
+    );
 
     expect(repeat).toEqual(first);
     expect(mismatch).toBe('idempotency_mismatch');

@@ -45,8 +45,18 @@ describe('DOCX, XLSX, XLS, Parquet, HTML and XML through the service', () => {
   });
 
   it.each([
-    ['page.html', '<html><head><script>secret()</script></head><body><h1>Leave</h1><p>Ask your manager.</p></body></html>', 'manager', 'Leave\nAsk your manager.'],
-    ['feed.xml', '<feed><entry><title>Tide tables</title><updated>2025-01-01</updated></entry></feed>', 'tide tables', 'feed > entry\ntitle: Tide tables; updated: 2025-01-01'],
+    [
+      'page.html',
+      '<html><head><script>secret()</script></head><body><h1>Leave</h1><p>Ask your manager.</p></body></html>',
+      'manager',
+      'Leave\nAsk your manager.',
+    ],
+    [
+      'feed.xml',
+      '<feed><entry><title>Tide tables</title><updated>2025-01-01</updated></entry></feed>',
+      'tide tables',
+      'feed > entry\ntitle: Tide tables; updated: 2025-01-01',
+    ],
   ])('%s is processed and its text is found by a query', async (name, content, query, expected) => {
     const api = apiFor(h, { credits: 100 });
 
@@ -67,7 +77,8 @@ describe('DOCX, XLSX, XLS, Parquet, HTML and XML through the service', () => {
 
     expect(await settled(api, broken.body.id)).toMatchObject({
       status: 'failed',
-      error: 'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
+      error:
+        'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
       chunk_count: null,
     });
     expect((await settled(api, encrypted.body.id)).error).toMatch(/^parse_failed: the XLSX file is password-protected \(encrypted\)/);

@@ -42,11 +42,19 @@ describe('upload', () => {
 
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'docs/guide.md', size: Buffer.byteLength(content), sha256: sha256Hex(content),
-      status: 'queued', credits_charged: 5,
+      id: expect.any(Number),
+      name: 'docs/guide.md',
+      size: Buffer.byteLength(content),
+      sha256: sha256Hex(content),
+      status: 'queued',
+      credits_charged: 5,
     });
     expect(processed).toMatchObject({ name: 'docs/guide.md', status: 'processed', error: null, chunk_count: expect.any(Number) });
-    expect(hits.body.results[0]).toMatchObject({ knowledge_source_id: res.body.id, chunk_index: 0, text: expect.stringContaining('brown fox') });
+    expect(hits.body.results[0]).toMatchObject({
+      knowledge_source_id: res.body.id,
+      chunk_index: 0,
+      text: expect.stringContaining('brown fox'),
+    });
     expect(hits.body.results[0].score).toBeGreaterThan(0);
     expect(hits.body.results[0].score).toBeLessThanOrEqual(1);
   });
@@ -79,7 +87,17 @@ describe('upload', () => {
     expect(page1.body.total).toBe(3);
     expect(page1.body.files.map((f: { id: number }) => f.id)).toEqual(ids.slice(0, 2));
     expect(page2.body.files.map((f: { id: number }) => f.id)).toEqual(ids.slice(2));
-    expect(Object.keys(page1.body.files[0]).sort()).toEqual(['chunk_count', 'created_at', 'error', 'id', 'name', 'sha256', 'size', 'status', 'updated_at']);
+    expect(Object.keys(page1.body.files[0]).sort()).toEqual([
+      'chunk_count',
+      'created_at',
+      'error',
+      'id',
+      'name',
+      'sha256',
+      'size',
+      'status',
+      'updated_at',
+    ]);
     expect(bad.status).toBe(400);
   });
 
@@ -98,8 +116,18 @@ describe('upload', () => {
   it.each([
     ['no multipart at all', { 'content-type': 'application/json' }, '{}', 400],
     ['missing boundary', { 'content-type': 'multipart/form-data' }, 'garbage', 400],
-    ['truncated body', { 'content-type': 'multipart/form-data; boundary=XX' }, '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello', 400],
-    ['no file part', { 'content-type': 'multipart/form-data; boundary=XX' }, '--XX\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--XX--\r\n', 400],
+    [
+      'truncated body',
+      { 'content-type': 'multipart/form-data; boundary=XX' },
+      '--XX\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello',
+      400,
+    ],
+    [
+      'no file part',
+      { 'content-type': 'multipart/form-data; boundary=XX' },
+      '--XX\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n--XX--\r\n',
+      400,
+    ],
   ])('bad multipart (%s) answers JSON, nothing stored', async (_label, headers, body, status) => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
     const before = storedFiles().length;
@@ -118,7 +146,9 @@ describe('upload', () => {
     const body = new PassThrough();
     const controller = new AbortController();
     const pending = request(`${h.service.url}/api/v1/ext/files/upload`, {
-      method: 'POST', body, signal: controller.signal,
+      method: 'POST',
+      body,
+      signal: controller.signal,
       headers: { 'x-api-key': api.key, 'content-type': 'multipart/form-data; boundary=AB' },
     }).catch((err: unknown) => err);
     body.write('--AB\r\nContent-Disposition: form-data; name="file"; filename="half.txt"\r\n\r\nhalf of it');
@@ -139,10 +169,15 @@ describe('upload', () => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
     const before = storedFiles().length;
     const boundary = 'TWOFILES';
-    const parts = fields.map((field, i) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="part${i}.txt"\r\n\r\ncontent ${i}\r\n`);
+    const parts = fields.map(
+      (field, i) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="part${i}.txt"\r\n\r\ncontent ${i}\r\n`,
+    );
     const body = `${parts.join('')}--${boundary}--\r\n`;
 
-    const res = await api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const res = await api.call('POST', '/api/v1/ext/files/upload', {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
 
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'send exactly one file part' });
@@ -162,7 +197,10 @@ describe('upload', () => {
       `--${boundary}--\r\n`,
     ].join('');
 
-    const res = await api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const res = await api.call('POST', '/api/v1/ext/files/upload', {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
 
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'one.txt', size: 12, credits_charged: 5 });
@@ -185,18 +223,22 @@ describe('413 while streaming', () => {
     const boundary = 'BOUNDARY413';
     let sent = 0;
     // 64 MiB offered against a 1 MiB limit: the answer must come long before the body ends.
-    const body = Readable.from((async function* () {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n`);
-      const chunk = Buffer.alloc(65_536, 'z');
-      for (let i = 0; i < 1024; i++) {
-        sent += chunk.length;
-        yield chunk;
-      }
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    })());
+    const body = Readable.from(
+      (async function* () {
+        yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n`);
+        const chunk = Buffer.alloc(65_536, 'z');
+        for (let i = 0; i < 1024; i++) {
+          sent += chunk.length;
+          yield chunk;
+        }
+        yield Buffer.from(`\r\n--${boundary}--\r\n`);
+      })(),
+    );
 
     const res = await request(`${h.service.url}/api/v1/ext/files/upload`, {
-      method: 'POST', body, headers: { 'x-api-key': api.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      method: 'POST',
+      body,
+      headers: { 'x-api-key': api.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
     });
     const answer = (await res.body.json()) as { error: { code: string } };
 
@@ -221,16 +263,20 @@ describe('413 while streaming', () => {
   it('basic plan refuses 100 MiB + 1 byte (the real limit) and stays up', async () => {
     const api = apiFor(h, { plan: 'basic', credits: 1000 });
     const boundary = 'B100';
-    const body = Readable.from((async function* () {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n\r\n`);
-      const chunk = Buffer.alloc(1_048_576, 'h');
-      for (let i = 0; i < 100; i++) yield chunk;
-      yield Buffer.from('h');
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    })());
+    const body = Readable.from(
+      (async function* () {
+        yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n\r\n`);
+        const chunk = Buffer.alloc(1_048_576, 'h');
+        for (let i = 0; i < 100; i++) yield chunk;
+        yield Buffer.from('h');
+        yield Buffer.from(`\r\n--${boundary}--\r\n`);
+      })(),
+    );
 
     const res = await request(`${h.service.url}/api/v1/ext/files/upload`, {
-      method: 'POST', body, headers: { 'x-api-key': api.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      method: 'POST',
+      body,
+      headers: { 'x-api-key': api.key, 'content-type': `multipart/form-data; boundary=${boundary}` },
     });
     const status = res.statusCode;
     await res.body.dump();

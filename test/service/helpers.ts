@@ -45,13 +45,24 @@ export type Api = {
   datasetId: string;
   call(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, opts?: CallOptions): Promise<Reply>;
 };
-export type CallOptions = { json?: unknown; body?: string | Buffer; headers?: Record<string, string>; idempotencyKey?: string; noAuth?: boolean };
+export type CallOptions = {
+  json?: unknown;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+  noAuth?: boolean;
+};
 // Tests read arbitrary JSON answers field by field; `any` keeps them short (assertions check the shapes).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Reply = { status: number; headers: Record<string, string | string[] | undefined>; body: any; text: string };
 
 /** Sends one request and reads the whole answer (JSON parsed when it is JSON). */
-export async function send(url: string, method: string, headers: Record<string, string>, body?: string | Buffer | NodeJS.ReadableStream): Promise<Reply> {
+export async function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer | NodeJS.ReadableStream,
+): Promise<Reply> {
   const res = await request(url, { method: method as 'GET', headers, body: body as string | undefined });
   const text = await res.body.text();
   let parsed: unknown = undefined;
@@ -65,7 +76,11 @@ export async function send(url: string, method: string, headers: Record<string, 
 
 /** A dataset with a key, and a caller bound to them. */
 export function apiFor(harness: Harness, d: { plan?: Plan; credits?: number; name?: string } = {}): Api {
-  const { datasetId, apiKey } = harness.service.admin.createDataset({ name: d.name ?? 'test', plan: d.plan ?? 'pro', credits: d.credits ?? 1000 });
+  const { datasetId, apiKey } = harness.service.admin.createDataset({
+    name: d.name ?? 'test',
+    plan: d.plan ?? 'pro',
+    credits: d.credits ?? 1000,
+  });
   return bindApi(harness, datasetId, apiKey);
 }
 
@@ -104,9 +119,18 @@ export function multipartBody(fields: { name: string; content: string | Buffer; 
 }
 
 /** Uploads one file through the API. */
-export function upload(api: Api, name: string, content: string | Buffer, opts: { idempotencyKey?: string; field?: string } = {}): Promise<Reply> {
+export function upload(
+  api: Api,
+  name: string,
+  content: string | Buffer,
+  opts: { idempotencyKey?: string; field?: string } = {},
+): Promise<Reply> {
   const { body, contentType } = multipartBody({ name, content, field: opts.field });
-  return api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': contentType }, idempotencyKey: opts.idempotencyKey });
+  return api.call('POST', '/api/v1/ext/files/upload', {
+    body,
+    headers: { 'content-type': contentType },
+    idempotencyKey: opts.idempotencyKey,
+  });
 }
 
 /** Polls `check` until it returns a value (real time, bounded): processing is asynchronous. */

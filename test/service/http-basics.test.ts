@@ -5,9 +5,22 @@ import { apiFor, send, startHarness, type Api, type Harness } from './helpers.js
 
 /** docs/api.md's error table, plus the pairs docs/service.md adds (405). */
 const DOCUMENTED_PAIRS = [
-  '400 invalid_request', '401 unauthorized', '402 insufficient_credits', '403 tier_required', '403 mode_forbidden', '403 forbidden',
-  '404 not_found', '405 method_not_allowed', '409 limit_reached', '409 idempotency_in_progress', '413 file_too_large',
-  '415 unsupported_file_type', '422 validation_failed', '422 idempotency_mismatch', '429 rate_limited', '500 internal',
+  '400 invalid_request',
+  '401 unauthorized',
+  '402 insufficient_credits',
+  '403 tier_required',
+  '403 mode_forbidden',
+  '403 forbidden',
+  '404 not_found',
+  '405 method_not_allowed',
+  '409 limit_reached',
+  '409 idempotency_in_progress',
+  '413 file_too_large',
+  '415 unsupported_file_type',
+  '422 validation_failed',
+  '422 idempotency_mismatch',
+  '429 rate_limited',
+  '500 internal',
 ];
 
 let h: Harness;
@@ -46,14 +59,20 @@ describe('errors are JSON for everything', () => {
   });
 
   it('rejects malformed JSON with 400 invalid_request', async () => {
-    const res = await api.call('POST', '/api/v1/ext/datasets/query', { body: '{"query": ', headers: { 'content-type': 'application/json' } });
+    const res = await api.call('POST', '/api/v1/ext/datasets/query', {
+      body: '{"query": ',
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'malformed JSON body' });
   });
 
   it('rejects a __proto__ key with 400', async () => {
-    const res = await api.call('PUT', '/api/v1/ext/agents/1/config', { body: '{"config": {"__proto__": {"polluted": true}}}', headers: { 'content-type': 'application/json' } });
+    const res = await api.call('PUT', '/api/v1/ext/agents/1/config', {
+      body: '{"config": {"__proto__": {"polluted": true}}}',
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('__proto__');
@@ -87,7 +106,10 @@ describe('errors are JSON for everything', () => {
     const answers = await Promise.all([
       api.call('POST', '/api/v1/ext/datasets/query', { body: '{', headers: { 'content-type': 'application/json' } }),
       api.call('POST', '/api/v1/ext/datasets/query', { body: 'x', headers: { 'content-type': 'text/plain' } }),
-      api.call('POST', '/api/v1/ext/datasets/query', { body: JSON.stringify({ query: 'x'.repeat(1_100_000) }), headers: { 'content-type': 'application/json' } }),
+      api.call('POST', '/api/v1/ext/datasets/query', {
+        body: JSON.stringify({ query: 'x'.repeat(1_100_000) }),
+        headers: { 'content-type': 'application/json' },
+      }),
       api.call('POST', '/api/v1/ext/files/upload', { body: 'x', headers: { 'content-type': 'text/plain' } }),
       api.call('POST', '/api/v1/ext/files/upload', { json: {} }),
       api.call('DELETE', '/api/v2/ext/webhooks'),
@@ -139,7 +161,7 @@ describe('auth', () => {
     expect(res.status).toBe(200);
   });
 
-  it('ignores dataset_id equal to the key\'s dataset and answers 404 for another', async () => {
+  it("ignores dataset_id equal to the key's dataset and answers 404 for another", async () => {
     const same = await api.call('GET', `/api/v1/ext/datasets/?dataset_id=${api.datasetId}`);
     const other = await api.call('GET', '/api/v1/ext/datasets/?dataset_id=999999');
 
@@ -162,9 +184,16 @@ describe('auth', () => {
 
 describe('paths', () => {
   it.each([
-    '/api/v1/ext/datasets', '/api/v1/ext/datasets/', '/api/v1/ext/agents', '/api/v1/ext/agents/',
-    '/api/v1/ext/files', '/api/v1/ext/files/', '/api/v2/ext/webhooks', '/api/v2/ext/webhooks/',
-    '/api/v2/ext/datasets/intelligence', '/api/v2/ext/datasets/intelligence/',
+    '/api/v1/ext/datasets',
+    '/api/v1/ext/datasets/',
+    '/api/v1/ext/agents',
+    '/api/v1/ext/agents/',
+    '/api/v1/ext/files',
+    '/api/v1/ext/files/',
+    '/api/v2/ext/webhooks',
+    '/api/v2/ext/webhooks/',
+    '/api/v2/ext/datasets/intelligence',
+    '/api/v2/ext/datasets/intelligence/',
   ])('GET %s works', async (path) => {
     const res = await api.call('GET', path);
 
@@ -175,10 +204,17 @@ describe('paths', () => {
     const res = await api.call('GET', '/api/v1/ext/datasets/');
 
     expect(res.body).toEqual({
-      datasets: [{
-        id: Number(api.datasetId), name: 'test', description: '', plan: 'pro', credits_remaining: 100,
-        knowledge_source_count: 0, created_at: expect.any(String),
-      }],
+      datasets: [
+        {
+          id: Number(api.datasetId),
+          name: 'test',
+          description: '',
+          plan: 'pro',
+          credits_remaining: 100,
+          knowledge_source_count: 0,
+          created_at: expect.any(String),
+        },
+      ],
       total: 1,
     });
   });
@@ -198,8 +234,20 @@ describe('request bodies: strict where a typo would silently do nothing, lenient
   it.each([
     ['PUT dataset', 'PUT', () => '/api/v2/ext/datasets', { nme: 'x' }, 'nme'],
     ['PUT dataset (a known field next to a typo)', 'PUT', () => '/api/v2/ext/datasets', { name: 'ok', descripton: 'x' }, 'descripton'],
-    ['PUT agent config wrapper', 'PUT', (agent: number) => `/api/v1/ext/agents/${agent}/config`, { config: { top_k: 3 }, system_prompt: 'x' }, 'system_prompt'],
-    ['PATCH dataset mode', 'PATCH', (agent: number, dataset: string) => `/api/v2/ext/agents/${agent}/datasets/${dataset}`, { mode: 'self_learning', moed: 'read_only' }, 'moed'],
+    [
+      'PUT agent config wrapper',
+      'PUT',
+      (agent: number) => `/api/v1/ext/agents/${agent}/config`,
+      { config: { top_k: 3 }, system_prompt: 'x' },
+      'system_prompt',
+    ],
+    [
+      'PATCH dataset mode',
+      'PATCH',
+      (agent: number, dataset: string) => `/api/v2/ext/agents/${agent}/datasets/${dataset}`,
+      { mode: 'self_learning', moed: 'read_only' },
+      'moed',
+    ],
     ['POST webhook', 'POST', () => '/api/v2/ext/webhooks', { url: 'https://example.com/hook', evnts: ['webhook.test'] }, 'evnts'],
   ] as const)('%s: an unknown field is a 400 invalid_request naming it, and changes nothing', async (_label, method, path, json, field) => {
     const caller = apiFor(h, { plan: 'pro', credits: 100 });
@@ -210,7 +258,11 @@ describe('request bodies: strict where a typo would silently do nothing, lenient
 
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'invalid_request', message: `${field}: unknown field` });
-    expect((await caller.call('GET', '/api/v1/ext/datasets/')).body.datasets[0]).toMatchObject({ name: 'test', description: '', credits_remaining: 95 });
+    expect((await caller.call('GET', '/api/v1/ext/datasets/')).body.datasets[0]).toMatchObject({
+      name: 'test',
+      description: '',
+      credits_remaining: 95,
+    });
     expect((await caller.call('GET', `/api/v1/ext/agents/${agent}`)).body).toEqual(before.body);
     expect((await caller.call('GET', '/api/v2/ext/webhooks')).body.webhooks).toEqual([]);
   });

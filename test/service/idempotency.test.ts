@@ -72,7 +72,8 @@ describe('Idempotency-Key on paid POSTs', () => {
     const boundary = 'SLOW';
     const body = new PassThrough();
     const first = request(`${h.service.url}/api/v1/ext/files/upload`, {
-      method: 'POST', body,
+      method: 'POST',
+      body,
       headers: { 'x-api-key': api.key, 'idempotency-key': 'k-4', 'content-type': `multipart/form-data; boundary=${boundary}` },
     });
     body.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n\r\nslow `);

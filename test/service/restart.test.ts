@@ -21,10 +21,18 @@ describe('state after a restart (same data dir)', () => {
     await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agent.body.id, content: 'Penguins cannot fly.' } });
     await api.call('POST', '/api/v2/ext/webhooks', { json: { url: 'http://127.0.0.1:9/hook' } });
     await eventually(async () => ((await api.call('GET', '/api/v1/ext/files/')).body.files[0].status === 'processed' ? true : undefined));
-    const before = await Promise.all(['/api/v1/ext/agents/', '/api/v1/ext/files/', '/api/v2/ext/datasets/intelligence', '/api/v2/ext/webhooks'].map((p) => api.call('GET', p)));
+    const before = await Promise.all(
+      ['/api/v1/ext/agents/', '/api/v1/ext/files/', '/api/v2/ext/datasets/intelligence', '/api/v2/ext/webhooks'].map((p) =>
+        api.call('GET', p),
+      ),
+    );
 
     await h.restart({ allowInsecureWebhooks: true });
-    const after = await Promise.all(['/api/v1/ext/agents/', '/api/v1/ext/files/', '/api/v2/ext/datasets/intelligence', '/api/v2/ext/webhooks'].map((p) => api.call('GET', p)));
+    const after = await Promise.all(
+      ['/api/v1/ext/agents/', '/api/v1/ext/files/', '/api/v2/ext/datasets/intelligence', '/api/v2/ext/webhooks'].map((p) =>
+        api.call('GET', p),
+      ),
+    );
     const hits = await api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'penguins' } });
 
     expect(after.map((r) => r.body)).toEqual(before.map((r) => r.body));

@@ -76,7 +76,11 @@ afterEach(() => {
 describe('query: hybrid ranking', () => {
   it('scores every hit in [0, 1], best first; an inflected question finds its file; stopwords alone find nothing', async () => {
     const api = apiFor(h, { plan: 'pro', credits: 100 });
-    const proxy = await uploadProcessed(api, 'proxy.md', '# Proxies\n\nConfigure the proxy agent for outgoing connections behind a corporate firewall.');
+    const proxy = await uploadProcessed(
+      api,
+      'proxy.md',
+      '# Proxies\n\nConfigure the proxy agent for outgoing connections behind a corporate firewall.',
+    );
     await uploadProcessed(api, 'harbour.md', '# Harbour\n\nThe harbour master schedules the tugboats every morning.');
 
     const exact = await query(api, 'proxy agent');
@@ -147,7 +151,9 @@ describe('chat', () => {
     await uploadProcessed(api, 'shipping.md', '# Shipping\n\nParcels leave the warehouse every weekday.');
     const agent = await api.call('POST', '/api/v1/ext/agents', { json: { name: 'helper' } });
 
-    const chat = await api.call('POST', `/api/v1/ext/agents/${agent.body.id}/chat`, { json: { message: 'How many days do I have to return an item?' } });
+    const chat = await api.call('POST', `/api/v1/ext/agents/${agent.body.id}/chat`, {
+      json: { message: 'How many days do I have to return an item?' },
+    });
 
     expect(chat.status).toBe(200);
     expect(chat.body.response).toContain(`Items can be returned within 30 days of delivery. (source ${id} "returns.md", chunk 0)`);

@@ -45,7 +45,9 @@ describe('kbsync serve', () => {
     cleanups.push(dir.cleanup);
 
     const run = kbsync(dir.path, 'serve', '--port', '0', '--data', 'data');
-    const firstLine = await eventually(async () => run.out().split('\n')[0]?.startsWith('listening on ') ? run.out().split('\n')[0] : undefined);
+    const firstLine = await eventually(async () =>
+      run.out().split('\n')[0]?.startsWith('listening on ') ? run.out().split('\n')[0] : undefined,
+    );
     const url = /^listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(firstLine ?? '');
     const key = /api key: (\S+)/.exec(run.out())?.[1] ?? '';
     const info = await send(`${url?.[1]}/api/v1/ext/datasets/`, 'GET', { 'x-api-key': key });
@@ -67,7 +69,21 @@ describe('kbsync serve', () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
 
-    const create = kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'd', '--name', 'Team docs', '--plan', 'pro', '--credits', '50', '--json');
+    const create = kbsync(
+      dir.path,
+      'serve',
+      'dataset',
+      'create',
+      '--data',
+      'd',
+      '--name',
+      'Team docs',
+      '--plan',
+      'pro',
+      '--credits',
+      '50',
+      '--json',
+    );
     expect(await create.done).toBe(0);
     const created = JSON.parse(create.out()) as { datasetId: string; apiKey: string };
     const add = kbsync(dir.path, 'serve', 'credits', 'add', '--data', 'd', '--dataset', created.datasetId, '25');
@@ -227,25 +243,33 @@ describe('kbsync serve --max-file-mb plan=N[,plan=N]', () => {
   });
 });
 
-describe('kbsync serve dataset create / credits add: --data is the folder the README\'s server runs on (issue 15)', () => {
+describe("kbsync serve dataset create / credits add: --data is the folder the README's server runs on (issue 15)", () => {
   const createArgs = ['--name', 'docs', '--plan', 'pro', '--credits', '1200', '--json'];
 
   it.each([
     ['after the subcommand', ['serve', 'dataset', 'create', '--data', 'service-data', ...createArgs]],
     ['before the subcommand', ['serve', '--data', 'service-data', 'dataset', 'create', ...createArgs]],
-  ])('dataset create with --data %s writes into that folder; a server on it takes the key with the name, plan and credits asked', async (_where, args) => {
-    const dir = tempDir();
-    cleanups.push(dir.cleanup);
+  ])(
+    'dataset create with --data %s writes into that folder; a server on it takes the key with the name, plan and credits asked',
+    async (_where, args) => {
+      const dir = tempDir();
+      cleanups.push(dir.cleanup);
 
-    const run = kbsync(dir.path, ...args);
-    const code = await run.done;
-    const created = JSON.parse(run.out()) as { datasetId: string; apiKey: string };
+      const run = kbsync(dir.path, ...args);
+      const code = await run.done;
+      const created = JSON.parse(run.out()) as { datasetId: string; apiKey: string };
 
-    expect(code).toBe(0);
-    expect(readdirSync(dir.path)).toEqual(['service-data']);
-    expect(existsSync(join(dir.path, 'service-data', 'service.db'))).toBe(true);
-    expect(await datasetOn(join(dir.path, 'service-data'), created.apiKey)).toMatchObject({ id: Number(created.datasetId), name: 'docs', plan: 'pro', credits_remaining: 1200 });
-  });
+      expect(code).toBe(0);
+      expect(readdirSync(dir.path)).toEqual(['service-data']);
+      expect(existsSync(join(dir.path, 'service-data', 'service.db'))).toBe(true);
+      expect(await datasetOn(join(dir.path, 'service-data'), created.apiKey)).toMatchObject({
+        id: Number(created.datasetId),
+        name: 'docs',
+        plan: 'pro',
+        credits_remaining: 1200,
+      });
+    },
+  );
 
   it.each([
     ['after the subcommand', (id: string) => ['serve', 'credits', 'add', '--data', 'service-data', '--dataset', id, '500', '--json']],
@@ -253,8 +277,14 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
   ])('credits add with --data %s adds to the named dataset of that folder, and to no other', async (_where, args) => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
-    const first = JSON.parse((await finished(kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'service-data', '--name', 'a', '--credits', '10', '--json'))).out) as { datasetId: string; apiKey: string };
-    const second = JSON.parse((await finished(kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'service-data', '--name', 'b', '--credits', '20', '--json'))).out) as { datasetId: string; apiKey: string };
+    const first = JSON.parse(
+      (await finished(kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'service-data', '--name', 'a', '--credits', '10', '--json')))
+        .out,
+    ) as { datasetId: string; apiKey: string };
+    const second = JSON.parse(
+      (await finished(kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'service-data', '--name', 'b', '--credits', '20', '--json')))
+        .out,
+    ) as { datasetId: string; apiKey: string };
 
     const add = await finished(kbsync(dir.path, ...args(second.datasetId)));
 
@@ -265,7 +295,7 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
     expect(await datasetOn(join(dir.path, 'service-data'), first.apiKey)).toMatchObject({ credits_remaining: 10 });
   });
 
-  it('without --data anywhere, both use the default folder .kbsync/service (the embedded target\'s)', async () => {
+  it("without --data anywhere, both use the default folder .kbsync/service (the embedded target's)", async () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
 
@@ -282,7 +312,9 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
     const dir = tempDir();
     cleanups.push(dir.cleanup);
 
-    const create = await finished(kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'd', '--name', 'docs', '--plan', 'team', '--credits', '7'));
+    const create = await finished(
+      kbsync(dir.path, 'serve', 'dataset', 'create', '--data', 'd', '--name', 'docs', '--plan', 'team', '--credits', '7'),
+    );
     const add = await finished(kbsync(dir.path, 'serve', 'credits', 'add', '--data', 'd', '--dataset', '1', '3'));
 
     expect(create.out).toMatch(/^created dataset 1 "docs" \(plan team, 7 credits\)\napi key: kbs_\S+\n$/);
@@ -294,7 +326,10 @@ describe('kbsync serve dataset create / credits add: --data is the folder the RE
   const notFor = (option: string, sub: string): string => `${option} applies to "kbsync serve" itself, not to "kbsync serve ${sub}"`;
   it.each([
     [['serve', '--data', 'a', 'dataset', 'create', '--data', 'b', '--name', 'x'], '--data given twice ("a", "b"): give one data folder'],
-    [['serve', '--data', 'a', 'credits', 'add', '--dataset', '1', '5', '--data', 'b'], '--data given twice ("a", "b"): give one data folder'],
+    [
+      ['serve', '--data', 'a', 'credits', 'add', '--dataset', '1', '5', '--data', 'b'],
+      '--data given twice ("a", "b"): give one data folder',
+    ],
     // serve's options before the subcommand's name, and after it: serve takes them either way.
     [['serve', '--host', '0.0.0.0', ...create], notFor('--host', 'dataset create')],
     [['serve', ...create, '--port', '9999'], notFor('--port', 'dataset create')],
@@ -361,7 +396,9 @@ describe('kbsync serve: each option changes what the server does', () => {
     const { run, url, key } = await serving(dir.path, '--host', '127.0.0.2');
     const port = new URL(url).port;
     const there = await send(`http://127.0.0.2:${port}/api/v1/ext/datasets/`, 'GET', { 'x-api-key': key });
-    const notThere = await send(`http://127.0.0.1:${port}/api/v1/ext/datasets/`, 'GET', { 'x-api-key': key }).catch((err: unknown) => err as { code?: string });
+    const notThere = await send(`http://127.0.0.1:${port}/api/v1/ext/datasets/`, 'GET', { 'x-api-key': key }).catch(
+      (err: unknown) => err as { code?: string },
+    );
     process.emit('SIGINT');
 
     expect(await run.done).toBe(0);
@@ -374,7 +411,12 @@ describe('kbsync serve: each option changes what the server does', () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
     const register = (url: string, key: string): Promise<Reply> =>
-      send(`${url}/api/v2/ext/webhooks`, 'POST', { 'x-api-key': key, 'content-type': 'application/json' }, JSON.stringify({ url: 'http://127.0.0.1:9/hook' }));
+      send(
+        `${url}/api/v2/ext/webhooks`,
+        'POST',
+        { 'x-api-key': key, 'content-type': 'application/json' },
+        JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+      );
 
     const strict = await serving(dir.path);
     const refused = await register(strict.url, strict.key);
@@ -412,7 +454,9 @@ describe('kbsync serve: each option changes what the server does', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         asked.push(`${req.method} ${req.url} ${body}`);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'answer from the model' } }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ choices: [{ message: { content: 'answer from the model' } }] }));
       });
     });
     await new Promise<void>((resolve) => llm.listen(0, '127.0.0.1', resolve));
@@ -421,7 +465,12 @@ describe('kbsync serve: each option changes what the server does', () => {
     const { run, url, key } = await serving(dir.path, '--llm-url', `http://127.0.0.1:${(llm.address() as AddressInfo).port}/v1`);
     const headers = { 'x-api-key': key, 'content-type': 'application/json' };
     const agent = await send(`${url}/api/v1/ext/agents/`, 'POST', headers, JSON.stringify({ name: 'helper' }));
-    const chat = await send(`${url}/api/v1/ext/agents/${agent.body.id}/chat`, 'POST', headers, JSON.stringify({ message: 'what is in the dataset?' }));
+    const chat = await send(
+      `${url}/api/v1/ext/agents/${agent.body.id}/chat`,
+      'POST',
+      headers,
+      JSON.stringify({ message: 'what is in the dataset?' }),
+    );
     process.emit('SIGINT');
 
     expect(await run.done).toBe(0);

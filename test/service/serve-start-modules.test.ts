@@ -49,7 +49,9 @@ async function modulesUntilListening(dataDir: string, list: string): Promise<{ f
     child.once('close', (code) => reject(new Error(`kbsync serve exited ${code} before a line: ${stderr}`)));
   });
   // Read at the first line, before anything the stop may load.
-  const urls = readFileSync(list, 'utf8').split('\n').filter((u) => u !== '');
+  const urls = readFileSync(list, 'utf8')
+    .split('\n')
+    .filter((u) => u !== '');
   const closed = new Promise((resolve) => child.once('close', resolve));
   child.kill('SIGTERM');
   await closed;
@@ -76,7 +78,14 @@ describe('kbsync serve start', () => {
     // The trace sees the loads: the service's own chunks and better-sqlite3 are in it.
     expect(urls.some((u) => u.includes('/dist/bundle/'))).toBe(true);
     expect(packages).toContain('better-sqlite3');
-    for (const unwanted of ['undici', 'pino', 'ajv', '@fastify/ajv-compiler', 'fast-json-stringify', '@fastify/fast-json-stringify-compiler']) {
+    for (const unwanted of [
+      'undici',
+      'pino',
+      'ajv',
+      '@fastify/ajv-compiler',
+      'fast-json-stringify',
+      '@fastify/fast-json-stringify-compiler',
+    ]) {
       expect(packages, unwanted).not.toContain(unwanted);
     }
   });

@@ -38,7 +38,9 @@ describe('service deliveries verified by the client verifier', () => {
     expect(receiver.received).toHaveLength(2);
     for (const d of receiver.received) {
       expect(verifyWebhook({ headers: d.headers, body: d.body, secret })).toEqual({
-        ok: true, id: d.headers['webhook-id'], timestamp: Number(d.headers['webhook-timestamp']),
+        ok: true,
+        id: d.headers['webhook-id'],
+        timestamp: Number(d.headers['webhook-timestamp']),
       });
       expect(verifyWebhook({ headers: d.headers, body: `${d.body} `, secret })).toEqual({ ok: false, reason: 'bad_signature' });
       expect(verifyWebhook({ headers: d.headers, body: d.body, secret: other.secret })).toEqual({ ok: false, reason: 'bad_signature' });

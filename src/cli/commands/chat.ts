@@ -27,7 +27,12 @@ export function register(program: Command, ctx: CliContext): void {
         }
         writeLines(ctx, answer.response);
         if (answer.sources.length > 0) {
-          writeLines(ctx, '', 'sources:', ...answer.sources.map((s) => `  source ${s.knowledgeSourceId} chunk ${s.chunkIndex} (score ${s.score.toFixed(3)})`));
+          writeLines(
+            ctx,
+            '',
+            'sources:',
+            ...answer.sources.map((s) => `  source ${s.knowledgeSourceId} chunk ${s.chunkIndex} (score ${s.score.toFixed(3)})`),
+          );
         }
       });
     });

@@ -11,7 +11,9 @@ import { writeLines } from '../output.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('init')
-    .description('write a commented starter kbsync.yaml (to -c FILE) syncing ./docs into the embedded service; creates ./docs next to it if missing')
+    .description(
+      'write a commented starter kbsync.yaml (to -c FILE) syncing ./docs into the embedded service; creates ./docs next to it if missing',
+    )
     .option('--force', 'overwrite an existing config file')
     .action((options: { force?: boolean }, cmd: Command) => {
       const { given, absolute } = configPathOf(cmd, ctx);

@@ -20,7 +20,10 @@ export function register(program: Command, ctx: CliContext): void {
         const results = await paidCall(state, capsOf(config), {
           kind: 'query',
           reason: `query "${text}"`,
-          perform: async (idempotencyKey) => ({ value: await client.query({ query: text, topK: options.topK }, { idempotencyKey }), creditsCharged: null }),
+          perform: async (idempotencyKey) => ({
+            value: await client.query({ query: text, topK: options.topK }, { idempotencyKey }),
+            creditsCharged: null,
+          }),
         });
         if (options.json === true) {
           writeJson(ctx, { results });

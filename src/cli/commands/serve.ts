@@ -6,7 +6,15 @@ import { PLANS, type Plan } from '../../shared/plans.js';
 import type { ServiceAdmin } from '../../service/admin.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
-import { embeddingsFromEnv, listenFailure, parseCredits, parseLlmUrl, parseMaxFileMb, parsePort, parseRateLimit } from '../serve-options.js';
+import {
+  embeddingsFromEnv,
+  listenFailure,
+  parseCredits,
+  parseLlmUrl,
+  parseMaxFileMb,
+  parsePort,
+  parseRateLimit,
+} from '../serve-options.js';
 
 /** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
 const DEFAULT_DATA_DIR = '.kbsync/service';
@@ -47,7 +55,8 @@ async function withAdmin<T>(ctx: CliContext, dataDir: string, action: (admin: Se
  * Given twice with different folders, one would be ignored: refused.
  */
 function parseDataDir(value: string, previous: string | undefined): string {
-  if (previous !== undefined && previous !== value) throw new KbsyncError('usage', `--data given twice ("${previous}", "${value}"): give one data folder`);
+  if (previous !== undefined && previous !== value)
+    throw new KbsyncError('usage', `--data given twice ("${previous}", "${value}"): give one data folder`);
   return value;
 }
 
@@ -80,7 +89,12 @@ function dataDirOf(serve: Command): string {
 }
 
 type ServeOptions = {
-  host: string; port: number; data?: string; allowInsecureWebhooks?: boolean; rateLimit?: number; llmUrl?: string;
+  host: string;
+  port: number;
+  data?: string;
+  allowInsecureWebhooks?: boolean;
+  rateLimit?: number;
+  llmUrl?: string;
   maxFileMb?: Partial<Record<Plan, number>>;
 };
 
@@ -91,11 +105,19 @@ export function register(program: Command, ctx: CliContext): void {
     .description('run the local knowledge service over HTTP (the spec\'s 22 endpoints); first line: "listening on http://HOST:PORT"')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', parsePort, 8787)
-    .option('--data <dir>', `data folder (service.db and uploaded files), also of serve dataset create and serve credits add, before or after their names (default: "${DEFAULT_DATA_DIR}")`, parseDataDir)
+    .option(
+      '--data <dir>',
+      `data folder (service.db and uploaded files), also of serve dataset create and serve credits add, before or after their names (default: "${DEFAULT_DATA_DIR}")`,
+      parseDataDir,
+    )
     .option('--allow-insecure-webhooks', 'allow http://127.0.0.1 and http://localhost webhook URLs')
     .option('--rate-limit <n/min>', 'requests per minute per API key (429 beyond)', parseRateLimit)
     .option('--llm-url <url>', 'OpenAI-compatible chat-completions server (http or https) for agent chat answers', parseLlmUrl)
-    .option('--max-file-mb <plan=N,...>', 'per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: docs/api.md\'s)', parseMaxFileMb)
+    .option(
+      '--max-file-mb <plan=N,...>',
+      "per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: docs/api.md's)",
+      parseMaxFileMb,
+    )
     .hook('preAction', (_serve, action): void => refuseUnusedOptions(program, serve, action))
     .action(async (options: ServeOptions) => {
       // V8's compiled code for the service's modules, kept on disk (os.tmpdir()/node-compile-cache, or
@@ -146,12 +168,18 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--credits <n>', 'starting credits', parseCredits, 1_000)
     .option('--json', 'print {"datasetId", "apiKey"} as JSON')
     .action(async (options: { name: string; plan: Plan; credits: number; json?: boolean }) => {
-      const created = await withAdmin(ctx, dataDirOf(serve), (admin) => admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }));
+      const created = await withAdmin(ctx, dataDirOf(serve), (admin) =>
+        admin.createDataset({ name: options.name, plan: options.plan, credits: options.credits }),
+      );
       if (options.json === true) {
         writeJson(ctx, created);
         return;
       }
-      writeLines(ctx, `created dataset ${created.datasetId} "${options.name}" (plan ${options.plan}, ${options.credits} credits)`, `api key: ${created.apiKey}`);
+      writeLines(
+        ctx,
+        `created dataset ${created.datasetId} "${options.name}" (plan ${options.plan}, ${options.credits} credits)`,
+        `api key: ${created.apiKey}`,
+      );
     });
 
   const credits = serve.command('credits').description('manage credit balances of a data folder');

@@ -8,27 +8,34 @@ import { withSession } from '../session.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('tracked files, pending work, credits used per period and the last run; for a running `kbsync watch`, when it last synced and what it waits for (makes no remote call)')
+    .description(
+      'tracked files, pending work, credits used per period and the last run; for a running `kbsync watch`, when it last synced and what it waits for (makes no remote call)',
+    )
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...], "credits": {...}, "outbox": {...}}')
     .action(async (options: { json?: boolean }, cmd: Command) => {
       // A running `kbsync watch` holds the state's lock: its status file says what it does, and the state is read beside it.
       const { config: loaded } = await loadCommandConfig(cmd, ctx);
       const { readRunningDaemon } = await import('../../sync/watch/status-file.js');
       const daemon = readRunningDaemon(loaded.state);
-      await withSession(cmd, ctx, async ({ state, config }) => {
-        const { capsOf } = await import('../../sync/executor/index.js');
-        const { statusReport, formatStatus } = await import('../../sync/report/status.js');
-        const tracked = [...state.loadTrackedFiles().values()];
-        const report = statusReport({
-          tracked,
-          lastRun: state.lastRun('sync'),
-          credits: state.creditsUsed(null),
-          caps: capsOf(config),
-          outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
-          daemon,
-        });
-        if (options.json === true) writeJson(ctx, report);
-        else writeLines(ctx, formatStatus(report));
-      }, { lock: daemon === null });
+      await withSession(
+        cmd,
+        ctx,
+        async ({ state, config }) => {
+          const { capsOf } = await import('../../sync/executor/index.js');
+          const { statusReport, formatStatus } = await import('../../sync/report/status.js');
+          const tracked = [...state.loadTrackedFiles().values()];
+          const report = statusReport({
+            tracked,
+            lastRun: state.lastRun('sync'),
+            credits: state.creditsUsed(null),
+            caps: capsOf(config),
+            outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
+            daemon,
+          });
+          if (options.json === true) writeJson(ctx, report);
+          else writeLines(ctx, formatStatus(report));
+        },
+        { lock: daemon === null },
+      );
     });
 }

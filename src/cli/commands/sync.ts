@@ -10,11 +10,17 @@ import { withSession } from '../session.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('sync')
-    .description('sync the sources into the dataset once; exit 0 done, 1 items failed, 3 stopped by the budget or a limit with work left, 4 refused by the remote')
+    .description(
+      'sync the sources into the dataset once; exit 0 done, 1 items failed, 3 stopped by the budget or a limit with work left, 4 refused by the remote',
+    )
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--all', 'list every item: unchanged files too, and each unsupported file when there are many')
     .option('--wait', 'wait for remote processing, and reprocess failures within budget')
-    .addOption(new Option('--wait-timeout <seconds>', 'give up waiting after this long (exit 3 if files are still processing)').default('600').argParser(parseSeconds))
+    .addOption(
+      new Option('--wait-timeout <seconds>', 'give up waiting after this long (exit 3 if files are still processing)')
+        .default('600')
+        .argParser(parseSeconds),
+    )
     .action(async (options: { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         const { runSync } = await import('../../sync/executor/index.js');

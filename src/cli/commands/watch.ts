@@ -11,16 +11,22 @@ import { withSession } from '../session.js';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('watch')
-    .description('keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)')
-    .option('--http <host:port>', 'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464')
+    .description(
+      'keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)',
+    )
+    .option(
+      '--http <host:port>',
+      'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464',
+    )
     .action(async (options: { http?: string }, cmd: Command) => {
       const { parseListenAddress } = await import('../../daemon/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
       const { createLogger } = await import('../../shared/logger.js');
       // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
-      const logger = ctx.env.KBSYNC_LOG_LEVEL === undefined
-        ? createLogger({ level: 'info' }, { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream)
-        : await ctx.getLogger();
+      const logger =
+        ctx.env.KBSYNC_LOG_LEVEL === undefined
+          ? createLogger({ level: 'info' }, { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream)
+          : await ctx.getLogger();
       const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
       await withSession(cmd, watchCtx, async (session) => {
         const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
@@ -36,7 +42,8 @@ export function register(program: Command, ctx: CliContext): void {
             logger.warn({ err: String(err) }, '@parcel/watcher cannot load here; watching with chokidar (one inotify watch per file)');
           }
         }
-        if (session.config.watch.backend !== 'polling') logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
+        if (session.config.watch.backend !== 'polling')
+          logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
         const { writeDaemonStatus } = await import('../../sync/watch/status-file.js');
         type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
         const { config, state } = session;
@@ -66,16 +73,27 @@ export function register(program: Command, ctx: CliContext): void {
             const { capsOf } = await import('../../sync/executor/index.js');
             const secret = config.watch.webhookSecret;
             const outcomes: Record<string, number> = {};
-            const metrics = createMetrics({ snapshot: () => snapshot as Snapshot, state, caps: capsOf(config), ...(secret === null ? {} : { webhooks: () => outcomes }) });
+            const metrics = createMetrics({
+              snapshot: () => snapshot as Snapshot,
+              state,
+              caps: capsOf(config),
+              ...(secret === null ? {} : { webhooks: () => outcomes }),
+            });
             const { receiveWebhook } = await import('../../daemon/webhooks.js');
-            const webhooks = secret === null ? null : (headers: Record<string, string | string[] | undefined>, body: Buffer) => {
-              const answer = receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
-              outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
-              return answer;
-            };
+            const webhooks =
+              secret === null
+                ? null
+                : (headers: Record<string, string | string[] | undefined>, body: Buffer) => {
+                    const answer = receiveWebhook({ secret, store: state, nowMs: Date.now, logger }, headers, body);
+                    outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
+                    return answer;
+                  };
             http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics, webhooks });
             httpAddress = http.address;
-            logger.info({ address: http.address, webhooks: secret !== null }, `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`);
+            logger.info(
+              { address: http.address, webhooks: secret !== null },
+              `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`,
+            );
           }
           const result = await runWatchDaemon(session, {
             signal: stop.signal,

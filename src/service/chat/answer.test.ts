@@ -32,7 +32,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-type Captured = { path?: string; headers?: IncomingMessage['headers']; body?: { model: string; messages: { role: string; content: string }[]; temperature?: number } };
+type Captured = {
+  path?: string;
+  headers?: IncomingMessage['headers'];
+  body?: { model: string; messages: { role: string; content: string }[]; temperature?: number };
+};
 
 /** A tiny OpenAI-compatible server on 127.0.0.1:0 answering with `reply`. */
 async function llmServer(reply: (res: ServerResponse) => void): Promise<{ url: string; captured: Captured }> {
@@ -119,7 +123,9 @@ describe('answerChat with an OpenAI-compatible LLM', () => {
     expect(llm.captured.body?.temperature).toBe(0.2);
     const [system, user] = llm.captured.body?.messages ?? [];
     expect(system?.role).toBe('system');
-    expect(system?.content.startsWith('You are the shop assistant.\n\nAnswer the question using only the numbered context passages')).toBe(true);
+    expect(system?.content.startsWith('You are the shop assistant.\n\nAnswer the question using only the numbered context passages')).toBe(
+      true,
+    );
     expect(user?.content).toBe(
       'Context:\n[1] (source 11, chunk 0)\nReturns\nOur refund policy: items can be returned within 30 days. Opened software cannot be returned.\n\nQuestion: refund policy?',
     );
@@ -148,7 +154,9 @@ describe('answerChat with an OpenAI-compatible LLM', () => {
   it('fails clearly when the model does not answer in time', async () => {
     const llm = await llmServer(() => undefined);
 
-    const message = await llmFailure(answerChat({ db, datasetId: 1, message: 'refund', agentConfig: {}, llmUrl: llm.url, llmTimeoutMs: 150 }));
+    const message = await llmFailure(
+      answerChat({ db, datasetId: 1, message: 'refund', agentConfig: {}, llmUrl: llm.url, llmTimeoutMs: 150 }),
+    );
 
     expect(message).toBe('the language model did not answer within 150 ms');
     server?.closeAllConnections();
@@ -159,7 +167,9 @@ describe('answerChat with an OpenAI-compatible LLM', () => {
     await new Promise<void>((resolve) => server?.close(() => resolve()));
     server = undefined;
 
-    const message = await llmFailure(answerChat({ db, datasetId: 1, message: 'refund', agentConfig: {}, llmUrl: llm.url, llmApiKey: 'sk-secret' }));
+    const message = await llmFailure(
+      answerChat({ db, datasetId: 1, message: 'refund', agentConfig: {}, llmUrl: llm.url, llmApiKey: 'sk-secret' }),
+    );
 
     expect(message).toBe('could not reach the language model (ECONNREFUSED)');
   });

@@ -9,7 +9,6 @@ const MIN_SENTENCE_WORDS = 3;
 
 export const NOTHING_FOUND = 'I found nothing in this dataset that matches your question.';
 
-
 function sentencesOf(text: string): string[] {
   return text
     .split('\n')
@@ -43,8 +42,9 @@ export function composeExtractiveAnswer(
   });
   // Headings and other fragments ("Returns") answer nothing; they count only when nothing else matched.
   const matching = candidates.filter((c) => c.matched > 0);
-  const ordered = (matching.some((c) => !c.fragment) ? matching.filter((c) => !c.fragment) : matching)
-    .sort((a, b) => b.matched - a.matched || a.rank - b.rank || a.position - b.position);
+  const ordered = (matching.some((c) => !c.fragment) ? matching.filter((c) => !c.fragment) : matching).sort(
+    (a, b) => b.matched - a.matched || a.rank - b.rank || a.position - b.position,
+  );
   const picked: Candidate[] = [];
   for (const c of ordered.length > 0 ? ordered : candidates.slice(0, 1)) {
     if (picked.some((p) => p.text === c.text)) continue;

@@ -35,7 +35,7 @@ const NO_SCHEMA_COMPILERS = {
     throw new Error('fastify route schemas are not used here: parse the body with parseBody (http/request.ts)');
   },
   buildSerializer: () => () => {
-    throw new Error('fastify response schemas are not used here: replies are JSON.stringify\'d');
+    throw new Error("fastify response schemas are not used here: replies are JSON.stringify'd");
   },
 };
 
@@ -74,7 +74,10 @@ export async function buildApp(
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (req.routeOptions.config?.accepts === 'multipart/form-data') {
-      done(new ServiceError('invalid_request', wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] })), undefined);
+      done(
+        new ServiceError('invalid_request', wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] })),
+        undefined,
+      );
       return;
     }
     const text = String(body);
@@ -95,7 +98,10 @@ export async function buildApp(
 
   app.setErrorHandler((err, req, reply) => {
     const contentType = req.headers['content-type'];
-    const { status, headers, body } = toErrorResponse(err, { expects: req.routeOptions.config?.accepts ?? 'application/json', contentType });
+    const { status, headers, body } = toErrorResponse(err, {
+      expects: req.routeOptions.config?.accepts ?? 'application/json',
+      contentType,
+    });
     if (status >= 500) ctx.logger.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
     // A body we did not read (refused upload) is not drained: close the connection after answering.
     if (!req.raw.complete) void reply.header('connection', 'close');

@@ -47,11 +47,16 @@ export function toErrorResponse(err: unknown, facts: RequestFacts = DEFAULT_FACT
   }
   if (err instanceof KbsyncError) {
     const status = STATUS_OF[err.code] ?? 500;
-    return { status, headers: {}, body: { error: { code: status >= 500 ? 'internal' : err.code, message: status >= 500 ? 'internal error' : err.message } } };
+    return {
+      status,
+      headers: {},
+      body: { error: { code: status >= 500 ? 'internal' : err.code, message: status >= 500 ? 'internal error' : err.message } },
+    };
   }
   const fe = (typeof err === 'object' && err !== null ? err : {}) as FrameworkError;
   const known = typeof fe.code === 'string' ? FRAMEWORK_ERRORS[fe.code] : undefined;
-  if (known !== undefined) return { status: known.status, headers: {}, body: { error: { code: known.code, message: known.message(facts) } } };
+  if (known !== undefined)
+    return { status: known.status, headers: {}, body: { error: { code: known.code, message: known.message(facts) } } };
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   // Any other client error of the framework is a bad request: never a status outside the table.
   if (status >= 400 && status < 500) {

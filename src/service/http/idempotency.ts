@@ -2,9 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../shared/sha256.js';
 import type { OnCharged } from '../billing/charge.js';
 import { ServiceError } from '../service-error.js';
-import {
-  completeIdempotency, findIdempotency, insertInProgress, releaseInProgress,
-} from '../store/idempotency.js';
+import { completeIdempotency, findIdempotency, insertInProgress, releaseInProgress } from '../store/idempotency.js';
 import type { ServiceContext } from './context.js';
 import { authOf } from './request.js';
 
@@ -53,14 +51,29 @@ function claim(ctx: ServiceContext, datasetId: number, key: string | undefined, 
       throw new ServiceError('idempotency_in_progress', 'a request with this Idempotency-Key is still running');
     }
     const handle: IdempotencyHandle = {
-      datasetId, key, fingerprint, owned: false, completed: false, previous: null,
+      datasetId,
+      key,
+      fingerprint,
+      owned: false,
+      completed: false,
+      previous: null,
       onCharged: (response) => {
-        completeIdempotency(ctx.db, { datasetId, key, fingerprint: handle.fingerprint ?? '', status: response.status, body: response.body });
+        completeIdempotency(ctx.db, {
+          datasetId,
+          key,
+          fingerprint: handle.fingerprint ?? '',
+          status: response.status,
+          body: response.body,
+        });
         handle.completed = true;
       },
     };
     if (row !== undefined) {
-      const previous = { fingerprint: row.fingerprint ?? '', status: row.status ?? 200, body: JSON.parse(row.body_json ?? 'null') as unknown };
+      const previous = {
+        fingerprint: row.fingerprint ?? '',
+        status: row.status ?? 200,
+        body: JSON.parse(row.body_json ?? 'null') as unknown,
+      };
       if (fingerprint === null) {
         handle.previous = previous;
         return { kind: 'run', handle };

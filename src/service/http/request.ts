@@ -44,7 +44,10 @@ export function parseIdParam(value: unknown, what: string): number {
 /** An id in a JSON body: a positive integer, or its decimal string (clients may normalise ids to strings). */
 export const BodyId = z.union([
   z.number().int().positive(),
-  z.string().regex(/^[1-9][0-9]{0,15}$/, 'expected a positive integer id').transform(Number),
+  z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, 'expected a positive integer id')
+    .transform(Number),
 ]);
 
 const Page = z.object({

@@ -7,15 +7,27 @@ import type { IntelligenceRow } from '../store/intelligence.js';
 
 export function datasetJson(d: DatasetRow, knowledgeSourceCount: number) {
   return {
-    id: d.id, name: d.name, description: d.description, plan: d.plan,
-    credits_remaining: d.credits, knowledge_source_count: knowledgeSourceCount, created_at: d.created_at,
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    plan: d.plan,
+    credits_remaining: d.credits,
+    knowledge_source_count: knowledgeSourceCount,
+    created_at: d.created_at,
   };
 }
 
 export function fileJson(f: FileRow) {
   return {
-    id: f.id, name: f.name, size: f.size, sha256: f.sha256, status: f.status, chunk_count: f.chunk_count,
-    error: f.error, created_at: f.created_at, updated_at: f.updated_at,
+    id: f.id,
+    name: f.name,
+    size: f.size,
+    sha256: f.sha256,
+    status: f.status,
+    chunk_count: f.chunk_count,
+    error: f.error,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
   };
 }
 
@@ -29,8 +41,14 @@ export function agentWithDatasetsJson(a: AgentRow, attachments: AttachmentRow[])
 
 export function entryJson(e: IntelligenceRow) {
   return {
-    id: e.id, agent_id: e.agent_id, title: e.title, sha256: e.sha256, status: e.status, error: e.error,
-    created_at: e.created_at, updated_at: e.updated_at,
+    id: e.id,
+    agent_id: e.agent_id,
+    title: e.title,
+    sha256: e.sha256,
+    status: e.status,
+    error: e.error,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
   };
 }
 

@@ -13,15 +13,18 @@ import type { Section } from './types.js';
 import { createProcessingWorker, type ProcessingWorker } from './worker.js';
 
 describe('chunk origin (chunker)', () => {
-  it('each chunk carries its section\'s heading path; records carry the range of rows they hold', () => {
+  it("each chunk carries its section's heading path; records carry the range of rows they hold", () => {
     const rows = Array.from({ length: 60 }, (_, i) => i + 2);
-    const chunks = chunkDocumentWithOrigin({
-      sections: [
-        { heading: 'Guide > Install', text: 'Run the installer.' },
-        { heading: 'Sheet1', records: rows.map((r) => `name: item ${r}; price: ${r * 3}`), rows },
-        { text: 'no heading here' },
-      ],
-    }, { maxChars: 200, overlapChars: 0 });
+    const chunks = chunkDocumentWithOrigin(
+      {
+        sections: [
+          { heading: 'Guide > Install', text: 'Run the installer.' },
+          { heading: 'Sheet1', records: rows.map((r) => `name: item ${r}; price: ${r * 3}`), rows },
+          { text: 'no heading here' },
+        ],
+      },
+      { maxChars: 200, overlapChars: 0 },
+    );
 
     expect(chunks[0]).toEqual({ text: 'Guide > Install\nRun the installer.', heading: 'Guide > Install', firstRow: null, lastRow: null });
     expect(chunks.at(-1)).toEqual({ text: 'no heading here', heading: null, firstRow: null, lastRow: null });
@@ -65,12 +68,15 @@ describe('chunk origin (stored by the worker)', () => {
 
     await process();
 
-    expect(origins(md)).toEqual([[0, 'Guide', null, null], [1, 'Guide > Install', null, null]]);
+    expect(origins(md)).toEqual([
+      [0, 'Guide', null, null],
+      [1, 'Guide > Install', null, null],
+    ]);
     const ranges = origins(csv) as [number, string | null, number, number][];
     expect(ranges.length).toBeGreaterThan(1);
     expect(ranges[0]?.[2]).toBe(1);
     expect(ranges.at(-1)?.[3]).toBe(300);
-    for (let i = 1; i < ranges.length; i++) expect((ranges[i] as number[])[2]).toBe((ranges[i - 1] as number[])[3] as number + 1);
+    for (let i = 1; i < ranges.length; i++) expect((ranges[i] as number[])[2]).toBe(((ranges[i - 1] as number[])[3] as number) + 1);
     // Every chunk's rows hold their column names.
     const texts = t.db.prepare('SELECT text FROM chunks WHERE source_id = ?').pluck().all(csv) as string[];
     for (const text of texts) for (const line of text.split('\n')) expect(line).toMatch(/^id: \d+; name: widget number \d+; stock: \d+$/);
@@ -78,19 +84,24 @@ describe('chunk origin (stored by the worker)', () => {
 
   it('adds the origin columns to a chunks table made before them, keeping its rows', () => {
     const db = new Database(':memory:');
-    db.exec('CREATE TABLE chunks (id INTEGER PRIMARY KEY, dataset_id INTEGER NOT NULL, source_id INTEGER NOT NULL, chunk_index INTEGER NOT NULL, text TEXT NOT NULL, generation INTEGER NOT NULL)');
+    db.exec(
+      'CREATE TABLE chunks (id INTEGER PRIMARY KEY, dataset_id INTEGER NOT NULL, source_id INTEGER NOT NULL, chunk_index INTEGER NOT NULL, text TEXT NOT NULL, generation INTEGER NOT NULL)',
+    );
     db.prepare('INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation) VALUES (1, 1, 0, ?, 1)').run('old text');
 
     migrateChunks(db);
     migrateChunks(db);
 
-    expect(db.prepare('SELECT text, heading, first_row, last_row FROM chunks').all()).toEqual([{ text: 'old text', heading: null, first_row: null, last_row: null }]);
+    expect(db.prepare('SELECT text, heading, first_row, last_row FROM chunks').all()).toEqual([
+      { text: 'old text', heading: null, first_row: null, last_row: null },
+    ]);
     db.close();
   });
 });
 
 describe('row numbers from the record parsers', () => {
-  const rowsOf = (sections: Section[]): (number | undefined)[] => sections.flatMap((s) => ('records' in s ? s.records.map((_, i) => s.rows?.[i]) : []));
+  const rowsOf = (sections: Section[]): (number | undefined)[] =>
+    sections.flatMap((s) => ('records' in s ? s.records.map((_, i) => s.rows?.[i]) : []));
 
   it('a sheet: its own row numbers (the header row and a blank row not counted as records)', async () => {
     const wb = XLSX.utils.book_new();
@@ -102,7 +113,9 @@ describe('row numbers from the record parsers', () => {
   });
 
   it('Parquet: 1-based row numbers across row groups; JSONL: line numbers', async () => {
-    const data = Buffer.from(parquetWriteBuffer({ columnData: [{ name: 'n', data: [10, 20, 30, 40, 50], type: 'INT32' }], rowGroupSize: 2 }));
+    const data = Buffer.from(
+      parquetWriteBuffer({ columnData: [{ name: 'n', data: [10, 20, 30, 40, 50], type: 'INT32' }], rowGroupSize: 2 }),
+    );
     expect(rowsOf(await parseContent(parquetParser, 't.parquet', data))).toEqual([1, 2, 3, 4, 5]);
     expect(rowsOf(await parseContent(jsonlParser, 't.jsonl', '{"a":1}\n\n{"a":2}\n'))).toEqual([1, 3]);
   });

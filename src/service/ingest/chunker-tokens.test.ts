@@ -59,7 +59,11 @@ describe('chunks within the token budget (cl100k_base)', () => {
   });
 
   it('rows of a dense table keep their column names and stay whole, every chunk within budget', () => {
-    const records = Array.from({ length: 400 }, (_, i) => `id: ${i}; amount: ${(i * 1337.17).toFixed(2)}; sku: X${(i * 7919) % 100003}-${i % 97}; date: 2026-0${(i % 9) + 1}-1${i % 10}`);
+    const records = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `id: ${i}; amount: ${(i * 1337.17).toFixed(2)}; sku: X${(i * 7919) % 100003}-${i % 97}; date: 2026-0${(i % 9) + 1}-1${i % 10}`,
+    );
     const section: Section = { heading: 'orders.csv', records };
 
     const chunks = chunkDocument({ sections: [section] });

@@ -134,7 +134,10 @@ describe('chunkDocument', () => {
   });
 
   it('closes a cut paragraph when the next section does not continue it', () => {
-    const cut: Section[] = [{ text: 'alpha\nbeta', openParagraph: true }, { heading: 'Next', text: 'gamma' }];
+    const cut: Section[] = [
+      { text: 'alpha\nbeta', openParagraph: true },
+      { heading: 'Next', text: 'gamma' },
+    ];
 
     expect(chunkDocument({ sections: cut }, opts)).toEqual(['alpha\nbeta', 'Next\ngamma']);
   });

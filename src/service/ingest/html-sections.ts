@@ -23,15 +23,57 @@ export type HtmlSections = {
 
 /** Never read: not the page's text (head, code, embedded objects) or navigation. */
 const SKIPPED = new Set([
-  'head', 'script', 'style', 'noscript', 'template', 'svg', 'math', 'nav', 'iframe', 'object', 'embed',
-  'canvas', 'select', 'button', 'textarea', 'video', 'audio',
+  'head',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'nav',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'select',
+  'button',
+  'textarea',
+  'video',
+  'audio',
 ]);
 const SKIPPED_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'menu', 'menubar']);
 /** Elements that end a paragraph where they start and where they end. */
 const BLOCKS = new Set([
-  'p', 'div', 'section', 'article', 'main', 'header', 'footer', 'aside', 'blockquote', 'address', 'figure',
-  'figcaption', 'dl', 'dd', 'dt', 'hr', 'form', 'fieldset', 'legend', 'details', 'summary', 'center', 'body',
-  'html', 'caption', 'ul', 'ol', 'menu', 'table', 'pre',
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'aside',
+  'blockquote',
+  'address',
+  'figure',
+  'figcaption',
+  'dl',
+  'dd',
+  'dt',
+  'hr',
+  'form',
+  'fieldset',
+  'legend',
+  'details',
+  'summary',
+  'center',
+  'body',
+  'html',
+  'caption',
+  'ul',
+  'ol',
+  'menu',
+  'table',
+  'pre',
 ]);
 const HEADING = /^h([1-6])$/;
 const SPACE_RUN = /[ \t\n\r\f]+/g;
@@ -291,7 +333,9 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
       written += html.length;
       // Text is handed on as it comes; only a tag, comment or attribute is held until it ends.
       if (written - parser.endIndex > MAX_HTML_TOKEN_CHARS) {
-        throw parseFailed(`a tag, comment or attribute near offset ${parser.endIndex + 1} is longer than ${MAX_HTML_TOKEN_CHARS / MIB} MiB; refused (is the file damaged or not HTML?)`);
+        throw parseFailed(
+          `a tag, comment or attribute near offset ${parser.endIndex + 1} is longer than ${MAX_HTML_TOKEN_CHARS / MIB} MiB; refused (is the file damaged or not HTML?)`,
+        );
       }
     },
     end(target) {

@@ -109,7 +109,10 @@ export function createLineSections(options: LineSectionOptions): LineSections {
         if (setext && last !== undefined && last.trim() !== '' && !NOT_PARAGRAPH.test(last)) {
           let from = body.length;
           while (from > 0 && (body[from - 1] ?? '').trim() !== '') from--;
-          const heading = body.splice(from).map((l) => l.trim()).join(' ');
+          const heading = body
+            .splice(from)
+            .map((l) => l.trim())
+            .join(' ');
           return startHeading(out, setext[1]?.startsWith('=') ? 1 : 2, heading);
         }
       }

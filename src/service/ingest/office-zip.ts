@@ -95,14 +95,17 @@ async function inflateEntry(zip: YauzlZip, entry: YauzlEntry, maxBytes: number):
 
 class InflateLimit extends Error {}
 
-
 /** What yauzl's message about a damaged archive means for the user. */
 function describeZipError(format: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/end of central directory record signature not found/i.test(message)) {
     return `not a valid ${format} file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again`;
   }
-  if (/too many bytes in the stream|too few bytes|invalid|unexpected|signature|crc|offset|overflow|inflat|incorrect header|unexpected end/i.test(message)) {
+  if (
+    /too many bytes in the stream|too few bytes|invalid|unexpected|signature|crc|offset|overflow|inflat|incorrect header|unexpected end/i.test(
+      message,
+    )
+  ) {
     return `not a valid ${format} file: the ZIP archive is damaged (${message}); open and save it again in its application`;
   }
   return `could not read the ${format} file as a ZIP archive (${message})`;
@@ -133,7 +136,9 @@ export async function readOfficeZip(
   }
   try {
     if (zip.entryCount > limits.maxEntries) {
-      throw parseFailed(`the ${format} archive holds ${zip.entryCount} entries, over the limit of ${limits.maxEntries}; refused as a possible zip bomb`);
+      throw parseFailed(
+        `the ${format} archive holds ${zip.entryCount} entries, over the limit of ${limits.maxEntries}; refused as a possible zip bomb`,
+      );
     }
     let entries: YauzlEntry[];
     try {
@@ -145,7 +150,8 @@ export async function readOfficeZip(
     // The declared numbers first, for every kept part, before anything is inflated.
     let declaredTotal = 0;
     for (const e of kept) {
-      if (e.isEncrypted()) throw parseFailed(`the ${format} file is encrypted (part ${e.fileName}); remove the password and upload it again`);
+      if (e.isEncrypted())
+        throw parseFailed(`the ${format} file is encrypted (part ${e.fileName}); remove the password and upload it again`);
       if (e.uncompressedSize > limits.maxPartBytes) {
         throw parseFailed(
           `the ${format} part ${e.fileName} declares ${sizeText(e.uncompressedSize)} uncompressed, over the ${sizeText(limits.maxPartBytes)} limit for one part; refused as a possible zip bomb (split the document)`,

@@ -32,7 +32,8 @@ export async function* readText(path: string): AsyncGenerator<string> {
     const text = decoder.decode(bytes, { stream: true });
     if (sniffed < SNIFF_CHARS) {
       const nul = text.slice(0, SNIFF_CHARS - sniffed).indexOf('\u0000');
-      if (nul >= 0) throw parseFailed(`not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark)`);
+      if (nul >= 0)
+        throw parseFailed(`not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark)`);
       sniffed += text.length;
     }
     if (text.length > 0) yield text;

@@ -15,8 +15,18 @@ import type { Parser } from './types.js';
 
 /** Every parser; a new format is one new module and one entry here. */
 export const PARSERS: readonly Parser[] = [
-  txtParser, mdParser, csvParser, tsvParser, jsonParser, jsonlParser,
-  docxParser, htmlParser, xmlParser, xlsxParser, xlsParser, parquetParser,
+  txtParser,
+  mdParser,
+  csvParser,
+  tsvParser,
+  jsonParser,
+  jsonlParser,
+  docxParser,
+  htmlParser,
+  xmlParser,
+  xlsxParser,
+  xlsParser,
+  parquetParser,
 ];
 
 const BY_EXTENSION = new Map(PARSERS.flatMap((p) => p.extensions.map((ext) => [ext, p] as const)));

@@ -55,7 +55,9 @@ describe('large and whitespace-heavy files', () => {
     await runQueue();
 
     const row = fileRow(t.db, id);
-    const texts = (t.db.prepare('SELECT text FROM chunks WHERE source_id = ? ORDER BY chunk_index').all(id) as { text: string }[]).map((r) => r.text);
+    const texts = (t.db.prepare('SELECT text FROM chunks WHERE source_id = ? ORDER BY chunk_index').all(id) as { text: string }[]).map(
+      (r) => r.text,
+    );
     expect(row).toMatchObject({ status: 'processed', chunk_count: texts.length });
     expect(texts.join('\n')).toContain('line 29999 of the long paragraph about marmots');
     expect(texts[0]?.startsWith('line 0 of the long paragraph')).toBe(true);

@@ -73,9 +73,17 @@ describe('files', () => {
   it.each([
     ['bad.csv', 'a,b\n1,2\n3,"open\n', 'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it)'],
     ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON'],
-    ['report.docx', 'PK', 'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again'],
+    [
+      'report.docx',
+      'PK',
+      'parse_failed: not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
+    ],
     ['Makefile', 'all:', 'unsupported_type: no parser for files without an extension'],
-    ['bin.txt', Buffer.from([0, 1, 2]), 'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)'],
+    [
+      'bin.txt',
+      Buffer.from([0, 1, 2]),
+      'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)',
+    ],
   ])('fails %s with a clear error', async (name, content, error) => {
     const id = addFile(t, { name, content });
 
@@ -91,7 +99,10 @@ describe('files', () => {
 
     await runQueue();
 
-    expect(fileRow(t.db, id)).toMatchObject({ status: 'failed', error: 'file_missing: the stored copy of the file is missing; upload it again' });
+    expect(fileRow(t.db, id)).toMatchObject({
+      status: 'failed',
+      error: 'file_missing: the stored copy of the file is missing; upload it again',
+    });
   });
 
   it('processes an empty file with zero chunks', async () => {
@@ -252,16 +263,20 @@ describe('intelligence entries', () => {
       status: 'failed',
       error: 'the entry has no text to index',
     });
-    expect(events).toEqual([['intelligence.failed', { id, datasetId: 1, agentId: 7, sha256: `sha-${id}`, error: 'the entry has no text to index' }]]);
+    expect(events).toEqual([
+      ['intelligence.failed', { id, datasetId: 1, agentId: 7, sha256: `sha-${id}`, error: 'the entry has no text to index' }],
+    ]);
   });
 
   it('keeps processing when the event handler throws', async () => {
     const a = addEntry(t, { content: 'first' });
     const b = addEntry(t, { content: 'second' });
 
-    await runQueue({ onIntelligenceEvent: () => {
-      throw new Error('receiver down');
-    } });
+    await runQueue({
+      onIntelligenceEvent: () => {
+        throw new Error('receiver down');
+      },
+    });
 
     const statuses = t.db.prepare('SELECT id, status FROM intelligence ORDER BY id').all();
     expect(statuses).toEqual([

@@ -51,7 +51,10 @@ export function hashedVector(text: string): Float32Array {
   const vec = new Float32Array(HASHED_DIMS);
   const counts = new Map<string, number>();
   let previous: string | undefined;
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+  for (const match of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const word = match[0].slice(0, MAX_WORD_CHARS);
     if (STOPWORDS.has(word)) continue;
     const s = stem(word);

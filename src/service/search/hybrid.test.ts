@@ -63,7 +63,9 @@ describe('hybrid retrieval with the built-in vectors', () => {
     const threshold = ((all[0]?.score ?? 0) + (all[1]?.score ?? 0)) / 2;
 
     expect(await ask('how do I do it?')).toEqual([]);
-    expect(await retrieve(db, hashedEmbedder, { datasetId: 1, query: 'cookie jar browser session', topK: 5, scoreThreshold: threshold })).toEqual(all.slice(0, 1));
+    expect(
+      await retrieve(db, hashedEmbedder, { datasetId: 1, query: 'cookie jar browser session', topK: 5, scoreThreshold: threshold }),
+    ).toEqual(all.slice(0, 1));
   });
 
   it('drops a deleted source from the vector results too', async () => {
@@ -89,7 +91,9 @@ describe('hybrid fusion', () => {
     const hits = await retrieve(db, synonymEmbedder, { datasetId: 1, query: 'feline', topK: 5 });
 
     expect(lexicalOnly).toEqual([]);
-    expect(hits).toEqual([{ text: 'Our cat sleeps all day.', score: expect.closeTo(VECTOR_WEIGHT, 6), knowledgeSourceId: 9, chunkIndex: 0 }]);
+    expect(hits).toEqual([
+      { text: 'Our cat sleeps all day.', score: expect.closeTo(VECTOR_WEIGHT, 6), knowledgeSourceId: 9, chunkIndex: 0 },
+    ]);
   });
 
   it('lexicalFirst scans no vector when BM25 found a full list, and scans them all when it did not', async () => {

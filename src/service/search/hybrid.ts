@@ -58,7 +58,15 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
   const v = q.vectors;
   const scan = v !== undefined && !(v.lexicalFirst === true && lexical.length >= depth);
   const byVector =
-    v === undefined ? [] : scan ? nearest(v.table, v.query, depth, MIN_VECTOR_COSINE) : cosines(v.table, v.query, lexical.map((m) => m.id));
+    v === undefined
+      ? []
+      : scan
+        ? nearest(v.table, v.query, depth, MIN_VECTOR_COSINE)
+        : cosines(
+            v.table,
+            v.query,
+            lexical.map((m) => m.id),
+          );
 
   const candidates = new Map<number, Candidate>();
   for (const m of lexical) candidates.set(m.id, { id: m.id, bm25: m.bm25, cosine: 0 });

@@ -22,9 +22,20 @@ describe('openai embedder', () => {
   });
 
   it('puts vectors in input order by their index and normalises them', () => {
-    const vectors = parseEmbeddings(JSON.stringify({ data: [{ index: 1, embedding: [0, 2] }, { index: 0, embedding: [3, 4] }] }), 2);
+    const vectors = parseEmbeddings(
+      JSON.stringify({
+        data: [
+          { index: 1, embedding: [0, 2] },
+          { index: 0, embedding: [3, 4] },
+        ],
+      }),
+      2,
+    );
 
-    expect(vectors.map((v) => [...v])).toEqual([[0.6000000238418579, 0.800000011920929], [0, 1]]);
+    expect(vectors.map((v) => [...v])).toEqual([
+      [0.6000000238418579, 0.800000011920929],
+      [0, 1],
+    ]);
   });
 
   it('refuses answers it cannot use, saying what was wrong', () => {

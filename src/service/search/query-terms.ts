@@ -11,7 +11,10 @@ const MAX_TERM_CHARS = 64;
  */
 export function queryTerms(text: string, maxTerms = MAX_QUERY_TERMS): string[] {
   const seen = new Set<string>();
-  for (const match of text.normalize('NFKC').toLowerCase().matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
+  for (const match of text
+    .normalize('NFKC')
+    .toLowerCase()
+    .matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const term = match[0].slice(0, MAX_TERM_CHARS);
     if (STOPWORDS.has(term) || seen.has(term)) continue;
     seen.add(term);

@@ -10,12 +10,21 @@ import { vectorTable, type VectorTable } from './vector-index.js';
  * requests in between batches (the built-in embedder works synchronously: a batch of 128 chunks is
  * ~25 ms of the event loop).
  */
-async function embedAndStore(db: Database, datasetId: number, embedder: Embedder, chunks: readonly { id: number; text: string }[]): Promise<void> {
+async function embedAndStore(
+  db: Database,
+  datasetId: number,
+  embedder: Embedder,
+  chunks: readonly { id: number; text: string }[],
+): Promise<void> {
   for (let i = 0; i < chunks.length; i += embedder.batchSize) {
     if (i > 0) await nextTurn();
     const batch = chunks.slice(i, i + embedder.batchSize);
     const vectors = await embedder.embed(batch.map((c) => c.text));
-    writeChunkVectors(db, embedder.model, batch.map((c, k) => ({ chunkId: c.id, datasetId, vector: vectors[k] as Float32Array })));
+    writeChunkVectors(
+      db,
+      embedder.model,
+      batch.map((c, k) => ({ chunkId: c.id, datasetId, vector: vectors[k] as Float32Array })),
+    );
   }
 }
 
@@ -38,7 +47,6 @@ export async function ensureVectors(db: Database, datasetId: number, embedder: E
   return vectorTable(db, datasetId, embedder.model);
 }
 
-
 /**
  * Rebuilds every vector of the dataset with `embedder` (a page of chunks at a time, so memory stays
  * bounded), then deletes the vectors of any other model. Returns how many chunks were embedded:
@@ -55,7 +63,7 @@ export async function rebuildVectors(db: Database, datasetId: number, embedder: 
     return missing.length;
   }
   let count = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = liveChunkPage(db, datasetId, after, PAGE);
     if (page.length === 0) break;
     await embedAndStore(db, datasetId, embedder, page);

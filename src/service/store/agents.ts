@@ -11,7 +11,11 @@ export function insertAgent(db: Database, a: { datasetId: number; name: string; 
     .prepare('INSERT INTO agents (name, config_json, created_at, updated_at) VALUES (?, ?, ?, ?)')
     .run(a.name, JSON.stringify(a.config), a.now, a.now);
   const id = Number(info.lastInsertRowid);
-  db.prepare(`INSERT INTO agent_datasets (agent_id, dataset_id, mode, created_at) VALUES (?, ?, 'read_only', ?)`).run(id, a.datasetId, a.now);
+  db.prepare(`INSERT INTO agent_datasets (agent_id, dataset_id, mode, created_at) VALUES (?, ?, 'read_only', ?)`).run(
+    id,
+    a.datasetId,
+    a.now,
+  );
   return db.prepare('SELECT * FROM agents WHERE id = ?').get(id) as AgentRow;
 }
 
@@ -37,19 +41,27 @@ export function setAgentConfig(db: Database, agentId: number, config: Record<str
 /** The datasets an agent is attached to, with their names and modes. */
 export function listAttachments(db: Database, agentId: number): AttachmentRow[] {
   return db
-    .prepare('SELECT ad.dataset_id, d.name, ad.mode FROM agent_datasets ad JOIN datasets d ON d.id = ad.dataset_id WHERE ad.agent_id = ? ORDER BY ad.dataset_id')
+    .prepare(
+      'SELECT ad.dataset_id, d.name, ad.mode FROM agent_datasets ad JOIN datasets d ON d.id = ad.dataset_id WHERE ad.agent_id = ? ORDER BY ad.dataset_id',
+    )
     .all(agentId) as AttachmentRow[];
 }
 
 /** The mode of one attachment, or undefined when the agent is not attached to the dataset. */
 export function attachmentMode(db: Database, agentId: number, datasetId: number): DatasetMode | undefined {
-  const row = db.prepare('SELECT mode FROM agent_datasets WHERE agent_id = ? AND dataset_id = ?').get(agentId, datasetId) as { mode: DatasetMode } | undefined;
+  const row = db.prepare('SELECT mode FROM agent_datasets WHERE agent_id = ? AND dataset_id = ?').get(agentId, datasetId) as
+    { mode: DatasetMode } | undefined;
   return row?.mode;
 }
 
 /** Attaches a dataset to an agent (no-op when already attached). */
 export function insertAttachment(db: Database, a: { agentId: number; datasetId: number; mode: DatasetMode; now: string }): void {
-  db.prepare('INSERT OR IGNORE INTO agent_datasets (agent_id, dataset_id, mode, created_at) VALUES (?, ?, ?, ?)').run(a.agentId, a.datasetId, a.mode, a.now);
+  db.prepare('INSERT OR IGNORE INTO agent_datasets (agent_id, dataset_id, mode, created_at) VALUES (?, ?, ?, ?)').run(
+    a.agentId,
+    a.datasetId,
+    a.mode,
+    a.now,
+  );
 }
 
 /** Sets an attachment's mode. */

@@ -2,8 +2,12 @@ import type { Database } from 'better-sqlite3';
 
 /** Stores an API key by its hash (the plain key never reaches the database). */
 export function insertApiKey(db: Database, k: { datasetId: number; keyHash: string; prefix: string; createdAt: string }): void {
-  db.prepare('INSERT INTO api_keys (dataset_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?)')
-    .run(k.datasetId, k.keyHash, k.prefix, k.createdAt);
+  db.prepare('INSERT INTO api_keys (dataset_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?)').run(
+    k.datasetId,
+    k.keyHash,
+    k.prefix,
+    k.createdAt,
+  );
 }
 
 /** The dataset id a key hash belongs to, or undefined for an unknown key. */

@@ -1,15 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import {
-  beginChunkReplace,
-  collectChunkGarbage,
-  countChunks,
-  deleteChunks,
-  migrateChunks,
-  replaceChunks,
-  searchChunks,
-} from './chunks.js';
+import { beginChunkReplace, collectChunkGarbage, countChunks, deleteChunks, migrateChunks, replaceChunks, searchChunks } from './chunks.js';
 
 let db: Database;
 
@@ -119,7 +111,11 @@ describe('beginChunkReplace', () => {
     expect(during).toEqual(['version one walrus']);
     expect(count).toBe(2);
     expect(countInTx).toBe(2);
-    expect(searchChunks(db, { datasetId: 1, query: 'walrus', topK: 5 }).map((h) => h.text).sort()).toEqual(['more walrus', 'version two walrus']);
+    expect(
+      searchChunks(db, { datasetId: 1, query: 'walrus', topK: 5 })
+        .map((h) => h.text)
+        .sort(),
+    ).toEqual(['more walrus', 'version two walrus']);
   });
 
   it('leaves the old chunks when aborted', () => {
@@ -171,7 +167,11 @@ describe('searchChunks', () => {
     replaceChunks(db, {
       datasetId: 1,
       sourceId: 11,
-      chunks: ['The refund policy allows returns within 30 days.', 'Shipping is free over 50 euros.', 'Refunds are paid to the original card.'],
+      chunks: [
+        'The refund policy allows returns within 30 days.',
+        'Shipping is free over 50 euros.',
+        'Refunds are paid to the original card.',
+      ],
     });
     replaceChunks(db, { datasetId: 2, sourceId: 20, chunks: ['refund policy of another dataset'] });
   });
@@ -191,7 +191,11 @@ describe('searchChunks', () => {
   it('matches word forms through the Porter stemmer and ignores case and accents', () => {
     replaceChunks(db, { datasetId: 1, sourceId: 12, chunks: ['Le café était fermé.'] });
 
-    expect(searchChunks(db, { datasetId: 1, query: 'REFUNDED', topK: 5 }).map((h) => h.chunkIndex).sort()).toEqual([0, 2]);
+    expect(
+      searchChunks(db, { datasetId: 1, query: 'REFUNDED', topK: 5 })
+        .map((h) => h.chunkIndex)
+        .sort(),
+    ).toEqual([0, 2]);
     expect(searchChunks(db, { datasetId: 1, query: 'cafe', topK: 5 }).map((h) => h.knowledgeSourceId)).toEqual([12]);
   });
 
@@ -207,7 +211,9 @@ describe('searchChunks', () => {
     expect(all).toHaveLength(20);
     expect(searchChunks(db, { datasetId: 1, query: 'filler gardening', topK: 3 })).toEqual(all.slice(0, 3));
     expect(searchChunks(db, { datasetId: 1, query: 'refund', topK: 5, scoreThreshold: 1 })).toEqual([]);
-    expect(searchChunks(db, { datasetId: 1, query: 'refund policy', topK: 20, scoreThreshold: threshold }).every((h) => h.score >= threshold)).toBe(true);
+    expect(
+      searchChunks(db, { datasetId: 1, query: 'refund policy', topK: 20, scoreThreshold: threshold }).every((h) => h.score >= threshold),
+    ).toBe(true);
   });
 
   it.each([

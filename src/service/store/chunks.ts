@@ -105,7 +105,9 @@ function makeLive(db: Database, sourceId: number, generation: number): void {
  * Inserts one chunk, with where it came from, and its built-in vector (HASHED_MODEL: cheap, so every
  * chunk has one as soon as it is written; vectors of a configured provider are added by search/vectors.ts).
  */
-function insertStatement(db: Database): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
+function insertStatement(
+  db: Database,
+): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
   const insert = db.prepare(
     'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -135,7 +137,9 @@ export function replaceChunks(db: Database, r: { datasetId: number; sourceId: nu
 export function deleteChunks(db: Database, sourceId: number): number {
   return db.transaction(() => {
     const { n } = db
-      .prepare(`SELECT COUNT(*) AS n FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE g.source_id = ? AND g.state = 'live'`)
+      .prepare(
+        `SELECT COUNT(*) AS n FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE g.source_id = ? AND g.state = 'live'`,
+      )
       .get(sourceId) as { n: number };
     db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE source_id = ? AND state IN ('live', 'staging')`).run(sourceId);
     bumpVectorRevision(db);
@@ -202,21 +206,24 @@ export function beginChunkReplace(db: Database, r: { datasetId: number; sourceId
  * replacement is being written, which the single processing worker guarantees by calling it between items.
  */
 export function collectChunkGarbage(db: Database, maxRows: number): number {
-  return relaxedSync(db, db.transaction(() => {
-    const deleted = db
-      .prepare(
-        `DELETE FROM chunks WHERE id IN (
+  return relaxedSync(
+    db,
+    db.transaction(() => {
+      const deleted = db
+        .prepare(
+          `DELETE FROM chunks WHERE id IN (
            SELECT c.id FROM chunk_generations g JOIN chunks c ON c.generation = g.id WHERE g.state = 'garbage' LIMIT ?
          )`,
-      )
-      .run(Math.max(1, Math.floor(maxRows))).changes;
-    if (deleted < maxRows) {
-      db.prepare(
-        `DELETE FROM chunk_generations WHERE state = 'garbage' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.generation = chunk_generations.id)`,
-      ).run();
-    }
-    return deleted;
-  }));
+        )
+        .run(Math.max(1, Math.floor(maxRows))).changes;
+      if (deleted < maxRows) {
+        db.prepare(
+          `DELETE FROM chunk_generations WHERE state = 'garbage' AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.generation = chunk_generations.id)`,
+        ).run();
+      }
+      return deleted;
+    }),
+  );
 }
 
 type Row = { id: number; text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
@@ -265,10 +272,7 @@ export function lexicalMatches(db: Database, datasetId: number, query: string, l
  * broken by insertion order. A query with no searchable term (empty, punctuation, only stopwords)
  * finds nothing.
  */
-export function searchChunks(
-  db: Database,
-  q: { datasetId: number; query: string; topK: number; scoreThreshold?: number },
-): ChunkHit[] {
+export function searchChunks(db: Database, q: { datasetId: number; query: string; topK: number; scoreThreshold?: number }): ChunkHit[] {
   const threshold = q.scoreThreshold ?? 0;
   return lexicalMatches(db, q.datasetId, q.query, q.topK)
     .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
@@ -278,7 +282,9 @@ export function searchChunks(
 /** How many searchable chunks the dataset has. */
 export function countChunks(db: Database, datasetId: number): number {
   const row = db
-    .prepare(`SELECT COUNT(*) AS n FROM chunk_generations g JOIN chunks c ON c.generation = g.id WHERE g.dataset_id = ? AND g.state = 'live'`)
+    .prepare(
+      `SELECT COUNT(*) AS n FROM chunk_generations g JOIN chunks c ON c.generation = g.id WHERE g.dataset_id = ? AND g.state = 'live'`,
+    )
     .get(datasetId) as { n: number };
   return row.n;
 }
@@ -290,7 +296,9 @@ export function countChunks(db: Database, datasetId: number): number {
  */
 export function reindexChunks(db: Database, datasetId: number): number {
   return db.transaction(() => {
-    db.prepare(`INSERT INTO chunks_fts (chunks_fts, rowid, text) SELECT 'delete', id, text FROM chunks WHERE dataset_id = ?`).run(datasetId);
+    db.prepare(`INSERT INTO chunks_fts (chunks_fts, rowid, text) SELECT 'delete', id, text FROM chunks WHERE dataset_id = ?`).run(
+      datasetId,
+    );
     db.prepare('INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE dataset_id = ?').run(datasetId);
     db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', 500)`).run();
     bumpVectorRevision(db);

@@ -18,14 +18,26 @@ export function findIdempotency(db: Database, datasetId: number, key: string, ex
 
 /** Marks (dataset, key) as running. */
 export function insertInProgress(db: Database, r: { datasetId: number; key: string; fingerprint: string | null; nowMs: number }): void {
-  db.prepare(`INSERT INTO idempotency (dataset_id, key, fingerprint, state, created_at_ms) VALUES (?, ?, ?, 'in_progress', ?)`)
-    .run(r.datasetId, r.key, r.fingerprint, r.nowMs);
+  db.prepare(`INSERT INTO idempotency (dataset_id, key, fingerprint, state, created_at_ms) VALUES (?, ?, ?, 'in_progress', ?)`).run(
+    r.datasetId,
+    r.key,
+    r.fingerprint,
+    r.nowMs,
+  );
 }
 
 /** Stores the successful response of a running request. */
-export function completeIdempotency(db: Database, r: { datasetId: number; key: string; fingerprint: string; status: number; body: unknown }): void {
-  db.prepare(`UPDATE idempotency SET state = 'done', fingerprint = ?, status = ?, body_json = ? WHERE dataset_id = ? AND key = ?`)
-    .run(r.fingerprint, r.status, JSON.stringify(r.body), r.datasetId, r.key);
+export function completeIdempotency(
+  db: Database,
+  r: { datasetId: number; key: string; fingerprint: string; status: number; body: unknown },
+): void {
+  db.prepare(`UPDATE idempotency SET state = 'done', fingerprint = ?, status = ?, body_json = ? WHERE dataset_id = ? AND key = ?`).run(
+    r.fingerprint,
+    r.status,
+    JSON.stringify(r.body),
+    r.datasetId,
+    r.key,
+  );
 }
 
 /** Forgets a running request that did not succeed, so the key can be used again. */

@@ -31,12 +31,26 @@ export function insertEntry(
   db.prepare(
     `INSERT INTO intelligence (id, dataset_id, agent_id, title, content, metadata_json, sha256, status, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-  ).run(id, e.datasetId, e.agentId, e.title, e.content, e.metadata === undefined ? null : JSON.stringify(e.metadata), e.sha256, e.now, e.now);
+  ).run(
+    id,
+    e.datasetId,
+    e.agentId,
+    e.title,
+    e.content,
+    e.metadata === undefined ? null : JSON.stringify(e.metadata),
+    e.sha256,
+    e.now,
+    e.now,
+  );
   return db.prepare('SELECT * FROM intelligence WHERE id = ?').get(id) as IntelligenceRow;
 }
 
 /** One page of a dataset's entries ordered by id, and the dataset's entry count. */
-export function listEntries(db: Database, datasetId: number, page: { limit: number; offset: number }): { rows: IntelligenceRow[]; total: number } {
+export function listEntries(
+  db: Database,
+  datasetId: number,
+  page: { limit: number; offset: number },
+): { rows: IntelligenceRow[]; total: number } {
   const rows = db
     .prepare('SELECT * FROM intelligence WHERE dataset_id = ? ORDER BY id LIMIT ? OFFSET ?')
     .all(datasetId, page.limit, page.offset) as IntelligenceRow[];

@@ -16,7 +16,13 @@ export function applyCredits(
 ): number {
   db.prepare('UPDATE datasets SET credits = credits + ? WHERE id = ?').run(e.delta, e.datasetId);
   const balance = creditsOf(db, e.datasetId) ?? 0;
-  db.prepare('INSERT INTO ledger (dataset_id, operation, delta_credits, balance_after, ref, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(e.datasetId, e.operation, e.delta, balance, e.ref, e.createdAt);
+  db.prepare('INSERT INTO ledger (dataset_id, operation, delta_credits, balance_after, ref, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    e.datasetId,
+    e.operation,
+    e.delta,
+    balance,
+    e.ref,
+    e.createdAt,
+  );
   return balance;
 }

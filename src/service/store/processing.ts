@@ -38,7 +38,9 @@ export function claimNextFile(db: Database, now: string): ClaimedFile | undefine
 export function markFileProcessed(db: Database, id: number, chunkCount: number, now: string): boolean {
   return (
     db
-      .prepare(`UPDATE files SET status = 'processed', chunk_count = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'processing'`)
+      .prepare(
+        `UPDATE files SET status = 'processed', chunk_count = ?, error = NULL, updated_at = ? WHERE id = ? AND status = 'processing'`,
+      )
       .run(chunkCount, now, id).changes === 1
   );
 }
@@ -46,9 +48,8 @@ export function markFileProcessed(db: Database, id: number, chunkCount: number, 
 /** `processing → failed` with the reason; false when the file is no longer `processing`. */
 export function markFileFailed(db: Database, id: number, error: string, now: string): boolean {
   return (
-    db
-      .prepare(`UPDATE files SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`)
-      .run(error, now, id).changes === 1
+    db.prepare(`UPDATE files SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'processing'`).run(error, now, id)
+      .changes === 1
   );
 }
 
@@ -70,15 +71,17 @@ export function nextPendingEntry(db: Database): PendingEntry | undefined {
 /** `pending → processed`; false when the entry is no longer `pending`. */
 export function markEntryProcessed(db: Database, id: number, now: string): boolean {
   return (
-    db.prepare(`UPDATE intelligence SET status = 'processed', error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`).run(now, id)
-      .changes === 1
+    db
+      .prepare(`UPDATE intelligence SET status = 'processed', error = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`)
+      .run(now, id).changes === 1
   );
 }
 
 /** `pending → failed` with the reason; false when the entry is no longer `pending`. */
 export function markEntryFailed(db: Database, id: number, error: string, now: string): boolean {
   return (
-    db.prepare(`UPDATE intelligence SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`).run(error, now, id)
-      .changes === 1
+    db
+      .prepare(`UPDATE intelligence SET status = 'failed', error = ?, updated_at = ? WHERE id = ? AND status = 'pending'`)
+      .run(error, now, id).changes === 1
   );
 }

@@ -23,11 +23,18 @@ describe('migrateWebhooks', () => {
   it('refuses a delivery status outside pending/delivered/failed', () => {
     tdb = webhookTestDb();
     const db = tdb.open();
-    const w = createWebhookStore(db).insertWithinLimit({ datasetId: 1, url: 'https://a.test/h', events: [], secret: 's', createdAt: 'x' }, 10);
+    const w = createWebhookStore(db).insertWithinLimit(
+      { datasetId: 1, url: 'https://a.test/h', events: [], secret: 's', createdAt: 'x' },
+      10,
+    );
 
     const insert = () =>
-      db.prepare(`INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, next_attempt_at, status, created_at, updated_at)
-                  VALUES (?, 'evt_1', 't', '{}', 0, 'sending', 'x', 'x')`).run(w?.id);
+      db
+        .prepare(
+          `INSERT INTO webhook_deliveries (webhook_id, event_id, type, body, next_attempt_at, status, created_at, updated_at)
+                  VALUES (?, 'evt_1', 't', '{}', 0, 'sending', 'x', 'x')`,
+        )
+        .run(w?.id);
 
     expect(insert).toThrow(/CHECK constraint/);
   });

@@ -46,31 +46,75 @@ export type WebhookTarget = StoredWebhook & { secret: string };
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export type NewDelivery = { webhookId: number; eventId: string; type: string; body: string; nextAttemptAt: number; createdAt: string };
 /** A pending delivery whose time has come, joined with its webhook. */
-export type DueDelivery = { id: number; webhookId: number; eventId: string; type: string; body: string; attempt: number; url: string; secret: string };
+export type DueDelivery = {
+  id: number;
+  webhookId: number;
+  eventId: string;
+  type: string;
+  body: string;
+  attempt: number;
+  url: string;
+  secret: string;
+};
 export type DeliveryRecord = {
-  id: number; webhookId: number; eventId: string; type: string; body: string; attempt: number; nextAttemptAt: number;
-  status: DeliveryStatus; lastStatus: number | null; lastError: string | null; createdAt: string; updatedAt: string;
+  id: number;
+  webhookId: number;
+  eventId: string;
+  type: string;
+  body: string;
+  attempt: number;
+  nextAttemptAt: number;
+  status: DeliveryStatus;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
 };
 /** The outcome of one attempt, written to the delivery's row. */
 export type AttemptRecord = { attempt: number; status: number | null; error: string | null; at: string };
 
 type WebhookRow = { id: number; dataset_id: number; url: string; events_json: string; created_at: string };
 type DeliveryRow = {
-  id: number; webhook_id: number; event_id: string; type: string; body: string; attempt: number; next_attempt_at: number;
-  status: DeliveryStatus; last_status: number | null; last_error: string | null; created_at: string; updated_at: string;
+  id: number;
+  webhook_id: number;
+  event_id: string;
+  type: string;
+  body: string;
+  attempt: number;
+  next_attempt_at: number;
+  status: DeliveryStatus;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
 };
 
 const PUBLIC_COLUMNS = 'id, dataset_id, url, events_json, created_at';
 
 function toWebhook(row: WebhookRow): StoredWebhook {
-  return { id: row.id, datasetId: row.dataset_id, url: row.url, events: JSON.parse(row.events_json) as string[], createdAt: row.created_at };
+  return {
+    id: row.id,
+    datasetId: row.dataset_id,
+    url: row.url,
+    events: JSON.parse(row.events_json) as string[],
+    createdAt: row.created_at,
+  };
 }
 
 function toDelivery(row: DeliveryRow): DeliveryRecord {
   return {
-    id: row.id, webhookId: row.webhook_id, eventId: row.event_id, type: row.type, body: row.body, attempt: row.attempt,
-    nextAttemptAt: row.next_attempt_at, status: row.status, lastStatus: row.last_status, lastError: row.last_error,
-    createdAt: row.created_at, updatedAt: row.updated_at,
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    type: row.type,
+    body: row.body,
+    attempt: row.attempt,
+    nextAttemptAt: row.next_attempt_at,
+    status: row.status,
+    lastStatus: row.last_status,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }
 
@@ -97,9 +141,11 @@ export function createWebhookStore(db: Database) {
      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
      WHERE d.status = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?`,
   );
-  const nextAfter = db.prepare<[number], number | null>(
-    `SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?`,
-  ).pluck();
+  const nextAfter = db
+    .prepare<[number], number | null>(
+      `SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?`,
+    )
+    .pluck();
   const finish = db.prepare<[DeliveryStatus, number, number | null, string | null, number, string, number]>(
     `UPDATE webhook_deliveries SET status = ?, attempt = ?, last_status = ?, last_error = ?, next_attempt_at = ?, updated_at = ?
      WHERE id = ?`,
@@ -152,4 +198,3 @@ export function createWebhookStore(db: Database) {
     pruneFinished: (beforeIso: string): number => prune.run(beforeIso).changes,
   };
 }
-

@@ -31,7 +31,11 @@ describe('durability', () => {
     await second.idle();
 
     expect(afterStart).toEqual(['intelligence.processed', 'intelligence.deduped']);
-    expect(h.receiver.received.map((r) => JSON.parse(r.body).type)).toEqual(['intelligence.processed', 'intelligence.deduped', 'intelligence.processed']);
+    expect(h.receiver.received.map((r) => JSON.parse(r.body).type)).toEqual([
+      'intelligence.processed',
+      'intelligence.deduped',
+      'intelligence.processed',
+    ]);
     expect(h.receiver.received[0]?.headers['webhook-id']).toBe(h.receiver.received[2]?.headers['webhook-id']);
     expect(h.deliveries(webhook.id, reopened)).toMatchObject([
       { type: 'intelligence.processed', status: 'delivered', attempt: 2 },

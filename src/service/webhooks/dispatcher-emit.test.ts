@@ -121,12 +121,19 @@ describe('concurrency and logs', () => {
 
     expect(inFlightAtFour).toBe(4);
     expect(h.receiver.received).toHaveLength(6);
-    expect(h.db.prepare(`SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status`).all()).toEqual([{ status: 'delivered', n: 6 }]);
+    expect(h.db.prepare(`SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status`).all()).toEqual([
+      { status: 'delivered', n: 6 },
+    ]);
   });
 
   it('never logs the secret or the URL, and logs a final failure as a fixed message', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => { lines.push(chunk.toString()); done(); } });
+    const sink = new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
     const logger = createLogger({ level: 'debug' }, sink);
     h.receiver.reply(500, 500, 500, 500, 500, 500);
     const { secret } = h.hook(`${h.receiver.url}?token=url-credential`);

@@ -29,12 +29,18 @@ describe('retries', () => {
     h.clock.advance(5_000);
     await d.idle();
 
-    expect(afterFirst).toMatchObject({ received: 1, timers: [1_000], rows: [{ status: 'pending', attempt: 1, lastStatus: 500, lastError: 'HTTP 500', nextAttemptAt: HARNESS_T0 + 1_000 }] });
+    expect(afterFirst).toMatchObject({
+      received: 1,
+      timers: [1_000],
+      rows: [{ status: 'pending', attempt: 1, lastStatus: 500, lastError: 'HTTP 500', nextAttemptAt: HARNESS_T0 + 1_000 }],
+    });
     expect(justBefore).toBe(1);
     expect(afterSecond).toEqual({ received: 2, timers: [5_000] });
     expect(h.receiver.received).toHaveLength(3);
     expect(new Set(h.receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    expect(h.receiver.received.map((r) => r.headers['webhook-timestamp'])).toEqual([HARNESS_T0, HARNESS_T0 + 1_000, HARNESS_T0 + 6_000].map((t) => String(t / 1000)));
+    expect(h.receiver.received.map((r) => r.headers['webhook-timestamp'])).toEqual(
+      [HARNESS_T0, HARNESS_T0 + 1_000, HARNESS_T0 + 6_000].map((t) => String(t / 1000)),
+    );
     expect(h.receiver.received.every((r) => signatureValid(secret, r))).toBe(true);
     expect(new Set(h.receiver.received.map((r) => r.body)).size).toBe(1);
     expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'delivered', attempt: 3, lastStatus: 200, lastError: null }]);
@@ -53,10 +59,11 @@ describe('retries', () => {
         if (ticking) h.clock.advance(1);
         return t;
       },
-      schedule: (fn, delayMs) => h.clock.schedule(() => {
-        ticking = true;
-        fn();
-      }, delayMs - 1),
+      schedule: (fn, delayMs) =>
+        h.clock.schedule(() => {
+          ticking = true;
+          fn();
+        }, delayMs - 1),
     });
     d.start();
     d.emit(1, 'intelligence.processed', ENTRY);
@@ -120,7 +127,9 @@ describe('retries', () => {
     d.emit(1, 'intelligence.processed', ENTRY);
     await d.idle();
 
-    expect(h.deliveries(webhook.id)).toMatchObject([{ status: 'pending', attempt: 1, lastStatus: null, lastError: expect.stringMatching(/^network error/) }]);
+    expect(h.deliveries(webhook.id)).toMatchObject([
+      { status: 'pending', attempt: 1, lastStatus: null, lastError: expect.stringMatching(/^network error/) },
+    ]);
     expect(h.clock.pending()).toEqual([1_000]);
   });
 

@@ -2,7 +2,12 @@ import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookTestDb, type WebhookTestDb } from '../../../test/helpers/webhook-db.js';
 import { signatureValid } from '../../../test/helpers/webhook-harness.js';
-import { closedPortUrl, startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../../test/helpers/webhook-receiver.js';
+import {
+  closedPortUrl,
+  startWebhookReceiver,
+  type ReceivedDelivery,
+  type WebhookReceiver,
+} from '../../../test/helpers/webhook-receiver.js';
 import { silentLogger } from '../../shared/logger.js';
 import { createDispatcher, type WebhookDispatcher } from './dispatcher.js';
 import { WebhookError } from './errors.js';
@@ -34,14 +39,21 @@ describe('test()', () => {
 
     expect(result).toEqual({ delivered: true, status: 200 });
     const [got] = receiver.received as [ReceivedDelivery];
-    expect(JSON.parse(got.body)).toEqual({ type: 'webhook.test', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/), data: { webhook_id: webhook.id } });
+    expect(JSON.parse(got.body)).toEqual({
+      type: 'webhook.test',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      data: { webhook_id: webhook.id },
+    });
     expect(signatureValid(secret, got)).toBe(true);
     expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
   });
 
   it.each([
     [500, { delivered: false, status: 500 }],
-    [{ status: 302, headers: { location: 'https://elsewhere.test/' } }, { delivered: false, status: 302 }],
+    [
+      { status: 302, headers: { location: 'https://elsewhere.test/' } },
+      { delivered: false, status: 302 },
+    ],
     [201, { delivered: true, status: 201 }],
   ] as const)('reports reply %j as %j, once, and queues nothing', async (reply, expected) => {
     receiver.reply(reply);
@@ -70,10 +82,12 @@ describe('test()', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('answers not_found for another dataset\'s webhook or an unknown id', async () => {
+  it("answers not_found for another dataset's webhook or an unknown id", async () => {
     const { webhook } = createWebhook(db, { datasetId: 2, url: receiver.url }, { allowInsecure: true });
 
-    const errors = await Promise.all([dispatcher.test(1, webhook.id), dispatcher.test(1, 999), dispatcher.test(1, 'x')].map((p) => p.catch((e: unknown) => e)));
+    const errors = await Promise.all(
+      [dispatcher.test(1, webhook.id), dispatcher.test(1, 999), dispatcher.test(1, 'x')].map((p) => p.catch((e: unknown) => e)),
+    );
 
     expect(errors.map((e) => (e instanceof WebhookError ? e.code : e))).toEqual(['not_found', 'not_found', 'not_found']);
     expect(receiver.received).toEqual([]);

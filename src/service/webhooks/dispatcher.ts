@@ -84,7 +84,12 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   let stopping: Promise<void> | null = null;
 
   const send = async (target: { url: string; secret: string }, eventId: string, body: string): Promise<SendOutcome> =>
-    sendDelivery(target, eventId, body, { dispatcher: await http(), timeoutMs, timestampSec: Math.floor(now() / 1000), signal: stopSignal.signal });
+    sendDelivery(target, eventId, body, {
+      dispatcher: await http(),
+      timeoutMs,
+      timestampSec: Math.floor(now() / 1000),
+      signal: stopSignal.signal,
+    });
 
   function settleIdle(): void {
     if (wakeQueued || inFlight.size > 0) return;
@@ -143,7 +148,9 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
     const number = delivery.attempt + 1;
     const refusal = webhookUrlProblem(delivery.url, allowInsecure);
     const outcome: SendOutcome | { kind: 'refused'; status: null; error: string } =
-      refusal === null ? await send(delivery, delivery.eventId, delivery.body) : { kind: 'refused', status: null, error: 'url not allowed' };
+      refusal === null
+        ? await send(delivery, delivery.eventId, delivery.body)
+        : { kind: 'refused', status: null, error: 'url not allowed' };
     if (outcome.kind === 'aborted') return; // stopped mid-attempt: not counted, sent again after a restart
     try {
       record(delivery, number, outcome);
@@ -155,7 +162,13 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   function record(delivery: DueDelivery, number: number, outcome: { kind: string; status: number | null; error: string | null }): void {
     const at = now();
     const row = { attempt: number, status: outcome.status, error: outcome.error, at: new Date(at).toISOString() };
-    const context = { webhookId: delivery.webhookId, eventId: delivery.eventId, attempt: number, status: outcome.status, reason: outcome.error };
+    const context = {
+      webhookId: delivery.webhookId,
+      eventId: delivery.eventId,
+      attempt: number,
+      status: outcome.status,
+      reason: outcome.error,
+    };
     if (outcome.kind === 'delivered') {
       store.markDelivered(delivery.id, row, at);
       logger.debug(context, 'webhook delivered');

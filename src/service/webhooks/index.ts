@@ -1,2 +1,2 @@
-export { createDispatcher,   type WebhookDispatcher } from './dispatcher.js';
-export {  createWebhook, getWebhook, listWebhooks,   } from './registry.js';
+export { createDispatcher, type WebhookDispatcher } from './dispatcher.js';
+export { createWebhook, getWebhook, listWebhooks } from './registry.js';

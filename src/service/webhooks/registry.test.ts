@@ -136,14 +136,18 @@ describe('createWebhook limits and secrets', () => {
   });
 
   it('stamps created_at from the injected clock, as ISO-8601 UTC', () => {
-    const { webhook } = createWebhook(db, { datasetId: '1', url: 'https://a.test/h' }, { allowInsecure: false, now: () => Date.UTC(2025, 4, 6, 7, 8, 9) });
+    const { webhook } = createWebhook(
+      db,
+      { datasetId: '1', url: 'https://a.test/h' },
+      { allowInsecure: false, now: () => Date.UTC(2025, 4, 6, 7, 8, 9) },
+    );
 
     expect(webhook.created_at).toBe('2025-05-06T07:08:09.000Z');
   });
 });
 
 describe('listWebhooks and getWebhook', () => {
-  it('scope by dataset; another dataset\'s webhook is null, as is an unknown id', () => {
+  it("scope by dataset; another dataset's webhook is null, as is an unknown id", () => {
     const mine = createWebhook(db, { datasetId: 1, url: 'https://a.test/h' }, { allowInsecure: false });
     const theirs = createWebhook(db, { datasetId: 2, url: 'https://b.test/h' }, { allowInsecure: false });
 

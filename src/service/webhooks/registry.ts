@@ -54,7 +54,10 @@ export function createWebhook(
   const secret = generateWebhookSecret();
   const createdAt = new Date((options.now ?? Date.now)()).toISOString();
 
-  const stored = createWebhookStore(db).insertWithinLimit({ datasetId, url: input.url, events, secret, createdAt }, MAX_WEBHOOKS_PER_DATASET);
+  const stored = createWebhookStore(db).insertWithinLimit(
+    { datasetId, url: input.url, events, secret, createdAt },
+    MAX_WEBHOOKS_PER_DATASET,
+  );
 
   if (stored === null) {
     throw new WebhookError('limit_reached', `at most ${MAX_WEBHOOKS_PER_DATASET} webhooks per dataset`);

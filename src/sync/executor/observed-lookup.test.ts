@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { ObservedFile } from '../types.js';
 import { observedLookup } from './observed-lookup.js';
 
-const file = (source: string, path: string): ObservedFile => ({ source, path, absPath: `/${source}/${path}`, size: 1, mtimeNs: '1', inode: 1, sha256: null });
+const file = (source: string, path: string): ObservedFile => ({
+  source,
+  path,
+  absPath: `/${source}/${path}`,
+  size: 1,
+  mtimeNs: '1',
+  inode: 1,
+  sha256: null,
+});
 
 describe('observedLookup', () => {
   const inOrder = [file('docs', 'a.md'), file('docs', 'b/c.md'), file('docs', 'b.md'), file('wiki', 'a.md')];

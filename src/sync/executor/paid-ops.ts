@@ -73,7 +73,10 @@ type Attempt = 'settled' | 'again';
  * calls waiting hold no slot), and the call goes again, with a new row, when the pause ends. A Retry-After
  * longer than maxRetryAfterMs stops the run instead, its work left for the next run.
  */
-export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions): Promise<{ results: PaidResult[]; stop: StopReason | null }> {
+export async function runPaidTasks(
+  tasks: readonly PaidTask[],
+  o: PaidRunOptions,
+): Promise<{ results: PaidResult[]; stop: StopReason | null }> {
   const { state, queue } = o;
   // enqueue() returns the open row for the same work if there is one (a retry keeps its idempotency key).
   // Object.assign, not spread: ~3x faster over the 100k ops of a first sync (see runItemOf).
@@ -88,11 +91,18 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
     stopped.abort();
   };
   if (o.signal !== undefined) {
-    const shutdown = (): void => stopWith({ by: 'shutdown', code: 'shutdown', message: 'kbsync is shutting down: calls in flight finish, no other paid call starts' });
+    const shutdown = (): void =>
+      stopWith({ by: 'shutdown', code: 'shutdown', message: 'kbsync is shutting down: calls in flight finish, no other paid call starts' });
     if (o.signal.aborted) shutdown();
     else o.signal.addEventListener('abort', shutdown, { once: true });
   }
-  const notSent = (code: string): PaidResult => ({ outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'stopped', code } });
+  const notSent = (code: string): PaidResult => ({
+    outcome: 'not-run',
+    creditsCharged: 0,
+    remoteId: null,
+    error: null,
+    deferred: { by: 'stopped', code },
+  });
 
   // 429s each task got from the service (not the calls the client held back unsent).
   const refusals = new Map<number, number>();
@@ -107,7 +117,13 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
     const admitted = state.reserve(opId, o.caps, o.runId);
     if (!admitted.ok) {
       state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
-      results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'budget', period: admitted.period, used: admitted.used, cap: admitted.cap } };
+      results[index] = {
+        outcome: 'not-run',
+        creditsCharged: 0,
+        remoteId: null,
+        error: null,
+        deferred: { by: 'budget', period: admitted.period, used: admitted.used, cap: admitted.cap },
+      };
       return 'settled';
     }
     const op = state.getOp(opId) as OutboxOp;
@@ -122,7 +138,13 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
       if (isKbsyncError(err, 'file_changed')) {
         // Checked before anything was sent: the reservation is released and the file waits for the next pass.
         state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
-        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'changed', message: err.message } };
+        results[index] = {
+          outcome: 'not-run',
+          creditsCharged: 0,
+          remoteId: null,
+          error: null,
+          deferred: { by: 'changed', message: err.message },
+        };
         return 'settled';
       }
       if (!isApiError(err)) {
@@ -141,7 +163,13 @@ export async function runPaidTasks(tasks: readonly PaidTask[], o: PaidRunOptions
       state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
       if (err.code === 'rate_limited') return rateLimited(index, op, err);
       if (DEFER_CODES.has(err.code)) {
-        results[index] = { outcome: 'not-run', creditsCharged: 0, remoteId: null, error: null, deferred: { by: 'refused', code: err.code } };
+        results[index] = {
+          outcome: 'not-run',
+          creditsCharged: 0,
+          remoteId: null,
+          error: null,
+          deferred: { by: 'refused', code: err.code },
+        };
       } else {
         results[index] = { outcome: 'failed', creditsCharged: 0, remoteId: null, error: err.message };
       }
@@ -220,4 +248,3 @@ function overcharged(op: OutboxOp, charged: number): StopReason {
     message: `the service charged ${charged} credits for the ${what}, planned at ${op.credits} (docs/api.md's prices; uploads per target.uploadCost); no further paid call in this run (the real charge is recorded). If the service prices uploads otherwise, set target.uploadCost`,
   };
 }
-

@@ -61,9 +61,10 @@ const STOPPED = Symbol('stopped by its caller');
  * cheaply (removing one call from p-queue is linear in its length: 100k of them would take minutes).
  */
 export function paidQueue(concurrency: number, requestsPerSecond: number, timers: QueueTimers = realTimers): PaidQueue {
-  const rate = requestsPerSecond >= 1
-    ? { interval: 1_000, intervalCap: Math.floor(requestsPerSecond) }
-    : { interval: Math.ceil(1_000 / requestsPerSecond), intervalCap: 1 };
+  const rate =
+    requestsPerSecond >= 1
+      ? { interval: 1_000, intervalCap: Math.floor(requestsPerSecond) }
+      : { interval: Math.ceil(1_000 / requestsPerSecond), intervalCap: 1 };
   const queue = new PQueue({ concurrency, ...rate, strict: true });
   const lanes = new Map<string, Lane>();
   const watched = new WeakSet<AbortSignal>();
@@ -112,14 +113,17 @@ export function paidQueue(concurrency: number, requestsPerSecond: number, timers
     entry.inQueue = inQueue;
     lane.queued.add(entry);
     queue
-      .add(() => {
-        lane.queued.delete(entry);
-        entry.inQueue = null;
-        // Started before the refill: the refill may start further calls at once, which come after this one.
-        const running = entry.fn();
-        fill();
-        return running;
-      }, { signal: inQueue.signal })
+      .add(
+        () => {
+          lane.queued.delete(entry);
+          entry.inQueue = null;
+          // Started before the refill: the refill may start further calls at once, which come after this one.
+          const running = entry.fn();
+          fill();
+          return running;
+        },
+        { signal: inQueue.signal },
+      )
       .then(
         (value) => entry.settle({ ran: true, value }),
         (err: unknown) => {
@@ -141,17 +145,21 @@ export function paidQueue(concurrency: number, requestsPerSecond: number, timers
   const watch = (signal: AbortSignal | undefined): void => {
     if (signal === undefined || watched.has(signal)) return;
     watched.add(signal);
-    signal.addEventListener('abort', () => {
-      for (const lane of lanes.values()) {
-        for (const entry of lane.pending.removeWhere((e) => e.signal === signal)) entry.settle({ ran: false });
-        for (const entry of [...lane.queued]) {
-          if (entry.signal !== signal) continue;
-          lane.queued.delete(entry);
-          entry.inQueue?.abort(STOPPED);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const lane of lanes.values()) {
+          for (const entry of lane.pending.removeWhere((e) => e.signal === signal)) entry.settle({ ran: false });
+          for (const entry of [...lane.queued]) {
+            if (entry.signal !== signal) continue;
+            lane.queued.delete(entry);
+            entry.inQueue?.abort(STOPPED);
+          }
+          if (lane.pending.size === 0) disarm(lane);
         }
-        if (lane.pending.size === 0) disarm(lane);
-      }
-    }, { once: true });
+      },
+      { once: true },
+    );
   };
 
   return {

@@ -59,11 +59,14 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
     listing = await (await deps.getClient()).listAllFiles();
     if (rebuild) {
       const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
-      if (listing.length > 0) notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
+      if (listing.length > 0)
+        notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
     }
     const reconciled = reconcileUnknown(state, listing);
     if (reconciled.found + reconciled.notFound > 0) {
-      notes.push(`unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`);
+      notes.push(
+        `unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`,
+      );
     }
     // After a rebuild too: the rows it made know a failed copy's status but not the service's reason.
     if (refresh || rebuild) {

@@ -33,7 +33,9 @@ export function reconcileUnknown(state: StateStore, listing: readonly RemoteFile
 
 function findRemote(op: OutboxOp, byName: Map<string, RemoteFile[]>, listing: readonly RemoteFile[]) {
   if (op.kind === 'upload') {
-    const candidates = (byName.get(op.remoteName ?? '') ?? []).filter((f) => (f.sha256 === null ? f.size === op.size : f.sha256 === op.sha256));
+    const candidates = (byName.get(op.remoteName ?? '') ?? []).filter((f) =>
+      f.sha256 === null ? f.size === op.size : f.sha256 === op.sha256,
+    );
     const newest = candidates.at(-1);
     return newest === undefined ? null : { remoteId: newest.id, status: toRemoteStatus(newest.status) };
   }

@@ -28,18 +28,36 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
       } else if (action === 'skip:duplicate-content') {
         const before = tracked.find(item.source, item.path);
         state.upsertTracked({
-          source: item.source, path: item.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256,
-          remoteName: item.duplicateOf?.name ?? item.remoteName, remoteId: item.duplicateOf?.remoteId ?? null,
-          remoteStatus: before?.remoteStatus ?? null, reprocessAttempts: 0, lastAction: action, lastReason: item.reason,
+          source: item.source,
+          path: item.path,
+          size: file.size,
+          mtimeNs: file.mtimeNs,
+          inode: file.inode,
+          sha256: file.sha256,
+          remoteName: item.duplicateOf?.name ?? item.remoteName,
+          remoteId: item.duplicateOf?.remoteId ?? null,
+          remoteStatus: before?.remoteStatus ?? null,
+          reprocessAttempts: 0,
+          lastAction: action,
+          lastReason: item.reason,
         });
       } else if (action === 'skip:unchanged' && item.adoptedStatus !== undefined) {
         // A copy of this content under this name, found in the listing: tracked from now on, in place of
         // what the row held (another content's copy, after a force-push back), or of no row at all.
         const before = tracked.find(item.source, item.path);
         state.upsertTracked({
-          source: item.source, path: item.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256,
-          remoteName: item.remoteName, remoteId: item.remoteId, remoteStatus: toRemoteStatus(item.adoptedStatus),
-          reprocessAttempts: before?.remoteId === item.remoteId ? before.reprocessAttempts : 0, lastAction: action, lastReason: item.reason,
+          source: item.source,
+          path: item.path,
+          size: file.size,
+          mtimeNs: file.mtimeNs,
+          inode: file.inode,
+          sha256: file.sha256,
+          remoteName: item.remoteName,
+          remoteId: item.remoteId,
+          remoteStatus: toRemoteStatus(item.adoptedStatus),
+          reprocessAttempts: before?.remoteId === item.remoteId ? before.reprocessAttempts : 0,
+          lastAction: action,
+          lastReason: item.reason,
         });
       } else if (action === 'skip:unchanged') {
         // Read from the index's columns: most unchanged files kept their stat, and need no TrackedFile.
@@ -55,7 +73,15 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
 
 function fingerprintOf(before: TrackedFile, file: ObservedFile) {
   return {
-    source: file.source, path: file.path, size: file.size, mtimeNs: file.mtimeNs, inode: file.inode, sha256: file.sha256 as string,
-    remoteName: before.remoteName, remoteId: before.remoteId, remoteStatus: before.remoteStatus, reprocessAttempts: before.reprocessAttempts,
+    source: file.source,
+    path: file.path,
+    size: file.size,
+    mtimeNs: file.mtimeNs,
+    inode: file.inode,
+    sha256: file.sha256 as string,
+    remoteName: before.remoteName,
+    remoteId: before.remoteId,
+    remoteStatus: before.remoteStatus,
+    reprocessAttempts: before.reprocessAttempts,
   };
 }

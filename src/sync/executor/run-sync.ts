@@ -57,20 +57,26 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const paid = admissionOrder(plan.items.filter((i) => (i.action === 'upload' || i.action === 'reprocess') && i.credits > 0));
     let stop: StopReason | null = null;
     const paidOpts: PaidOpts = {
-      state, runId, caps: capsOf(config), queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
+      state,
+      runId,
+      caps: capsOf(config),
+      queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
       maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
     if (paid.length > 0) {
       const client = await deps.getClient();
       let done = 0;
-      const result = await runPaidTasks(paid.map((item) => taskFor(item, observed, client)), {
-        ...paidOpts,
-        onSettled: (index, r) => {
-          outcomes.set(paid[index] as PlanItem, r);
-          options.onProgress?.(++done, paid.length, paid[index] as PlanItem);
+      const result = await runPaidTasks(
+        paid.map((item) => taskFor(item, observed, client)),
+        {
+          ...paidOpts,
+          onSettled: (index, r) => {
+            outcomes.set(paid[index] as PlanItem, r);
+            options.onProgress?.(++done, paid.length, paid[index] as PlanItem);
+          },
         },
-      });
+      );
       stop = result.stop;
     }
 
@@ -84,17 +90,35 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const reindex = await maybeReindex(deps, plan, changedFiles, stop, paidOpts);
     stop ??= reindex.stop;
 
-    const items: RunItem[] = plan.items.map((item) => runItemOf(item, outcomes.get(item), waited?.pending.get(item), waited?.reprocessed.get(item)));
+    const items: RunItem[] = plan.items.map((item) =>
+      runItemOf(item, outcomes.get(item), waited?.pending.get(item), waited?.reprocessed.get(item)),
+    );
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
     const notes = [...prepared.notes];
     const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
     if (waited !== null && waited.timedOutAfterMs !== null && stillProcessing > 0) {
-      notes.push(`--wait gave up after ${formatSeconds(waited.timedOutAfterMs)}: ${stillProcessing} ${stillProcessing === 1 ? 'file is' : 'files are'} still processing (\`kbsync status\` shows them later; a failure is reprocessed by the next sync)`);
+      notes.push(
+        `--wait gave up after ${formatSeconds(waited.timedOutAfterMs)}: ${stillProcessing} ${stillProcessing === 1 ? 'file is' : 'files are'} still processing (\`kbsync status\` shows them later; a failure is reprocessed by the next sync)`,
+      );
     }
     const run: SyncRun = {
-      kind: 'run', runId, startedAt, finishedAt: now().toISOString(), items, totals, stop, notes, plan, stillProcessing,
-      reindex: { ...plan.reindex, outcome: reindex.result.outcome, creditsCharged: reindex.result.creditsCharged, error: reindex.result.error },
+      kind: 'run',
+      runId,
+      startedAt,
+      finishedAt: now().toISOString(),
+      items,
+      totals,
+      stop,
+      notes,
+      plan,
+      stillProcessing,
+      reindex: {
+        ...plan.reindex,
+        outcome: reindex.result.outcome,
+        creditsCharged: reindex.result.creditsCharged,
+        error: reindex.result.error,
+      },
     };
     recordSyncedCommits(state, prepared.observation, items);
     const workLeft = totals.deferred > 0;
@@ -112,13 +136,30 @@ function taskFor(item: PlanItem, observed: ObservedLookup, client: KnowledgeClie
   const file = observed(item.source, item.path) as ObservedFile;
   return {
     op: {
-      kind: 'upload', source: item.source, path: item.path, sha256: file.sha256 as string, size: file.size, mtimeNs: file.mtimeNs,
-      inode: file.inode, remoteName: item.remoteName, credits: item.credits, reason: item.reason,
+      kind: 'upload',
+      source: item.source,
+      path: item.path,
+      sha256: file.sha256 as string,
+      size: file.size,
+      mtimeNs: file.mtimeNs,
+      inode: file.inode,
+      remoteName: item.remoteName,
+      credits: item.credits,
+      reason: item.reason,
     },
     perform: async (op: OutboxOp) => {
       await assertAsHashed(file);
-      const r = await client.uploadFile({ path: file.absPath, name: item.remoteName, size: file.size }, { idempotencyKey: op.idempotencyKey });
-      return { outcome: 'done', creditsCharged: r.creditsCharged, remoteId: r.id, remoteStatus: toRemoteStatus(r.status), remoteSha256: r.sha256 };
+      const r = await client.uploadFile(
+        { path: file.absPath, name: item.remoteName, size: file.size },
+        { idempotencyKey: op.idempotencyKey },
+      );
+      return {
+        outcome: 'done',
+        creditsCharged: r.creditsCharged,
+        remoteId: r.id,
+        remoteStatus: toRemoteStatus(r.status),
+        remoteSha256: r.sha256,
+      };
     },
   };
 }
@@ -135,10 +176,15 @@ async function assertAsHashed(file: ObservedFile): Promise<void> {
     now = await stat(file.absPath);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    throw new KbsyncError('file_changed', `${file.absPath}: gone since it was hashed (${code}): not sent; the next run looks again`, { cause: err });
+    throw new KbsyncError('file_changed', `${file.absPath}: gone since it was hashed (${code}): not sent; the next run looks again`, {
+      cause: err,
+    });
   }
   if (now.size !== file.size || mtimeNsOf(now) !== file.mtimeNs || now.ino !== file.inode) {
-    throw new KbsyncError('file_changed', `${file.absPath} changed since it was hashed (size, mtime or inode moved): not sent; the next run hashes it again`);
+    throw new KbsyncError(
+      'file_changed',
+      `${file.absPath} changed since it was hashed (size, mtime or inode moved): not sent; the next run hashes it again`,
+    );
   }
 }
 
@@ -155,7 +201,12 @@ function reprocessTask(source: string, path: string, remoteId: string, reason: s
 type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;
 
 /** What `--wait` saw: files still not processed when it gave up, and how many reprocesses it sent per item. */
-type WaitOutcome = { stop: StopReason | null; pending: Map<PlanItem, RemoteStatus>; timedOutAfterMs: number | null; reprocessed: Map<PlanItem, number> };
+type WaitOutcome = {
+  stop: StopReason | null;
+  pending: Map<PlanItem, RemoteStatus>;
+  timedOutAfterMs: number | null;
+  reprocessed: Map<PlanItem, number>;
+};
 
 /**
  * Waits for the files this run sent to finish processing, within one deadline; files that failed are
@@ -165,7 +216,12 @@ type WaitOutcome = { stop: StopReason | null; pending: Map<PlanItem, RemoteStatu
  * at the end is reported failed with the service's reason (and why it was not reprocessed again); a file
  * still queued or processing at the deadline is returned in `pending`.
  */
-async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: PaidOpts, outcomes: Map<PlanItem, PaidResult>): Promise<WaitOutcome> {
+async function waitAndReprocess(
+  deps: SyncDeps,
+  options: SyncOptions,
+  paidOpts: PaidOpts,
+  outcomes: Map<PlanItem, PaidResult>,
+): Promise<WaitOutcome> {
   const wait = options.wait as NonNullable<SyncOptions['wait']>;
   const nowMs = wait.nowMs ?? Date.now;
   const deadline = nowMs() + wait.timeoutMs;
@@ -188,9 +244,10 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       }
       const current = outcomes.get(item) as PaidResult;
       const why = notRetried.get(item);
-      const error = seen.error !== undefined && processingErrorClass(seen.error) === 'permanent'
-        ? permanentFailureReason(seen.error)
-        : `remote processing failed: ${seen.error ?? 'no reason given'}${why === undefined ? '' : `; ${why}`}`;
+      const error =
+        seen.error !== undefined && processingErrorClass(seen.error) === 'permanent'
+          ? permanentFailureReason(seen.error)
+          : `remote processing failed: ${seen.error ?? 'no reason given'}${why === undefined ? '' : `; ${why}`}`;
       outcomes.set(item, { ...current, outcome: 'failed', error });
     }
     return { stop, pending, timedOutAfterMs: timedOut ? wait.timeoutMs : null, reprocessed };
@@ -218,7 +275,8 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
       outcomes.set(item, { ...current, creditsCharged: current.creditsCharged + r.creditsCharged });
       const d = r.deferred;
       if (d === undefined) reprocessed.set(item, (reprocessed.get(item) ?? 0) + 1);
-      if (d?.by === 'budget') notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
+      if (d?.by === 'budget')
+        notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
       else if (d?.by === 'refused' || d?.by === 'stopped') notRetried.set(item, `reprocess not done: the run stopped spending (${d.code})`);
       else if (r.outcome === 'failed') notRetried.set(item, `reprocess failed: ${r.error ?? 'no reason given'}`);
     });
@@ -231,7 +289,13 @@ async function waitAndReprocess(deps: SyncDeps, options: SyncOptions, paidOpts: 
 type ReindexResult = { result: { outcome: RunOutcome; creditsCharged: number; error: string | null }; stop: StopReason | null };
 
 /** One reindex after a bulk change, when the plan wants it, the tier allows it and this run changed enough files. */
-async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number, stop: StopReason | null, paidOpts: PaidOpts): Promise<ReindexResult> {
+async function maybeReindex(
+  deps: SyncDeps,
+  plan: SyncPlan,
+  changedFiles: number,
+  stop: StopReason | null,
+  paidOpts: PaidOpts,
+): Promise<ReindexResult> {
   const notRun: ReindexResult = { result: { outcome: 'not-run', creditsCharged: 0, error: null }, stop: null };
   if (!plan.reindex.wanted || !plan.reindex.allowed || stop !== null || changedFiles < plan.reindex.minChangedFiles) return notRun;
   const client = await deps.getClient();
@@ -260,7 +324,12 @@ async function maybeReindex(deps: SyncDeps, plan: SyncPlan, changedFiles: number
 function markDuplicatesOfUnsent(items: RunItem[]): void {
   const unsent = new Map<string, RunItem>();
   for (const item of items) {
-    if (item.sha256 !== null && item.outcome !== 'done' && (item.action === 'upload' || item.deferredAction === 'upload' || item.action === 'defer:changing')) unsent.set(item.sha256, item);
+    if (
+      item.sha256 !== null &&
+      item.outcome !== 'done' &&
+      (item.action === 'upload' || item.deferredAction === 'upload' || item.action === 'defer:changing')
+    )
+      unsent.set(item.sha256, item);
   }
   if (unsent.size === 0) return;
   for (const item of items) {
@@ -286,7 +355,12 @@ function recordSyncedCommits(state: StateStore, observation: Observation, items:
 
 // Object.assign, not spread: `{ ...item, outcome }` over 100k items of a few shapes took ~3.5 µs an
 // item here (V8's spread-with-extra-properties path); Object.assign about a tenth of that.
-function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing: RemoteStatus | undefined, reprocessedAfterWait = 0): RunItem {
+function runItemOf(
+  item: PlanItem,
+  paid: PaidResult | undefined,
+  stillProcessing: RemoteStatus | undefined,
+  reprocessedAfterWait = 0,
+): RunItem {
   if (paid === undefined) {
     // Free decisions were recorded; deferred items were not run.
     const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
@@ -297,17 +371,39 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing
     // Not called, and waiting for a later run: reported as deferred, with why.
     const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
     if (deferred.by === 'stopped') {
-      return Object.assign({}, item, { reason: `${item.reason}; not sent: the run stopped spending (${deferred.code})`, outcome: paid.outcome, creditsCharged: 0, error: null });
+      return Object.assign({}, item, {
+        reason: `${item.reason}; not sent: the run stopped spending (${deferred.code})`,
+        outcome: paid.outcome,
+        creditsCharged: 0,
+        error: null,
+      });
     }
     if (deferred.by === 'refused') {
-      return Object.assign({}, item, { reason: `${item.reason}; refused by the service (${deferred.code}), nothing charged; sent again by the next run`, outcome: paid.outcome, creditsCharged: 0, error: null });
+      return Object.assign({}, item, {
+        reason: `${item.reason}; refused by the service (${deferred.code}), nothing charged; sent again by the next run`,
+        outcome: paid.outcome,
+        creditsCharged: 0,
+        error: null,
+      });
     }
     const reason =
       deferred.by === 'budget'
-        ? deferredReason(`at reservation: ${overBudgetReason(deferred.period, deferred.used, item.credits, deferred.cap, 0)}`, deferred.period, action, item.reason)
+        ? deferredReason(
+            `at reservation: ${overBudgetReason(deferred.period, deferred.used, item.credits, deferred.cap, 0)}`,
+            deferred.period,
+            action,
+            item.reason,
+          )
         : REASON_CHANGED_SINCE_HASHED;
     const extra = deferred.by === 'budget' ? { deferredBy: deferred.period, deferredAction: action, cost: item.credits } : {};
-    return Object.assign({}, item, extra, { action: deferred.by === 'budget' ? 'defer:over-budget' : 'defer:changing', reason, credits: 0, outcome: paid.outcome, creditsCharged: 0, error: null }) as RunItem;
+    return Object.assign({}, item, extra, {
+      action: deferred.by === 'budget' ? 'defer:over-budget' : 'defer:changing',
+      reason,
+      credits: 0,
+      outcome: paid.outcome,
+      creditsCharged: 0,
+      error: null,
+    }) as RunItem;
   }
   // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
   const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;
@@ -319,5 +415,12 @@ function runItemOf(item: PlanItem, paid: PaidResult | undefined, stillProcessing
     credits += reprocessedAfterWait * each;
     reason = `${reason}; reprocessed ${reprocessedAfterWait} ${reprocessedAfterWait === 1 ? 'time' : 'times'} after --wait (${each} credits each)`;
   }
-  return Object.assign({}, item, { reason, credits, remoteId, outcome: paid.outcome, creditsCharged: paid.creditsCharged, error: paid.error });
+  return Object.assign({}, item, {
+    reason,
+    credits,
+    remoteId,
+    outcome: paid.outcome,
+    creditsCharged: paid.creditsCharged,
+    error: paid.error,
+  });
 }

@@ -11,14 +11,34 @@ function itemAt(plan: SyncPlan, path: string, source = 'docs') {
 
 describe('planSync: one action per situation', () => {
   it('uploads a new file for its upload cost', () => {
-    const observation = fakeObservation().file('docs/a.md', { size: 6 * 1_048_576 }).build();
+    const observation = fakeObservation()
+      .file('docs/a.md', { size: 6 * 1_048_576 })
+      .build();
 
     const plan = planSync(planInput({ observation }));
 
     expect(plan.items).toEqual([
-      expect.objectContaining({ path: 'docs/a.md', action: 'upload', reason: 'new file', credits: 6, cost: 6, remoteName: 'docs/a.md', remoteId: null, wasTracked: false }),
+      expect.objectContaining({
+        path: 'docs/a.md',
+        action: 'upload',
+        reason: 'new file',
+        credits: 6,
+        cost: 6,
+        remoteName: 'docs/a.md',
+        remoteId: null,
+        wasTracked: false,
+      }),
     ]);
-    expect(plan.totals).toEqual({ uploaded: 1, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: 6, creditsSpent: 0 });
+    expect(plan.totals).toEqual({
+      uploaded: 1,
+      unchanged: 0,
+      renamed: 0,
+      skipped: 0,
+      deferred: 0,
+      failed: 0,
+      creditsPlanned: 6,
+      creditsSpent: 0,
+    });
   });
 
   it('skips a tracked file whose sha256 matches', () => {
@@ -27,7 +47,12 @@ describe('planSync: one action per situation', () => {
 
     const plan = planSync(planInput({ observation, tracked }));
 
-    expect(itemAt(plan, 'a.md')).toMatchObject({ action: 'skip:unchanged', reason: 'unchanged since last sync', credits: 0, remoteId: '17' });
+    expect(itemAt(plan, 'a.md')).toMatchObject({
+      action: 'skip:unchanged',
+      reason: 'unchanged since last sync',
+      credits: 0,
+      remoteId: '17',
+    });
   });
 
   it('skips by stat fingerprint when the sha256 was not computed (size, mtime and inode match)', () => {
@@ -79,7 +104,11 @@ describe('planSync: one action per situation', () => {
 
     const plan = planSync(planInput({ observation, tracked }));
 
-    expect(itemAt(plan, 'big.md')).toMatchObject({ action: 'upload', reason: 'not in the dataset yet (last decision: skip:too-large)', credits: 5 });
+    expect(itemAt(plan, 'big.md')).toMatchObject({
+      action: 'upload',
+      reason: 'not in the dataset yet (last decision: skip:too-large)',
+      credits: 5,
+    });
   });
 
   it('defers a file whose hash was deferred (it changed while read)', () => {
@@ -101,7 +130,9 @@ describe('planSync: one action per situation', () => {
     [2, 'skip:remote-failed', 0, 'remote processing failed: parser crashed; not retried (already reprocessed 2 of 2 times)'],
   ] as const)('a failed remote copy after %i reprocesses → %s', (attempts, action, credits, reason) => {
     const observation = fakeObservation().file('a.md').build();
-    const tracked = fakeState().tracked('a.md', { remoteId: '4', remoteStatus: 'failed', reprocessAttempts: attempts, remoteError: 'parser crashed' }).build();
+    const tracked = fakeState()
+      .tracked('a.md', { remoteId: '4', remoteStatus: 'failed', reprocessAttempts: attempts, remoteError: 'parser crashed' })
+      .build();
 
     const plan = planSync(planInput({ observation, tracked, maxReprocessAttempts: 2 }));
 
@@ -126,7 +157,9 @@ describe('planSync: one action per situation', () => {
     expect(itemAt(plan, 'a.md').reason).toContain(`remote processing failed: ${remoteError}`);
     expect(plan.totals).toMatchObject({ creditsPlanned: credits, failed: action === 'reprocess' ? 0 : 1 });
     if (action === 'skip:remote-failed') {
-      expect(itemAt(plan, 'a.md').reason).toMatch(/; not reprocessed: the service says the same file would fail again \(fix the file: it is uploaded again when its content changes\)$/);
+      expect(itemAt(plan, 'a.md').reason).toMatch(
+        /; not reprocessed: the service says the same file would fail again \(fix the file: it is uploaded again when its content changes\)$/,
+      );
     }
   });
 
@@ -215,7 +248,12 @@ describe('planSync: one action per situation', () => {
 
     const plan = planSync(planInput({ observation, remote }));
 
-    expect(itemAt(plan, 'a.md')).toMatchObject({ action: 'skip:unchanged', reason: 'already in the dataset under this name (remote id 55); recorded without upload', remoteId: '55', credits: 0 });
+    expect(itemAt(plan, 'a.md')).toMatchObject({
+      action: 'skip:unchanged',
+      reason: 'already in the dataset under this name (remote id 55); recorded without upload',
+      remoteId: '55',
+      credits: 0,
+    });
   });
 
   it('does not adopt a same-name remote copy whose processing failed or whose content differs', () => {

@@ -31,8 +31,18 @@ describe('planSync: budget admission', () => {
 
   it.each([
     ['run', { run: 10 }, {}, 'would exceed maxCreditsPerRun (5 + 6 > 10); upload (new file) waits for the next run'],
-    ['day', { day: 2010 }, { day: 2000 }, 'would exceed maxCreditsPerDay (2,005 + 6 > 2,010); upload (new file) waits for the next UTC day'],
-    ['month', { month: 20_010 }, { month: 20_000 }, 'would exceed maxCreditsPerMonth (20,005 + 6 > 20,010); upload (new file) waits for the next UTC month'],
+    [
+      'day',
+      { day: 2010 },
+      { day: 2000 },
+      'would exceed maxCreditsPerDay (2,005 + 6 > 2,010); upload (new file) waits for the next UTC day',
+    ],
+    [
+      'month',
+      { month: 20_010 },
+      { month: 20_000 },
+      'would exceed maxCreditsPerMonth (20,005 + 6 > 20,010); upload (new file) waits for the next UTC month',
+    ],
   ] as const)('%s cap: one credit short defers the larger file, naming the period', (period, caps, used, reason) => {
     const observation = observationCosting({ 'a.md': 5, 'b.md': 6 });
 
@@ -127,7 +137,8 @@ describe('planSync: budget admission', () => {
     expect(plan.items[0]).toMatchObject({
       action: 'defer:over-budget',
       deferredAction: 'reprocess',
-      reason: 'would exceed maxCreditsPerRun (0 + 5 > 4); reprocess (remote processing failed: bad pdf; reprocess 1 of 2) waits for the next run',
+      reason:
+        'would exceed maxCreditsPerRun (0 + 5 > 4); reprocess (remote processing failed: bad pdf; reprocess 1 of 2) waits for the next run',
     });
   });
 
@@ -140,6 +151,9 @@ describe('planSync: budget admission', () => {
       ['a.md', 'defer:over-budget', 0],
       ['b.md', 'defer:over-budget', 0],
     ]);
-    expect(plan.items[1]).toMatchObject({ reason: 'same content as a.md, whose upload waits: would exceed maxCreditsPerRun (0 + 5 > 0)', deferredBy: 'run' });
+    expect(plan.items[1]).toMatchObject({
+      reason: 'same content as a.md, whose upload waits: would exceed maxCreditsPerRun (0 + 5 > 0)',
+      deferredBy: 'run',
+    });
   });
 });

@@ -4,15 +4,7 @@ import type { ContentIndex } from './content-index.js';
 import { sameNameCopy } from './content-index.js';
 import type { Candidate, PlanContext } from './context.js';
 import { compareByPath } from './keys.js';
-import {
-  REASON_NEW,
-  adoptedReason,
-  changedReason,
-  duplicateReason,
-  notInDatasetReason,
-  renameReason,
-  tooLargeReason,
-} from './reasons.js';
+import { REASON_NEW, adoptedReason, changedReason, duplicateReason, notInDatasetReason, renameReason, tooLargeReason } from './reasons.js';
 
 /** Decided candidates, plus which vanished rows were consumed by renames. */
 export type ResolvedCandidates = { items: PlanItem[]; consumed: Set<TrackedFile> };
@@ -63,7 +55,8 @@ function resolveOne(
   };
 
   const own = sameNameCopy(index, c.remoteName, sha256);
-  if (own !== undefined) return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id, adoptedStatus: own.status };
+  if (own !== undefined)
+    return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id, adoptedStatus: own.status };
 
   if (c.kind === 'new') {
     const from = renameFrom.get(sha256)?.shift();
@@ -117,8 +110,17 @@ function resolveOne(
   // The common outcome (every file of a first sync): one literal, no spreads, one shape for all.
   const cost = uploadCost(file.size, ctx.uploadCost);
   const upload: PlanItem = {
-    source: file.source, path: file.path, action: 'upload', reason: uploadReason(c), credits: cost,
-    size: file.size, sha256, remoteName: c.remoteName, remoteId: null, wasTracked: base.wasTracked, cost,
+    source: file.source,
+    path: file.path,
+    action: 'upload',
+    reason: uploadReason(c),
+    credits: cost,
+    size: file.size,
+    sha256,
+    remoteName: c.remoteName,
+    remoteId: null,
+    wasTracked: base.wasTracked,
+    cost,
   };
   return c.kind === 'changed' && c.tracked !== undefined ? Object.assign(upload, staleOf(c.tracked)) : upload;
 }

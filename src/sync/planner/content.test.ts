@@ -36,7 +36,11 @@ describe('planSync: rename, duplicate content, changed', () => {
       ['a.md', 'skip:unchanged', 0],
       ['copy.md', 'skip:duplicate-content', 0],
     ]);
-    expect(plan.items[1]).toMatchObject({ reason: 'same content as a.md already in the dataset', remoteId: '3', duplicateOf: { name: 'a.md', remoteId: '3', inThisRun: false } });
+    expect(plan.items[1]).toMatchObject({
+      reason: 'same content as a.md already in the dataset',
+      remoteId: '3',
+      duplicateOf: { name: 'a.md', remoteId: '3', inThisRun: false },
+    });
   });
 
   it('a file changed to content another tracked path holds is a duplicate, and its own old copy is stale', () => {
@@ -45,12 +49,21 @@ describe('planSync: rename, duplicate content, changed', () => {
 
     const plan = planSync(planInput({ observation, tracked }));
 
-    expect(plan.items[1]).toMatchObject({ path: 'b.md', action: 'skip:duplicate-content', credits: 0, staleRemoteId: '2', previousRemoteName: 'b.md' });
+    expect(plan.items[1]).toMatchObject({
+      path: 'b.md',
+      action: 'skip:duplicate-content',
+      credits: 0,
+      staleRemoteId: '2',
+      previousRemoteName: 'b.md',
+    });
   });
 
   it('a changed file is never a rename, even when a vanished path held its new content', () => {
     const observation = fakeObservation().file('a.md', { content: 'X' }).build();
-    const tracked = fakeState().tracked('a.md', { content: 'old', remoteId: '1' }).tracked('gone.md', { content: 'X', remoteId: '2' }).build();
+    const tracked = fakeState()
+      .tracked('a.md', { content: 'old', remoteId: '1' })
+      .tracked('gone.md', { content: 'X', remoteId: '2' })
+      .build();
 
     const plan = planSync(planInput({ observation, tracked }));
 
@@ -73,7 +86,11 @@ describe('planSync: rename, duplicate content, changed', () => {
   });
 
   it('pairs several vanished and new paths with the same content in path order; the extra new path is a duplicate', () => {
-    const observation = fakeObservation().file('n1.md', { content: 'X' }).file('n2.md', { content: 'X' }).file('n3.md', { content: 'X' }).build();
+    const observation = fakeObservation()
+      .file('n1.md', { content: 'X' })
+      .file('n2.md', { content: 'X' })
+      .file('n3.md', { content: 'X' })
+      .build();
     const tracked = fakeState().tracked('o1.md', { content: 'X', remoteId: '1' }).tracked('o2.md', { content: 'X', remoteId: '2' }).build();
 
     const plan = planSync(planInput({ observation, tracked }));
@@ -103,7 +120,11 @@ describe('planSync: rename, duplicate content, changed', () => {
 
     const plan = planSync(planInput({ observation, remote }));
 
-    expect(plan.items[0]).toMatchObject({ action: 'skip:duplicate-content', reason: 'same content as elsewhere/a.md already in the dataset', remoteId: '77' });
+    expect(plan.items[0]).toMatchObject({
+      action: 'skip:duplicate-content',
+      reason: 'same content as elsewhere/a.md already in the dataset',
+      remoteId: '77',
+    });
   });
 
   it('remote copies that failed processing or have no sha256 do not count as the content being there', () => {
@@ -122,7 +143,13 @@ describe('planSync: rename, duplicate content, changed', () => {
     const plan = planSync(planInput({ observation, tracked, multiSource: true }));
 
     expect(plan.items).toEqual([
-      expect.objectContaining({ source: 'wiki', path: 'moved.md', action: 'rename', remoteName: 'docs/orig.md', reason: 'moved from docs/orig.md (same content): no upload; the remote copy keeps the name docs/orig.md' }),
+      expect.objectContaining({
+        source: 'wiki',
+        path: 'moved.md',
+        action: 'rename',
+        remoteName: 'docs/orig.md',
+        reason: 'moved from docs/orig.md (same content): no upload; the remote copy keeps the name docs/orig.md',
+      }),
     ]);
   });
 

@@ -43,7 +43,15 @@ function richInput(): PlanInput {
     .tracked('failed-twice.md', { remoteStatus: 'failed', reprocessAttempts: 2 })
     .build();
   const remote = [remoteCopy('x/y.md', { id: '90', content: 'R' }), remoteCopy('docs/same.md', { id: '1', content: 'docs/same.md' })];
-  return planInput({ observation, tracked, remote, multiSource: true, plan: 'pro', reindexMinChangedFiles: 2, budget: fakeBudget({ run: 16 }) });
+  return planInput({
+    observation,
+    tracked,
+    remote,
+    multiSource: true,
+    plan: 'pro',
+    reindexMinChangedFiles: 2,
+    budget: fakeBudget({ run: 16 }),
+  });
 }
 
 describe('planSync: determinism', () => {
@@ -75,7 +83,16 @@ describe('planSync: determinism', () => {
       'docs/same.md skip:unchanged',
       'wiki/moved.md rename',
     ]);
-    expect(plan.totals).toEqual({ uploaded: 2, unchanged: 1, renamed: 1, skipped: 8, deferred: 4, failed: 1, creditsPlanned: 12, creditsSpent: 0 });
+    expect(plan.totals).toEqual({
+      uploaded: 2,
+      unchanged: 1,
+      renamed: 1,
+      skipped: 8,
+      deferred: 4,
+      failed: 1,
+      creditsPlanned: 12,
+      creditsSpent: 0,
+    });
     const { uploaded, unchanged, renamed, skipped, deferred, failed } = plan.totals;
     expect(uploaded + unchanged + renamed + skipped + deferred + failed).toBe(plan.items.length);
   });
@@ -89,7 +106,12 @@ describe('planSync: determinism', () => {
     const next = createPrng(seed).next;
     const input: PlanInput = {
       ...base,
-      observation: { ...base.observation, files: shuffled(base.observation.files, next), skipped: shuffled(base.observation.skipped, next), sources: shuffled(base.observation.sources, next) },
+      observation: {
+        ...base.observation,
+        files: shuffled(base.observation.files, next),
+        skipped: shuffled(base.observation.skipped, next),
+        sources: shuffled(base.observation.sources, next),
+      },
       tracked: new Map(shuffled([...base.tracked], next)),
       remote: shuffled(base.remote ?? [], next),
     };
@@ -99,13 +121,17 @@ describe('planSync: determinism', () => {
 
   it('sorted input (no re-sort) and shuffled input (sorted by the planner) give the same plan', () => {
     const base = richInput();
-    const byKey = (a: { source: string; path: string }, b: { source: string; path: string }) => (a.source + '\0' + a.path < b.source + '\0' + b.path ? -1 : 1);
+    const byKey = (a: { source: string; path: string }, b: { source: string; path: string }) =>
+      a.source + '\0' + a.path < b.source + '\0' + b.path ? -1 : 1;
     const sorted: PlanInput = {
       ...base,
       observation: { ...base.observation, files: [...base.observation.files].sort(byKey) },
       tracked: new Map([...base.tracked].sort(([a], [b]) => (a < b ? -1 : 1))),
     };
-    const shuffledInput: PlanInput = { ...base, observation: { ...base.observation, files: shuffled(base.observation.files, createPrng(99).next) } };
+    const shuffledInput: PlanInput = {
+      ...base,
+      observation: { ...base.observation, files: shuffled(base.observation.files, createPrng(99).next) },
+    };
 
     expect(JSON.stringify(planSync(sorted))).toBe(JSON.stringify(planSync(shuffledInput)));
   });

@@ -65,7 +65,10 @@ describe('joinTracked hasFile on sorted files', () => {
     const queries = Array.from({ length: 600 }, (_, i) => `p${String(i).padStart(4, '0')}.md`);
 
     const ascending = queries.map((q) => join.hasFile('docs', q));
-    const descending = [...queries].reverse().map((q) => join.hasFile('docs', q)).reverse();
+    const descending = [...queries]
+      .reverse()
+      .map((q) => join.hasFile('docs', q))
+      .reverse();
     const repeated = queries.map((q) => [join.hasFile('docs', q), join.hasFile('docs', q)]);
 
     const expected = queries.map((q) => present.includes(q));

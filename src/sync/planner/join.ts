@@ -37,7 +37,8 @@ export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap
     }
   }
   const unmatched: TrackedFile[] = [];
-  if (matchedRows < matched.length) for (let row = 0; row < matched.length; row++) if (matched[row] === 0) unmatched.push(index.fileAt(row));
+  if (matchedRows < matched.length)
+    for (let row = 0; row < matched.length; row++) if (matched[row] === 0) unmatched.push(index.fileAt(row));
   const sorted = inPathOrder || isStrictlyInPathOrder(files);
   return { tracked: index, rows, unmatched, filesSorted: sorted, hasFile: sorted ? sortedSearch(files) : keySearch(files) };
 }

@@ -35,9 +35,21 @@ describe('lowerBoundFrom', () => {
 
 describe('pathOrderedFinder', () => {
   it('finds entries across sources, in ascending, descending and repeated queries', () => {
-    const list = [{ source: 'a', path: 'x.md' }, { source: 'a', path: 'y.md' }, { source: 'b', path: 'a.md' }];
+    const list = [
+      { source: 'a', path: 'x.md' },
+      { source: 'a', path: 'y.md' },
+      { source: 'b', path: 'a.md' },
+    ];
     const find = pathOrderedFinder(list);
-    const queries: [string, string][] = [['a', 'x.md'], ['a', 'x.md'], ['a', 'xx.md'], ['b', 'a.md'], ['a', 'y.md'], ['a', 'a.md'], ['c', 'a.md']];
+    const queries: [string, string][] = [
+      ['a', 'x.md'],
+      ['a', 'x.md'],
+      ['a', 'xx.md'],
+      ['b', 'a.md'],
+      ['a', 'y.md'],
+      ['a', 'a.md'],
+      ['c', 'a.md'],
+    ];
 
     expect(queries.map(([s, p]) => find(s, p))).toEqual([0, 0, -1, 2, 1, -1, -1]);
   });

@@ -17,7 +17,8 @@ describe('planSync: file size limits', () => {
     const result = planSync(planInput({ observation, plan }));
 
     expect(result.items[0]).toMatchObject({ action });
-    if (action === 'skip:too-large') expect(result.items[0]).toMatchObject({ reason, credits: 0, limitBytes: plan === 'pro' ? 500 * MIB : 100 * MIB });
+    if (action === 'skip:too-large')
+      expect(result.items[0]).toMatchObject({ reason, credits: 0, limitBytes: plan === 'pro' ? 500 * MIB : 100 * MIB });
     else expect(result.items[0]?.credits).toBe(5 + Math.ceil((size - 5 * MIB) / MIB));
   });
 
@@ -34,15 +35,23 @@ describe('planSync: file size limits', () => {
   });
 
   it('names limits.maxFileBytes in the reason when it is the binding limit', () => {
-    const observation = fakeObservation().file('a.md', { size: 60 * MIB + 200_000 }).build();
+    const observation = fakeObservation()
+      .file('a.md', { size: 60 * MIB + 200_000 })
+      .build();
 
     const plan = planSync(planInput({ observation, limits: { maxFileBytes: 50 * MIB } }));
 
-    expect(plan.items[0]).toMatchObject({ action: 'skip:too-large', reason: 'over limits.maxFileBytes (50 MB; file is 60.2 MB)', limitBytes: 50 * MIB });
+    expect(plan.items[0]).toMatchObject({
+      action: 'skip:too-large',
+      reason: 'over limits.maxFileBytes (50 MB; file is 60.2 MB)',
+      limitBytes: 50 * MIB,
+    });
   });
 
   it('a maxFileBytes above the plan limit does not raise it', () => {
-    const observation = fakeObservation().file('a.md', { size: 100 * MIB + 1 }).build();
+    const observation = fakeObservation()
+      .file('a.md', { size: 100 * MIB + 1 })
+      .build();
 
     const plan = planSync(planInput({ observation, limits: { maxFileBytes: 400 * MIB } }));
 

@@ -20,7 +20,13 @@ export function classifyObserved(file: ObservedFile, row: number, tracked: Track
       if (remoteId !== null && tracked.remoteStatusAt(row) !== 'failed') return unchangedItem(file, tracked, row, remoteId);
       const t = tracked.fileAt(row);
       if (remoteId !== null) return failedRemoteItem(file, t, remoteId, ctx);
-      return { file, sha256: t.sha256, remoteName: remoteNameFor(file.source, file.path, ctx.multiSource), tracked: t, kind: 'not-in-dataset' };
+      return {
+        file,
+        sha256: t.sha256,
+        remoteName: remoteNameFor(file.source, file.path, ctx.multiSource),
+        tracked: t,
+        kind: 'not-in-dataset',
+      };
     }
   }
   const t = row >= 0 ? tracked.fileAt(row) : undefined;
@@ -44,8 +50,16 @@ export function isCandidate(x: PlanItem | Candidate): x is Candidate {
 function unchangedItem(file: ObservedFile, tracked: TrackedIndex, row: number, remoteId: string): PlanItem {
   const remoteStatus = tracked.remoteStatusAt(row);
   return {
-    source: file.source, path: file.path, action: 'skip:unchanged', reason: unchangedReason(remoteStatus), credits: 0,
-    size: file.size, sha256: tracked.sha256At(row), remoteName: tracked.remoteNameAt(row), remoteId, wasTracked: true,
+    source: file.source,
+    path: file.path,
+    action: 'skip:unchanged',
+    reason: unchangedReason(remoteStatus),
+    credits: 0,
+    size: file.size,
+    sha256: tracked.sha256At(row),
+    remoteName: tracked.remoteNameAt(row),
+    remoteId,
+    wasTracked: true,
   };
 }
 
@@ -59,14 +73,34 @@ function failedRemoteItem(file: ObservedFile, t: TrackedFile, remoteId: string, 
     const cost = costOf({ kind: 'reprocess' });
     const attempt = t.reprocessAttempts + 1;
     return {
-      source: file.source, path: file.path, action: 'reprocess', reason: reprocessReason(t.remoteError, attempt, ctx.maxReprocessAttempts), credits: cost,
-      size: file.size, sha256: t.sha256, remoteName: t.remoteName, remoteId, wasTracked: true, cost, reprocessAttempt: attempt,
+      source: file.source,
+      path: file.path,
+      action: 'reprocess',
+      reason: reprocessReason(t.remoteError, attempt, ctx.maxReprocessAttempts),
+      credits: cost,
+      size: file.size,
+      sha256: t.sha256,
+      remoteName: t.remoteName,
+      remoteId,
+      wasTracked: true,
+      cost,
+      reprocessAttempt: attempt,
     };
   }
-  const reason = permanent ? permanentFailureReason(t.remoteError as string) : remoteFailedReason(t.remoteError, t.reprocessAttempts, ctx.maxReprocessAttempts);
+  const reason = permanent
+    ? permanentFailureReason(t.remoteError as string)
+    : remoteFailedReason(t.remoteError, t.reprocessAttempts, ctx.maxReprocessAttempts);
   return {
-    source: file.source, path: file.path, action: 'skip:remote-failed', reason, credits: 0,
-    size: file.size, sha256: t.sha256, remoteName: t.remoteName, remoteId, wasTracked: true,
+    source: file.source,
+    path: file.path,
+    action: 'skip:remote-failed',
+    reason,
+    credits: 0,
+    size: file.size,
+    sha256: t.sha256,
+    remoteName: t.remoteName,
+    remoteId,
+    wasTracked: true,
   };
 }
 

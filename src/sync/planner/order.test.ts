@@ -3,7 +3,15 @@ import type { PlanItem } from '../types.js';
 import { orderItems } from './order.js';
 
 const item = (path: string, source = 'docs'): PlanItem => ({
-  source, path, action: 'skip:unchanged', reason: 'r', credits: 0, size: 1, sha256: null, remoteName: path, remoteId: null,
+  source,
+  path,
+  action: 'skip:unchanged',
+  reason: 'r',
+  credits: 0,
+  size: 1,
+  sha256: null,
+  remoteName: path,
+  remoteId: null,
 });
 const paths = (items: readonly PlanItem[]) => items.map((i) => `${i.source}:${i.path}`);
 
@@ -36,7 +44,11 @@ describe('orderItems', () => {
     ['the same extra twice', [item('a.md')], [item('b.md'), item('b.md')]],
     ['an extra equal to the last bulk item', [item('a.md'), item('b.md')], [item('b.md')]],
     // Past the items walked one by one: found by the search that skips the rest of a long run.
-    ['an extra that is a bulk item far into a long run', Array.from({ length: 200 }, (_, i) => item(`f${String(i).padStart(3, '0')}.md`)), [item('f150.md')]],
+    [
+      'an extra that is a bulk item far into a long run',
+      Array.from({ length: 200 }, (_, i) => item(`f${String(i).padStart(3, '0')}.md`)),
+      [item('f150.md')],
+    ],
   ])('refuses two items for one path: %s', (_label, bulk, extra) => {
     expect(() => orderItems(bulk, true, extra)).toThrow(/twice/);
   });
@@ -44,7 +56,13 @@ describe('orderItems', () => {
 
 describe('orderItems with extras in sorted runs', () => {
   it.each([
-    ['two runs', [['b.md', 'd.md'], ['a.md', 'c.md', 'e.md']]],
+    [
+      'two runs',
+      [
+        ['b.md', 'd.md'],
+        ['a.md', 'c.md', 'e.md'],
+      ],
+    ],
     ['three runs and an empty bulk', [['m.md', 'n.md'], ['a.md', 'z.md'], ['b.md']]],
     ['more runs than are merged (sorted instead)', Array.from({ length: 12 }, (_, i) => [`${String.fromCharCode(122 - i)}.md`])],
   ])('%s: the same order a sort gives', (_label, runs) => {
@@ -52,7 +70,12 @@ describe('orderItems with extras in sorted runs', () => {
 
     const all = orderItems([], true, extra);
 
-    expect(paths(all)).toEqual(runs.flat().map((p) => `docs:${p}`).sort());
+    expect(paths(all)).toEqual(
+      runs
+        .flat()
+        .map((p) => `docs:${p}`)
+        .sort(),
+    );
   });
 
   it('refuses a path that two runs both hold', () => {

@@ -73,7 +73,8 @@ function sortRuns(items: PlanItem[]): { items: PlanItem[]; unique: boolean } {
   let runs = starts.map((start, r) => items.slice(start, starts[r + 1] ?? items.length));
   while (runs.length > 1) {
     const next: PlanItem[][] = [];
-    for (let r = 0; r < runs.length; r += 2) next.push(r + 1 < runs.length ? merge(runs[r] as PlanItem[], runs[r + 1] as PlanItem[]) : (runs[r] as PlanItem[]));
+    for (let r = 0; r < runs.length; r += 2)
+      next.push(r + 1 < runs.length ? merge(runs[r] as PlanItem[], runs[r + 1] as PlanItem[]) : (runs[r] as PlanItem[]));
     runs = next;
   }
   return { items: runs[0] as PlanItem[], unique: false };
@@ -85,7 +86,8 @@ function merge(a: readonly PlanItem[], b: readonly PlanItem[]): PlanItem[] {
   let i = 0;
   let j = 0;
   let o = 0;
-  while (i < a.length && j < b.length) out[o++] = compareByPath(b[j] as PlanItem, a[i] as PlanItem) < 0 ? (b[j++] as PlanItem) : (a[i++] as PlanItem);
+  while (i < a.length && j < b.length)
+    out[o++] = compareByPath(b[j] as PlanItem, a[i] as PlanItem) < 0 ? (b[j++] as PlanItem) : (a[i++] as PlanItem);
   while (i < a.length) out[o++] = a[i++] as PlanItem;
   while (j < b.length) out[o++] = b[j++] as PlanItem;
   return out;

@@ -81,7 +81,12 @@ export function planSync(input: PlanInput): SyncPlan {
     totals,
     counts,
     reindex,
-    limits: { plan: input.plan, planMaxFileBytes: ctx.planMaxFileBytes, maxFileBytes: input.limits.maxFileBytes, effectiveMaxFileBytes: ctx.maxFileBytes },
+    limits: {
+      plan: input.plan,
+      planMaxFileBytes: ctx.planMaxFileBytes,
+      maxFileBytes: input.limits.maxFileBytes,
+      effectiveMaxFileBytes: ctx.maxFileBytes,
+    },
     uploadCost: ctx.uploadCost,
     budget: { caps: { ...input.budget.caps }, used: { ...input.budget.used }, planned: totals.creditsPlanned },
   };

@@ -31,7 +31,9 @@ export function unchangedReason(status: RemoteStatus | null): string {
 /** A tracked file whose content moved on. */
 export function changedReason(before: string, after: string, staleRemoteId: string | null): string {
   const base = `content changed since last sync (sha256 ${shortSha(before)} -> ${shortSha(after)})`;
-  return staleRemoteId === null ? base : `${base}; the previous remote copy (id ${staleRemoteId}) stays, stale (the API has no delete or replace)`;
+  return staleRemoteId === null
+    ? base
+    : `${base}; the previous remote copy (id ${staleRemoteId}) stays, stale (the API has no delete or replace)`;
 }
 
 /** A tracked file that never reached the dataset (skipped or deferred before). */
@@ -58,9 +60,7 @@ export function duplicateDeferredReason(name: string, primaryReason: string): st
 /** Over the effective size limit; says which limit bound. */
 export function tooLargeReason(size: number, limit: number, plan: Plan, fromSetting: boolean): string {
   const [file, max] = formatBytesPair(size, limit);
-  return fromSetting
-    ? `over limits.maxFileBytes (${max}; file is ${file})`
-    : `over the ${plan} plan's ${max} limit (file is ${file})`;
+  return fromSetting ? `over limits.maxFileBytes (${max}; file is ${file})` : `over the ${plan} plan's ${max} limit (file is ${file})`;
 }
 
 export function reprocessReason(error: string | null | undefined, attempt: number, max: number): string {
@@ -130,4 +130,3 @@ export function reindexReason(
   if (blockedBy !== null) return `${files}, but a reindex ${budgetReason}; not attempted`;
   return `${files} (reindex.minChangedFiles is ${formatCount(min)})`;
 }
-

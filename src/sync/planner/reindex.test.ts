@@ -18,18 +18,31 @@ describe('planSync: reindex', () => {
     ['basic', 3, 3, true, false, 0, '3 changed files, but reindex is not available on the basic plan (Advanced tier only); not attempted'],
     ['free', 4, 3, true, false, 0, '4 changed files, but reindex is not available on the free plan (Advanced tier only); not attempted'],
     ['free', 1, 3, false, false, 0, '1 changed file, fewer than reindex.minChangedFiles (3)'],
-  ] as const)('%s plan, %i changed, threshold %i → wanted %s, allowed %s, %i credits', (plan: Plan, n, min, wanted, allowed, credits, reason) => {
-    const result = planSync(planInput({ observation: newFiles(n), plan, reindexMinChangedFiles: min }));
+  ] as const)(
+    '%s plan, %i changed, threshold %i → wanted %s, allowed %s, %i credits',
+    (plan: Plan, n, min, wanted, allowed, credits, reason) => {
+      const result = planSync(planInput({ observation: newFiles(n), plan, reindexMinChangedFiles: min }));
 
-    expect(result.reindex).toEqual({ wanted, allowed, blockedBy: allowed ? null : 'tier', reason, credits, changedFiles: n, minChangedFiles: min });
-    expect(result.totals.creditsPlanned).toBe(5 * n + credits);
-  });
+      expect(result.reindex).toEqual({
+        wanted,
+        allowed,
+        blockedBy: allowed ? null : 'tier',
+        reason,
+        credits,
+        changedFiles: n,
+        minChangedFiles: min,
+      });
+      expect(result.totals.creditsPlanned).toBe(5 * n + credits);
+    },
+  );
 
   it('counts reindex credits in the budget: they are set aside so a full budget still reindexes', () => {
     const plan = planSync(planInput({ observation: newFiles(4), plan: 'pro', reindexMinChangedFiles: 3, budget: fakeBudget({ run: 20 }) }));
 
     expect(plan.items.map((i) => i.action)).toEqual(['upload', 'upload', 'upload', 'defer:over-budget']);
-    expect(plan.items[3]?.reason).toBe('would exceed maxCreditsPerRun (17 + 5 > 20, including 2 for the reindex); upload (new file) waits for the next run');
+    expect(plan.items[3]?.reason).toBe(
+      'would exceed maxCreditsPerRun (17 + 5 > 20, including 2 for the reindex); upload (new file) waits for the next run',
+    );
     expect(plan.reindex).toMatchObject({ wanted: true, allowed: true, credits: 2 });
     expect(plan.totals.creditsPlanned).toBe(17);
   });
@@ -38,7 +51,13 @@ describe('planSync: reindex', () => {
     const plan = planSync(planInput({ observation: newFiles(3), plan: 'pro', reindexMinChangedFiles: 3, budget: fakeBudget({ run: 15 }) }));
 
     expect(plan.items.map((i) => i.action)).toEqual(['upload', 'upload', 'upload']);
-    expect(plan.reindex).toMatchObject({ wanted: true, allowed: false, blockedBy: 'run', credits: 0, reason: '3 changed files, but a reindex would exceed maxCreditsPerRun (15 + 2 > 15); not attempted' });
+    expect(plan.reindex).toMatchObject({
+      wanted: true,
+      allowed: false,
+      blockedBy: 'run',
+      credits: 0,
+      reason: '3 changed files, but a reindex would exceed maxCreditsPerRun (15 + 2 > 15); not attempted',
+    });
     expect(plan.totals.creditsPlanned).toBe(15);
   });
 

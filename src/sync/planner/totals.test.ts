@@ -19,6 +19,15 @@ describe('tallyPlan', () => {
     expect(counts).toEqual(Object.fromEntries(actions.map((action, k) => [action, k + 1])));
     expect(totals).toEqual(summarize(items, { credits: 2 }));
     // upload (1 item x 3) + reprocess (2 items x 1) + the reindex's 2.
-    expect(totals).toEqual({ uploaded: 3, unchanged: 3, renamed: 4, skipped: 5 + 6 + 7 + 8 + 9 + 10 + 11, deferred: 12 + 13, failed: 14, creditsPlanned: 3 + 2 + 2, creditsSpent: 0 });
+    expect(totals).toEqual({
+      uploaded: 3,
+      unchanged: 3,
+      renamed: 4,
+      skipped: 5 + 6 + 7 + 8 + 9 + 10 + 11,
+      deferred: 12 + 13,
+      failed: 14,
+      creditsPlanned: 3 + 2 + 2,
+      creditsSpent: 0,
+    });
   });
 });

@@ -17,7 +17,9 @@ function setup() {
     .tracked('changed.md', { content: 'v1', remoteId: '31', updatedAt: '2024-05-02T10:00:00.000Z' })
     .tracked('orig.md', { content: 'M', remoteId: '12' })
     .build();
-  const plan = planSync(planInput({ observation, tracked, limits: { maxFileBytes: 8 * MIB }, budget: fakeBudget({ day: 2000 }, { day: 1985 }) }));
+  const plan = planSync(
+    planInput({ observation, tracked, limits: { maxFileBytes: 8 * MIB }, budget: fakeBudget({ day: 2000 }, { day: 1985 }) }),
+  );
   return { plan, tracked };
 }
 

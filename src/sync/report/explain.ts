@@ -16,7 +16,9 @@ export function findItems(plan: Pick<SyncPlan, 'items'>, query: string): PlanIte
  */
 export function findEnclosingSkips(plan: Pick<SyncPlan, 'items'>, query: string): PlanItem[] {
   const q = normalized(query);
-  return plan.items.filter((i) => i.action.startsWith('skip:') && i.path !== '' && (q.startsWith(`${i.path}/`) || q.startsWith(`${i.source}/${i.path}/`)));
+  return plan.items.filter(
+    (i) => i.action.startsWith('skip:') && i.path !== '' && (q.startsWith(`${i.path}/`) || q.startsWith(`${i.source}/${i.path}/`)),
+  );
 }
 
 function normalized(query: string): string {
@@ -30,7 +32,8 @@ function normalized(query: string): string {
 export function explainItem(item: PlanItem | RunItem, tracked?: TrackedFile, plan?: SyncPlan): string {
   const facts: [string, string][] = [['decision', `${item.action}: ${item.reason}`]];
   facts.push(['credits', creditsFact(item, plan)]);
-  if ('outcome' in item) facts.push(['outcome', `${item.outcome}, ${formatCount(item.creditsCharged)} charged${item.error ? `; ${item.error}` : ''}`]);
+  if ('outcome' in item)
+    facts.push(['outcome', `${item.outcome}, ${formatCount(item.creditsCharged)} charged${item.error ? `; ${item.error}` : ''}`]);
   if (item.size !== null) facts.push(['size', sizeFact(item.size, item, plan)]);
   if (item.sha256 !== null) facts.push(['sha256', item.sha256]);
   facts.push(['remote', remoteFact(item)]);
@@ -72,24 +75,35 @@ function actionFacts(item: PlanItem, plan: SyncPlan | undefined): [string, strin
     out.push(['moved from', `${item.renamedFrom.source}/${item.renamedFrom.path}; the remote copy keeps the name ${item.remoteName}`]);
   }
   if (item.duplicateOf !== undefined) {
-    const where = item.duplicateOf.inThisRun ? 'uploaded in this run' : `already in the dataset${item.duplicateOf.remoteId ? ` (id ${item.duplicateOf.remoteId})` : ''}`;
+    const where = item.duplicateOf.inThisRun
+      ? 'uploaded in this run'
+      : `already in the dataset${item.duplicateOf.remoteId ? ` (id ${item.duplicateOf.remoteId})` : ''}`;
     out.push(['same content', `${item.duplicateOf.name}, ${where}`]);
   }
   if (item.previousSha256 !== undefined) out.push(['previous sha256', item.previousSha256]);
   if (item.staleRemoteId != null) {
-    out.push(['stale copy', `${item.previousRemoteName ?? item.remoteName}, id ${item.staleRemoteId}: stays in the dataset (the API has no delete or replace)`]);
+    out.push([
+      'stale copy',
+      `${item.previousRemoteName ?? item.remoteName}, id ${item.staleRemoteId}: stays in the dataset (the API has no delete or replace)`,
+    ]);
   }
   if (item.reprocessAttempt !== undefined) out.push(['reprocess', `attempt ${item.reprocessAttempt}`]);
   if (item.deferredBy !== undefined && plan !== undefined) {
     const p = item.deferredBy;
-    out.push(['stopped by', `${BUDGET_SETTING[p]} = ${formatCount(plan.budget.caps[p])}; ${formatCount(plan.budget.used[p])} already used or reserved this ${p} before this plan`]);
+    out.push([
+      'stopped by',
+      `${BUDGET_SETTING[p]} = ${formatCount(plan.budget.caps[p])}; ${formatCount(plan.budget.used[p])} already used or reserved this ${p} before this plan`,
+    ]);
   }
   return out;
 }
 
 function trackedFact(t: TrackedFile): string {
   const remote = t.remoteId === null ? 'no remote copy' : `remote id ${t.remoteId} (${t.remoteStatus ?? 'status unknown'})`;
-  const failed = t.remoteStatus === 'failed' ? `, reprocessed ${t.reprocessAttempts} time${t.reprocessAttempts === 1 ? '' : 's'}${t.remoteError ? `, error: ${t.remoteError}` : ''}` : '';
+  const failed =
+    t.remoteStatus === 'failed'
+      ? `, reprocessed ${t.reprocessAttempts} time${t.reprocessAttempts === 1 ? '' : 's'}${t.remoteError ? `, error: ${t.remoteError}` : ''}`
+      : '';
   const last = t.lastAction === null ? '' : `; last decision ${t.lastAction}${t.lastReason ? ` (${t.lastReason})` : ''}`;
   return `${formatBytes(t.size)}, sha256 ${t.sha256.slice(0, 12)}…, ${remote}${failed}; updated ${t.updatedAt}${last}`;
 }

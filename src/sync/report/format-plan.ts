@@ -86,7 +86,6 @@ export function reindexLine(r: ReindexDecision): string {
   return `reindex: not needed: ${r.reason}`;
 }
 
-
 /** "6,295 .pdf, 6,257 .png, 1 with no extension": the unsupported items counted by extension, most first. */
 function byType(items: readonly PlanItem[]): string {
   const counts = new Map<string, number>();

@@ -39,7 +39,10 @@ describe('formatPlan', () => {
 
     const text = formatPlan(planSync(planInput({ observation, tracked, multiSource: true })), { showUnchanged: true });
 
-    expect(text.split('\n').slice(0, 2)).toEqual(['skip:unchanged  0  a/x.md  unchanged since last sync', 'upload          5  b/y.md  new file']);
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      'skip:unchanged  0  a/x.md  unchanged since last sync',
+      'upload          5  b/y.md  new file',
+    ]);
   });
 
   it('counts unsupported files by type instead of listing them when there are more than MAX_UNSUPPORTED_LISTED; --all lists them', () => {
@@ -53,7 +56,9 @@ describe('formatPlan', () => {
     const everything = formatPlan(plan, { showUnchanged: true }).split('\n');
 
     expect(lines.filter((l) => l.startsWith('skip:unsupported'))).toEqual([]);
-    expect(lines).toContain(`(${MAX_UNSUPPORTED_LISTED + 3} unsupported files not listed: ${MAX_UNSUPPORTED_LISTED} .png, 2 .pdf, 1 with no extension; --all lists them)`);
+    expect(lines).toContain(
+      `(${MAX_UNSUPPORTED_LISTED + 3} unsupported files not listed: ${MAX_UNSUPPORTED_LISTED} .png, 2 .pdf, 1 with no extension; --all lists them)`,
+    );
     expect(lines.some((l) => l.startsWith('skip:secret') && l.includes('.env'))).toBe(true);
     expect(lines.some((l) => l.startsWith('upload') && l.includes('keep.md'))).toBe(true);
     // The unchanged file is counted apart from the folded unsupported ones.
@@ -80,7 +85,9 @@ describe('formatRun', () => {
     const lines = formatRun(run).split('\n');
 
     expect(lines).toContain('failed  upload             0  later.md       new file: 500 internal');
-    expect(lines).toContain('done    deleted            0  gone.md        removed locally; the remote copy remains (the API has no delete)');
+    expect(lines).toContain(
+      'done    deleted            0  gone.md        removed locally; the remote copy remains (the API has no delete)',
+    );
     expect(lines.at(-2)).toBe('0 uploaded, 1 unchanged, 0 renamed, 2 skipped, 1 deferred, 1 failed; 0 credits spent (5 planned)');
     expect(lines.at(-1)).toBe('reindex: not attempted: 1 changed file, fewer than reindex.minChangedFiles (20)');
   });

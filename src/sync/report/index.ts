@@ -1,5 +1,5 @@
 /** Reports for people and scripts: plans and runs as aligned lines, the `--json` document, `kbsync explain`. */
-export { formatPlan,     } from './format-plan.js';
+export { formatPlan } from './format-plan.js';
 export { formatRun } from './format-run.js';
-export { jsonReportChunks,    } from './json-report.js';
+export { jsonReportChunks } from './json-report.js';
 export { explainItem, findEnclosingSkips, findItems } from './explain.js';

@@ -6,7 +6,12 @@ import { summarize } from '../planner/totals.js';
 import { jsonReportChunks, toJsonReport } from './json-report.js';
 
 function samplePlan() {
-  const observation = fakeObservation().file('a.md').file('b.md').file('new.md', { content: 'X' }).skipped('x.exe', 'unsupported', { detail: '.exe' }).build();
+  const observation = fakeObservation()
+    .file('a.md')
+    .file('b.md')
+    .file('new.md', { content: 'X' })
+    .skipped('x.exe', 'unsupported', { detail: '.exe' })
+    .build();
   const tracked = fakeState().tracked('b.md').tracked('old.md', { content: 'X', remoteId: '7' }).build();
   return planSync(planInput({ observation, tracked }));
 }
@@ -16,8 +21,26 @@ describe('toJsonReport', () => {
     const report = toJsonReport(samplePlan());
 
     expect(Object.keys(report)).toEqual(['summary', 'items']);
-    expect(Object.keys(report.summary)).toEqual(['uploaded', 'unchanged', 'renamed', 'skipped', 'deferred', 'failed', 'creditsPlanned', 'creditsSpent']);
-    expect(report.summary).toEqual({ uploaded: 1, unchanged: 1, renamed: 1, skipped: 1, deferred: 0, failed: 0, creditsPlanned: 5, creditsSpent: 0 });
+    expect(Object.keys(report.summary)).toEqual([
+      'uploaded',
+      'unchanged',
+      'renamed',
+      'skipped',
+      'deferred',
+      'failed',
+      'creditsPlanned',
+      'creditsSpent',
+    ]);
+    expect(report.summary).toEqual({
+      uploaded: 1,
+      unchanged: 1,
+      renamed: 1,
+      skipped: 1,
+      deferred: 0,
+      failed: 0,
+      creditsPlanned: 5,
+      creditsSpent: 0,
+    });
     for (const item of report.items) expect(Object.keys(item).slice(0, 5)).toEqual(['source', 'path', 'action', 'reason', 'credits']);
     expect(report.items.map((i) => [i.path, i.action, i.credits])).toEqual([
       ['a.md', 'upload', 5],
@@ -39,8 +62,24 @@ describe('toJsonReport', () => {
 
     const report = toJsonReport(run);
 
-    expect(report.summary).toEqual({ uploaded: 0, unchanged: 1, renamed: 1, skipped: 1, deferred: 0, failed: 1, creditsPlanned: 5, creditsSpent: 0 });
-    expect(report.items[0]).toMatchObject({ path: 'a.md', action: 'upload', credits: 0, creditsPlanned: 5, outcome: 'failed', error: '413 file_too_large' });
+    expect(report.summary).toEqual({
+      uploaded: 0,
+      unchanged: 1,
+      renamed: 1,
+      skipped: 1,
+      deferred: 0,
+      failed: 1,
+      creditsPlanned: 5,
+      creditsSpent: 0,
+    });
+    expect(report.items[0]).toMatchObject({
+      path: 'a.md',
+      action: 'upload',
+      credits: 0,
+      creditsPlanned: 5,
+      outcome: 'failed',
+      error: '413 file_too_large',
+    });
   });
 });
 
@@ -108,7 +147,19 @@ describe('summarize (plan and run totals)', () => {
     ['defer:changing', undefined, 'deferred'],
     ['rename', 'done', 'renamed'],
   ] as const)('%s with outcome %s counts as %s', (action, outcome, bucket) => {
-    const item = { source: 's', path: 'p', action, reason: '', credits: 5, size: 1, sha256: null, remoteName: 'p', remoteId: null, outcome, creditsCharged: outcome === 'done' ? 5 : 0 };
+    const item = {
+      source: 's',
+      path: 'p',
+      action,
+      reason: '',
+      credits: 5,
+      size: 1,
+      sha256: null,
+      remoteName: 'p',
+      remoteId: null,
+      outcome,
+      creditsCharged: outcome === 'done' ? 5 : 0,
+    };
 
     const totals = summarize([item], { credits: 2, creditsCharged: 0 });
 

@@ -88,7 +88,8 @@ export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<strin
     const end = Math.min(items.length, start + ITEMS_PER_CHUNK);
     const chunk = new Array<JsonReportItem>(end - start);
     for (let i = start; i < end; i++) {
-      chunk[i - start] = result.kind === 'run' ? runItemJson(items[i] as RunItem) : itemJson(items[i] as PlanItem, (items[i] as PlanItem).credits);
+      chunk[i - start] =
+        result.kind === 'run' ? runItemJson(items[i] as RunItem) : itemJson(items[i] as PlanItem, (items[i] as PlanItem).credits);
     }
     const text = JSON.stringify(chunk);
     yield `${start === 0 ? '' : ','}\n    ${text.slice(1, -1).replaceAll('},{"source":', '},\n    {"source":')}`;

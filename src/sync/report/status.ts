@@ -7,7 +7,15 @@ export type StatusReport = {
   /** The last sync's totals (zeros when there was none). */
   summary: PlanTotals;
   /** One item per tracked file: its last action and reason; `credits` is 0 (status spends nothing). */
-  items: { source: string; path: string; action: string; reason: string; credits: number; remoteId: string | null; remoteStatus: string | null }[];
+  items: {
+    source: string;
+    path: string;
+    action: string;
+    reason: string;
+    credits: number;
+    remoteId: string | null;
+    remoteStatus: string | null;
+  }[];
   tracked: { files: number; byRemoteStatus: Record<string, number> };
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
@@ -22,7 +30,15 @@ export type DaemonStatus = {
   startedAt: string;
   http: string | null;
   ready: boolean;
-  lastSync: { at: string; reasons: string[]; status: string; uploaded: number; deferred: number; failed: number; creditsSpent: number } | null;
+  lastSync: {
+    at: string;
+    reasons: string[];
+    status: string;
+    uploaded: number;
+    deferred: number;
+    failed: number;
+    creditsSpent: number;
+  } | null;
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
@@ -51,11 +67,23 @@ export function statusReport(input: StatusInput): StatusReport {
   return {
     summary: lastTotals ?? ZERO,
     items: input.tracked.map((f) => ({
-      source: f.source, path: f.path, action: f.lastAction ?? 'tracked', reason: f.lastReason ?? '', credits: 0,
-      remoteId: f.remoteId, remoteStatus: f.remoteStatus,
+      source: f.source,
+      path: f.path,
+      action: f.lastAction ?? 'tracked',
+      reason: f.lastReason ?? '',
+      credits: 0,
+      remoteId: f.remoteId,
+      remoteStatus: f.remoteStatus,
     })),
     tracked: { files: input.tracked.length, byRemoteStatus },
-    credits: { run: 0, day: input.credits.day, month: input.credits.month, caps: input.caps, utcDay: input.credits.utcDay, utcMonth: input.credits.utcMonth },
+    credits: {
+      run: 0,
+      day: input.credits.day,
+      month: input.credits.month,
+      caps: input.caps,
+      utcDay: input.credits.utcDay,
+      utcMonth: input.credits.utcMonth,
+    },
     outbox: input.outbox,
     lastRun: last === null ? null : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
     daemon: input.daemon ?? null,
@@ -64,26 +92,57 @@ export function statusReport(input: StatusInput): StatusReport {
 
 /** The status for people. */
 export function formatStatus(r: StatusReport): string {
-  const statuses = Object.entries(r.tracked.byRemoteStatus).map(([s, n]) => `${n} ${s}`).join(', ');
+  const statuses = Object.entries(r.tracked.byRemoteStatus)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
   const last = r.lastRun;
-  return fields([
-    ['tracked', `${plural(r.tracked.files, 'file')}${statuses === '' ? '' : ` (${statuses})`}`],
-    ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
-    ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
-    ['pending work', r.outbox.pending === 0 && r.outbox.unknown === 0 ? 'none' : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`],
-    ['last sync', last === null ? 'never' : `#${last.id} ${last.status}, started ${last.startedAt}${last.finishedAt ? `, finished ${last.finishedAt}` : ''}`],
-    ['last sync totals', `${r.summary.uploaded} uploaded, ${r.summary.unchanged} unchanged, ${r.summary.renamed} renamed, ${r.summary.skipped} skipped, ${r.summary.deferred} deferred, ${r.summary.failed} failed; ${r.summary.creditsSpent} credits spent`],
-    ...daemonLines(r.daemon),
-  ], '').join('\n');
+  return fields(
+    [
+      ['tracked', `${plural(r.tracked.files, 'file')}${statuses === '' ? '' : ` (${statuses})`}`],
+      ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
+      ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
+      [
+        'pending work',
+        r.outbox.pending === 0 && r.outbox.unknown === 0
+          ? 'none'
+          : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`,
+      ],
+      [
+        'last sync',
+        last === null
+          ? 'never'
+          : `#${last.id} ${last.status}, started ${last.startedAt}${last.finishedAt ? `, finished ${last.finishedAt}` : ''}`,
+      ],
+      [
+        'last sync totals',
+        `${r.summary.uploaded} uploaded, ${r.summary.unchanged} unchanged, ${r.summary.renamed} renamed, ${r.summary.skipped} skipped, ${r.summary.deferred} deferred, ${r.summary.failed} failed; ${r.summary.creditsSpent} credits spent`,
+      ],
+      ...daemonLines(r.daemon),
+    ],
+    '',
+  ).join('\n');
 }
 
 function daemonLines(d: DaemonStatus | null): [string, string][] {
   if (d === null) return [];
   const last = d.lastSync;
   return [
-    ['daemon', `running (pid ${d.pid}, since ${d.startedAt}${d.http === null ? '' : `, http ${d.http}`}), ${d.ready ? 'ready' : 'first sync not finished'}`],
-    ['watching', d.watches.length === 0 ? 'no folder' : d.watches.map((w) => `${w.source} (${w.backend}${w.note === null ? '' : `: ${w.note}`})`).join('; ')],
-    ['daemon last sync', last === null ? 'none yet' : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`],
+    [
+      'daemon',
+      `running (pid ${d.pid}, since ${d.startedAt}${d.http === null ? '' : `, http ${d.http}`}), ${d.ready ? 'ready' : 'first sync not finished'}`,
+    ],
+    [
+      'watching',
+      d.watches.length === 0
+        ? 'no folder'
+        : d.watches.map((w) => `${w.source} (${w.backend}${w.note === null ? '' : `: ${w.note}`})`).join('; '),
+    ],
+    [
+      'daemon last sync',
+      last === null
+        ? 'none yet'
+        : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`,
+    ],
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];

@@ -34,6 +34,8 @@ describe('mtimeNsOf', () => {
     utimesSync(path, 1_718_000_000.1236, 1_718_000_000.1236);
 
     expect(mtimeNsOf(lstatSync(path))).not.toBe(before);
-    expect(hashFileSync({ absPath: path, size: 5, mtimeNs: before, inode: statSync(path).ino }, new Uint8Array(4))).toEqual({ deferred: 'changed since the scan' });
+    expect(hashFileSync({ absPath: path, size: 5, mtimeNs: before, inode: statSync(path).ino }, new Uint8Array(4))).toEqual({
+      deferred: 'changed since the scan',
+    });
   });
 });

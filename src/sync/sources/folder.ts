@@ -32,7 +32,6 @@ export type ScannedFile = Omit<ObservedFile, 'sha256'>;
  */
 export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
 
-
 /**
  * The ignore-file rules in force in one folder (made once per folder, not per file), and whether
  * its path is free of control characters (then only each file's name is tested for one).
@@ -92,7 +91,9 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     realRoot = realpathSync(spec.root);
     if (!statSync(realRoot).isDirectory()) throw new Error('not a directory');
   } catch (err) {
-    throw new KbsyncError('source_unavailable', `source "${spec.name}": cannot read folder ${spec.root} (${errorText(err)})`, { cause: err });
+    throw new KbsyncError('source_unavailable', `source "${spec.name}": cannot read folder ${spec.root} (${errorText(err)})`, {
+      cause: err,
+    });
   }
   const onFile = options.onFile ?? null;
   const result: ScanResult = { files: [], skipped: [], inPathOrder: true };
@@ -135,7 +136,14 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
   return result;
 }
 
-function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, parentLevels: readonly IgnoreLevel[], listedAhead: boolean): void {
+function walkDir(
+  walk: Walk,
+  absDir: string,
+  realDir: string,
+  dir: string,
+  parentLevels: readonly IgnoreLevel[],
+  listedAhead: boolean,
+): void {
   const listing = listedAhead && walk.ahead !== null ? walk.ahead.listing(absDir) : null;
   let names: readonly string[];
   let kinds: ArrayLike<number>;
@@ -145,7 +153,8 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
     else ({ names, kinds } = listingOf(readdirSync(absDir, { withFileTypes: true })));
     let present: Set<string> | null = null;
     // Only regular files: a symlinked .gitignore could point outside the root, which is never read.
-    for (let i = 0; i < names.length; i++) if (kinds[i] === ENTRY_FILE && IGNORE_FILE_NAMES.includes(names[i] as string)) (present ??= new Set()).add(names[i] as string);
+    for (let i = 0; i < names.length; i++)
+      if (kinds[i] === ENTRY_FILE && IGNORE_FILE_NAMES.includes(names[i] as string)) (present ??= new Set()).add(names[i] as string);
     if (present !== null) levels = [...parentLevels, ...readIgnoreLevels(absDir, dir, present)];
   } catch (err) {
     skip(walk, dir === '' ? '.' : dir, 'unreadable', errorText(err), null);
@@ -159,7 +168,11 @@ function walkDir(walk: Walk, absDir: string, realDir: string, dir: string, paren
   // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
   const pathPrefix = dir === '' ? '' : `${dir}/`;
   const absPrefix = `${absDir}/`;
-  const rules: DirRules = { levels, ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName), clean: !hasControlCharacter(dir) };
+  const rules: DirRules = {
+    levels,
+    ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName),
+    clean: !hasControlCharacter(dir),
+  };
   walk.realStack.push(realDir);
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
@@ -226,7 +239,15 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
     return skip(walk, path, 'unreadable', errorText(err), null);
   }
   if (st === undefined || !st.isFile()) return; // gone (or replaced) since readdir: the next pass sees it
-  const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: st.size, mtimeNs: mtimeNsOf(st), inode: st.ino, sha256: null };
+  const file: ObservedFile = {
+    source: walk.spec.name,
+    path,
+    absPath: abs,
+    size: st.size,
+    mtimeNs: mtimeNsOf(st),
+    inode: st.ino,
+    sha256: null,
+  };
   walk.result.files.push(file);
   walk.onFile?.(file);
 }
@@ -235,7 +256,16 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
  * A file of a folder the helper listed: its lstat is in `stats` (NaN: none, lstat'ed here), or on
  * its way (`deferred`: the file is listed now and gets its stat at the end, see takeDeferred).
  */
-function visitListedFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Float64Array | null, i: number, deferred: Walk['deferred'][number] | null): void {
+function visitListedFile(
+  walk: Walk,
+  abs: string,
+  path: string,
+  name: string,
+  rules: DirRules,
+  stats: Float64Array | null,
+  i: number,
+  deferred: Walk['deferred'][number] | null,
+): void {
   const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
   if (verdict === 'outside') return;
   if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, null);
@@ -257,7 +287,8 @@ function takeDeferred(walk: Walk): void {
     for (let j = 0; j < files.length; j++) {
       const file = files[j] as ScannedFile;
       const at = (entries[j] as number) * 3;
-      if (stats !== null && !Number.isNaN(stats[at])) walk.sink.file(file, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
+      if (stats !== null && !Number.isNaN(stats[at]))
+        walk.sink.file(file, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
       else statHere(walk, file);
     }
   }
@@ -307,7 +338,8 @@ function visitLink(walk: Walk, abs: string, path: string, name: string, rules: D
   if (st.isFile()) return visitFile(walk, real, path, name, rules, st, true);
   if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
   // Following a link to a folder that is (or holds) one being walked would never end.
-  if (walk.realStack.some((walking) => isInside(real, walking))) return skipLink('symbolic link loops back to a folder being walked: not followed');
+  if (walk.realStack.some((walking) => isInside(real, walking)))
+    return skipLink('symbolic link loops back to a folder being walked: not followed');
   walk.result.inPathOrder = false; // its files were placed as a file's name sorts, not a folder's
   // Below it, entries are listed under the link's path, and their real paths must pass the rules too:
   // an ignore file of a folder above the target, or an exclude naming the real path, still holds.

@@ -5,7 +5,22 @@ const z = (...fields: string[]): string => `${fields.join('\0')}\0`;
 
 describe('parseNameStatus', () => {
   it('sorts each status into added, modified, deleted and renamed', () => {
-    const output = z('A', 'new.md', 'M', 'edited.md', 'D', 'gone.md', 'R100', 'old name.md', 'new name.md', 'T', 'typechange.md', 'C100', 'a.md', 'copy.md');
+    const output = z(
+      'A',
+      'new.md',
+      'M',
+      'edited.md',
+      'D',
+      'gone.md',
+      'R100',
+      'old name.md',
+      'new name.md',
+      'T',
+      'typechange.md',
+      'C100',
+      'a.md',
+      'copy.md',
+    );
 
     expect(parseNameStatus(output, '')).toEqual({
       added: ['new.md', 'copy.md'],
@@ -16,7 +31,23 @@ describe('parseNameStatus', () => {
   });
 
   it('makes paths relative to the subdir and drops the rest; renames across its edge become adds and deletes', () => {
-    const output = z('M', 'docs/a.md', 'M', 'src/x.md', 'R100', 'docs/in.md', 'docs/sub/in.md', 'R100', 'docs/out.md', 'src/out.md', 'R100', 'src/in.md', 'docs/in2.md', 'A', 'docsy/z.md');
+    const output = z(
+      'M',
+      'docs/a.md',
+      'M',
+      'src/x.md',
+      'R100',
+      'docs/in.md',
+      'docs/sub/in.md',
+      'R100',
+      'docs/out.md',
+      'src/out.md',
+      'R100',
+      'src/in.md',
+      'docs/in2.md',
+      'A',
+      'docsy/z.md',
+    );
 
     expect(parseNameStatus(output, 'docs')).toEqual({
       added: ['in2.md'],

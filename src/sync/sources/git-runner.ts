@@ -34,9 +34,22 @@ const ALLOWED_UNSAFE = {
 
 /** Variables that would point git at another repository or run programs we never need. */
 const DROPPED_ENV = new Set([
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES',
-  'GIT_COMMON_DIR', 'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_EXTERNAL_DIFF', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR',
-  'GIT_PAGER', 'EDITOR', 'VISUAL', 'PAGER', 'PREFIX',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_EXTERNAL_DIFF',
+  'GIT_EDITOR',
+  'GIT_SEQUENCE_EDITOR',
+  'GIT_PAGER',
+  'EDITOR',
+  'VISUAL',
+  'PAGER',
+  'PREFIX',
 ]);
 
 function gitEnv(): Record<string, string> {

@@ -42,7 +42,8 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
   /** Why a followed link's target (`rel`: real, root-relative) is not synced, or null. */
   const refusedTarget = (rel: string): { reason: SkipReason; detail: string } | null => {
     const to = `symbolic link to ${rel}`;
-    if (!(tracked.get(rel) ?? '').startsWith('100')) return { reason: 'symlink', detail: `${to}: not a file git tracks in this source; not followed` };
+    if (!(tracked.get(rel) ?? '').startsWith('100'))
+      return { reason: 'symlink', detail: `${to}: not a file git tracks in this source; not followed` };
     const never = neverSyncedFolder(rel);
     if (never !== null) return { reason: 'ignored', detail: `${to}: inside ${never.folder}/ (${never.detail}); not followed` };
     const target = filter.classifyFile(rel, rel.slice(rel.lastIndexOf('/') + 1), isIgnored);

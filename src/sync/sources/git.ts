@@ -46,7 +46,10 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
   // The checkout is removed and replaced below: it must be a folder of its own under stateDir/git
   // (the config refuses such names; this holds whoever calls).
   if (dirname(checkoutDir) !== parent || basename(checkoutDir) !== spec.name) {
-    throw new KbsyncError('source_unavailable', `source "${spec.name}": a git source's name must name one folder under ${parent}; rename the source`);
+    throw new KbsyncError(
+      'source_unavailable',
+      `source "${spec.name}": a git source's name must name one folder under ${parent}; rename the source`,
+    );
   }
   mkdirSync(parent, { recursive: true, mode: 0o700 });
 
@@ -121,7 +124,10 @@ async function resolveRef(git: GitRun, spec: GitSourceSpec): Promise<string> {
     const commit = await tryRevParse(git, spec.ref);
     if (commit !== null) return commit;
   }
-  throw new KbsyncError('git_failed', `source "${spec.name}": ref "${spec.ref}" is not a branch, tag or commit of ${redactCredentials(spec.url)}`);
+  throw new KbsyncError(
+    'git_failed',
+    `source "${spec.name}": ref "${spec.ref}" is not a branch, tag or commit of ${redactCredentials(spec.url)}`,
+  );
 }
 
 async function tryRevParse(git: GitRun, rev: string): Promise<string | null> {

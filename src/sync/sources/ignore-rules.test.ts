@@ -53,13 +53,59 @@ describe('createPathIgnoreChecker', () => {
 
 describe('the base-name pre-filter', () => {
   const patterns = [
-    '*.log', 'build/', '/top.md', 'docs/*.md', '**/tmp', 'a?c.md', 'x[0-9].md', '\\!bang.md', '\\#hash.md', 'trail.md   ',
-    'esc\\ .md', 'foo/**', 'deep/**/z.md', '!keep.log', '*', 'lone\\', '\uFEFFbom.md', 'name', 'a/b/', '[]x].md', 'CASE.md',
+    '*.log',
+    'build/',
+    '/top.md',
+    'docs/*.md',
+    '**/tmp',
+    'a?c.md',
+    'x[0-9].md',
+    '\\!bang.md',
+    '\\#hash.md',
+    'trail.md   ',
+    'esc\\ .md',
+    'foo/**',
+    'deep/**/z.md',
+    '!keep.log',
+    '*',
+    'lone\\',
+    '\uFEFFbom.md',
+    'name',
+    'a/b/',
+    '[]x].md',
+    'CASE.md',
   ];
   const paths = [
-    'a.log', 'dir/a.log', 'keep.log', 'build', 'build/x.md', 'top.md', 'sub/top.md', 'docs/a.md', 'docs/sub/a.md', 'tmp', 'x/tmp',
-    'abc.md', 'a/c.md', 'x5.md', 'xa.md', '!bang.md', '#hash.md', 'trail.md', 'esc .md', 'foo/bar.md', 'deep/1/2/z.md', 'lone', 'bom.md',
-    'name', 'q/name', 'a/b', ']x].md', 'x.md', 'case.md', 'CASE.md',
+    'a.log',
+    'dir/a.log',
+    'keep.log',
+    'build',
+    'build/x.md',
+    'top.md',
+    'sub/top.md',
+    'docs/a.md',
+    'docs/sub/a.md',
+    'tmp',
+    'x/tmp',
+    'abc.md',
+    'a/c.md',
+    'x5.md',
+    'xa.md',
+    '!bang.md',
+    '#hash.md',
+    'trail.md',
+    'esc .md',
+    'foo/bar.md',
+    'deep/1/2/z.md',
+    'lone',
+    'bom.md',
+    'name',
+    'q/name',
+    'a/b',
+    ']x].md',
+    'x.md',
+    'case.md',
+    'CASE.md',
   ];
 
   it.each(patterns)('never hides a match of %j', (pattern) => {
@@ -67,7 +113,11 @@ describe('the base-name pre-filter', () => {
     const unfiltered = { ...level, fileFilter: /(?:)/ }; // a filter that always says "maybe"
 
     // As the walk does: only files whose parent folders are not ignored are asked about.
-    const parents = (path: string): string[] => path.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'));
+    const parents = (path: string): string[] =>
+      path
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/'));
     for (const path of paths.filter((p) => parents(p).every((dir) => matchIgnoreRules([level], dir, true) === null))) {
       expect([path, matchIgnoreRules([level], path, false)]).toEqual([path, matchIgnoreRules([unfiltered], path, false)]);
     }

@@ -6,11 +6,11 @@ import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
 
-export { scanFolder,    } from './folder.js';
+export { scanFolder } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
-export { hashFiles,   type HashOptions } from './hash.js';
-export { WalkAhead,  } from './walk-ahead.js';
+export { hashFiles, type HashOptions } from './hash.js';
+export { WalkAhead } from './walk-ahead.js';
 
 /** What the state knows of a file: the fingerprint it last saw and the content hash it had then. */
 export type KnownFile = Fingerprint & { sha256: string };
@@ -79,13 +79,19 @@ export async function observeSources(sources: readonly Source[], options: Observ
   /** Per git source with a usable diff: the paths git reports as added, modified or renamed since the last synced commit. */
   const changedByGit = new Map<string, ReadonlySet<string>>();
   // Hashing while walking: each folder file is compared as found, and sent to the hashers if it moved.
-  const stream = options.hashWhileWalking === true ? { known: await options.known, hashing: startHashing(options.hash), files: [] as ObservedFile[] } : null;
-  const onFile = stream === null ? null : (scanned: ScannedFile): void => {
-    const file = scanned as ObservedFile;
-    if (!takeKnown(file, stream.known, false)) return;
-    stream.hashing.add(file);
-    stream.files.push(file);
-  };
+  const stream =
+    options.hashWhileWalking === true
+      ? { known: await options.known, hashing: startHashing(options.hash), files: [] as ObservedFile[] }
+      : null;
+  const onFile =
+    stream === null
+      ? null
+      : (scanned: ScannedFile): void => {
+          const file = scanned as ObservedFile;
+          if (!takeKnown(file, stream.known, false)) return;
+          stream.hashing.add(file);
+          stream.files.push(file);
+        };
   try {
     for (const source of sources) {
       const { kind, root, commit, scope, result, changed } = await observeOne(source, options, onFile);
@@ -118,8 +124,12 @@ export async function observeSources(sources: readonly Source[], options: Observ
         const gitChanged = changedByGit.get(file.source);
         // Git's word covers the paths it tracks as files; a followed link's content is its target's,
         // which git reports under the target's path: a link is compared by its stat like a folder file.
-        const unchangedByGit = gitChanged !== undefined && !gitChanged.has(file.path) &&
-          file.absPath.length === rootPrefix.length + file.path.length && file.absPath.endsWith(file.path) && file.absPath.startsWith(rootPrefix);
+        const unchangedByGit =
+          gitChanged !== undefined &&
+          !gitChanged.has(file.path) &&
+          file.absPath.length === rootPrefix.length + file.path.length &&
+          file.absPath.endsWith(file.path) &&
+          file.absPath.startsWith(rootPrefix);
         if (takeKnown(file, known, unchangedByGit)) toHash.push(file);
       }
       files.push(file);
@@ -136,7 +146,13 @@ export async function observeSources(sources: readonly Source[], options: Observ
       if (outcome !== undefined && 'sha256' in outcome) file.sha256 = outcome.sha256;
       else if (outcome !== undefined && 'unreadable' in outcome) {
         unreadable.add(file);
-        observation.skipped.push({ source: file.source, path: file.path, reason: 'unreadable', detail: outcome.unreadable, size: file.size });
+        observation.skipped.push({
+          source: file.source,
+          path: file.path,
+          reason: 'unreadable',
+          detail: outcome.unreadable,
+          size: file.size,
+        });
       }
     }
   };
@@ -153,7 +169,10 @@ export async function observeSources(sources: readonly Source[], options: Observ
  * or git says it did not change); else marks it for hashing (sha256 null) and returns true.
  */
 function takeKnown(file: ObservedFile, known: KnownFiles, unchangedByGit: boolean): boolean {
-  file.sha256 = known.knownSha256Of !== undefined ? known.knownSha256Of(file, unchangedByGit) : known.knownSha256(file.source, file.path, unchangedByGit ? null : file);
+  file.sha256 =
+    known.knownSha256Of !== undefined
+      ? known.knownSha256Of(file, unchangedByGit)
+      : known.knownSha256(file.source, file.path, unchangedByGit ? null : file);
   return file.sha256 === null;
 }
 
@@ -165,7 +184,14 @@ export function gitScope(url: string, subdir: string): string {
   return `${url}\n${subdir}`;
 }
 
-type ObservedSource = { kind: 'folder' | 'git'; root: string; commit: string | null; scope: string | null; result: ScanResult; changed: ReadonlySet<string> | null };
+type ObservedSource = {
+  kind: 'folder' | 'git';
+  root: string;
+  commit: string | null;
+  scope: string | null;
+  result: ScanResult;
+  changed: ReadonlySet<string> | null;
+};
 
 async function observeOne(source: Source, options: ObserveOptions, onFile: ((file: ScannedFile) => void) | null): Promise<ObservedSource> {
   const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
@@ -176,7 +202,12 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
     const scope = gitScope(redactCredentials(source.git.url), git.subdir);
     const last = options.lastSyncedCommit?.(source.name, scope) ?? null;
     // null (no synced commit yet, a shallow clone, rewritten history): fall back to comparing every file.
-    const diff = last === null ? null : last === git.commit ? { added: [], modified: [], deleted: [], renamed: [] } : await changedSince(git.checkoutDir, last, git.commit, source.git.subdir);
+    const diff =
+      last === null
+        ? null
+        : last === git.commit
+          ? { added: [], modified: [], deleted: [], renamed: [] }
+          : await changedSince(git.checkoutDir, last, git.commit, source.git.subdir);
     const changed = diff === null ? null : new Set([...diff.added, ...diff.modified, ...diff.renamed.map((r) => r.to)]);
     return { kind: 'git', root: git.root, commit: git.commit, scope, result: git, changed };
   }

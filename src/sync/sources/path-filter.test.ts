@@ -18,7 +18,11 @@ describe('createPathFilter', () => {
   it('excludes a whole folder by "dir/**" or by its name', () => {
     const filter = createPathFilter(['**/*'], ['drafts/**', 'tmp']);
 
-    expect([filter.folderExcludedBy('drafts'), filter.folderExcludedBy('tmp'), filter.folderExcludedBy('docs')]).toEqual(['drafts/**', 'tmp', null]);
+    expect([filter.folderExcludedBy('drafts'), filter.folderExcludedBy('tmp'), filter.folderExcludedBy('docs')]).toEqual([
+      'drafts/**',
+      'tmp',
+      null,
+    ]);
   });
 
   it('classifies in order: outside the include globs, secret, ignored, excluded, unsupported, candidate', () => {
@@ -27,9 +31,15 @@ describe('createPathFilter', () => {
 
     expect(filter.classifyFile('src/.env', '.env', ignored)).toBe('outside');
     expect(filter.classifyFile('docs/.env', '.env', ignored)).toEqual({ reason: 'secret', detail: 'named like .env; never read' });
-    expect(filter.classifyFile('docs/ignored.md', 'ignored.md', ignored)).toEqual({ reason: 'ignored', detail: 'matches .gitignore: *ignored.md' });
+    expect(filter.classifyFile('docs/ignored.md', 'ignored.md', ignored)).toEqual({
+      reason: 'ignored',
+      detail: 'matches .gitignore: *ignored.md',
+    });
     expect(filter.classifyFile('docs/old/a.md', 'a.md', none)).toEqual({ reason: 'ignored', detail: 'matches exclude: docs/old/*.md' });
-    expect(filter.classifyFile('docs/a.pdf', 'a.pdf', none)).toEqual({ reason: 'unsupported', detail: '.pdf files are not a supported type' });
+    expect(filter.classifyFile('docs/a.pdf', 'a.pdf', none)).toEqual({
+      reason: 'unsupported',
+      detail: '.pdf files are not a supported type',
+    });
     expect(filter.classifyFile('docs/a.XLSX', 'a.XLSX', none)).toBe('candidate');
   });
 });

@@ -18,7 +18,12 @@ export type PathFilter = {
    * `folderChecked`: the caller knows the path's folder holds no control character
    * (hasControlCharacter, once per folder), so only the base name is tested for one.
    */
-  classifyFile(path: string, baseName: string, ignoredBy: (path: string, baseName: string) => string | null, folderChecked?: boolean): FileVerdict;
+  classifyFile(
+    path: string,
+    baseName: string,
+    ignoredBy: (path: string, baseName: string) => string | null,
+    folderChecked?: boolean,
+  ): FileVerdict;
 };
 
 /** Folders never descended nor uploaded, whatever the globs say; each is listed once as ignored. */

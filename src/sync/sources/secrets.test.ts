@@ -23,7 +23,7 @@ const EXAMPLES: Record<string, string[]> = {
   '.npmrc': ['.npmrc'],
   '.pypirc': ['.pypirc'],
   '.netrc': ['.netrc'],
-  '_netrc': ['_netrc'],
+  _netrc: ['_netrc'],
   '.git-credentials': ['.git-credentials'],
   '.pgpass': ['.pgpass'],
   '.htpasswd': ['.htpasswd'],
@@ -33,7 +33,12 @@ const EXAMPLES: Record<string, string[]> = {
   'client_secret*.json': ['client_secret_123.apps.json'],
   'service-account*.json': ['service-account.json'],
   '*credentials*.{json,txt,csv,tsv,xml,yaml,yml,ini,toml,cfg,conf,properties}': [
-    'credentials.txt', 'aws_credentials.json', 'gcloud-credentials.json', 'db.credentials.yaml', 'AWS-CREDENTIALS.CSV', 'my_credentials_v2.ini',
+    'credentials.txt',
+    'aws_credentials.json',
+    'gcloud-credentials.json',
+    'db.credentials.yaml',
+    'AWS-CREDENTIALS.CSV',
+    'my_credentials_v2.ini',
   ],
   '*.kdbx': ['vault.kdbx'],
   'secrets.*': ['secrets.yaml', 'secrets.json', 'Secrets.md'],
@@ -45,16 +50,30 @@ describe('secretPatternOf', () => {
     expect(Object.keys(EXAMPLES).sort()).toEqual([...SECRET_FILE_PATTERNS].sort());
   });
 
-  it.each(Object.entries(EXAMPLES).flatMap(([pattern, names]) => names.map((name) => [name, pattern])))('%s matches %s', (name, pattern) => {
-    expect(secretPatternOf(name)).toBe(pattern);
-  });
-
-  it.each(['README.md', 'environment.md', 'env.md', 'keys.md', 'keynote.txt', 'my-secrets-guide.md', 'credentials.md', 'rotating-credentials.html', 'credentials-policy.docx', 'credential.json', 'env-setup.md', 'id.json', 'notes.txt'])(
-    'leaves %s alone',
-    (name) => {
-      expect(secretPatternOf(name)).toBeNull();
+  it.each(Object.entries(EXAMPLES).flatMap(([pattern, names]) => names.map((name) => [name, pattern])))(
+    '%s matches %s',
+    (name, pattern) => {
+      expect(secretPatternOf(name)).toBe(pattern);
     },
   );
+
+  it.each([
+    'README.md',
+    'environment.md',
+    'env.md',
+    'keys.md',
+    'keynote.txt',
+    'my-secrets-guide.md',
+    'credentials.md',
+    'rotating-credentials.html',
+    'credentials-policy.docx',
+    'credential.json',
+    'env-setup.md',
+    'id.json',
+    'notes.txt',
+  ])('leaves %s alone', (name) => {
+    expect(secretPatternOf(name)).toBeNull();
+  });
 
   it.each(['.pem', '.KEY', 'x.PEM', 'a.tar.pem', '.env', 'x.env', 'file.', 'noext', 'readme.md', ...Object.values(EXAMPLES).flat()])(
     '%s: the same answer with its extension handed over (as the walk does) as without',

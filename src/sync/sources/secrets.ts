@@ -8,19 +8,44 @@ import picomatch from 'picomatch';
  */
 export const SECRET_FILE_PATTERNS: readonly string[] = [
   // environment files (".env-staging.json", ".env_prod.txt", ".envrc" too)
-  '.env', '.env.*', '*.env', '.env*',
+  '.env',
+  '.env.*',
+  '*.env',
+  '.env*',
   // private keys and certificates with keys
-  '*.pem', '*.key', '*.p12', '*.pfx', '*.jks', '*.keystore', '*.ppk', '*.asc',
-  'id_rsa*', 'id_dsa*', 'id_ecdsa*', 'id_ed25519*',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  '*.jks',
+  '*.keystore',
+  '*.ppk',
+  '*.asc',
+  'id_rsa*',
+  'id_dsa*',
+  'id_ecdsa*',
+  'id_ed25519*',
   // package-manager and tool credentials
-  '.npmrc', '.pypirc', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.htpasswd', '.dockercfg',
+  '.npmrc',
+  '.pypirc',
+  '.netrc',
+  '_netrc',
+  '.git-credentials',
+  '.pgpass',
+  '.htpasswd',
+  '.dockercfg',
   // cloud and service-account credentials
-  'credentials', 'credentials*.json', 'client_secret*.json', 'service-account*.json',
+  'credentials',
+  'credentials*.json',
+  'client_secret*.json',
+  'service-account*.json',
   // credential data anywhere in the name ("aws_credentials.json", "gcloud-credentials.txt"); a document
   // about credentials ("credentials.md", "rotating-credentials.html") is not one
   '*credentials*.{json,txt,csv,tsv,xml,yaml,yml,ini,toml,cfg,conf,properties}',
   // password stores and generic secret files
-  '*.kdbx', 'secrets.*', 'secret.*',
+  '*.kdbx',
+  'secrets.*',
+  'secret.*',
 ];
 
 // Fast path for 100k names a scan: `*.ext` patterns become one Map lookup on the extension; the

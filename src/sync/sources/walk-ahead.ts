@@ -38,7 +38,10 @@ export function listingOf(entries: Dirent[]): { names: string[]; kinds: Uint8Arr
   const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const sorted = !entries.some((e) => e.isDirectory())
     ? entries.sort(byName)
-    : entries.map((e) => ({ e, name: e.isDirectory() ? `${e.name}/` : e.name })).sort(byName).map(({ e }) => e);
+    : entries
+        .map((e) => ({ e, name: e.isDirectory() ? `${e.name}/` : e.name }))
+        .sort(byName)
+        .map(({ e }) => e);
   const names = new Array<string>(sorted.length);
   const kinds = new Uint8Array(sorted.length);
   for (let i = 0; i < sorted.length; i++) {
@@ -59,7 +62,14 @@ type Message =
   | { kind: 'end'; listed?: number; error?: string };
 
 /** What the helper is given (workerData of walk-ahead-worker.ts). */
-export type HelperData = { port: MessagePort; ctl: Int32Array; claims: Uint8Array; roots: readonly string[]; extensions: readonly string[]; neverListed: readonly string[] };
+export type HelperData = {
+  port: MessagePort;
+  ctl: Int32Array;
+  claims: Uint8Array;
+  roots: readonly string[];
+  extensions: readonly string[];
+  neverListed: readonly string[];
+};
 
 /**
  * The helper's thread (walk-ahead-worker.ts): tells the walk when it ends, however it ends (an
@@ -160,7 +170,8 @@ function walkAhead({ port, ctl, claims, roots, extensions, neverListed }: Helper
           continue;
         }
         const { names, kinds } = listingOf(entries);
-        for (let i = names.length - 1; i >= 0; i--) if (kinds[i] === ENTRY_DIR && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
+        for (let i = names.length - 1; i >= 0; i--)
+          if (kinds[i] === ENTRY_DIR && !never.has(names[i] as string)) stack.push(`${dir}/${names[i]}`);
         const k = next++;
         const sent = kinds.slice();
         post({ kind: 'listing', dir, k, names: names.join('/'), kinds: sent }, [sent.buffer]);
@@ -232,7 +243,14 @@ export class WalkAhead {
     const { port1, port2 } = new MessageChannel();
     const code = options.helper?.(HELPER_ENTRY) ?? HELPER_ENTRY;
     try {
-      const data: HelperData = { port: port2, ctl, claims, roots: unique, extensions: [...SUPPORTED_EXTENSIONS], neverListed: NEVER_LISTED };
+      const data: HelperData = {
+        port: port2,
+        ctl,
+        claims,
+        roots: unique,
+        extensions: [...SUPPORTED_EXTENSIONS],
+        neverListed: NEVER_LISTED,
+      };
       const worker = startWorker(code, { workerData: data, transferList: [port2] });
       worker.unref();
       // The walk learns of a helper's end through ctl (it never returns to the event loop while walking).
@@ -327,7 +345,10 @@ export class WalkAhead {
     for (let m = receiveMessageOnPort(this.#port); m !== undefined; m = receiveMessageOnPort(this.#port)) {
       const message = m.message as Message;
       if (message.kind === 'listing') {
-        this.#listings.set(message.dir, message.k < 0 ? null : { k: message.k, names: message.names === '' ? [] : message.names.split('/'), kinds: message.kinds });
+        this.#listings.set(
+          message.dir,
+          message.k < 0 ? null : { k: message.k, names: message.names === '' ? [] : message.names.split('/'), kinds: message.kinds },
+        );
       } else if (message.kind === 'stats') {
         this.#stats.set(message.k, message.stats);
       } else {

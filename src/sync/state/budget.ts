@@ -9,7 +9,6 @@ import type { SourceIds } from './source-ids.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from './state-types.js';
 import type { TrackedFiles } from './tracked-files.js';
 
-
 type Deps = { outbox: Outbox; tracked: TrackedFiles; sources: SourceIds; meta: Meta; now: () => Date };
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
@@ -64,9 +63,16 @@ export function createBudget(db: Database, deps: Deps) {
   };
   const usedIn = (key: string): { reserved: number; spent: number } => totalsOf.get(key) ?? { reserved: 0, spent: 0 };
 
-  const complete = (op: OpRow, creditsCharged: number | null, remoteId: string | null, remoteStatus: RemoteStatus | null, remoteSha256: string | null = null): void => {
+  const complete = (
+    op: OpRow,
+    creditsCharged: number | null,
+    remoteId: string | null,
+    remoteStatus: RemoteStatus | null,
+    remoteSha256: string | null = null,
+  ): void => {
     const charged = creditsCharged ?? op.credits;
-    if (!Number.isSafeInteger(charged) || charged < 0) throw new RangeError(`credits charged must be a non-negative integer, got ${charged}`);
+    if (!Number.isSafeInteger(charged) || charged < 0)
+      throw new RangeError(`credits charged must be a non-negative integer, got ${charged}`);
     if (op.kind === 'upload' && remoteId === null) throw new RangeError(`upload ${op.id} done without a remote id`);
     const atMs = now().getTime();
     closeReservation(op, 'spend', charged, remoteId ?? op.remote_id, atMs);
@@ -78,12 +84,26 @@ export function createBudget(db: Database, deps: Deps) {
       // The server hashed what it received. Another hash means the file was edited while it was sent:
       // the row records what the dataset holds, and an mtime no stat can have, so the next pass hashes the file again.
       const received = remoteSha256 !== null && remoteSha256.toLowerCase() !== hashed ? remoteSha256.toLowerCase() : null;
-      tracked.writeTracked({
-        source, path, size: op.size as number, mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK, inode: op.inode as number,
-        sha256: received ?? hashed, remoteName: decodeRemoteName(source, path, op.remote_name),
-        remoteId, remoteStatus: remoteStatus ?? 'queued', reprocessAttempts: 0, lastAction: 'upload',
-        lastReason: received === null ? op.reason : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
-      }, atMs);
+      tracked.writeTracked(
+        {
+          source,
+          path,
+          size: op.size as number,
+          mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK,
+          inode: op.inode as number,
+          sha256: received ?? hashed,
+          remoteName: decodeRemoteName(source, path, op.remote_name),
+          remoteId,
+          remoteStatus: remoteStatus ?? 'queued',
+          reprocessAttempts: 0,
+          lastAction: 'upload',
+          lastReason:
+            received === null
+              ? op.reason
+              : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
+        },
+        atMs,
+      );
     } else if (op.kind === 'reprocess') {
       reprocessed.run(remoteStatus ?? 'queued', op.reason, atMs, op.source_id as number, op.path as string);
     } else if (op.kind === 'reindex') {

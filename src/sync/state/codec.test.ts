@@ -25,7 +25,12 @@ describe('codec', () => {
   });
 
   it('round-trips every remote name form', () => {
-    for (const [source, path, name] of [['docs', 'a.md', 'a.md'], ['docs', 'a.md', 'docs/a.md'], ['docs', 'a.md', 'other/a.md'], ['d', 'x/y.md', 'd/x/y.md']] as const) {
+    for (const [source, path, name] of [
+      ['docs', 'a.md', 'a.md'],
+      ['docs', 'a.md', 'docs/a.md'],
+      ['docs', 'a.md', 'other/a.md'],
+      ['d', 'x/y.md', 'd/x/y.md'],
+    ] as const) {
       expect(decodeRemoteName(source, path, encodeRemoteName(source, path, name))).toBe(name);
     }
   });

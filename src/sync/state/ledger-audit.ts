@@ -2,7 +2,6 @@ import type { Database } from 'better-sqlite3';
 import { periodKeysOfDay } from './periods.js';
 import type { LedgerSums, LedgerTotals } from './state-types.js';
 
-
 type Group = { run_id: number; period_day: number; reserve: number; released: number; closed: number; spend: number };
 
 /** Re-sums the append-only ledger and checks it against the running totals and the outbox. */
@@ -26,11 +25,18 @@ export function createLedgerAudit(db: Database) {
   const doubleSpend = db.prepare<[], { op_id: number; n: number }>(
     `SELECT op_id, count(*) AS n FROM ledger WHERE kind = 'spend' GROUP BY op_id HAVING n > 1 LIMIT 20`,
   );
-  const allTotals = db.prepare<[], { period: string; reserved: number; spent: number }>('SELECT period, reserved, spent FROM budget_totals');
+  const allTotals = db.prepare<[], { period: string; reserved: number; spent: number }>(
+    'SELECT period, reserved, spent FROM budget_totals',
+  );
   const outstanding = db.prepare<[], number>('SELECT coalesce(sum(reserved), 0) FROM outbox').pluck();
 
   const ledgerTotals = (): LedgerTotals => {
-    const totals: LedgerTotals = { all: { reserve: 0, release: 0, spend: 0, reserved: 0, spent: 0 }, byRun: new Map(), byDay: new Map(), byMonth: new Map() };
+    const totals: LedgerTotals = {
+      all: { reserve: 0, release: 0, spend: 0, reserved: 0, spent: 0 },
+      byRun: new Map(),
+      byDay: new Map(),
+      byMonth: new Map(),
+    };
     const add = <K>(map: Map<K, LedgerSums>, key: K, reserved: number, spent: number): void => {
       const s = map.get(key) ?? { reserved: 0, spent: 0 };
       map.set(key, { reserved: s.reserved + reserved, spent: s.spent + spent });

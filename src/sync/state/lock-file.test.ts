@@ -36,7 +36,11 @@ describe('acquireLock', () => {
   it('writes the owner to a 0600 lock file and removes it on release', () => {
     const lock = acquireLock(lockPath, '.kbsync/state.db', now);
 
-    expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toEqual({ pid: process.pid, host: hostname(), startedAt: '2025-03-14T12:00:00.000Z' });
+    expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toEqual({
+      pid: process.pid,
+      host: hostname(),
+      startedAt: '2025-03-14T12:00:00.000Z',
+    });
     expect(statSync(lockPath).mode & 0o777).toBe(0o600);
     expect(lock.takenOver).toBeNull();
     lock.release();
@@ -66,7 +70,7 @@ describe('acquireLock', () => {
     lock.release();
   });
 
-  it('never treats another host\'s lock as stale', () => {
+  it("never treats another host's lock as stale", () => {
     writeFileSync(lockPath, JSON.stringify({ pid: deadPid(), host: 'ci-runner-7', startedAt: '2025-03-01T00:00:00.000Z' }));
 
     const err = catchError(() => acquireLock(lockPath, 'state.db', now));

@@ -8,7 +8,9 @@ const commitKey = (source: string): string => `git.last_commit.${source}`;
 /** The `meta` key/value table (schema facts, rebuild marks, per-git-source last synced commit). */
 export function createMeta(db: Database) {
   const get = db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck();
-  const set = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const set = db.prepare<[string, string]>(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  );
   const del = db.prepare<[string]>('DELETE FROM meta WHERE key = ?');
   return {
     /** The value of a meta key, or null. */

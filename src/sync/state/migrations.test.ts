@@ -17,7 +17,17 @@ describe('migrate', () => {
 
     expect(from).toBe(0);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
-    expect(tables(db)).toEqual(['budget_totals', 'files', 'ledger', 'meta', 'outbox', 'runs', 'sources', 'sqlite_sequence', 'webhook_events']);
+    expect(tables(db)).toEqual([
+      'budget_totals',
+      'files',
+      'ledger',
+      'meta',
+      'outbox',
+      'runs',
+      'sources',
+      'sqlite_sequence',
+      'webhook_events',
+    ]);
   });
 
   it('is a no-op on an up-to-date database', () => {
@@ -43,7 +53,14 @@ describe('migrate', () => {
 
   it('rolls a failed step back, leaving the version where it was', () => {
     db = new Database(':memory:');
-    const failing: Migration = { version: 1, name: 'bad', up: (d) => { d.exec('CREATE TABLE x (a)'); throw new Error('boom'); } };
+    const failing: Migration = {
+      version: 1,
+      name: 'bad',
+      up: (d) => {
+        d.exec('CREATE TABLE x (a)');
+        throw new Error('boom');
+      },
+    };
 
     expect(() => migrate(db, [failing])).toThrow('boom');
 
@@ -76,7 +93,9 @@ describe('migrate', () => {
     db = new Database(':memory:');
     migrate(db, MIGRATIONS.slice(0, 2));
     db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
-    const insert = db.prepare(`INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`);
+    const insert = db.prepare(
+      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
+    );
     insert.run('reindex', 2, 'k1', 'done');
     insert.run('reindex', 2, 'k2', 'unknown');
     insert.run('reindex', 2, 'k3', 'done');
@@ -85,7 +104,9 @@ describe('migrate', () => {
 
     migrate(db);
 
-    expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([{ id: 2, kind: 'reindex', idempotency_key: 'k2', state: 'unknown' }]);
+    expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([
+      { id: 2, kind: 'reindex', idempotency_key: 'k2', state: 'unknown' },
+    ]);
     const next = Number(insert.run('query', 1, 'k5', 'pending').lastInsertRowid);
     expect(next).toBe(4);
     insert.run('chat', 1, 'k6', 'pending');
@@ -98,10 +119,14 @@ describe('migrate', () => {
     db = new Database(':memory:');
     migrate(db, MIGRATIONS.slice(0, 3));
     db.prepare(`INSERT INTO sources (id, name) VALUES (1, 'docs')`).run();
-    db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, 'a.md', 4, 0, 0, zeroblob(32), '7', 0)`).run();
+    db.prepare(
+      `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, 'a.md', 4, 0, 0, zeroblob(32), '7', 0)`,
+    ).run();
     const insert = (d: Database.Database, path: string, remoteId: string | null): void => {
       d.prepare(`INSERT OR IGNORE INTO sources (id, name) VALUES (1, 'docs')`).run();
-      d.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, ?, 4, 0, 0, zeroblob(32), ?, 0)`).run(path, remoteId);
+      d.prepare(
+        `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_id, updated_at) VALUES (1, ?, 4, 0, 0, zeroblob(32), ?, 0)`,
+      ).run(path, remoteId);
     };
     const empty = new Database(':memory:');
     const localOnly = new Database(':memory:');

@@ -124,7 +124,8 @@ function v3(db: Database): void {
   const widened = table
     .replace('CREATE TABLE outbox (', 'CREATE TABLE outbox_v3 (')
     .replace(`CHECK (kind IN ('upload','reprocess','reindex'))`, `CHECK (kind IN ('upload','reprocess','reindex','query','chat'))`);
-  if (widened === table.replace('CREATE TABLE outbox (', 'CREATE TABLE outbox_v3 (')) throw new Error('migration 3: the outbox kind CHECK was not found');
+  if (widened === table.replace('CREATE TABLE outbox (', 'CREATE TABLE outbox_v3 ('))
+    throw new Error('migration 3: the outbox kind CHECK was not found');
   db.exec(widened);
   db.exec('INSERT INTO outbox_v3 SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_v3 RENAME TO outbox;');
   db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
@@ -174,7 +175,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'query and chat ops in the outbox', up: v3 },
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
-  { version: 6, name: 'keep the service\'s reason for a failed remote copy', up: (db) => db.exec(V6) },
+  { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */
@@ -182,12 +183,16 @@ export function migrate(db: Database, migrations: readonly Migration[] = MIGRATI
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
   let previous = 0;
   for (const step of migrations) {
-    if (step.version !== previous + 1) throw new RangeError(`migrations must be numbered 1, 2, 3...; got ${step.version} after ${previous}`);
+    if (step.version !== previous + 1)
+      throw new RangeError(`migrations must be numbered 1, 2, 3...; got ${step.version} after ${previous}`);
     previous = step.version;
   }
   const from = version();
   if (from > previous) {
-    throw new KbsyncError('state_version', `the state database has schema version ${from}, newer than this kbsync knows (${previous}); upgrade kbsync`);
+    throw new KbsyncError(
+      'state_version',
+      `the state database has schema version ${from}, newer than this kbsync knows (${previous}); upgrade kbsync`,
+    );
   }
   for (const step of migrations) {
     // Re-read the version under the write lock: another process may have migrated meanwhile.

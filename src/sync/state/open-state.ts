@@ -82,7 +82,10 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
 
 /** Renames a damaged state database (and its -wal/-shm) to `<path>.corrupt-<UTC timestamp>`; returns the new path. */
 export function moveAsideCorrupt(path: string, now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   const aside = `${path}.corrupt-${stamp}`;
   renameSync(path, aside);
   for (const suffix of ['-wal', '-shm']) {

@@ -46,12 +46,16 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const openForPath = db.prepare<[number, string, OpKind], OpRow>(
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND source_id = ? AND path = ? AND kind = ? ORDER BY id`,
   );
-  const openReindex = db.prepare<[], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = 'pending' AND kind = 'reindex' LIMIT 1`);
+  const openReindex = db.prepare<[], OpRow>(
+    `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = 'pending' AND kind = 'reindex' LIMIT 1`,
+  );
   const forPath = db.prepare<[number, string], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE source_id = ? AND path = ? ORDER BY id`);
   const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
       reason, credits, idempotency_key, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
   // Only a row with no reservation yet: a reserved one's price is in the ledger.
-  const reprice = db.prepare<[number, number, number]>(`UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`);
+  const reprice = db.prepare<[number, number, number]>(
+    `UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`,
+  );
   const cancel = db.prepare<[string, number, number]>(
     `UPDATE outbox SET state = 'cancelled', error = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
   );
@@ -102,7 +106,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   };
 
   const enqueue = db.transaction((op: NewOp): number => {
-    if (!Number.isSafeInteger(op.credits) || op.credits < 0) throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    if (!Number.isSafeInteger(op.credits) || op.credits < 0)
+      throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
     const at = nowMs();
     if (op.kind === 'reindex') {
       const open = openReindex.get();

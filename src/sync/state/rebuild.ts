@@ -41,11 +41,23 @@ export function rebuildFromRemote(
     const at = deps.nowMs();
     for (const { entry, source, path } of latest.values()) {
       // One statement per entry: a row already there is kept as it is.
-      const written = deps.tracked.writeTrackedIfNew({
-        source, path, size: entry.size ?? UNKNOWN_SIZE, mtimeNs: UNKNOWN_MTIME_NS, inode: UNKNOWN_INODE, sha256: entry.sha256,
-        remoteName: entry.name, remoteId: entry.id, remoteStatus: toRemoteStatus(entry.status), reprocessAttempts: 0,
-        lastAction: 'rebuilt', lastReason: 'rebuilt from the remote listing',
-      }, at);
+      const written = deps.tracked.writeTrackedIfNew(
+        {
+          source,
+          path,
+          size: entry.size ?? UNKNOWN_SIZE,
+          mtimeNs: UNKNOWN_MTIME_NS,
+          inode: UNKNOWN_INODE,
+          sha256: entry.sha256,
+          remoteName: entry.name,
+          remoteId: entry.id,
+          remoteStatus: toRemoteStatus(entry.status),
+          reprocessAttempts: 0,
+          lastAction: 'rebuilt',
+          lastReason: 'rebuilt from the remote listing',
+        },
+        at,
+      );
       if (written) report.inserted++;
       else report.kept++;
     }

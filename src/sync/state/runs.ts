@@ -5,7 +5,6 @@ import type { RunRecord, RunStatus } from './state-types.js';
 
 type Row = { id: number; command: string; status: string; started_at: number; finished_at: number | null; summary_json: string | null };
 
-
 /** How many of the newest finished runs are always kept; older ones go unless something still refers to them. */
 export const RUNS_KEPT = 500;
 

@@ -19,13 +19,16 @@ describe('classifyStateError', () => {
     expect((err as Error).message).toBe(`state: cannot use .kbsync/state.db as the state database: ${problem} (${code}: something)`);
   });
 
-  it.each(['ENOSPC', 'EROFS', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DIRECTORY'])('during a run, %s is state_write_failed', (code) => {
-    const err = classifyStateError(withCode(code), '.kbsync/state.db');
+  it.each(['ENOSPC', 'EROFS', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_READONLY_DIRECTORY'])(
+    'during a run, %s is state_write_failed',
+    (code) => {
+      const err = classifyStateError(withCode(code), '.kbsync/state.db');
 
-    expect(codeOf(err)).toBe('state_write_failed');
-    expect((err as Error).message).toMatch(/^the state database \.kbsync\/state\.db could not be written: /);
-    expect((err as Error).cause).toBeInstanceOf(Error);
-  });
+      expect(codeOf(err)).toBe('state_write_failed');
+      expect((err as Error).message).toMatch(/^the state database \.kbsync\/state\.db could not be written: /);
+      expect((err as Error).cause).toBeInstanceOf(Error);
+    },
+  );
 
   it('leaves a setting problem met during a run, and anything else, as it was; corruption is state_corrupt either way', () => {
     const eacces = withCode('EACCES');
@@ -40,7 +43,16 @@ describe('classifyStateError', () => {
 
 describe('guardCorruption', () => {
   it('classifies what every method of the store throws, and passes results and other values through', () => {
-    const store = guardCorruption({ label: 'kept', write: (): never => { throw withCode('SQLITE_FULL'); }, read: (n: number) => n + 1 }, 's.db');
+    const store = guardCorruption(
+      {
+        label: 'kept',
+        write: (): never => {
+          throw withCode('SQLITE_FULL');
+        },
+        read: (n: number) => n + 1,
+      },
+      's.db',
+    );
 
     expect(store.label).toBe('kept');
     expect(store.read(1)).toBe(2);

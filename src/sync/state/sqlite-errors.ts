@@ -43,7 +43,9 @@ export function classifyStateError(err: unknown, label: string, o: { opening?: b
     return new KbsyncError('state_unavailable', `state: cannot use ${label} as the state database: ${problem} (${detail})`, { cause: err });
   }
   if (problem !== undefined && WRITE_PROBLEMS.has(primary as string)) {
-    return new KbsyncError('state_write_failed', `the state database ${label} could not be written: ${problem} (${detail})`, { cause: err });
+    return new KbsyncError('state_write_failed', `the state database ${label} could not be written: ${problem} (${detail})`, {
+      cause: err,
+    });
   }
   if (!isCorruption(err)) return err;
   return new KbsyncError(

@@ -10,8 +10,18 @@ import { createRuns } from './runs.js';
 import { createSourceIds } from './source-ids.js';
 import { guardCorruption } from './sqlite-errors.js';
 import type {
-  BudgetCaps, CreditsUsed, LedgerTotals, NewOp, OutboxOp, RebuildReport, RemoteListingEntry, ReserveResult, RunRecord, RunStatus,
-  SettleOutcome, UnknownResolution,
+  BudgetCaps,
+  CreditsUsed,
+  LedgerTotals,
+  NewOp,
+  OutboxOp,
+  RebuildReport,
+  RemoteListingEntry,
+  ReserveResult,
+  RunRecord,
+  RunStatus,
+  SettleOutcome,
+  UnknownResolution,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
@@ -114,7 +124,15 @@ export type StateDiagnostics = {
   freePages: number;
 };
 
-type Open = { db: Database; label: string; now: () => Date; isNew: boolean; lockTakenOver: LockOwner | null; recover: boolean; onClose: () => void };
+type Open = {
+  db: Database;
+  label: string;
+  now: () => Date;
+  isNew: boolean;
+  lockTakenOver: LockOwner | null;
+  recover: boolean;
+  onClose: () => void;
+};
 
 /** Wires the table modules over an open, migrated database. */
 export function createStateStore(o: Open): StateStore {

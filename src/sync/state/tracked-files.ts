@@ -12,7 +12,22 @@ export { trackedKey } from '../planner/keys.js';
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 
-type Row = [number, string, number, string, number, string, string | null, string | null, string | null, number, string | null, string | null, number, string | null];
+type Row = [
+  number,
+  string,
+  number,
+  string,
+  number,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  number,
+  string | null,
+];
 
 // Hex and text conversions happen in SQLite: cheaper than a Buffer and a BigInt per row in JS.
 const FILE_COLUMNS = `path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
@@ -77,9 +92,15 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const columnsOfSource = db.prepare(BULK_SQL).raw(true);
   const detailsOfSource = db.prepare(DETAILS_SQL).raw(true);
   const columnAsJson = (column: SeparatedColumn, sourceId: number): ColumnAgain =>
-    db.prepare(`SELECT count(*), ${SEPARATED[column].json}, json_group_array(path), group_concat(hex(sha256), '') FROM files WHERE source_id = ?`)
-      .raw(true).get(sourceId) as ColumnAgain;
-  const detailsOfFile = db.prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`).raw(true);
+    db
+      .prepare(
+        `SELECT count(*), ${SEPARATED[column].json}, json_group_array(path), group_concat(hex(sha256), '') FROM files WHERE source_id = ?`,
+      )
+      .raw(true)
+      .get(sourceId) as ColumnAgain;
+  const detailsOfFile = db
+    .prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`)
+    .raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
   const INSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
@@ -97,13 +118,23 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
   // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
   db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT) WITHOUT ROWID');
-  const stage = db.prepare<[string, string, string | null]>('INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error) VALUES (?, ?, ?)');
-  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = ? FROM temp.status_updates AS u
+  const stage = db.prepare<[string, string, string | null]>(
+    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error) VALUES (?, ?, ?)',
+  );
+  const applyStaged = db.prepare<
+    [number]
+  >(`UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = ? FROM temp.status_updates AS u
     WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error)`);
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
-  const remoteErrorOf = db.prepare<[number, string], string | null>(`SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`).pluck();
+  const remoteErrorOf = db
+    .prepare<[number, string], string | null>(
+      `SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`,
+    )
+    .pluck();
   const count = db.prepare('SELECT count(*) FROM files').pluck();
-  const unsettled = db.prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`).pluck();
+  const unsettled = db
+    .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
+    .pluck();
 
   const toTracked = (r: Row): TrackedFile => {
     const source = sources.nameOf(r[0]);
@@ -127,9 +158,19 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   };
 
   const argsOf = (f: TrackedFileInput, at: number) => [
-    sources.idOf(f.source), f.path, f.size, mtimeToBind(f.mtimeNs), f.inode, shaToBlob(f.sha256),
-    encodeRemoteName(f.source, f.path, f.remoteName), f.remoteId, f.remoteStatus, f.reprocessAttempts,
-    f.lastAction, f.lastReason, at,
+    sources.idOf(f.source),
+    f.path,
+    f.size,
+    mtimeToBind(f.mtimeNs),
+    f.inode,
+    shaToBlob(f.sha256),
+    encodeRemoteName(f.source, f.path, f.remoteName),
+    f.remoteId,
+    f.remoteStatus,
+    f.reprocessAttempts,
+    f.lastAction,
+    f.lastReason,
+    at,
   ];
   const write = (f: TrackedFileInput, at = nowMs()): void => {
     upsert.run(...argsOf(f, at));
@@ -154,12 +195,18 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       for (const [id, source] of named) {
         const columns = (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow;
-        const read = readColumns(source, columns, () => detailsOfSource.get(id) as DetailsRow, (column) => columnAsJson(column, id));
+        const read = readColumns(
+          source,
+          columns,
+          () => detailsOfSource.get(id) as DetailsRow,
+          (column) => columnAsJson(column, id),
+        );
         index.addColumns(source, {
           ...read,
           detailsOf: (i) => {
             const r = detailsOfFile.get(id, read.paths[i]) as [number, string | null, string | null, number] | undefined;
-            if (r === undefined) throw new Error(`tracked files of source "${source}": changed while they were read (${read.paths[i]} is gone): plan again`);
+            if (r === undefined)
+              throw new Error(`tracked files of source "${source}": changed while they were read (${read.paths[i]} is gone): plan again`);
             return { reprocessAttempts: r[0], lastAction: r[1], lastReason: r[2], updatedAt: r[3] };
           },
         });
@@ -252,11 +299,13 @@ function readColumns(
     } catch (err) {
       throw new Error(`tracked files of source "${source}": ${column} is not readable (${errorText(err)})`, { cause: err });
     }
-    if (values.length !== count) throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
+    if (values.length !== count)
+      throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
     return values;
   };
   const hex = (shas ?? '').toLowerCase();
-  const changed = (why: string): Error => new Error(`tracked files of source "${source}": changed while they were read (${why}): plan again`);
+  const changed = (why: string): Error =>
+    new Error(`tracked files of source "${source}": changed while they were read (${why}): plan again`);
   // Read again (possibly on another connection than the bulk row's): the same rows, or a refusal.
   const split = (column: SeparatedColumn, joined: string | null | undefined, pathsSoFar: readonly string[] | null): string[] => {
     const values = count === 0 ? [] : (joined ?? '').split(SEPARATED[column].separator);
@@ -269,9 +318,11 @@ function readColumns(
     if (pathsSoFar !== null && paths.some((p, i) => p !== pathsSoFar[i])) throw changed('their paths moved');
     return again;
   };
-  if (hex.length !== count * 64) throw new Error(`tracked files of source "${source}": sha256 holds ${hex.length} hex digits for ${count} files (64 each)`);
+  if (hex.length !== count * 64)
+    throw new Error(`tracked files of source "${source}": sha256 holds ${hex.length} hex digits for ${count} files (64 each)`);
   const nulls = nullIds ?? '';
-  if (nulls.length !== count) throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
+  if (nulls.length !== count)
+    throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
   const pathColumn = split('path', paths, null);
   const remoteIds: (string | null)[] = split('remote_id', ids, pathColumn);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
@@ -284,14 +335,25 @@ function readColumns(
     if (nulls.charCodeAt(i) === 49 /* "1" */) remoteIds[i] = null;
   }
   return {
-    paths: pathColumn, sizes: parse('size', sizes), mtimeNs: split('mtime_ns', mtimes, pathColumn), inodes: parse('inode', inodes), sha256, remoteNames,
-    remoteIds, remoteStatuses: parse('remote_status', statuses),
+    paths: pathColumn,
+    sizes: parse('size', sizes),
+    mtimeNs: split('mtime_ns', mtimes, pathColumn),
+    inodes: parse('inode', inodes),
+    sha256,
+    remoteNames,
+    remoteIds,
+    remoteStatuses: parse('remote_status', statuses),
     details: () => {
       const [files, attempts, actions, reasons, times] = readDetails();
-      if (files !== count) throw new Error(`tracked files of source "${source}": changed while they were read (${count} at first, ${files} later): plan again`);
+      if (files !== count)
+        throw new Error(
+          `tracked files of source "${source}": changed while they were read (${count} at first, ${files} later): plan again`,
+        );
       return {
-        reprocessAttempts: parse('reprocess_attempts', attempts), lastActions: parse('last_action', actions),
-        lastReasons: parse('last_reason', reasons), updatedAt: parse<number>('updated_at', times),
+        reprocessAttempts: parse('reprocess_attempts', attempts),
+        lastActions: parse('last_action', actions),
+        lastReasons: parse('last_reason', reasons),
+        updatedAt: parse<number>('updated_at', times),
       };
     },
   };

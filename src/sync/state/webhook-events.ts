@@ -35,7 +35,11 @@ export function createWebhookEvents(db: Database) {
     /** The newest accepted deliveries first. */
     webhookEvents(limit = 100): WebhookEventRecord[] {
       return list.all(limit).map((r) => ({
-        id: r.id, type: r.type, sentAtSec: r.sent_at, receivedAtMs: r.received_at, data: r.data_json === null ? null : (JSON.parse(r.data_json) as unknown),
+        id: r.id,
+        type: r.type,
+        sentAtSec: r.sent_at,
+        receivedAtMs: r.received_at,
+        data: r.data_json === null ? null : (JSON.parse(r.data_json) as unknown),
       }));
     },
   };

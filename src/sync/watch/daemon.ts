@@ -31,7 +31,15 @@ export type DaemonSnapshot = {
   /** True once the first sync cycle has ended without an error. */
   ready: boolean;
   watches: SourceWatch[];
-  lastSync: { at: string; reasons: CycleReason[]; status: 'done' | 'stopped'; uploaded: number; deferred: number; failed: number; creditsSpent: number } | null;
+  lastSync: {
+    at: string;
+    reasons: CycleReason[];
+    status: 'done' | 'stopped';
+    uploaded: number;
+    deferred: number;
+    failed: number;
+    creditsSpent: number;
+  } | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
@@ -68,9 +76,27 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const nowMs = o.nowMs ?? Date.now;
   const iso = (ms = nowMs()): string => new Date(ms).toISOString();
   const w = config.watch;
-  const counters: DaemonCounters = { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 };
+  const counters: DaemonCounters = {
+    cycles: 0,
+    cyclesFailed: 0,
+    rescans: 0,
+    uploads: 0,
+    failures: 0,
+    retries: 0,
+    watcherErrors: 0,
+    events: 0,
+    creditsSpent: 0,
+  };
   const snapshot: DaemonSnapshot = {
-    pid: process.pid, startedAt: iso(), ready: false, watches: [], lastSync: null, lastSuccessAt: null, lastError: null, waitingFor: [], counters,
+    pid: process.pid,
+    startedAt: iso(),
+    ready: false,
+    watches: [],
+    lastSync: null,
+    lastSuccessAt: null,
+    lastError: null,
+    waitingFor: [],
+    counters,
   };
   o.onSnapshot?.(snapshot);
   const cycleAbort = new AbortController();
@@ -78,7 +104,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   let rollover: { atMs: number; period: BudgetPeriod } | null = null;
 
   const runCycle = async (reasons: readonly CycleReason[]): Promise<void> => {
-    if (reasons.includes('budget-rollover')) logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
+    if (reasons.includes('budget-rollover'))
+      logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
     const startedMs = nowMs();
     publish();
@@ -96,27 +123,56 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       if (item.action === 'skip:unchanged') continue;
       if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
       if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
-      logger.info({ source: item.source, path: item.path, action: item.action, reason: item.reason, credits: item.creditsCharged, outcome: item.outcome }, 'file');
+      logger.info(
+        {
+          source: item.source,
+          path: item.path,
+          action: item.action,
+          reason: item.reason,
+          credits: item.creditsCharged,
+          outcome: item.outcome,
+        },
+        'file',
+      );
     }
     counters.creditsSpent += run.totals.creditsSpent;
     const { totals } = run;
     logger.info(
-      { reasons, runId: run.runId, tookMs, uploaded: totals.uploaded, unchanged: totals.unchanged, deferred: totals.deferred, failed: totals.failed, creditsSpent: totals.creditsSpent, reindex: run.reindex.outcome },
+      {
+        reasons,
+        runId: run.runId,
+        tookMs,
+        uploaded: totals.uploaded,
+        unchanged: totals.unchanged,
+        deferred: totals.deferred,
+        failed: totals.failed,
+        creditsSpent: totals.creditsSpent,
+        reindex: run.reindex.outcome,
+      },
       'sync cycle done',
     );
     for (const note of run.notes) logger.info({ note }, 'sync note');
-    if (run.stop !== null && run.stop.by !== 'shutdown') logger.warn({ by: run.stop.by, code: run.stop.code, message: run.stop.message }, 'the sync stopped spending');
+    if (run.stop !== null && run.stop.by !== 'shutdown')
+      logger.warn({ by: run.stop.by, code: run.stop.code, message: run.stop.message }, 'the sync stopped spending');
     const next = rolloverAtMs(deferredBy, nowMs());
     if (next !== null && (rollover === null || rollover.atMs !== next.atMs)) {
       rollover = next;
       scheduler.at(next.atMs, 'budget-rollover');
-      logger.info({ period: next.period, at: iso(next.atMs), files: deferredBy.length }, 'work deferred by the budget: it starts when the period opens');
+      logger.info(
+        { period: next.period, at: iso(next.atMs), files: deferredBy.length },
+        'work deferred by the budget: it starts when the period opens',
+      );
     }
     snapshot.ready = true;
     snapshot.lastSuccessAt = iso();
     snapshot.lastSync = {
-      at: iso(), reasons: [...reasons], status: run.stop !== null || totals.deferred > 0 ? 'stopped' : 'done',
-      uploaded: totals.uploaded, deferred: totals.deferred, failed: totals.failed, creditsSpent: totals.creditsSpent,
+      at: iso(),
+      reasons: [...reasons],
+      status: run.stop !== null || totals.deferred > 0 ? 'stopped' : 'done',
+      uploaded: totals.uploaded,
+      deferred: totals.deferred,
+      failed: totals.failed,
+      creditsSpent: totals.creditsSpent,
     };
   };
 
@@ -182,7 +238,13 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       scheduler.hint('changes');
     };
     try {
-      watchers.set(source, await o.createWatcher({ root, backend, ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs }, { onEvent, onError }));
+      watchers.set(
+        source,
+        await o.createWatcher(
+          { root, backend, ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs },
+          { onEvent, onError },
+        ),
+      );
     } catch (err) {
       counters.watcherErrors++;
       const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -192,7 +254,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
         await startWatch(source, root, 'polling', why);
         return;
       }
-      logger.error({ source, root, err: errorText(err) }, `the folder cannot be watched at all; only the rescans every ${w.rescanMinutes} min will see its changes`);
+      logger.error(
+        { source, root, err: errorText(err) },
+        `the folder cannot be watched at all; only the rescans every ${w.rescanMinutes} min will see its changes`,
+      );
       entry.backend = 'none';
       entry.note = `cannot be watched: ${errorText(err)}`;
     }
@@ -244,7 +309,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       logger.warn({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
       await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
     } else if (verdict === 'unwritable') {
-      logger.info({ source: source.name, root: source.path }, 'the folder is not writable, so file-system events were not probed; the rescans cover what they miss');
+      logger.info(
+        { source: source.name, root: source.path },
+        'the folder is not writable, so file-system events were not probed; the rescans cover what they miss',
+      );
     }
   }
   for (const s of snapshot.watches) logger.info({ source: s.source, root: s.root, backend: s.backend, note: s.note }, 'watching');
@@ -272,13 +340,22 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const ended = await Promise.race([scheduler.stop().then(() => 'ended' as const), grace]);
   clearTimeout(graceTimer);
   publish();
-  if (ended === 'expired') logger.warn({ graceSeconds: w.shutdownGraceSeconds }, 'calls still in flight after the grace period; the next start settles their outcome from the remote listing');
+  if (ended === 'expired')
+    logger.warn(
+      { graceSeconds: w.shutdownGraceSeconds },
+      'calls still in flight after the grace period; the next start settles their outcome from the remote listing',
+    );
   else logger.info({ cycles: counters.cycles }, 'stopped');
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
 }
 
 /** What the daemon waits for, in words, for `kbsync status`. */
-function waitingFor(s: Scheduler, watches: readonly SourceWatch[], sources: readonly { name: string; git?: { pollSeconds: number } | undefined }[], iso: (ms: number) => string): string[] {
+function waitingFor(
+  s: Scheduler,
+  watches: readonly SourceWatch[],
+  sources: readonly { name: string; git?: { pollSeconds: number } | undefined }[],
+  iso: (ms: number) => string,
+): string[] {
   const st = s.state();
   const out: string[] = [];
   if (st.running) out.push('a sync cycle in progress');
@@ -287,7 +364,10 @@ function waitingFor(s: Scheduler, watches: readonly SourceWatch[], sources: read
   const watched = watches.filter((w) => w.backend !== 'none');
   if (watched.length > 0) out.push(`changes in ${watched.map((w) => `${w.source} (${w.backend})`).join(', ')}`);
   for (const src of sources) if (src.git !== undefined) out.push(`the git source ${src.name}: fetched every ${src.git.pollSeconds} s`);
-  for (const t of st.timed) out.push(t.reason === 'budget-rollover' ? `the budget period to open at ${iso(t.atMs)} (deferred work)` : `a ${t.reason} at ${iso(t.atMs)}`);
+  for (const t of st.timed)
+    out.push(
+      t.reason === 'budget-rollover' ? `the budget period to open at ${iso(t.atMs)} (deferred work)` : `a ${t.reason} at ${iso(t.atMs)}`,
+    );
   if (st.nextRescanAtMs !== null) out.push(`the rescan at ${iso(st.nextRescanAtMs)}`);
   return out;
 }

@@ -31,7 +31,12 @@ function tree(): { folders: number; files: number } {
 async function start(create: CreateWatcher, seen: (path: string) => void): Promise<FolderWatcher> {
   const w = await create(
     { root, backend: 'events', ignored: (p) => p.includes('/node_modules'), ignoredNames: ['.git', 'node_modules'], pollIntervalMs: 1000 },
-    { onEvent: (path) => seen(path), onError: (err) => { throw err; } },
+    {
+      onEvent: (path) => seen(path),
+      onError: (err) => {
+        throw err;
+      },
+    },
   );
   open.push(w);
   return w;
@@ -85,8 +90,11 @@ describe('the @parcel/watcher backend', () => {
     expect(w.backend).toBe('events');
   });
 
-  it('hands backend: polling to chokidar\'s polling', async () => {
-    const w = await createParcelWatcher({ root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 }, { onEvent: () => {}, onError: () => {} });
+  it("hands backend: polling to chokidar's polling", async () => {
+    const w = await createParcelWatcher(
+      { root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 },
+      { onEvent: () => {}, onError: () => {} },
+    );
     open.push(w);
     expect(w.backend).toBe('polling');
   });

@@ -34,6 +34,7 @@ export const createParcelWatcher: CreateWatcher = async (spec, handlers) => {
 /** The native errors carry a message only: ENOSPC (out of inotify watches) gets its code back, as the daemon's fall-back reads it. */
 function withErrno(err: unknown): Error {
   const e = err instanceof Error ? err : new Error(String(err));
-  if ((e as NodeJS.ErrnoException).code === undefined && /no space left on device|ENOSPC/i.test(e.message)) (e as NodeJS.ErrnoException).code = 'ENOSPC';
+  if ((e as NodeJS.ErrnoException).code === undefined && /no space left on device|ENOSPC/i.test(e.message))
+    (e as NodeJS.ErrnoException).code = 'ENOSPC';
   return e;
 }

@@ -104,7 +104,8 @@ describe('the watch scheduler', () => {
     const reasons: CycleReason[][] = [];
     let end: (() => void) | undefined;
     const scheduler = createScheduler({
-      debounceMs: 10, rescanMs: 1000,
+      debounceMs: 10,
+      rescanMs: 1000,
       runCycle: (r) => {
         reasons.push([...r]);
         if (fail) return Promise.reject(new Error('service down'));
@@ -133,7 +134,9 @@ describe('the watch scheduler', () => {
     vi.setSystemTime(Date.parse('2026-11-26T20:00:00Z'));
     const cycles: { at: string; reasons: CycleReason[] }[] = [];
     const scheduler = createScheduler({
-      debounceMs: 1000, rescanMs: 3600_000, window: cronWindow('* 22-23 * * *'),
+      debounceMs: 1000,
+      rescanMs: 3600_000,
+      window: cronWindow('* 22-23 * * *'),
       runCycle: (reasons) => {
         cycles.push({ at: new Date().toISOString(), reasons: [...reasons] });
         return Promise.resolve();

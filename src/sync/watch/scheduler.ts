@@ -76,14 +76,17 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const atMs = nowMs() + o.rescanMs;
     const arm = (): NodeJS.Timeout => {
       const wait = atMs - nowMs();
-      return setTimeout(() => {
-        if (atMs - nowMs() > 0) {
-          (rescan as { timer: NodeJS.Timeout }).timer = arm();
-          return;
-        }
-        rescan = null;
-        soon('rescan');
-      }, Math.min(Math.max(wait, 0), MAX_TIMEOUT_MS));
+      return setTimeout(
+        () => {
+          if (atMs - nowMs() > 0) {
+            (rescan as { timer: NodeJS.Timeout }).timer = arm();
+            return;
+          }
+          rescan = null;
+          soon('rescan');
+        },
+        Math.min(Math.max(wait, 0), MAX_TIMEOUT_MS),
+      );
     };
     rescan = { atMs, timer: arm() };
   };
@@ -99,14 +102,18 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     if (windowWait !== null) return true;
     const atMs = w.nextOpenMs(nowMs());
     if (atMs === null) return true;
-    const arm = (): NodeJS.Timeout => setTimeout(() => {
-      if (atMs - nowMs() > 0) {
-        (windowWait as { timer: NodeJS.Timeout }).timer = arm();
-        return;
-      }
-      windowWait = null;
-      start();
-    }, Math.min(Math.max(atMs - nowMs(), 0), MAX_TIMEOUT_MS));
+    const arm = (): NodeJS.Timeout =>
+      setTimeout(
+        () => {
+          if (atMs - nowMs() > 0) {
+            (windowWait as { timer: NodeJS.Timeout }).timer = arm();
+            return;
+          }
+          windowWait = null;
+          start();
+        },
+        Math.min(Math.max(atMs - nowMs(), 0), MAX_TIMEOUT_MS),
+      );
     windowWait = { atMs, timer: arm() };
     return true;
   };

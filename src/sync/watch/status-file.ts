@@ -14,7 +14,9 @@ export function daemonStatusPath(statePath: string): string {
 export function writeDaemonStatus(statePath: string, status: Omit<DaemonStatusFile, 'host' | 'updatedAt'>): void {
   const path = daemonStatusPath(statePath);
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ ...status, host: hostname(), updatedAt: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temp, `${JSON.stringify({ ...status, host: hostname(), updatedAt: new Date().toISOString() }, null, 2)}\n`, {
+    mode: 0o600,
+  });
   renameSync(temp, path);
 }
 

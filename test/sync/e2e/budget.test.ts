@@ -57,7 +57,11 @@ describe('budget caps with upload.concurrency 8', () => {
     const seed = 20_250_611;
     const rng = createPrng(seed);
     const ds: E2eDataset = suite.svc.dataset({ credits: 100_000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { upload: { concurrency: 8, requestsPerSecond: 1000 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 8, requestsPerSecond: 1000 } },
+    });
     const client = createClient({ baseUrl: suite.svc.url, apiKey: ds.apiKey });
     let nowMs = Date.UTC(2031, 2, 10, 12);
     const spentByDay = new Map<string, number>();
@@ -99,7 +103,10 @@ describe('budget caps with upload.concurrency 8', () => {
           expect(spentByMonth.get(month), context).toBeLessThanOrEqual(caps.maxCreditsPerMonth);
         }
         expect(run.stop, context).toBeNull();
-        expect(run.items.filter((i) => i.outcome === 'failed'), context).toEqual([]);
+        expect(
+          run.items.filter((i) => i.outcome === 'failed'),
+          context,
+        ).toEqual([]);
         const done = run.items.filter(isDone);
         const waiting = run.items.filter(isWaiting);
         for (const item of done) expect(item.creditsCharged, `${context}: ${item.path}`).toBe(uploadCost(sizes.get(item.path) ?? NaN));
@@ -114,16 +121,21 @@ describe('budget caps with upload.concurrency 8', () => {
         const first = waiting.sort((a, b) => (before(a, b) ? -1 : 1))[0];
         if (first !== undefined) {
           const cost = costOfItem(first);
-          const fits = charged + cost <= caps.maxCreditsPerRun
-            && (spentByDay.get(day) ?? 0) + cost <= caps.maxCreditsPerDay
-            && (spentByMonth.get(month) ?? 0) + cost <= caps.maxCreditsPerMonth;
+          const fits =
+            charged + cost <= caps.maxCreditsPerRun &&
+            (spentByDay.get(day) ?? 0) + cost <= caps.maxCreditsPerDay &&
+            (spentByMonth.get(month) ?? 0) + cost <= caps.maxCreditsPerMonth;
           expect(fits, `${context}: ${first.path} (${cost} credits) was deferred although it fits`).toBe(false);
         }
         totalCharged += charged;
         // (A day's or month's earlier spending may pass a cap lowered since: only a run that spends must fit it.)
         if (charged > 0) {
-          maxShareOfCap = Math.max(maxShareOfCap, charged / caps.maxCreditsPerRun, (spentByDay.get(day) ?? 0) / caps.maxCreditsPerDay,
-            (spentByMonth.get(month) ?? 0) / caps.maxCreditsPerMonth);
+          maxShareOfCap = Math.max(
+            maxShareOfCap,
+            charged / caps.maxCreditsPerRun,
+            (spentByDay.get(day) ?? 0) / caps.maxCreditsPerDay,
+            (spentByMonth.get(month) ?? 0) / caps.maxCreditsPerMonth,
+          );
         }
         if (waiting.length > 0) runsWithDeferred++;
         if (waiting.length > 0 && done.length > 0) runsMixed++;
@@ -134,13 +146,20 @@ describe('budget caps with upload.concurrency 8', () => {
       // A cap that admits exactly the three cheapest waiting files: those three go, smallest first.
       nowMs += 62 * DAY_MS;
       const remote = new Set((await ds.files()).map((f) => f.name));
-      const waitingNow = [...sizes].filter(([p]) => !remote.has(p)).map(([p, s]) => ({ path: p, cost: uploadCost(s) }))
+      const waitingNow = [...sizes]
+        .filter(([p]) => !remote.has(p))
+        .map(([p, s]) => ({ path: p, cost: uploadCost(s) }))
         .sort((a, b) => a.cost - b.cost || (a.path < b.path ? -1 : 1));
       expect(waitingNow.length).toBeGreaterThan(3);
       const threeCheapest = waitingNow.slice(0, 3);
       const cap = threeCheapest.reduce((s, f) => s + f.cost, 0);
       const partial = await syncAt(ws, client, { maxCreditsPerRun: cap, maxCreditsPerDay: 10_000, maxCreditsPerMonth: 10_000 }, nowMs);
-      expect(partial.run.items.filter(isDone).map((i) => i.path).sort()).toEqual(threeCheapest.map((f) => f.path).sort());
+      expect(
+        partial.run.items
+          .filter(isDone)
+          .map((i) => i.path)
+          .sort(),
+      ).toEqual(threeCheapest.map((f) => f.path).sort());
       expect(partial.run.totals.creditsSpent).toBe(cap);
 
       // A higher cap: everything left is uploaded; every file is in the dataset exactly once, paid once.
@@ -149,12 +168,25 @@ describe('budget caps with upload.concurrency 8', () => {
       const names = (await ds.files()).map((f) => f.name).sort();
 
       expect(exitCodeForRun(rest.run.totals)).toBe(EXIT.ok);
-      expect(rest.run.items.filter(isDone).map((i) => i.path).sort()).toEqual(waitingNow.slice(3).map((f) => f.path).sort());
+      expect(
+        rest.run.items
+          .filter(isDone)
+          .map((i) => i.path)
+          .sort(),
+      ).toEqual(
+        waitingNow
+          .slice(3)
+          .map((f) => f.path)
+          .sort(),
+      );
       expect(balanceBefore - (await ds.balance())).toBe(waitingNow.slice(3).reduce((s, f) => s + f.cost, 0));
       expect(names).toEqual([...sizes.keys()].sort());
       expect(100_000 - (await ds.balance())).toBe([...sizes.values()].reduce((s, size) => s + uploadCost(size), 0));
       printFigures('budget caps with upload.concurrency 8', {
-        seed, 'capped runs': 15, 'runs that deferred work': runsWithDeferred, 'credits charged in them': totalCharged,
+        seed,
+        'capped runs': 15,
+        'runs that deferred work': runsWithDeferred,
+        'credits charged in them': totalCharged,
         'largest share of a run, day or month cap used': maxShareOfCap.toFixed(2),
       });
     } finally {

@@ -18,14 +18,19 @@ describe('a service that charges more than the cost table', () => {
   it('stops starting paid calls at the first charge above plan: at most the calls in flight finish, the real charges are recorded, exit 3; the rerun sends only the rest', async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey,
-      config: { upload: { concurrency: CONCURRENCY, requestsPerSecond: 1000 }, budget: { maxCreditsPerRun: FILES * 5, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: {
+        upload: { concurrency: CONCURRENCY, requestsPerSecond: 1000 },
+        budget: { maxCreditsPerRun: FILES * 5, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 },
+      },
     });
     for (let i = 0; i < FILES; i++) ws.write(`f${String(i).padStart(2, '0')}.md`, `# file ${i}\n`);
     const start = await ds.balance();
     suite.proxy.setHooks({
       onResponse: (req, res) => {
-        if (isUpload(req) && res.status === 201) res.body = Buffer.from(JSON.stringify({ ...JSON.parse(res.body.toString()), credits_charged: 7 }));
+        if (isUpload(req) && res.status === 201)
+          res.body = Buffer.from(JSON.stringify({ ...JSON.parse(res.body.toString()), credits_charged: 7 }));
         return 'relay';
       },
     });
@@ -63,12 +68,15 @@ describe('a service that charges more than the cost table', () => {
   it('exits 3 even when every call was already in flight, so nothing was left unsent: the caps may have been passed', async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 2, requestsPerSecond: 1000 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 2, requestsPerSecond: 1000 } },
     });
     ws.write('a.md', '# a\n');
     suite.proxy.setHooks({
       onResponse: (req, res) => {
-        if (isUpload(req) && res.status === 201) res.body = Buffer.from(JSON.stringify({ ...JSON.parse(res.body.toString()), credits_charged: 7 }));
+        if (isUpload(req) && res.status === 201)
+          res.body = Buffer.from(JSON.stringify({ ...JSON.parse(res.body.toString()), credits_charged: 7 }));
         return 'relay';
       },
     });
@@ -81,12 +89,16 @@ describe('a service that charges more than the cost table', () => {
     expect(run.code).toBe(3);
   });
 
-  it('priced with target.uploadCost as the service charges (the hosted docs\' formula), nothing is above plan: every file is sent, planned = spent', async () => {
+  it("priced with target.uploadCost as the service charges (the hosted docs' formula), nothing is above plan: every file is sent, planned = spent", async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000 } },
     });
-    ws.configure({ target: { kind: 'remote', baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan: 'basic', uploadCost: { includedMiB: 0 } } });
+    ws.configure({
+      target: { kind: 'remote', baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan: 'basic', uploadCost: { includedMiB: 0 } },
+    });
     const MIB = 1024 * 1024;
     for (let i = 0; i < 3; i++) ws.write(`big${i}.txt`, `line ${i}\n`.repeat(Math.ceil((1.2 * MIB) / 7)));
     ws.write('small.md', '# small\n');

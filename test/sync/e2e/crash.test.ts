@@ -15,7 +15,11 @@ function setup(): { ds: E2eDataset; ws: Workspace } {
   suite.proxy.setHooks({});
   suite.proxy.requests.length = 0;
   const ds = suite.svc.dataset({ credits: 1000 });
-  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: suite.proxy.url,
+    apiKey: ds.apiKey,
+    config: { upload: { concurrency: 1, requestsPerSecond: 1000 } },
+  });
   ws.write('a.md', '# A\nalpha\n');
   ws.write('b.md', '# B\nbravo\n');
   ws.write('c.md', '# C\ncharlie\n');
@@ -76,8 +80,11 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(itemOf(status.report, 'a.md').remoteId).toBe(String(given?.id));
     expect(ledgerSpent(ws)).toBe(15);
     printFigures('killed after the service answered', {
-      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0, 'uploads of a.md': uploadsOf('a.md').length, 'copies of a.md': (await copies(ds))['a.md'] ?? 0,
-      'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0,
+      'uploads of a.md': uploadsOf('a.md').length,
+      'copies of a.md': (await copies(ds))['a.md'] ?? 0,
+      'credits charged': `${start - (await ds.balance())} for 15 planned`,
+      'ledger spent': ledgerSpent(ws),
     });
   });
 
@@ -114,9 +121,12 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(start - (await ds.balance())).toBe(15);
     expect(ledgerSpent(ws)).toBe(15);
     printFigures('killed before the upload reached the service', {
-      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0, 'uploads of a.md': attempts.length,
+      'kills landed': exit.signal === 'SIGKILL' ? 1 : 0,
+      'uploads of a.md': attempts.length,
       'with the same idempotency key': attempts[1]?.headers['idempotency-key'] === attempts[0]?.headers['idempotency-key'] ? 'yes' : 'no',
-      'copies of a.md': (await copies(ds))['a.md'] ?? 0, 'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+      'copies of a.md': (await copies(ds))['a.md'] ?? 0,
+      'credits charged': `${start - (await ds.balance())} for 15 planned`,
+      'ledger spent': ledgerSpent(ws),
     });
   });
 
@@ -146,8 +156,10 @@ describe('kbsync killed during an upload (a real child process, SIGKILL)', () =>
     expect(start - (await ds.balance())).toBe(15);
     expect(ledgerSpent(ws)).toBe(15);
     printFigures('a lost answer without a crash', {
-      'uploads of a.md': uploadsOf('a.md').length, 'copies of a.md': (await copies(ds))['a.md'] ?? 0,
-      'credits charged': `${start - (await ds.balance())} for 15 planned`, 'ledger spent': ledgerSpent(ws),
+      'uploads of a.md': uploadsOf('a.md').length,
+      'copies of a.md': (await copies(ds))['a.md'] ?? 0,
+      'credits charged': `${start - (await ds.balance())} for 15 planned`,
+      'ledger spent': ledgerSpent(ws),
     });
   });
 });

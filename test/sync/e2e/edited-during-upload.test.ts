@@ -23,7 +23,11 @@ function setup(): { ds: E2eDataset; ws: Workspace } {
   suite.proxy.setHooks({});
   const ds = suite.svc.dataset({ credits: 1000 });
   // One call at a time, smallest first: a.md is sent (and seen by the proxy) before b.md's upload starts.
-  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: suite.proxy.url,
+    apiKey: ds.apiKey,
+    config: { upload: { concurrency: 1, requestsPerSecond: 1000 } },
+  });
   return { ds, ws };
 }
 
@@ -53,7 +57,9 @@ describe('a file edited while a sync is under way', () => {
     expect(itemOf(first.report, 'b.md')).toMatchObject({ action: 'defer:changing', outcome: 'not-run', credits: 0 });
     expect(itemOf(first.report, 'b.md').reason).toMatch(/changed after it was hashed/);
     expect(itemOf(first.report, 'c-copy.md')).toMatchObject({ action: 'skip:duplicate-content', outcome: 'not-run' });
-    expect(itemOf(first.report, 'c-copy.md').reason).toMatch(/same content as b\.md, whose upload did not happen in this run \(not-run\); looked at again next run/);
+    expect(itemOf(first.report, 'c-copy.md').reason).toMatch(
+      /same content as b\.md, whose upload did not happen in this run \(not-run\); looked at again next run/,
+    );
     expect(first.report.summary).toMatchObject({ uploaded: 1, deferred: 1, failed: 0, creditsSpent: 5 });
     expect(suite.proxy.requests.filter((r) => uploadNamed(r, 'b.md'))).toHaveLength(0);
     expect(before - (await ds.balance())).toBe(5);
@@ -67,7 +73,9 @@ describe('a file edited while a sync is under way', () => {
     expect(itemOf(second.report, 'c-copy.md')).toMatchObject({ action: 'upload', outcome: 'done' });
     expect(second.report.summary).toMatchObject({ uploaded: 2, creditsSpent: 10 });
     const files = await ds.files();
-    expect(files.find((f) => f.name === 'b.md')?.sha256).toBe(sha256('# B\nthe other version\n'.slice(0, '# B\nthe first version\n'.length)));
+    expect(files.find((f) => f.name === 'b.md')?.sha256).toBe(
+      sha256('# B\nthe other version\n'.slice(0, '# B\nthe first version\n'.length)),
+    );
     expect(files.find((f) => f.name === 'c-copy.md')?.sha256).toBe(sha256('# B\nthe first version\n'));
     expect(before - (await ds.balance())).toBe(15);
   });

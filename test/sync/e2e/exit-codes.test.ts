@@ -11,7 +11,9 @@ const suite = useE2eSuite({ proxy: true });
 function twoFiles(o: { credits?: number; baseUrl?: string; apiKey?: string; budget?: Record<string, unknown> } = {}) {
   const ds = suite.svc.dataset({ credits: o.credits ?? 1000 });
   const ws = createWorkspace(suite.temp.make(), {
-    baseUrl: o.baseUrl ?? suite.svc.url, apiKey: o.apiKey ?? ds.apiKey, config: o.budget === undefined ? {} : { budget: o.budget },
+    baseUrl: o.baseUrl ?? suite.svc.url,
+    apiKey: o.apiKey ?? ds.apiKey,
+    config: o.budget === undefined ? {} : { budget: o.budget },
   });
   ws.write('a.md', '# A\n');
   ws.write('b.md', '# B\n');
@@ -33,9 +35,10 @@ describe('exit codes of kbsync sync', () => {
     const { ds, ws } = twoFiles({ baseUrl: suite.proxy.url });
     const start = await ds.balance();
     suite.proxy.setHooks({
-      onRequest: (req) => (isUpload(req) && req.body.includes('filename="b.md"')
-        ? { kind: 'respond', status: 400, json: { error: { code: 'invalid_request', message: 'multipart part rejected' } } }
-        : { kind: 'forward' }),
+      onRequest: (req) =>
+        isUpload(req) && req.body.includes('filename="b.md"')
+          ? { kind: 'respond', status: 400, json: { error: { code: 'invalid_request', message: 'multipart part rejected' } } }
+          : { kind: 'forward' },
     });
 
     const failed = await ws.runJson('sync');

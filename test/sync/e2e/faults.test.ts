@@ -17,7 +17,8 @@ function setup(): { ds: E2eDataset; ws: Workspace } {
   return { ds, ws };
 }
 
-const uploadsOf = (name: string): ProxiedRequest[] => suite.proxy.requests.filter((r) => isUpload(r) && r.body.includes(`filename="${name}"`));
+const uploadsOf = (name: string): ProxiedRequest[] =>
+  suite.proxy.requests.filter((r) => isUpload(r) && r.body.includes(`filename="${name}"`));
 
 describe('answers a real server gives only under stress', () => {
   it('429 with Retry-After on an upload: waited for, sent again, charged once', async () => {
@@ -28,7 +29,12 @@ describe('answers a real server gives only under stress', () => {
       onRequest: (req) => {
         if (!isUpload(req) || !req.body.includes('filename="a.md"') || refused >= 2) return { kind: 'forward' };
         refused++;
-        return { kind: 'respond', status: 429, headers: { 'retry-after': '0' }, json: { error: { code: 'rate_limited', message: 'slow down' } } };
+        return {
+          kind: 'respond',
+          status: 429,
+          headers: { 'retry-after': '0' },
+          json: { error: { code: 'rate_limited', message: 'slow down' } },
+        };
       },
     });
 
@@ -44,10 +50,27 @@ describe('answers a real server gives only under stress', () => {
 
   it.each([
     ['a 502 from a gateway', { status: 502, headers: { 'content-type': 'text/html' }, body: '<html>Bad Gateway</html>' }],
-    ['a 500 internal error', { status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"internal","message":"crashed after writing"}}' }],
+    [
+      'a 500 internal error',
+      {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+        body: '{"error":{"code":"internal","message":"crashed after writing"}}',
+      },
+    ],
     ['a 503', { status: 503, headers: { 'content-type': 'text/plain' }, body: 'unavailable' }],
-    ['409 idempotency_in_progress', { status: 409, headers: { 'content-type': 'application/json' }, body: '{"error":{"code":"idempotency_in_progress","message":"still running"}}' }],
-    ['a 201 whose body names its fields differently', { status: 201, headers: { 'content-type': 'application/json' }, body: '{"file_id":"x","name":"a.md"}' }],
+    [
+      '409 idempotency_in_progress',
+      {
+        status: 409,
+        headers: { 'content-type': 'application/json' },
+        body: '{"error":{"code":"idempotency_in_progress","message":"still running"}}',
+      },
+    ],
+    [
+      'a 201 whose body names its fields differently',
+      { status: 201, headers: { 'content-type': 'application/json' }, body: '{"file_id":"x","name":"a.md"}' },
+    ],
     ['a 201 in HTML', { status: 201, headers: { 'content-type': 'text/html' }, body: '<html>created</html>' }],
   ])('%s after the service took (and charged) the upload: unknown, reconciled on the rerun, never paid twice', async (what, answer) => {
     const { ds, ws } = setup();
@@ -71,7 +94,8 @@ describe('answers a real server gives only under stress', () => {
     expect(start - (await ds.balance())).toBe(10);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'b.md']);
     printFigures(what, {
-      'first run': `a.md ${itemOf(first.report, 'a.md').outcome}, exit ${first.code}`, 'uploads of a.md': uploadsOf('a.md').length,
+      'first run': `a.md ${itemOf(first.report, 'a.md').outcome}, exit ${first.code}`,
+      'uploads of a.md': uploadsOf('a.md').length,
       'credits charged': `${start - (await ds.balance())} for 10 planned`,
     });
   });
@@ -81,7 +105,9 @@ describe('answers a real server gives only under stress', () => {
     const start = await ds.balance();
     suite.proxy.setHooks({
       onRequest: (req) =>
-        isUpload(req) && req.body.includes('filename="a.md"') ? { kind: 'respond', status: 502, json: { error: 'bad gateway' } } : { kind: 'forward' },
+        isUpload(req) && req.body.includes('filename="a.md"')
+          ? { kind: 'respond', status: 502, json: { error: 'bad gateway' } }
+          : { kind: 'forward' },
     });
 
     const first = await ws.runJson('sync');

@@ -38,11 +38,25 @@ describe('first and second sync', () => {
     expect(await ds.balance()).toBe(afterFirst);
     expect(first.code).toBe(0);
     expect(pathsWith(first.report, 'upload')).toEqual(Object.keys(FILES).sort());
-    expect(first.report.summary).toMatchObject({ uploaded: 7, failed: 0, deferred: 0, creditsPlanned: expectedCredits, creditsSpent: expectedCredits });
+    expect(first.report.summary).toMatchObject({
+      uploaded: 7,
+      failed: 0,
+      deferred: 0,
+      creditsPlanned: expectedCredits,
+      creditsSpent: expectedCredits,
+    });
     expect(before - afterFirst).toBe(expectedCredits);
     expect(remote.map((f) => f.name).sort()).toEqual(Object.keys(FILES).sort());
-    expect(first.report.items.filter((i) => i.action === 'upload').map((i) => [i.path, i.credits]).sort())
-      .toEqual(Object.entries(FILES).map(([p, c]) => [p, uploadCost(Buffer.byteLength(c))]).sort());
+    expect(
+      first.report.items
+        .filter((i) => i.action === 'upload')
+        .map((i) => [i.path, i.credits])
+        .sort(),
+    ).toEqual(
+      Object.entries(FILES)
+        .map(([p, c]) => [p, uploadCost(Buffer.byteLength(c))])
+        .sort(),
+    );
 
     const second = await ws.runJson('sync');
 

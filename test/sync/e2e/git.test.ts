@@ -34,7 +34,9 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     });
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
     });
 
     const first = await syncCharged(ws, ds);
@@ -79,7 +81,9 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     });
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: 'docs' } }] },
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: 'docs' } }] },
     });
 
     const first = await syncCharged(ws, ds);
@@ -125,7 +129,9 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     origin.commit({}, 'link');
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' }, followSymlinks: true }] },
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' }, followSymlinks: true }] },
     });
 
     const first = await syncCharged(ws, ds);
@@ -135,7 +141,10 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     expect(itemOf(first.report, 'notes.md')).toMatchObject({ action: 'upload', credits: 5 });
     expect(itemOf(edited.report, 'notes.md')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
     // x.md and y.md hold the same new content: one upload, the other a free duplicate.
-    expect([itemOf(edited.report, 'x.md').action, itemOf(edited.report, 'y.md').action].sort()).toEqual(['skip:duplicate-content', 'upload']);
+    expect([itemOf(edited.report, 'x.md').action, itemOf(edited.report, 'y.md').action].sort()).toEqual([
+      'skip:duplicate-content',
+      'upload',
+    ]);
     expect(edited.charged).toBe(10);
   });
 
@@ -143,7 +152,9 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     const origin = createGitOrigin(suite.temp.make(), { 'a.md': '# A\nversion 1\n' });
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main' } }] },
     });
 
     await syncCharged(ws, ds);

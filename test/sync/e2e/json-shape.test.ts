@@ -13,7 +13,13 @@ function expectReportShape(doc: JsonReport): void {
   expect(Array.isArray(doc.items)).toBe(true);
   for (const item of doc.items) {
     expect(Object.keys(item).slice(0, 5)).toEqual(['source', 'path', 'action', 'reason', 'credits']);
-    expect(item).toMatchObject({ source: expect.any(String), path: expect.any(String), action: expect.any(String), reason: expect.any(String), credits: expect.any(Number) });
+    expect(item).toMatchObject({
+      source: expect.any(String),
+      path: expect.any(String),
+      action: expect.any(String),
+      reason: expect.any(String),
+      credits: expect.any(Number),
+    });
     expect(item.reason.length).toBeGreaterThan(0);
   }
 }
@@ -47,7 +53,11 @@ function countsOf(items: readonly JsonItem[], run: boolean): JsonReport['summary
 describe('--json on plan, sync and status', () => {
   it('prints one document {summary, items}; for plan and sync the summary counts its items', async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 1000, maxCreditsPerMonth: 1000 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 1000, maxCreditsPerMonth: 1000 } },
+    });
     ws.write('a.md', '# A\n');
     ws.write('b.md', '# B\n');
     ws.write('c.md', '# C\n');
@@ -68,8 +78,26 @@ describe('--json on plan, sync and status', () => {
     expectReportShape(status.report);
     expect(plan.report.summary).toEqual(countsOf(plan.report.items, false));
     expect(sync.report.summary).toEqual(countsOf(sync.report.items, true));
-    expect(plan.report.summary).toEqual({ uploaded: 2, unchanged: 0, renamed: 0, skipped: 2, deferred: 1, failed: 0, creditsPlanned: 10, creditsSpent: 0 });
-    expect(sync.report.summary).toEqual({ uploaded: 2, unchanged: 0, renamed: 0, skipped: 2, deferred: 1, failed: 0, creditsPlanned: 10, creditsSpent: 10 });
+    expect(plan.report.summary).toEqual({
+      uploaded: 2,
+      unchanged: 0,
+      renamed: 0,
+      skipped: 2,
+      deferred: 1,
+      failed: 0,
+      creditsPlanned: 10,
+      creditsSpent: 0,
+    });
+    expect(sync.report.summary).toEqual({
+      uploaded: 2,
+      unchanged: 0,
+      renamed: 0,
+      skipped: 2,
+      deferred: 1,
+      failed: 0,
+      creditsPlanned: 10,
+      creditsSpent: 10,
+    });
     expect(sync.report.items.map((i) => [i.path, i.action, i.credits])).toEqual([
       ['.env', 'skip:secret', 0],
       ['a.md', 'upload', 5],
@@ -79,6 +107,9 @@ describe('--json on plan, sync and status', () => {
     ]);
     // status: the last run's summary, and the files tracked now (not that run's items).
     expect(status.report.summary).toEqual(sync.report.summary);
-    expect(status.report.items.map((i) => [i.path, i.action, i.credits]).sort()).toEqual([['a.md', 'upload', 0], ['b.md', 'upload', 0]]);
+    expect(status.report.items.map((i) => [i.path, i.action, i.credits]).sort()).toEqual([
+      ['a.md', 'upload', 0],
+      ['b.md', 'upload', 0],
+    ]);
   });
 });

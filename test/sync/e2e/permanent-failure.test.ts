@@ -19,7 +19,7 @@ function balanceOf(ws: Workspace): number {
 }
 
 describe('a file the service cannot parse (embedded target)', () => {
-  it('sync --wait pays for the upload only: no reprocess, the service\'s reason and what to do; later runs plan and spend nothing until the file changes', async () => {
+  it("sync --wait pays for the upload only: no reprocess, the service's reason and what to do; later runs plan and spend nothing until the file changes", async () => {
     const ws = createWorkspace(temp.make(), { baseUrl: 'http://unused.invalid', apiKey: 'unused' });
     ws.configure({
       target: { kind: 'embedded', plan: 'basic', dataDir: '.kbsync/service', startCredits: 1000 },
@@ -34,13 +34,17 @@ describe('a file the service cannot parse (embedded target)', () => {
     const bad = itemOf(run.report, 'report.docx');
     expect(bad).toMatchObject({ action: 'upload', outcome: 'failed', credits: 5, creditsPlanned: 5 });
     expect(String(bad.error)).toMatch(/^remote processing failed: parse_failed: not a valid DOCX file: the ZIP archive is truncated/);
-    expect(String(bad.error)).toMatch(/not reprocessed: the service says the same file would fail again \(fix the file: it is uploaded again when its content changes\)$/);
+    expect(String(bad.error)).toMatch(
+      /not reprocessed: the service says the same file would fail again \(fix the file: it is uploaded again when its content changes\)$/,
+    );
     expect(run.report.summary).toMatchObject({ uploaded: 1, failed: 1, creditsPlanned: 10, creditsSpent: 10 });
     expect(1000 - balanceOf(ws)).toBe(10);
 
     const plan = await ws.runJson('plan');
     expect(itemOf(plan.report, 'report.docx')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
-    expect(itemOf(plan.report, 'report.docx').reason).toMatch(/^remote processing failed: parse_failed: not a valid DOCX file.*not reprocessed/);
+    expect(itemOf(plan.report, 'report.docx').reason).toMatch(
+      /^remote processing failed: parse_failed: not a valid DOCX file.*not reprocessed/,
+    );
     expect(plan.report.summary.creditsPlanned).toBe(0);
 
     const again = await ws.runJson('sync', '--wait', '--wait-timeout', '30');

@@ -20,7 +20,9 @@ function setup(budget: { maxCreditsPerDay: number }): { ds: E2eDataset; ws: Work
   suite.proxy.requests.length = 0;
   const ds = suite.svc.dataset({ credits: 1000 });
   const ws = createWorkspace(suite.temp.make(), {
-    baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { budget: { maxCreditsPerRun: 100_000, maxCreditsPerDay: budget.maxCreditsPerDay, maxCreditsPerMonth: 100_000 } },
+    baseUrl: suite.proxy.url,
+    apiKey: ds.apiKey,
+    config: { budget: { maxCreditsPerRun: 100_000, maxCreditsPerDay: budget.maxCreditsPerDay, maxCreditsPerMonth: 100_000 } },
   });
   return { ds, ws };
 }

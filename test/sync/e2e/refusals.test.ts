@@ -18,7 +18,12 @@ const COST = 5;
 const contentOf = (name: string): string => `# ${name}\n\ntext of its own: ${name}\n`;
 const nameOf = (req: ProxiedRequest): string => /filename="([^"]+)"/.exec(req.body.toString('latin1'))?.[1] ?? '?';
 const refusal = (seconds: number) =>
-  ({ kind: 'respond', status: 429, headers: { 'retry-after': String(seconds) }, json: { error: { code: 'rate_limited', message: 'slow down' } } }) as const;
+  ({
+    kind: 'respond',
+    status: 429,
+    headers: { 'retry-after': String(seconds) },
+    json: { error: { code: 'rate_limited', message: 'slow down' } },
+  }) as const;
 
 /**
  * Slack after a 429 for requests already on their way: kbsync may have sent an upload after the proxy
@@ -77,7 +82,9 @@ describe('a 429 pauses every upload until its Retry-After has passed', () => {
     for (const w of windows) {
       const inside = uploads.filter((u) => u.atMs > w.atMs && u.atMs < w.atMs + 2_000);
       for (const u of inside) {
-        expect(u.atMs - w.atMs, `${u.name} started ${Math.round(u.atMs - w.atMs)} ms after a 429 (uploads: ${timeline})`).toBeLessThan(IN_FLIGHT_SLACK_MS);
+        expect(u.atMs - w.atMs, `${u.name} started ${Math.round(u.atMs - w.atMs)} ms after a 429 (uploads: ${timeline})`).toBeLessThan(
+          IN_FLIGHT_SLACK_MS,
+        );
       }
       expect(inside.length, timeline).toBeLessThanOrEqual(concurrency - 1);
       // The refused file goes again, after its window.
@@ -87,7 +94,12 @@ describe('a 429 pauses every upload until its Retry-After has passed', () => {
     }
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.summary).toMatchObject({ uploaded: 9, failed: 0, deferred: 0, creditsSpent: 9 * COST });
-    expect(uploads.filter((u) => !u.refused).map((u) => u.name).sort()).toEqual(names);
+    expect(
+      uploads
+        .filter((u) => !u.refused)
+        .map((u) => u.name)
+        .sort(),
+    ).toEqual(names);
     expect(before - (await ds.balance())).toBe(9 * COST);
     expect((await ds.files()).map((f) => f.name).sort()).toEqual(names);
     expect(ledgerOf(ws)).toEqual({ problems: [], reserved: 0, spent: 9 * COST, inFlight: 0 });
@@ -121,7 +133,10 @@ describe('a 429 pauses every upload until its Retry-After has passed', () => {
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toMatch(/3600 s \(429 Retry-After\), longer than upload\.maxRetryAfterSeconds \(60 s\)/);
     expect(first.report.summary).toMatchObject({ uploaded: sentFirst, failed: 0, deferred: 6 - sentFirst, creditsSpent: sentFirst * COST });
-    expect(itemOf(first.report, refusedName)).toMatchObject({ outcome: 'not-run', reason: expect.stringMatching(/refused by the service \(rate_limited\), nothing charged/) });
+    expect(itemOf(first.report, refusedName)).toMatchObject({
+      outcome: 'not-run',
+      reason: expect.stringMatching(/refused by the service \(rate_limited\), nothing charged/),
+    });
     expect(ledgerOf(ws)).toMatchObject({ problems: [], reserved: 0, spent: sentFirst * COST, inFlight: 0 });
 
     suite.proxy.setHooks({});
@@ -137,13 +152,18 @@ describe('a 429 pauses every upload until its Retry-After has passed', () => {
 
 /** Splits a command line printed for a POSIX shell (words, single quotes). */
 function shellWords(line: string): string[] {
-  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replaceAll(`'\\''`, "'") : (m[2] as string)));
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replaceAll(`'\\''`, "'") : (m[2] as string),
+  );
 }
 
 describe('the embedded target out of credits', () => {
   it('target.startCredits sets the first balance; a 402 defers the files not sent (exit 4) and names the command that adds the credits they need; that command works, and the next sync sends them', async () => {
     const ws = createWorkspace(suite.temp.make(), { baseUrl: 'http://unused.invalid', apiKey: 'unused' });
-    ws.configure({ target: { kind: 'embedded', plan: 'basic', dataDir: '.kbsync/service', startCredits: 12 }, upload: { concurrency: 4, requestsPerSecond: 1000 } });
+    ws.configure({
+      target: { kind: 'embedded', plan: 'basic', dataDir: '.kbsync/service', startCredits: 12 },
+      upload: { concurrency: 4, requestsPerSecond: 1000 },
+    });
     const names = ['a.md', 'b.md', 'c.md', 'd.md'];
     for (const name of names) ws.write(name, contentOf(name));
 
@@ -151,7 +171,10 @@ describe('the embedded target out of credits', () => {
 
     expect(first.code, first.stderr).toBe(4);
     expect(first.report.summary).toMatchObject({ uploaded: 2, failed: 0, deferred: 2, creditsSpent: 2 * COST });
-    const left = first.report.items.filter((i) => i.outcome === 'not-run').map((i) => i.path).sort();
+    const left = first.report.items
+      .filter((i) => i.outcome === 'not-run')
+      .map((i) => i.path)
+      .sort();
     expect(left).toHaveLength(2);
     for (const path of left) expect(itemOf(first.report, path).reason).toMatch(/insufficient_credits/);
     expect(first.stderr).toContain('the dataset has 2 credits; the 2 files left (deferred, not failed) need 10 credits');
@@ -169,7 +192,12 @@ describe('the embedded target out of credits', () => {
 
     expect(second.code, second.stderr).toBe(0);
     expect(second.report.summary).toMatchObject({ uploaded: 2, failed: 0, deferred: 0, creditsSpent: 2 * COST });
-    expect(second.report.items.filter((i) => i.action === 'upload').map((i) => i.path).sort()).toEqual(left);
+    expect(
+      second.report.items
+        .filter((i) => i.action === 'upload')
+        .map((i) => i.path)
+        .sort(),
+    ).toEqual(left);
     expect(ledgerOf(ws)).toEqual({ problems: [], reserved: 0, spent: 4 * COST, inFlight: 0 });
   });
 });

@@ -14,7 +14,12 @@ describe('one reindex after a bulk change (reindex.minChangedFiles 3)', () => {
   ])('on $plan: $reindexes reindex, $credits credits, and none on a run that changes less', async ({ plan, reindexes, credits }) => {
     suite.proxy.requests.length = 0;
     const ds = suite.svc.dataset({ plan: plan as 'pro' | 'basic', credits: 1000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan, config: { reindex: { minChangedFiles: 3 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      plan,
+      config: { reindex: { minChangedFiles: 3 } },
+    });
     for (const name of ['a', 'b', 'c']) ws.write(`${name}.md`, `# ${name}\n`);
     const start = await ds.balance();
 

@@ -15,7 +15,14 @@ let afterFirst: number;
 beforeEach(async () => {
   ds = suite.svc.dataset({ credits: 1000 });
   ws = createWorkspace(suite.temp.make(), {
-    baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'docs', path: './docs' }, { name: 'wiki', path: './wiki' }] },
+    baseUrl: suite.svc.url,
+    apiKey: ds.apiKey,
+    config: {
+      sources: [
+        { name: 'docs', path: './docs' },
+        { name: 'wiki', path: './wiki' },
+      ],
+    },
   });
   ws.write('a.md', '# A\n');
   ws.write('guides/b.txt', 'bravo\n');
@@ -25,7 +32,13 @@ beforeEach(async () => {
   writeFileSync(join(ws.root, 'wiki', 'w.md'), '# Wiki page\n');
   const first = await ws.runJson('sync');
   expect(first.report.summary).toMatchObject({ uploaded: 5, creditsSpent: 25 });
-  expect((await ds.files()).map((f) => f.name).sort()).toEqual(['docs/a.md', 'docs/data/c.csv', 'docs/data/d.json', 'docs/guides/b.txt', 'wiki/w.md']);
+  expect((await ds.files()).map((f) => f.name).sort()).toEqual([
+    'docs/a.md',
+    'docs/data/c.csv',
+    'docs/data/d.json',
+    'docs/guides/b.txt',
+    'wiki/w.md',
+  ]);
   afterFirst = await ds.balance();
 });
 

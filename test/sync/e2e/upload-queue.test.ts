@@ -18,7 +18,10 @@ const forward = { kind: 'forward' } as const;
 const contentOf = (name: string): string => `# ${name}\n\nsome text of its own\n`;
 
 /** A workspace syncing through the proxy with `upload`, holding `count` small distinct files (5 credits each). */
-function setup(count: number, upload: { concurrency: number; requestsPerSecond: number }): { ds: E2eDataset; ws: Workspace; names: string[]; credits: number } {
+function setup(
+  count: number,
+  upload: { concurrency: number; requestsPerSecond: number },
+): { ds: E2eDataset; ws: Workspace; names: string[]; credits: number } {
   suite.proxy.setHooks({});
   suite.proxy.requests.length = 0;
   const ds = suite.svc.dataset({ credits: 10_000 });
@@ -31,7 +34,10 @@ function setup(count: number, upload: { concurrency: number; requestsPerSecond: 
 
 /** Names of the files the proxy saw uploaded, one per upload request, sorted. */
 const uploadedNames = (): string[] =>
-  suite.proxy.requests.filter(isUpload).map((r) => /filename="([^"]+)"/.exec(r.body.toString('latin1'))?.[1] ?? '?').sort();
+  suite.proxy.requests
+    .filter(isUpload)
+    .map((r) => /filename="([^"]+)"/.exec(r.body.toString('latin1'))?.[1] ?? '?')
+    .sort();
 
 /**
  * Proxy hooks that hold each upload until `limit` uploads are in flight at the proxy at once (or every
@@ -42,7 +48,11 @@ const uploadedNames = (): string[] =>
  * If the gate has held a request for `fallbackMs` without filling (the queue sends fewer at once than
  * `limit`), it opens for good: the test then fails on the count instead of hanging.
  */
-function holdUntilFull(limit: number, total: number, fallbackMs: number): { hooks: FaultHooks; maxInFlight(): number; fellBack(): boolean } {
+function holdUntilFull(
+  limit: number,
+  total: number,
+  fallbackMs: number,
+): { hooks: FaultHooks; maxInFlight(): number; fellBack(): boolean } {
   let inFlight = 0;
   let maxInFlight = 0;
   let answered = 0;
@@ -91,25 +101,28 @@ describe('upload.concurrency: uploads in flight at once, as the service sees the
     { concurrency: 8, files: 30 },
     { concurrency: 3, files: 10 },
     { concurrency: 1, files: 4 },
-  ])('with concurrency $concurrency and $files files: exactly $concurrency in flight at the peak, never more; every file uploaded once, for the planned credits', async ({ concurrency, files }) => {
-    const { ds, ws, names, credits } = setup(files, { concurrency, requestsPerSecond: 1000 });
-    // 2 s: the queue starts its first `concurrency` calls together, so they reach the proxy within
-    // milliseconds; the fallback only opens the gate when the queue never sends that many at once.
-    const gate = holdUntilFull(concurrency, files, 2_000);
-    suite.proxy.setHooks(gate.hooks);
-    const before = await ds.balance();
+  ])(
+    'with concurrency $concurrency and $files files: exactly $concurrency in flight at the peak, never more; every file uploaded once, for the planned credits',
+    async ({ concurrency, files }) => {
+      const { ds, ws, names, credits } = setup(files, { concurrency, requestsPerSecond: 1000 });
+      // 2 s: the queue starts its first `concurrency` calls together, so they reach the proxy within
+      // milliseconds; the fallback only opens the gate when the queue never sends that many at once.
+      const gate = holdUntilFull(concurrency, files, 2_000);
+      suite.proxy.setHooks(gate.hooks);
+      const before = await ds.balance();
 
-    const run = await ws.runJson('sync');
+      const run = await ws.runJson('sync');
 
-    const why = gate.fellBack() ? `the gate waited 2 s for ${concurrency} uploads in flight at once, then gave up` : 'the gate filled';
-    expect(gate.maxInFlight(), why).toBe(concurrency);
-    expect(run.code).toBe(0);
-    expect(run.report.summary).toMatchObject({ uploaded: files, failed: 0, deferred: 0, creditsPlanned: credits, creditsSpent: credits });
-    expect(pathsWith(run.report, 'upload')).toEqual(names);
-    expect(uploadedNames()).toEqual(names);
-    expect(before - (await ds.balance())).toBe(credits);
-    expect((await ds.files()).map((f) => f.name).sort()).toEqual(names);
-  });
+      const why = gate.fellBack() ? `the gate waited 2 s for ${concurrency} uploads in flight at once, then gave up` : 'the gate filled';
+      expect(gate.maxInFlight(), why).toBe(concurrency);
+      expect(run.code).toBe(0);
+      expect(run.report.summary).toMatchObject({ uploaded: files, failed: 0, deferred: 0, creditsPlanned: credits, creditsSpent: credits });
+      expect(pathsWith(run.report, 'upload')).toEqual(names);
+      expect(uploadedNames()).toEqual(names);
+      expect(before - (await ds.balance())).toBe(credits);
+      expect((await ds.files()).map((f) => f.name).sort()).toEqual(names);
+    },
+  );
 });
 
 /**
@@ -153,8 +166,10 @@ describe('upload.requestsPerSecond: uploads started per second, as the service s
     const offsets = arrivals.map((t) => Math.round(t - at(0))).join(', ');
     // A window of a second holding more than `rps` arrivals holds some upload i and upload i + rps.
     for (let i = 0; i + rps < files; i++) {
-      expect(at(i + rps) - at(i), `upload ${i + rps} less than a second after upload ${i} (arrivals at ${offsets} ms)`)
-        .toBeGreaterThanOrEqual(1_000 - EDGE_SLACK_MS);
+      expect(
+        at(i + rps) - at(i),
+        `upload ${i + rps} less than a second after upload ${i} (arrivals at ${offsets} ms)`,
+      ).toBeGreaterThanOrEqual(1_000 - EDGE_SLACK_MS);
     }
     // And over the whole run: 13 uploads at 4 a second span at least three seconds, first to last.
     expect(at(files - 1) - at(0), `arrivals at ${offsets} ms`).toBeGreaterThanOrEqual((Math.ceil(files / rps) - 1) * 1_000 - EDGE_SLACK_MS);
@@ -176,7 +191,9 @@ describe('upload.requestsPerSecond: uploads started per second, as the service s
     expect(uploadedNames()).toEqual(names);
     const offsets = arrivals.map((t) => Math.round(t - (arrivals[0] as number))).join(', ');
     for (let i = 0; i + 2 < arrivals.length; i++) {
-      expect((arrivals[i + 2] as number) - (arrivals[i] as number), `arrivals at ${offsets} ms`).toBeGreaterThanOrEqual(1_000 - EDGE_SLACK_MS);
+      expect((arrivals[i + 2] as number) - (arrivals[i] as number), `arrivals at ${offsets} ms`).toBeGreaterThanOrEqual(
+        1_000 - EDGE_SLACK_MS,
+      );
     }
   });
 
@@ -185,7 +202,10 @@ describe('upload.requestsPerSecond: uploads started per second, as the service s
     suite.proxy.requests.length = 0;
     const ds = suite.svc.dataset({ plan: 'pro', credits: 10_000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan: 'pro', config: { upload: { concurrency: 16, requestsPerSecond: 4 }, reindex: { minChangedFiles: 4 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      plan: 'pro',
+      config: { upload: { concurrency: 16, requestsPerSecond: 4 }, reindex: { minChangedFiles: 4 } },
     });
     for (let i = 0; i < 4; i++) ws.write(`r${i}.md`, contentOf(`r${i}`));
     const arrivals: { paid: string; at: number }[] = [];
@@ -202,6 +222,8 @@ describe('upload.requestsPerSecond: uploads started per second, as the service s
     expect(run.code).toBe(0);
     expect(arrivals.map((a) => a.paid)).toEqual(['upload', 'upload', 'upload', 'upload', 'reindex']);
     const offsets = arrivals.map((a) => Math.round(a.at - (arrivals[0] as { at: number }).at)).join(', ');
-    expect((arrivals[4] as { at: number }).at - (arrivals[0] as { at: number }).at, `arrivals at ${offsets} ms`).toBeGreaterThanOrEqual(1_000 - EDGE_SLACK_MS);
+    expect((arrivals[4] as { at: number }).at - (arrivals[0] as { at: number }).at, `arrivals at ${offsets} ms`).toBeGreaterThanOrEqual(
+      1_000 - EDGE_SLACK_MS,
+    );
   });
 });

@@ -27,9 +27,13 @@ function errorCodesAs(code: string | null): FaultHooks {
 }
 
 describe('kbsync sync --wait', () => {
-  it('waits until processed; a file failed with an error of no known code (the hosted service\'s) is reprocessed maxReprocessAttempts times, then reported failed', async () => {
+  it("waits until processed; a file failed with an error of no known code (the hosted service's) is reprocessed maxReprocessAttempts times, then reported failed", async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } },
+    });
     ws.write('good.md', '# Good\nThis one parses.\n');
     ws.write('table.csv', 'a,b\n1,2\n');
     ws.write('bad.json', '{"unterminated": [1, 2,\n');
@@ -95,8 +99,12 @@ describe('kbsync sync --wait', () => {
   it('a reprocess after --wait (of an `internal:` failure, one worth retrying) is admitted against the budget like any paid call: refused, it is not sent, and the failure says why', async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey,
-      config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 }, budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: {
+        upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 },
+        budget: { maxCreditsPerRun: 10, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 },
+      },
     });
     ws.write('good.md', '# Good\n');
     ws.write('bad.json', '{"unterminated": [1, 2,\n');
@@ -109,20 +117,27 @@ describe('kbsync sync --wait', () => {
 
     expect(run.code).toBe(1);
     expect(itemOf(run.report, 'bad.json')).toMatchObject({ outcome: 'failed', credits: 5, creditsPlanned: 5 });
-    expect(String(itemOf(run.report, 'bad.json').error)).toMatch(/remote processing failed: internal: invalid JSON.*; reprocess not sent: would exceed maxCreditsPerRun \(10 \+ 5 > 10\)/);
+    expect(String(itemOf(run.report, 'bad.json').error)).toMatch(
+      /remote processing failed: internal: invalid JSON.*; reprocess not sent: would exceed maxCreditsPerRun \(10 \+ 5 > 10\)/,
+    );
     expect(suite.proxy.requests.filter(isReprocess).length).toBe(reprocessesBefore);
     expect(start - (await ds.balance())).toBe(10);
   });
 
-  it('without --wait, the next sync learns what the service made of the last one\'s uploads: a copy it failed to process is reprocessed then', async () => {
+  it("without --wait, the next sync learns what the service made of the last one's uploads: a copy it failed to process is reprocessed then", async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 1 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 1 } },
+    });
     ws.write('good.md', '# Good\n');
     ws.write('bad.json', '{"unterminated": [1, 2,\n');
     const first = await ws.runJson('sync');
     expect(first.report.summary).toMatchObject({ uploaded: 2, failed: 0 });
     // The service processes in the background: wait until it has settled both (the test's own polling).
-    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const reprocessesBefore = suite.proxy.requests.filter(isReprocess).length;
     suite.proxy.setHooks(errorCodesAs(null));
 
@@ -135,7 +150,8 @@ describe('kbsync sync --wait', () => {
     expect(suite.proxy.requests.filter(isReprocess).length).toBe(reprocessesBefore + 1);
 
     // Everything settled: the run after lists nothing (a settled state plans offline).
-    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const third = await ws.runJson('sync');
     const listingsBefore = suite.proxy.requests.filter((r) => r.method === 'GET' && /\/files\/?(\?|$)/.test(r.url)).length;
     const fourth = await ws.runJson('sync');
@@ -148,10 +164,15 @@ describe('kbsync sync --wait', () => {
 
   it('without --wait, a copy the service failed with `parse_failed:` is not reprocessed by the next sync: planned and spent 0, the reason says what to do', async () => {
     const ds = suite.svc.dataset({ credits: 1000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 } },
+    });
     ws.write('bad.json', '{"unterminated": [1, 2,\n');
     await ws.runJson('sync');
-    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (await ds.files()).some((f) => f.status !== 'processed' && f.status !== 'failed'); i++)
+      await new Promise((r) => setTimeout(r, 25));
     const start = await ds.balance();
     const reprocessesBefore = suite.proxy.requests.filter(isReprocess).length;
 
@@ -160,7 +181,9 @@ describe('kbsync sync --wait', () => {
 
     for (const report of [second.report, plan.report]) {
       expect(itemOf(report, 'bad.json')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
-      expect(itemOf(report, 'bad.json').reason).toMatch(/^remote processing failed: parse_failed: invalid JSON.*; not reprocessed: the service says the same file would fail again \(fix the file/);
+      expect(itemOf(report, 'bad.json').reason).toMatch(
+        /^remote processing failed: parse_failed: invalid JSON.*; not reprocessed: the service says the same file would fail again \(fix the file/,
+      );
       expect(report.summary).toMatchObject({ failed: 1, creditsPlanned: 0 });
     }
     expect(second.report.summary.creditsSpent).toBe(0);

@@ -27,7 +27,10 @@ async function plan(padBytes = 0): Promise<PreparedPlan> {
   const state = openState(config.state);
   try {
     if (padBytes > 0) state.setMeta('test.padding', 'x'.repeat(padBytes));
-    return await preparePlan({ config, state, logger: silentLogger(), getClient: () => Promise.reject(new Error('a warm plan calls no one')) }, null);
+    return await preparePlan(
+      { config, state, logger: silentLogger(), getClient: () => Promise.reject(new Error('a warm plan calls no one')) },
+      null,
+    );
   } finally {
     state.close();
   }

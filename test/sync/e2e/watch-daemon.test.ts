@@ -28,17 +28,27 @@ type Running = { snapshot(): DaemonSnapshot; logs: Record<string, unknown>[]; st
 /** runWatchDaemon in this process against the local service, with a watcher backend of the test's choosing. */
 function startDaemon(ws: Workspace, ds: E2eDataset, createWatcher: CreateWatcher, o: { now?: () => Date } = {}): Running {
   const logs: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _enc, done) { for (const line of chunk.toString().split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
   const logger = createLogger({ level: 'info' }, sink);
   const state = openState(ws.statePath, o.now === undefined ? {} : { now: o.now });
   const config = loadConfig(ws.configPath, {});
   const client = createClient({ baseUrl: suite.svc.url, apiKey: ds.apiKey, logger });
   const stop = new AbortController();
   let snapshot: DaemonSnapshot | null = null;
-  const done = runWatchDaemon({ config, state, logger, getClient: async () => client, ...(o.now === undefined ? {} : { now: o.now }) }, {
-    signal: stop.signal, createWatcher, onSnapshot: (s) => (snapshot = structuredClone(s)),
-    ...(o.now === undefined ? {} : { nowMs: () => (o.now as () => Date)().getTime() }),
-  });
+  const done = runWatchDaemon(
+    { config, state, logger, getClient: async () => client, ...(o.now === undefined ? {} : { now: o.now }) },
+    {
+      signal: stop.signal,
+      createWatcher,
+      onSnapshot: (s) => (snapshot = structuredClone(s)),
+      ...(o.now === undefined ? {} : { nowMs: () => (o.now as () => Date)().getTime() }),
+    },
+  );
   return {
     snapshot: () => snapshot as DaemonSnapshot,
     logs,
@@ -63,7 +73,11 @@ const uploadedNames = async (ds: E2eDataset): Promise<string[]> => (await ds.fil
 describe('kbsync watch, the daemon in-process against the local service', () => {
   it('a watcher that delivers nothing: the start-up probe sees no event and the folder is polled instead, logged once with the reason', async () => {
     const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs: 50, probeTimeoutMs: 300, pollIntervalMs: 100 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 50, probeTimeoutMs: 300, pollIntervalMs: 100 } },
+    });
     ws.write('a.md', '# A\n');
     const backends: string[] = [];
     const createWatcher: CreateWatcher = async (spec, handlers) => {
@@ -77,7 +91,13 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     const result = await d.stop();
 
     expect(backends).toEqual(['events', 'polling']);
-    expect(d.snapshot().watches).toEqual([expect.objectContaining({ source: 'docs', backend: 'polling', note: expect.stringContaining('no file-system event arrived for a probe file within 300 ms') })]);
+    expect(d.snapshot().watches).toEqual([
+      expect.objectContaining({
+        source: 'docs',
+        backend: 'polling',
+        note: expect.stringContaining('no file-system event arrived for a probe file within 300 ms'),
+      }),
+    ]);
     expect(d.logs.filter((l) => String(l.msg).includes('polling instead'))).toHaveLength(1);
     expect(result.graceExpired).toBe(false);
     expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
@@ -85,7 +105,11 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
 
   it('a watch that fails with ENOSPC (out of inotify watches): a message naming the sysctl, polling instead, no exit', async () => {
     const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs: 50, backend: 'events', pollIntervalMs: 100 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 50, backend: 'events', pollIntervalMs: 100 } },
+    });
     let handlers: WatcherHandlers | undefined;
     const backends: string[] = [];
     const createWatcher: CreateWatcher = async (spec, h) => {
@@ -112,14 +136,20 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
 
   it('a watcher that drops every event: the periodic rescan (watch.rescanMinutes) finds the change', async () => {
     const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { backend: 'events', rescanMinutes: 0.01 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { backend: 'events', rescanMinutes: 0.01 } },
+    });
     const d = startDaemon(ws, ds, deaf);
     await until('the first sync', () => d.snapshot()?.ready === true);
     ws.write('missed.md', '# nobody told us\n');
     await until('missed.md uploaded by a rescan', async () => (await uploadedNames(ds)).includes('missed.md'));
     await d.stop();
 
-    const cycle = d.logs.find((l) => l.msg === 'sync cycle done' && l.uploaded === 1 && Array.isArray(l.reasons) && l.reasons.includes('rescan'));
+    const cycle = d.logs.find(
+      (l) => l.msg === 'sync cycle done' && l.uploaded === 1 && Array.isArray(l.reasons) && l.reasons.includes('rescan'),
+    );
     expect(cycle).toBeDefined();
     expect(d.snapshot().counters.rescans).toBeGreaterThan(0);
     expect(d.snapshot().counters.events).toBe(0);
@@ -128,7 +158,8 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
   it('work deferred by the day cap starts when the next UTC day opens, and the log says so', async () => {
     const ds = suite.svc.dataset();
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey,
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
       config: { budget: { maxCreditsPerRun: 1000, maxCreditsPerDay: 10, maxCreditsPerMonth: 1000 }, watch: { backend: 'events' } },
     });
     ws.write('a.md', '# A\n');
@@ -147,7 +178,9 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     const deferredLine = d.logs.find((l) => l.msg === 'work deferred by the budget: it starts when the period opens');
     expect(deferredLine).toMatchObject({ period: 'day', at: '2030-01-01T00:00:00.000Z', files: 1 });
     expect(d.logs.some((l) => l.msg === 'budget period rolled over: starting the deferred work')).toBe(true);
-    expect(d.logs.find((l) => l.msg === 'sync cycle done' && Array.isArray(l.reasons) && l.reasons.includes('budget-rollover'))).toMatchObject({ uploaded: 1 });
+    expect(
+      d.logs.find((l) => l.msg === 'sync cycle done' && Array.isArray(l.reasons) && l.reasons.includes('budget-rollover')),
+    ).toMatchObject({ uploaded: 1 });
   });
 
   it('a git source is fetched every pollSeconds and synced when its ref moves, with no file-system event', async () => {
@@ -156,7 +189,8 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     const root = suite.temp.make();
     const origin = createGitOrigin(root, { 'guide.md': '# Guide\n' });
     const ws = createWorkspace(root, {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey,
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
       config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } }], watch: { rescanMinutes: 60 } },
     });
     const d = startDaemon(ws, ds, deaf);
@@ -169,7 +203,9 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
 
     expect(first).toEqual(['guide.md']);
     expect(d.logs.find((l) => l.msg === 'file' && l.path === 'news.md')).toMatchObject({ action: 'upload', outcome: 'done' });
-    expect(d.logs.find((l) => l.msg === 'sync cycle done' && l.uploaded === 1 && Array.isArray(l.reasons) && l.reasons.includes('git-poll'))).toBeDefined();
+    expect(
+      d.logs.find((l) => l.msg === 'sync cycle done' && l.uploaded === 1 && Array.isArray(l.reasons) && l.reasons.includes('git-poll')),
+    ).toBeDefined();
     expect(d.snapshot().counters.events).toBe(0);
   });
 });

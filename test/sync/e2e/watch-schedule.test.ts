@@ -20,7 +20,11 @@ describe('kbsync watch with watch.schedule', () => {
     // One open minute a day, two hours from now: closed for the whole test.
     const opens = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 2 * 3600_000);
     const schedule = `${opens.getUTCMinutes()} ${opens.getUTCHours()} * * *`;
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs: 100, rescanMinutes: 0.01, schedule } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 100, rescanMinutes: 0.01, schedule } },
+    });
     ws.write('a.md', '# A\n');
     const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
     children.push(k);

@@ -13,7 +13,14 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
 type LogLine = Record<string, unknown> & { msg: string };
-type StatusFile = { pid: number; ready: boolean; http: string | null; stoppedAt: string | null; counters: Record<string, number>; lastSync: { reasons: string[] } | null };
+type StatusFile = {
+  pid: number;
+  ready: boolean;
+  http: string | null;
+  stoppedAt: string | null;
+  counters: Record<string, number>;
+  lastSync: { reasons: string[] } | null;
+};
 
 const children: KbsyncChild[] = [];
 afterEach(async () => {
@@ -41,9 +48,14 @@ function watch(ws: Workspace, ...args: string[]): KbsyncChild {
 }
 
 const logsOf = (k: KbsyncChild): LogLine[] =>
-  k.stderrSoFar().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  k
+    .stderrSoFar()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
 /** The daemon's log lines of done uploads of `path`. */
-const uploadsOf = (k: KbsyncChild, path: string): LogLine[] => logsOf(k).filter((l) => l.msg === 'file' && l.path === path && l.action === 'upload' && l.outcome === 'done');
+const uploadsOf = (k: KbsyncChild, path: string): LogLine[] =>
+  logsOf(k).filter((l) => l.msg === 'file' && l.path === path && l.action === 'upload' && l.outcome === 'done');
 const cyclesOf = (k: KbsyncChild): LogLine[] => logsOf(k).filter((l) => l.msg === 'sync cycle done');
 
 function statusFile(ws: Workspace): StatusFile | null {
@@ -112,7 +124,9 @@ describe('kbsync watch as a child process against the local service', () => {
     const exit = await stop(k);
 
     const uploads = logsOf(k).filter((l) => l.msg === 'file' && l.action === 'upload' && l.outcome === 'done');
-    const burstCycles = cyclesOf(k).slice(cyclesBefore).filter((l) => Number(l.uploaded) > 0);
+    const burstCycles = cyclesOf(k)
+      .slice(cyclesBefore)
+      .filter((l) => Number(l.uploaded) > 0);
     const reindexes = cyclesOf(k).filter((l) => l.reindex === 'done');
     expect(exit.code).toBe(0);
     expect(uploads).toHaveLength(1000);
@@ -255,7 +269,7 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(second.stderr).toMatch(/state_locked|another kbsync/i);
   });
 
-  it('--http: /healthz, /readyz after the first sync, /metrics with the run\'s values; kbsync status shows the running daemon', async () => {
+  it("--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon", async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds);
     ws.write('a.md', '# A\n');
@@ -288,6 +302,9 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/daemon: +running \(pid \d+/);
     expect(status.stdout).toMatch(/waiting for: .*changes in docs \(events\)/);
-    expect((statusJson.report as unknown as { daemon: { pid: number; lastSync: { uploaded: number } } }).daemon).toMatchObject({ pid: k.child.pid, lastSync: { uploaded: 2 } });
+    expect((statusJson.report as unknown as { daemon: { pid: number; lastSync: { uploaded: number } } }).daemon).toMatchObject({
+      pid: k.child.pid,
+      lastSync: { uploaded: 2 },
+    });
   });
 });

@@ -51,9 +51,17 @@ beforeEach(() => {
     },
     task(kind, name, answers) {
       let attempt = 0;
-      const op = kind === 'upload'
-        ? { ...uploadOp(name, COST, createHash('sha256').update(name).digest('hex')) }
-        : { kind: 'reprocess' as const, source: 'docs', path: name, remoteId: `r-${name}`, credits: COST, reason: 'remote processing failed' };
+      const op =
+        kind === 'upload'
+          ? { ...uploadOp(name, COST, createHash('sha256').update(name).digest('hex')) }
+          : {
+              kind: 'reprocess' as const,
+              source: 'docs',
+              path: name,
+              remoteId: `r-${name}`,
+              credits: COST,
+              reason: 'remote processing failed',
+            };
       return {
         op,
         perform: async () => {
@@ -62,7 +70,14 @@ beforeEach(() => {
           if (answer === 'hold') await new Promise<void>((resolve) => held.push(resolve));
           else if (answer !== 'ok') {
             const code = answer.status === 429 ? 'rate_limited' : 'insufficient_credits';
-            throw new ApiError({ code, status: answer.status, method: 'POST', url: '/x', message: `answered ${answer.status} ${code}`, retryAfterMs: answer.status === 429 ? answer.retryAfterMs : null });
+            throw new ApiError({
+              code,
+              status: answer.status,
+              method: 'POST',
+              url: '/x',
+              message: `answered ${answer.status} ${code}`,
+              retryAfterMs: answer.status === 429 ? answer.retryAfterMs : null,
+            });
           }
           return { outcome: 'done', creditsCharged: COST, remoteId: `id-${name}` };
         },
@@ -101,12 +116,22 @@ function expectLedger(spent: number, stopped: string[] = []): void {
   expect(h.state.verifyTotals()).toEqual([]);
   expect(h.state.ledgerTotals().all).toMatchObject({ reserved: 0, spent });
   expect(h.state.inFlightOps()).toEqual([]);
-  expect(h.state.pendingOps().map((op) => [op.path, op.reserved]).sort()).toEqual(stopped.sort().map((path) => [path, 0]));
+  expect(
+    h.state
+      .pendingOps()
+      .map((op) => [op.path, op.reserved])
+      .sort(),
+  ).toEqual(stopped.sort().map((path) => [path, 0]));
 }
 
 describe('a 429 pauses its endpoint until Retry-After has passed', () => {
   it('no upload starts inside the window; the one in flight finishes; the refused one goes again after it; each charged once', async () => {
-    const tasks = [h.task('upload', 'u0', ['hold']), h.task('upload', 'u1', [{ status: 429, retryAfterMs: 2_000 }, 'ok']), h.task('upload', 'u2', ['ok']), h.task('upload', 'u3', ['ok'])];
+    const tasks = [
+      h.task('upload', 'u0', ['hold']),
+      h.task('upload', 'u1', [{ status: 429, retryAfterMs: 2_000 }, 'ok']),
+      h.task('upload', 'u2', ['ok']),
+      h.task('upload', 'u3', ['ok']),
+    ];
 
     const r = await runDriven(tasks, { concurrency: 2 }, async () => {
       expect(names()).toEqual(['u0@0', 'u1@0']);
@@ -121,11 +146,18 @@ describe('a 429 pauses its endpoint until Retry-After has passed', () => {
     expect(r.stop).toBeNull();
     expect(r.results.map((x) => x.outcome)).toEqual(['done', 'done', 'done', 'done']);
     expectLedger(4 * COST);
-    expect(h.state.opsForPath('docs', 'u1').map((op) => [op.state, op.errorCode])).toEqual([['failed', 'rate_limited'], ['done', null]]);
+    expect(h.state.opsForPath('docs', 'u1').map((op) => [op.state, op.errorCode])).toEqual([
+      ['failed', 'rate_limited'],
+      ['done', null],
+    ]);
   });
 
   it('a call waiting out the pause holds no slot: with concurrency 1, a reprocess (another endpoint) runs inside the upload window', async () => {
-    const tasks = [h.task('upload', 'u0', [{ status: 429, retryAfterMs: 2_000 }, 'ok']), h.task('reprocess', 'r0', ['ok']), h.task('upload', 'u1', ['ok'])];
+    const tasks = [
+      h.task('upload', 'u0', [{ status: 429, retryAfterMs: 2_000 }, 'ok']),
+      h.task('reprocess', 'r0', ['ok']),
+      h.task('upload', 'u1', ['ok']),
+    ];
 
     const r = await runDriven(tasks, { concurrency: 1 }, async () => {
       await advance(2_000);
@@ -165,8 +197,17 @@ describe('a 429 pauses its endpoint until Retry-After has passed', () => {
     const r = await runDriven(tasks, { concurrency: 1, maxRetryAfterMs: 60_000 }, async () => {});
 
     expect(names()).toEqual(['u0@0', 'r0@0']);
-    expect(r.stop).toMatchObject({ by: 'retry-after', code: 'rate_limited', message: expect.stringMatching(/120 s.*upload\.maxRetryAfterSeconds \(60 s\)/) });
-    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['not-run', 'stopped'], ['not-run', 'refused'], ['not-run', 'stopped'], ['not-run', 'stopped']]);
+    expect(r.stop).toMatchObject({
+      by: 'retry-after',
+      code: 'rate_limited',
+      message: expect.stringMatching(/120 s.*upload\.maxRetryAfterSeconds \(60 s\)/),
+    });
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([
+      ['not-run', 'stopped'],
+      ['not-run', 'refused'],
+      ['not-run', 'stopped'],
+      ['not-run', 'stopped'],
+    ]);
     expectLedger(0, ['u0', 'u1', 'r1']);
   });
 
@@ -180,14 +221,22 @@ describe('a 429 pauses its endpoint until Retry-After has passed', () => {
 
     expect(names()).toEqual(['u0@0', 'u0@1000', 'u0@2000', 'u0@3000']);
     expect(r.stop).toMatchObject({ by: 'service', code: 'rate_limited' });
-    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['not-run', 'refused'], ['not-run', 'stopped']]);
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([
+      ['not-run', 'refused'],
+      ['not-run', 'stopped'],
+    ]);
     expectLedger(0, ['u1']);
   });
 });
 
 describe('a 402 stops the spending and defers what it did not send', () => {
   it('the refused calls and the rest are deferred, not failed; the calls in flight finish; nothing stays reserved', async () => {
-    const tasks = [h.task('upload', 'u0', ['hold']), h.task('upload', 'u1', [{ status: 402 }]), h.task('upload', 'u2', ['ok']), h.task('upload', 'u3', ['ok'])];
+    const tasks = [
+      h.task('upload', 'u0', ['hold']),
+      h.task('upload', 'u1', [{ status: 402 }]),
+      h.task('upload', 'u2', ['ok']),
+      h.task('upload', 'u3', ['ok']),
+    ];
 
     const r = await runDriven(tasks, { concurrency: 2 }, async () => {
       h.release();
@@ -195,7 +244,12 @@ describe('a 402 stops the spending and defers what it did not send', () => {
 
     expect(names()).toEqual(['u0@0', 'u1@0']);
     expect(r.stop).toMatchObject({ by: 'service', code: 'insufficient_credits' });
-    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([['done', undefined], ['not-run', 'refused'], ['not-run', 'stopped'], ['not-run', 'stopped']]);
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([
+      ['done', undefined],
+      ['not-run', 'refused'],
+      ['not-run', 'stopped'],
+      ['not-run', 'stopped'],
+    ]);
     expectLedger(COST, ['u2', 'u3']);
   });
 });

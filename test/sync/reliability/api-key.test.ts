@@ -26,7 +26,11 @@ afterAll(() => temp.cleanup());
 function formsOf(key: string): string[] {
   const secret = key.replace(/^kbs_/, '');
   const forms = [key, secret, secret.slice(0, 16), secret.slice(-16)];
-  return [...forms, ...forms.map((f) => Buffer.from(f).toString('hex')), ...forms.map((f) => Buffer.from(f).toString('base64').replace(/=+$/, ''))];
+  return [
+    ...forms,
+    ...forms.map((f) => Buffer.from(f).toString('hex')),
+    ...forms.map((f) => Buffer.from(f).toString('base64').replace(/=+$/, '')),
+  ];
 }
 
 /** How often any form of `key` occurs in `bytes`. */
@@ -48,7 +52,10 @@ function filesUnder(dir: string): string[] {
 }
 
 /** Starts `kbsync serve --port 0` and waits for its address and the key it prints on a first start. */
-async function startServe(dataDir: string, env: Record<string, string>): Promise<{ k: KbsyncChild; url: string; apiKey: string; printed: () => string }> {
+async function startServe(
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<{ k: KbsyncChild; url: string; apiKey: string; printed: () => string }> {
   const k = spawnKbsync(['serve', '--port', '0', '--data', dataDir], dataDir, env);
   let out = '';
   const found = await new Promise<{ url: string; apiKey: string }>((resolve, reject) => {
@@ -84,8 +91,16 @@ describe('the API key in no output and no file', () => {
       const origin = createGitOrigin(join(root, 'git'), { 'docs/g.md': '# G\nfrom git\n' });
       const wsRoot = join(root, 'ws');
       mkdirSync(wsRoot);
-      const sources = [{ name: 'docs', path: './docs' }, { name: 'repo', git: { url: origin.bare, ref: 'main' } }];
-      const target = (apiKey: Record<string, string>, baseUrl = serve.url): Record<string, unknown> => ({ kind: 'remote', baseUrl, plan: 'basic', ...apiKey });
+      const sources = [
+        { name: 'docs', path: './docs' },
+        { name: 'repo', git: { url: origin.bare, ref: 'main' } },
+      ];
+      const target = (apiKey: Record<string, string>, baseUrl = serve.url): Record<string, unknown> => ({
+        kind: 'remote',
+        baseUrl,
+        plan: 'basic',
+        ...apiKey,
+      });
       // The key reaches kbsync through the environment, as the starter config and the README suggest.
       const ws = createWorkspace(wsRoot, { baseUrl: serve.url, apiKey: '${KBSYNC_API_KEY}', config: { sources } });
       ws.write('a.md', '# A\nalpha bravo\n');
@@ -98,11 +113,25 @@ describe('the API key in no output and no file', () => {
       const withKey = { KBSYNC_API_KEY: key };
 
       // Success paths, text and --json.
-      for (const args of [['config', 'check'], ['config', 'check', '--json'], ['plan', '--all'], ['plan', '--json'], ['sync', '--wait', '--wait-timeout', '20']]) {
+      for (const args of [
+        ['config', 'check'],
+        ['config', 'check', '--json'],
+        ['plan', '--all'],
+        ['plan', '--json'],
+        ['sync', '--wait', '--wait-timeout', '20'],
+      ]) {
         expect((await kbsync(withKey, ...args)).code, args.join(' ')).toBe(0);
       }
       ws.write('b.md', '# B\ncharlie\n');
-      for (const args of [['sync', '--json'], ['status'], ['status', '--json'], ['explain', 'a.md'], ['explain', 'notes.rtf', '--json'], ['query', 'alpha'], ['query', 'alpha', '--json']]) {
+      for (const args of [
+        ['sync', '--json'],
+        ['status'],
+        ['status', '--json'],
+        ['explain', 'a.md'],
+        ['explain', 'notes.rtf', '--json'],
+        ['query', 'alpha'],
+        ['query', 'alpha', '--json'],
+      ]) {
         expect((await kbsync(withKey, ...args)).code, args.join(' ')).toBe(0);
       }
       // An error the service gives (no such agent), with the stack and causes KBSYNC_DEBUG=1 adds.
@@ -134,7 +163,8 @@ describe('the API key in no output and no file', () => {
         onRequest: (req) => {
           const echoed = `request with key ${req.headers['x-api-key'] ?? ''} failed`;
           if (isUpload(req)) return { kind: 'respond', status: 500, json: { error: { code: 'internal', message: echoed } } };
-          if (req.url.includes('/datasets/query')) return { kind: 'respond', status: 401, json: { error: { code: 'unauthorized', message: echoed } } };
+          if (req.url.includes('/datasets/query'))
+            return { kind: 'respond', status: 401, json: { error: { code: 'unauthorized', message: echoed } } };
           return { kind: 'forward' };
         },
       });
@@ -156,12 +186,17 @@ describe('the API key in no output and no file', () => {
     expect(allStderr).toMatch(/\n\s+at /);
 
     // Search: every command's stdout and stderr; the state folder; the service's data folder.
-    const outputs = runs.flatMap((r) => [{ where: `kbsync ${r.args.join(' ')} (stdout)`, bytes: Buffer.from(r.exit.stdout) }, { where: `kbsync ${r.args.join(' ')} (stderr)`, bytes: Buffer.from(r.exit.stderr) }]);
+    const outputs = runs.flatMap((r) => [
+      { where: `kbsync ${r.args.join(' ')} (stdout)`, bytes: Buffer.from(r.exit.stdout) },
+      { where: `kbsync ${r.args.join(' ')} (stderr)`, bytes: Buffer.from(r.exit.stderr) },
+    ]);
     const stateFiles = filesUnder(join(root, 'ws', '.kbsync'));
     const serviceFiles = filesUnder(dataDir);
     const files = [...stateFiles, ...serviceFiles].map((path) => ({ where: path, bytes: readFileSync(path) }));
     const searched = [...outputs, ...files, { where: 'kbsync serve (stderr)', bytes: Buffer.from(serveExit.stderr) }];
-    const found = searched.flatMap((s) => [key, wrongKey].map((k) => ({ where: s.where, n: occurrences(s.bytes, k) }))).filter((f) => f.n > 0);
+    const found = searched
+      .flatMap((s) => [key, wrongKey].map((k) => ({ where: s.where, n: occurrences(s.bytes, k) })))
+      .filter((f) => f.n > 0);
 
     expect(stateFiles.some((p) => p.endsWith('state.db'))).toBe(true);
     expect(stateFiles.some((p) => p.includes(`${join('.kbsync', 'git')}`))).toBe(true);

@@ -115,7 +115,11 @@ describe('kbsync SIGKILLed again and again during a sync', () => {
     suite.proxy.setHooks({});
     suite.proxy.requests.length = 0;
     const ds = suite.svc.dataset({ credits: 10_000 });
-    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey, config: { upload: { concurrency: 4, requestsPerSecond: 1000 } } });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { upload: { concurrency: 4, requestsPerSecond: 1000 } },
+    });
     const names = Array.from({ length: 24 }, (_, i) => `doc-${String(i).padStart(2, '0')}.md`);
     for (const name of names) ws.write(name, `# ${name}\n\ntext of its own\n`);
     const start = await ds.balance();
@@ -157,8 +161,12 @@ describe('kbsync SIGKILLed again and again during a sync', () => {
     const cap = 37;
     const ds = suite.svc.dataset({ credits: 10_000 });
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey,
-      config: { upload: { concurrency: 8, requestsPerSecond: 1000 }, budget: { maxCreditsPerRun: 10_000, maxCreditsPerDay: cap, maxCreditsPerMonth: 10_000 } },
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: {
+        upload: { concurrency: 8, requestsPerSecond: 1000 },
+        budget: { maxCreditsPerRun: 10_000, maxCreditsPerDay: cap, maxCreditsPerMonth: 10_000 },
+      },
     });
     for (let i = 0; i < 30; i++) ws.write(`doc-${String(i).padStart(2, '0')}.md`, `# doc ${i}\n\ntext of its own\n`);
     const start = await ds.balance();
@@ -187,7 +195,7 @@ describe('kbsync SIGKILLed again and again during a sync', () => {
       'upload concurrency': 8,
       'uploads that reached the service': uploadsForwarded().sent,
       'credits charged': charged,
-      'maxCreditsPerDay': cap,
+      maxCreditsPerDay: cap,
       'reserved left': ledgerOf(ws).reserved,
     });
   }, 180_000);

@@ -18,7 +18,12 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 const suite = useE2eSuite({ proxy: true });
 
 type PaidKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat';
-type Seen = { kind: PaidKind | 'other'; url: string; key: string | undefined; row: { kind: string; state: string; credits: number; reserved: number } | undefined };
+type Seen = {
+  kind: PaidKind | 'other';
+  url: string;
+  key: string | undefined;
+  row: { kind: string; state: string; credits: number; reserved: number } | undefined;
+};
 
 /** The kind of paid call a POST is (docs/api.md's paid endpoints), or 'other'. */
 function paidKindOf(req: ProxiedRequest): PaidKind | 'other' {
@@ -61,7 +66,9 @@ describe('no paid call without its record', () => {
     // The agent is made directly on the service (not through the proxy): kbsync has no command for it.
     const agentId = await createAgent(ds.apiKey);
     const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url, apiKey: ds.apiKey, plan: 'pro',
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      plan: 'pro',
       config: { upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 1 }, reindex: { minChangedFiles: 2 } },
     });
     ws.write('a.md', '# A\nalpha\n');
@@ -97,9 +104,22 @@ describe('no paid call without its record', () => {
     expect(itemOf(sync.report, 'bad.json').outcome).toBe('failed');
     expect([query.code, chat.code]).toEqual([0, 0]);
     const count = (kind: PaidKind | 'other'): number => seen.filter((s) => s.kind === kind).length;
-    expect({ upload: count('upload'), reprocess: count('reprocess'), reindex: count('reindex'), query: count('query'), chat: count('chat'), other: count('other') })
-      .toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 1, chat: 1, other: 0 });
-    const withoutRecord = seen.filter((s) => s.row === undefined || s.row.kind !== s.kind || s.row.state !== 'in_flight' || s.row.reserved !== s.row.credits || s.row.credits <= 0);
+    expect({
+      upload: count('upload'),
+      reprocess: count('reprocess'),
+      reindex: count('reindex'),
+      query: count('query'),
+      chat: count('chat'),
+      other: count('other'),
+    }).toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 1, chat: 1, other: 0 });
+    const withoutRecord = seen.filter(
+      (s) =>
+        s.row === undefined ||
+        s.row.kind !== s.kind ||
+        s.row.state !== 'in_flight' ||
+        s.row.reserved !== s.row.credits ||
+        s.row.credits <= 0,
+    );
     expect(withoutRecord, JSON.stringify(withoutRecord)).toEqual([]);
     // What the service charged is exactly what those records reserved: no paid call went unrecorded.
     const reserved = seen.reduce((sum, s) => sum + (s.row?.reserved ?? 0), 0);
@@ -108,7 +128,7 @@ describe('no paid call without its record', () => {
     printFigures('no paid call without its record', {
       'paid requests': seen.length,
       'with their row in flight and reserved': seen.length - withoutRecord.length,
-      'without': withoutRecord.length,
+      without: withoutRecord.length,
       'credits charged': charged,
       'credits reserved beforehand': reserved,
     });

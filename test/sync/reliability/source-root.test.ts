@@ -50,13 +50,16 @@ describe('nothing read outside a source root', () => {
     const outsideFiles: Record<string, string> = {
       'marker.md': `# Outside\n${marker}\n`,
       'sub/deep.md': `# Deep\n${marker} deep\n`,
-      'rules': 'a.md\n', // ignore rules: read, they would leave a.md out
+      rules: 'a.md\n', // ignore rules: read, they would leave a.md out
     };
     for (const [path, content] of Object.entries(outsideFiles)) writeFileSync(join(outside, path), content);
 
     // A git repository: docs/ is the source root (subdir); other/ is outside it.
     mkdirSync(join(root, 'git'));
-    const origin = createGitOrigin(join(root, 'git'), { 'docs/inside.md': '# Inside the subdir\n', 'other/marker.md': `# Other\n${gitMarker}\n` });
+    const origin = createGitOrigin(join(root, 'git'), {
+      'docs/inside.md': '# Inside the subdir\n',
+      'other/marker.md': `# Other\n${gitMarker}\n`,
+    });
     symlinkSync('../other/marker.md', join(origin.work, 'docs', 'up.md'));
     symlinkSync(join(outside, 'marker.md'), join(origin.work, 'docs', 'abs.md'));
     // From <state>/git/repo/docs/ up five folders is `root`, which holds outside/.
@@ -65,7 +68,8 @@ describe('nothing read outside a source root', () => {
 
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(join(root, 'ws'), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey,
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
       config: {
         sources: [
           { name: 'docs', path: './docs', followSymlinks: true, include: ['**/*', '../outside/**', `${outside}/**`, '../../**'] },
@@ -95,7 +99,9 @@ describe('nothing read outside a source root', () => {
 
     // A git subdir of ".." is refused before anything is read.
     const escape = createWorkspace(join(root, 'ws-escape'), {
-      baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: '../' } }] },
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', subdir: '../' } }] },
     });
     const escaped = await escape.run('sync');
 
@@ -115,7 +121,8 @@ describe('nothing read outside a source root', () => {
     for (const path of [...serviceFiles, ...stateOwnFiles]) {
       const bytes = readFileSync(path);
       if (bytes.includes(gitMarker)) hits.push(`${path}: git marker`);
-      if (bytes.includes(gitOutsideHash) || bytes.includes(gitOutsideHash.toString('hex'))) hits.push(`${path}: sha256 of the file outside the subdir`);
+      if (bytes.includes(gitOutsideHash) || bytes.includes(gitOutsideHash.toString('hex')))
+        hits.push(`${path}: sha256 of the file outside the subdir`);
     }
     const printed = [plan, sync, explain, again, escaped].map((r) => `${r.stdout}${r.stderr}`).join('\n');
     if (printed.includes(marker) || printed.includes(gitMarker)) hits.push('command output: marker');
@@ -130,7 +137,10 @@ describe('nothing read outside a source root', () => {
     expect(itemOf(sync.report, 'real.md').action).toBe('skip:duplicate-content');
     const linksOut = ['rel-out.md', 'abs-out.md', 'chain.md', 'inner/hop.md', 'dir-out', 'in/hop', 'up.md', 'abs.md', 'rel.md'];
     for (const link of linksOut) {
-      expect(itemOf(sync.report, link), link).toMatchObject({ action: 'skip:ignored', reason: expect.stringMatching(/points outside the source root: not followed$/) });
+      expect(itemOf(sync.report, link), link).toMatchObject({
+        action: 'skip:ignored',
+        reason: expect.stringMatching(/points outside the source root: not followed$/),
+      });
     }
     expect(again.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
 

@@ -46,12 +46,17 @@ describe('scanFolder with unreadable folders', () => {
   });
 
   it('skips a folder whose ignore file cannot be read, rather than upload what it may exclude', () => {
-    const root = lockedTree({ 'sub/.gitignore': 'private.md\n', 'sub/private.md': '', 'sub/public.md': '', 'top.md': '' }, { sub: 0o755, 'sub/.gitignore': 0o000 });
+    const root = lockedTree(
+      { 'sub/.gitignore': 'private.md\n', 'sub/private.md': '', 'sub/public.md': '', 'top.md': '' },
+      { sub: 0o755, 'sub/.gitignore': 0o000 },
+    );
 
     const result = scanUnprivileged(root);
 
     expect(result.files.map((f) => f.path)).toEqual(['top.md']);
-    expect(result.skipped).toEqual([{ source: 'docs', path: 'sub', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null }]);
+    expect(result.skipped).toEqual([
+      { source: 'docs', path: 'sub', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null },
+    ]);
   });
 
   it('lists an unreadable source root as "." rather than failing', () => {
@@ -59,6 +64,10 @@ describe('scanFolder with unreadable folders', () => {
 
     const result = scanUnprivileged(root);
 
-    expect(result).toEqual({ files: [], inPathOrder: true, skipped: [{ source: 'docs', path: '.', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null }] });
+    expect(result).toEqual({
+      files: [],
+      inPathOrder: true,
+      skipped: [{ source: 'docs', path: '.', reason: 'unreadable', detail: expect.stringContaining('EACCES'), size: null }],
+    });
   });
 });

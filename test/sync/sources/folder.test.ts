@@ -22,7 +22,15 @@ describe('scanFolder', () => {
     expect(paths(result)).toEqual(['a.md', 'sub/c.json', 'sub/deep/b.txt']);
     const b = result.files.find((f) => f.path === 'sub/deep/b.txt');
     const st = statSync(join(root, 'sub/deep/b.txt'));
-    expect(b).toEqual({ source: 'docs', path: 'sub/deep/b.txt', absPath: join(root, 'sub/deep/b.txt'), size: 2, mtimeNs: mtimeNsOf(st), inode: st.ino, sha256: null });
+    expect(b).toEqual({
+      source: 'docs',
+      path: 'sub/deep/b.txt',
+      absPath: join(root, 'sub/deep/b.txt'),
+      size: 2,
+      mtimeNs: mtimeNsOf(st),
+      inode: st.ino,
+      sha256: null,
+    });
     expect(result.skipped).toEqual([]);
   });
 
@@ -77,13 +85,23 @@ describe('scanFolder', () => {
   });
 
   it('lists .git and node_modules once each, never their contents', () => {
-    const root = testdir({ '.git/HEAD': 'ref', '.git/info/x.md': '', 'node_modules/pkg/README.md': '', 'sub/node_modules/y.md': '', 'keep.md': '' });
+    const root = testdir({
+      '.git/HEAD': 'ref',
+      '.git/info/x.md': '',
+      'node_modules/pkg/README.md': '',
+      'sub/node_modules/y.md': '',
+      'keep.md': '',
+    });
 
     const result = scan(root);
 
     expect(paths(result)).toEqual(['keep.md']);
     expect(result.skipped.map((s) => [s.path, s.reason, s.size])).toEqual(
-      expect.arrayContaining([['.git', 'ignored', null], ['node_modules', 'ignored', null], ['sub/node_modules', 'ignored', null]]),
+      expect.arrayContaining([
+        ['.git', 'ignored', null],
+        ['node_modules', 'ignored', null],
+        ['sub/node_modules', 'ignored', null],
+      ]),
     );
     expect(result.skipped).toHaveLength(3);
     expect(detailOf(result, '.git')).toBe('git metadata: never synced');
@@ -134,10 +152,39 @@ describe('scanFolder', () => {
   });
 
   it.each([
-    '.env', '.env.local', 'prod.env', 'server.pem', 'tls.key', 'cert.p12', 'cert.pfx', 'store.jks', 'release.keystore', 'putty.ppk',
-    'private.asc', 'id_rsa', 'id_rsa.pub', 'id_dsa', 'id_ecdsa', 'id_ed25519', '.npmrc', '.pypirc', '.netrc', '_netrc',
-    '.git-credentials', '.pgpass', '.htpasswd', '.dockercfg', 'credentials', 'credentials.json', 'Credentials-prod.json',
-    'client_secret_123.json', 'service-account-ci.json', 'vault.kdbx', 'secrets.yaml', 'SECRETS.json', 'secret.txt',
+    '.env',
+    '.env.local',
+    'prod.env',
+    'server.pem',
+    'tls.key',
+    'cert.p12',
+    'cert.pfx',
+    'store.jks',
+    'release.keystore',
+    'putty.ppk',
+    'private.asc',
+    'id_rsa',
+    'id_rsa.pub',
+    'id_dsa',
+    'id_ecdsa',
+    'id_ed25519',
+    '.npmrc',
+    '.pypirc',
+    '.netrc',
+    '_netrc',
+    '.git-credentials',
+    '.pgpass',
+    '.htpasswd',
+    '.dockercfg',
+    'credentials',
+    'credentials.json',
+    'Credentials-prod.json',
+    'client_secret_123.json',
+    'service-account-ci.json',
+    'vault.kdbx',
+    'secrets.yaml',
+    'SECRETS.json',
+    'secret.txt',
   ])('skips %s as a secret, whatever its extension', (name) => {
     const root = testdir({ [`conf/${name}`]: 'TOKEN=abc', 'conf/ok.md': '' });
 
@@ -165,7 +212,7 @@ describe('scanFolder', () => {
 
 describe('scanFolder and symbolic links', () => {
   it('does not follow symlinks by default', () => {
-    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, 'dirlink': { symlink: 'real' } });
+    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, dirlink: { symlink: 'real' } });
 
     const result = scan(root);
 
@@ -174,7 +221,7 @@ describe('scanFolder and symbolic links', () => {
   });
 
   it('follows links that stay inside the root when asked, reading the real file', () => {
-    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, 'dirlink': { symlink: 'real' } });
+    const root = testdir({ 'real/a.md': 'a', 'link.md': { symlink: 'real/a.md' }, dirlink: { symlink: 'real' } });
 
     const result = scan(root, { followSymlinks: true });
 
@@ -187,9 +234,9 @@ describe('scanFolder and symbolic links', () => {
     const outside = testdir({ 'secret-notes.md': 'outside' });
     const root = testdir({ 'in/a.md': '' });
     writeTree(root, {
-      'etc': { symlink: '/etc' },
+      etc: { symlink: '/etc' },
       'hosts.txt': { symlink: '/etc/hosts' },
-      'up': { symlink: '..' },
+      up: { symlink: '..' },
       'notes.md': { symlink: join(outside, 'secret-notes.md') },
       'in/hop': { symlink: '../../' },
     });
@@ -197,7 +244,13 @@ describe('scanFolder and symbolic links', () => {
     const result = scan(root, { followSymlinks: true });
 
     expect(paths(result)).toEqual(['in/a.md']);
-    expect(skippedAs(result)).toEqual({ etc: 'symlink', 'hosts.txt': 'symlink', up: 'symlink', 'notes.md': 'symlink', 'in/hop': 'symlink' });
+    expect(skippedAs(result)).toEqual({
+      etc: 'symlink',
+      'hosts.txt': 'symlink',
+      up: 'symlink',
+      'notes.md': 'symlink',
+      'in/hop': 'symlink',
+    });
     expect(detailOf(result, 'etc')).toBe('symbolic link points outside the source root: not followed');
   });
 
@@ -229,11 +282,11 @@ describe('scanFolder and symbolic links', () => {
       '.gitignore': 'private/\n',
       'ok.md': '# ok',
       'leak.md': { symlink: '.git/config' },
-      'gitdir': { symlink: '.git' },
+      gitdir: { symlink: '.git' },
       'pkg.md': { symlink: 'node_modules/pkg/README.md' },
       'env.md': { symlink: '.env' },
       'plan.md': { symlink: 'private/plan.md' },
-      'privdir': { symlink: 'private' },
+      privdir: { symlink: 'private' },
       'draft.md': { symlink: 'drafts/d.md' },
       'fine.md': { symlink: 'ok.md' },
     });
@@ -243,11 +296,19 @@ describe('scanFolder and symbolic links', () => {
     expect(paths(result)).toEqual(['fine.md', 'ok.md']);
     expect(result.files.find((f) => f.path === 'fine.md')?.absPath).toBe(join(root, 'ok.md'));
     expect(skippedAs(result)).toMatchObject({
-      'leak.md': 'ignored', gitdir: 'ignored', 'pkg.md': 'ignored', 'env.md': 'secret', 'plan.md': 'ignored', privdir: 'ignored', 'draft.md': 'ignored',
+      'leak.md': 'ignored',
+      gitdir: 'ignored',
+      'pkg.md': 'ignored',
+      'env.md': 'secret',
+      'plan.md': 'ignored',
+      privdir: 'ignored',
+      'draft.md': 'ignored',
     });
     expect(detailOf(result, 'leak.md')).toBe('symbolic link to .git/config: inside .git/ (git metadata: never synced); not followed');
     expect(detailOf(result, 'env.md')).toBe('symbolic link to .env: named like .env; never read');
-    expect(detailOf(result, 'plan.md')).toBe('symbolic link to private/plan.md: folder private/ matches .gitignore: private/; not followed');
+    expect(detailOf(result, 'plan.md')).toBe(
+      'symbolic link to private/plan.md: folder private/ matches .gitignore: private/; not followed',
+    );
     expect(detailOf(result, 'draft.md')).toBe('symbolic link to drafts/d.md: folder drafts/ matches exclude: drafts/**; not followed');
   });
 
@@ -266,26 +327,45 @@ describe('scanFolder and symbolic links', () => {
 
     expect(paths(result).filter((p) => p.startsWith('docs/'))).toEqual(['docs/link/ok.md']);
     expect(skippedAs(result)).toMatchObject({
-      'docs/link/internal.md': 'ignored', 'docs/link/excluded.md': 'ignored', 'docs/link/deeper/.env.local': 'secret', 'docs/link/drafts': 'ignored',
+      'docs/link/internal.md': 'ignored',
+      'docs/link/excluded.md': 'ignored',
+      'docs/link/deeper/.env.local': 'secret',
+      'docs/link/drafts': 'ignored',
     });
     expect(detailOf(result, 'docs/link/internal.md')).toBe(
       'reached through a symbolic link as private/sub/internal.md: the target matches private/.gitignore: internal.md; not synced',
     );
-    expect(detailOf(result, 'docs/link/drafts')).toBe('reached through a symbolic link as private/sub/drafts: folder private/sub/drafts/ matches exclude: private/sub/drafts; not synced');
+    expect(detailOf(result, 'docs/link/drafts')).toBe(
+      'reached through a symbolic link as private/sub/drafts: folder private/sub/drafts/ matches exclude: private/sub/drafts; not synced',
+    );
   });
 
-  it('reads a target\'s rules right when the source root is / itself', () => {
-    const root = testdir({ '.gitignore': 'private/\n', 'private/p.md': '# p', 'ok.md': '# ok', 'l.md': { symlink: 'private/p.md' }, 'm.md': { symlink: 'ok.md' } });
+  it("reads a target's rules right when the source root is / itself", () => {
+    const root = testdir({
+      '.gitignore': 'private/\n',
+      'private/p.md': '# p',
+      'ok.md': '# ok',
+      'l.md': { symlink: 'private/p.md' },
+      'm.md': { symlink: 'ok.md' },
+    });
     const under = relative('/', realpathSync(root));
 
     const result = scan('/', { include: [`${under}/**`], followSymlinks: true });
 
     expect(paths(result)).toEqual([`${under}/m.md`, `${under}/ok.md`]);
-    expect(detailOf(result, `${under}/l.md`)).toBe(`symbolic link to ${under}/private/p.md: folder ${under}/private/ matches ${under}/.gitignore: private/; not followed`);
+    expect(detailOf(result, `${under}/l.md`)).toBe(
+      `symbolic link to ${under}/private/p.md: folder ${under}/private/ matches ${under}/.gitignore: private/; not followed`,
+    );
   });
 
-  it('applies a nested ignore file of the target\'s own folders', () => {
-    const root = testdir({ 'team/.kbsyncignore': 'notes.md\n', 'team/notes.md': '# n', 'team/other.md': '# o', 'n.md': { symlink: 'team/notes.md' }, 'o.md': { symlink: 'team/other.md' } });
+  it("applies a nested ignore file of the target's own folders", () => {
+    const root = testdir({
+      'team/.kbsyncignore': 'notes.md\n',
+      'team/notes.md': '# n',
+      'team/other.md': '# o',
+      'n.md': { symlink: 'team/notes.md' },
+      'o.md': { symlink: 'team/other.md' },
+    });
 
     const result = scan(root, { followSymlinks: true });
 
@@ -298,7 +378,9 @@ describe('scanFolder and symbolic links', () => {
 
     const result = scan(root, { followSymlinks: true });
 
-    expect(result.skipped).toEqual([{ source: 'docs', path: 'gone.md', reason: 'symlink', detail: expect.stringContaining('broken symbolic link'), size: null }]);
+    expect(result.skipped).toEqual([
+      { source: 'docs', path: 'gone.md', reason: 'symlink', detail: expect.stringContaining('broken symbolic link'), size: null },
+    ]);
   });
 
   it('never reads an ignore file that is a link out of the root', () => {

@@ -12,7 +12,12 @@ afterEach(() => {
 
 describe('changedSince', () => {
   it('reports added, modified, deleted and renamed files between two synced commits', async () => {
-    const origin = gitdir({ 'a.md': 'alpha\n', 'b.md': 'a long enough body for rename detection\n'.repeat(5), 'd.md': 'gone\n', 'img.png': 'x' });
+    const origin = gitdir({
+      'a.md': 'alpha\n',
+      'b.md': 'a long enough body for rename detection\n'.repeat(5),
+      'd.md': 'gone\n',
+      'img.png': 'x',
+    });
     const stateDir = tempDir();
     const first = await syncGitSource({ name: 'r', url: origin, ref: 'main' }, { stateDir });
     writeTree(origin, { 'renamed/': '' });
@@ -55,7 +60,12 @@ describe('changedSince', () => {
     expect(second.commit).toBe(rewritten);
     expect(await changedSince(second.checkoutDir, first.commit, second.commit)).toBeNull();
     expect(await changedSince(second.checkoutDir, 'f'.repeat(40), second.commit)).toBeNull();
-    expect(await changedSince(second.checkoutDir, base, second.commit)).toEqual({ added: [], modified: ['a.md'], deleted: [], renamed: [] });
+    expect(await changedSince(second.checkoutDir, base, second.commit)).toEqual({
+      added: [],
+      modified: ['a.md'],
+      deleted: [],
+      renamed: [],
+    });
   });
 
   it('returns null for a shallow clone that lacks the old commit', async () => {

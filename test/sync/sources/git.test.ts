@@ -15,7 +15,7 @@ afterEach(() => {
 const paths = (r: GitScanResult): string[] => r.files.map((f) => f.path).sort();
 
 describe('syncGitSource', () => {
-  it('clones into stateDir/git/<name>, pins HEAD to the default branch and lists files with their stat (unsupported ones unstat\'ed)', async () => {
+  it("clones into stateDir/git/<name>, pins HEAD to the default branch and lists files with their stat (unsupported ones unstat'ed)", async () => {
     const origin = gitdir({ 'a.md': 'a', 'docs/b.txt': 'b', 'logo.png': 'png', '.env': 'KEY=1', 'secrets.yaml': 'k: v' });
     const head = git(origin, ['rev-parse', 'HEAD']).trim();
     const stateDir = tempDir();
@@ -28,9 +28,18 @@ describe('syncGitSource', () => {
     expect(paths(result)).toEqual(['a.md', 'docs/b.txt']);
     const st = statSync(join(result.root, 'docs/b.txt'));
     expect(result.files.find((f) => f.path === 'docs/b.txt')).toEqual({
-      source: 'repo', path: 'docs/b.txt', absPath: join(result.root, 'docs/b.txt'), size: 1, mtimeNs: mtimeNsOf(st), inode: st.ino,
+      source: 'repo',
+      path: 'docs/b.txt',
+      absPath: join(result.root, 'docs/b.txt'),
+      size: 1,
+      mtimeNs: mtimeNsOf(st),
+      inode: st.ino,
     });
-    expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['.env', 'secret', null], ['logo.png', 'unsupported', null], ['secrets.yaml', 'secret', null]]);
+    expect(result.skipped.map((s) => [s.path, s.reason, s.size]).sort()).toEqual([
+      ['.env', 'secret', null],
+      ['logo.png', 'unsupported', null],
+      ['secrets.yaml', 'secret', null],
+    ]);
     expect(git(result.checkoutDir, ['status', '--porcelain', '--ignored'])).toBe('');
   });
 
@@ -131,12 +140,22 @@ describe('syncGitSource', () => {
   });
 
   it('refuses a ref or URL that git would read as an option', async () => {
-    await expect(syncGitSource({ name: 'r', url: '--upload-pack=touch /tmp/x', ref: 'HEAD' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });
-    await expect(syncGitSource({ name: 'r', url: '/x', ref: '--output=/tmp/x' }, { stateDir: tempDir() })).rejects.toMatchObject({ code: 'source_unavailable' });
+    await expect(
+      syncGitSource({ name: 'r', url: '--upload-pack=touch /tmp/x', ref: 'HEAD' }, { stateDir: tempDir() }),
+    ).rejects.toMatchObject({ code: 'source_unavailable' });
+    await expect(syncGitSource({ name: 'r', url: '/x', ref: '--output=/tmp/x' }, { stateDir: tempDir() })).rejects.toMatchObject({
+      code: 'source_unavailable',
+    });
   });
 
   it('keeps to the subdir, with paths relative to it, and honours .kbsyncignore', async () => {
-    const origin = gitdir({ 'top.md': '', 'docs/a.md': '', 'docs/.kbsyncignore': 'drafts/\n', 'docs/drafts/d.md': '', 'docs/sub/b.md': '' });
+    const origin = gitdir({
+      'top.md': '',
+      'docs/a.md': '',
+      'docs/.kbsyncignore': 'drafts/\n',
+      'docs/drafts/d.md': '',
+      'docs/sub/b.md': '',
+    });
 
     const result = await syncGitSource({ name: 'r', url: origin, ref: 'main', subdir: 'docs/' }, { stateDir: tempDir() });
 
@@ -144,7 +163,9 @@ describe('syncGitSource', () => {
     expect(result.subdir).toBe('docs');
     expect(paths(result)).toEqual(['a.md', 'sub/b.md']);
     expect(result.skipped).toEqual(
-      expect.arrayContaining([{ source: 'r', path: 'drafts/d.md', reason: 'ignored', detail: 'matches .kbsyncignore: drafts/', size: null }]),
+      expect.arrayContaining([
+        { source: 'r', path: 'drafts/d.md', reason: 'ignored', detail: 'matches .kbsyncignore: drafts/', size: null },
+      ]),
     );
   });
 
@@ -175,21 +196,38 @@ describe('syncGitSource', () => {
       for (const link of ['link.md', 'leak.md', 'env.md', 'pkg.md', 'priv.md', 'draft.md', 'hosts.md']) {
         expect(detail(result, link)).toBe('symbolic link not followed (followSymlinks is off)');
       }
-      expect(reasons(result)).toMatchObject({ node_modules: 'ignored', '.env': 'secret', 'team/private.md': 'ignored', 'drafts/d.md': 'ignored' });
+      expect(reasons(result)).toMatchObject({
+        node_modules: 'ignored',
+        '.env': 'secret',
+        'team/private.md': 'ignored',
+        'drafts/d.md': 'ignored',
+      });
       expect(result.skipped.filter((s) => s.path.startsWith('node_modules'))).toEqual([
         { source: 'r', path: 'node_modules', reason: 'ignored', detail: 'node_modules: never synced', size: null },
       ]);
     });
 
     it('followed, reach only files git tracks inside the root that are synced in their own right', async () => {
-      const result = await syncGitSource({ name: 'r', url: linked(), ref: 'main', exclude: ['drafts/**'], followSymlinks: true }, { stateDir: tempDir() });
+      const result = await syncGitSource(
+        { name: 'r', url: linked(), ref: 'main', exclude: ['drafts/**'], followSymlinks: true },
+        { stateDir: tempDir() },
+      );
 
       expect(paths(result)).toEqual(['link.md', 'real.md']);
       expect(result.files.find((f) => f.path === 'link.md')?.absPath).toBe(join(result.checkoutDir, 'real.md'));
-      expect(reasons(result)).toMatchObject({ 'leak.md': 'symlink', 'env.md': 'secret', 'pkg.md': 'ignored', 'priv.md': 'ignored', 'draft.md': 'ignored', 'hosts.md': 'symlink' });
+      expect(reasons(result)).toMatchObject({
+        'leak.md': 'symlink',
+        'env.md': 'secret',
+        'pkg.md': 'ignored',
+        'priv.md': 'ignored',
+        'draft.md': 'ignored',
+        'hosts.md': 'symlink',
+      });
       expect(detail(result, 'leak.md')).toBe('symbolic link to .git/config: not a file git tracks in this source; not followed');
       expect(detail(result, 'env.md')).toBe('symbolic link to .env: named like .env; never read');
-      expect(detail(result, 'pkg.md')).toBe('symbolic link to node_modules/p/README.md: inside node_modules/ (node_modules: never synced); not followed');
+      expect(detail(result, 'pkg.md')).toBe(
+        'symbolic link to node_modules/p/README.md: inside node_modules/ (node_modules: never synced); not followed',
+      );
       expect(detail(result, 'priv.md')).toBe('symbolic link to team/private.md: matches team/.kbsyncignore: private.md; not followed');
       expect(detail(result, 'draft.md')).toBe('symbolic link to drafts/d.md: matches exclude: drafts/**; not followed');
       expect(detail(result, 'hosts.md')).toBe('symbolic link points outside the source root: not followed');
@@ -206,7 +244,11 @@ describe('syncGitSource', () => {
     for (const subdir of ['docs', 'doc', 'notes.md']) {
       await expect(syncGitSource({ name: 'r', url: origin, ref: 'main', subdir }, { stateDir })).rejects.toMatchObject({
         code: 'source_unavailable',
-        message: expect.stringMatching(new RegExp(`subdir "${subdir.replace('.', '\\.')}" is not a folder at commit [0-9a-f]{12} \\(ref "main"\\); check sources\\[\\]\\.git\\.subdir$`)),
+        message: expect.stringMatching(
+          new RegExp(
+            `subdir "${subdir.replace('.', '\\.')}" is not a folder at commit [0-9a-f]{12} \\(ref "main"\\); check sources\\[\\]\\.git\\.subdir$`,
+          ),
+        ),
       });
     }
     expect(paths(await syncGitSource({ name: 'r', url: origin, ref: 'main', subdir: 'guide' }, { stateDir }))).toEqual(['a.md']);

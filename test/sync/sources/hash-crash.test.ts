@@ -8,7 +8,6 @@ import { noThreadLeft, tempDir, threadCount } from './helpers.js';
 
 const sha = (data: string): string => createHash('sha256').update(data).digest('hex');
 
-
 type Fixture = { files: HashInput[]; expected: Map<string, { sha256: string }>; log: string };
 
 /**
@@ -54,11 +53,14 @@ function crashing(log: string, crashIf: (index: number) => string | null): NonNu
     const condition = crashIf(index);
     if (condition === null) return entry;
     return `globalThis.n = 0;
-${wrapped(entry, `n += 1;
+${wrapped(
+  entry,
+  `n += 1;
   if (${condition}) {
     process.getBuiltinModule('node:fs').appendFileSync(${JSON.stringify(log)}, 'worker ${index} batch ' + n + '\\n');
     process.exit(1);
-  }`)}`;
+  }`,
+)}`;
   };
 }
 

@@ -6,7 +6,6 @@ import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
 import { hashFiles, startHashing, type HashInput } from '../../../src/sync/sources/hash.js';
 import { noThreadLeft, tempDir, threadCount } from './helpers.js';
 
-
 function files(count: number): { inputs: HashInput[]; expected: Map<string, { sha256: string }> } {
   const root = tempDir();
   const inputs: HashInput[] = [];
@@ -23,18 +22,21 @@ function files(count: number): { inputs: HashInput[]; expected: Map<string, { sh
 }
 
 describe('startHashing (files handed over one at a time)', () => {
-  it.each(['auto', 'workers', 'in-process'] as const)('mode %s: every file gets its hash, as hashFiles gives it; no thread is left', async (mode) => {
-    const { inputs, expected } = files(1300);
-    const before = threadCount();
-    const hashing = startHashing({ mode });
+  it.each(['auto', 'workers', 'in-process'] as const)(
+    'mode %s: every file gets its hash, as hashFiles gives it; no thread is left',
+    async (mode) => {
+      const { inputs, expected } = files(1300);
+      const before = threadCount();
+      const hashing = startHashing({ mode });
 
-    for (const file of inputs) hashing.add(file);
-    const results = await hashing.done();
+      for (const file of inputs) hashing.add(file);
+      const results = await hashing.done();
 
-    expect(results).toEqual(expected);
-    expect(results).toEqual(await hashFiles(inputs, { mode: 'in-process' }));
-    await noThreadLeft(before);
-  });
+      expect(results).toEqual(expected);
+      expect(results).toEqual(await hashFiles(inputs, { mode: 'in-process' }));
+      await noThreadLeft(before);
+    },
+  );
 
   it('auto: starts its workers only once enough files came (a few are hashed in-process, in done)', async () => {
     const { inputs, expected } = files(1100);
@@ -66,7 +68,8 @@ describe('startHashing (files handed over one at a time)', () => {
     const hashedHere: string[] = [];
     // Workers that take their first batch and never answer: cancel must not wait for them, nor hash
     // here what they hold or what is still waiting for a batch (400 files: 6 batches sent, 16 held).
-    const stuck = "const { parentPort } = process.getBuiltinModule('node:worker_threads'); parentPort.on('message', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));";
+    const stuck =
+      "const { parentPort } = process.getBuiltinModule('node:worker_threads'); parentPort.on('message', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));";
     const hashing = startHashing({ mode: 'workers', worker: () => stuck, beforeRestat: (path) => hashedHere.push(path) });
     for (const file of inputs) hashing.add(file);
     const threadsWhileHashing = threadCount();

@@ -103,7 +103,14 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
     const { default: ts } = await import('typescript');
     const out = tempDir('kbsync-dist-');
     const src = fileURLToPath(new URL('../../../src', import.meta.url));
-    const files = ['sync/sources/hash.ts', 'sync/sources/hash-file.ts', 'sync/sources/hash-thread.ts', 'sync/sources/hash-worker.ts', 'sync/sources/fingerprint.ts', 'shared/worker-entry.ts'];
+    const files = [
+      'sync/sources/hash.ts',
+      'sync/sources/hash-file.ts',
+      'sync/sources/hash-thread.ts',
+      'sync/sources/hash-worker.ts',
+      'sync/sources/fingerprint.ts',
+      'shared/worker-entry.ts',
+    ];
     for (const file of files) {
       const js = ts.transpileModule(readFileSync(join(src, file), 'utf8'), {
         compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true },

@@ -117,7 +117,10 @@ describe('observeSources', () => {
     }
     writeFileSync(join(root, 'index.md'), '# images');
 
-    const observation = await observeSources([Source.parse({ name: 'media', path: root })], { stateDir: tempDir(), known: knownFiles(() => undefined) });
+    const observation = await observeSources([Source.parse({ name: 'media', path: root })], {
+      stateDir: tempDir(),
+      known: knownFiles(() => undefined),
+    });
 
     expect(observation.files.map((f) => f.path)).toEqual(['index.md']);
     expect(observation.skipped).toHaveLength(250_000);
@@ -127,7 +130,9 @@ describe('observeSources', () => {
   it('fails with source_unavailable when a folder source is gone', async () => {
     const root = join(tempDir(), 'missing');
 
-    await expect(observeSources([Source.parse({ name: 'x', path: root })], { stateDir: tempDir(), known: knownFiles(() => undefined) })).rejects.toMatchObject({
+    await expect(
+      observeSources([Source.parse({ name: 'x', path: root })], { stateDir: tempDir(), known: knownFiles(() => undefined) }),
+    ).rejects.toMatchObject({
       code: 'source_unavailable',
     });
   });

@@ -5,7 +5,6 @@ import { scanFolder, type FolderSourceSpec, type ScanOptions } from '../../../sr
 import { StatPool, type StatPoolOptions } from '../../../src/sync/sources/stat-pool.js';
 import { noThreadLeft, tempDir, threadCount, writeTree } from './helpers.js';
 
-
 type Call = { kind: 'file'; size: number; mtimeMs: number; ino: number } | { kind: 'gone' } | { kind: 'error'; message: string };
 
 /** Runs every path through a pool; returns each path's one call (a path called twice fails the test). */
@@ -93,7 +92,10 @@ describe('StatPool', () => {
   it('stops its helper thread when finished', async () => {
     const { paths } = mixedPaths(2000);
     const before = threadCount();
-    const pool = new StatPool<string>({ file: () => {}, gone: () => {}, error: () => {} }, { workerAfter: 0, cores: 2, helperGraceMs: 10_000 });
+    const pool = new StatPool<string>(
+      { file: () => {}, gone: () => {}, error: () => {} },
+      { workerAfter: 0, cores: 2, helperGraceMs: 10_000 },
+    );
 
     for (const p of paths) pool.lstat(p, p);
     const during = threadCount();
@@ -107,11 +109,17 @@ describe('StatPool', () => {
 
   it.each([
     ['never answers', "const { workerData } = process.getBuiltinModule('node:worker_threads'); workerData.port.on('message', () => {});"],
-    ['crashes on its first batch', "const { workerData } = process.getBuiltinModule('node:worker_threads'); workerData.port.on('message', () => { throw new Error('boom'); });"],
-    ['answers with the wrong number of results', `const { workerData } = process.getBuiltinModule('node:worker_threads');
+    [
+      'crashes on its first batch',
+      "const { workerData } = process.getBuiltinModule('node:worker_threads'); workerData.port.on('message', () => { throw new Error('boom'); });",
+    ],
+    [
+      'answers with the wrong number of results',
+      `const { workerData } = process.getBuiltinModule('node:worker_threads');
       workerData.port.on('message', ({ id }) => {
         workerData.port.postMessage({ id, stats: new Float64Array(3), errors: [] });
-      });`],
+      });`,
+    ],
   ])('does the work itself when the helper %s', async (_what, source) => {
     const { paths, expected } = mixedPaths(1500);
     const before = threadCount();
@@ -129,7 +137,12 @@ describe('scanFolder with a stat helper', () => {
 
   it('finds the same files, fingerprints and skips as a walk that lstats everything itself', () => {
     const root = tempDir();
-    const entries: Record<string, string | { symlink: string }> = { '.gitignore': 'ignored-*.md\n', 'secret/.env': 'X=1', 'skip/a.md': 'a', 'img.png': 'png' };
+    const entries: Record<string, string | { symlink: string }> = {
+      '.gitignore': 'ignored-*.md\n',
+      'secret/.env': 'X=1',
+      'skip/a.md': 'a',
+      'img.png': 'png',
+    };
     for (let i = 0; i < 2500; i++) entries[`area-${i % 9}/part-${i % 4}/doc-${i}.${i % 3 === 0 ? 'txt' : 'md'}`] = `doc ${i}`;
     for (let i = 0; i < 20; i++) entries[`ignored-${i}.md`] = 'no';
     entries['link.md'] = { symlink: 'area-0/part-0/doc-0.txt' };
@@ -180,6 +193,12 @@ describe('scanFolder with a stat helper', () => {
 
     expect(result.skipped.length).toBeGreaterThanOrEqual(512);
     expect(result.skipped.length + result.files.length).toBe(all.length);
-    expect(result.skipped[0]).toEqual({ source: 'docs', path: 'docs/0000.md', reason: 'unreadable', detail: 'EACCES: permission denied, lstat', size: null });
+    expect(result.skipped[0]).toEqual({
+      source: 'docs',
+      path: 'docs/0000.md',
+      reason: 'unreadable',
+      detail: 'EACCES: permission denied, lstat',
+      size: null,
+    });
   });
 });

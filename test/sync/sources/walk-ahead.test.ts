@@ -5,7 +5,6 @@ import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src
 import { WalkAhead, type WalkAheadOptions } from '../../../src/sync/sources/walk-ahead.js';
 import { noThreadLeft, tempDir, threadCount, writeTree, type TreeEntry } from './helpers.js';
 
-
 const spec = (root: string): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: ['skip/**'], followSymlinks: true });
 
 /** A tree with every case the walk decides on: ignore files, globs, secrets, links, unsupported types, folders never walked. */
@@ -138,17 +137,22 @@ describe('WalkAhead', () => {
   });
 
   it.each([
-    ['claims lstats, then ends without posting them', "Atomics.compareExchange(claims, k, 0, 1);", "post({ kind: 'end' });"],
-    ['claims lstats, then dies', "Atomics.compareExchange(claims, k, 0, 1);", "throw new Error('boom');"],
-    ['claims lstats, then hangs', "Atomics.compareExchange(claims, k, 0, 1);", 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);'],
-    ['cannot read any folder', "", "post({ kind: 'end' });"],
+    ['claims lstats, then ends without posting them', 'Atomics.compareExchange(claims, k, 0, 1);', "post({ kind: 'end' });"],
+    ['claims lstats, then dies', 'Atomics.compareExchange(claims, k, 0, 1);', "throw new Error('boom');"],
+    [
+      'claims lstats, then hangs',
+      'Atomics.compareExchange(claims, k, 0, 1);',
+      'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);',
+    ],
+    ['cannot read any folder', '', "post({ kind: 'end' });"],
   ])('walks on alone, with the same result, when the helper %s', async (what, onListing, after) => {
     const root = mixedTree(300);
     const before = threadCount();
     // The last case posts k -1 for every folder (unreadable there): the walk reads each itself.
-    const source = what === 'cannot read any folder'
-      ? () => fakeHelper('', after).replace("post({ kind: 'listing', dir, k,", "post({ kind: 'listing', dir, k: -1,")
-      : () => fakeHelper(onListing, after);
+    const source =
+      what === 'cannot read any folder'
+        ? () => fakeHelper('', after).replace("post({ kind: 'listing', dir, k,", "post({ kind: 'listing', dir, k: -1,")
+        : () => fakeHelper(onListing, after);
 
     const { result, ahead } = scanAhead(root, { helper: source, stallMs: 300 });
 
@@ -187,7 +191,13 @@ describe('WalkAhead', () => {
     await vi.waitFor(() => expect(ahead.finished()).toBe(true), { timeout: 10_000 });
 
     expect(result).toEqual(alone(root));
-    expect(result.skipped).toContainEqual({ source: 'docs', path: '.venv', reason: 'ignored', detail: 'matches .gitignore: .venv/', size: null });
+    expect(result.skipped).toContainEqual({
+      source: 'docs',
+      path: '.venv',
+      reason: 'ignored',
+      detail: 'matches .gitignore: .venv/',
+      size: null,
+    });
     expect(ahead.taken.listings).toBe(3); // the root, src and src/b
     // Of the 2,005 folders, the helper listed those it reached before the walk's word came (a few, unless
     // this thread was held up for the ~50 ms the helper needs for all of .venv), never all of them.

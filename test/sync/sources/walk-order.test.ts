@@ -7,7 +7,13 @@ import { createPrng } from '../../helpers/prng.js';
 import { gitdir, testdir, type TreeEntry } from './helpers.js';
 import type { Source } from '../../../src/config/schema.js';
 
-const spec = (root: string, followSymlinks = false): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: [], followSymlinks });
+const spec = (root: string, followSymlinks = false): FolderSourceSpec => ({
+  name: 'docs',
+  root,
+  include: ['**/*'],
+  exclude: [],
+  followSymlinks,
+});
 
 /** Names that sort around "/" and each other: "-" and "." sort before it, "0" and letters after, and non-ASCII beyond. */
 const PIECES = ['a', 'a.md', 'a-b', 'a0', 'b', 'B', 'é', '日本', '😀', 'x.y', 'a.', '-', '0'];
@@ -35,23 +41,26 @@ function randomTree(seed: number): Record<string, TreeEntry> {
 }
 
 describe('a folder walk says when its files are in path order', () => {
-  it.each(Array.from({ length: 12 }, (_, seed) => seed))('and they are, whatever the names (seed %i), with or without a helper walking ahead', (seed) => {
-    const root = testdir(randomTree(seed));
+  it.each(Array.from({ length: 12 }, (_, seed) => seed))(
+    'and they are, whatever the names (seed %i), with or without a helper walking ahead',
+    (seed) => {
+      const root = testdir(randomTree(seed));
 
-    const alone = scanFolder(spec(root), { statPool: false });
-    const ahead = WalkAhead.start([root], { cores: 2 });
-    const helped = scanFolder(spec(root), { ahead });
-    ahead?.stop();
+      const alone = scanFolder(spec(root), { statPool: false });
+      const ahead = WalkAhead.start([root], { cores: 2 });
+      const helped = scanFolder(spec(root), { ahead });
+      ahead?.stop();
 
-    expect(alone.files.length).toBeGreaterThan(10);
-    expect(alone.inPathOrder).toBe(true);
-    expect(isStrictlyInPathOrder(alone.files)).toBe(true);
-    expect(helped).toEqual(alone);
-  });
+      expect(alone.files.length).toBeGreaterThan(10);
+      expect(alone.inPathOrder).toBe(true);
+      expect(isStrictlyInPathOrder(alone.files)).toBe(true);
+      expect(helped).toEqual(alone);
+    },
+  );
 
   it('does not claim it once it followed a link to a folder, whose files sort under the link as a file name', () => {
     // "docs" (a link) sorts before "docs-old.md", but its files ("docs/...") sort after it.
-    const root = testdir({ 'real/x.md': 'x', 'docs': { symlink: 'real' }, 'docs-old.md': 'old' });
+    const root = testdir({ 'real/x.md': 'x', docs: { symlink: 'real' }, 'docs-old.md': 'old' });
 
     const followed = scanFolder(spec(root, true), { statPool: false });
     const notFollowed = scanFolder(spec(root, false), { statPool: false });
@@ -67,7 +76,13 @@ describe('a folder walk says when its files are in path order', () => {
     const repo = gitdir({ 'r.md': 'r' });
     const known = { knownSha256: () => null };
     const folderSource = { name: 'docs', path: folder, include: ['**/*'], exclude: [], followSymlinks: false } as unknown as Source;
-    const gitSource = { name: 'repo', git: { url: repo, ref: 'main' }, include: ['**/*'], exclude: [], followSymlinks: false } as unknown as Source;
+    const gitSource = {
+      name: 'repo',
+      git: { url: repo, ref: 'main' },
+      include: ['**/*'],
+      exclude: [],
+      followSymlinks: false,
+    } as unknown as Source;
 
     const folders = await observeSources([folderSource], { stateDir: testdir({}), known });
     const mixed = await observeSources([folderSource, gitSource], { stateDir: testdir({}), known });

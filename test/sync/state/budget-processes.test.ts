@@ -36,8 +36,10 @@ describe('two processes reserving on one state file', () => {
     const switches = owners.filter((o, i) => i > 0 && o !== owners[i - 1]).length;
     expect(switches).toBeGreaterThanOrEqual(2);
     printFigures('two processes reserving on one state file', {
-      admitted: (a?.admitted ?? 0) + (b?.admitted ?? 0), refused: (a?.refused ?? 0) + (b?.refused ?? 0),
-      'run credits used': `${used.run} of cap ${caps.run}`, 'turns between the processes': switches,
+      admitted: (a?.admitted ?? 0) + (b?.admitted ?? 0),
+      refused: (a?.refused ?? 0) + (b?.refused ?? 0),
+      'run credits used': `${used.run} of cap ${caps.run}`,
+      'turns between the processes': switches,
     });
   });
 });

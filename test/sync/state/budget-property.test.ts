@@ -16,7 +16,12 @@ type Worker = { op: number | null; phase: 'idle' | 'pending' | 'in_flight' | 'un
 const dayKey = (d: Date): string => `day:${d.toISOString().slice(0, 10)}`;
 const monthKey = (d: Date): string => `month:${d.toISOString().slice(0, 7)}`;
 
-function runSequence(store: StateStore, seed: number, steps: number, clock: ReturnType<typeof fakeClock>): { caps: BudgetCaps; spentOps: number; maxUsedRatio: number } {
+function runSequence(
+  store: StateStore,
+  seed: number,
+  steps: number,
+  clock: ReturnType<typeof fakeClock>,
+): { caps: BudgetCaps; spentOps: number; maxUsedRatio: number } {
   const rnd = seededRandom(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
   const caps: BudgetCaps = { run: int(10, 60), day: int(20, 90), month: int(40, 160) };
@@ -145,7 +150,12 @@ describe('reserve/settle under random interleavings', () => {
     expect(maxRatio).toBe(1);
     expect(totalSpentOps).toBeGreaterThan(500);
     printFigures('reserve/settle under random interleavings', {
-      seeds: 40, 'steps each': 250, workers: 8, 'ops spent': totalSpentOps, 'largest (spent + reserved) / cap': maxRatio, 'ledger mismatches': mismatches,
+      seeds: 40,
+      'steps each': 250,
+      workers: 8,
+      'ops spent': totalSpentOps,
+      'largest (spent + reserved) / cap': maxRatio,
+      'ledger mismatches': mismatches,
     });
   });
 });

@@ -92,7 +92,7 @@ describe('budget', () => {
     expect(store.ledgerTotals().byDay).toEqual(new Map([['2025-03-14', { reserved: 0, spent: 5 }]]));
   });
 
-  it('done: the reservation becomes the server\'s charge and the tracked file is recorded', () => {
+  it("done: the reservation becomes the server's charge and the tracked file is recorded", () => {
     const a = reserveNew('a.md', 7, { run: BIG, day: BIG, month: BIG });
     clock.advance(1000);
 
@@ -101,8 +101,18 @@ describe('budget', () => {
     expect(store.getOp(a.id)).toMatchObject({ state: 'done', reserved: 0, remoteId: '41' });
     expect(store.creditsUsed(run)).toMatchObject({ run: 6, spent: { run: 6, day: 6, month: 6 }, reserved: { run: 0, day: 0, month: 0 } });
     expect(store.getTracked('docs', 'a.md')).toEqual({
-      source: 'docs', path: 'a.md', size: 1234, mtimeNs: '1718000000123456789', inode: 42, sha256: 'ab'.repeat(32), remoteName: 'a.md',
-      remoteId: '41', remoteStatus: 'processing', reprocessAttempts: 0, lastAction: 'upload', lastReason: 'new file',
+      source: 'docs',
+      path: 'a.md',
+      size: 1234,
+      mtimeNs: '1718000000123456789',
+      inode: 42,
+      sha256: 'ab'.repeat(32),
+      remoteName: 'a.md',
+      remoteId: '41',
+      remoteStatus: 'processing',
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: 'new file',
       updatedAt: '2025-03-14T12:00:01.000Z',
     });
   });
@@ -171,7 +181,14 @@ describe('budget', () => {
   it('reprocess done counts an attempt on the tracked file; reindex done is noted in meta', () => {
     const a = reserveNew('a.md', 5, { run: BIG, day: BIG, month: BIG });
     store.settle(a.id, { outcome: 'done', creditsCharged: 5, remoteId: '9', remoteStatus: 'failed' });
-    const r = store.enqueue({ kind: 'reprocess', source: 'docs', path: 'a.md', remoteId: '9', credits: 5, reason: 'remote processing failed' });
+    const r = store.enqueue({
+      kind: 'reprocess',
+      source: 'docs',
+      path: 'a.md',
+      remoteId: '9',
+      credits: 5,
+      reason: 'remote processing failed',
+    });
     const x = store.enqueue({ kind: 'reindex', credits: 2 });
     store.reserve(r, { run: BIG, day: BIG, month: BIG }, run);
     store.reserve(x, { run: BIG, day: BIG, month: BIG }, run);
@@ -179,7 +196,12 @@ describe('budget', () => {
     store.settle(r, { outcome: 'done', creditsCharged: 5, remoteStatus: 'queued' });
     store.settle(x, { outcome: 'done', creditsCharged: 2 });
 
-    expect(store.getTracked('docs', 'a.md')).toMatchObject({ reprocessAttempts: 1, remoteStatus: 'queued', lastAction: 'reprocess', lastReason: 'remote processing failed' });
+    expect(store.getTracked('docs', 'a.md')).toMatchObject({
+      reprocessAttempts: 1,
+      remoteStatus: 'queued',
+      lastAction: 'reprocess',
+      lastReason: 'remote processing failed',
+    });
     expect(store.getMeta('last_reindex_at')).toBe('2025-03-14T12:00:00.000Z');
     expect(store.creditsUsed(run).spent.run).toBe(12);
   });
@@ -206,7 +228,10 @@ describe('budget', () => {
   it('gives the planner its budget window', () => {
     reserveNew('a.md', 5, { run: BIG, day: BIG, month: BIG });
 
-    expect(store.budgetWindow({ run: 100, day: 200, month: 300 }, run)).toEqual({ caps: { run: 100, day: 200, month: 300 }, used: { run: 5, day: 5, month: 5 } });
+    expect(store.budgetWindow({ run: 100, day: 200, month: 300 }, run)).toEqual({
+      caps: { run: 100, day: 200, month: 300 },
+      used: { run: 5, day: 5, month: 5 },
+    });
     expect(store.budgetWindow({ run: 100, day: 200, month: 300 }, null).used).toEqual({ run: 0, day: 5, month: 5 });
   });
 });

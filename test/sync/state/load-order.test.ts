@@ -6,8 +6,18 @@ import { shaOf } from './fixtures/realistic.js';
 import { tempState } from './fixtures/state-dir.js';
 
 const file = (source: string, path: string, remoteName = path): TrackedFileInput => ({
-  source, path, size: 1, mtimeNs: '1718000000123456789', inode: 7, sha256: shaOf(`${source}/${path}`), remoteName,
-  remoteId: `r-${source}-${path}`, remoteStatus: 'processed', reprocessAttempts: 0, lastAction: 'upload', lastReason: 'new file',
+  source,
+  path,
+  size: 1,
+  mtimeNs: '1718000000123456789',
+  inode: 7,
+  sha256: shaOf(`${source}/${path}`),
+  remoteName,
+  remoteId: `r-${source}-${path}`,
+  remoteStatus: 'processed',
+  reprocessAttempts: 0,
+  lastAction: 'upload',
+  lastReason: 'new file',
 });
 
 describe('loadTrackedFiles order', () => {
@@ -18,11 +28,23 @@ describe('loadTrackedFiles order', () => {
     t = tempState();
     const store = t.open();
     // Source ids follow first use: "zeta" gets the smaller id, yet sorts after "alpha".
-    store.upsertTrackedMany([file('zeta', 'b.md'), file('zeta', 'a/z.md'), file('alpha', 'y.md', 'alpha/y.md'), file('alpha', 'a-b.md'), file('zeta', 'a.md')]);
+    store.upsertTrackedMany([
+      file('zeta', 'b.md'),
+      file('zeta', 'a/z.md'),
+      file('alpha', 'y.md', 'alpha/y.md'),
+      file('alpha', 'a-b.md'),
+      file('zeta', 'a.md'),
+    ]);
 
     const loaded = store.loadTrackedFiles();
 
-    expect([...loaded.values()].map((f) => `${f.source}:${f.path}`)).toEqual(['alpha:a-b.md', 'alpha:y.md', 'zeta:a.md', 'zeta:a/z.md', 'zeta:b.md']);
+    expect([...loaded.values()].map((f) => `${f.source}:${f.path}`)).toEqual([
+      'alpha:a-b.md',
+      'alpha:y.md',
+      'zeta:a.md',
+      'zeta:a/z.md',
+      'zeta:b.md',
+    ]);
     expect(loaded.find('alpha', 'y.md')?.remoteName).toBe('alpha/y.md');
     expect(loaded.get('zeta\0b.md')?.remoteId).toBe('r-zeta-b.md');
     store.close();

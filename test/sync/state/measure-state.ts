@@ -100,8 +100,18 @@ function paidOps(s: StateStore, n: number, offset: number): number {
   const caps = { run: 1e12, day: 1e12, month: 1e12 };
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
-    const id = s.enqueue({ kind: 'upload', source: 'docs', path: `p/${offset + i}.md`, sha256: shaOf(`x${offset + i}`), size: 1000,
-      mtimeNs: '1718000000000000000', inode: i, remoteName: `p/${offset + i}.md`, credits: 5, reason: 'new file' });
+    const id = s.enqueue({
+      kind: 'upload',
+      source: 'docs',
+      path: `p/${offset + i}.md`,
+      sha256: shaOf(`x${offset + i}`),
+      size: 1000,
+      mtimeNs: '1718000000000000000',
+      inode: i,
+      remoteName: `p/${offset + i}.md`,
+      credits: 5,
+      reason: 'new file',
+    });
     s.reserve(id, caps, run);
     s.settle(id, { outcome: 'done', creditsCharged: 5, remoteId: String(offset + i), remoteStatus: 'queued' });
   }

@@ -26,7 +26,16 @@ function thrown(fn: () => unknown): KbsyncError {
 function captureLogger(): { logger: ReturnType<typeof createLogger>; lines: () => { msg: string }[] } {
   const chunks: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (chunks.push(String(chunk)), done()) });
-  return { logger: createLogger({ level: 'warn' }, sink), lines: () => chunks.join('').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  return {
+    logger: createLogger({ level: 'warn' }, sink),
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+  };
 }
 
 describe('openState', () => {
@@ -40,7 +49,14 @@ describe('openState', () => {
 
     expect(mode(dirname(t.path))).toBe(0o700);
     for (const file of [t.path, `${t.path}-wal`, `${t.path}-shm`, `${t.path}.lock`]) expect(mode(file)).toBe(0o600);
-    expect(store.diagnostics()).toMatchObject({ journalMode: 'wal', synchronous: 2, foreignKeys: true, autoVacuum: 2, schemaVersion: MIGRATIONS.length, busyTimeoutMs: 5000 });
+    expect(store.diagnostics()).toMatchObject({
+      journalMode: 'wal',
+      synchronous: 2,
+      foreignKeys: true,
+      autoVacuum: 2,
+      schemaVersion: MIGRATIONS.length,
+      busyTimeoutMs: 5000,
+    });
     expect(store.isNew).toBe(true);
   });
 
@@ -71,7 +87,9 @@ describe('openState', () => {
     const err = thrown(() => openState(t.path));
 
     expect(err.code).toBe('state_locked');
-    expect(err.message).toBe(`another kbsync (pid ${process.pid}, started 2025-03-14T12:00:00.000Z) is using ${t.path}; wait for it or stop it`);
+    expect(err.message).toBe(
+      `another kbsync (pid ${process.pid}, started 2025-03-14T12:00:00.000Z) is using ${t.path}; wait for it or stop it`,
+    );
     first.close();
     expect(existsSync(`${t.path}.lock`)).toBe(false);
     expect(t.open().isNew).toBe(false);
@@ -130,7 +148,11 @@ describe('openState', () => {
     const store = t.open();
 
     expect(aside).toBe(`${t.path}.corrupt-20250314T123456Z`);
-    expect(readdirSync(dirname(t.path)).filter((f) => f.includes('corrupt')).sort()).toEqual(['state.db.corrupt-20250314T123456Z', 'state.db.corrupt-20250314T123456Z-wal']);
+    expect(
+      readdirSync(dirname(t.path))
+        .filter((f) => f.includes('corrupt'))
+        .sort(),
+    ).toEqual(['state.db.corrupt-20250314T123456Z', 'state.db.corrupt-20250314T123456Z-wal']);
     expect(store.isNew).toBe(true);
   });
 

@@ -22,10 +22,28 @@ describe('outbox', () => {
     const other = store.enqueue(uploadOp('b.md', 5));
 
     expect(store.getOp(id)).toEqual({
-      id, runId: run, kind: 'upload', source: 'docs', path: 'a.md', sha256: 'ab'.repeat(32), size: 1234, mtimeNs: '1718000000123456789',
-      inode: 42, remoteName: 'docs/a.md', remoteId: null, reason: 'new file', credits: 5, idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      state: 'pending', reserved: 0, reservedAt: null, errorCode: null, error: null, attempts: 0,
-      createdAt: '2025-03-14T12:00:00.000Z', updatedAt: '2025-03-14T12:00:00.000Z',
+      id,
+      runId: run,
+      kind: 'upload',
+      source: 'docs',
+      path: 'a.md',
+      sha256: 'ab'.repeat(32),
+      size: 1234,
+      mtimeNs: '1718000000123456789',
+      inode: 42,
+      remoteName: 'docs/a.md',
+      remoteId: null,
+      reason: 'new file',
+      credits: 5,
+      idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      state: 'pending',
+      reserved: 0,
+      reservedAt: null,
+      errorCode: null,
+      error: null,
+      attempts: 0,
+      createdAt: '2025-03-14T12:00:00.000Z',
+      updatedAt: '2025-03-14T12:00:00.000Z',
     });
     expect(store.getOp(other)?.idempotencyKey).not.toBe(store.getOp(id)?.idempotencyKey);
     expect(store.pendingOps().map((o) => o.id)).toEqual([id, other]);
@@ -47,7 +65,7 @@ describe('outbox', () => {
     expect(store.enqueue({ kind: 'reindex', credits: 2 })).toBe(store.enqueue({ kind: 'reindex', credits: 2 }));
   });
 
-  it('gives a still-queued op of the same work today\'s price (target.uploadCost changed), never a reserved one', () => {
+  it("gives a still-queued op of the same work today's price (target.uploadCost changed), never a reserved one", () => {
     const run = store.startRun('sync');
     const queued = store.enqueue(uploadOp('a.md', 5));
     const reserved = store.enqueue(uploadOp('b.md', 5));
@@ -132,7 +150,12 @@ describe('outbox', () => {
 
   it('deletes done and cancelled ops when their run finishes, keeping failures and open work', () => {
     const run = store.startRun('sync');
-    const [done, failed, cancelled, pending] = store.enqueueMany([uploadOp('a.md', 5), uploadOp('b.md', 5), uploadOp('c.md', 5), uploadOp('d.md', 5)]) as [number, number, number, number];
+    const [done, failed, cancelled, pending] = store.enqueueMany([
+      uploadOp('a.md', 5),
+      uploadOp('b.md', 5),
+      uploadOp('c.md', 5),
+      uploadOp('d.md', 5),
+    ]) as [number, number, number, number];
     store.reserve(done, CAPS, run);
     store.settle(done, { outcome: 'done', creditsCharged: 5, remoteId: '1' });
     store.reserve(failed, CAPS, run);
@@ -176,7 +199,7 @@ describe('outbox failures', () => {
   beforeEach(() => (t = tempState()));
   afterEach(() => t.cleanup());
 
-  it('keeps each path\'s latest failure once its run is over, not one row per failed run', () => {
+  it("keeps each path's latest failure once its run is over, not one row per failed run", () => {
     const store = t.open();
     const failOnce = (path: string, error: string): number => {
       const run = store.startRun('sync');
@@ -213,7 +236,11 @@ describe('runs and meta', () => {
     store.finishRun(second, 'stopped', { uploaded: 3, reason: 'budget' });
 
     expect(store.lastRun()).toEqual({
-      id: second, command: 'sync', status: 'stopped', startedAt: '2025-03-14T12:00:00.000Z', finishedAt: '2025-03-14T12:00:02.500Z',
+      id: second,
+      command: 'sync',
+      status: 'stopped',
+      startedAt: '2025-03-14T12:00:00.000Z',
+      finishedAt: '2025-03-14T12:00:02.500Z',
       summary: { uploaded: 3, reason: 'budget' },
     });
     expect(store.lastRun('plan')?.id).toBe(first);

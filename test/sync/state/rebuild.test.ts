@@ -1,10 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE, type NameMapper, type RemoteListingEntry, type StateStore } from '../../../src/sync/state/index.js';
+import {
+  UNKNOWN_INODE,
+  UNKNOWN_MTIME_NS,
+  UNKNOWN_SIZE,
+  type NameMapper,
+  type RemoteListingEntry,
+  type StateStore,
+} from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';
 
 const entry = (id: string, name: string, over: Partial<RemoteListingEntry> = {}): RemoteListingEntry => ({
-  id, name, size: 100, sha256: shaOf(name), status: 'processed', ...over,
+  id,
+  name,
+  size: 100,
+  sha256: shaOf(name),
+  status: 'processed',
+  ...over,
 });
 
 /** Two sources: remote names are "<source>/<path>". */
@@ -27,13 +39,26 @@ describe('rebuildFromRemote', () => {
     expect(store.isNew).toBe(true);
     expect(store.remoteCheckPending()).toBe(true);
 
-    const report = store.rebuildFromRemote([entry('1', 'docs/a.md'), entry('2', 'wiki/b/c.md', { size: null, status: 'indexing' })], mapName);
+    const report = store.rebuildFromRemote(
+      [entry('1', 'docs/a.md'), entry('2', 'wiki/b/c.md', { size: null, status: 'indexing' })],
+      mapName,
+    );
 
     expect(report).toEqual({ inserted: 2, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 });
     expect(store.getTracked('docs', 'a.md')).toEqual({
-      source: 'docs', path: 'a.md', size: 100, mtimeNs: UNKNOWN_MTIME_NS, inode: UNKNOWN_INODE, sha256: shaOf('docs/a.md'),
-      remoteName: 'docs/a.md', remoteId: '1', remoteStatus: 'processed', reprocessAttempts: 0, lastAction: 'rebuilt',
-      lastReason: 'rebuilt from the remote listing', updatedAt: '2025-03-14T12:00:00.000Z',
+      source: 'docs',
+      path: 'a.md',
+      size: 100,
+      mtimeNs: UNKNOWN_MTIME_NS,
+      inode: UNKNOWN_INODE,
+      sha256: shaOf('docs/a.md'),
+      remoteName: 'docs/a.md',
+      remoteId: '1',
+      remoteStatus: 'processed',
+      reprocessAttempts: 0,
+      lastAction: 'rebuilt',
+      lastReason: 'rebuilt from the remote listing',
+      updatedAt: '2025-03-14T12:00:00.000Z',
     });
     expect(store.getTracked('wiki', 'b/c.md')).toMatchObject({ size: UNKNOWN_SIZE, remoteStatus: 'unknown', remoteName: 'wiki/b/c.md' });
     expect(JSON.parse(store.getMeta('rebuilt_from_remote') ?? 'null')).toEqual({ at: '2025-03-14T12:00:00.000Z', ...report });
@@ -67,6 +92,11 @@ describe('rebuildFromRemote', () => {
   it('lets content found by hash be recognised after a rebuild', () => {
     store.rebuildFromRemote([entry('1', 'docs/a.md'), entry('2', 'docs/copy.md', { sha256: shaOf('docs/a.md') })], mapName);
 
-    expect(store.findBySha256(shaOf('docs/a.md')).map((f) => f.remoteId).sort()).toEqual(['1', '2']);
+    expect(
+      store
+        .findBySha256(shaOf('docs/a.md'))
+        .map((f) => f.remoteId)
+        .sort(),
+    ).toEqual(['1', '2']);
   });
 });

@@ -44,8 +44,12 @@ describe('pruning finished runs', () => {
     expect(kept(store, ids)).toEqual(ids.slice(-RUNS_KEPT));
     const newest = ids.at(-1) ?? -1;
     expect(store.lastRun()).toEqual({
-      id: newest, command: 'sync', status: FINISHED[(ids.length - 1) % FINISHED.length], startedAt: '2025-03-14T12:09:10.000Z',
-      finishedAt: '2025-03-14T12:09:11.000Z', summary: SUMMARY,
+      id: newest,
+      command: 'sync',
+      status: FINISHED[(ids.length - 1) % FINISHED.length],
+      startedAt: '2025-03-14T12:09:10.000Z',
+      finishedAt: '2025-03-14T12:09:11.000Z',
+      summary: SUMMARY,
     });
     expect(store.lastRun('sync')?.id).toBe(newest);
     expect(store.lastRun('plan')).toBeNull();

@@ -45,7 +45,12 @@ describe('tracked files', () => {
     const files = [
       file('b.md', { remoteId: null, remoteStatus: null, lastAction: null, lastReason: null }),
       file('a,b;c.md', { remoteName: 'docs/a,b;c.md', mtimeNs: '-1234567890123' }),
-      file('dir/naïve 日本.md', { remoteName: 'elsewhere.md', mtimeNs: '9223372036854775807', reprocessAttempts: 2, remoteStatus: 'failed' }),
+      file('dir/naïve 日本.md', {
+        remoteName: 'elsewhere.md',
+        mtimeNs: '9223372036854775807',
+        reprocessAttempts: 2,
+        remoteStatus: 'failed',
+      }),
       file('a.md', { source: 'wiki', inode: 2 ** 40, size: 0 }),
     ];
     store.upsertTrackedMany(files);
@@ -60,8 +65,11 @@ describe('tracked files', () => {
   it('loads values holding NULs, quotes, backslashes and newlines exactly', () => {
     // Remote ids come joined by NULs: one holding a NUL makes the column read again as JSON, nulls and '' included.
     const files = [
-      file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y "q" \\ \n z' }), file('b"\\.md'), file('c.md', { remoteId: null }),
-      file('d.md', { remoteId: '' }), file('e.md', { remoteId: '\0' }),
+      file('a.md', { remoteId: 'id\0with-nul', lastReason: 'x\0y "q" \\ \n z' }),
+      file('b"\\.md'),
+      file('c.md', { remoteId: null }),
+      file('d.md', { remoteId: '' }),
+      file('e.md', { remoteId: '\0' }),
     ];
     store.upsertTrackedMany(files);
 
@@ -71,30 +79,44 @@ describe('tracked files', () => {
   it.each([
     ['a path holding a NUL (rebuilt from a name the service sent)', { path: 'odd\0name.md' }],
     ['a remote id holding a NUL', { remoteId: 'id\0nul' }],
-  ] as [string, { path?: string; remoteId?: string }][])('refuses a column read again after its rows changed (%s): plan again, never misaligned columns', (_label, odd) => {
-    store.upsertTrackedMany([file('a.md'), file(odd.path ?? 'b.md', odd.remoteId === undefined ? {} : { remoteId: odd.remoteId }), file('c.md')]);
-    // The bulk row read first, on another connection (as the tracked-files worker reads it)...
-    const reader = new Database(t.path, { readonly: true });
-    const sourceId = reader.prepare('SELECT id FROM sources WHERE name = ?').pluck().get('docs') as number;
-    const bulk = reader.prepare(BULK_SQL).raw(true).get(sourceId) as BulkRow;
-    reader.close();
-    // ...then a row replaced (same count) before the odd column is read again on this one.
-    store.removeTracked('docs', 'c.md');
-    store.upsertTracked(file('d.md'));
-    const db = new Database(t.path);
-    try {
-      const tracked = createTrackedFiles(db, createSourceIds(db), () => 0);
+  ] as [string, { path?: string; remoteId?: string }][])(
+    'refuses a column read again after its rows changed (%s): plan again, never misaligned columns',
+    (_label, odd) => {
+      store.upsertTrackedMany([
+        file('a.md'),
+        file(odd.path ?? 'b.md', odd.remoteId === undefined ? {} : { remoteId: odd.remoteId }),
+        file('c.md'),
+      ]);
+      // The bulk row read first, on another connection (as the tracked-files worker reads it)...
+      const reader = new Database(t.path, { readonly: true });
+      const sourceId = reader.prepare('SELECT id FROM sources WHERE name = ?').pluck().get('docs') as number;
+      const bulk = reader.prepare(BULK_SQL).raw(true).get(sourceId) as BulkRow;
+      reader.close();
+      // ...then a row replaced (same count) before the odd column is read again on this one.
+      store.removeTracked('docs', 'c.md');
+      store.upsertTracked(file('d.md'));
+      const db = new Database(t.path);
+      try {
+        const tracked = createTrackedFiles(db, createSourceIds(db), () => 0);
 
-      expect(() => tracked.loadTrackedFiles(new Map([[sourceId, bulk]]))).toThrow(/tracked files of source "docs": changed while they were read \(their (hashes|paths) moved\): plan again/);
-      // Read afresh, the rows are whole again.
-      expect([...tracked.loadTrackedFiles().values()].map((f) => f.path)).toEqual(['a.md', 'd.md', odd.path ?? 'b.md'].sort());
-    } finally {
-      db.close();
-    }
-  });
+        expect(() => tracked.loadTrackedFiles(new Map([[sourceId, bulk]]))).toThrow(
+          /tracked files of source "docs": changed while they were read \(their (hashes|paths) moved\): plan again/,
+        );
+        // Read afresh, the rows are whole again.
+        expect([...tracked.loadTrackedFiles().values()].map((f) => f.path)).toEqual(['a.md', 'd.md', odd.path ?? 'b.md'].sort());
+      } finally {
+        db.close();
+      }
+    },
+  );
 
   it('keeps an empty remote id apart from none, and ids that look like numbers as text', () => {
-    const files = [file('a.md', { remoteId: '' }), file('b.md', { remoteId: null }), file('c.md', { remoteId: '' }), file('d.md', { remoteId: '007' })];
+    const files = [
+      file('a.md', { remoteId: '' }),
+      file('b.md', { remoteId: null }),
+      file('c.md', { remoteId: '' }),
+      file('d.md', { remoteId: '007' }),
+    ];
     store.upsertTrackedMany(files);
 
     expect([...store.loadTrackedFiles().values()].map((f) => f.remoteId)).toEqual(['', null, '', '007']);
@@ -118,13 +140,22 @@ describe('tracked files', () => {
 
     store.upsertTracked(file('b.md'));
 
-    expect(before.get('docs\0a.md')).toMatchObject({ reprocessAttempts: 2, lastAction: 'reprocess', lastReason: 'failed remotely', updatedAt: '2025-03-14T12:00:00.000Z' });
+    expect(before.get('docs\0a.md')).toMatchObject({
+      reprocessAttempts: 2,
+      lastAction: 'reprocess',
+      lastReason: 'failed remotely',
+      updatedAt: '2025-03-14T12:00:00.000Z',
+    });
     // A sanity check (the writer lock keeps other processes out, and a sync reads the details before it writes).
-    expect(() => added.loadDetails()).toThrow('tracked files of source "docs": changed while they were read (1 at first, 2 later): plan again');
+    expect(() => added.loadDetails()).toThrow(
+      'tracked files of source "docs": changed while they were read (1 at first, 2 later): plan again',
+    );
     const removed = store.loadTrackedFiles();
     const fresh = store.loadTrackedFiles();
     store.removeTracked('docs', 'a.md');
-    expect(() => removed.get('docs\0a.md')).toThrow('tracked files of source "docs": changed while they were read (a.md is gone): plan again');
+    expect(() => removed.get('docs\0a.md')).toThrow(
+      'tracked files of source "docs": changed while they were read (a.md is gone): plan again',
+    );
     expect(fresh.get('docs\0b.md')).toMatchObject({ lastAction: 'upload', lastReason: 'new file' }); // looked up alone
   });
 
@@ -168,7 +199,15 @@ describe('tracked files', () => {
 
     expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(1);
     expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(0);
-    expect(store.setRemoteStatuses(new Map([['r-b.md', 'queued'], ['r-c.md', 'processed'], ['r-zz', 'failed']]))).toBe(1);
+    expect(
+      store.setRemoteStatuses(
+        new Map([
+          ['r-b.md', 'queued'],
+          ['r-c.md', 'processed'],
+          ['r-zz', 'failed'],
+        ]),
+      ),
+    ).toBe(1);
 
     expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus])).toEqual([
       ['a.md', 'failed'],
@@ -177,10 +216,19 @@ describe('tracked files', () => {
     ]);
   });
 
-  it('keeps the service\'s reason for a failed copy while it stays failed, for the planner (which reads it per failed row) and getTracked', () => {
+  it("keeps the service's reason for a failed copy while it stays failed, for the planner (which reads it per failed row) and getTracked", () => {
     store.upsertTrackedMany([file('a.md'), file('b.md')]);
 
-    store.setRemoteStatuses(new Map([['r-a.md', 'failed'], ['r-b.md', 'failed']]), new Map([['r-a.md', 'parse_failed: bad zip'], ['r-b.md', 'internal: EIO']]));
+    store.setRemoteStatuses(
+      new Map([
+        ['r-a.md', 'failed'],
+        ['r-b.md', 'failed'],
+      ]),
+      new Map([
+        ['r-a.md', 'parse_failed: bad zip'],
+        ['r-b.md', 'internal: EIO'],
+      ]),
+    );
 
     expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus, f.remoteError])).toEqual([
       ['a.md', 'failed', 'parse_failed: bad zip'],

@@ -14,8 +14,19 @@ import { shaOf } from './fixtures/realistic.js';
 const dist = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(REPO_ROOT, 'dist', path)).href)) as T;
 
 const file = (source: string, path: string, over: Partial<TrackedFileInput> = {}): TrackedFileInput => ({
-  source, path, size: 10, mtimeNs: '1718000000123456789', inode: 7, sha256: shaOf(path), remoteName: path, remoteId: `r-${path}`,
-  remoteStatus: 'processed', reprocessAttempts: 0, lastAction: 'upload', lastReason: 'new file', ...over,
+  source,
+  path,
+  size: 10,
+  mtimeNs: '1718000000123456789',
+  inode: 7,
+  sha256: shaOf(path),
+  remoteName: path,
+  remoteId: `r-${path}`,
+  remoteStatus: 'processed',
+  reprocessAttempts: 0,
+  lastAction: 'upload',
+  lastReason: 'new file',
+  ...over,
 });
 
 describe('tracked files read in a worker thread (compiled)', () => {
@@ -35,8 +46,10 @@ describe('tracked files read in a worker thread (compiled)', () => {
     const state = openState(join(tempDir(), 'state.db'));
     try {
       state.upsertTrackedMany([
-        file('docs', 'b.md'), file('docs', 'a/é.md', { remoteId: null, remoteStatus: null, lastReason: null }),
-        file('wiki', 'x.md', { remoteName: 'wiki/x.md' }), file('notes', 'n.md', { remoteId: 'id\0nul' }),
+        file('docs', 'b.md'),
+        file('docs', 'a/é.md', { remoteId: null, remoteStatus: null, lastReason: null }),
+        file('wiki', 'x.md', { remoteName: 'wiki/x.md' }),
+        file('notes', 'n.md', { remoteId: 'id\0nul' }),
       ]);
 
       const soon = await state.loadTrackedFilesSoon();
@@ -56,7 +69,9 @@ describe('tracked files read in a worker thread (compiled)', () => {
     const path = join(tempDir(), 'state.db');
     const state = openState(path);
     try {
-      const files = Array.from({ length: 40_000 }, (_, i) => file(i % 2 === 0 ? 'docs' : 'wiki', `area-${i % 13}/topic-${i % 7}/document-number-${i}.md`));
+      const files = Array.from({ length: 40_000 }, (_, i) =>
+        file(i % 2 === 0 ? 'docs' : 'wiki', `area-${i % 13}/topic-${i % 7}/document-number-${i}.md`),
+      );
       state.upsertTrackedMany(files);
       const bytes = state.diagnostics().pageCount * state.diagnostics().pageSize;
       expect(worthAWorker(bytes, 4), `${bytes} bytes`).toBe(true);

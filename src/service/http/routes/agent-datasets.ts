@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import * as z from 'zod';
 import { notFound } from '../../service-error.js';
-import { attachmentMode, getVisibleAgent, insertAttachment, listAttachments, setAttachmentMode, type DatasetMode } from '../../store/agents.js';
+import {
+  attachmentMode,
+  getVisibleAgent,
+  insertAttachment,
+  listAttachments,
+  setAttachmentMode,
+  type DatasetMode,
+} from '../../store/agents.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { BodyId, authOf, parseBody, parseIdParam } from '../request.js';

@@ -30,7 +30,8 @@ const ConfigUpdate = z.strictObject({ config: AgentConfig });
 const Chat = z.object({ message: z.string().min(1).max(20_000) });
 
 function checkConfig(config: z.infer<typeof AgentConfig>): void {
-  if (config.top_k !== undefined && config.top_k > MAX_TOP_K) throw new ServiceError('validation_failed', `config.top_k: at most ${MAX_TOP_K}`);
+  if (config.top_k !== undefined && config.top_k > MAX_TOP_K)
+    throw new ServiceError('validation_failed', `config.top_k: at most ${MAX_TOP_K}`);
 }
 
 /** The agent named by the `:agent` path parameter, when the caller's dataset may see it. */
@@ -50,55 +51,76 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
     return { agents: listVisibleAgents(db, authOf(req).datasetId).map(agentJson) };
   });
 
-  app.post(`${V1}/agents/`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const body = parseBody(AgentCreate, req.body);
-    checkConfig(body.config);
-    const now = isoAt(ctx.clock());
-    return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-      const agent = insertAgent(db, { datasetId, name: body.name, config: body.config, now });
-      return { op: { kind: 'agent_create' }, ref: String(agent.id), status: 201, respond: () => agentJson(agent) };
-    });
-  }));
+  app.post(
+    `${V1}/agents/`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const body = parseBody(AgentCreate, req.body);
+      checkConfig(body.config);
+      const now = isoAt(ctx.clock());
+      return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+        const agent = insertAgent(db, { datasetId, name: body.name, config: body.config, now });
+        return { op: { kind: 'agent_create' }, ref: String(agent.id), status: 201, respond: () => agentJson(agent) };
+      });
+    }),
+  );
 
   app.get(`${V1}/agents/:agent`, async (req) => {
     const agent = visibleAgent(ctx, req);
     return agentWithDatasetsJson(agent, listAttachments(db, agent.id));
   });
 
-  app.put(`${V1}/agents/:agent/config`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const agent = visibleAgent(ctx, req);
-    const body = parseBody(ConfigUpdate, req.body);
-    checkConfig(body.config);
-    const now = isoAt(ctx.clock());
-    return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-      setAgentConfig(db, agent.id, body.config, now);
-      const updated = getVisibleAgent(db, datasetId, agent.id) as AgentRow;
-      return { op: { kind: 'agent_config' }, ref: String(agent.id), status: 200, respond: () => agentWithDatasetsJson(updated, listAttachments(db, agent.id)) };
-    });
-  }));
+  app.put(
+    `${V1}/agents/:agent/config`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const agent = visibleAgent(ctx, req);
+      const body = parseBody(ConfigUpdate, req.body);
+      checkConfig(body.config);
+      const now = isoAt(ctx.clock());
+      return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+        setAgentConfig(db, agent.id, body.config, now);
+        const updated = getVisibleAgent(db, datasetId, agent.id) as AgentRow;
+        return {
+          op: { kind: 'agent_config' },
+          ref: String(agent.id),
+          status: 200,
+          respond: () => agentWithDatasetsJson(updated, listAttachments(db, agent.id)),
+        };
+      });
+    }),
+  );
 
-  app.post(`${V1}/agents/:agent/chat`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const agent = visibleAgent(ctx, req);
-    const body = parseBody(Chat, req.body);
-    // Fail before the (possibly slow, possibly remote) answer when even one credit is missing.
-    assertBalance(db, datasetId, costOf({ kind: 'chat' }));
-    const answer = await answerChat({
-      db, datasetId, message: body.message, agentConfig: JSON.parse(agent.config_json) as Record<string, unknown>,
-      ...(ctx.llmUrl === undefined ? {} : { llmUrl: ctx.llmUrl }),
-      embedder: ctx.embedder,
-      sourceName: (id) => sourceName(db, id),
-    }).catch((err: unknown) => {
-      // The language model's failure is the server's (502), and costs nothing; its message never names the URL.
-      if (isKbsyncError(err, 'llm_failed')) throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
-      if (isKbsyncError(err, 'embeddings_failed')) throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
-      throw err;
-    });
-    return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => ({
-      op: { kind: 'chat' }, ref: String(agent.id), status: 200,
-      respond: () => ({ response: answer.response, sources: answer.sources.map(hitJson) }),
-    }));
-  }));
+  app.post(
+    `${V1}/agents/:agent/chat`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const agent = visibleAgent(ctx, req);
+      const body = parseBody(Chat, req.body);
+      // Fail before the (possibly slow, possibly remote) answer when even one credit is missing.
+      assertBalance(db, datasetId, costOf({ kind: 'chat' }));
+      const answer = await answerChat({
+        db,
+        datasetId,
+        message: body.message,
+        agentConfig: JSON.parse(agent.config_json) as Record<string, unknown>,
+        ...(ctx.llmUrl === undefined ? {} : { llmUrl: ctx.llmUrl }),
+        embedder: ctx.embedder,
+        sourceName: (id) => sourceName(db, id),
+      }).catch((err: unknown) => {
+        // The language model's failure is the server's (502), and costs nothing; its message never names the URL.
+        if (isKbsyncError(err, 'llm_failed'))
+          throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
+        if (isKbsyncError(err, 'embeddings_failed'))
+          throw new ServiceError('internal', `chat answer failed: ${err.message}`, { status: 502, cause: err });
+        throw err;
+      });
+      return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => ({
+        op: { kind: 'chat' },
+        ref: String(agent.id),
+        status: 200,
+        respond: () => ({ response: answer.response, sources: answer.sources.map(hitJson) }),
+      }));
+    }),
+  );
 }

@@ -22,7 +22,11 @@ const MAX_BATCH_QUERIES = 20;
 
 const TopK = z.number().int().min(1).default(5);
 const Query = z.object({ query: z.string().min(1).max(10_000), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() });
-const QueryBatch = z.object({ queries: z.array(z.string().min(1).max(10_000)).min(1), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() });
+const QueryBatch = z.object({
+  queries: z.array(z.string().min(1).max(10_000)).min(1),
+  top_k: TopK,
+  score_threshold: z.number().min(0).max(1).optional(),
+});
 // Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
 const DatasetUpdate = z.strictObject({ name: z.string().min(1).max(200).optional(), description: z.string().max(10_000).optional() });
 
@@ -32,7 +36,8 @@ function checkTopK(topK: number): void {
 
 /** The embeddings provider's failure is the server's (502), and costs nothing; its message never names the URL or key. */
 function providerFailure(err: unknown): never {
-  if (isKbsyncError(err, 'embeddings_failed')) throw new ServiceError('internal', `embeddings failed: ${err.message}`, { status: 502, cause: err });
+  if (isKbsyncError(err, 'embeddings_failed'))
+    throw new ServiceError('internal', `embeddings failed: ${err.message}`, { status: 502, cause: err });
   throw err;
 }
 
@@ -57,44 +62,55 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
     return datasetBody(datasetId);
   });
 
-  app.post(`${V1}/datasets/query`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const body = parseBody(Query, req.body);
-    checkTopK(body.top_k);
-    assertBalance(db, datasetId, costOf({ kind: 'query' }));
-    const vectors = await prepareVectors(db, datasetId, ctx.embedder, body.query).catch(providerFailure);
-    return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const hits = searchHybrid(db, { datasetId, query: body.query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors });
-      return { op: { kind: 'query' }, ref: null, status: 200, respond: () => ({ results: hits.map(hitJson) }) };
-    });
-  }));
+  app.post(
+    `${V1}/datasets/query`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const body = parseBody(Query, req.body);
+      checkTopK(body.top_k);
+      assertBalance(db, datasetId, costOf({ kind: 'query' }));
+      const vectors = await prepareVectors(db, datasetId, ctx.embedder, body.query).catch(providerFailure);
+      return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+        const hits = searchHybrid(db, { datasetId, query: body.query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors });
+        return { op: { kind: 'query' }, ref: null, status: 200, respond: () => ({ results: hits.map(hitJson) }) };
+      });
+    }),
+  );
 
-  app.post(`${V1}/datasets/query/batch`, idempotent(ctx, async (req, idem) => {
-    const { datasetId, plan } = authOf(req);
-    requireAdvancedTier(plan, 'batch query');
-    const body = parseBody(QueryBatch, req.body);
-    checkTopK(body.top_k);
-    if (body.queries.length > MAX_BATCH_QUERIES) throw new ServiceError('validation_failed', `queries: at most ${MAX_BATCH_QUERIES}`);
-    assertBalance(db, datasetId, costOf({ kind: 'query_batch', queries: body.queries.length }));
-    const vectors: HybridQuery['vectors'][] = [];
-    for (const query of body.queries) vectors.push(await prepareVectors(db, datasetId, ctx.embedder, query).catch(providerFailure));
-    return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const results = body.queries.map((query, i) => ({
-        query,
-        results: searchHybrid(db, { datasetId, query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors: vectors[i] }).map(hitJson),
-      }));
-      return { op: { kind: 'query_batch', queries: body.queries.length }, ref: null, status: 200, respond: () => ({ results }) };
-    });
-  }));
+  app.post(
+    `${V1}/datasets/query/batch`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId, plan } = authOf(req);
+      requireAdvancedTier(plan, 'batch query');
+      const body = parseBody(QueryBatch, req.body);
+      checkTopK(body.top_k);
+      if (body.queries.length > MAX_BATCH_QUERIES) throw new ServiceError('validation_failed', `queries: at most ${MAX_BATCH_QUERIES}`);
+      assertBalance(db, datasetId, costOf({ kind: 'query_batch', queries: body.queries.length }));
+      const vectors: HybridQuery['vectors'][] = [];
+      for (const query of body.queries) vectors.push(await prepareVectors(db, datasetId, ctx.embedder, query).catch(providerFailure));
+      return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+        const results = body.queries.map((query, i) => ({
+          query,
+          results: searchHybrid(db, { datasetId, query, topK: body.top_k, scoreThreshold: body.score_threshold, vectors: vectors[i] }).map(
+            hitJson,
+          ),
+        }));
+        return { op: { kind: 'query_batch', queries: body.queries.length }, ref: null, status: 200, respond: () => ({ results }) };
+      });
+    }),
+  );
 
-  app.post(`${V1}/datasets/reindex`, idempotent(ctx, async (req, idem) => {
-    const { datasetId, plan } = authOf(req);
-    requireAdvancedTier(plan, 'reindex');
-    assertBalance(db, datasetId, costOf({ kind: 'reindex' }));
-    await rebuildDatasetVectors(db, datasetId, ctx.embedder).catch(providerFailure);
-    return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
-      const { chunks } = reindexDataset(db, datasetId);
-      return { op: { kind: 'reindex' }, ref: null, status: 200, respond: () => ({ status: 'done', chunks }) };
-    });
-  }));
+  app.post(
+    `${V1}/datasets/reindex`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId, plan } = authOf(req);
+      requireAdvancedTier(plan, 'reindex');
+      assertBalance(db, datasetId, costOf({ kind: 'reindex' }));
+      await rebuildDatasetVectors(db, datasetId, ctx.embedder).catch(providerFailure);
+      return commitPaid(db, { datasetId, now: isoAt(ctx.clock()), onCharged: idem?.onCharged }, () => {
+        const { chunks } = reindexDataset(db, datasetId);
+        return { op: { kind: 'reindex' }, ref: null, status: 200, respond: () => ({ status: 'done', chunks }) };
+      });
+    }),
+  );
 }

@@ -29,7 +29,11 @@ type Parts = AsyncIterableIterator<Multipart>;
  * naming what is wrong. The caller must stream the file, then call `assertNoMoreFiles`.
  */
 async function filePart(req: FastifyRequest, maxBytes: number): Promise<{ part: MultipartFile; parts: Parts }> {
-  if (!req.isMultipart()) throw new ServiceError('invalid_request', wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] }));
+  if (!req.isMultipart())
+    throw new ServiceError(
+      'invalid_request',
+      wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] }),
+    );
   const options = {
     // One byte over the limit reaches streamToFile, which answers 413 and deletes the partial file.
     // A second file part trips `files` (FST_FILES_LIMIT) once the first is read: see assertNoMoreFiles.
@@ -51,11 +55,16 @@ async function filePart(req: FastifyRequest, maxBytes: number): Promise<{ part: 
   } catch (err) {
     throw multipartError(err);
   }
-  if (part === undefined) throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (send one file part named "${UPLOAD_FIELD}")`);
-  if (part.fieldname !== UPLOAD_FIELD) throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (got a file part named "${part.fieldname}")`);
+  if (part === undefined)
+    throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (send one file part named "${UPLOAD_FIELD}")`);
+  if (part.fieldname !== UPLOAD_FIELD)
+    throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: missing (got a file part named "${part.fieldname}")`);
   const name = part.filename;
   if (name === '' || name.length > MAX_NAME_LENGTH || /[\u0000-\u001f]/.test(name)) {
-    throw new ServiceError('invalid_request', `${UPLOAD_FIELD}: the part needs a file name (1..${MAX_NAME_LENGTH} characters, no control characters)`);
+    throw new ServiceError(
+      'invalid_request',
+      `${UPLOAD_FIELD}: the part needs a file name (1..${MAX_NAME_LENGTH} characters, no control characters)`,
+    );
   }
   if (!isSupportedFileName(name)) throw new ServiceError('unsupported_file_type', `unsupported file type: ${name}`);
   return { part, parts };
@@ -91,52 +100,70 @@ export function registerFileRoutes(app: FastifyInstance, ctx: ServiceContext): v
     return { files: rows.map(fileJson), total };
   });
 
-  app.post(`${V1}/files/upload`, { config: { accepts: 'multipart/form-data' } }, idempotent(ctx, async (req, idem) => {
-    const { datasetId, plan } = authOf(req);
-    // The size (and so the cost) is known only after streaming: refuse early when even the base cost is short.
-    if (idem?.previous == null) assertBalance(db, datasetId, uploadCost(0));
-    const maxBytes = ctx.maxFileBytes(plan);
-    const { part, parts } = await filePart(req, maxBytes);
-    const name = part.filename;
-    const tmpPath = join(ctx.tmpDir, randomUUID());
-    const storedPath = join(ctx.filesDir, randomUUID());
-    try {
-      const { size, sha256 } = await streamToFile(part.file, tmpPath, maxBytes);
-      await assertNoMoreFiles(parts);
-      const replay = resolveDeferred(idem, sha256Hex(`POST upload\n${sha256}\n${name}`));
-      if (replay !== null) return replay;
-      // One time for the ledger row and the file row.
+  app.post(
+    `${V1}/files/upload`,
+    { config: { accepts: 'multipart/form-data' } },
+    idempotent(
+      ctx,
+      async (req, idem) => {
+        const { datasetId, plan } = authOf(req);
+        // The size (and so the cost) is known only after streaming: refuse early when even the base cost is short.
+        if (idem?.previous == null) assertBalance(db, datasetId, uploadCost(0));
+        const maxBytes = ctx.maxFileBytes(plan);
+        const { part, parts } = await filePart(req, maxBytes);
+        const name = part.filename;
+        const tmpPath = join(ctx.tmpDir, randomUUID());
+        const storedPath = join(ctx.filesDir, randomUUID());
+        try {
+          const { size, sha256 } = await streamToFile(part.file, tmpPath, maxBytes);
+          await assertNoMoreFiles(parts);
+          const replay = resolveDeferred(idem, sha256Hex(`POST upload\n${sha256}\n${name}`));
+          if (replay !== null) return replay;
+          // One time for the ledger row and the file row.
+          const now = isoAt(ctx.clock());
+          const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+            // Refused before the file is moved into place (commitPaid checks again, after the write).
+            assertBalance(db, datasetId, uploadCost(size));
+            const row = insertFile(db, { datasetId, name, size, sha256, storedPath, now });
+            renameSync(tmpPath, storedPath);
+            return {
+              op: { kind: 'upload', bytes: size },
+              ref: String(row.id),
+              status: 201,
+              respond: (credits) => ({ id: row.id, name, size, sha256, status: row.status, credits_charged: credits }),
+            };
+          });
+          ctx.kickWorker();
+          return result;
+        } catch (err) {
+          rmSync(storedPath, { force: true });
+          throw err;
+        } finally {
+          rmSync(tmpPath, { force: true });
+        }
+      },
+      { deferred: true },
+    ),
+  );
+
+  app.post(
+    `${V1}/files/:id/reprocess`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const id = parseIdParam((req.params as Record<string, string>)['id'], 'file');
       const now = isoAt(ctx.clock());
       const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-        // Refused before the file is moved into place (commitPaid checks again, after the write).
-        assertBalance(db, datasetId, uploadCost(size));
-        const row = insertFile(db, { datasetId, name, size, sha256, storedPath, now });
-        renameSync(tmpPath, storedPath);
+        const row = requeueFile(db, datasetId, id, now);
+        if (row === undefined) throw notFound('file');
         return {
-          op: { kind: 'upload', bytes: size }, ref: String(row.id), status: 201,
-          respond: (credits) => ({ id: row.id, name, size, sha256, status: row.status, credits_charged: credits }),
+          op: { kind: 'reprocess' },
+          ref: String(id),
+          status: 202,
+          respond: (credits) => ({ id, status: row.status, credits_charged: credits }),
         };
       });
       ctx.kickWorker();
       return result;
-    } catch (err) {
-      rmSync(storedPath, { force: true });
-      throw err;
-    } finally {
-      rmSync(tmpPath, { force: true });
-    }
-  }, { deferred: true }));
-
-  app.post(`${V1}/files/:id/reprocess`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const id = parseIdParam((req.params as Record<string, string>)['id'], 'file');
-    const now = isoAt(ctx.clock());
-    const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-      const row = requeueFile(db, datasetId, id, now);
-      if (row === undefined) throw notFound('file');
-      return { op: { kind: 'reprocess' }, ref: String(id), status: 202, respond: (credits) => ({ id, status: row.status, credits_charged: credits }) };
-    });
-    ctx.kickWorker();
-    return result;
-  }));
+    }),
+  );
 }

@@ -36,7 +36,10 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
     if (getVisibleAgent(db, datasetId, agentId) === undefined) throw notFound('agent');
     const mode = attachmentMode(db, agentId, datasetId);
     if (mode !== 'self_learning') {
-      throw new ServiceError('mode_forbidden', `agent ${agentId} is attached to this dataset in ${mode ?? 'no'} mode; writes need self_learning`);
+      throw new ServiceError(
+        'mode_forbidden',
+        `agent ${agentId} is attached to this dataset in ${mode ?? 'no'} mode; writes need self_learning`,
+      );
     }
     return agentId;
   };
@@ -49,45 +52,63 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
       ctx.webhooks.emit(datasetId, 'intelligence.deduped', { entry_id: existing.id, dataset_id: datasetId, agent_id: agentId, sha256 });
       return { id: existing.id, sha256, status: existing.status, duplicate: true, credits_charged: 0 };
     }
-    const row = insertEntry(db, { datasetId, agentId, title: entry.title ?? null, content: entry.content, metadata: entry.metadata, sha256, now });
+    const row = insertEntry(db, {
+      datasetId,
+      agentId,
+      title: entry.title ?? null,
+      content: entry.content,
+      metadata: entry.metadata,
+      sha256,
+      now,
+    });
     return { id: row.id, sha256, status: row.status, duplicate: false, credits_charged: 1 };
   };
 
-  app.post(`${V2}/datasets/intelligence`, idempotent(ctx, async (req, idem) => {
-    const { datasetId } = authOf(req);
-    const body = parseBody(Single, req.body);
-    const agentId = writableAgent(datasetId, body.agent_id);
-    const now = isoAt(ctx.clock());
-    const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-      const written = writeEntry(datasetId, agentId, body, now);
-      return {
-        op: { kind: 'intelligence', duplicate: written.duplicate }, ref: String(written.id), status: written.duplicate ? 200 : 201,
-        respond: () => written,
-      };
-    });
-    if (!result.body.duplicate) ctx.kickWorker();
-    return result;
-  }));
+  app.post(
+    `${V2}/datasets/intelligence`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId } = authOf(req);
+      const body = parseBody(Single, req.body);
+      const agentId = writableAgent(datasetId, body.agent_id);
+      const now = isoAt(ctx.clock());
+      const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+        const written = writeEntry(datasetId, agentId, body, now);
+        return {
+          op: { kind: 'intelligence', duplicate: written.duplicate },
+          ref: String(written.id),
+          status: written.duplicate ? 200 : 201,
+          respond: () => written,
+        };
+      });
+      if (!result.body.duplicate) ctx.kickWorker();
+      return result;
+    }),
+  );
 
-  app.post(`${V2}/datasets/intelligence/batch`, idempotent(ctx, async (req, idem) => {
-    const { datasetId, plan } = authOf(req);
-    requireAdvancedTier(plan, 'batch intelligence write');
-    const body = parseBody(Batch, req.body);
-    if (body.entries.length > MAX_BATCH_ENTRIES) throw new ServiceError('validation_failed', `entries: at most ${MAX_BATCH_ENTRIES}`);
-    const agentId = writableAgent(datasetId, body.agent_id);
-    const now = isoAt(ctx.clock());
-    // All or nothing: a short balance rolls back every entry of the batch.
-    const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
-      const results = body.entries.map((entry) => writeEntry(datasetId, agentId, entry, now));
-      const created = results.filter((r) => !r.duplicate).length;
-      return {
-        op: { kind: 'intelligence_batch', newEntries: created }, ref: null, status: 200,
-        respond: (credits) => ({ results, created, duplicates: results.length - created, credits_charged: credits }),
-      };
-    });
-    if (result.body.created > 0) ctx.kickWorker();
-    return result;
-  }));
+  app.post(
+    `${V2}/datasets/intelligence/batch`,
+    idempotent(ctx, async (req, idem) => {
+      const { datasetId, plan } = authOf(req);
+      requireAdvancedTier(plan, 'batch intelligence write');
+      const body = parseBody(Batch, req.body);
+      if (body.entries.length > MAX_BATCH_ENTRIES) throw new ServiceError('validation_failed', `entries: at most ${MAX_BATCH_ENTRIES}`);
+      const agentId = writableAgent(datasetId, body.agent_id);
+      const now = isoAt(ctx.clock());
+      // All or nothing: a short balance rolls back every entry of the batch.
+      const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
+        const results = body.entries.map((entry) => writeEntry(datasetId, agentId, entry, now));
+        const created = results.filter((r) => !r.duplicate).length;
+        return {
+          op: { kind: 'intelligence_batch', newEntries: created },
+          ref: null,
+          status: 200,
+          respond: (credits) => ({ results, created, duplicates: results.length - created, credits_charged: credits }),
+        };
+      });
+      if (result.body.created > 0) ctx.kickWorker();
+      return result;
+    }),
+  );
 
   app.get(`${V2}/datasets/intelligence`, async (req) => {
     const { datasetId } = authOf(req);

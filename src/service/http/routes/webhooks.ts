@@ -18,7 +18,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post(`${V2}/webhooks`, async (req, reply) => {
     const { datasetId } = authOf(req);
     const body = parseBody(WebhookCreate, req.body);
-    const { webhook, secret } = createWebhook(db, { datasetId, url: body.url, events: body.events }, { allowInsecure: ctx.allowInsecureWebhooks, now: ctx.clock });
+    const { webhook, secret } = createWebhook(
+      db,
+      { datasetId, url: body.url, events: body.events },
+      { allowInsecure: ctx.allowInsecureWebhooks, now: ctx.clock },
+    );
     return reply.code(201).send({ ...webhook, secret });
   });
 

@@ -18,7 +18,10 @@ export async function headerFooterText(parts: readonly Buffer[]): Promise<string
     let fallback = 0;
     let current: string[] = [];
     const endParagraph = (): void => {
-      const text = current.join('').replace(/[ \t]+/g, ' ').trim();
+      const text = current
+        .join('')
+        .replace(/[ \t]+/g, ' ')
+        .trim();
       current = [];
       if (text !== '' && !seen.has(text)) {
         seen.add(text);

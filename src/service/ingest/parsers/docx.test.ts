@@ -33,7 +33,13 @@ describe('docx parser', () => {
   });
 
   it('keeps Unicode text, and tables as rows of cells', async () => {
-    const docx = docxOf(paragraph('Zürich, 北京, ʤ and 🙂') + table([['Name', 'Role'], ['Åsa', 'Ingénieure']]));
+    const docx = docxOf(
+      paragraph('Zürich, 北京, ʤ and 🙂') +
+        table([
+          ['Name', 'Role'],
+          ['Åsa', 'Ingénieure'],
+        ]),
+    );
 
     expect(await chunksOf(docx)).toEqual(['Zürich, 北京, ʤ and 🙂\n\nName | Role\nÅsa | Ingénieure']);
   });
@@ -62,7 +68,9 @@ describe('docx parser', () => {
   it('fails a file that is not a ZIP archive', async () => {
     const message = await parseFailure(parseContent(docxParser, 'a.docx', 'Just some text, saved as .docx by mistake.'));
 
-    expect(message).toBe('not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again');
+    expect(message).toBe(
+      'not a valid DOCX file: the ZIP archive is truncated or damaged (its end-of-central-directory record is missing); upload the complete file again',
+    );
   });
 });
 
@@ -73,7 +81,9 @@ describe('docx zip limits (hostile archives)', () => {
     const message = await parseFailure(parseContent(docxParser, 'bomb.docx', docx));
 
     expect(docx.length).toBeLessThan(2 * MIB);
-    expect(message).toMatch(/^the DOCX part word\/document\.xml declares 300\.0 MiB uncompressed, over the 8\.0 MiB limit for one part; refused as a possible zip bomb/);
+    expect(message).toMatch(
+      /^the DOCX part word\/document\.xml declares 300\.0 MiB uncompressed, over the 8\.0 MiB limit for one part; refused as a possible zip bomb/,
+    );
   });
 
   it('refuses a part that inflates past the size it declares, at that size', async () => {
@@ -81,7 +91,9 @@ describe('docx zip limits (hostile archives)', () => {
 
     const message = await parseFailure(parseContent(docxParser, 'liar.docx', docx));
 
-    expect(message).toMatch(/^the DOCX part word\/document\.xml inflates past its declared size of 4\.0 KiB; refused as a damaged or hostile archive/);
+    expect(message).toMatch(
+      /^the DOCX part word\/document\.xml inflates past its declared size of 4\.0 KiB; refused as a damaged or hostile archive/,
+    );
   });
 
   it('refuses a part that inflates over the ratio limit, even under the size limit', async () => {
@@ -89,22 +101,32 @@ describe('docx zip limits (hostile archives)', () => {
 
     const message = await parseFailure(parseContent(docxParser, 'dense.docx', docx));
 
-    expect(message).toMatch(/^the DOCX part word\/document\.xml inflates \d+ times \(\d+\.\d KiB to 5\.0 MiB\), over the limit of 200; refused as a possible zip bomb$/);
+    expect(message).toMatch(
+      /^the DOCX part word\/document\.xml inflates \d+ times \(\d+\.\d KiB to 5\.0 MiB\), over the limit of 200; refused as a possible zip bomb$/,
+    );
   });
 
   it('refuses parts that together declare more than the total limit', async () => {
     // Random hex: it compresses about 2 to 1, far from the ratio limit.
     const body = Array.from({ length: 2000 }, () => paragraph(randomBytes(500).toString('hex'))).join('');
-    const docx = docxOf(body, [deflated('word/glossary/document.xml', documentXml(body)), deflated('customXml/item1.xml', documentXml(body))]);
+    const docx = docxOf(body, [
+      deflated('word/glossary/document.xml', documentXml(body)),
+      deflated('customXml/item1.xml', documentXml(body)),
+    ]);
     const parser = docxParserWith({ ...DEFAULT_ZIP_LIMITS, maxPartBytes: 3 * MIB, maxTotalBytes: 5 * MIB });
 
     const message = await parseFailure(parseContent(parser, 'many.docx', docx));
 
-    expect(message).toMatch(/^the DOCX parts declare \d\.\d MiB uncompressed in all, over the 5\.0 MiB limit; refused as a possible zip bomb/);
+    expect(message).toMatch(
+      /^the DOCX parts declare \d\.\d MiB uncompressed in all, over the 5\.0 MiB limit; refused as a possible zip bomb/,
+    );
   });
 
   it('refuses an archive of too many entries', async () => {
-    const entries = [...docxEntries(deflated('word/document.xml', documentXml(paragraph('hi')))), ...Array.from({ length: 10_001 }, (_, i) => deflated(`customXml/item${i}.xml`, '<a/>'))];
+    const entries = [
+      ...docxEntries(deflated('word/document.xml', documentXml(paragraph('hi')))),
+      ...Array.from({ length: 10_001 }, (_, i) => deflated(`customXml/item${i}.xml`, '<a/>')),
+    ];
 
     const message = await parseFailure(parseContent(docxParser, 'swarm.docx', zipOf(entries)));
 

@@ -43,10 +43,15 @@ function parseInChild(name: string, path: string): Promise<ChildResult> {
     // The old generation is capped: garbage must be collected rather than left to pile up while the
     // machine is busy (so the peak measures what the parser holds, not the load), and a parser that
     // really holds the file dies of it, failing the test.
-    execFile(process.execPath, ['--max-old-space-size=96', '--input-type=module', '-e', CHILD, registry, name, path], { maxBuffer: MIB }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ChildResult);
-    });
+    execFile(
+      process.execPath,
+      ['--max-old-space-size=96', '--input-type=module', '-e', CHILD, registry, name, path],
+      { maxBuffer: MIB },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ChildResult);
+      },
+    );
   });
 }
 
@@ -103,7 +108,11 @@ describe('hostile files are refused within bounded memory', () => {
     const path = join(dir, 'lying-bomb.xlsx');
     writeFileSync(path, zipOf([deflated('[Content_Types].xml', '<Types/>'), sheet]));
 
-    await expectRefusedWithin('lying-bomb.xlsx', path, /^the XLSX part xl\/worksheets\/sheet1\.xml inflates past its declared size of 4\.0 KiB/);
+    await expectRefusedWithin(
+      'lying-bomb.xlsx',
+      path,
+      /^the XLSX part xl\/worksheets\/sheet1\.xml inflates past its declared size of 4\.0 KiB/,
+    );
   });
 
   it('an XML billion laughs', async () => {

@@ -4,7 +4,8 @@ import { MAX_HTML_TOKEN_CHARS } from '../html-sections.js';
 import { parseContent, parseFailure } from '../test-support.js';
 import { htmlParser } from './html.js';
 
-const chunksOf = async (html: string | Buffer): Promise<string[]> => chunkDocument({ sections: await parseContent(htmlParser, 'page.html', html) });
+const chunksOf = async (html: string | Buffer): Promise<string[]> =>
+  chunkDocument({ sections: await parseContent(htmlParser, 'page.html', html) });
 
 describe('html parser', () => {
   it('keeps the main text under its heading path, without head, scripts, styles or navigation', async () => {
@@ -25,7 +26,8 @@ describe('html parser', () => {
   });
 
   it('writes tables row by row with their cells, and keeps preformatted text', async () => {
-    const html = '<table><tr><th>Name</th><th>Role</th></tr><tr><td>Åsa</td><td>Ingénieure 🙂</td></tr></table><pre>line 1\n  line 2</pre><p>a<br>b</p>';
+    const html =
+      '<table><tr><th>Name</th><th>Role</th></tr><tr><td>Åsa</td><td>Ingénieure 🙂</td></tr></table><pre>line 1\n  line 2</pre><p>a<br>b</p>';
 
     expect(await chunksOf(html)).toEqual(['Name | Role\nÅsa | Ingénieure 🙂\n\nline 1\n  line 2\n\na\nb']);
   });
@@ -51,12 +53,16 @@ describe('html parser', () => {
   it('fails a page with a tag longer than the limit instead of holding it', async () => {
     const html = `<p>ok</p><div title="${'x'.repeat(MAX_HTML_TOKEN_CHARS + 300_000)}">`;
 
-    expect(await parseFailure(parseContent(htmlParser, 'page.html', html))).toMatch(/^a tag, comment or attribute near offset \d+ is longer than 4 MiB; refused/);
+    expect(await parseFailure(parseContent(htmlParser, 'page.html', html))).toMatch(
+      /^a tag, comment or attribute near offset \d+ is longer than 4 MiB; refused/,
+    );
   });
 
   it('fails binary data past the start of the file', async () => {
     const data = Buffer.concat([Buffer.from(`<p>${'a'.repeat(100_000)}</p>`), Buffer.alloc(10)]);
 
-    expect(await parseFailure(parseContent(htmlParser, 'page.html', data))).toBe('not an HTML file: NUL character at offset 100007 (binary data)');
+    expect(await parseFailure(parseContent(htmlParser, 'page.html', data))).toBe(
+      'not an HTML file: NUL character at offset 100007 (binary data)',
+    );
   });
 });

@@ -14,7 +14,7 @@ export function jsonErrorOffset(text: string): number | undefined {
   let expect: Expect = 'value';
   const after = (): Expect => (stack.length === 0 ? 'done' : 'commaOrEnd');
   const skipString = (): number | undefined => {
-    for (i++; i < text.length; ) {
+    for (i++; i < text.length;) {
       const c = text.charCodeAt(i);
       if (c === 0x22) {
         i++;

@@ -83,7 +83,9 @@ describe('jsonl parser', () => {
   });
 
   it('fails a truncated last line', async () => {
-    expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe('line 2: invalid JSON: unexpected end of JSON');
+    expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe(
+      'line 2: invalid JSON: unexpected end of JSON',
+    );
   });
 
   it('yields nothing for an empty file', async () => {

@@ -15,7 +15,9 @@ async function* parseJsonl(path: string): AsyncGenerator<Section> {
       try {
         value = JSON.parse(line);
       } catch (err) {
-        const where = describeJsonError(err, line).replace(/^line 1, column (\d+)/, 'column $1').replace(/^line 1: /, '');
+        const where = describeJsonError(err, line)
+          .replace(/^line 1, column (\d+)/, 'column $1')
+          .replace(/^line 1: /, '');
         throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}`, err);
       }
       const section = batcher.add(flattenJson(value).join('\n'), firstLineNo + i);

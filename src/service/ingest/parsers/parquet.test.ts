@@ -56,17 +56,27 @@ describe('parquet parser', () => {
   });
 
   it('refuses a row group over the limit before reading it', async () => {
-    const data = parquet({ columnData: [{ name: 'text', data: Array.from({ length: 5000 }, (_, i) => `row ${i} `.repeat(20)), type: 'STRING' }], codec: 'UNCOMPRESSED' });
+    const data = parquet({
+      columnData: [{ name: 'text', data: Array.from({ length: 5000 }, (_, i) => `row ${i} `.repeat(20)), type: 'STRING' }],
+      codec: 'UNCOMPRESSED',
+    });
     const parser = parquetParserWith({ ...DEFAULT_PARQUET_LIMITS, maxRowGroupBytes: 64 * 1024 });
 
-    expect(await parseFailure(parse(data, parser))).toMatch(/^row group 1 of 2 \(rows 1-1000\) is \d+\.\d KiB uncompressed, over the 64\.0 KiB limit for one row group; write the file with smaller row groups$/);
+    expect(await parseFailure(parse(data, parser))).toMatch(
+      /^row group 1 of 2 \(rows 1-1000\) is \d+\.\d KiB uncompressed, over the 64\.0 KiB limit for one row group; write the file with smaller row groups$/,
+    );
   });
 
   it('refuses a compressed page that declares more than the limit, before decompressing it', async () => {
-    const data = parquet({ columnData: [{ name: 'text', data: Array.from({ length: 1000 }, (_, i) => `text ${i} `.repeat(50)), type: 'STRING' }], codec: 'SNAPPY' });
+    const data = parquet({
+      columnData: [{ name: 'text', data: Array.from({ length: 1000 }, (_, i) => `text ${i} `.repeat(50)), type: 'STRING' }],
+      codec: 'SNAPPY',
+    });
     const parser = parquetParserWith({ ...DEFAULT_PARQUET_LIMITS, maxPageBytes: 1024 });
 
-    expect(await parseFailure(parse(data, parser))).toMatch(/^a SNAPPY page declares \d+\.\d KiB uncompressed, over the 1\.0 KiB limit for one page; refused as a possible decompression bomb$/);
+    expect(await parseFailure(parse(data, parser))).toMatch(
+      /^a SNAPPY page declares \d+\.\d KiB uncompressed, over the 1\.0 KiB limit for one page; refused as a possible decompression bomb$/,
+    );
   });
 
   it.each([
@@ -79,7 +89,9 @@ describe('parquet parser', () => {
   it('fails a truncated file', async () => {
     const data = parquet({ columnData: [{ name: 'n', data: [1, 2, 3], type: 'INT32' }] });
 
-    expect(await parseFailure(parse(data.subarray(0, data.length - 20)))).toMatch(/^not a Parquet file: it does not end with the "PAR1" magic/);
+    expect(await parseFailure(parse(data.subarray(0, data.length - 20)))).toMatch(
+      /^not a Parquet file: it does not end with the "PAR1" magic/,
+    );
   });
 });
 
@@ -90,7 +102,13 @@ describe('parquetValueText', () => {
     [12n, '12'],
     [new Date('2024-05-01T10:00:00Z'), '2024-05-01T10:00:00.000Z'],
     [new Uint8Array([1, 2, 3]), '(3 bytes of binary data)'],
-    [[[['a', 'b'], ['c']], [null, ['d']]], '[[["a","b"],["c"]],[null,["d"]]]'],
+    [
+      [
+        [['a', 'b'], ['c']],
+        [null, ['d']],
+      ],
+      '[[["a","b"],["c"]],[null,["d"]]]',
+    ],
     [{ 3: true, 'two words': 'x' }, '{3:true,"two words":"x"}'],
   ])('value %# is written as %s', (value, text) => {
     expect(parquetValueText(value)).toBe(text);

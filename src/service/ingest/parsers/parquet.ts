@@ -50,7 +50,9 @@ async function boundedCompressors(maxBytes: number): Promise<Compressors> {
   const bounded: Compressors = {};
   const check = (codec: string, length: number): void => {
     if (length > maxBytes) {
-      throw parseFailed(`a ${codec} page declares ${sizeText(length)} uncompressed, over the ${sizeText(maxBytes)} limit for one page; refused as a possible decompression bomb`);
+      throw parseFailed(
+        `a ${codec} page declares ${sizeText(length)} uncompressed, over the ${sizeText(maxBytes)} limit for one page; refused as a possible decompression bomb`,
+      );
     }
   };
   for (const [codec, decompress] of Object.entries(compressors)) {
@@ -67,7 +69,9 @@ async function boundedCompressors(maxBytes: number): Promise<Compressors> {
 async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerator<Section> {
   const metadataBytes = await footerLength(path);
   if (metadataBytes > limits.maxMetadataBytes) {
-    throw parseFailed(`the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit`);
+    throw parseFailed(
+      `the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit`,
+    );
   }
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
   const file = await asyncBufferFromFile(path);
@@ -86,7 +90,9 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
     const rowEnd = rowStart + rows;
     const where = `row group ${index + 1} of ${metadata.row_groups.length} (rows ${rowStart + 1}-${rowEnd})`;
     if (bytes > limits.maxRowGroupBytes) {
-      throw parseFailed(`${where} is ${sizeText(bytes)} uncompressed, over the ${sizeText(limits.maxRowGroupBytes)} limit for one row group; write the file with smaller row groups`);
+      throw parseFailed(
+        `${where} is ${sizeText(bytes)} uncompressed, over the ${sizeText(limits.maxRowGroupBytes)} limit for one row group; write the file with smaller row groups`,
+      );
     }
     let objects: Record<string, unknown>[];
     try {

@@ -22,14 +22,22 @@ async function chunksOf(file: string): Promise<{ sections: Section[]; chunks: st
 
 const CHECKS: Check[] = [
   // parquet/
-  { file: 'parquet/alltypes_plain.snappy.parquet', mustExtract: ['date_string_col: 04/01/09', 'timestamp_col', 'id: 6;', 'id: 7;'], records: 2 },
+  {
+    file: 'parquet/alltypes_plain.snappy.parquet',
+    mustExtract: ['date_string_col: 04/01/09', 'timestamp_col', 'id: 6;', 'id: 7;'],
+    records: 2,
+  },
   { file: 'parquet/alltypes_dictionary.parquet', mustExtract: ['01/01/09', 'string_col'] },
   { file: 'parquet/nulls.snappy.parquet', mustExtract: ['b_c_int'], absent: ['undefined'], records: 8 },
   { file: 'parquet/nested_lists.snappy.parquet', mustExtract: ['a: [[["a","b"],["c"]],[null,["d"]]]; b: 1', '"f"'], records: 3 },
   { file: 'parquet/list_columns.parquet', mustExtract: ['abc', 'efg', 'hij', 'xyz'] },
   { file: 'parquet/nested_maps.snappy.parquet', mustExtract: ['{a:', '{b:', '{c:', '{d:', '{e:', '{f:', '{3:true,4:false,5:true}'] },
   { file: 'parquet/datapage_v2.snappy.parquet', mustExtract: ['a: abc'], records: 5 },
-  { file: 'parquet/delta_length_byte_array.parquet', mustExtract: ['FRUIT: apple_banana_mango0', 'FRUIT: apple_banana_mango998001'], records: 1000 },
+  {
+    file: 'parquet/delta_length_byte_array.parquet',
+    mustExtract: ['FRUIT: apple_banana_mango0', 'FRUIT: apple_banana_mango998001'],
+    records: 1000,
+  },
   { file: 'parquet/concatenated_gzip_members.parquet', mustExtract: ['long_col: 1', 'long_col: 513'], records: 513 },
   { file: 'parquet/lz4_raw_compressed.parquet', mustExtract: ['abc', 'def', '42.125'] },
   // docx/
@@ -42,16 +50,30 @@ const CHECKS: Check[] = [
   { file: 'docx/utf8-bom.docx', mustExtract: ['This XML has a byte order mark.'] },
   { file: 'docx/par-known-paragraphs.docx', mustExtract: ['Heading Paragraph\nNormal paragraph'] },
   { file: 'docx/par-known-styles.docx', mustExtract: ['no specified style', 'missing style', 'Heading 1', 'Body Text'] },
-  { file: 'docx/blk-paras-and-tables.docx', mustExtract: ['Lorem ipsum dolor sit amet', 'Text before', 'Between', 'Text after', 'Donec semper facilisis metus finibus malesuada.'], inOrder: true },
-  { file: 'docx/par-hyperlinks.docx', mustExtract: ['One awesome hyperlink.', 'Three hyperlinks: the first one here, the second one, and the third.'] },
+  {
+    file: 'docx/blk-paras-and-tables.docx',
+    mustExtract: ['Lorem ipsum dolor sit amet', 'Text before', 'Between', 'Text after', 'Donec semper facilisis metus finibus malesuada.'],
+    inOrder: true,
+  },
+  {
+    file: 'docx/par-hyperlinks.docx',
+    mustExtract: ['One awesome hyperlink.', 'Three hyperlinks: the first one here, the second one, and the third.'],
+  },
   { file: 'docx/hdr-header-footer.docx', mustExtract: ['section with header', 'Header for section-1', 'Footer for section 1'] },
   { file: 'docx/doc-odd-even-hdrs.docx', mustExtract: ['First Page.', 'Second Page.', 'Odd page header.', 'Even page header.'] },
   // Decision: comments are review notes, not the document: not indexed.
   { file: 'docx/comments.docx', mustExtract: ['Ouch.'], absent: ['A tachyon walks into a bar.'] },
-  { file: 'docx/comments-rich-para.docx', mustExtract: ['Some text worthy of note.', 'Paragraph 7'], absent: ['Paragraph with Heading 2 paragraph style.'] },
+  {
+    file: 'docx/comments-rich-para.docx',
+    mustExtract: ['Some text worthy of note.', 'Paragraph 7'],
+    absent: ['Paragraph with Heading 2 paragraph style.'],
+  },
   // xlsx/
   { file: 'xlsx/table-multiple.xlsx', mustExtract: ['Banana', 'Orange', 'Sheet1\n', 'Sheet2\n', 'Sheet3\n', 'Type: Banana'] },
-  { file: 'xlsx/any_sheets.xlsx', mustExtract: ['This workbook contains 4 sheets: Visible, Hidden, VeryHidden and Chart', 'sheets: Visible, Hidden, VeryHidden, Chart'] },
+  {
+    file: 'xlsx/any_sheets.xlsx',
+    mustExtract: ['This workbook contains 4 sheets: Visible, Hidden, VeryHidden and Chart', 'sheets: Visible, Hidden, VeryHidden, Chart'],
+  },
   { file: 'xlsx/merged_range.xlsx', mustExtract: ['A1', 'H1', 'E3', 'G4'] },
   { file: 'xlsx/richtext-namespaced.xlsx', mustExtract: ['shared string', 'inline string', 'Line 3'] },
   { file: 'xlsx/inlineStr_cdata.xlsx', mustExtract: ['Hello CDATA', 'World', 'NormalText'] },
@@ -61,11 +83,18 @@ const CHECKS: Check[] = [
   { file: 'xlsx/issues.xlsx', mustExtract: ['àâéêèçöïî«»', '☺', "aaa ' aaa", 'spc_chrs\n'] },
   // xls/
   { file: 'xls/any_sheets.xls', mustExtract: ['This workbook contains 4 sheets: Visible, Hidden, VeryHidden and Chart'] },
-  { file: 'xls/merge_cells.xls', mustExtract: ['Row Merge', 'Column Merge', 'Chunk Merged', 'Not Merged', 'columns: Row Merge, B, Not Merged'] },
+  {
+    file: 'xls/merge_cells.xls',
+    mustExtract: ['Row Merge', 'Column Merge', 'Chunk Merged', 'Not Merged', 'columns: Row Merge, B, Not Merged'],
+  },
   { file: 'xls/merged_range.xls', mustExtract: ['A1', 'H1', 'E3', 'G4'] },
   {
     file: 'xls/sst_continue.xls',
-    mustExtract: ['This is a long string with a serial number at the end 0001', 'This is a long string with a serial number at the end 0134', 'New CONTINUE block'],
+    mustExtract: [
+      'This is a long string with a serial number at the end 0001',
+      'This is a long string with a serial number at the end 0134',
+      'New CONTINUE block',
+    ],
   },
   { file: 'xls/biff5-rich-text-string.xls', mustExtract: ['ELECTORAL DIVISION OF SOMERSET EAST', 'Cape Police', 'Jacobus Petrus'] },
   { file: 'xls/issues.xls', mustExtract: ['ab', 'test', 'datatypes\n', 'issue2\n'] },
@@ -89,7 +118,10 @@ const CORRUPT: [string, RegExp][] = [
   ['xlsx/corrupt/pass_protected.xlsx', /^the XLSX file is password-protected \(encrypted\)/],
   ['xlsx/corrupt/table-multiple.truncated.xlsx', /^not a valid XLSX file: the ZIP archive is truncated or damaged/],
   // Decision: a text stub named .xls is not read as a one-cell sheet.
-  ['xls/corrupt/too_small.xls', /^not an Excel 97-2003 workbook \(\.xls\): it holds text \("Attachment f:\\attachcus\\arnold-j\\Summer trading shots\.xls no\.\.\."\); if it is a table saved as text, rename it \.csv or \.txt$/],
+  [
+    'xls/corrupt/too_small.xls',
+    /^not an Excel 97-2003 workbook \(\.xls\): it holds text \("Attachment f:\\attachcus\\arnold-j\\Summer trading shots\.xls no\.\.\."\); if it is a table saved as text, rename it \.csv or \.txt$/,
+  ],
   ['xls/corrupt/any_sheets.truncated.xls', /^the XLS workbook could not be read: the file is damaged or truncated/],
 ];
 
@@ -98,7 +130,11 @@ describe('real-world samples (test/fixtures/real)', () => {
     const { sections, chunks } = await chunksOf(check.file);
     const all = chunks.join('\n\n');
 
-    for (const value of check.mustExtract) expect(chunks.some((c) => c.includes(value)), value).toBe(true);
+    for (const value of check.mustExtract)
+      expect(
+        chunks.some((c) => c.includes(value)),
+        value,
+      ).toBe(true);
     for (const value of check.exactlyOnce ?? []) expect(all.split(value).length - 1, value).toBe(1);
     for (const value of check.absent ?? []) expect(all, value).not.toContain(value);
     if (check.inOrder === true) {

@@ -17,13 +17,7 @@ function workbook(sheets: Sheets, bookType: 'xlsx' | 'biff8' | 'biff5'): Buffer 
 }
 
 const SHEETS: Sheets = {
-  Staff: [
-    ['Name', 'City', 'Started'],
-    ['Åsa', 'Zürich', 2021],
-    ['李雷', '北京', 2023],
-    [],
-    ['Ola 🙂', '', 2024],
-  ],
+  Staff: [['Name', 'City', 'Started'], ['Åsa', 'Zürich', 2021], ['李雷', '北京', 2023], [], ['Ola 🙂', '', 2024]],
   Numbers: [
     [1, 2.5, true],
     [3, 4, false],
@@ -54,7 +48,9 @@ describe.each(FORMATS)('%s parser', (ext, parser, bookType) => {
   });
 
   it('reads a single row of text as data, not as a header', async () => {
-    expect(chunkDocument({ sections: await parse(workbook({ Only: [['just', 'one row']] }, bookType)) })).toEqual(['Only\nA: just; B: one row']);
+    expect(chunkDocument({ sections: await parse(workbook({ Only: [['just', 'one row']] }, bookType)) })).toEqual([
+      'Only\nA: just; B: one row',
+    ]);
   });
 });
 
@@ -62,7 +58,9 @@ describe('xlsx parser: huge cells, hostile and broken files', () => {
   // (SheetJS writes BIFF8 cells of at most 255 characters, so this one is XLSX only.)
   it('keeps a 26,000-character cell, split only where it must be', async () => {
     const words = Array.from({ length: 3000 }, (_, i) => `word${i}`).join(' ');
-    const chunks = chunkDocument({ sections: await parseContent(xlsxParser, 'notes.xlsx', workbook({ Notes: [['Note'], [words]] }, 'xlsx')) });
+    const chunks = chunkDocument({
+      sections: await parseContent(xlsxParser, 'notes.xlsx', workbook({ Notes: [['Note'], [words]] }, 'xlsx')),
+    });
 
     expect(chunks.every((c) => c.startsWith('Notes\n') && c.length <= 1500)).toBe(true);
     expect(chunks.join(' ')).toContain('word0 ');
@@ -75,7 +73,9 @@ describe('xlsx parser: huge cells, hostile and broken files', () => {
 
     const message = await parseFailure(parseContent(parser, 'big.xlsx', workbook({ Data: rows }, 'xlsx')));
 
-    expect(message).toMatch(/^the XLSX part xl\/worksheets\/sheet1\.xml declares \d+\.\d MiB uncompressed, over the 256\.0 KiB limit for one part/);
+    expect(message).toMatch(
+      /^the XLSX part xl\/worksheets\/sheet1\.xml declares \d+\.\d MiB uncompressed, over the 256\.0 KiB limit for one part/,
+    );
   });
 
   it('fails a ZIP that is not a workbook', async () => {
@@ -89,16 +89,20 @@ describe('xlsx parser: huge cells, hostile and broken files', () => {
 describe('xls parser on files that are not Excel 97-2003 workbooks', () => {
   it.each([
     ['an XLSX named .xls', () => workbook({ S: [['a']] }, 'xlsx'), 'it is a ZIP archive (an XLSX workbook named .xls?); rename it .xlsx'],
-    ['an HTML table named .xls', () => Buffer.from('<table><tr><td>a</td></tr></table>'), 'it holds HTML or XML, which Excel also opens; save it from Excel as .xlsx, or rename it .html or .xml'],
+    [
+      'an HTML table named .xls',
+      () => Buffer.from('<table><tr><td>a</td></tr></table>'),
+      'it holds HTML or XML, which Excel also opens; save it from Excel as .xlsx, or rename it .html or .xml',
+    ],
     ['an empty file', () => Buffer.alloc(0), 'the file is empty'],
   ])('refuses %s', async (_label, make, why) => {
     expect(await parseFailure(parseContent(xlsParser, 'book.xls', make()))).toBe(`not an Excel 97-2003 workbook (.xls): ${why}`);
   });
 
   it('reads an Excel 5 (BIFF5) workbook', async () => {
-    expect(chunkDocument({ sections: await parseContent(xlsParser, 'old.xls', workbook({ Old: [['Town'], ['Graaff-Reinet']] }, 'biff5')) })).toEqual([
-      'Old\ncolumns: Town\nTown: Graaff-Reinet',
-    ]);
+    expect(
+      chunkDocument({ sections: await parseContent(xlsParser, 'old.xls', workbook({ Old: [['Town'], ['Graaff-Reinet']] }, 'biff5')) }),
+    ).toEqual(['Old\ncolumns: Town\nTown: Graaff-Reinet']);
   });
 
   it('refuses a file over the whole-file limit before reading it', async () => {
@@ -118,7 +122,10 @@ describe('header detection', () => {
   });
 
   it('takes short distinct texts over text rows for a header', async () => {
-    const rows = [['Town', 'Province'], ['Graaff-Reinet', 'Eastern Cape']];
+    const rows = [
+      ['Town', 'Province'],
+      ['Graaff-Reinet', 'Eastern Cape'],
+    ];
 
     expect(chunkDocument({ sections: await parseContent(xlsxParser, 'towns.xlsx', workbook({ S: rows }, 'xlsx')) })).toEqual([
       'S\ncolumns: Town, Province\nTown: Graaff-Reinet; Province: Eastern Cape',

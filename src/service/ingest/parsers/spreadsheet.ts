@@ -39,7 +39,10 @@ export async function readWorkbook(data: Buffer, describe: (message: string) => 
     if (isKbsyncError(err)) throw err;
     const message = messageOf(err);
     if (/password-protected|encrypt/i.test(message)) {
-      throw parseFailed('the workbook is password-protected (encrypted); remove the password in Excel or LibreOffice and upload it again', err);
+      throw parseFailed(
+        'the workbook is password-protected (encrypted); remove the password in Excel or LibreOffice and upload it again',
+        err,
+      );
     }
     throw parseFailed(describe(message), err);
   }
@@ -96,7 +99,9 @@ const isTextCell = (cell: CellObject | undefined): boolean => cell === undefined
  * it names holds a number, date or boolean below it, or its names are short and distinct.
  */
 function looksLikeHeader(first: (CellObject | undefined)[], sample: (CellObject | undefined)[][]): boolean {
-  const names = Object.keys(first).map(Number).filter((c) => cellText(first[c]).trim() !== '');
+  const names = Object.keys(first)
+    .map(Number)
+    .filter((c) => cellText(first[c]).trim() !== '');
   if (names.length === 0 || !names.every((c) => isTextCell(first[c]))) return false;
   if (sample.some((row) => names.some((c) => !isTextCell(row[c])))) return true;
   const texts = names.map((c) => cellText(first[c]).trim());
@@ -119,7 +124,11 @@ async function* sheetSections(name: string, sheet: WorkSheet): AsyncGenerator<Se
   const indices = Object.keys(rows).map(Number);
   const first = indices.find((r) => !isBlank(rowTexts(rows[r])));
   if (first === undefined) return;
-  const sample = indices.filter((r) => r > first).slice(0, HEADER_SAMPLE_ROWS).map((r) => rows[r] ?? []).filter((row) => !isBlank(rowTexts(row)));
+  const sample = indices
+    .filter((r) => r > first)
+    .slice(0, HEADER_SAMPLE_ROWS)
+    .map((r) => rows[r] ?? [])
+    .filter((row) => !isBlank(rowTexts(row)));
   const firstRow = rows[first] ?? [];
   const header = sample.length > 0 && looksLikeHeader(firstRow, sample) ? headerNames(rowTexts(firstRow)) : undefined;
   const columns = (i: number): string => header?.[i] ?? columnLetter(i);
@@ -130,7 +139,10 @@ async function* sheetSections(name: string, sheet: WorkSheet): AsyncGenerator<Se
   for (const r of indices) {
     if (header !== undefined && r === first) continue;
     const texts = rowTexts(rows[r]);
-    const record = renderRow(texts.map((_, i) => columns(i)), texts);
+    const record = renderRow(
+      texts.map((_, i) => columns(i)),
+      texts,
+    );
     // The sheet's own row number (1-based, as Excel shows it).
     const section = record === '' ? undefined : batcher.add(record, r + 1);
     if (section) {

@@ -56,14 +56,20 @@ describe('very long paragraphs', () => {
     ['md', mdParser, { maxChars: 1500, overlapChars: 200 }],
     ['txt, a chunk larger than a cut section', txtParser, { maxChars: SECTION_CUT_CHARS * 2, overlapChars: 200 }],
   ])('cuts one between lines into bounded sections (%s) that chunk exactly like the whole', async (_label, parser, options) => {
-    const lines = Array.from({ length: 12_000 }, (_, i) => `${i % 9 === 0 ? '   ' : ''}Line ${i} of a paragraph that never ends. It goes on.`);
+    const lines = Array.from(
+      { length: 12_000 },
+      (_, i) => `${i % 9 === 0 ? '   ' : ''}Line ${i} of a paragraph that never ends. It goes on.`,
+    );
     const text = `# Intro\nFirst paragraph.\n\n${lines.join('\n')}\n\nLast paragraph.`;
     const sections = await parseContent(parser, 'a.txt', text);
     const f = tempFile('a.txt', text);
     try {
       const streamed: string[] = [];
       for await (const c of chunkSections(parser.parse(f.path), options)) streamed.push(c);
-      const whole = chunkDocument({ sections: [{ ...(parser === mdParser ? { heading: 'Intro' } : {}), text: parser === mdParser ? text.slice(8) : text }] }, options);
+      const whole = chunkDocument(
+        { sections: [{ ...(parser === mdParser ? { heading: 'Intro' } : {}), text: parser === mdParser ? text.slice(8) : text }] },
+        options,
+      );
 
       expect(text.length).toBeGreaterThan(2 * SECTION_CUT_CHARS);
       expect(sections.filter((s) => 'text' in s && s.openParagraph === true).length).toBeGreaterThan(1);
@@ -77,7 +83,19 @@ describe('very long paragraphs', () => {
 
 describe('md parser', () => {
   it('starts a section at each heading, with the heading path', async () => {
-    const md = ['Intro text.', '# Guide', 'Guide text.', '## Install', 'Run it.', '### Linux', 'apt.', '## Use', 'Use it.', '# Other', 'More.'].join('\n');
+    const md = [
+      'Intro text.',
+      '# Guide',
+      'Guide text.',
+      '## Install',
+      'Run it.',
+      '### Linux',
+      'apt.',
+      '## Use',
+      'Use it.',
+      '# Other',
+      'More.',
+    ].join('\n');
 
     const sections = await parseContent(mdParser, 'a.md', md);
 
@@ -110,7 +128,10 @@ describe('md parser', () => {
   it('keeps a heading with no body of its own when nothing nests under it', async () => {
     const sections = await parseContent(mdParser, 'a.md', '# A\n## B\n# C\ntext');
 
-    expect(sections).toEqual([{ heading: 'A > B', text: '' }, { heading: 'C', text: 'text' }]);
+    expect(sections).toEqual([
+      { heading: 'A > B', text: '' },
+      { heading: 'C', text: 'text' },
+    ]);
   });
 
   it('turns YAML front matter into one key: value record, not body text', async () => {
@@ -118,10 +139,7 @@ describe('md parser', () => {
 
     const sections = await parseContent(mdParser, 'a.md', md);
 
-    expect(sections).toEqual([
-      { records: ['title: Release notes\ntags[0]: alpha\ntags[1]: beta'] },
-      { heading: 'Notes', text: 'Body.' },
-    ]);
+    expect(sections).toEqual([{ records: ['title: Release notes\ntags[0]: alpha\ntags[1]: beta'] }, { heading: 'Notes', text: 'Body.' }]);
   });
 
   it('keeps front matter that is not valid YAML as ordinary text', async () => {

@@ -7,7 +7,12 @@ import { readWorkbook, workbookSections } from './spreadsheet.js';
 
 const CFB = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 /** The BOF record a bare BIFF2, 3, 4 or 5/8 stream starts with (Excel 2 to 4 wrote no container). */
-const BIFF_BOF = [[0x09, 0x00], [0x09, 0x02], [0x09, 0x04], [0x09, 0x08]];
+const BIFF_BOF = [
+  [0x09, 0x00],
+  [0x09, 0x02],
+  [0x09, 0x04],
+  [0x09, 0x08],
+];
 
 const startsWith = (data: Buffer, bytes: number[]): boolean => bytes.every((b, i) => data[i] === b);
 
@@ -17,23 +22,29 @@ export function notXls(data: Buffer): string | undefined {
   if (data.length === 0) return 'the file is empty';
   if (startsWith(data, [0x50, 0x4b])) return 'it is a ZIP archive (an XLSX workbook named .xls?); rename it .xlsx';
   const head = data.subarray(0, 200).toString('utf8');
-  if (/^\uFEFF?\s*</.test(head)) return 'it holds HTML or XML, which Excel also opens; save it from Excel as .xlsx, or rename it .html or .xml';
+  if (/^\uFEFF?\s*</.test(head))
+    return 'it holds HTML or XML, which Excel also opens; save it from Excel as .xlsx, or rename it .html or .xml';
   const printable = head.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '').trim();
   const quoted = printable.length > 60 ? `${printable.slice(0, 60)}...` : printable;
-  return printable === '' ? 'it does not start like an Excel workbook' : `it holds text ("${quoted}"); if it is a table saved as text, rename it .csv or .txt`;
+  return printable === ''
+    ? 'it does not start like an Excel workbook'
+    : `it holds text ("${quoted}"); if it is a table saved as text, rename it .csv or .txt`;
 }
 
 async function* parseXls(path: string, maxBytes: number): AsyncGenerator<Section> {
   const { size } = await stat(path);
   if (size > maxBytes) {
-    throw parseFailed(`XLS file is ${(size / MIB).toFixed(1)} MiB, over the ${(maxBytes / MIB).toFixed(0)} MiB limit for an Excel 97-2003 workbook; save it as .xlsx or split it`);
+    throw parseFailed(
+      `XLS file is ${(size / MIB).toFixed(1)} MiB, over the ${(maxBytes / MIB).toFixed(0)} MiB limit for an Excel 97-2003 workbook; save it as .xlsx or split it`,
+    );
   }
   const data = await readFile(path);
   const why = notXls(data);
   if (why !== undefined) throw parseFailed(`not an Excel 97-2003 workbook (.xls): ${why}`);
   const workbook = await readWorkbook(
     data,
-    (message) => `the XLS workbook could not be read: the file is damaged or truncated (${message}); open it in Excel or LibreOffice and save it again`,
+    (message) =>
+      `the XLS workbook could not be read: the file is damaged or truncated (${message}); open it in Excel or LibreOffice and save it again`,
   );
   yield* workbookSections(workbook);
 }

@@ -16,7 +16,10 @@ async function* parseXlsx(path: string, limits: ZipLimits): AsyncGenerator<Secti
   const parts = await readOfficeZip(path, 'XLSX', isTextPart, limits);
   const zip = await storedZip(parts);
   parts.clear();
-  const workbook = await readWorkbook(zip, (message) => `not a valid XLSX workbook (${message}); open it in Excel or LibreOffice and save it again`);
+  const workbook = await readWorkbook(
+    zip,
+    (message) => `not a valid XLSX workbook (${message}); open it in Excel or LibreOffice and save it again`,
+  );
   yield* workbookSections(workbook);
 }
 

@@ -18,7 +18,10 @@ describe('xml parser', () => {
     expect(await parse(xml)).toEqual([
       {
         heading: 'catalog > book',
-        records: ['id: b1; title: Zürich & Basel; dc:creator: Åsa; price: 12.50 (currency: EUR)', 'id: b2; title: Tags like <b> stay text; year: 2024'],
+        records: [
+          'id: b1; title: Zürich & Basel; dc:creator: Åsa; price: 12.50 (currency: EUR)',
+          'id: b2; title: Tags like <b> stay text; year: 2024',
+        ],
       },
     ]);
   });
@@ -40,14 +43,18 @@ describe('xml parser', () => {
   });
 
   it('fails malformed XML naming the line and column', async () => {
-    expect(await parseFailure(parse('<a>\n  <b>text</a>'))).toBe("invalid XML: line 2, column 10: Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'a'.");
+    expect(await parseFailure(parse('<a>\n  <b>text</a>'))).toBe(
+      "invalid XML: line 2, column 10: Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'a'.",
+    );
   });
 
   it('refuses a billion-laughs DTD without expanding anything', async () => {
     const lols = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i};`.repeat(10)}">`).join('\n');
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol0 "lol">\n${lols}\n]>\n<lolz>&lol9;</lolz>`;
 
-    expect(await parseFailure(parse(xml))).toBe('the XML document\'s DTD declares entity "lol1" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)');
+    expect(await parseFailure(parse(xml))).toBe(
+      'the XML document\'s DTD declares entity "lol1" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)',
+    );
   });
 
   it('leaves a declared entity unexpanded and reads the rest', async () => {

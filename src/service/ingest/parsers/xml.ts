@@ -65,7 +65,11 @@ function subtreeText(children: XmlNode[]): string {
 }
 
 /** Groups records by heading into sections of about RECORD_SECTION_CHARS (the later ones `continues`). */
-function createXmlOutput(out: Section[]): { record(heading: string, record: string): void; prose(heading: string, text: string): void; end(): void } {
+function createXmlOutput(out: Section[]): {
+  record(heading: string, record: string): void;
+  prose(heading: string, text: string): void;
+  end(): void;
+} {
   let pending: RecordSection | undefined;
   let chars = 0;
   const flush = (): void => {
@@ -102,7 +106,10 @@ function walkElement(node: XmlNode, tag: string, path: string[], emit: ReturnTyp
   const here = [...path, tag];
   const heading = here.join(' > ');
   const elements = children.filter((c) => !isText(c));
-  const texts = children.filter(isText).map(textOf).filter((t) => t !== '');
+  const texts = children
+    .filter(isText)
+    .map(textOf)
+    .filter((t) => t !== '');
   if (elements.length > 0 && texts.length > 0) {
     emit.prose(heading, subtreeText(children));
     return;
@@ -119,7 +126,10 @@ function walkElement(node: XmlNode, tag: string, path: string[], emit: ReturnTyp
     const grandChildren = childrenOf(child, childTag);
     if (grandChildren.every(isText)) {
       // A text-only child is a field of this record, its attributes in brackets: `price: 10 (currency: EUR)`.
-      const value = grandChildren.map(textOf).filter((t) => t !== '').join(' ');
+      const value = grandChildren
+        .map(textOf)
+        .filter((t) => t !== '')
+        .join(' ');
       const attrs = attributesOf(child).map(([name, v]) => `${name}: ${v}`);
       const shown = [value, attrs.length > 0 ? `(${attrs.join(', ')})` : ''].filter((p) => p !== '').join(' ');
       if (shown !== '') fields.push(`${childTag}: ${shown}`);
@@ -144,7 +154,9 @@ async function* parseXml(path: string, maxBytes: number): AsyncGenerator<Section
   if (text.trim() === '') return;
   const bomb = entityBomb(text);
   if (bomb !== undefined) {
-    throw parseFailed(`the XML document's DTD declares entity "${bomb}" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)`);
+    throw parseFailed(
+      `the XML document's DTD declares entity "${bomb}" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)`,
+    );
   }
   const { XMLParser, XMLValidator } = await import('fast-xml-parser');
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
@@ -167,7 +179,8 @@ async function* parseXml(path: string, maxBytes: number): AsyncGenerator<Section
     }).parse(text) as XmlNode[];
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (/nested tags/i.test(message)) throw parseFailed(`elements are nested more than ${MAX_XML_DEPTH} deep; refused (is the file generated or hostile?)`, err);
+    if (/nested tags/i.test(message))
+      throw parseFailed(`elements are nested more than ${MAX_XML_DEPTH} deep; refused (is the file generated or hostile?)`, err);
     throw parseFailed(`invalid XML: ${message}`, err);
   }
   text = '';

@@ -161,8 +161,10 @@ function commandsAndOptions(): { path: string; options: readonly Option[] }[] {
 function testCode(file: string, title: string): string | undefined {
   // Titles are compared as written in the source, with \' as '.
   const source = readFileSync(join(REPO_ROOT, file), 'utf8').replaceAll("\\'", "'");
-  // As the argument of it( or of it.each(...)( (not as a value in COVERAGE above).
-  const at = [`('${title}'`, `(\`${title}\``].map((quoted) => source.indexOf(quoted)).find((i) => i >= 0);
+  // As the argument of it( or of it.each(...)( (not as a value in COVERAGE above), in any quotes, on the
+  // same line or the next (as the formatter leaves a long title).
+  const escaped = title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const at = new RegExp(`\\(\\s*(['"\`])${escaped}\\1`).exec(source)?.index;
   if (at === undefined) return undefined;
   const starts = [...source.slice(0, at).matchAll(/\n\s*it(\.each)?\(/g)];
   const start = starts.at(-1)?.index ?? at;

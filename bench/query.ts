@@ -15,6 +15,7 @@ import { searchHybrid } from '../src/service/search/hybrid.js';
 import { prepareVectors, retrieve } from '../src/service/search/retrieve.js';
 import { beginChunkReplace, searchChunks } from '../src/service/store/chunks.js';
 import { openServiceDb } from '../src/service/store/db.js';
+import { prng } from './scan-tree.js';
 
 export type QueryBenchSize = {
   chunks: number;
@@ -29,18 +30,6 @@ export type QueryBenchSize = {
   vectorTableMb: number;
 };
 export type QueryBenchResult = { sizes: QueryBenchSize[]; queries: number };
-
-/** Deterministic 32-bit PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCABULARY = 20_000;
 

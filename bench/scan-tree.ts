@@ -8,7 +8,7 @@ export type BenchTree = { dir: string; files: number; bytes: number; full: boole
 const EXTENSIONS = ['md', 'md', 'md', 'md', 'txt', 'txt', 'json', 'csv', 'html', 'xml', 'md', 'txt', 'json', 'png', 'pdf', 'ts'];
 
 /** A small deterministic PRNG (mulberry32): the same tree on every machine. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,7 +1,7 @@
 import { MIB } from '../../shared/plans.js';
 import { SECTION_CUT_CHARS, SECTION_FLUSH_CHARS } from './line-sections.js';
 import { parseFailed } from './parse-error.js';
-import type { Section } from './types.js';
+import { pushProse, type Section } from './types.js';
 
 /** A tag, comment or attribute still open after this many characters fails the file (its text would be held whole). */
 export const MAX_HTML_TOKEN_CHARS = 4 * MIB;
@@ -128,16 +128,9 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
 
   const flush = (leafHeading: boolean, openParagraph = false): void => {
     const text = body.join('\n\n');
-    const path = headingPath();
-    if (text.trim() !== '' || (leafHeading && !emittedUnderHeading && path !== undefined)) {
-      out.push({
-        ...(path === undefined ? {} : { heading: path }),
-        text,
-        ...(emittedUnderHeading ? { continues: true } : {}),
-        ...(openParagraph ? { openParagraph: true } : {}),
-      });
-      emittedUnderHeading = true;
-    }
+    const heading = headingPath();
+    const headingOnly = leafHeading && !emittedUnderHeading;
+    if (pushProse(out, { text, heading, continues: emittedUnderHeading, openParagraph, headingOnly })) emittedUnderHeading = true;
     body = [];
     bodyChars = 0;
     continuesParagraph = openParagraph;

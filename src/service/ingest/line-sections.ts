@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { atxHeading } from './atx-heading.js';
 import { flattenJson } from './flatten.js';
-import type { Section } from './types.js';
+import { pushProse, type Section } from './types.js';
 
 /** A section's text is handed on at the next paragraph break once it is this long (memory stays flat). */
 export const SECTION_FLUSH_CHARS = 64 * 1024;
@@ -70,15 +70,8 @@ export function createLineSections(options: LineSectionOptions): LineSections {
     const joined = body.join('\n');
     const text = bodyContinuesParagraph ? joined.trimEnd() : joined.trim();
     const heading = headingPath();
-    if (text !== '' || (leafHeading && !emittedUnderHeading && heading !== undefined)) {
-      out.push({
-        ...(heading === undefined ? {} : { heading }),
-        text,
-        ...(emittedUnderHeading ? { continues: true } : {}),
-        ...(openParagraph ? { openParagraph: true } : {}),
-      });
-      emittedUnderHeading = true;
-    }
+    const headingOnly = leafHeading && !emittedUnderHeading;
+    if (pushProse(out, { text, heading, continues: emittedUnderHeading, openParagraph, headingOnly })) emittedUnderHeading = true;
     body = [];
     bodyChars = 0;
     bodyContinuesParagraph = openParagraph;

@@ -46,3 +46,22 @@ export type Parser = {
 export function isRecordSection(section: Section): section is RecordSection {
   return 'records' in section;
 }
+
+/**
+ * Adds the prose section of a streaming parser's flush to `out`: when it has text, or when
+ * `headingOnly` asks for a heading with nothing under it yet (its words still reach search).
+ * `continues` marks a later section under the same heading. Returns whether one was added.
+ */
+export function pushProse(
+  out: Section[],
+  s: { text: string; heading: string | undefined; continues: boolean; openParagraph: boolean; headingOnly: boolean },
+): boolean {
+  if (s.text.trim() === '' && !(s.headingOnly && s.heading !== undefined)) return false;
+  out.push({
+    ...(s.heading === undefined ? {} : { heading: s.heading }),
+    text: s.text,
+    ...(s.continues ? { continues: true } : {}),
+    ...(s.openParagraph ? { openParagraph: true } : {}),
+  });
+  return true;
+}

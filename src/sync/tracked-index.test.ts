@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { TrackedFile } from './types.js';
-import { TrackedIndex, type TrackedColumns, type TrackedDetails } from './tracked-index.js';
+import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
+import { TrackedIndex } from './tracked-index.js';
 import { trackedKey } from './planner/keys.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({

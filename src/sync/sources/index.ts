@@ -1,6 +1,6 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
-import { sameFingerprint, type Fingerprint } from '../tracked-index.js';
+import { sameFingerprint, type Fingerprint } from '../tracked-columns.js';
 import type { Observation, ObservedFile, SkippedPath } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';

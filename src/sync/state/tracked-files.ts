@@ -3,7 +3,8 @@ import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import { TrackedIndex, type TrackedColumns } from '../tracked-index.js';
+import type { TrackedColumns } from '../tracked-columns.js';
+import { TrackedIndex } from '../tracked-index.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;

@@ -1,0 +1,46 @@
+import type { RemoteStatus } from './types.js';
+
+/** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
+
+/** The columns no plan of unchanged files reads: decoded when the first TrackedFile is made. */
+export type TrackedDetails = {
+  reprocessAttempts: number[];
+  lastActions: (string | null)[];
+  lastReasons: (string | null)[];
+  /**
+   * ISO-8601 times, or epoch milliseconds, made ISO when the row's TrackedFile is made: a plan
+   * with 1,000 changed files makes 1,000 of them, not 100k (~20 ms per 100k rows).
+   */
+  updatedAt: (string | number)[];
+};
+
+/** One row's details, as `TrackedColumns.detailsOf` reads them. */
+export type RowDetails = { reprocessAttempts: number; lastAction: string | null; lastReason: string | null; updatedAt: string | number };
+
+/**
+ * One source's tracked files as columns, aligned by row, in path order (as the state reads them):
+ * each TrackedFile field but `source` and the optional `remoteError`, one array per field. The
+ * details may come as a function that decodes them, called at most once, when first needed; and
+ * `detailsOf` may read one row's (by its index in these columns): the first few TrackedFiles made
+ * (a plan with a few changed files) then cost a lookup each, not the decoding of every row.
+ */
+export type TrackedColumns = {
+  paths: string[];
+  sizes: number[];
+  mtimeNs: string[];
+  inodes: number[];
+  sha256: string[];
+  remoteNames: string[];
+  remoteIds: (string | null)[];
+  remoteStatuses: (RemoteStatus | null)[];
+  details: TrackedDetails | (() => TrackedDetails);
+  detailsOf?: (index: number) => RowDetails;
+};
+
+/** A file's stat fingerprint. */
+export type Fingerprint = { size: number; mtimeNs: string; inode: number };
+
+/** True when two fingerprints are the same: the content is taken as unchanged without hashing. */
+export function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.inode === b.inode;
+}

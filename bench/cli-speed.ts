@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Source } from '../src/config/schema.js';
@@ -15,7 +14,7 @@ import {
   type Series,
 } from './cli-runner.js';
 import { hasCommand, round1, timeProcess, timeShell } from './measure.js';
-import { ensureBenchTree, type BenchTree } from './scan-tree.js';
+import { benchTreeOf, type BenchTree } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
 
 /**
@@ -62,13 +61,9 @@ const SOURCE_NAME = 'bench';
 const NOTABLE = ['undici', 'zod', 'yaml', 'pino', 'p-queue', 'fastify', 'better-sqlite3', 'ignore', 'picomatch', 'commander', 'simple-git'];
 
 export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<CliSpeedResult> {
-  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const runs = options.runs ?? 11;
   const log = options.log ?? (() => {});
-  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
-
-  const tree = ensureBenchTree(base, files, full);
+  const { files, full, base, tree } = benchTreeOf(options);
   log(
     `tree ${tree.dir}: ${files} files, ${full ? 'realistic sizes' : '1-4 KB each'}${tree.generatedMs === null ? ' (cached)' : `, generated in ${tree.generatedMs} ms`}`,
   );

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A generated benchmark tree: where it is, how many files and bytes it holds. */
@@ -66,4 +67,15 @@ export function ensureBenchTree(base: string, files: number, full: boolean): Ben
   writeFileSync(join(dir, 'build', 'out.md'), 'generated');
   writeFileSync(marker, JSON.stringify({ files, bytes }));
   return { dir, files, bytes, full, generatedMs: Math.round(performance.now() - t0) };
+}
+
+/** Where a benchmark's options (or KBSYNC_BENCH_FILES and KBSYNC_BENCH_SMALL) put its tree. */
+export type BenchTreeOptions = { files?: number; full?: boolean; dir?: string };
+
+/** The benchmark tree its options name, made if missing: the size, the kind of files, the base folder. */
+export function benchTreeOf(options: BenchTreeOptions): { files: number; full: boolean; base: string; tree: BenchTree } {
+  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
+  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
+  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
+  return { files, full, base, tree: ensureBenchTree(base, files, full) };
 }

@@ -1,12 +1,11 @@
 import { appendFileSync, lstatSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Source } from '../src/config/schema.js';
 import { hashFiles, knownFiles, observeSources, scanFolder, type KnownFile } from '../src/sync/sources/index.js';
 import { hasCommand, median, timeShell } from './measure.js';
-import { ensureBenchTree, type BenchTree } from './scan-tree.js';
+import { benchTreeOf, type BenchTree } from './scan-tree.js';
 
 /**
  * The sources' speed on a big tree, in one process (diagnostics behind the CLI figures of
@@ -42,13 +41,9 @@ export type ScanBenchResult = {
 const SOURCE_NAME = 'bench';
 
 export async function runScanBench(options: ScanBenchOptions = {}): Promise<ScanBenchResult> {
-  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const runs = options.runs ?? 3;
   const log = options.log ?? (() => {});
-  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
-
-  const tree = ensureBenchTree(base, files, full);
+  const { files, base, tree } = benchTreeOf(options);
   const source: Source = { name: SOURCE_NAME, path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
   const spec = { name: SOURCE_NAME, root: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
   const scan = scanFolder(spec);

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Source } from '../src/config/schema.js';
 import { writeConfig } from './cli-runner.js';
 import { median, round1 } from './measure.js';
 import { kbsyncBin } from './paths.js';
-import { ensureBenchTree } from './scan-tree.js';
+import { benchTreeOf } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
 import { inotifyWatches } from './watch.js';
 
@@ -54,11 +53,8 @@ export async function runWatchDaemonBench(options: {
   dir?: string;
   log?: (line: string) => void;
 }): Promise<WatchDaemonResult> {
-  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const log = options.log ?? (() => {});
-  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
-  const tree = ensureBenchTree(base, files, full);
+  const { base, tree } = benchTreeOf(options);
   const work = join(base, 'watch');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });

@@ -1,12 +1,11 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChokidarWatcher } from '../src/sync/watch/chokidar-watcher.js';
 import { createParcelWatcher } from '../src/sync/watch/parcel-watcher.js';
 import type { CreateWatcher } from '../src/sync/watch/watcher.js';
 import { median, round1 } from './measure.js';
-import { ensureBenchTree } from './scan-tree.js';
+import { benchTreeOf } from './scan-tree.js';
 
 /**
  * The watcher backends of `kbsync watch` on the bench tree, one backend per fresh process: time until the
@@ -70,11 +69,8 @@ export async function runWatchBench(options: {
   dir?: string;
   log?: (line: string) => void;
 }): Promise<WatchBenchResult> {
-  const files = options.files ?? Number(process.env.KBSYNC_BENCH_FILES ?? 100_000);
-  const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const log = options.log ?? (() => {});
-  const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
-  const tree = ensureBenchTree(base, files, full);
+  const { tree } = benchTreeOf(options);
   const walks: number[] = [];
   const counts = { files: 0, folders: 0 };
   for (let i = 0; i < 3; i++) {

@@ -40,16 +40,7 @@ export function bucketOf(item: { action: PlanAction; outcome?: RunOutcome }): To
  * and no charges: creditsSpent is 0). The same totals as summarize(items, { credits: reindexCredits }).
  */
 export function tallyPlan(items: readonly PlanItem[], reindexCredits: number): { totals: PlanTotals; counts: Record<PlanAction, number> } {
-  const totals: PlanTotals = {
-    uploaded: 0,
-    unchanged: 0,
-    renamed: 0,
-    skipped: 0,
-    deferred: 0,
-    failed: 0,
-    creditsPlanned: reindexCredits,
-    creditsSpent: 0,
-  };
+  const totals = noTotals(reindexCredits, 0);
   const counts = emptyCounts();
   // Most items of a large plan are unchanged: counted apart (a comparison with a constant), as a keyed
   // update of `counts` per item looks the name up (measured over 100k items: 1.5 ms against 0.2).
@@ -73,16 +64,7 @@ export function summarize(
   items: readonly (PlanItem & { outcome?: RunOutcome; creditsCharged?: number })[],
   reindex: { credits: number; creditsCharged?: number },
 ): PlanTotals {
-  const totals: PlanTotals = {
-    uploaded: 0,
-    unchanged: 0,
-    renamed: 0,
-    skipped: 0,
-    deferred: 0,
-    failed: 0,
-    creditsPlanned: reindex.credits,
-    creditsSpent: reindex.creditsCharged ?? 0,
-  };
+  const totals = noTotals(reindex.credits, reindex.creditsCharged ?? 0);
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as PlanItem & { outcome?: RunOutcome; creditsCharged?: number };
     totals[bucketOf(item)] += 1;
@@ -90,4 +72,9 @@ export function summarize(
     totals.creditsSpent += item.creditsCharged ?? 0;
   }
   return totals;
+}
+
+/** Totals of no item yet: what the reindex planned and was charged. */
+function noTotals(creditsPlanned: number, creditsSpent: number): PlanTotals {
+  return { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned, creditsSpent };
 }

@@ -2,6 +2,7 @@
  * Every kbsync command. Each file exports `register(program, ctx)`; adding a command is one line
  * here (`kbsync --help` lists commands in the order commander sees them: alphabetical by export name).
  */
+export { register as agents } from './agents.js';
 export { register as chat } from './chat.js';
 export { register as config } from './config.js';
 export { register as explain } from './explain.js';

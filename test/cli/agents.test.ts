@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -216,12 +216,15 @@ describe.each([
     expect(await target.withApi(dir, (api) => api.balance())).toBe(before);
   });
 
-  it('agents config NAME --temperature --set --unset: changes those keys, keeps the others; 2 credits; a no-op is not sent', async () => {
+  it('agents config NAME --temperature --top-k --set --unset, --system-prompt, --system-prompt-file: changes those keys, keeps the others; 2 credits each; a no-op is not sent', async () => {
     const dir = tempDir();
     await target.setup(dir);
     const created = await kbsync(dir, 'agents', 'create', 'helper', '--system-prompt', 'Be brief.', '--top-k', '3', '--set', 'tone=dry');
     expect(created.code, created.stderr).toBe(0);
+    writeFileSync(join(dir, 'prompt.txt'), 'Quote the handbook.\n');
     const before = await target.withApi(dir, (api) => api.balance());
+    const configs = (): Promise<unknown[]> =>
+      target.withApi(dir, async (api) => (await api.get<{ agents: AgentWire[] }>(`${V1}/agents/`)).agents.map((a) => a.config));
 
     const run = await kbsync(
       dir,
@@ -230,30 +233,40 @@ describe.each([
       'helper',
       '--temperature',
       '1.5',
+      '--top-k',
+      '5',
       '--set',
       'style={"lists":true}',
       '--unset',
       'tone',
       '--json',
     );
+    const first = await configs();
+    const prompt = await kbsync(dir, 'agents', 'config', 'helper', '--system-prompt', 'Be thorough.');
+    const second = await configs();
+    const fromFile = await kbsync(dir, 'agents', 'config', 'helper', '--system-prompt-file', 'prompt.txt');
+    const third = await configs();
     const again = await kbsync(dir, 'agents', 'config', 'helper', '--temperature', '1.5', '--unset', 'tone', '--json');
 
     expect(run.code, run.stderr).toBe(0);
-    const wanted = { system_prompt: 'Be brief.', top_k: 3, temperature: 1.5, style: { lists: true } };
+    const wanted = { system_prompt: 'Be brief.', top_k: 5, temperature: 1.5, style: { lists: true } };
     expect(jsonOf<{ agent: { config: unknown }; changed: boolean; credits: number }>(run)).toMatchObject({
       agent: { config: wanted },
       changed: true,
       credits: 2,
     });
+    expect(first).toEqual([wanted]);
+    expect(prompt.code, prompt.stderr).toBe(0);
+    expect(second).toEqual([{ ...wanted, system_prompt: 'Be thorough.' }]);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(third).toEqual([{ ...wanted, system_prompt: 'Quote the handbook.\n' }]);
     expect(again.code, again.stderr).toBe(0);
     expect(jsonOf<{ changed: boolean; credits: number }>(again)).toMatchObject({ changed: false, credits: 0 });
-    await target.withApi(dir, async (api) => {
-      const agents = await api.get<{ agents: AgentWire[] }>(`${V1}/agents/`);
-      expect(agents.agents.map((a) => a.config)).toEqual([wanted]);
-      expect(before - (await api.balance())).toBe(2);
-    });
+    expect(before - (await target.withApi(dir, (api) => api.balance()))).toBe(6);
     expect(paidRuns(dir)).toEqual([
       ['agent_create', 'done', 5],
+      ['agent_config', 'done', 2],
+      ['agent_config', 'done', 2],
       ['agent_config', 'done', 2],
     ]);
   });
@@ -377,6 +390,41 @@ describe.each([
     expect(jsonOf<{ response: string }>(byId).response).toBe(jsonOf<{ response: string }>(byName).response);
     expect(before - (await target.withApi(dir, (api) => api.balance()))).toBe(2);
     expect(paidRuns(dir).map(([command, status]) => `${command} ${status}`)).toEqual(['agent_create done', 'chat done', 'chat done']);
+  });
+});
+
+describe('kbsync agents -c FILE', () => {
+  const tempDir = useTempDirs();
+
+  it('agents list, create, show, config and datasets -c FILE: work on the target and state of FILE, from another folder', async () => {
+    const dir = tempDir();
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    await embedded.setup(project);
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const cfg = join('..', 'project', 'kbsync.yaml');
+    const kbsync = (...args: string[]): Promise<CliRun> => runCli(args, { cwd: elsewhere });
+
+    const created = await kbsync('agents', 'create', '-c', cfg, 'far-away', '--json');
+    const listed = await kbsync('agents', 'list', '--config', cfg, '--json');
+    const shown = await kbsync('agents', 'show', '-c', cfg, 'far-away', '--json');
+    const configured = await kbsync('agents', 'config', '-c', cfg, 'far-away', '--top-k', '2', '--json');
+    const datasets = await kbsync('agents', 'datasets', '-c', cfg, 'far-away', '--json');
+    const noConfig = await kbsync('agents', 'list');
+
+    for (const run of [created, listed, shown, configured, datasets]) expect(run.code, run.stderr).toBe(0);
+    expect(jsonOf<{ agents: { name: string }[] }>(listed).agents.map((a) => a.name)).toEqual(['far-away']);
+    expect(jsonOf<{ agent: { config: unknown } }>(shown).agent.config).toEqual({});
+    expect(jsonOf<{ datasets: unknown[] }>(datasets).datasets).toHaveLength(1);
+    const agents = await embedded.withApi(project, (api) => api.get<{ agents: AgentWire[] }>(`${V1}/agents/`));
+    expect(agents.agents.map((a) => [a.name, a.config])).toEqual([['far-away', { top_k: 2 }]]);
+    expect(paidRuns(project)).toEqual([
+      ['agent_create', 'done', 5],
+      ['agent_config', 'done', 2],
+    ]);
+    expect(noConfig.code).toBe(2);
+    expect(existsSync(join(elsewhere, '.kbsync'))).toBe(false);
   });
 });
 

@@ -1,11 +1,9 @@
-import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService } from '../../src/service/server.js';
+import { V1, V2, apiOf, jsonOf, paidRuns, type AgentWire, type Api } from '../helpers/agents-api.js';
 import { startE2eService, type E2eService } from '../helpers/e2e-service.js';
-import { startFaultProxy, type FaultHooks, type FaultProxy, type ProxiedRequest } from '../helpers/fault-proxy.js';
 import { runCli, useTempDirs, type CliRun } from './helpers.js';
 
 /**
@@ -16,49 +14,12 @@ import { runCli, useTempDirs, type CliRun } from './helpers.js';
  * and the durable record of each paid call through the state's runs table.
  */
 
-type Api = {
-  get<T>(path: string): Promise<T>;
-  send(method: 'POST' | 'PUT' | 'PATCH', path: string, body: unknown): Promise<{ status: number; json: unknown }>;
-  balance(): Promise<number>;
-};
-
-type AgentWire = { id: number; name: string; config: Record<string, unknown>; datasets?: { id: number; mode: string }[] };
-
 type Target = {
   /** Writes kbsync.yaml (and what it needs) into `dir`. */
   setup(dir: string, o?: { budgetRun?: number }): Promise<void>;
   /** Runs `fn` against the service behind the config of `dir`. */
   withApi<T>(dir: string, fn: (api: Api) => Promise<T>): Promise<T>;
 };
-
-const V1 = '/api/v1/ext';
-const V2 = '/api/v2/ext';
-
-function apiOf(url: string, apiKey: string): Api {
-  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> => {
-    const res = await request(`${url}${path}`, {
-      method: method as 'GET',
-      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.statusCode, text: await res.body.text() };
-  };
-  return {
-    get: async <T>(path: string): Promise<T> => {
-      const res = await call('GET', path);
-      if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${res.text}`);
-      return JSON.parse(res.text) as T;
-    },
-    send: async (method, path, body) => {
-      const res = await call(method, path, body);
-      return { status: res.status, json: JSON.parse(res.text) as unknown };
-    },
-    balance: async () => {
-      const res = await call('GET', `${V1}/datasets/`);
-      return (JSON.parse(res.text) as { datasets: { credits_remaining: number }[] }).datasets[0]?.credits_remaining ?? NaN;
-    },
-  };
-}
 
 const budgetYaml = (run = 500): string => `budget:\n  maxCreditsPerRun: ${run}\n  maxCreditsPerDay: 2000\n  maxCreditsPerMonth: 20000\n`;
 
@@ -106,27 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await remoteService?.close();
 });
-
-/** The paid calls the state recorded for the agents commands: [command, status, credits], oldest first. */
-function paidRuns(dir: string): [string, string, number | null][] {
-  const db = new Database(join(dir, '.kbsync', 'state.db'), { readonly: true });
-  try {
-    const rows = db
-      .prepare(`SELECT command, status, summary_json FROM runs WHERE command LIKE 'agent_%' OR command = 'chat' ORDER BY id`)
-      .all() as { command: string; status: string; summary_json: string | null }[];
-    return rows.map((r) => [r.command, r.status, (JSON.parse(r.summary_json ?? '{}') as { credits?: number }).credits ?? null]);
-  } finally {
-    db.close();
-  }
-}
-
-function jsonOf<T>(run: CliRun): T {
-  try {
-    return JSON.parse(run.stdout) as T;
-  } catch {
-    throw new Error(`no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
-  }
-}
 
 describe.each([
   ['embedded', embedded],
@@ -425,85 +365,5 @@ describe('kbsync agents -c FILE', () => {
     ]);
     expect(noConfig.code).toBe(2);
     expect(existsSync(join(elsewhere, '.kbsync'))).toBe(false);
-  });
-});
-
-describe('a paid agents call whose answer is lost (remote target behind a fault proxy)', () => {
-  const tempDir = useTempDirs();
-  let proxy: FaultProxy | undefined;
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-  });
-
-  /** A remote config on a new dataset, through a proxy that applies `hooks`; and the dataset's API (not proxied). */
-  async function behindProxy(dir: string, hooks: FaultHooks): Promise<Api> {
-    const service = remoteService as E2eService;
-    const ds = service.dataset({ credits: 1000 });
-    proxy = await startFaultProxy(service.url, hooks);
-    writeFileSync(join(dir, 'key'), ds.apiKey, { mode: 0o600 });
-    writeFileSync(
-      join(dir, 'kbsync.yaml'),
-      `target:\n  kind: remote\n  baseUrl: ${proxy.url}\n  apiKeyFile: key\nstate: .kbsync/state.db\n`,
-    );
-    return apiOf(service.url, ds.apiKey);
-  }
-  const isCreate = (req: ProxiedRequest): boolean => req.method === 'POST' && /\/agents\/?$/.test(req.url.split('?')[0] ?? '');
-  const isConfig = (req: ProxiedRequest): boolean => req.method === 'PUT' && /\/agents\/\d+\/config$/.test(req.url.split('?')[0] ?? '');
-
-  it('agents create: the agent was made, the listing shows it, so it is recorded done and charged once', async () => {
-    const dir = tempDir();
-    const api = await behindProxy(dir, { onResponse: (req) => (isCreate(req) ? 'drop' : 'relay') });
-    const before = await api.balance();
-
-    const run = await runCli(['agents', 'create', 'lost-answer', '--json'], { cwd: dir });
-    const again = await runCli(['agents', 'create', 'lost-answer'], { cwd: dir });
-
-    expect(run.code, run.stderr).toBe(0);
-    expect(jsonOf<{ agent: { name: string } }>(run).agent.name).toBe('lost-answer');
-    expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/an agent named "lost-answer" exists already/);
-    expect((await api.get<{ agents: AgentWire[] }>(`${V1}/agents/`)).agents.map((a) => a.name)).toEqual(['lost-answer']);
-    expect(before - (await api.balance())).toBe(5);
-    expect(paidRuns(dir)).toEqual([['agent_create', 'done', 5]]);
-    expect(proxy?.requests.filter(isCreate)).toHaveLength(1);
-  });
-
-  it('agents create: the request never arrived, nothing is listed: the outcome stays unknown (exit 1) and running again creates it once', async () => {
-    const dir = tempDir();
-    let drop = true;
-    const api = await behindProxy(dir, { onRequest: (req) => (isCreate(req) && drop ? { kind: 'drop' } : { kind: 'forward' }) });
-    const before = await api.balance();
-
-    const lost = await runCli(['agents', 'create', 'never-sent'], { cwd: dir });
-    drop = false;
-    const again = await runCli(['agents', 'create', 'never-sent'], { cwd: dir });
-
-    expect(lost.code).toBe(1);
-    expect(lost.stderr).toMatch(/agents\/: no answer, outcome unknown/);
-    expect(again.code, again.stderr).toBe(0);
-    expect((await api.get<{ agents: AgentWire[] }>(`${V1}/agents/`)).agents.map((a) => a.name)).toEqual(['never-sent']);
-    expect(before - (await api.balance())).toBe(5);
-    expect(paidRuns(dir)).toEqual([
-      ['agent_create', 'failed', null],
-      ['agent_create', 'done', 5],
-    ]);
-  });
-
-  it('agents config: the new config is on the service, so the lost answer is recorded done, 2 credits', async () => {
-    const dir = tempDir();
-    const api = await behindProxy(dir, { onResponse: (req) => (isConfig(req) ? 'drop' : 'relay') });
-    expect((await runCli(['agents', 'create', 'tuned'], { cwd: dir })).code).toBe(0);
-    const before = await api.balance();
-
-    const run = await runCli(['agents', 'config', 'tuned', '--temperature', '0.7', '--json'], { cwd: dir });
-
-    expect(run.code, run.stderr).toBe(0);
-    expect(jsonOf<{ agent: { config: unknown } }>(run).agent.config).toEqual({ temperature: 0.7 });
-    expect(before - (await api.balance())).toBe(2);
-    expect(paidRuns(dir)).toEqual([
-      ['agent_create', 'done', 5],
-      ['agent_config', 'done', 2],
-    ]);
   });
 });

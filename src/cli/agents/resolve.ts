@@ -19,8 +19,10 @@ export function agentLabel(a: { id: string; name: string | null }): string {
 export async function resolveAgent(client: KnowledgeClient, ref: string): Promise<ResolvedAgent> {
   const wanted = ref.trim();
   if (wanted === '') throw new KbsyncError('usage', 'the agent: give its id or its name (kbsync agents list)');
-  const agents = await client.listAgents();
-  return pickAgent(agents, wanted);
+  if (!/^\d+$/.test(wanted)) return pickAgent(await client.listAgents(), wanted);
+  // An id works without the listing: if the service cannot list agents, the call itself says whether it knows the id.
+  const agents = await client.listAgents().catch(() => null);
+  return agents === null ? { id: wanted, name: null, label: wanted } : pickAgent(agents, wanted);
 }
 
 /** resolveAgent's choice among `agents`. */

@@ -36,7 +36,8 @@ export function createProgress(out: Writer, o: { enabled?: boolean; nowMs?: () =
       const ratio = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(ratio * BAR_WIDTH);
       const line = `${phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${detail}`;
-      const width = Math.max(20, (out.columns ?? 80) - 1);
+      // A terminal that does not say its width (0, as under `script`) is taken as 80 columns.
+      const width = Math.max(20, (out.columns !== undefined && out.columns > 0 ? out.columns : 80) - 1);
       out.write(`\r${fit(line, width)}\x1b[K`);
       drawn = true;
     },

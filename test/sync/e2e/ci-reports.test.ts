@@ -88,7 +88,10 @@ describe('kbsync sync --report-md and --junit', () => {
     // 3: the budget left zbig.md for the next run.
     expect(run.code).toBe(3);
     const junit = parseJunit(readFileSync(join(ws.root, 'junit.xml'), 'utf8'));
-    expect(junit.cases.find((c) => c.name === 'old.md')).toMatchObject({ outcome: 'passed', systemOut: 'skip:unchanged: unchanged since last sync' });
+    expect(junit.cases.find((c) => c.name === 'old.md')).toMatchObject({
+      outcome: 'passed',
+      systemOut: 'skip:unchanged: unchanged since last sync',
+    });
     expect(junit.suites[0]?.['system-out']).toBeUndefined();
   });
 

@@ -9,6 +9,8 @@ export type ProgressPhase = 'hashing' | 'uploading' | 'waiting';
 
 /** A progress bar on stderr: `update` redraws it, `finish` erases it. A no-op when not on a terminal. */
 export type Progress = {
+  /** False when nothing is drawn (not a terminal, or disabled): callers need not report progress at all. */
+  active: boolean;
   update(phase: ProgressPhase, done: number, total: number, detail?: string): void;
   finish(): void;
 };
@@ -22,12 +24,13 @@ export type Progress = {
  * tty.WriteStream's cursor and run their own redraw timer).
  */
 export function createProgress(out: Writer, o: { enabled?: boolean; nowMs?: () => number } = {}): Progress {
-  if (out.isTTY !== true || o.enabled === false) return { update: () => {}, finish: () => {} };
+  if (out.isTTY !== true || o.enabled === false) return { active: false, update: () => {}, finish: () => {} };
   const nowMs = o.nowMs ?? Date.now;
   let drawn = false;
   let lastAt = -Infinity;
   let lastPhase: ProgressPhase | null = null;
   return {
+    active: true,
     update(phase, done, total, detail = '') {
       const at = nowMs();
       if (phase === lastPhase && done < total && at - lastAt < REDRAW_MS) return;

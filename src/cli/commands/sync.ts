@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { KbsyncError } from '../../shared/errors.js';
+import type { SyncOptions } from '../../sync/executor/run-sync.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeForRun } from '../exit.js';
@@ -37,11 +38,17 @@ export function register(program: Command, ctx: CliContext): void {
         const { runSync } = await import('../../sync/executor/index.js');
         const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
         const progress = createProgress(ctx.stderr, { enabled: options.json !== true });
+        // Off a terminal nothing is drawn: the run gets no callbacks (none per hashed file either).
+        const bar: SyncOptions = progress.active
+          ? {
+              onHashProgress: (done, total) => progress.update('hashing', done, total),
+              onProgress: (done, total, item) =>
+                progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
+              onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
+            }
+          : {};
         const run = await runSync(session, {
-          onHashProgress: (done, total) => progress.update('hashing', done, total),
-          onProgress: (done, total, item) =>
-            progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
-          onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
+          ...bar,
           ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
         });
         progress.finish();

@@ -36,6 +36,8 @@ export function parseJunit(xml: string): { root: XmlEl; suites: XmlEl[]; cases: 
     attributeNamePrefix: '',
     parseAttributeValue: false,
     parseTagValue: false,
+    // Character references too (&#10; in an attribute is a line break kept as written).
+    htmlEntities: true,
     isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name),
   });
   const doc = parser.parse(xml, true) as { testsuites: XmlEl & { testsuite?: XmlEl[] } };

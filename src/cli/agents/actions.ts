@@ -45,7 +45,7 @@ export async function createAgent(s: Session, name: string, o: AgentConfigOption
   if (same.length > 0) {
     throw new KbsyncError(
       'usage',
-      `an agent named "${wanted}" exists already (${same.map((a) => `id ${a.id}`).join(', ')}); nothing was created or charged. See it with \`kbsync agents show ${wanted}\`, change it with \`kbsync agents config ${wanted} ...\`, or choose another name`,
+      `an agent named "${wanted}" exists already (${same.map((a) => `id ${a.id}`).join(', ')}); nothing was created or charged. See it with \`kbsync agents show ${quoteArg(wanted)}\`, change it with \`kbsync agents config ${quoteArg(wanted)} ...\`, or choose another name`,
     );
   }
   const known = new Set(before.map((a) => a.id));

@@ -8,7 +8,7 @@ import { columns } from './columns.js';
  */
 export function formatAudit(r: AuditReport): string {
   const lines = columns(
-    r.items.map((i) => [i.kind, i.path ?? i.remoteName ?? '', i.remoteId === null ? '' : `#${i.remoteId}`, i.detail]),
+    r.items.map((i) => [i.kind, i.path ?? i.remoteName ?? '', i.remoteId === null ? '-' : `#${i.remoteId}`, i.detail]),
     ['left', 'left', 'right', 'left'],
   );
   const s = r.summary;

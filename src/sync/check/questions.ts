@@ -59,9 +59,15 @@ export function parseChecks(text: string, file: string): KnowledgeCheck[] {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
   if (doc.errors.length > 0) {
+    // An error "at the end" (an unclosed bracket) points one past the last line: show the last line.
+    const lastLine = Math.max(1, text.replace(/\n$/, '').split('\n').length);
     fail(
       file,
-      doc.errors.map((e) => ({ path: '', line: e.linePos?.[0].line ?? 1, message: `YAML syntax: ${e.message.split('\n')[0] ?? ''}` })),
+      doc.errors.map((e) => ({
+        path: '',
+        line: Math.min(e.linePos?.[0].line ?? 1, lastLine),
+        message: `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+      })),
     );
   }
   const data: unknown = doc.toJS({ maxAliasCount: 100 });

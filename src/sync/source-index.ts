@@ -60,7 +60,8 @@ export function sourceIndex(input: {
     if (byId.has(f.id)) continue;
     const mapped = mapName(f.name);
     const name = mapped === null ? null : planPath(mapped.source, mapped.path, multi);
-    const copy: CopyKind = name === null ? 'untracked' : currentPaths.has(name) ? 'stale' : deletedPaths.has(name) ? 'deleted' : 'untracked';
+    const copy: CopyKind =
+      name === null ? 'untracked' : currentPaths.has(name) ? 'stale' : deletedPaths.has(name) ? 'deleted' : 'untracked';
     byId.set(f.id, { id: f.id, copy, names: name === null || copy === 'untracked' ? [f.name] : [name], remoteName: f.name });
   }
   return {
@@ -68,4 +69,3 @@ export function sourceIndex(input: {
     currentPaths,
   };
 }
-

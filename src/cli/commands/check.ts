@@ -41,7 +41,9 @@ export function register(program: Command, ctx: CliContext): void {
           listing,
           sourceNames: config.sources.map((s) => s.name),
         });
-        const outcomes = checks.map((c, i) => evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths));
+        const outcomes = checks.map((c, i) =>
+          evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),
+        );
         const report = checkReport({
           questionsFile: options.questions,
           checkedAt: new Date(),

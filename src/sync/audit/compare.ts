@@ -15,14 +15,7 @@ import type { ObservedFile, TrackedFile } from '../types.js';
  * - `failed`: a remote copy the service failed to process (with its error).
  */
 export type AuditKind =
-  | 'remote-untracked'
-  | 'missing-remote'
-  | 'changed'
-  | 'not-uploaded'
-  | 'stale-copy'
-  | 'deleted-remains'
-  | 'processing'
-  | 'failed';
+  'remote-untracked' | 'missing-remote' | 'changed' | 'not-uploaded' | 'stale-copy' | 'deleted-remains' | 'processing' | 'failed';
 
 export const AUDIT_KINDS: readonly AuditKind[] = [
   'remote-untracked',
@@ -67,7 +60,14 @@ export type AuditReport = {
 };
 
 /** A listed remote file, as much as the audit reads (the client's RemoteFile fits). */
-export type AuditRemote = { id: string; name: string; sha256: string | null; status: string; error: string | null; updatedAt: string | null };
+export type AuditRemote = {
+  id: string;
+  name: string;
+  sha256: string | null;
+  status: string;
+  error: string | null;
+  updatedAt: string | null;
+};
 
 export type AuditInput = {
   /** Supported local files the walk found, with their content hash (null: changing while hashed). */
@@ -114,7 +114,8 @@ export function auditDataset(input: AuditInput): AuditReport {
     trackedIds.add(t.remoteId);
     const remote = listed.get(t.remoteId) ?? null;
     if (local === undefined) {
-      if (remote !== null) push('deleted-remains', path, remote, `deleted locally; its remote copy (id ${remote.id}) remains (the API has no delete)`);
+      if (remote !== null)
+        push('deleted-remains', path, remote, `deleted locally; its remote copy (id ${remote.id}) remains (the API has no delete)`);
       continue;
     }
     if (remote === null) {
@@ -125,9 +126,19 @@ export function auditDataset(input: AuditInput): AuditReport {
       continue;
     }
     if (local.sha256 !== null && local.sha256 !== t.sha256) {
-      push('changed', path, remote, `changed locally since its upload (sha256 ${short(t.sha256)} -> ${short(local.sha256)}): the copy in the dataset is stale`);
+      push(
+        'changed',
+        path,
+        remote,
+        `changed locally since its upload (sha256 ${short(t.sha256)} -> ${short(local.sha256)}): the copy in the dataset is stale`,
+      );
     } else if (remote.sha256 !== null && remote.sha256 !== t.sha256) {
-      push('changed', path, remote, `the dataset's copy has other content (sha256 ${short(remote.sha256)}) than the one tracked (${short(t.sha256)})`);
+      push(
+        'changed',
+        path,
+        remote,
+        `the dataset's copy has other content (sha256 ${short(remote.sha256)}) than the one tracked (${short(t.sha256)})`,
+      );
     }
   }
 
@@ -149,11 +160,20 @@ export function auditDataset(input: AuditInput): AuditReport {
         push('stale-copy', path, f, `an older copy of ${path}, uploaded again since; it stays (the API has no delete or replace)`);
       } else {
         const same = local !== undefined && local.sha256 !== null && local.sha256 === f.sha256;
-        push('remote-untracked', same ? path : null, f, same ? `the state does not track this copy of ${path} (same content)` : 'the state does not know this file (uploaded by hand, by another tool or an older state)');
+        push(
+          'remote-untracked',
+          same ? path : null,
+          f,
+          same
+            ? `the state does not track this copy of ${path} (same content)`
+            : 'the state does not know this file (uploaded by hand, by another tool or an older state)',
+        );
       }
     }
     if (f.status === 'failed') {
-      push('failed', localPathOf(f, mapName, multi), f, `the service failed to process it: ${f.error ?? 'no reason given'}`, { error: f.error });
+      push('failed', localPathOf(f, mapName, multi), f, `the service failed to process it: ${f.error ?? 'no reason given'}`, {
+        error: f.error,
+      });
     } else if (f.status !== 'processed') {
       const since = f.updatedAt === null ? '' : `, last changed ${minutesAgo(f.updatedAt, input.now)}`;
       push('processing', localPathOf(f, mapName, multi), f, `still ${f.status}${since}`);

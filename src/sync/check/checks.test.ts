@@ -90,7 +90,13 @@ describe('evaluateCheck', () => {
   const results = (...ids: string[]) => ids.map((id) => ({ knowledgeSourceId: id, score: 0.5, chunkIndex: 0 }));
 
   it('a path matches the current copy that names it, and every path sharing that copy; id:N matches the id', () => {
-    const outcome = evaluateCheck(check({ expect: ['twin.md', 'docs/a.md', 'id:9'] }), 5, results('9', '1'), index.refOf, index.currentPaths);
+    const outcome = evaluateCheck(
+      check({ expect: ['twin.md', 'docs/a.md', 'id:9'] }),
+      5,
+      results('9', '1'),
+      index.refOf,
+      index.currentPaths,
+    );
     expect(outcome.passed).toBe(true);
     expect(outcome.expected.map((e) => [e.expect, e.rank])).toEqual([
       ['twin.md', 2],

@@ -78,7 +78,8 @@ export function parseChecks(text: string, file: string): KnowledgeCheck[] {
       file,
       parsed.error.issues.map((issue) => {
         const at = issue.path.map((seg) => (typeof seg === 'number' ? seg : String(seg)));
-        const message = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')} (known: question, expect, topK)` : issue.message;
+        const message =
+          issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')} (known: question, expect, topK)` : issue.message;
         return { path: formatPath(at), line: lineOf(at), message };
       }),
     );

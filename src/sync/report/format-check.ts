@@ -72,7 +72,10 @@ export function formatCheck(r: CheckReport): string {
   });
   const s = r.summary;
   const how = s.batched ? plural(s.calls, 'batch query', 'batch queries') : plural(s.calls, 'query', 'queries');
-  lines.push('', `${plural(s.checks, 'check')}: ${s.passed} passed, ${s.failed} failed; ${plural(s.creditsSpent, 'credit')} spent (${how})`);
+  lines.push(
+    '',
+    `${plural(s.checks, 'check')}: ${s.passed} passed, ${s.failed} failed; ${plural(s.creditsSpent, 'credit')} spent (${how})`,
+  );
   return lines.join('\n');
 }
 

@@ -16,8 +16,9 @@ import { spawnKbsync } from '../../helpers/kbsync-child.js';
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 600_000 });
 const CORRUPT_DOCX = join(import.meta.dirname, '../../fixtures/real/docx/corrupt/tables.truncated.docx');
 
+/** `kbsync audit ARGS` (ARGS with '--json'), its stdout parsed. */
 async function auditJson(ws: Workspace, ...args: string[]): Promise<{ code: number; stderr: string; report: AuditReport }> {
-  const run = await ws.run('audit', '--json', ...args);
+  const run = await ws.run('audit', ...args);
   return { code: run.code, stderr: run.stderr, report: JSON.parse(run.stdout) as AuditReport };
 }
 
@@ -50,7 +51,7 @@ describe('kbsync audit', () => {
 
     const balance = await ds.balance();
     suite.proxy.requests.length = 0;
-    const audit = await auditJson(ws);
+    const audit = await auditJson(ws, '--json');
 
     expect(audit.code, audit.stderr).toBe(0);
     expect(findings(audit.report)).toEqual([
@@ -69,7 +70,13 @@ describe('kbsync audit', () => {
     expect(failed).toMatchObject({ remoteStatus: 'failed' });
     expect(failed?.error).toMatch(/^parse_failed: not a valid DOCX file/);
     expect(audit.report.summary).toMatchObject({ local: 4, remote: 7, drift: 5 });
-    expect(audit.report.summary.byKind).toMatchObject({ 'remote-untracked': 1, changed: 1, 'stale-copy': 1, 'deleted-remains': 1, failed: 1 });
+    expect(audit.report.summary.byKind).toMatchObject({
+      'remote-untracked': 1,
+      changed: 1,
+      'stale-copy': 1,
+      'deleted-remains': 1,
+      failed: 1,
+    });
     expect(suite.proxy.requests.length).toBeGreaterThan(0);
     expect(suite.proxy.requests.filter((r) => r.method !== 'GET')).toEqual([]);
     expect(await ds.balance()).toBe(balance);
@@ -80,7 +87,9 @@ describe('kbsync audit', () => {
     expect(lines[0]).toMatch(/^remote-untracked {2}handmade\.md +#\d+ {2}the state does not know this file/);
     expect(lines[1]).toMatch(/^changed +edited\.md +#\d+ {2}changed locally since its upload/);
     expect(lines[4]).toMatch(/^failed +report\.docx +#\d+ {2}the service failed to process it: parse_failed: not a valid DOCX file/);
-    expect(failing.stdout).toMatch(/\n4 local files, 5 tracked, 7 remote files; 5 findings \(1 remote-untracked, 1 changed, 1 stale-copy, 1 deleted-remains, 1 failed\)\n$/);
+    expect(failing.stdout).toMatch(
+      /\n4 local files, 5 tracked, 7 remote files; 5 findings \(1 remote-untracked, 1 changed, 1 stale-copy, 1 deleted-remains, 1 failed\)\n$/,
+    );
   });
 
   it('an audit of a dataset in step finds nothing: exit 0 with --fail-on-drift too (built CLI, from the workspace folder)', async () => {
@@ -94,7 +103,9 @@ describe('kbsync audit', () => {
     const clean = await spawnKbsync(['audit', '--fail-on-drift', '-c', 'kbsync.yaml'], ws.root).exited;
 
     expect(clean.code, clean.stderr).toBe(0);
-    expect(clean.stdout).toBe('no drift: the dataset holds exactly the tracked copies of the local files\n\n2 local files, 2 tracked, 2 remote files; 0 findings\n');
+    expect(clean.stdout).toBe(
+      'no drift: the dataset holds exactly the tracked copies of the local files\n\n2 local files, 2 tracked, 2 remote files; 0 findings\n',
+    );
 
     ws.write('c.md', '# C\n');
     const drift = await spawnKbsync(['audit', '--fail-on-drift', '-c', 'kbsync.yaml'], ws.root).exited;
@@ -102,7 +113,7 @@ describe('kbsync audit', () => {
     expect(drift.stdout).toMatch(/^not-uploaded {2}c\.md {2}- {2}not in the dataset yet \(a sync uploads it\)\n/);
   });
 
-  it('a state from another dataset (the config pointed elsewhere): its tracked files are missing remotely, and the new dataset\'s files unknown to it', async () => {
+  it("a state from another dataset (the config pointed elsewhere): its tracked files are missing remotely, and the new dataset's files unknown to it", async () => {
     suite.proxy.setHooks({});
     const first = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: first.apiKey });
@@ -114,7 +125,7 @@ describe('kbsync audit', () => {
     expect((await other.run('sync', '--wait', '--wait-timeout', '60')).code).toBe(0);
 
     ws.configure({ target: { kind: 'remote', baseUrl: suite.svc.url, apiKey: second.apiKey, plan: 'basic' } });
-    const audit = await auditJson(ws);
+    const audit = await auditJson(ws, '--json');
 
     expect(findings(audit.report)).toEqual([
       ['remote-untracked', 'x.md'],

@@ -21,9 +21,12 @@ const isSingleQuery = (r: ProxiedRequest): boolean => r.method === 'POST' && /\/
 const isBatchQuery = (r: ProxiedRequest): boolean => r.method === 'POST' && /\/datasets\/query\/batch\/?(\?|$)/.test(r.url);
 
 const DOCS: Record<string, string> = {
-  'expenses.md': '# Expense approval\n\nExpense reports are approved by the finance controller within five working days. Receipts over fifty euros must be attached to each expense claim.\n',
-  'vpn.md': '# VPN access\n\nThe WireGuard VPN gateway is vpn.example.net. Install the WireGuard client, import the tunnel profile from the IT portal and connect before opening the intranet.\n',
-  'holidays.md': '# Holidays\n\nEvery employee has twenty-five days of annual leave. Leave requests go to the line manager in the HR calendar.\n',
+  'expenses.md':
+    '# Expense approval\n\nExpense reports are approved by the finance controller within five working days. Receipts over fifty euros must be attached to each expense claim.\n',
+  'vpn.md':
+    '# VPN access\n\nThe WireGuard VPN gateway is vpn.example.net. Install the WireGuard client, import the tunnel profile from the IT portal and connect before opening the intranet.\n',
+  'holidays.md':
+    '# Holidays\n\nEvery employee has twenty-five days of annual leave. Leave requests go to the line manager in the HR calendar.\n',
 };
 
 const CHECKS = `# what the handbook must keep answering
@@ -60,8 +63,9 @@ function creditsSpentToday(ws: Workspace): { spent: number; reserved: number } {
   }
 }
 
+/** `kbsync check --questions checks.yaml ARGS` (ARGS with '--json'), its stdout parsed. */
 async function checkJson(ws: Workspace, ...args: string[]): Promise<{ code: number; stderr: string; report: CheckReport }> {
-  const run = await ws.run('check', '--questions', 'checks.yaml', '--json', ...args);
+  const run = await ws.run('check', '--questions', 'checks.yaml', ...args);
   return { code: run.code, stderr: run.stderr, report: JSON.parse(run.stdout) as CheckReport };
 }
 
@@ -70,7 +74,7 @@ describe('kbsync check', () => {
     const ws = await synced();
     const spentBefore = creditsSpentToday(ws).spent;
 
-    const pass = await checkJson(ws);
+    const pass = await checkJson(ws, '--json');
 
     expect(pass.code, pass.stderr).toBe(0);
     expect(pass.report.summary).toMatchObject({ checks: 2, passed: 2, failed: 0, calls: 2, batched: false, creditsSpent: 2 });
@@ -86,7 +90,7 @@ describe('kbsync check', () => {
 
     ws.remove('vpn.md');
     expect((await ws.run('sync')).code).toBe(0);
-    const fail = await checkJson(ws);
+    const fail = await checkJson(ws, '--json');
 
     expect(fail.code).toBe(1);
     expect(fail.report.summary).toMatchObject({ checks: 2, passed: 1, failed: 1 });
@@ -127,11 +131,13 @@ describe('kbsync check', () => {
 `,
     );
 
-    const run = await checkJson(ws, '--top-k', '4');
+    const run = await checkJson(ws, '--json', '--top-k', '4');
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.report.summary).toMatchObject({ checks: 3, passed: 3, calls: 2, batched: true, creditsPlanned: 3, creditsSpent: 3 });
-    const batches = suite.proxy.requests.filter(isBatchQuery).map((r) => JSON.parse(String(r.body)) as { queries: string[]; top_k: number });
+    const batches = suite.proxy.requests
+      .filter(isBatchQuery)
+      .map((r) => JSON.parse(String(r.body)) as { queries: string[]; top_k: number });
     expect(batches.map((b) => [b.top_k, b.queries.length]).sort()).toEqual([
       [3, 1],
       [4, 2],
@@ -185,7 +191,10 @@ describe('kbsync check', () => {
     expect(pass.code, pass.stderr).toBe(0);
     expect(pass.stdout).toMatch(/^pass .*expenses\.md @1\npass .*vpn\.md @1\n/);
 
-    writeFileSync(join(ws.root, 'checks.yaml'), '- question: how do I connect to the WireGuard VPN gateway\n  expect: [holidays.md]\n  topK: 1\n');
+    writeFileSync(
+      join(ws.root, 'checks.yaml'),
+      '- question: how do I connect to the WireGuard VPN gateway\n  expect: [holidays.md]\n  topK: 1\n',
+    );
     const fail = await spawnKbsync(['check', '--questions', 'checks.yaml', '-c', 'kbsync.yaml'], ws.root).exited;
     expect(fail.code).toBe(1);
     expect(fail.stdout).toMatch(/^FAIL .*holidays\.md: not in the top 1\n {6}1\. vpn\.md/);

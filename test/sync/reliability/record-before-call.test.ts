@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { printFigures } from '../../helpers/figures.js';
@@ -12,7 +13,7 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
  * request reaches the service (the fault proxy, forwarding everything), the state database, read by a
  * connection of its own, must already hold the outbox row carrying that request's Idempotency-Key, in
  * flight, with its credits reserved. Every kind of paid call kbsync makes is exercised: uploads, a
- * reprocess, a reindex, a query and a chat.
+ * reprocess, a reindex, a query, a chat and a check's batch query.
  */
 
 const suite = useE2eSuite({ proxy: true });
@@ -31,7 +32,8 @@ function paidKindOf(req: ProxiedRequest): PaidKind | 'other' {
   if (path.endsWith('/files/upload')) return 'upload';
   if (/\/files\/[^/]+\/reprocess\/?$/.test(path)) return 'reprocess';
   if (/\/datasets\/reindex\/?$/.test(path)) return 'reindex';
-  if (/\/datasets\/query\/?$/.test(path)) return 'query';
+  // A batch query (kbsync check on an Advanced-tier plan) is one outbox row of kind 'query', 1 credit per question.
+  if (/\/datasets\/query(\/batch)?\/?$/.test(path)) return 'query';
   if (/\/agents\/[^/]+\/chat\/?$/.test(path)) return 'chat';
   return 'other';
 }
@@ -59,7 +61,7 @@ async function createAgent(apiKey: string): Promise<string> {
 }
 
 describe('no paid call without its record', () => {
-  it('every paid request the service receives (upload, reprocess, reindex, query, chat) finds its outbox row committed, in flight and reserved', async () => {
+  it('every paid request the service receives (upload, reprocess, reindex, query, chat, batch query) finds its outbox row committed, in flight and reserved', async () => {
     suite.proxy.setHooks({});
     suite.proxy.requests.length = 0;
     const ds = suite.svc.dataset({ plan: 'pro', credits: 1000 });
@@ -98,11 +100,13 @@ describe('no paid call without its record', () => {
     const sync = await ws.runJson('sync', '--wait', '--wait-timeout', '20');
     const query = await ws.run('query', 'alpha');
     const chat = await ws.run('chat', agentId, 'what is alpha?');
+    writeFileSync(join(ws.root, 'checks.yaml'), '- question: alpha\n  expect: [a.md]\n- question: bravo\n  expect: [b.md]\n');
+    const check = await ws.run('check', '--questions', 'checks.yaml');
     const charged = start - (await ds.balance());
 
     expect(sync.report.summary).toMatchObject({ uploaded: 3, failed: 1 });
     expect(itemOf(sync.report, 'bad.json').outcome).toBe('failed');
-    expect([query.code, chat.code]).toEqual([0, 0]);
+    expect([query.code, chat.code, check.code]).toEqual([0, 0, 0]);
     const count = (kind: PaidKind | 'other'): number => seen.filter((s) => s.kind === kind).length;
     expect({
       upload: count('upload'),
@@ -111,7 +115,7 @@ describe('no paid call without its record', () => {
       query: count('query'),
       chat: count('chat'),
       other: count('other'),
-    }).toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 1, chat: 1, other: 0 });
+    }).toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 2, chat: 1, other: 0 });
     const withoutRecord = seen.filter(
       (s) =>
         s.row === undefined ||
@@ -124,7 +128,7 @@ describe('no paid call without its record', () => {
     // What the service charged is exactly what those records reserved: no paid call went unrecorded.
     const reserved = seen.reduce((sum, s) => sum + (s.row?.reserved ?? 0), 0);
     expect(charged).toBe(reserved);
-    expect(charged).toBe(4 * 5 + 5 + 2 + 1 + 1);
+    expect(charged).toBe(4 * 5 + 5 + 2 + 1 + 1 + 2);
     printFigures('no paid call without its record', {
       'paid requests': seen.length,
       'with their row in flight and reserved': seen.length - withoutRecord.length,

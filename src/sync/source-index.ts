@@ -15,8 +15,13 @@ export type CopyKind = 'current' | 'deleted' | 'stale' | 'untracked' | 'unknown'
 export type SourceRef = {
   id: string;
   copy: CopyKind;
-  /** `path`, or `source/path` with several sources; several when files of the same content share one copy. */
+  /**
+   * `path`, or `source/path` with several sources; several when files of the same content share one
+   * copy (a current copy names only the paths that still exist); the remote name of an untracked copy.
+   */
   names: string[];
+  /** The same paths as `source/path` whatever the number of sources (an expected path may be written so). */
+  sourcePaths: string[];
   /** The name the service stores it under, when known. */
   remoteName: string | null;
 };
@@ -26,10 +31,13 @@ export function planPath(source: string, path: string, multiSource: boolean): st
   return multiSource ? `${source}/${path}` : path;
 }
 
+type Named = { name: string; sourcePath: string; deleted: boolean };
+
 /**
  * Builds the lookup from a knowledge-source id (a query or chat result's `knowledgeSourceId`) to the
  * paths it stands for: from the tracked rows (remote id → source/path), then from the remote listing
- * for copies the state no longer tracks (their name → source/path).
+ * for copies the state no longer tracks (their name → source/path). `currentPaths` holds every path of
+ * a current copy, in both spellings.
  */
 export function sourceIndex(input: {
   tracked: Iterable<TrackedFile>;
@@ -37,23 +45,29 @@ export function sourceIndex(input: {
   sourceNames: readonly string[];
 }): { refOf(id: string): SourceRef; currentPaths: ReadonlySet<string> } {
   const multi = input.sourceNames.length > 1;
-  const byId = new Map<string, SourceRef>();
+  const tracked = new Map<string, { remoteName: string; paths: Named[] }>();
   const currentPaths = new Set<string>();
   const deletedPaths = new Set<string>();
   for (const t of input.tracked) {
     if (t.remoteId === null) continue;
-    const name = planPath(t.source, t.path, multi);
-    const deleted = t.lastAction === 'deleted';
-    if (deleted) deletedPaths.add(name);
-    else currentPaths.add(name);
-    const ref = byId.get(t.remoteId);
-    if (ref === undefined) {
-      byId.set(t.remoteId, { id: t.remoteId, copy: deleted ? 'deleted' : 'current', names: [name], remoteName: t.remoteName });
-    } else {
-      ref.names.push(name);
-      // One path still here makes the copy current for it; a copy is `deleted` only when all its paths are.
-      if (!deleted) ref.copy = 'current';
-    }
+    const named: Named = {
+      name: planPath(t.source, t.path, multi),
+      sourcePath: `${t.source}/${t.path}`,
+      deleted: t.lastAction === 'deleted',
+    };
+    const paths = named.deleted ? deletedPaths : currentPaths;
+    paths.add(named.name).add(named.sourcePath);
+    const entry = tracked.get(t.remoteId);
+    if (entry === undefined) tracked.set(t.remoteId, { remoteName: t.remoteName, paths: [named] });
+    else entry.paths.push(named);
+  }
+  const byId = new Map<string, SourceRef>();
+  for (const [id, { remoteName, paths }] of tracked) {
+    // One path still here makes the copy current for it; a copy is `deleted` only when all its paths are.
+    const live = paths.filter((p) => !p.deleted);
+    const shown = live.length > 0 ? live : paths;
+    const copy: CopyKind = live.length > 0 ? 'current' : 'deleted';
+    byId.set(id, { id, copy, names: shown.map((p) => p.name), sourcePaths: shown.map((p) => p.sourcePath), remoteName });
   }
   const mapName = remoteNameMapper(input.sourceNames);
   for (const f of input.listing ?? []) {
@@ -62,10 +76,17 @@ export function sourceIndex(input: {
     const name = mapped === null ? null : planPath(mapped.source, mapped.path, multi);
     const copy: CopyKind =
       name === null ? 'untracked' : currentPaths.has(name) ? 'stale' : deletedPaths.has(name) ? 'deleted' : 'untracked';
-    byId.set(f.id, { id: f.id, copy, names: name === null || copy === 'untracked' ? [f.name] : [name], remoteName: f.name });
+    const ours = mapped !== null && name !== null && copy !== 'untracked';
+    byId.set(f.id, {
+      id: f.id,
+      copy,
+      names: ours ? [name] : [f.name],
+      sourcePaths: ours ? [`${mapped.source}/${mapped.path}`] : [],
+      remoteName: f.name,
+    });
   }
   return {
-    refOf: (id) => byId.get(id) ?? { id, copy: 'unknown', names: [], remoteName: null },
+    refOf: (id) => byId.get(id) ?? { id, copy: 'unknown', names: [], sourcePaths: [], remoteName: null },
     currentPaths,
   };
 }

@@ -109,6 +109,32 @@ describe('evaluateCheck', () => {
     ]);
   });
 
+  it('a path names one file: sub/a.md is not a.md, and docs/sub/a.md (source/path) is sub/a.md', () => {
+    const nested = sourceIndex({
+      tracked: [tracked('docs', 'a.md', '1'), tracked('docs', 'sub/a.md', '2')],
+      listing: null,
+      sourceNames: ['docs'],
+    });
+    const miss = evaluateCheck(check({ expect: ['sub/a.md'] }), 1, results('1'), nested.refOf, nested.currentPaths);
+    const hit = evaluateCheck(check({ expect: ['docs/sub/a.md'] }), 1, results('2'), nested.refOf, nested.currentPaths);
+    expect([miss.passed, miss.expected[0]?.note]).toEqual([false, 'not in the top 1']);
+    expect([hit.passed, hit.expected[0]?.rank]).toEqual([true, 1]);
+  });
+
+  it('a copy shared by a deleted path and a live one is current for the live one only', () => {
+    const shared = sourceIndex({
+      tracked: [tracked('docs', 'old.md', '1', 'deleted'), tracked('docs', 'new.md', '1')],
+      listing: null,
+      sourceNames: ['docs'],
+    });
+    const outcome = evaluateCheck(check({ expect: ['new.md', 'old.md'] }), 1, results('1'), shared.refOf, shared.currentPaths);
+    expect(outcome.expected.map((e) => [e.expect, e.rank])).toEqual([
+      ['new.md', 1],
+      ['old.md', null],
+    ]);
+    expect(outcome.results[0]).toMatchObject({ copy: 'current', names: ['new.md'] });
+  });
+
   it('a stale older copy or a deleted file does not count, and says so', () => {
     const outcome = evaluateCheck(check({ expect: ['a.md', 'gone.md'] }), 5, results('3', '2'), index.refOf, index.currentPaths);
     expect(outcome.passed).toBe(false);

@@ -49,17 +49,23 @@ export function evaluateCheck(
   refOf: (id: string) => SourceRef,
   knownPaths: ReadonlySet<string>,
 ): CheckOutcome {
+  const refs = results.map((r) => refOf(r.knowledgeSourceId));
   const hits: CheckHit[] = results.map((r, i) => {
-    const ref = refOf(r.knowledgeSourceId);
+    const ref = refs[i] as SourceRef;
     return { rank: i + 1, id: r.knowledgeSourceId, score: r.score, chunkIndex: r.chunkIndex, copy: ref.copy, names: ref.names };
   });
   const expected = check.expect.map((expect): ExpectOutcome => {
     const byId = expect.startsWith(ID_PREFIX) ? expect.slice(ID_PREFIX.length).trim() : null;
-    const matching = hits.filter((h) => (byId !== null ? h.id === byId : h.names.some((n) => samePath(n, expect))));
+    const path = expect.replace(/^\.\//, '');
+    const matching = hits.filter((h, i) => {
+      if (byId !== null) return h.id === byId;
+      return h.names.includes(path) || (refs[i] as SourceRef).sourcePaths.includes(path);
+    });
     const current = matching.find((h) => byId !== null || h.copy === 'current' || h.copy === 'untracked');
     const outdatedRanks = matching.filter((h) => h.copy === 'deleted' || h.copy === 'stale').map((h) => h.rank);
     if (current !== undefined) return { expect, rank: current.rank, outdatedRanks, note: null };
-    return { expect, rank: null, outdatedRanks, note: missNote(expect, byId, topK, outdatedRanks, matching, knownPaths) };
+    const known = byId !== null || knownPaths.has(path);
+    return { expect, rank: null, outdatedRanks, note: missNote(known, topK, outdatedRanks, matching) };
   });
   return {
     question: check.question,
@@ -71,25 +77,11 @@ export function evaluateCheck(
   };
 }
 
-/** `guide.md` matches `guide.md`; with one source named `docs`, `docs/guide.md` matches it too. */
-function samePath(name: string, expect: string): boolean {
-  const e = expect.replace(/^\.\//, '');
-  return name === e || e.endsWith(`/${name}`);
-}
-
-function missNote(
-  expect: string,
-  byId: string | null,
-  topK: number,
-  outdatedRanks: readonly number[],
-  matching: readonly CheckHit[],
-  knownPaths: ReadonlySet<string>,
-): string {
+function missNote(known: boolean, topK: number, outdatedRanks: readonly number[], matching: readonly CheckHit[]): string {
   if (outdatedRanks.length > 0) {
     const copy = matching.find((h) => h.copy === 'deleted' || h.copy === 'stale')?.copy;
     const what = copy === 'deleted' ? 'a copy of a file deleted locally' : 'a stale older copy (the file changed since)';
     return `only ${what} came back, at rank ${outdatedRanks.join(', ')}`;
   }
-  const known = byId !== null || [...knownPaths].some((p) => samePath(p, expect));
   return known ? `not in the top ${topK}` : `not in the top ${topK}; no tracked file has this path (paths as \`kbsync plan\` prints them)`;
 }

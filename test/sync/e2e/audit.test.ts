@@ -113,6 +113,32 @@ describe('kbsync audit', () => {
     expect(drift.stdout).toMatch(/^not-uploaded {2}c\.md {2}- {2}not in the dataset yet \(a sync uploads it\)\n/);
   });
 
+  it('a copy the listing shows stuck processing is reported with how long ago it last changed', async () => {
+    suite.proxy.setHooks({});
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.proxy.url, apiKey: ds.apiKey });
+    ws.write('a.md', '# A\n');
+    ws.write('b.md', '# B\n');
+    expect((await ws.run('sync', '--wait', '--wait-timeout', '60')).code).toBe(0);
+    // The service's listing, as it would read with b.md stuck in processing for two hours.
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    suite.proxy.setHooks({
+      onResponse: (req, res) => {
+        if (req.method !== 'GET' || !/\/files\/?(\?|$)/.test(req.url) || res.status !== 200) return 'relay';
+        const listing = JSON.parse(res.body.toString()) as { files: { name: string; status: string; updated_at: string }[] };
+        for (const f of listing.files) if (f.name === 'b.md') Object.assign(f, { status: 'processing', updated_at: twoHoursAgo });
+        res.body = Buffer.from(JSON.stringify(listing));
+        return 'relay';
+      },
+    });
+
+    const audit = await auditJson(ws, '--json');
+    suite.proxy.setHooks({});
+
+    expect(findings(audit.report)).toEqual([['processing', 'b.md']]);
+    expect(audit.report.items[0]).toMatchObject({ remoteStatus: 'processing', detail: 'still processing, last changed 2 h ago' });
+  });
+
   it("a state from another dataset (the config pointed elsewhere): its tracked files are missing remotely, and the new dataset's files unknown to it", async () => {
     suite.proxy.setHooks({});
     const first = suite.svc.dataset({ credits: 1000 });

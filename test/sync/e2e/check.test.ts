@@ -8,6 +8,7 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { spawnKbsync } from '../../helpers/kbsync-child.js';
+import { createClient } from '../../../src/client/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 
 /**
@@ -37,7 +38,7 @@ const CHECKS = `# what the handbook must keep answering
   topK: 3
 `;
 
-async function synced(o: { plan?: Plan } = {}): Promise<Workspace> {
+async function synced(o: { plan?: Plan } = {}): Promise<Workspace & { apiKey: string }> {
   suite.proxy.setHooks({});
   const ds = suite.svc.dataset({ plan: o.plan ?? 'basic', credits: 1000 });
   const ws = createWorkspace(suite.temp.make(), {
@@ -50,7 +51,7 @@ async function synced(o: { plan?: Plan } = {}): Promise<Workspace> {
   expect(sync.code, sync.stderr).toBe(0);
   writeFileSync(join(ws.root, 'checks.yaml'), CHECKS);
   suite.proxy.requests.length = 0;
-  return ws;
+  return Object.assign(ws, { apiKey: ds.apiKey });
 }
 
 function creditsSpentToday(ws: Workspace): { spent: number; reserved: number } {
@@ -183,6 +184,26 @@ describe('kbsync check', () => {
     expect(run.stderr).toMatch(/bad-checks\.yaml:6: \[2\]\.topK: a whole number from 1 to 20/);
     expect(run.stderr).toMatch(/bad-checks\.yaml:\d: \[2\]: unknown field\(s\) note/);
     expect(suite.proxy.requests.filter((r) => isSingleQuery(r) || isBatchQuery(r))).toHaveLength(0);
+  });
+
+  it('id:N expects a knowledge-source id: an intelligence entry written through the API is found by its id', async () => {
+    const ws = await synced();
+    const client = createClient({ baseUrl: suite.svc.url, apiKey: ws.apiKey });
+    const agent = await client.createAgent({ name: 'faq' });
+    const [dataset] = await client.listAgentDatasets(agent.id);
+    await client.setDatasetMode(agent.id, String(dataset?.id), 'self_learning');
+    const entry = await client.writeIntelligence({ agentId: agent.id, content: 'The office parrot is called Captain Turquoise.' });
+    for (let i = 0; i < 100 && (await client.listIntelligence()).entries.find((e) => e.id === entry.id)?.status !== 'processed'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await client.close();
+    writeFileSync(join(ws.root, 'checks.yaml'), `- question: what is the parrot called\n  expect: ["id:${entry.id}"]\n  topK: 1\n`);
+
+    const run = await checkJson(ws, '--json');
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.report.checks[0]?.expected).toEqual([{ expect: `id:${entry.id}`, rank: 1, outdatedRanks: [], note: null }]);
+    expect(run.report.checks[0]?.results[0]).toMatchObject({ id: entry.id, copy: 'unknown', names: [] });
   });
 
   it('the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails', async () => {

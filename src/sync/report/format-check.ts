@@ -83,7 +83,8 @@ function expectText(e: CheckOutcome['expected'][number]): string {
   return e.rank !== null ? `${e.expect} @${e.rank}` : `${e.expect}: ${e.note ?? 'not found'}`;
 }
 
-const QUESTION_MAX = 60;
+/** Questions are shortened to fit the column (columns() caps a column at 48 characters, quotes included). */
+const QUESTION_MAX = 46;
 
 function quote(question: string): string {
   const q = question.replace(/\s+/g, ' ');

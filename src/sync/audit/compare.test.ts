@@ -92,4 +92,31 @@ describe('auditDataset', () => {
       ['remote-untracked', 'a.md', '1', 'the state does not track this copy of a.md (same content)'],
     ]);
   });
+
+  it('an outdated copy that failed says so in its own detail: no separate failed finding', () => {
+    const failedOld = { ...remote('1', 'report.docx', SHA_A, 'failed'), error: 'parse_failed: truncated' };
+    const report = auditDataset({
+      observed: [observed('docs', 'report.docx', SHA_B)],
+      tracked: [tracked('docs', 'report.docx', SHA_B, '2'), tracked('docs', 'gone.md', SHA_A, '3')],
+      listing: [failedOld, remote('2', 'report.docx', SHA_B), { ...remote('3', 'gone.md', SHA_A, 'failed'), error: 'parse_failed: bad' }],
+      sourceNames: ['docs'],
+      maxFileBytes: 1000,
+      now: NOW,
+    });
+
+    expect(report.items.map((i) => [i.kind, i.path, i.error, i.detail])).toEqual([
+      [
+        'stale-copy',
+        'report.docx',
+        'parse_failed: truncated',
+        'an older copy of report.docx, uploaded again since; it stays (the API has no delete or replace) (processing failed: parse_failed: truncated)',
+      ],
+      [
+        'deleted-remains',
+        'gone.md',
+        'parse_failed: bad',
+        'deleted locally; its remote copy (id 3) remains (the API has no delete) (processing failed: parse_failed: bad)',
+      ],
+    ]);
+  });
 });

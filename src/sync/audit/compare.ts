@@ -13,6 +13,8 @@ import type { ObservedFile, TrackedFile } from '../types.js';
  * - `deleted-remains`: the remote copy of a file deleted locally;
  * - `processing`: a remote copy still queued or processing;
  * - `failed`: a remote copy the service failed to process (with its error).
+ * An outdated copy (`stale-copy`, `deleted-remains`) that failed or is still processing says so in its
+ * own detail (and `error`): its status is no finding of its own.
  */
 export type AuditKind =
   'remote-untracked' | 'missing-remote' | 'changed' | 'not-uploaded' | 'stale-copy' | 'deleted-remains' | 'processing' | 'failed';
@@ -89,6 +91,8 @@ export function auditDataset(input: AuditInput): AuditReport {
   const trackedKeys = new Set<string>();
   const trackedIds = new Set<string>();
   const currentPaths = new Set<string>();
+  /** Copies reported as outdated (stale, or of a deleted file): their status is in their detail, not a finding of its own. */
+  const outdated = new Set<string>();
   let trackedCount = 0;
   const push = (kind: AuditKind, path: string | null, remote: AuditRemote | null, detail: string, extra: Partial<AuditItem> = {}): void => {
     items.push({
@@ -114,8 +118,18 @@ export function auditDataset(input: AuditInput): AuditReport {
     trackedIds.add(t.remoteId);
     const remote = listed.get(t.remoteId) ?? null;
     if (local === undefined) {
-      if (remote !== null)
-        push('deleted-remains', path, remote, `deleted locally; its remote copy (id ${remote.id}) remains (the API has no delete)`);
+      if (remote !== null) {
+        outdated.add(remote.id);
+        push(
+          'deleted-remains',
+          path,
+          remote,
+          `deleted locally; its remote copy (id ${remote.id}) remains (the API has no delete)${statusNote(remote)}`,
+          {
+            error: remote.error,
+          },
+        );
+      }
       continue;
     }
     if (remote === null) {
@@ -155,9 +169,27 @@ export function auditDataset(input: AuditInput): AuditReport {
       const path = mapped === null ? null : planPath(mapped.source, mapped.path, multi);
       const ours = mapped !== null && trackedKeys.has(trackedKey(mapped.source, mapped.path));
       if (ours && local === undefined) {
-        push('deleted-remains', path, f, `an older copy of ${path}, which is deleted locally; it remains (the API has no delete)`);
+        outdated.add(f.id);
+        push(
+          'deleted-remains',
+          path,
+          f,
+          `an older copy of ${path}, which is deleted locally; it remains (the API has no delete)${statusNote(f)}`,
+          {
+            error: f.error,
+          },
+        );
       } else if (ours && path !== null && currentPaths.has(path) && (f.sha256 === null || f.sha256 !== local?.sha256)) {
-        push('stale-copy', path, f, `an older copy of ${path}, uploaded again since; it stays (the API has no delete or replace)`);
+        outdated.add(f.id);
+        push(
+          'stale-copy',
+          path,
+          f,
+          `an older copy of ${path}, uploaded again since; it stays (the API has no delete or replace)${statusNote(f)}`,
+          {
+            error: f.error,
+          },
+        );
       } else {
         const same = local !== undefined && local.sha256 !== null && local.sha256 === f.sha256;
         push(
@@ -170,6 +202,7 @@ export function auditDataset(input: AuditInput): AuditReport {
         );
       }
     }
+    if (outdated.has(f.id)) continue;
     if (f.status === 'failed') {
       push('failed', localPathOf(f, mapName, multi), f, `the service failed to process it: ${f.error ?? 'no reason given'}`, {
         error: f.error,
@@ -195,6 +228,12 @@ export function auditDataset(input: AuditInput): AuditReport {
     summary: { local: input.observed.length, tracked: trackedCount, remote: input.listing.length, drift: items.length, byKind },
     items,
   };
+}
+
+/** An outdated copy's processing status, when it is not `processed`: " (processing failed: parse_failed: ...)". */
+function statusNote(f: AuditRemote): string {
+  if (f.status === 'processed') return '';
+  return f.status === 'failed' ? ` (processing failed: ${f.error ?? 'no reason given'})` : ` (still ${f.status})`;
 }
 
 function localPathOf(f: AuditRemote, mapName: ReturnType<typeof remoteNameMapper>, multi: boolean): string | null {

@@ -49,7 +49,8 @@ export function loadChecks(path: string): KnowledgeCheck[] {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'error';
-    throw new KbsyncError('usage', `--questions: cannot read ${path} (${code})`, { cause: err });
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : `cannot read it (${code})`;
+    throw new KbsyncError('usage', `--questions ${path}: ${why}`, { cause: err });
   }
   return parseChecks(text, file);
 }

@@ -184,6 +184,10 @@ describe('kbsync check', () => {
     expect(run.stderr).toMatch(/bad-checks\.yaml:6: \[2\]\.topK: a whole number from 1 to 20/);
     expect(run.stderr).toMatch(/bad-checks\.yaml:\d: \[2\]: unknown field\(s\) note/);
     expect(suite.proxy.requests.filter((r) => isSingleQuery(r) || isBatchQuery(r))).toHaveLength(0);
+
+    const missing = await ws.run('check', '--questions', 'no-such-checks.yaml');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--questions .*no-such-checks\.yaml: no such file/);
   });
 
   it('id:N expects a knowledge-source id: an intelligence entry written through the API is found by its id', async () => {

@@ -148,6 +148,28 @@ describe('kbsync check', () => {
     expect(creditsSpentToday(ws)).toEqual({ spent: spentBefore + 3, reserved: 0 });
   });
 
+  it('a batch whose answer is lost keeps its reservation (1 credit per question), and the next sync books it as spent', async () => {
+    const ws = await synced({ plan: 'pro' });
+    writeFileSync(
+      join(ws.root, 'checks.yaml'),
+      '- question: expense receipts\n  expect: [expenses.md]\n- question: VPN gateway\n  expect: [vpn.md]\n- question: annual leave\n  expect: [holidays.md]\n',
+    );
+    const before = creditsSpentToday(ws);
+    suite.proxy.setHooks({ onResponse: (req) => (isBatchQuery(req) ? 'drop' : 'relay') });
+
+    const lost = await ws.run('check', '--questions', 'checks.yaml');
+    suite.proxy.setHooks({});
+
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toMatch(/outcome unknown/);
+    expect(suite.proxy.requests.filter(isBatchQuery)).toHaveLength(1);
+    expect(creditsSpentToday(ws)).toEqual({ spent: before.spent, reserved: 3 });
+
+    expect((await ws.run('sync')).code).toBe(0);
+    expect(creditsSpentToday(ws)).toEqual({ spent: before.spent + 3, reserved: 0 });
+    expect(suite.proxy.requests.filter(isBatchQuery)).toHaveLength(1);
+  });
+
   it('over a budget cap nothing is sent (exit 3), and the message names the cap', async () => {
     const ws = await synced();
     ws.configure({ budget: { maxCreditsPerRun: 1, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } });

@@ -71,9 +71,19 @@ describe('auditDataset', () => {
       now: NOW,
     });
 
-    expect(report.items.map((i) => [i.kind, i.path, i.remoteName])).toEqual([
-      ['remote-untracked', null, 'elsewhere/z.md'],
-      ['not-uploaded', 'notes/new.md', null],
+    expect(report.items.map((i) => [i.kind, i.path, i.remoteName, i.detail])).toEqual([
+      [
+        'remote-untracked',
+        null,
+        'elsewhere/z.md',
+        'the state does not know this file (uploaded by hand, by another tool or an older state)',
+      ],
+      [
+        'not-uploaded',
+        'notes/new.md',
+        null,
+        'not tracked; its content is in the dataset as elsewhere/z.md (id 2): a sync records it without an upload',
+      ],
     ]);
     expect(report.summary).toMatchObject({ local: 4, tracked: 2, remote: 2, drift: 2 });
   });

@@ -156,9 +156,17 @@ export function auditDataset(input: AuditInput): AuditReport {
     }
   }
 
+  const bySha = new Map<string, AuditRemote>();
+  for (const f of input.listing) if (f.sha256 !== null && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
   for (const f of input.observed) {
     if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes) continue;
-    push('not-uploaded', planPath(f.source, f.path, multi), null, 'not in the dataset yet (a sync uploads it)');
+    // A moved file or a copy of another: its content is in the dataset already, and a sync records it for free.
+    const held = f.sha256 === null ? undefined : bySha.get(f.sha256);
+    const detail =
+      held === undefined
+        ? 'not in the dataset yet (a sync uploads it)'
+        : `not tracked; its content is in the dataset as ${held.name} (id ${held.id}): a sync records it without an upload`;
+    push('not-uploaded', planPath(f.source, f.path, multi), null, detail);
   }
 
   const mapName = remoteNameMapper(input.sourceNames);

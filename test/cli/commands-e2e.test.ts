@@ -356,3 +356,33 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     expect(await balance()).toBe(before);
   });
 });
+
+describe('kbsync check and audit on the synced example (README, "The example")', () => {
+  beforeAll(async () => {
+    await onService(untilProcessed);
+  }, 60_000);
+
+  it('check -c examples/kbsync.yaml --questions examples/checks.yaml: every check passes at rank 1, 1 credit each', async () => {
+    const before = await balance();
+
+    const run = await kbsync('check', '-c', CONFIG, '--questions', 'examples/checks.yaml');
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.match(/^pass {2}".*" +\S+ @1$/gm)).toHaveLength(3);
+    expect(run.stdout).toMatch(/policies\/expenses\.md @1/);
+    expect(run.stdout).toMatch(/\n3 checks: 3 passed, 0 failed; 3 credits spent \(3 queries\)\n$/);
+    expect(before - (await balance())).toBe(3);
+  });
+
+  it('audit -c examples/kbsync.yaml: no drift, and nothing charged', async () => {
+    const before = await balance();
+
+    const run = await kbsync('audit', '-c', CONFIG, '--fail-on-drift');
+
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(
+      /^no drift: the dataset holds exactly the tracked copies of the local files\n\n10 local files, 10 tracked, 10 remote files; 0 findings\n$/,
+    );
+    expect(await balance()).toBe(before);
+  });
+});

@@ -30,6 +30,8 @@ const WAIT = 'test/sync/e2e/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
 const WATCH = 'test/sync/e2e/watch.test.ts';
 const AGENTS = 'test/cli/agents.test.ts';
+const CHECK = 'test/sync/e2e/check.test.ts';
+const AUDIT = 'test/sync/e2e/audit.test.ts';
 const CI_REPORTS = 'test/sync/e2e/ci-reports.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
@@ -68,6 +70,20 @@ const AGENT_DATASETS: Cover = {
 
 /** "<command> <option>" → the test that fails when the command ignores the option. */
 const COVERAGE: Record<string, Cover> = {
+  'audit --json': {
+    file: AUDIT,
+    test: 'reports a hand-uploaded file, a deleted source file, a stale copy, a changed-but-not-synced file and a failed file; free (GETs only); exit 1 only with --fail-on-drift',
+  },
+  'audit --fail-on-drift': {
+    file: AUDIT,
+    test: 'reports a hand-uploaded file, a deleted source file, a stale copy, a changed-but-not-synced file and a failed file; free (GETs only); exit 1 only with --fail-on-drift',
+  },
+  'audit --config': {
+    file: AUDIT,
+    test: 'an audit of a dataset in step finds nothing: exit 0 with --fail-on-drift too (built CLI, from the workspace folder)',
+  },
+  'audit --version': VERSION,
+
   'agents list --json': AGENT_LIST_SHOW,
   'agents list --config': AGENTS_CONFIG_FILE,
   'agents list --version': VERSION,
@@ -102,6 +118,18 @@ const COVERAGE: Record<string, Cover> = {
   'chat --json': { file: E2E, test: 'chat --json: {"response", "agent", "sources"}, 1 credit' },
   'chat --config': { file: E2E, test: 'chat AGENT TEXT: exit 0, an answer from the handbook with its sources, 1 credit' },
   'chat --version': VERSION,
+
+  'check --questions': { file: CHECK, test: 'the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails' },
+  'check --top-k': {
+    file: CHECK,
+    test: 'on an Advanced-tier plan the questions go as batch queries, one per top k (1 credit per question)',
+  },
+  'check --json': {
+    file: CHECK,
+    test: 'checks that pass exit 0 with the ranks found, one query (1 credit) each on a basic plan, recorded in the ledger; after a doc is removed and re-synced its check fails (exit 1)',
+  },
+  'check --config': { file: CHECK, test: 'the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails' },
+  'check --version': VERSION,
 
   'config check --json': { file: CONFIG_CMDS, test: 'prints the resolved config as JSON with --json, secrets redacted' },
   'config check --config': { file: OPTIONS, test: 'config check -c FILE: checks and prints FILE, resolved' },
@@ -245,7 +273,9 @@ describe('every option of every command has a test that reads back its effect', 
       'agents datasets',
       'agents list',
       'agents show',
+      'audit',
       'chat',
+      'check',
       'config check',
       'explain',
       'init',
@@ -290,7 +320,9 @@ describe('--version (commander acts on it wherever it stands)', () => {
     [['agents', 'show', 'x']],
     [['agents', 'config', 'x', '--top-k', '2']],
     [['agents', 'datasets', 'x', 'attach']],
+    [['audit']],
     [['chat', 'agent', 'text']],
+    [['check', '--questions', 'checks.yaml']],
     [['config', 'check']],
     [['explain', 'x.md']],
     [['init']],

@@ -4,9 +4,11 @@ import { costOf } from '../../shared/plans.js';
 import { overBudgetReason } from '../planner/reasons.js';
 import type { BudgetCaps, StateStore } from '../state/index.js';
 
-/** A paid call made on its own, outside a sync: a query, a chat, an agent's creation or config. */
+/** A paid call made on its own, outside a sync: a query (or a batch of them), a chat, an agent's creation or config. */
 export type SinglePaidCall<T> = {
   kind: 'query' | 'chat' | 'agent_create' | 'agent_config';
+  /** What it costs when not its kind's price: a batch query costs 1 per question (shared/plans.ts, `query_batch`). */
+  credits?: number;
   /** What the ledger and `kbsync status` show for it (the question, shortened). */
   reason: string;
   /**
@@ -31,11 +33,14 @@ const REASON_MAX = 200;
  * budget, nothing is sent and `budget_exhausted` is thrown (exit 3). A call the service refused
  * releases its reservation and rethrows; one whose outcome is unknown is looked for (verifyUnknown) and,
  * when not found, keeps its reservation until the next sync takes it as charged (nothing can be checked
- * for a query or a chat).
+ * for a query or a chat). With `o.runId`, the call counts in that run (its cap included), which the
+ * caller starts and finishes.
  */
-export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: SinglePaidCall<T>): Promise<T> {
-  const runId = state.startRun(call.kind);
-  const credits = costOf({ kind: call.kind });
+export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: SinglePaidCall<T>, o: { runId?: number } = {}): Promise<T> {
+  // A caller's run (`kbsync check`: several calls, one run cap) is the caller's to finish.
+  const ownRun = o.runId === undefined;
+  const runId = o.runId ?? state.startRun(call.kind);
+  const credits = call.credits ?? costOf({ kind: call.kind });
   const reason = call.reason.length > REASON_MAX ? `${call.reason.slice(0, REASON_MAX - 1)}…` : call.reason;
   try {
     const opId = state.enqueue({ kind: call.kind, credits, reason, runId });
@@ -63,10 +68,10 @@ export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: Sin
       result = { value: found.value, creditsCharged: null, remoteId: found.remoteId };
     }
     state.settle(opId, { outcome: 'done', creditsCharged: result.creditsCharged, remoteId: result.remoteId ?? null });
-    state.finishRun(runId, 'done', { kind: call.kind, credits: result.creditsCharged ?? credits });
+    if (ownRun) state.finishRun(runId, 'done', { kind: call.kind, credits: result.creditsCharged ?? credits });
     return result.value;
   } catch (err) {
-    state.finishRun(runId, 'failed', { error: errorText(err) });
+    if (ownRun) state.finishRun(runId, 'failed', { error: errorText(err) });
     throw err;
   }
 }

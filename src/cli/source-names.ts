@@ -1,5 +1,6 @@
 import type { KnowledgeClient, QueryResult } from '../client/index.js';
 import type { Logger } from '../shared/logger.js';
+import { planPath } from '../sync/source-index.js';
 import type { StateStore } from '../sync/state/index.js';
 
 /**
@@ -33,7 +34,7 @@ export async function nameResults(
   return results.map((r) => {
     const origin = origins.get(r.knowledgeSourceId);
     if (origin !== undefined) {
-      return { ...r, source: origin.source, path: multiSource ? `${origin.source}/${origin.path}` : origin.path };
+      return { ...r, source: origin.source, path: planPath(origin.source, origin.path, multiSource) };
     }
     return { ...r, source: null, path: remoteNames.get(r.knowledgeSourceId) ?? null };
   });

@@ -6,13 +6,13 @@ import { cosines, nearest, type VectorTable } from './vector-index.js';
 
 /**
  * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
- * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF): on the project's
- * evaluation they alone put an answering chunk in the top 5 for ~0.65 of the questions against
- * BM25's 0.95, and any larger share, or reciprocal rank fusion (which flattens BM25's confident
- * margins into rank votes), ranked worse than BM25 alone (README: Search). So they break ties
- * and lift near misses rather than outvote BM25.
+ * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF; the query's words are
+ * weighted by IDF, search/term-weights.ts): on the project's evaluation they alone rank worse than
+ * BM25 (MRR ~0.6 against ~0.8), and a share above ~0.2, or reciprocal rank fusion (which flattens
+ * BM25's confident margins into rank votes), ranked worse than BM25 alone (docs/benchmarks.md:
+ * Retrieval quality). So they break ties and lift near misses rather than outvote BM25.
  */
-export const VECTOR_WEIGHT = 0.1;
+export const VECTOR_WEIGHT = 0.15;
 /** Chunks taken from each list before fusing, at least. */
 const MIN_CANDIDATES = 50;
 /**
@@ -37,11 +37,13 @@ export type HybridQuery = {
 type Candidate = { id: number; bm25?: number; cosine: number };
 
 /**
- * Hybrid ranking: the dataset's best chunks by FTS5 BM25 and by vector cosine, each scored
+ * Hybrid ranking: the dataset's best chunks by FTS5 BM25 (text, heading path and file name, each
+ * column weighted: search/fields.ts) and by vector cosine, each scored
  * `(1 − VECTOR_WEIGHT) · scoreFromBm25(bm25) + VECTOR_WEIGHT · max(0, cosine)` (a chunk missing
- * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts
- * lie in [0, 1], so the score does, and it is absolute: the same chunk and query score the same
- * whatever else the dataset holds, which keeps `score_threshold` meaningful. A query with no
+ * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts lie
+ * in [0, 1], so the score does. It is a score, not a rank (as reciprocal rank fusion would give): a
+ * chunk that matches the query poorly scores low even when it is the best there is, which keeps
+ * `score_threshold` meaningful. A query with no
  * searchable term (empty, punctuation, only stopwords) finds nothing.
  *
  * Vector candidates come from a brute-force scan of the dataset's vectors, except with

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { toFtsQuery } from '../search/query-terms.js';
 import { scoreFromBm25 } from '../search/score.js';
+import { FIELD_BM25 } from '../search/fields.js';
 import { HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
 import { bumpVectorRevision, migrateChunkVectors, quantize } from './chunk-vectors.js';
 
@@ -43,22 +44,31 @@ CREATE TABLE IF NOT EXISTS chunks (
   generation INTEGER NOT NULL,
   heading TEXT,
   first_row INTEGER,
-  last_row INTEGER
+  last_row INTEGER,
+  title TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS chunks_generation ON chunks(generation, chunk_index);
 CREATE INDEX IF NOT EXISTS chunks_dataset ON chunks(dataset_id);
+`;
+
+/**
+ * The full-text index over each chunk's text, its section's heading path and its source's title (a
+ * file's name), ranked with a weight per column (search/fields.ts). Kept apart from SCHEMA: an index
+ * made before the heading and title columns is dropped and rebuilt (see `migrateChunks`).
+ */
+const FTS_SCHEMA = `
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  text, content = 'chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+  text, heading, title, content = 'chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
-  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+  INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (new.id, new.text, new.heading, new.title);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) VALUES ('delete', old.id, old.text, old.heading, old.title);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
-  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text, heading, title ON chunks BEGIN
+  INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) VALUES ('delete', old.id, old.text, old.heading, old.title);
+  INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (new.id, new.text, new.heading, new.title);
 END;
 `;
 
@@ -75,7 +85,22 @@ export type ChunkInput = string | { text: string; heading: string | null; firstR
  * The origin columns, added to a chunks table made before they existed (no data is rewritten: old
  * chunks have none until their file is processed again).
  */
-const ORIGIN_COLUMNS = ['heading TEXT', 'first_row INTEGER', 'last_row INTEGER'] as const;
+const ORIGIN_COLUMNS = ['heading TEXT', 'first_row INTEGER', 'last_row INTEGER', 'title TEXT'] as const;
+
+/**
+ * Creates the full-text index, or replaces one made before it indexed headings and titles (a
+ * single `text` column) and fills it again from the chunks: once, on the first start after an upgrade.
+ */
+function migrateChunksFts(db: Database): void {
+  const columns = (db.prepare("SELECT name FROM pragma_table_info('chunks_fts')").all() as { name: string }[]).map((c) => c.name);
+  const stale = columns.length > 0 && !columns.includes('title');
+  if (stale) {
+    for (const t of ['chunks_fts_insert', 'chunks_fts_delete', 'chunks_fts_update']) db.exec(`DROP TRIGGER IF EXISTS ${t}`);
+    db.exec('DROP TABLE chunks_fts');
+  }
+  db.exec(FTS_SCHEMA);
+  if (stale) rebuildSearchIndex(db);
+}
 
 /** Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a crash becomes garbage. */
 export function migrateChunks(db: Database): void {
@@ -84,6 +109,7 @@ export function migrateChunks(db: Database): void {
   for (const column of ORIGIN_COLUMNS) {
     if (!have.has(column.split(' ')[0] as string)) db.exec(`ALTER TABLE chunks ADD COLUMN ${column}`);
   }
+  migrateChunksFts(db);
   migrateChunkVectors(db);
   db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
 }
@@ -107,28 +133,32 @@ function makeLive(db: Database, sourceId: number, generation: number): void {
  */
 function insertStatement(
   db: Database,
+  title: string | null,
 ): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
   const insert = db.prepare(
-    'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const vector = db.prepare('INSERT OR REPLACE INTO chunk_vectors (model, chunk_id, dataset_id, scale, vec) VALUES (?, ?, ?, ?, ?)');
   return (datasetId, sourceId, index, chunk, generation) => {
-    const text = typeof chunk === 'string' ? chunk : chunk.text;
-    const id =
-      typeof chunk === 'string'
-        ? insert.run(datasetId, sourceId, index, chunk, generation, null, null, null).lastInsertRowid
-        : insert.run(datasetId, sourceId, index, chunk.text, generation, chunk.heading, chunk.firstRow, chunk.lastRow).lastInsertRowid;
-    const q = quantize(hashedVector(text));
+    const c = typeof chunk === 'string' ? { text: chunk, heading: null, firstRow: null, lastRow: null } : chunk;
+    const id = insert.run(datasetId, sourceId, index, c.text, generation, c.heading, c.firstRow, c.lastRow, title).lastInsertRowid;
+    const q = quantize(hashedVector(c.text));
     vector.run(HASHED_MODEL, id, datasetId, q.scale, Buffer.from(q.vec.buffer, q.vec.byteOffset, q.vec.byteLength));
   };
 }
 
+/**
+ * Which source a replacement's chunks belong to, and its title: the file's name or the entry's title,
+ * searched beside every chunk's text (null: none).
+ */
+export type ChunkSource = { datasetId: number; sourceId: number; title?: string | null };
+
 /** Replaces all chunks of a source with `chunks` (in order, chunk_index 0..n-1) in one transaction. */
-export function replaceChunks(db: Database, r: { datasetId: number; sourceId: number; chunks: readonly string[] }): void {
-  const insert = insertStatement(db);
+export function replaceChunks(db: Database, r: ChunkSource & { chunks: readonly ChunkInput[] }): void {
+  const insert = insertStatement(db, r.title ?? null);
   db.transaction(() => {
     const generation = newGeneration(db, r.datasetId, r.sourceId);
-    r.chunks.forEach((text, index) => insert(r.datasetId, r.sourceId, index, text, generation));
+    r.chunks.forEach((chunk, index) => insert(r.datasetId, r.sourceId, index, chunk, generation));
     makeLive(db, r.sourceId, generation);
   })();
 }
@@ -179,8 +209,8 @@ export type ChunkReplace = {
 };
 
 /** Starts replacing a source's chunks without holding a write transaction while the file is parsed. */
-export function beginChunkReplace(db: Database, r: { datasetId: number; sourceId: number }): ChunkReplace {
-  const insert = insertStatement(db);
+export function beginChunkReplace(db: Database, r: ChunkSource): ChunkReplace {
+  const insert = insertStatement(db, r.title ?? null);
   const generation = newGeneration(db, r.datasetId, r.sourceId);
   let count = 0;
   const addBatch = db.transaction((chunks: readonly ChunkInput[]) => {
@@ -233,14 +263,14 @@ type Row = { id: number; text: string; sourceId: number; chunkIndex: number; ran
 const WINDOWED = `
   SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
          c.dataset_id AS datasetId, g.state AS state
-  FROM (SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
+  FROM (SELECT rowid AS id, ${FIELD_BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
   LEFT JOIN chunks c ON c.id = f.id
   LEFT JOIN chunk_generations g ON g.id = c.generation
   ORDER BY f.rank, f.id`;
 
 // Every match, filtered by dataset before ranking: for a dataset that is a small part of the index.
 const FILTERED = `
-  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, bm25(chunks_fts) AS rank,
+  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, ${FIELD_BM25} AS rank,
          c.dataset_id AS datasetId, g.state AS state
   FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid CROSS JOIN chunk_generations g ON g.id = c.generation
   WHERE chunks_fts MATCH ? AND c.dataset_id = ? AND g.state = 'live'
@@ -296,10 +326,12 @@ export function countChunks(db: Database, datasetId: number): number {
  */
 export function reindexChunks(db: Database, datasetId: number): number {
   return db.transaction(() => {
-    db.prepare(`INSERT INTO chunks_fts (chunks_fts, rowid, text) SELECT 'delete', id, text FROM chunks WHERE dataset_id = ?`).run(
+    db.prepare(
+      `INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) SELECT 'delete', id, text, heading, title FROM chunks WHERE dataset_id = ?`,
+    ).run(datasetId);
+    db.prepare('INSERT INTO chunks_fts (rowid, text, heading, title) SELECT id, text, heading, title FROM chunks WHERE dataset_id = ?').run(
       datasetId,
     );
-    db.prepare('INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE dataset_id = ?').run(datasetId);
     db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', 500)`).run();
     bumpVectorRevision(db);
     return countChunks(db, datasetId);

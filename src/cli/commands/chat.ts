@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
+import { originLabel } from '../result-origin.js';
 import { withSession } from '../session.js';
 
 /** `kbsync chat AGENT TEXT`: ask an agent; the answer comes from the dataset, with its sources (1 credit, recorded and admitted against the budget first). */
@@ -31,7 +32,9 @@ export function register(program: Command, ctx: CliContext): void {
             ctx,
             '',
             'sources:',
-            ...answer.sources.map((s) => `  source ${s.knowledgeSourceId} chunk ${s.chunkIndex} (score ${s.score.toFixed(3)})`),
+            ...answer.sources.map(
+              (s) => `  source ${s.knowledgeSourceId} chunk ${s.chunkIndex} (score ${s.score.toFixed(3)})${originLabel(s.origin)}`,
+            ),
           );
         }
       });

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { lexicalMatches, type ChunkHit } from '../store/chunks.js';
+import { lexicalMatches, type ChunkHit, type HitOrigin } from '../store/chunks.js';
 import { queryTerms } from './query-terms.js';
 import { scoreFromBm25 } from './score.js';
 import { cosines, nearest, type VectorTable } from './vector-index.js';
@@ -87,21 +87,25 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
     .sort((a, b) => b.score - a.score || a.id - b.id)
     .slice(0, topK);
 
-  const rows = new Map<number, { text: string; sourceId: number; chunkIndex: number }>(lexical.map((m) => [m.id, m]));
+  type HitRow = { text: string; sourceId: number; chunkIndex: number; origin: HitOrigin };
+  const rows = new Map<number, HitRow>(lexical.map((m) => [m.id, m]));
   const vectorOnly = ranked.filter((c) => c.bm25 === undefined).map((c) => c.id);
   if (vectorOnly.length > 0) {
     // Live only: the vector table may be older than a file replaced since.
     const stmt = db.prepare(
-      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex
+      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, c.heading AS heading, c.first_row AS firstRow,
+              c.last_row AS lastRow
        FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE c.id = ? AND g.state = 'live'`,
     );
     for (const id of vectorOnly) {
-      const r = stmt.get(id) as { text: string; sourceId: number; chunkIndex: number } | undefined;
-      if (r !== undefined) rows.set(id, r);
+      const r = stmt.get(id) as (Omit<HitRow, 'origin'> & HitOrigin) | undefined;
+      if (r !== undefined) rows.set(id, { ...r, origin: { heading: r.heading, firstRow: r.firstRow, lastRow: r.lastRow } });
     }
   }
   return ranked.flatMap((c) => {
     const r = rows.get(c.id);
-    return r === undefined ? [] : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }];
+    return r === undefined
+      ? []
+      : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex, origin: r.origin }];
   });
 }

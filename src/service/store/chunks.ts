@@ -72,7 +72,10 @@ CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text, heading, ti
 END;
 `;
 
-export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number };
+/** Where a found chunk came from (stored at ingest): its section's heading path or sheet, and the source rows it holds; null where none. */
+export type HitOrigin = { heading: string | null; firstRow: number | null; lastRow: number | null };
+
+export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number; origin: HitOrigin };
 
 /**
  * Where a chunk came from, kept beside its text: the heading path of its section (a sheet's name for a
@@ -256,13 +259,27 @@ export function collectChunkGarbage(db: Database, maxRows: number): number {
   );
 }
 
-type Row = { id: number; text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
+type Row = {
+  id: number;
+  text: string;
+  sourceId: number;
+  chunkIndex: number;
+  heading: string | null;
+  firstRow: number | null;
+  lastRow: number | null;
+  rank: number;
+  datasetId: number | null;
+  state: string | null;
+};
+
+/** The columns of a chunk row that a search hit carries (table alias `c`). */
+const HIT_COLUMNS = `c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex,
+         c.heading AS heading, c.first_row AS firstRow, c.last_row AS lastRow`;
 
 // The best-ranked matches of the whole index, then their rows; FTS5 finds and ranks, the join only
 // looks up `window` rows by primary key. Enough for a dataset that holds most of the index.
 const WINDOWED = `
-  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
-         c.dataset_id AS datasetId, g.state AS state
+  SELECT ${HIT_COLUMNS}, f.rank AS rank, c.dataset_id AS datasetId, g.state AS state
   FROM (SELECT rowid AS id, ${FIELD_BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
   LEFT JOIN chunks c ON c.id = f.id
   LEFT JOIN chunk_generations g ON g.id = c.generation
@@ -270,15 +287,14 @@ const WINDOWED = `
 
 // Every match, filtered by dataset before ranking: for a dataset that is a small part of the index.
 const FILTERED = `
-  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, ${FIELD_BM25} AS rank,
-         c.dataset_id AS datasetId, g.state AS state
+  SELECT ${HIT_COLUMNS}, ${FIELD_BM25} AS rank, c.dataset_id AS datasetId, g.state AS state
   FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid CROSS JOIN chunk_generations g ON g.id = c.generation
   WHERE chunks_fts MATCH ? AND c.dataset_id = ? AND g.state = 'live'
   ORDER BY rank, c.id
   LIMIT ?`;
 
-/** A chunk matched by BM25: its row id, text, source, index and the bm25() value (more negative is better). */
-export type LexicalMatch = { id: number; text: string; sourceId: number; chunkIndex: number; bm25: number };
+/** A chunk matched by BM25: its row id, text, source, index, origin and the bm25() value (more negative is better). */
+export type LexicalMatch = { id: number; text: string; sourceId: number; chunkIndex: number; origin: HitOrigin; bm25: number };
 
 /**
  * The dataset's searchable chunks that best match free-text `query` by FTS5 BM25, best first, at
@@ -292,7 +308,14 @@ export function lexicalMatches(db: Database, datasetId: number, query: string, l
   const windowed = db.prepare(WINDOWED).all(match, window) as Row[];
   let rows = windowed.filter((r) => r.datasetId === datasetId && r.state === 'live').slice(0, n);
   if (rows.length < n && windowed.length === window) rows = db.prepare(FILTERED).all(match, datasetId, n) as Row[];
-  return rows.map((r) => ({ id: r.id, text: r.text, sourceId: r.sourceId, chunkIndex: r.chunkIndex, bm25: r.rank }));
+  return rows.map((r) => ({
+    id: r.id,
+    text: r.text,
+    sourceId: r.sourceId,
+    chunkIndex: r.chunkIndex,
+    origin: { heading: r.heading, firstRow: r.firstRow, lastRow: r.lastRow },
+    bm25: r.rank,
+  }));
 }
 
 /**
@@ -305,7 +328,7 @@ export function lexicalMatches(db: Database, datasetId: number, query: string, l
 export function searchChunks(db: Database, q: { datasetId: number; query: string; topK: number; scoreThreshold?: number }): ChunkHit[] {
   const threshold = q.scoreThreshold ?? 0;
   return lexicalMatches(db, q.datasetId, q.query, q.topK)
-    .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
+    .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex, origin: r.origin }))
     .filter((hit) => hit.score >= threshold);
 }
 

@@ -74,11 +74,11 @@ async function ingest(dir: string, path: string, name: string): Promise<Run> {
   }
 }
 
-/** One generated file per format, about `sizeMiB` of content each (default 8: under every whole-file and zip limit). */
+/** One generated file per format, about `sizeMiB` of content each (default 6: under every whole-file and zip limit, e.g. 8 MiB for a DOCX part). */
 export async function runFormatIngestBench(
   o: { sizeMiB?: number; formats?: readonly Format[]; log?: (line: string) => void } = {},
 ): Promise<FormatIngestResult[]> {
-  const sizeMiB = o.sizeMiB ?? 8;
+  const sizeMiB = o.sizeMiB ?? 6;
   const results: FormatIngestResult[] = [];
   for (const format of o.formats ?? FORMATS) {
     const dir = mkdtempSync(join(tmpdir(), 'kbsync-bench-format-'));

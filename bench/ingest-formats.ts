@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { createProcessingWorker } from '../src/service/ingest/worker.js';
 import { startCheckpointer } from '../src/service/store/checkpointer.js';
 import { insertDataset } from '../src/service/store/datasets.js';
@@ -117,7 +119,20 @@ export async function runCsvRssBench(o: { sizeMiB?: number; log?: (line: string)
   const dir = mkdtempSync(join(tmpdir(), 'kbsync-bench-csv-rss-'));
   try {
     const path = join(dir, 'big.csv');
-    await writeFormatFile(path, 'csv', sizeMiB * MIB);
+    // Written by another process, so that this one's RSS holds none of the writing.
+    const child = spawnSync(
+      process.execPath,
+      [
+        fileURLToPath(new URL('./child.js', import.meta.url)),
+        './format-files.js',
+        'writeFormatFile',
+        JSON.stringify(path),
+        '"csv"',
+        String(sizeMiB * MIB),
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    if (child.status !== 0) throw new Error(`writing the CSV failed (exit ${child.status})`);
     const baselineRssMb = process.memoryUsage.rss() / 1e6;
     const run = await ingest(dir, path, 'big.csv');
     o.log?.(`${sizeMiB} MiB CSV: ${run.chunks} chunks in ${round1(run.seconds)} s, peak RSS ${round1(run.peakRssMb)} MB`);

@@ -30,7 +30,7 @@ export function csvRssFigures(r: CsvRssResult): Figure[] {
       ratio: ratio(r.peakRssMb, r.baselineRssMb),
       target: `< ${CSV_RSS_LIMIT_MB} MB`,
       pass: r.peakRssMb < CSV_RSS_LIMIT_MB,
-      note: `${r.chunks} chunks in ${r.seconds} s`,
+      note: `${r.chunks} chunks in ${r.seconds} s; JavaScript heap peak ${r.peakHeapMb} MB`,
     },
   ];
 }

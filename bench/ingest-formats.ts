@@ -31,7 +31,15 @@ export type FormatIngestResult = {
   maxLoopDelayMs: number;
 };
 
-export type CsvRssResult = { fileMib: number; seconds: number; chunks: number; peakRssMb: number; baselineRssMb: number };
+export type CsvRssResult = {
+  fileMib: number;
+  seconds: number;
+  chunks: number;
+  peakRssMb: number;
+  baselineRssMb: number;
+  /** The JavaScript heap's peak in the same run (the rest of RSS is SQLite, threads and native buffers). */
+  peakHeapMb: number;
+};
 
 /** Target of issue 17: peak RSS while a 200 MB CSV is ingested. */
 export const CSV_RSS_LIMIT_MB = 250;
@@ -40,7 +48,7 @@ const MIB = 1024 * 1024;
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-type Run = { seconds: number; chunks: number; maxLoopDelayMs: number; peakRssMb: number };
+type Run = { seconds: number; chunks: number; maxLoopDelayMs: number; peakRssMb: number; peakHeapMb: number };
 
 /** Processes the file at `path` (named `name`) through a fresh worker and database in `dir`; times it and samples RSS. */
 async function ingest(dir: string, path: string, name: string): Promise<Run> {
@@ -51,7 +59,11 @@ async function ingest(dir: string, path: string, name: string): Promise<Run> {
     const datasetId = insertDataset(db, { name: 'bench', plan: 'pro', credits: 0, createdAt: now });
     const file = insertFile(db, { datasetId, name, size: statSync(path).size, sha256: 'bench', storedPath: path, now });
     let peak = process.memoryUsage.rss();
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    let peakHeap = process.memoryUsage().heapUsed;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    }, 20);
     const delay = monitorEventLoopDelay({ resolution: 5 });
     const worker = createProcessingWorker({ db, logger: silentLogger(), onIntelligenceEvent: () => {} });
     delay.enable();
@@ -69,7 +81,7 @@ async function ingest(dir: string, path: string, name: string): Promise<Run> {
       { status: string; error: string | null; chunks: number | null } | undefined;
     if (row?.status !== 'processed' || (row.chunks ?? 0) === 0)
       throw new Error(`${name}: not processed as expected: ${JSON.stringify(row)}`);
-    return { seconds, chunks: row.chunks ?? 0, maxLoopDelayMs: delay.max / 1e6, peakRssMb: peak / 1e6 };
+    return { seconds, chunks: row.chunks ?? 0, maxLoopDelayMs: delay.max / 1e6, peakRssMb: peak / 1e6, peakHeapMb: peakHeap / 1e6 };
   } finally {
     await checkpointer.stop();
     db.close();
@@ -142,6 +154,7 @@ export async function runCsvRssBench(o: { sizeMiB?: number; log?: (line: string)
       chunks: run.chunks,
       peakRssMb: round1(run.peakRssMb),
       baselineRssMb: round1(baselineRssMb),
+      peakHeapMb: round1(run.peakHeapMb),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ export function formatIngestFigures(results: readonly FormatIngestResult[]): Fig
   return results.map((r) =>
     info(
       group,
-      `processing .${r.format}, ${r.fileMib} MiB file (${r.contentMib} MiB of content)`,
+      `processing .${r.format}, ${r.fileMib} MiB file (${r.format === 'xls' ? 'a full sheet, 65,535 rows' : `${r.contentMib} MiB of content`})`,
       r.mbPerSec,
       'MiB/s',
       `${r.chunks} chunks; longest event-loop block ${r.maxLoopDelayMs} ms`,

@@ -6,7 +6,8 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 /**
  * Generated files of each of the service's twelve formats, for the per-format ingest benchmark
  * (bench/ingest-formats.ts): about `bytes` of content each (text formats to the byte; zipped and
- * binary formats by the size of what they hold, so their files are smaller), deterministic
+ * binary formats by the size of what they hold, so their files are smaller; an XLS sheet stops at
+ * 65,535 rows, about 4.5 MiB), deterministic
  * (a seeded word picker), shaped as the parsers expect real files: headings and paragraphs for
  * prose, a header and rows for tables, objects for JSON, elements with attributes for XML.
  */
@@ -46,11 +47,11 @@ async function writeLines(path: string, bytes: number, line: (i: number) => stri
   await new Promise<void>((resolve, reject) => out.end(tail, (err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
-/** Table rows of about `bytes` in all: [id, name, city, notes]. */
-function rows(bytes: number): (string | number)[][] {
+/** Table rows of about `bytes` in all (at most `maxRows`): [id, name, city, notes]. */
+function rows(bytes: number, maxRows = Infinity): (string | number)[][] {
   const { word, sentence } = words();
   const out: (string | number)[][] = [];
-  for (let size = 0, i = 1; size < bytes; i++) {
+  for (let size = 0, i = 1; size < bytes && i <= maxRows; i++) {
     const row = [i, `Person ${i}`, `City ${i % 997}`, `${sentence()} ${word()}`];
     size += row.join(',').length + 1;
     out.push(row);
@@ -90,9 +91,13 @@ function docx(bytes: number): Uint8Array {
   });
 }
 
+/** An XLS (BIFF8) sheet holds at most 65,536 rows. */
+const XLS_MAX_ROWS = 65_535;
+
 function workbook(bytes: number, bookType: 'xlsx' | 'biff8'): Buffer {
   const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['id', 'name', 'city', 'notes'], ...rows(bytes)]), 'People');
+  const data = rows(bytes, bookType === 'biff8' ? XLS_MAX_ROWS : Infinity);
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([['id', 'name', 'city', 'notes'], ...data]), 'People');
   return XLSX.write(wb, { type: 'buffer', bookType, compression: true }) as Buffer;
 }
 

@@ -31,6 +31,15 @@ describe('termWeights', () => {
     expect(w.get('report')).toBeGreaterThan(0);
   });
 
+  it('counts again once the chunks change: a word that became common weighs less', () => {
+    const before = termWeights(db, ['invoice']).get('invoice') ?? NaN;
+    expect(termWeights(db, ['invoice']).get('invoice')).toBe(before);
+
+    replaceChunks(db, { datasetId: 1, sourceId: 3, chunks: Array.from({ length: 30 }, (_, i) => `Invoice ${i} is paid.`) });
+
+    expect(termWeights(db, ['invoice']).get('invoice')).toBeLessThan(before / 2);
+  });
+
   it("makes the query's built-in vector lean to the chunk with its rarer word", async () => {
     const v = await prepareVectors(db, 1, hashedEmbedder, 'report invoice');
     if (v === undefined) throw new Error('no vectors');

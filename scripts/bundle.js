@@ -73,6 +73,7 @@ await build({
     'stat-pool-worker': 'dist/sync/sources/stat-pool-worker.js',
     'hash-worker': 'dist/sync/sources/hash-worker.js',
     'checkpoint-worker': 'dist/service/store/checkpoint-worker.js',
+    'office-worker': 'dist/service/ingest/parsers/office-worker.js',
   },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolveAgent } from '../agents/resolve.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
+import { originLabel } from '../result-origin.js';
 import { withSession } from '../session.js';
 import { nameResults, sourceLabel } from '../source-names.js';
 
@@ -35,7 +36,12 @@ export function register(program: Command, ctx: CliContext): void {
         }
         writeLines(ctx, answer.response);
         if (sources.length > 0) {
-          writeLines(ctx, '', 'sources:', ...sources.map((s) => `  ${sourceLabel(s)} (score ${s.score.toFixed(3)})`));
+          writeLines(
+            ctx,
+            '',
+            'sources:',
+            ...sources.map((s) => `  ${sourceLabel(s)} (score ${s.score.toFixed(3)})${originLabel(s.origin)}`),
+          );
         }
       });
     });

@@ -139,12 +139,12 @@ export const Source = z
       .describe(
         'Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks).',
       ),
-    /** `files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged). @default "files" */
+    /** `files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset. */
     as: z
       .enum(['files', 'intelligence'])
-      .default('files')
+      .optional()
       .describe(
-        '`files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged).',
+        '`files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset.',
       ),
     /** The agent id the entries are written for (`as: intelligence` only; required there). */
     agent: z

@@ -12,6 +12,7 @@ import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
+import { ensureWritable, entryOutcomes, entryTasks } from '../intelligence/execute.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
@@ -61,6 +62,13 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
+    // An agent that may not write stops the run (or is switched, with ensureSelfLearning) before any paid call.
+    const intelNotes: string[] = [];
+    const intelPlan = plan.intelligence;
+    const writes = intelPlan === undefined ? null : entryTasks(intelPlan, prepared.entryContents, deps.getClient, state);
+    if (intelPlan !== undefined && writes !== null && writes.tasks.length > 0) {
+      intelNotes.push(...(await ensureWritable(await deps.getClient(), config, intelPlan)));
+    }
     if (paid.length > 0) {
       const client = await deps.getClient();
       let done = 0;
@@ -75,6 +83,18 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
         },
       );
       stop = result.stop;
+    }
+
+    // The entries after the files, through the same queue, caps and outbox.
+    let intelligence = intelPlan;
+    if (intelPlan !== undefined && writes !== null) {
+      let results = null;
+      if (stop === null && writes.tasks.length > 0) {
+        const r = await runPaidTasks(writes.tasks, paidOpts);
+        results = r.results;
+        stop = r.stop;
+      }
+      intelligence = entryOutcomes(intelPlan, writes.groups, writes.tasks, results ?? (writes.tasks.length === 0 ? [] : null), stop);
     }
 
     let waited: WaitOutcome | null = null;
@@ -92,7 +112,13 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     );
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
-    const notes = [...prepared.notes];
+    if (intelligence !== undefined) {
+      totals.creditsPlanned += intelligence.totals.creditsPlanned;
+      totals.creditsSpent += intelligence.totals.creditsSpent;
+      totals.deferred += intelligence.totals.deferred;
+      totals.failed += intelligence.totals.failed;
+    }
+    const notes = [...prepared.notes, ...intelNotes];
     const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
     if (waited !== null && waited.timedOutAfterMs !== null && stillProcessing > 0) {
       notes.push(
@@ -110,6 +136,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       notes,
       plan,
       stillProcessing,
+      ...(intelligence !== undefined ? { intelligence } : {}),
       reindex: {
         ...plan.reindex,
         outcome: reindex.result.outcome,

@@ -49,8 +49,8 @@ describe('parseEntries', () => {
     const { entries, problems } = parseEntries('faq.csv', text, 'content');
     expect(problems).toEqual([]);
     expect(entries).toEqual([
-      { key: 'row 1', line: 2, content: 'Deploys happen on Tuesdays.', title: 'Deploys', metadata: { team: 'ops' } },
-      { key: 'row 2', line: 4, content: 'Backups run\nnightly.', metadata: { team: '' } },
+      { key: '1', line: 2, content: 'Deploys happen on Tuesdays.', title: 'Deploys', metadata: { team: 'ops' } },
+      { key: '2', line: 4, content: 'Backups run\nnightly.', metadata: { team: '' } },
     ]);
     const missing = parseEntries('faq.csv', 'text\nx\n', 'content');
     expect(missing.problems[0]).toMatchObject({ line: 1, field: 'content' });
@@ -60,9 +60,9 @@ describe('parseEntries', () => {
     const text = ['Intro text.', '# Deploys', 'On Tuesdays.', '```', '# not a heading', '```', '## Empty', '', '# Deploys', 'Again.'].join('\n');
     const { entries } = parseEntries('runbook.md', text, 'content');
     expect(entries.map((e) => [e.key, e.line, e.title])).toEqual([
-      ['#top', 1, undefined],
-      ['#deploys', 2, 'Deploys'],
-      ['#deploys-2', 9, 'Deploys'],
+      ['top', 1, undefined],
+      ['deploys', 2, 'Deploys'],
+      ['deploys-2', 9, 'Deploys'],
     ]);
     expect(entries[1]?.content).toBe('Deploys\n\nOn Tuesdays.\n```\n# not a heading\n```');
   });

@@ -4,7 +4,7 @@ import { extensionOf } from '../../shared/file-types.js';
 
 /** One intelligence entry read from a file: where it is, its text, and what goes with it. */
 export type ParsedEntry = {
-  /** The entry's place in its file, stable while the file's layout is ("3" for the third record, "#deploys" for a section). */
+  /** The entry's place in its file, stable while the file's layout is ("3" for the third record, "deploys" for a section). */
   key: string;
   /** 1-based line of the file where the entry starts. */
   line: number;
@@ -172,7 +172,7 @@ function parseCsvRows(text: string, contentField: string): ParsedFile {
   rows.forEach(({ record, info }, i) => {
     const { [contentField]: content, title, ...rest } = record;
     const metadata = Object.keys(rest).length > 0 ? rest : undefined;
-    push(out, recordEntry({ [contentField]: content, title, metadata }, `row ${i + 1}`, info.lines, contentField));
+    push(out, recordEntry({ [contentField]: content, title, metadata }, String(i + 1), info.lines, contentField));
   });
   return out;
 }
@@ -188,12 +188,12 @@ function headingOf(line: string): string | null {
   return text;
 }
 
-/** A section's key: its heading as a slug ("#deploy-days"), numbered when the file repeats it. */
+/** A section's key: its heading as a slug ("deploy-days"), numbered when the file repeats it. */
 function slugOf(heading: string, seen: Map<string, number>): string {
   const base = heading.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || 'section';
   const n = (seen.get(base) ?? 0) + 1;
   seen.set(base, n);
-  return `#${n === 1 ? base : `${base}-${n}`}`;
+  return n === 1 ? base : `${base}-${n}`;
 }
 
 function parseMarkdown(text: string): ParsedFile {
@@ -206,7 +206,7 @@ function parseMarkdown(text: string): ParsedFile {
     if (body === '') return; // a heading with nothing under it (or nothing before the first heading) is no entry
     const heading = current.heading;
     const content = heading === null ? body : `${heading}\n\n${body}`;
-    const entry: ParsedEntry = { key: heading === null ? '#top' : slugOf(heading, seen), line: current.line, content };
+    const entry: ParsedEntry = { key: heading === null ? 'top' : slugOf(heading, seen), line: current.line, content };
     if (heading !== null && heading !== '') entry.title = heading.slice(0, 1000);
     out.entries.push(entry);
   };

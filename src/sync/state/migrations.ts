@@ -168,6 +168,47 @@ CREATE TABLE webhook_events (
  */
 const V6 = 'ALTER TABLE files ADD COLUMN remote_error TEXT';
 
+/*
+ * v7: intelligence sources (`as: intelligence`). Their writes are paid calls, so they go through the outbox
+ * and the ledger like uploads: the kind CHECK gains 'intelligence' (one entry) and 'intelligence_batch'
+ * (up to 50), rebuilt as v3 did (the AUTOINCREMENT high-water mark carried over), and a column holds what
+ * such an op writes (the agent and each entry's SHA-256, source and path, as JSON): what reconciles an
+ * unknown outcome against the service's entry listing and what is recorded once it is done.
+ * intel_entries is the content the dataset holds, one row per SHA-256 of an entry's content (the service
+ * deduplicates by it across the whole dataset): the entry id, its status (updated by the `intelligence.*`
+ * webhooks `watch --http` receives), and the source path it was first written from.
+ */
+function v7(db: Database): void {
+  const seq = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get() ?? 0;
+  const table = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get() ?? '';
+  const check = `CHECK (kind IN ('upload','reprocess','reindex','query','chat'))`;
+  if (!table.includes(check)) throw new Error('migration 7: the outbox kind CHECK was not found');
+  const widened = table
+    .replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_v7 (')
+    .replace(check, `CHECK (kind IN ('upload','reprocess','reindex','query','chat','intelligence','intelligence_batch'))`);
+  db.exec(widened);
+  db.exec('INSERT INTO outbox_v7 SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_v7 RENAME TO outbox;');
+  db.exec('ALTER TABLE outbox ADD COLUMN payload_json TEXT');
+  db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
+  const now = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get();
+  if (now === undefined) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(seq);
+  else if (now < seq) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'outbox'`).run(seq);
+  db.exec(`
+CREATE TABLE intel_entries (
+  sha256     BLOB PRIMARY KEY CHECK (length(sha256) = 32),
+  agent_id   TEXT NOT NULL,
+  remote_id  TEXT,
+  status     TEXT,
+  error      TEXT,
+  source_id  INTEGER REFERENCES sources(id),
+  path       TEXT,
+  title      TEXT,
+  updated_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
+`);
+}
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -176,6 +217,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
+  { version: 7, name: 'intelligence entries, and their writes in the outbox', up: v7 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

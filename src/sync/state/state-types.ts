@@ -1,7 +1,13 @@
 import type { RemoteStatus } from '../types.js';
 
 /** A paid operation kind the outbox carries: a sync's calls, and the query and chat commands' (1 credit each). */
-export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat';
+export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'intelligence' | 'intelligence_batch';
+
+/** What an intelligence write sends: its agent, and per entry the SHA-256 of its content and where it comes from. */
+export type IntelPayload = {
+  agentId: string;
+  entries: { sha256: string; source: string; path: string; title: string | null }[];
+};
 
 /**
  * pending → (reserve) in_flight → (settle) done | failed | unknown;
@@ -25,7 +31,20 @@ export type NewOp =
       runId?: number;
     }
   | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
-  | { kind: 'reindex' | 'query' | 'chat'; credits: number; reason?: string; runId?: number };
+  | { kind: 'reindex' | 'query' | 'chat'; credits: number; reason?: string; runId?: number }
+  | {
+      /** One entry (`intelligence`) or up to 50 (`intelligence_batch`); credits: 1 per entry not yet in the dataset. */
+      kind: 'intelligence' | 'intelligence_batch';
+      /** The first entry's source and path (for explain and the ledger). */
+      source: string;
+      path: string;
+      /** SHA-256 of the request's entries: an open op with the same digest is the same work (its idempotency key is kept). */
+      digest: string;
+      payload: IntelPayload;
+      credits: number;
+      reason?: string;
+      runId?: number;
+    };
 
 /** An outbox row. Times are ISO-8601 UTC. */
 export type OutboxOp = {
@@ -56,6 +75,8 @@ export type OutboxOp = {
   attempts: number;
   createdAt: string;
   updatedAt: string;
+  /** An intelligence write's agent and entries; null for every other kind. */
+  payload: IntelPayload | null;
 };
 
 /** Credit caps per period; Infinity means no cap. */

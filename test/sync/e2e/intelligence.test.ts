@@ -1,0 +1,246 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receiveWebhook } from '../../../src/daemon/webhooks.js';
+import { openState } from '../../../src/sync/state/index.js';
+import type { EntryTotals } from '../../../src/sync/types.js';
+import { createTempDirs, createWorkspace, type JsonReport, type Workspace } from '../../helpers/e2e-workspace.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
+import type { Plan } from '../../../src/shared/plans.js';
+
+/*
+ * Sources with `as: intelligence` against the local service (started with allowInsecureWebhooks so that its
+ * dispatcher may deliver to a loopback receiver): entries written once and never again, a duplicate
+ * across files charged once, batch writes on the Advanced tier and single writes below it, the read_only
+ * stop and the ensureSelfLearning switch with its `dataset.mode_changed` event, and the service's
+ * `intelligence.*` events updating each entry's status in the state.
+ */
+
+let h: Harness;
+let hooks: WebhookReceiver;
+const temp = createTempDirs();
+beforeAll(async () => {
+  h = await startHarness({ allowInsecureWebhooks: true });
+  hooks = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await hooks.close();
+  await h.close();
+  temp.cleanup();
+});
+
+type IntelReport = JsonReport & {
+  intelligence: {
+    mode: 'batch' | 'single';
+    summary: EntryTotals;
+    items: { source: string; path: string; action: string; reason: string; credits: number; sha256: string | null; remoteId: string | null; outcome?: string }[];
+  };
+};
+
+/** A dataset with an agent (self_learning unless `readOnly`) and a workspace whose `kb` source writes its entries. */
+async function setup(o: { plan: Plan; readOnly?: boolean; ensure?: boolean; credits?: number }): Promise<{ api: Api; agent: string; ws: Workspace }> {
+  const api = apiFor(h, { plan: o.plan, credits: o.credits ?? 1000 });
+  const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
+  expect(agent.status).toBe(201);
+  if (o.readOnly !== true) {
+    const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
+    expect(patched.body.mode).toBe('self_learning');
+  }
+  const ws = createWorkspace(temp.make(), {
+    baseUrl: h.service.url,
+    apiKey: api.key,
+    plan: o.plan,
+    config: {
+      sources: [
+        { name: 'docs', path: './docs' },
+        { name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id, ...(o.ensure === true ? { ensureSelfLearning: true } : {}) },
+      ],
+    },
+  });
+  mkdirSync(join(ws.root, 'kb'), { recursive: true });
+  return { api, agent: String(agent.body.id), ws };
+}
+
+function writeKb(ws: Workspace, path: string, content: string): void {
+  writeFileSync(join(ws.root, 'kb', path), content);
+}
+
+async function runIntel(ws: Workspace, ...args: string[]): Promise<{ code: number; stderr: string; report: IntelReport }> {
+  const r = await ws.runJson(...args);
+  return { code: r.code, stderr: r.stderr, report: r.report as IntelReport };
+}
+
+async function entriesOf(api: Api): Promise<{ id: number; sha256: string; status: string }[]> {
+  return (await api.call('GET', '/api/v2/ext/datasets/intelligence?limit=1000')).body.entries;
+}
+
+/** The state's ledger rows of one kind (reserve, spend, release), read from its SQLite file. */
+function ledgerRows(ws: Workspace, kind: string): { credits: number }[] {
+  const db = new Sqlite(ws.statePath, { readonly: true });
+  try {
+    return db.prepare('SELECT credits FROM ledger WHERE kind = ? ORDER BY id').all(kind) as { credits: number }[];
+  } finally {
+    db.close();
+  }
+}
+
+const FAQ_YAML = ['- question: When do we deploy?', '  answer: On Tuesdays, after the standup.', '- question: Who is on call?', '  answer: The rotation in PagerDuty.'].join(
+  '\n',
+);
+const FACTS_JSONL = ['{"content": "Backups run nightly at 02:00 UTC.", "title": "Backups"}', '{"content": "The VPN needs a hardware key."}'].join('\n');
+// Row 1 repeats a JSONL record word for word: a duplicate across files.
+const GLOSSARY_CSV = 'content,title\nBackups run nightly at 02:00 UTC.,Backups again\nSLO means service level objective.,SLO\n';
+const RUNBOOK_MD = '# Restart the API\n\nRun `make restart` on the bastion.\n\n# Rotate keys\n\nOnce a quarter.\n';
+
+describe('kbsync sync: intelligence sources', () => {
+  it('writes each entry once (a duplicate across files charged once), one call per entry below the Advanced tier, and nothing when unchanged', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    ws.write('a.md', '# A file\n');
+    writeKb(ws, 'faq.yaml', FAQ_YAML);
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    writeKb(ws, 'glossary.csv', GLOSSARY_CSV);
+    writeKb(ws, 'runbook.md', RUNBOOK_MD);
+
+    const plan = await runIntel(ws, 'plan');
+    expect(plan.code).toBe(0);
+    const intel = plan.report.intelligence;
+    expect(intel.mode).toBe('single');
+    expect(intel.summary).toMatchObject({ written: 7, duplicate: 1, unchanged: 0, failed: 0, creditsPlanned: 7 });
+    // The plan's credits: 5 for the upload of a.md, then 1 per new entry.
+    expect(plan.report.summary.creditsPlanned).toBe(5 + 7);
+    const dup = intel.items.find((i) => i.action === 'skip:duplicate-content');
+    expect(dup).toMatchObject({ source: 'kb', path: 'glossary.csv#1', credits: 0 });
+    expect(dup?.reason).toContain('kb/facts.jsonl#1');
+    const text = await ws.run('plan');
+    expect(text.stdout).toContain('intelligence entries (one write per entry');
+    expect(text.stdout).toMatch(/entries: 7 to write, 0 unchanged, 1 duplicate, 0 deferred, 0 failed; 7 credits planned/);
+
+    const before = await credits(api);
+    const sync = await runIntel(ws, 'sync');
+    expect(sync.code).toBe(0);
+    expect(sync.report.intelligence.summary).toMatchObject({ written: 7, duplicate: 1, failed: 0, creditsSpent: 7 });
+    expect(sync.report.summary.creditsSpent).toBe(5 + 7);
+    expect(before - (await credits(api))).toBe(5 + 7);
+    const remote = await entriesOf(api);
+    expect(remote).toHaveLength(7);
+    // One paid call per entry (single writes), each reserved and spent in the state's ledger, and the upload.
+    expect(ledgerRows(ws, 'spend').map((r) => r.credits).sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 5]);
+    const state = openState(ws.statePath);
+    try {
+      const tracked = state.trackedEntries();
+      expect([...tracked.keys()].sort()).toEqual(remote.map((e) => e.sha256).sort());
+      expect([...tracked.values()].every((e) => e.remoteId !== null && e.source === 'kb')).toBe(true);
+    } finally {
+      state.close();
+    }
+
+    // Unchanged: nothing planned, nothing sent, nothing charged.
+    const again = await runIntel(ws, 'sync');
+    expect(again.code).toBe(0);
+    expect(again.report.intelligence.summary).toMatchObject({ written: 0, unchanged: 7, duplicate: 1, creditsSpent: 0, creditsPlanned: 0 });
+    expect(before - (await credits(api))).toBe(5 + 7);
+    expect(await entriesOf(api)).toHaveLength(7);
+    expect(ledgerRows(ws, 'spend')).toHaveLength(8);
+
+    // One record edited: only its new content is written.
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL.replace('hardware key', 'hardware key and a PIN'));
+    const edited = await runIntel(ws, 'sync');
+    expect(edited.report.intelligence.items.filter((i) => i.action === 'write').map((i) => i.path)).toEqual(['facts.jsonl#2']);
+    expect(before - (await credits(api))).toBe(5 + 8);
+  });
+
+  it('writes in batches of up to 50 on the Advanced tier: 60 entries in two calls', async () => {
+    const { api, ws } = await setup({ plan: 'pro' });
+    const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ text: `Fact number ${i + 1}.` }));
+    writeKb(ws, 'facts.jsonl', lines.join('\n'));
+    ws.configure({
+      sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent: (await api.call('GET', '/api/v1/ext/agents/')).body.agents[0].id, contentField: 'text' }],
+    });
+    const before = await credits(api);
+    const sync = await runIntel(ws, 'sync');
+    expect(sync.code).toBe(0);
+    expect(sync.report.intelligence.mode).toBe('batch');
+    expect(sync.report.intelligence.summary).toMatchObject({ written: 60, creditsSpent: 60 });
+    expect(ledgerRows(ws, 'spend').map((r) => r.credits)).toEqual([50, 10]);
+    expect(before - (await credits(api))).toBe(60);
+    expect(await entriesOf(api)).toHaveLength(60);
+  });
+
+  it('stops before any paid call when the agent is read_only, naming what to do', async () => {
+    const { api, agent, ws } = await setup({ plan: 'basic', readOnly: true });
+    ws.write('a.md', '# A file\n');
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    const before = await credits(api);
+    const r = await ws.run('sync');
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`agent ${agent} (source kb) is attached to dataset ${api.datasetId} in read_only mode`);
+    expect(r.stderr).toContain('ensureSelfLearning: true');
+    expect(await credits(api)).toBe(before);
+    expect(await entriesOf(api)).toHaveLength(0);
+    expect(ledgerRows(ws, 'reserve')).toHaveLength(0);
+  });
+
+  it('switches a read_only agent to self_learning with ensureSelfLearning (the service emits dataset.mode_changed), then writes', async () => {
+    const { api, agent, ws } = await setup({ plan: 'basic', readOnly: true, ensure: true });
+    const hook = await api.call('POST', '/api/v2/ext/webhooks', { json: { url: hooks.url, events: ['dataset.mode_changed'] } });
+    expect(hook.status).toBe(201);
+    const seen = hooks.received.length;
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    const r = await runIntel(ws, 'sync');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`agent ${agent} (source kb): switched from read_only to self_learning on dataset ${api.datasetId}`);
+    expect(r.report.intelligence.summary).toMatchObject({ written: 2, creditsSpent: 2 });
+    const mode = await api.call('GET', `/api/v2/ext/agents/${agent}/datasets`);
+    expect(mode.body.datasets).toEqual([expect.objectContaining({ id: Number(api.datasetId), mode: 'self_learning' })]);
+    await hooks.waitFor(seen + 1);
+    const event = JSON.parse(hooks.received[seen]?.body ?? '{}') as { type: string; data: Record<string, unknown> };
+    expect(event.type).toBe('dataset.mode_changed');
+    expect(event.data).toMatchObject({ agent_id: Number(agent), dataset_id: Number(api.datasetId), mode: 'self_learning', previous_mode: 'read_only' });
+  });
+
+  it("takes the service's intelligence.processed events, as watch --http receives them, into each entry's status", async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    const hook = await api.call('POST', '/api/v2/ext/webhooks', { json: { url: hooks.url, events: ['intelligence.processed'] } });
+    const secret = hook.body.secret as string;
+    const seen = hooks.received.length;
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    const r = await runIntel(ws, 'sync');
+    expect(r.report.intelligence.summary.written).toBe(2);
+    await hooks.waitFor(seen + 2);
+    const deliveries = hooks.received.slice(seen, seen + 2);
+    const state = openState(ws.statePath);
+    try {
+      expect([...state.trackedEntries().values()].map((e) => e.status)).toEqual(['pending', 'pending']);
+      const answers = deliveries.map((d) =>
+        receiveWebhook(
+          { secret, store: state, nowMs: () => Date.now() },
+          {
+            'webhook-id': d.headers['webhook-id'] as string,
+            'webhook-timestamp': d.headers['webhook-timestamp'] as string,
+            'webhook-signature': d.headers['webhook-signature'] as string,
+          },
+          Buffer.from(d.body),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      const byId = new Map([...state.trackedEntries().values()].map((e) => [e.remoteId, e.status]));
+      const remote = await entriesOf(api);
+      expect(remote.map((e) => byId.get(String(e.id)))).toEqual(['processed', 'processed']);
+    } finally {
+      state.close();
+    }
+  });
+
+  it('reports a record it cannot read with its file, line and field, and writes the others', async () => {
+    const { ws } = await setup({ plan: 'basic' });
+    writeKb(ws, 'facts.jsonl', `${FACTS_JSONL}\n{"title": "no text"}\n`);
+    const r = await runIntel(ws, 'sync');
+    expect(r.code).toBe(1);
+    const bad = r.report.intelligence.items.find((i) => i.action === 'invalid');
+    expect(bad).toMatchObject({ path: 'facts.jsonl:3' });
+    expect(bad?.reason).toContain('facts.jsonl:3: content: record 3: no "content" field');
+    expect(r.report.intelligence.summary).toMatchObject({ written: 2, failed: 1 });
+  });
+});

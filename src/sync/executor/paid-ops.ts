@@ -55,7 +55,7 @@ export type PaidRunOptions = {
 };
 
 /** Errors after which no further paid call is made in this run. */
-const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden']);
+const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden', 'mode_forbidden']);
 /** Refusals that leave the work queued for the next run rather than failed: nothing was charged, nothing is wrong with the file. */
 const DEFER_CODES = new Set(['insufficient_credits', 'rate_limited']);
 /** Most times one call refused with 429 is sent again after its Retry-After. */

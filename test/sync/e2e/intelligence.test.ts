@@ -6,6 +6,7 @@ import { receiveWebhook } from '../../../src/daemon/webhooks.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { EntryTotals } from '../../../src/sync/types.js';
 import { createTempDirs, createWorkspace, type JsonReport, type Workspace } from '../../helpers/e2e-workspace.js';
+import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
 import type { Plan } from '../../../src/shared/plans.js';
@@ -242,5 +243,66 @@ describe('kbsync sync: intelligence sources', () => {
     expect(bad).toMatchObject({ path: 'facts.jsonl:3' });
     expect(bad?.reason).toContain('facts.jsonl:3: content: record 3: no "content" field');
     expect(r.report.intelligence.summary).toMatchObject({ written: 2, failed: 1 });
+  });
+});
+
+describe('kbsync sync: intelligence writes whose answer is lost', () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(h.service.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  const isWrite = (r: ProxiedRequest): boolean => r.method === 'POST' && r.url.startsWith('/api/v2/ext/datasets/intelligence');
+
+  it('a batch the service wrote but whose answer was lost is found in the listing by the next run: charged once, never sent again', async () => {
+    const { api, ws } = await setup({ plan: 'pro' });
+    ws.configure({ target: { kind: 'remote', baseUrl: proxy.url, apiKey: api.key, plan: 'pro' } });
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    writeKb(ws, 'runbook.md', RUNBOOK_MD);
+    let dropped = 0;
+    proxy.setHooks({ onResponse: (req) => (isWrite(req) && dropped++ === 0 ? 'drop' : 'relay') });
+    const before = await credits(api);
+    const first = await runIntel(ws, 'sync');
+    expect(first.code).toBe(1);
+    expect(first.report.intelligence.items.filter((i) => i.outcome === 'unknown')).toHaveLength(4);
+    // The service did write them (and charged): the state still holds the reservation, nothing is recorded as written.
+    expect(before - (await credits(api))).toBe(4);
+    expect(ledgerRows(ws, 'spend')).toHaveLength(0);
+
+    const writesBefore = proxy.requests.filter(isWrite).length;
+    const second = await runIntel(ws, 'sync');
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('unknown intelligence writes reconciled: 1 went through, 0 did not');
+    expect(second.report.intelligence.summary).toMatchObject({ written: 0, unchanged: 4, creditsSpent: 0 });
+    expect(proxy.requests.filter(isWrite).length).toBe(writesBefore);
+    expect(before - (await credits(api))).toBe(4);
+    expect(ledgerRows(ws, 'spend').map((r) => r.credits)).toEqual([4]);
+    proxy.setHooks({});
+  });
+
+  it('a write that never reached the service is sent again with the same idempotency key, and charged once', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    ws.configure({ target: { kind: 'remote', baseUrl: proxy.url, apiKey: api.key, plan: 'basic' } });
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL.split('\n')[0] as string);
+    let dropped = 0;
+    proxy.setHooks({ onRequest: (req) => (isWrite(req) && dropped++ === 0 ? { kind: 'drop' } : { kind: 'forward' }) });
+    const before = await credits(api);
+    const first = await runIntel(ws, 'sync');
+    expect(first.report.intelligence.items[0]?.outcome).toBe('unknown');
+    expect(await entriesOf(api)).toHaveLength(0);
+
+    const second = await runIntel(ws, 'sync');
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('unknown intelligence writes reconciled: 0 went through, 1 did not');
+    expect(second.report.intelligence.summary).toMatchObject({ written: 1, creditsSpent: 1 });
+    const keys = proxy.requests.filter(isWrite).map((r) => r.headers['idempotency-key']);
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(keys.slice(-2)).size).toBe(1);
+    expect(before - (await credits(api))).toBe(1);
+    expect(await entriesOf(api)).toHaveLength(1);
+    proxy.setHooks({});
   });
 });

@@ -156,7 +156,9 @@ export const Source = z
       .string()
       .min(1)
       .optional()
-      .describe("The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset)."),
+      .describe(
+        "The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset).",
+      ),
     /** When the agent's attachment to the dataset is `read_only` (or missing), switch it to `self_learning` instead of stopping (`as: intelligence` only; false when unset). */
     ensureSelfLearning: z
       .boolean()
@@ -170,7 +172,8 @@ export const Source = z
       ctx.addIssue({ code: 'custom', message: 'give exactly one of "path" or "git"', path: [] });
     }
     if (s.as === 'intelligence') {
-      if (s.agent === undefined) ctx.addIssue({ code: 'custom', message: 'required when as is intelligence (an agent id)', path: ['agent'] });
+      if (s.agent === undefined)
+        ctx.addIssue({ code: 'custom', message: 'required when as is intelligence (an agent id)', path: ['agent'] });
     } else {
       for (const key of ['agent', 'contentField', 'ensureSelfLearning'] as const) {
         if (s[key] !== undefined) ctx.addIssue({ code: 'custom', message: 'only for a source with as: intelligence', path: [key] });

@@ -12,7 +12,7 @@ import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
-import { ensureWritable, entryOutcomes, entryTasks } from '../intelligence/execute.js';
+import { cancelStaleWrites, ensureWritable, entryOutcomes, entryTasks } from '../intelligence/execute.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
@@ -66,6 +66,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const intelNotes: string[] = [];
     const intelPlan = plan.intelligence;
     const writes = intelPlan === undefined ? null : entryTasks(intelPlan, prepared.entryContents, deps.getClient, state);
+    if (writes !== null) cancelStaleWrites(state, writes.tasks);
     if (intelPlan !== undefined && writes !== null && writes.tasks.length > 0) {
       intelNotes.push(...(await ensureWritable(await deps.getClient(), config, intelPlan)));
     }

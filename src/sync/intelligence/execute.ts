@@ -64,6 +64,22 @@ export async function ensureWritable(client: KnowledgeClient, config: ResolvedCo
   return notes;
 }
 
+/**
+ * Cancels the queued intelligence writes this run does not make: a write sent again after an unknown
+ * outcome the listing did not confirm waits in the outbox as pending, and when its entries are now
+ * unchanged, edited or regrouped, that request is never sent again (nothing was charged for it).
+ */
+export function cancelStaleWrites(state: StateStore, tasks: readonly PaidTask[]): number {
+  const current = new Set(tasks.map((t) => ('digest' in t.op ? t.op.digest : '')));
+  let cancelled = 0;
+  for (const op of state.pendingOps()) {
+    if ((op.kind !== 'intelligence' && op.kind !== 'intelligence_batch') || current.has(op.sha256 ?? '')) continue;
+    state.cancelOp(op.id, 'superseded: its entries are planned otherwise now');
+    cancelled++;
+  }
+  return cancelled;
+}
+
 /** The paid writes of a plan's entries: per agent, batches of up to 50 (Advanced tier) or one entry a call. */
 export function entryTasks(
   plan: IntelPlan,
@@ -166,7 +182,13 @@ export function entryOutcomes(
     const answers = (tasks[g] as PaidTask & { answers: IntelligenceWrite[] | null }).answers;
     group.forEach((item, i) => {
       if (r === undefined) {
-        ended.set(item, { outcome: 'not-run', creditsCharged: 0, error: null, remoteId: null, reason: `${item.reason}; not sent: the run stopped spending (${stop?.code ?? 'stopped'})` });
+        ended.set(item, {
+          outcome: 'not-run',
+          creditsCharged: 0,
+          error: null,
+          remoteId: null,
+          reason: `${item.reason}; not sent: the run stopped spending (${stop?.code ?? 'stopped'})`,
+        });
         return;
       }
       const answer = answers?.[i];
@@ -197,10 +219,23 @@ export function entryOutcomes(
     if (out !== undefined) return out;
     const first = item.sha256 === null ? undefined : firstBySha.get(item.sha256);
     if (item.action === 'skip:duplicate-content' && first !== undefined && first.outcome !== 'done') {
-      return { ...item, outcome: 'not-run' as const, creditsCharged: 0, error: null, reason: `${item.reason}; that write did not happen in this run: looked at again next run` };
+      return {
+        ...item,
+        outcome: 'not-run' as const,
+        creditsCharged: 0,
+        error: null,
+        reason: `${item.reason}; that write did not happen in this run: looked at again next run`,
+      };
     }
-    const outcome = item.action === 'defer:over-budget' ? ('not-run' as const) : item.action === 'invalid' ? ('failed' as const) : ('done' as const);
-    return { ...item, outcome, creditsCharged: 0, error: item.action === 'invalid' ? item.reason : null, remoteId: item.remoteId ?? first?.remoteId ?? null };
+    const outcome =
+      item.action === 'defer:over-budget' ? ('not-run' as const) : item.action === 'invalid' ? ('failed' as const) : ('done' as const);
+    return {
+      ...item,
+      outcome,
+      creditsCharged: 0,
+      error: item.action === 'invalid' ? item.reason : null,
+      remoteId: item.remoteId ?? first?.remoteId ?? null,
+    };
   });
   return { ...plan, items, totals: entryTotals(items) };
 }

@@ -25,7 +25,13 @@ describe('parseEntries', () => {
   });
 
   it('reads YAML FAQ items (question and answer) and records, with the line each starts on', () => {
-    const text = ['- question: When do we deploy?', '  answer: On Tuesdays.', '- content: Backups run nightly.', '  title: Backups', '- 42'].join('\n');
+    const text = [
+      '- question: When do we deploy?',
+      '  answer: On Tuesdays.',
+      '- content: Backups run nightly.',
+      '  title: Backups',
+      '- 42',
+    ].join('\n');
     const { entries, problems } = parseEntries('faq.yaml', text, 'content');
     expect(entries).toEqual([
       { key: '1', line: 1, content: 'When do we deploy?\n\nOn Tuesdays.', title: 'When do we deploy?' },
@@ -57,7 +63,9 @@ describe('parseEntries', () => {
   });
 
   it('reads a Markdown section per heading (code fences kept whole), skipping empty ones', () => {
-    const text = ['Intro text.', '# Deploys', 'On Tuesdays.', '```', '# not a heading', '```', '## Empty', '', '# Deploys', 'Again.'].join('\n');
+    const text = ['Intro text.', '# Deploys', 'On Tuesdays.', '```', '# not a heading', '```', '## Empty', '', '# Deploys', 'Again.'].join(
+      '\n',
+    );
     const { entries } = parseEntries('runbook.md', text, 'content');
     expect(entries.map((e) => [e.key, e.line, e.title])).toEqual([
       ['top', 1, undefined],

@@ -130,7 +130,8 @@ function parseYamlOrJson(text: string, contentField: string): ParsedFile {
   const doc = parseDocument(text, { lineCounter, uniqueKeys: false });
   const lineOf = (offset: number | undefined): number => (offset === undefined ? 1 : lineCounter.linePos(offset).line);
   if (doc.errors.length > 0) {
-    for (const e of doc.errors) out.problems.push({ line: e.linePos?.[0].line ?? 1, field: null, message: e.message.split('\n')[0] ?? e.message });
+    for (const e of doc.errors)
+      out.problems.push({ line: e.linePos?.[0].line ?? 1, field: null, message: e.message.split('\n')[0] ?? e.message });
     return out;
   }
   let list: Node | null = doc.contents;
@@ -140,7 +141,11 @@ function parseYamlOrJson(text: string, contentField: string): ParsedFile {
   }
   if (list === null || (isScalar(list) && list.value === null)) return out; // an empty file: no entry
   if (!isSeq(list)) {
-    out.problems.push({ line: lineOf(doc.contents?.range?.[0]), field: null, message: 'expected a list of records (or a mapping with an "entries" list)' });
+    out.problems.push({
+      line: lineOf(doc.contents?.range?.[0]),
+      field: null,
+      message: 'expected a list of records (or a mapping with an "entries" list)',
+    });
     return out;
   }
   list.items.forEach((item, i) => {
@@ -190,7 +195,11 @@ function headingOf(line: string): string | null {
 
 /** A section's key: its heading as a slug ("deploy-days"), numbered when the file repeats it. */
 function slugOf(heading: string, seen: Map<string, number>): string {
-  const base = heading.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || 'section';
+  const base =
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '') || 'section';
   const n = (seen.get(base) ?? 0) + 1;
   seen.set(base, n);
   return n === 1 ? base : `${base}-${n}`;

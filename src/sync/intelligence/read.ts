@@ -50,7 +50,8 @@ export async function readIntelligenceSources(sources: readonly Source[], stateD
   }));
   // YAML is no upload type: the walk lists it as unsupported, and an intelligence source reads it.
   for (const s of observation.skipped) {
-    if (s.reason === 'unsupported' && isIntelligenceFile(s.path)) files.push({ source: s.source, path: s.path, absPath: join(roots.get(s.source) ?? '', s.path) });
+    if (s.reason === 'unsupported' && isIntelligenceFile(s.path))
+      files.push({ source: s.source, path: s.path, absPath: join(roots.get(s.source) ?? '', s.path) });
   }
   files.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const bySource = new Map(sources.map((s) => [s.name, s]));

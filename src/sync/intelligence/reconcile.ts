@@ -7,7 +7,7 @@ const PAGE = 1000;
 /** Every entry of the dataset (`GET /datasets/intelligence`, paged; free). */
 export async function listAllEntries(client: KnowledgeClient): Promise<IntelligenceEntry[]> {
   const byId = new Map<string, IntelligenceEntry>();
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const { entries, total } = await client.listIntelligence({ limit: PAGE, offset });
     const before = byId.size;
     for (const e of entries) byId.set(e.id, e);
@@ -54,7 +54,15 @@ export async function reconcileEntries(state: StateStore, getClient: () => Promi
       state.recordEntries(
         payload.entries.map((e, i) => {
           const entry = listed[i] as IntelligenceEntry;
-          return { sha256: e.sha256, agentId: payload.agentId, remoteId: entry.id, status: entry.status, source: e.source, path: e.path, title: e.title };
+          return {
+            sha256: e.sha256,
+            agentId: payload.agentId,
+            remoteId: entry.id,
+            status: entry.status,
+            source: e.source,
+            path: e.path,
+            title: e.title,
+          };
         }),
       );
     });

@@ -7,7 +7,8 @@ import { columns } from './columns.js';
  * aligned line per entry (unchanged ones counted unless `all`), and their totals.
  */
 export function entryLines(intel: IntelPlan, kind: 'plan' | 'run', all: boolean): string[] {
-  const mode = intel.mode === 'batch' ? 'batch writes of up to 50 (Advanced tier)' : 'one write per entry (batch writes need the Advanced tier)';
+  const mode =
+    intel.mode === 'batch' ? 'batch writes of up to 50 (Advanced tier)' : 'one write per entry (batch writes need the Advanced tier)';
   const lines = ['', `intelligence entries (${mode}):`];
   const shown = all ? intel.items : intel.items.filter((i) => i.action !== 'skip:unchanged');
   const rows = shown.map((i) =>
@@ -21,7 +22,9 @@ export function entryLines(intel: IntelPlan, kind: 'plan' | 'run', all: boolean)
   if (intel.items.length === 0) lines.push('no entries');
   const t = intel.totals;
   const credits =
-    kind === 'plan' ? `${plural(t.creditsPlanned, 'credit')} planned` : `${plural(t.creditsSpent, 'credit')} spent (${formatCount(t.creditsPlanned)} planned)`;
+    kind === 'plan'
+      ? `${plural(t.creditsPlanned, 'credit')} planned`
+      : `${plural(t.creditsSpent, 'credit')} spent (${formatCount(t.creditsPlanned)} planned)`;
   lines.push(
     `entries: ${formatCount(t.written)} ${kind === 'plan' ? 'to write' : 'written'}, ${formatCount(t.unchanged)} unchanged, ${formatCount(t.duplicate)} duplicate, ${formatCount(t.deferred)} deferred, ${formatCount(t.failed)} failed; ${credits}`,
   );

@@ -83,7 +83,16 @@ export function createIntelEntries(db: Database, sources: SourceIds, nowMs: () =
     recordEntries(entries: readonly EntryRecord[]): void {
       const at = nowMs();
       for (const e of entries) {
-        upsert.run(shaToBlob(e.sha256), e.agentId, e.remoteId, toEntryStatus(e.status), e.source === null ? null : sources.idOf(e.source), e.path, e.title, at);
+        upsert.run(
+          shaToBlob(e.sha256),
+          e.agentId,
+          e.remoteId,
+          toEntryStatus(e.status),
+          e.source === null ? null : sources.idOf(e.source),
+          e.path,
+          e.title,
+          at,
+        );
       }
     },
     /** Sets the status of the entry with this service id (an `intelligence.*` webhook); returns how many rows changed. */

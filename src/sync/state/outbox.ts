@@ -51,7 +51,9 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = 'pending' AND kind = 'reindex' LIMIT 1`,
   );
   const forPath = db.prepare<[number, string], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE source_id = ? AND path = ? ORDER BY id`);
-  const openIntel = db.prepare<[OpKind, Buffer], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND kind = ? AND sha256 = ? ORDER BY id`);
+  const openIntel = db.prepare<[OpKind, Buffer], OpRow>(
+    `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND kind = ? AND sha256 = ? ORDER BY id`,
+  );
   const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
       reason, credits, idempotency_key, state, created_at, updated_at, payload_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)`);
   // Only a row with no reservation yet: a reserved one's price is in the ledger.

@@ -36,17 +36,33 @@ type IntelReport = JsonReport & {
   intelligence: {
     mode: 'batch' | 'single';
     summary: EntryTotals;
-    items: { source: string; path: string; action: string; reason: string; credits: number; sha256: string | null; remoteId: string | null; outcome?: string }[];
+    items: {
+      source: string;
+      path: string;
+      action: string;
+      reason: string;
+      credits: number;
+      sha256: string | null;
+      remoteId: string | null;
+      outcome?: string;
+    }[];
   };
 };
 
 /** A dataset with an agent (self_learning unless `readOnly`) and a workspace whose `kb` source writes its entries. */
-async function setup(o: { plan: Plan; readOnly?: boolean; ensure?: boolean; credits?: number }): Promise<{ api: Api; agent: string; ws: Workspace }> {
+async function setup(o: {
+  plan: Plan;
+  readOnly?: boolean;
+  ensure?: boolean;
+  credits?: number;
+}): Promise<{ api: Api; agent: string; ws: Workspace }> {
   const api = apiFor(h, { plan: o.plan, credits: o.credits ?? 1000 });
   const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
   expect(agent.status).toBe(201);
   if (o.readOnly !== true) {
-    const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
+    const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
+      json: { mode: 'self_learning' },
+    });
     expect(patched.body.mode).toBe('self_learning');
   }
   const ws = createWorkspace(temp.make(), {
@@ -87,10 +103,16 @@ function ledgerRows(ws: Workspace, kind: string): { credits: number }[] {
   }
 }
 
-const FAQ_YAML = ['- question: When do we deploy?', '  answer: On Tuesdays, after the standup.', '- question: Who is on call?', '  answer: The rotation in PagerDuty.'].join(
-  '\n',
-);
-const FACTS_JSONL = ['{"content": "Backups run nightly at 02:00 UTC.", "title": "Backups"}', '{"content": "The VPN needs a hardware key."}'].join('\n');
+const FAQ_YAML = [
+  '- question: When do we deploy?',
+  '  answer: On Tuesdays, after the standup.',
+  '- question: Who is on call?',
+  '  answer: The rotation in PagerDuty.',
+].join('\n');
+const FACTS_JSONL = [
+  '{"content": "Backups run nightly at 02:00 UTC.", "title": "Backups"}',
+  '{"content": "The VPN needs a hardware key."}',
+].join('\n');
 // Row 1 repeats a JSONL record word for word: a duplicate across files.
 const GLOSSARY_CSV = 'content,title\nBackups run nightly at 02:00 UTC.,Backups again\nSLO means service level objective.,SLO\n';
 const RUNBOOK_MD = '# Restart the API\n\nRun `make restart` on the bastion.\n\n# Rotate keys\n\nOnce a quarter.\n';
@@ -127,7 +149,11 @@ describe('kbsync sync: intelligence sources', () => {
     const remote = await entriesOf(api);
     expect(remote).toHaveLength(7);
     // One paid call per entry (single writes), each reserved and spent in the state's ledger, and the upload.
-    expect(ledgerRows(ws, 'spend').map((r) => r.credits).sort()).toEqual([1, 1, 1, 1, 1, 1, 1, 5]);
+    expect(
+      ledgerRows(ws, 'spend')
+        .map((r) => r.credits)
+        .sort(),
+    ).toEqual([1, 1, 1, 1, 1, 1, 1, 5]);
     const state = openState(ws.statePath);
     try {
       const tracked = state.trackedEntries();
@@ -157,7 +183,15 @@ describe('kbsync sync: intelligence sources', () => {
     const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ text: `Fact number ${i + 1}.` }));
     writeKb(ws, 'facts.jsonl', lines.join('\n'));
     ws.configure({
-      sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent: (await api.call('GET', '/api/v1/ext/agents/')).body.agents[0].id, contentField: 'text' }],
+      sources: [
+        {
+          name: 'kb',
+          path: './kb',
+          as: 'intelligence',
+          agent: (await api.call('GET', '/api/v1/ext/agents/')).body.agents[0].id,
+          contentField: 'text',
+        },
+      ],
     });
     const before = await credits(api);
     const sync = await runIntel(ws, 'sync');
@@ -198,7 +232,12 @@ describe('kbsync sync: intelligence sources', () => {
     await hooks.waitFor(seen + 1);
     const event = JSON.parse(hooks.received[seen]?.body ?? '{}') as { type: string; data: Record<string, unknown> };
     expect(event.type).toBe('dataset.mode_changed');
-    expect(event.data).toMatchObject({ agent_id: Number(agent), dataset_id: Number(api.datasetId), mode: 'self_learning', previous_mode: 'read_only' });
+    expect(event.data).toMatchObject({
+      agent_id: Number(agent),
+      dataset_id: Number(api.datasetId),
+      mode: 'self_learning',
+      previous_mode: 'read_only',
+    });
   });
 
   it("takes the service's intelligence.processed events, as watch --http receives them, into each entry's status", async () => {

@@ -29,6 +29,7 @@ const SERVE = 'test/service/serve-cli.test.ts';
 const WAIT = 'test/sync/e2e/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
 const WATCH = 'test/sync/e2e/watch.test.ts';
+const CI_REPORTS = 'test/sync/e2e/ci-reports.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
@@ -39,6 +40,10 @@ const JSON_REPORTS: Cover = {
 const ALL: Cover = {
   file: OPTIONS,
   test: 'plan --all and sync --all list unchanged files and each unsupported file past 50; without it they are counted',
+};
+const SYNC_CI_REPORTS: Cover = {
+  file: CI_REPORTS,
+  test: 'sync --report-md FILE --junit FILE: the Markdown has the counts, credits, failures and skipped files with their reasons; the JUnit one case per file action, valid against the schema',
 };
 const DATASET_CREATE: Cover = { file: SERVE, test: 'dataset create --json and credits add work on the data folder without a server' };
 const CREDITS_ADD: Cover = { file: SERVE, test: 'credits add with --data %s adds to the named dataset of that folder, and to no other' };
@@ -131,6 +136,8 @@ const COVERAGE: Record<string, Cover> = {
     file: WAIT,
     test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed',
   },
+  'sync --report-md': SYNC_CI_REPORTS,
+  'sync --junit': SYNC_CI_REPORTS,
   'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
   'sync --version': VERSION,
 

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { receiveWebhook } from '../../../src/daemon/webhooks.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { EntryTotals } from '../../../src/sync/types.js';
 import { createTempDirs, createWorkspace, type JsonReport, type Workspace } from '../../helpers/e2e-workspace.js';
+import { junitSchemaErrors, parseJunit, parseMarkdown } from '../../helpers/ci-reports.js';
 import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
@@ -173,9 +174,18 @@ describe('kbsync sync: intelligence sources', () => {
 
     // One record edited: only its new content is written.
     writeKb(ws, 'facts.jsonl', FACTS_JSONL.replace('hardware key', 'hardware key and a PIN'));
-    const edited = await runIntel(ws, 'sync');
+    const edited = await runIntel(ws, 'sync', '--junit', 'junit.xml', '--report-md', 'report.md');
     expect(edited.report.intelligence.items.filter((i) => i.action === 'write').map((i) => i.path)).toEqual(['facts.jsonl#2']);
     expect(before - (await credits(api))).toBe(5 + 8);
+    // The CI reports carry the entries: one case each (the unchanged ones counted), valid JUnit.
+    const xml = readFileSync(join(ws.root, 'junit.xml'), 'utf8');
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    const junit = parseJunit(xml);
+    expect(junit.cases.filter((c) => c.outcome === 'passed').map((c) => c.name)).toEqual(['facts.jsonl#2', 'glossary.csv#1']);
+    expect(junit.cases.find((c) => c.name === 'facts.jsonl#2')?.systemOut).toBe('write: new entry; 1 credits');
+    const md = parseMarkdown(readFileSync(join(ws.root, 'report.md'), 'utf8'));
+    expect(md.tables[0]?.header).toContain('entries written');
+    expect(md.list).toContain('6 unchanged entries not listed');
   });
 
   it('writes in batches of up to 50 on the Advanced tier: 60 entries in two calls', async () => {

@@ -63,6 +63,13 @@ export function createIntelEntries(db: Database, sources: SourceIds, nowMs: () =
   const setStatus = db.prepare<[string, string | null, number, string]>(
     'UPDATE intel_entries SET status = ?, error = ?, updated_at = ? WHERE remote_id = ?',
   );
+  // An event the daemon received before the write that made the entry was recorded (the service may
+  // process an entry and deliver its event while kbsync is still settling the write): the newest wins.
+  const eventFor = db.prepare<[string], { type: string; error: string | null }>(
+    `SELECT type, json_extract(data_json, '$.error') AS error FROM webhook_events
+     WHERE type IN ('intelligence.processed', 'intelligence.failed') AND CAST(json_extract(data_json, '$.entry_id') AS TEXT) = ?
+     ORDER BY sent_at DESC, received_at DESC LIMIT 1`,
+  );
   const toEntry = (r: Row): TrackedEntry => ({
     sha256: blobToSha(r.sha256),
     agentId: r.agent_id,
@@ -93,6 +100,11 @@ export function createIntelEntries(db: Database, sources: SourceIds, nowMs: () =
           e.title,
           at,
         );
+        const seen = e.remoteId === '' ? undefined : eventFor.get(e.remoteId);
+        if (seen !== undefined) {
+          const failed = seen.type === 'intelligence.failed';
+          setStatus.run(failed ? 'failed' : 'processed', failed ? seen.error : null, at, e.remoteId);
+        }
       }
     },
     /** Sets the status of the entry with this service id (an `intelligence.*` webhook); returns how many rows changed. */

@@ -65,7 +65,8 @@ export async function preparePlan(
   // sources alone decide remote names, so adding an intelligence source renames no uploaded file.
   const fileSources = config.sources.filter((s) => !isIntelligenceSource(s));
   const intelSources = config.sources.filter(isIntelligenceSource);
-  if (intelSources.length > 0) notes.push(...(await reconcileEntries(state, deps.getClient)));
+  // Unknown writes are settled even when their source is gone from the config: their reservations must not stay held.
+  notes.push(...(await reconcileEntries(state, deps.getClient, { adopt: intelSources.length > 0 })));
   let listing: RemoteFile[] | null = null;
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
   const rebuild = state.remoteCheckPending();

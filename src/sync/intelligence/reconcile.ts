@@ -27,12 +27,17 @@ export const ENTRY_LISTING_KEY = 'intel_listing_checked';
  * sent again. All its entries listed: it went through (done, charged as planned, its entries recorded);
  * none or only some: back to pending, its reservation released, to be sent again with the same
  * idempotency key (the service answers a repeated key with its first answer, never a second charge).
- * A state that has not seen the listing yet (new, or recreated after a loss) adopts it too, so content
- * the dataset already holds is never planned as a write. Returns notes for people.
+ * With `adopt` (an intelligence source is configured), a state that has not seen the listing yet (new,
+ * or recreated after a loss) adopts it too, so content the dataset already holds is never planned as a
+ * write. Returns notes for people.
  */
-export async function reconcileEntries(state: StateStore, getClient: () => Promise<KnowledgeClient>): Promise<string[]> {
+export async function reconcileEntries(
+  state: StateStore,
+  getClient: () => Promise<KnowledgeClient>,
+  o: { adopt: boolean },
+): Promise<string[]> {
   const unknown = state.unknownOps().filter((op) => op.kind === 'intelligence' || op.kind === 'intelligence_batch');
-  const adopt = state.getMeta(ENTRY_LISTING_KEY) === null;
+  const adopt = o.adopt && state.getMeta(ENTRY_LISTING_KEY) === null;
   if (unknown.length === 0 && !adopt) return [];
   const listing = await listAllEntries(await getClient());
   const bySha = new Map<string, IntelligenceEntry>();

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,6 +281,20 @@ describe('kbsync sync: intelligence sources', () => {
     } finally {
       state.close();
     }
+  });
+
+  it('a lost state adopts the entries the dataset holds from its listing: nothing is planned again', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    expect((await runIntel(ws, 'sync')).report.intelligence.summary.written).toBe(2);
+    rmSync(join(ws.root, '.kbsync'), { recursive: true, force: true });
+    const before = await credits(api);
+    const plan = await runIntel(ws, 'plan');
+    expect(plan.stderr).toContain('intelligence entries already in the dataset: 2 adopted from its listing');
+    expect(plan.report.intelligence.summary).toMatchObject({ written: 0, duplicate: 2, creditsPlanned: 0 });
+    const sync = await runIntel(ws, 'sync');
+    expect(sync.report.intelligence.summary).toMatchObject({ written: 0, creditsSpent: 0 });
+    expect(await credits(api)).toBe(before);
   });
 
   it('reports a record it cannot read with its file, line and field, and writes the others', async () => {

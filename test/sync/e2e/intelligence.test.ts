@@ -283,6 +283,40 @@ describe('kbsync sync: intelligence sources', () => {
     }
   });
 
+  it('admits entries against the budget caps: over maxCreditsPerRun they wait (exit 3, a duplicate with its first), the next run writes them', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    ws.configure({ budget: { maxCreditsPerRun: 3, maxCreditsPerDay: 100, maxCreditsPerMonth: 100 } });
+    const five = Array.from({ length: 5 }, (_, i) => JSON.stringify({ content: `Rule ${i + 1}.` }));
+    writeKb(ws, 'rules.jsonl', five.join('\n'));
+    writeKb(ws, 'zcopy.jsonl', five[4] as string);
+    const before = await credits(api);
+
+    const first = await runIntel(ws, 'sync');
+    expect(first.code).toBe(3);
+    const byPath = new Map(first.report.intelligence.items.map((i) => [i.path, i]));
+    expect([1, 2, 3].map((n) => byPath.get(`rules.jsonl#${n}`)?.action)).toEqual(['write', 'write', 'write']);
+    expect([4, 5].map((n) => byPath.get(`rules.jsonl#${n}`)?.action)).toEqual(['defer:over-budget', 'defer:over-budget']);
+    expect(byPath.get('rules.jsonl#4')?.reason).toMatch(/maxCreditsPerRun \(3 \+ 1 > 3\)/);
+    expect(byPath.get('zcopy.jsonl#1')).toMatchObject({ action: 'defer:over-budget' });
+    expect(first.report.intelligence.summary).toMatchObject({ written: 3, deferred: 3, creditsSpent: 3 });
+    expect(before - (await credits(api))).toBe(3);
+
+    const second = await runIntel(ws, 'sync');
+    expect(second.code).toBe(0);
+    expect(second.report.intelligence.summary).toMatchObject({ written: 2, unchanged: 3, duplicate: 1, deferred: 0, creditsSpent: 2 });
+    expect(before - (await credits(api))).toBe(5);
+  });
+
+  it('names the source and what to check when its agent does not exist', async () => {
+    const { ws } = await setup({ plan: 'basic' });
+    ws.configure({ sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent: 9999 }] });
+    writeKb(ws, 'facts.jsonl', FACTS_JSONL);
+    const r = await ws.run('sync');
+    // not_found's exit code (docs/errors.md), before anything is sent.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("agent 9999 (source kb): the service knows no such agent in this dataset; check the source's agent id");
+  });
+
   it('a lost state adopts the entries the dataset holds from its listing: nothing is planned again', async () => {
     const { api, ws } = await setup({ plan: 'basic' });
     writeKb(ws, 'facts.jsonl', FACTS_JSONL);

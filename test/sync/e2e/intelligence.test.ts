@@ -281,6 +281,10 @@ describe('kbsync sync: intelligence sources', () => {
     } finally {
       state.close();
     }
+    const status = await ws.run('status');
+    expect(status.stdout).toMatch(/intelligence entries:\s+2 \(2 processed\)/);
+    const json = JSON.parse((await ws.run('status', '--json')).stdout) as { entries: unknown };
+    expect(json.entries).toEqual({ total: 2, byStatus: { processed: 2 } });
   });
 
   it('admits entries against the budget caps: over maxCreditsPerRun they wait (exit 3, a duplicate with its first), the next run writes them', async () => {

@@ -45,6 +45,8 @@ describe('parseEntries', () => {
       'A',
       'B',
     ]);
+    expect(parseEntries('a.json', '{"content": "One fact."}', 'content').entries).toEqual([{ key: '1', line: 1, content: 'One fact.' }]);
+    expect(parseEntries('a.yaml', '"just text"', 'content').problems[0]?.message).toContain('expected a list of records');
     const bad = parseEntries('a.json', '[\n{"content": "A"},\n{"content": }\n]', 'content');
     expect(bad.entries).toEqual([]);
     expect(bad.problems[0]?.line).toBe(3);

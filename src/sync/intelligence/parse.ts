@@ -136,15 +136,20 @@ function parseYamlOrJson(text: string, contentField: string): ParsedFile {
   }
   let list: Node | null = doc.contents;
   if (isMap(list)) {
+    // A mapping with an `entries` list holds the records; any other mapping is one record.
     const entries = list.get('entries', true);
-    list = isSeq(entries) ? entries : null;
+    if (isSeq(entries)) list = entries;
+    else {
+      push(out, recordEntry(list.toJSON(), '1', lineOf(list.range?.[0]), contentField));
+      return out;
+    }
   }
   if (list === null || (isScalar(list) && list.value === null)) return out; // an empty file: no entry
   if (!isSeq(list)) {
     out.problems.push({
       line: lineOf(doc.contents?.range?.[0]),
       field: null,
-      message: 'expected a list of records (or a mapping with an "entries" list)',
+      message: 'expected a list of records, a record, or a mapping with an "entries" list',
     });
     return out;
   }

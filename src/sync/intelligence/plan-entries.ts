@@ -32,6 +32,9 @@ export function planEntries(input: EntryPlanInput): IntelPlan {
   // The first entry of each content in this plan, and what happened to it.
   const firstBySha = new Map<string, EntryItem>();
   let admitted = 0;
+  // What each place held when it was last written: an edited record's old entry stays in the dataset.
+  const byPlace = new Map<string, TrackedEntry>();
+  for (const t of input.tracked.values()) if (t.source !== null && t.path !== null) byPlace.set(`${t.source}\0${t.path}`, t);
   for (const c of input.observation.entries) {
     const base = baseItem(c);
     const known = input.tracked.get(c.sha256);
@@ -58,7 +61,7 @@ export function planEntries(input: EntryPlanInput): IntelPlan {
       const block = blockingPeriod(input.budget, input.plannedBefore + admitted, cost);
       const item: EntryItem =
         block === null
-          ? { ...base, action: 'write', reason: c.title === null ? 'new entry' : `new entry: ${c.title}`, credits: cost }
+          ? { ...base, action: 'write', reason: writeReason(c, byPlace.get(`${c.source}\0${c.path}`)), credits: cost }
           : {
               ...base,
               action: 'defer:over-budget',
@@ -86,6 +89,13 @@ export function planEntries(input: EntryPlanInput): IntelPlan {
   // By source, file and line: the order of the files, each file's entries as they come in it (a stable sort).
   items.sort((a, b) => cmp(a.source, b.source) || cmp(fileOf(a.path), fileOf(b.path)) || a.line - b.line);
   return { items, mode: isAdvancedPlan(input.plan) ? 'batch' : 'single', totals: entryTotals(items) };
+}
+
+/** "new entry: Backups", or for an edited record "changed: entry 17 (its old text) stays in the dataset (the API has no delete)". */
+function writeReason(c: EntryCandidate, before: TrackedEntry | undefined): string {
+  const title = c.title === null ? '' : `: ${c.title}`;
+  if (before === undefined || before.sha256 === c.sha256 || before.remoteId === null) return `new entry${title}`;
+  return `changed${title}; its previous text stays in the dataset as entry ${before.remoteId} (the API has no delete)`;
 }
 
 function baseItem(c: EntryCandidate): EntryItem {

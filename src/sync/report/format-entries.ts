@@ -7,9 +7,8 @@ import { columns } from './columns.js';
  * aligned line per entry (unchanged ones counted unless `all`), and their totals.
  */
 export function entryLines(intel: IntelPlan, kind: 'plan' | 'run', all: boolean): string[] {
-  const mode =
-    intel.mode === 'batch' ? 'batch writes of up to 50 (Advanced tier)' : 'one write per entry (batch writes need the Advanced tier)';
-  const lines = ['', `intelligence entries (${mode}):`];
+  const mode = intel.mode === 'batch' ? 'batches of up to 50 (Advanced tier)' : 'one write per entry (batches need the Advanced tier)';
+  const lines = ['', `intelligence entries, ${mode}:`];
   const shown = all ? intel.items : intel.items.filter((i) => i.action !== 'skip:unchanged');
   const rows = shown.map((i) =>
     kind === 'run'

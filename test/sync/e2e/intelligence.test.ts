@@ -138,7 +138,7 @@ describe('kbsync sync: intelligence sources', () => {
     expect(dup).toMatchObject({ source: 'kb', path: 'glossary.csv#1', credits: 0 });
     expect(dup?.reason).toContain('kb/facts.jsonl#1');
     const text = await ws.run('plan');
-    expect(text.stdout).toContain('intelligence entries (one write per entry');
+    expect(text.stdout).toContain('intelligence entries, one write per entry (batches need the Advanced tier):');
     expect(text.stdout).toMatch(/entries: 7 to write, 0 unchanged, 1 duplicate, 0 deferred, 0 failed; 7 credits planned/);
 
     const before = await credits(api);
@@ -175,14 +175,16 @@ describe('kbsync sync: intelligence sources', () => {
     // One record edited: only its new content is written.
     writeKb(ws, 'facts.jsonl', FACTS_JSONL.replace('hardware key', 'hardware key and a PIN'));
     const edited = await runIntel(ws, 'sync', '--junit', 'junit.xml', '--report-md', 'report.md');
-    expect(edited.report.intelligence.items.filter((i) => i.action === 'write').map((i) => i.path)).toEqual(['facts.jsonl#2']);
+    const changed = edited.report.intelligence.items.filter((i) => i.action === 'write');
+    expect(changed.map((i) => i.path)).toEqual(['facts.jsonl#2']);
+    expect(changed[0]?.reason).toMatch(/^changed; its previous text stays in the dataset as entry \d+ \(the API has no delete\)$/);
     expect(before - (await credits(api))).toBe(5 + 8);
     // The CI reports carry the entries: one case each (the unchanged ones counted), valid JUnit.
     const xml = readFileSync(join(ws.root, 'junit.xml'), 'utf8');
     expect(await junitSchemaErrors(xml)).toEqual([]);
     const junit = parseJunit(xml);
     expect(junit.cases.filter((c) => c.outcome === 'passed').map((c) => c.name)).toEqual(['facts.jsonl#2', 'glossary.csv#1']);
-    expect(junit.cases.find((c) => c.name === 'facts.jsonl#2')?.systemOut).toBe('write: new entry; 1 credits');
+    expect(junit.cases.find((c) => c.name === 'facts.jsonl#2')?.systemOut).toBe(`write: ${changed[0]?.reason}; 1 credits`);
     const md = parseMarkdown(readFileSync(join(ws.root, 'report.md'), 'utf8'));
     expect(md.tables[0]?.header).toContain('entries written');
     expect(md.list).toContain('6 unchanged entries not listed');

@@ -408,4 +408,20 @@ describe('kbsync sync: intelligence writes whose answer is lost', () => {
     expect(await entriesOf(api)).toHaveLength(1);
     proxy.setHooks({});
   });
+
+  it('a write left queued after a lost request is cancelled when its record changed meanwhile: nothing stays queued', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    ws.configure({ target: { kind: 'remote', baseUrl: proxy.url, apiKey: api.key, plan: 'basic' } });
+    writeKb(ws, 'facts.jsonl', '{"content": "Old text."}');
+    let dropped = 0;
+    proxy.setHooks({ onRequest: (req) => (isWrite(req) && dropped++ === 0 ? { kind: 'drop' } : { kind: 'forward' }) });
+    expect((await runIntel(ws, 'sync')).report.intelligence.items[0]?.outcome).toBe('unknown');
+    writeKb(ws, 'facts.jsonl', '{"content": "New text."}');
+    const second = await runIntel(ws, 'sync');
+    expect(second.report.intelligence.summary).toMatchObject({ written: 1, creditsSpent: 1 });
+    const status = JSON.parse((await ws.run('status', '--json')).stdout) as { outbox: { pending: number; unknown: number } };
+    expect(status.outbox).toEqual({ pending: 0, unknown: 0 });
+    expect((await entriesOf(api)).map((e) => e.sha256)).toEqual([second.report.intelligence.items[0]?.sha256]);
+    proxy.setHooks({});
+  });
 });

@@ -83,6 +83,30 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
     expect(parseJunit(xml).cases.filter((c) => c.outcome === 'passed').length).toBe(10);
   });
 
+  it('its check step, run as written after the sync step on the example handbook, passes every check of checks.yaml', async () => {
+    const dir = tempDir();
+    cpSync(join(ROOT, 'examples/docs'), join(dir, 'docs'), { recursive: true });
+    cpSync(join(ROOT, 'examples/kbsync.yaml'), join(dir, 'kbsync.yaml'));
+    cpSync(join(ROOT, 'examples/github-actions/checks.yaml'), join(dir, 'checks.yaml'));
+    const summary = join(dir, 'step-summary.md');
+    writeFileSync(summary, '');
+    const sync = await runCli(shellWords(steps[syncAt]?.run ?? '', { GITHUB_STEP_SUMMARY: summary }).slice(2), {
+      cwd: dir,
+      env: { GITHUB_STEP_SUMMARY: summary },
+    });
+    expect(sync.code).toBe(0);
+    const line = (steps[checkAt]?.run ?? '').split('\n').find((l) => l.trim().startsWith('npx kbsync check ')) ?? '';
+    const words = shellWords(line.replace(/>.*$/, '').trim(), {});
+    expect(words).toEqual(['npx', 'kbsync', 'check', '--questions', 'checks.yaml']);
+
+    const run = await runCli(words.slice(2), { cwd: dir });
+
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const checks = parse(readFileSync(join(dir, 'checks.yaml'), 'utf8')) as unknown[];
+    expect(run.stdout.match(/^pass /gm)).toHaveLength(checks.length);
+    expect(run.stdout).toMatch(new RegExp(`\\n${checks.length} checks: ${checks.length} passed, 0 failed`));
+  });
+
   it('checks.yaml is a list of {question, expect: [path, ...], topK?} whose paths are files of the example handbook', () => {
     const checks = parse(readFileSync(join(ROOT, 'examples/github-actions/checks.yaml'), 'utf8')) as unknown[];
 

@@ -168,31 +168,49 @@ CREATE TABLE webhook_events (
  */
 const V6 = 'ALTER TABLE files ADD COLUMN remote_error TEXT';
 
-/*
- * v7: intelligence sources (`as: intelligence`). Their writes are paid calls, so they go through the outbox
- * and the ledger like uploads: the kind CHECK gains 'intelligence' (one entry) and 'intelligence_batch'
- * (up to 50), rebuilt as v3 did (the AUTOINCREMENT high-water mark carried over), and a column holds what
- * such an op writes (the agent and each entry's SHA-256, source and path, as JSON): what reconciles an
- * unknown outcome against the service's entry listing and what is recorded once it is done.
- * intel_entries is the content the dataset holds, one row per SHA-256 of an entry's content (the service
- * deduplicates by it across the whole dataset): the entry id, its status (updated by the `intelligence.*`
- * webhooks `watch --http` receives), and the source path it was first written from.
+/**
+ * Widens the outbox's kind CHECK by `kinds`, keeping every row and the AUTOINCREMENT high-water mark (an op
+ * id, which the ledger keeps after the op is pruned, is never handed out again). It reads the table as it
+ * is now (sqlite_master), not as V1 wrote it, so steps that each add kinds compose in any order. SQLite
+ * cannot alter a CHECK: the table is rebuilt with the same columns in the same order, and its index again.
  */
-function v7(db: Database): void {
+function widenOutboxKinds(db: Database, kinds: readonly string[], step: number): void {
+  const sql = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get();
+  const check = sql === undefined ? null : /CHECK \(kind IN \(([^)]*)\)\)/.exec(sql);
+  if (sql === undefined || check === null) throw new Error(`migration ${step}: the outbox kind CHECK was not found`);
+  const known = (check[1] ?? '').split(',').map((k) => k.trim().replace(/^'|'$/g, ''));
+  const all = [...known, ...kinds.filter((k) => !known.includes(k))];
   const seq = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get() ?? 0;
-  const table = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get() ?? '';
-  const check = `CHECK (kind IN ('upload','reprocess','reindex','query','chat'))`;
-  if (!table.includes(check)) throw new Error('migration 7: the outbox kind CHECK was not found');
-  const widened = table
-    .replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_v7 (')
-    .replace(check, `CHECK (kind IN ('upload','reprocess','reindex','query','chat','intelligence','intelligence_batch'))`);
+  const widened = sql
+    .replace(check[0], `CHECK (kind IN (${all.map((k) => `'${k}'`).join(',')}))`)
+    .replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_widened (');
   db.exec(widened);
-  db.exec('INSERT INTO outbox_v7 SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_v7 RENAME TO outbox;');
-  db.exec('ALTER TABLE outbox ADD COLUMN payload_json TEXT');
+  db.exec('INSERT INTO outbox_widened SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_widened RENAME TO outbox;');
   db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
   const now = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get();
   if (now === undefined) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(seq);
   else if (now < seq) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'outbox'`).run(seq);
+}
+
+/*
+ * v7: creating an agent (5 credits) and replacing its config (2 credits) are paid calls of the `agents`
+ * commands, recorded and admitted against the budget like a query: the kind CHECK gains them.
+ */
+const v7 = (db: Database): void => widenOutboxKinds(db, ['agent_create', 'agent_config'], 7);
+
+/*
+ * v8: intelligence sources (`as: intelligence`). Their writes are paid calls, so they go through the outbox
+ * and the ledger like uploads: the kind CHECK gains 'intelligence' (one entry) and 'intelligence_batch'
+ * (up to 50), and a column holds what such an op writes (the agent and each entry's SHA-256, source and
+ * path, as JSON): what reconciles an unknown outcome against the service's entry listing and what is
+ * recorded once it is done. intel_entries is the content the dataset holds, one row per SHA-256 of an
+ * entry's content (the service deduplicates by it across the whole dataset): the entry id, its status
+ * (updated by the `intelligence.*` webhooks `watch --http` receives), and the source path it was first
+ * written from.
+ */
+function v8(db: Database): void {
+  widenOutboxKinds(db, ['intelligence', 'intelligence_batch'], 8);
+  db.exec('ALTER TABLE outbox ADD COLUMN payload_json TEXT');
   db.exec(`
 CREATE TABLE intel_entries (
   sha256     BLOB PRIMARY KEY CHECK (length(sha256) = 32),
@@ -217,7 +235,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
-  { version: 7, name: 'intelligence entries, and their writes in the outbox', up: v7 },
+  { version: 7, name: 'agent create and agent config ops in the outbox', up: v7 },
+  { version: 8, name: 'intelligence entries, and their writes in the outbox', up: v8 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

@@ -1,7 +1,19 @@
 import type { RemoteStatus } from '../types.js';
 
-/** A paid operation kind the outbox carries: a sync's calls, and the query and chat commands' (1 credit each). */
-export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'intelligence' | 'intelligence_batch';
+/**
+ * A paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit each),
+ * the agents commands' (create 5, config 2), and intelligence writes (1 per new entry).
+ */
+export type OpKind =
+  | 'upload'
+  | 'reprocess'
+  | 'reindex'
+  | 'query'
+  | 'chat'
+  | 'agent_create'
+  | 'agent_config'
+  | 'intelligence'
+  | 'intelligence_batch';
 
 /** What an intelligence write sends: its agent, and per entry the SHA-256 of its content and where it comes from. */
 export type IntelPayload = {
@@ -31,7 +43,7 @@ export type NewOp =
       runId?: number;
     }
   | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
-  | { kind: 'reindex' | 'query' | 'chat'; credits: number; reason?: string; runId?: number }
+  | { kind: 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config'; credits: number; reason?: string; runId?: number }
   | {
       /** One entry (`intelligence`) or up to 50 (`intelligence_batch`); credits: 1 per entry not yet in the dataset. */
       kind: 'intelligence' | 'intelligence_batch';

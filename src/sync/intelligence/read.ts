@@ -25,11 +25,6 @@ export type RecordProblem = EntryProblem & { source: string; file: string; agent
 /** What the intelligence sources hold. */
 export type IntelObservation = { entries: EntryCandidate[]; problems: RecordProblem[] };
 
-/** True for a source whose files become intelligence entries. */
-export function isIntelligenceSource(source: Source): boolean {
-  return source.as === 'intelligence';
-}
-
 /**
  * Reads every intelligence source: its files are found as a sync finds files (include, exclude,
  * ignore files, never secrets; a git source at its ref), and each JSONL, JSON, YAML, CSV or Markdown

@@ -337,6 +337,22 @@ describe('kbsync sync: intelligence sources', () => {
     expect(await credits(api)).toBe(before);
   });
 
+  it('query names a result that is an entry by the path the plan prints (source/file#key)', async () => {
+    const { api, ws } = await setup({ plan: 'basic' });
+    ws.write('a.md', '# Cooking\n\nPasta wants salted water.\n');
+    writeKb(ws, 'faq.yaml', FAQ_YAML);
+    expect((await runIntel(ws, 'sync')).code).toBe(0);
+    const deadline = Date.now() + 20_000;
+    while ((await entriesOf(api)).some((e) => e.status !== 'processed') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const r = await ws.run('query', '--json', 'When do we deploy? Tuesdays standup');
+    expect(r.code, r.stderr).toBe(0);
+    const results = (JSON.parse(r.stdout) as { results: { source: string | null; path: string | null; text: string }[] }).results;
+    const top = results[0];
+    expect(top?.text).toContain('On Tuesdays');
+    expect(top).toMatchObject({ source: 'kb', path: 'kb/faq.yaml#1' });
+  });
+
   it('reports a record it cannot read with its file, line and field, and writes the others', async () => {
     const { ws } = await setup({ plan: 'basic' });
     writeKb(ws, 'facts.jsonl', `${FACTS_JSONL}\n{"title": "no text"}\n`);

@@ -22,6 +22,9 @@ export type EntryCandidate = {
 /** A record that could not be read: the file, the line, the field and what is wrong. */
 export type RecordProblem = EntryProblem & { source: string; file: string; agentId: string };
 
+/** The file hash an intelligence source's walk gives every file: entries are hashed, files are not. */
+const NOT_HASHED = 'not hashed';
+
 /** What the intelligence sources hold. */
 export type IntelObservation = { entries: EntryCandidate[]; problems: RecordProblem[] };
 
@@ -35,8 +38,8 @@ export type IntelObservation = { entries: EntryCandidate[]; problems: RecordProb
 export async function readIntelligenceSources(sources: readonly Source[], stateDir: string): Promise<IntelObservation> {
   const out: IntelObservation = { entries: [], problems: [] };
   if (sources.length === 0) return out;
-  // Every file hashed afresh (nothing is known): entries are compared by content, not by file.
-  const observation = await observeSources(sources, { stateDir, known: { knownSha256: () => null } });
+  // Entries are compared by their content, not by their file's: no file is hashed (a hash is "known" for each).
+  const observation = await observeSources(sources, { stateDir, known: { knownSha256: () => NOT_HASHED } });
   const roots = new Map(observation.sources.map((s) => [s.name, s.root]));
   const files: { source: string; path: string; absPath: string }[] = observation.files.map((f) => ({
     source: f.source,

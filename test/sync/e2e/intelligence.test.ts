@@ -1,11 +1,12 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { receiveWebhook } from '../../../src/daemon/webhooks.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { EntryTotals } from '../../../src/sync/types.js';
 import { createTempDirs, createWorkspace, type JsonReport, type Workspace } from '../../helpers/e2e-workspace.js';
+import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import { junitSchemaErrors, parseJunit, parseMarkdown } from '../../helpers/ci-reports.js';
 import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
@@ -351,6 +352,27 @@ describe('kbsync sync: intelligence sources', () => {
     const top = results[0];
     expect(top?.text).toContain('On Tuesdays');
     expect(top).toMatchObject({ source: 'kb', path: 'kb/faq.yaml#1' });
+  });
+
+  it('reads an intelligence source from a git repository at its ref', async () => {
+    for (const [key, value] of Object.entries(GIT_ENV)) vi.stubEnv(key, value);
+    try {
+      const { api, agent, ws } = await setup({ plan: 'basic' });
+      const origin = createGitOrigin(temp.make(), { 'faq/faq.yaml': FAQ_YAML, 'README.txt': 'not an entry' });
+      ws.configure({ sources: [{ name: 'kb', git: { url: origin.bare, ref: 'main', subdir: 'faq' }, as: 'intelligence', agent }] });
+      const r = await runIntel(ws, 'sync');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.report.intelligence.items.map((i) => [i.path, i.action])).toEqual([
+        ['faq.yaml#1', 'write'],
+        ['faq.yaml#2', 'write'],
+      ]);
+      expect(await entriesOf(api)).toHaveLength(2);
+      origin.commit({ 'faq/faq.yaml': `${FAQ_YAML}\n- question: Where are the runbooks?\n  answer: In the ops repo.\n` }, 'one more');
+      const again = await runIntel(ws, 'sync');
+      expect(again.report.intelligence.summary).toMatchObject({ written: 1, unchanged: 2, creditsSpent: 1 });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('reports a record it cannot read with its file, line and field, and writes the others', async () => {

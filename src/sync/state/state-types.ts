@@ -5,15 +5,7 @@ import type { RemoteStatus } from '../types.js';
  * the agents commands' (create 5, config 2), and intelligence writes (1 per new entry).
  */
 export type OpKind =
-  | 'upload'
-  | 'reprocess'
-  | 'reindex'
-  | 'query'
-  | 'chat'
-  | 'agent_create'
-  | 'agent_config'
-  | 'intelligence'
-  | 'intelligence_batch';
+  'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config' | 'intelligence' | 'intelligence_batch';
 
 /** What an intelligence write sends: its agent, and per entry the SHA-256 of its content and where it comes from. */
 export type IntelPayload = {

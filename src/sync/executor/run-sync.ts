@@ -12,7 +12,7 @@ import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
-import { cancelStaleWrites, ensureWritable, entryOutcomes, entryTasks } from '../intelligence/execute.js';
+import { prepareWrites, sendWrites } from '../intelligence/run-writes.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
@@ -67,13 +67,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
     // An agent that may not write stops the run (or is switched, with ensureSelfLearning) before any paid call.
-    const intelNotes: string[] = [];
-    const intelPlan = plan.intelligence;
-    const writes = intelPlan === undefined ? null : entryTasks(intelPlan, prepared.entryContents, deps.getClient, state);
-    if (writes !== null) cancelStaleWrites(state, writes.tasks);
-    if (intelPlan !== undefined && writes !== null && writes.tasks.length > 0) {
-      intelNotes.push(...(await ensureWritable(await deps.getClient(), config, intelPlan)));
-    }
+    const writes = await prepareWrites(plan.intelligence, prepared.entryContents, deps);
     if (paid.length > 0) {
       const client = await deps.getClient();
       let done = 0;
@@ -91,16 +85,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     }
 
     // The entries after the files, through the same queue, caps and outbox.
-    let intelligence = intelPlan;
-    if (intelPlan !== undefined && writes !== null) {
-      let results = null;
-      if (stop === null && writes.tasks.length > 0) {
-        const r = await runPaidTasks(writes.tasks, paidOpts);
-        results = r.results;
-        stop = r.stop;
-      }
-      intelligence = entryOutcomes(intelPlan, writes.groups, writes.tasks, results ?? (writes.tasks.length === 0 ? [] : null), stop);
-    }
+    let intelligence = plan.intelligence;
+    if (writes !== null) ({ intelligence, stop } = await sendWrites(writes, paidOpts, stop));
 
     let waited: WaitOutcome | null = null;
     if (options.wait !== undefined && stop === null) {
@@ -123,7 +109,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       totals.deferred += intelligence.totals.deferred;
       totals.failed += intelligence.totals.failed;
     }
-    const notes = [...prepared.notes, ...intelNotes];
+    const notes = [...prepared.notes, ...(writes?.notes ?? [])];
     const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
     if (waited !== null && waited.timedOutAfterMs !== null && stillProcessing > 0) {
       notes.push(

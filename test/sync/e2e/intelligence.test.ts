@@ -206,14 +206,25 @@ describe('kbsync sync: intelligence sources', () => {
         },
       ],
     });
+    // The plan adopts the (empty) listing; then someone else writes fact 7: the state cannot know it.
+    expect((await runIntel(ws, 'plan')).report.intelligence.summary).toMatchObject({ written: 60, creditsPlanned: 60 });
+    const agentId = (await api.call('GET', '/api/v1/ext/agents/')).body.agents[0].id;
+    const other = await api.call('POST', '/api/v2/ext/datasets/intelligence', { json: { agent_id: agentId, content: 'Fact number 7.' } });
+    expect(other.status).toBe(201);
     const before = await credits(api);
     const sync = await runIntel(ws, 'sync');
     expect(sync.code).toBe(0);
     expect(sync.report.intelligence.mode).toBe('batch');
-    expect(sync.report.intelligence.summary).toMatchObject({ written: 60, creditsSpent: 60 });
-    expect(ledgerRows(ws, 'spend').map((r) => r.credits)).toEqual([50, 10]);
-    expect(before - (await credits(api))).toBe(60);
+    // 60 planned; the service found fact 7 a duplicate and charged nothing for it.
+    expect(sync.report.intelligence.summary).toMatchObject({ written: 60, creditsPlanned: 60, creditsSpent: 59 });
+    const seventh = sync.report.intelligence.items.find((i) => i.path === 'facts.jsonl#7');
+    expect(seventh).toMatchObject({ credits: 0, remoteId: String(other.body.id) });
+    expect(seventh?.reason).toContain('the service already held it (duplicate, nothing charged)');
+    expect(ledgerRows(ws, 'spend').map((r) => r.credits)).toEqual([49, 10]);
+    expect(before - (await credits(api))).toBe(59);
     expect(await entriesOf(api)).toHaveLength(60);
+    // Recorded under the service's id: the next plan has nothing to write.
+    expect((await runIntel(ws, 'plan')).report.intelligence.summary).toMatchObject({ written: 0, unchanged: 60, creditsPlanned: 0 });
   });
 
   it('stops before any paid call when the agent is read_only, naming what to do', async () => {

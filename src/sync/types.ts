@@ -223,12 +223,12 @@ export type SyncPlan = {
 };
 
 /** What happens to one intelligence entry (or a record that could not be read: `invalid`). */
-export type EntryAction = 'write' | 'skip:unchanged' | 'skip:duplicate-content' | 'defer:over-budget' | 'invalid';
+export type EntryAction = 'write' | 'skip:unchanged' | 'skip:duplicate-content' | 'skip:unsupported' | 'defer:over-budget' | 'invalid';
 
 /** One entry of an intelligence source: where it is, what happens to it, why, and what it costs. */
 export type EntryItem = {
   source: string;
-  /** `file#key` (`faq.jsonl#3`, `runbook.md#deploys`); an invalid record is `file:line`. */
+  /** `file#key` (`faq.jsonl#3`, `runbook.md#deploys`); an invalid record is `file:line`; an unsupported file its path. */
   path: string;
   action: EntryAction;
   reason: string;
@@ -253,6 +253,8 @@ export type EntryTotals = {
   written: number;
   unchanged: number;
   duplicate: number;
+  /** Files of the source no intelligence source reads (not JSONL, JSON, YAML, CSV or Markdown). */
+  skipped: number;
   deferred: number;
   /** Records that could not be read, and (in a run) writes that failed or whose outcome is unknown. */
   failed: number;

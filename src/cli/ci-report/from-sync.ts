@@ -76,7 +76,9 @@ function itemCase(item: RunItem, multi: boolean): CiCase {
 function entryCase(e: EntryItem): CiCase {
   const c = { suite: e.source, name: e.path };
   const charged = (e.creditsCharged ?? 0) > 0 ? `; ${e.creditsCharged} credits` : '';
-  if (e.outcome === 'not-run' || e.action === 'defer:over-budget') return { ...c, status: 'skipped', message: e.reason };
+  if (e.outcome === 'not-run' || e.action === 'defer:over-budget' || e.action === 'skip:unsupported') {
+    return { ...c, status: 'skipped', message: e.reason };
+  }
   if (e.action === 'invalid') return { ...c, status: 'failed', message: `invalid: ${e.reason}` };
   if (e.outcome === 'done' || e.outcome === undefined) return { ...c, status: 'passed', message: `${e.action}: ${e.reason}${charged}` };
   const error = e.error === null || e.error === undefined ? '' : `: ${e.error}`;

@@ -72,6 +72,20 @@ export function planEntries(input: EntryPlanInput): IntelPlan {
       items.push(item);
     }
   }
+  for (const o of input.observation.others) {
+    items.push({
+      source: o.source,
+      path: o.file,
+      action: 'skip:unsupported',
+      reason: 'not an entry file: an intelligence source reads .jsonl, .json, .yaml, .yml, .csv and .md',
+      credits: 0,
+      sha256: null,
+      agentId: o.agentId,
+      title: null,
+      remoteId: null,
+      line: 0,
+    });
+  }
   for (const p of input.observation.problems) {
     items.push({
       source: p.source,
@@ -115,13 +129,14 @@ function baseItem(c: EntryCandidate): EntryItem {
 
 /** The counts of entries by what happened to them (a run's writes count by how they ended). */
 export function entryTotals(items: readonly EntryItem[]): EntryTotals {
-  const t: EntryTotals = { written: 0, unchanged: 0, duplicate: 0, deferred: 0, failed: 0, creditsPlanned: 0, creditsSpent: 0 };
+  const t: EntryTotals = { written: 0, unchanged: 0, duplicate: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: 0, creditsSpent: 0 };
   for (const i of items) {
     t.creditsPlanned += i.credits;
     t.creditsSpent += i.creditsCharged ?? 0;
     if (i.outcome === 'not-run' || i.action === 'defer:over-budget') t.deferred += 1;
     else if (i.action === 'skip:unchanged') t.unchanged += 1;
     else if (i.action === 'skip:duplicate-content') t.duplicate += 1;
+    else if (i.action === 'skip:unsupported') t.skipped += 1;
     else if (i.action === 'invalid') t.failed += 1;
     else if (i.outcome === undefined || i.outcome === 'done') t.written += 1;
     else t.failed += 1;

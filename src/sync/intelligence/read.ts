@@ -25,22 +25,27 @@ export type RecordProblem = EntryProblem & { source: string; file: string; agent
 /** The file hash an intelligence source's walk gives every file: entries are hashed, files are not. */
 const NOT_HASHED = 'not hashed';
 
+/** A file of an intelligence source that is no entry file (a .txt, a .pdf...). */
+export type OtherFile = { source: string; file: string; agentId: string };
+
 /** What the intelligence sources hold. */
-export type IntelObservation = { entries: EntryCandidate[]; problems: RecordProblem[] };
+export type IntelObservation = { entries: EntryCandidate[]; problems: RecordProblem[]; others: OtherFile[] };
 
 /**
  * Reads every intelligence source: its files are found as a sync finds files (include, exclude,
  * ignore files, never secrets; a git source at its ref), and each JSONL, JSON, YAML, CSV or Markdown
- * file is parsed into entries, in (source, path) order. Other files are left out (`plan` lists no
- * item for them). A file that cannot be read is one problem; a bad record is one problem, the rest of
+ * file is parsed into entries, in (source, path) order. Other files are listed apart (`others`: the
+ * plan shows each as skip:unsupported). A file that cannot be read is one problem; a bad record is one problem, the rest of
  * its file is still read.
  */
 export async function readIntelligenceSources(sources: readonly Source[], stateDir: string): Promise<IntelObservation> {
-  const out: IntelObservation = { entries: [], problems: [] };
+  const out: IntelObservation = { entries: [], problems: [], others: [] };
   if (sources.length === 0) return out;
   // Entries are compared by their content, not by their file's: no file is hashed (a hash is "known" for each).
   const observation = await observeSources(sources, { stateDir, known: { knownSha256: () => NOT_HASHED } });
   const roots = new Map(observation.sources.map((s) => [s.name, s.root]));
+  const bySource = new Map(sources.map((s) => [s.name, s]));
+  const agentOf = (name: string): string => (bySource.get(name)?.agent as string | undefined) ?? '';
   const files: { source: string; path: string; absPath: string }[] = observation.files.map((f) => ({
     source: f.source,
     path: f.path,
@@ -48,13 +53,17 @@ export async function readIntelligenceSources(sources: readonly Source[], stateD
   }));
   // YAML is no upload type: the walk lists it as unsupported, and an intelligence source reads it.
   for (const s of observation.skipped) {
+    if (s.reason === 'unsupported' && !isIntelligenceFile(s.path))
+      out.others.push({ source: s.source, file: s.path, agentId: agentOf(s.source) });
     if (s.reason === 'unsupported' && isIntelligenceFile(s.path))
       files.push({ source: s.source, path: s.path, absPath: join(roots.get(s.source) ?? '', s.path) });
   }
   files.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const bySource = new Map(sources.map((s) => [s.name, s]));
   for (const file of files) {
-    if (!isIntelligenceFile(file.path)) continue;
+    if (!isIntelligenceFile(file.path)) {
+      out.others.push({ source: file.source, file: file.path, agentId: agentOf(file.source) });
+      continue;
+    }
     const source = bySource.get(file.source) as Source;
     const agentId = source.agent as string;
     let text: string;

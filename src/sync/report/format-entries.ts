@@ -25,7 +25,7 @@ export function entryLines(intel: IntelPlan, kind: 'plan' | 'run', all: boolean)
       ? `${plural(t.creditsPlanned, 'credit')} planned`
       : `${plural(t.creditsSpent, 'credit')} spent (${formatCount(t.creditsPlanned)} planned)`;
   lines.push(
-    `entries: ${formatCount(t.written)} ${kind === 'plan' ? 'to write' : 'written'}, ${formatCount(t.unchanged)} unchanged, ${formatCount(t.duplicate)} duplicate, ${formatCount(t.deferred)} deferred, ${formatCount(t.failed)} failed; ${credits}`,
+    `entries: ${formatCount(t.written)} ${kind === 'plan' ? 'to write' : 'written'}, ${formatCount(t.unchanged)} unchanged, ${formatCount(t.duplicate)} duplicate, ${formatCount(t.skipped)} skipped, ${formatCount(t.deferred)} deferred, ${formatCount(t.failed)} failed; ${credits}`,
   );
   return lines;
 }

@@ -127,12 +127,14 @@ describe('kbsync sync: intelligence sources', () => {
     writeKb(ws, 'facts.jsonl', FACTS_JSONL);
     writeKb(ws, 'glossary.csv', GLOSSARY_CSV);
     writeKb(ws, 'runbook.md', RUNBOOK_MD);
+    writeKb(ws, 'notes.txt', 'a note, not an entry file');
 
     const plan = await runIntel(ws, 'plan');
     expect(plan.code).toBe(0);
     const intel = plan.report.intelligence;
     expect(intel.mode).toBe('single');
-    expect(intel.summary).toMatchObject({ written: 7, duplicate: 1, unchanged: 0, failed: 0, creditsPlanned: 7 });
+    expect(intel.summary).toMatchObject({ written: 7, duplicate: 1, unchanged: 0, skipped: 1, failed: 0, creditsPlanned: 7 });
+    expect(intel.items.find((i) => i.path === 'notes.txt')).toMatchObject({ action: 'skip:unsupported', credits: 0 });
     // The plan's credits: 5 for the upload of a.md, then 1 per new entry.
     expect(plan.report.summary.creditsPlanned).toBe(5 + 7);
     const dup = intel.items.find((i) => i.action === 'skip:duplicate-content');
@@ -140,7 +142,7 @@ describe('kbsync sync: intelligence sources', () => {
     expect(dup?.reason).toContain('kb/facts.jsonl#1');
     const text = await ws.run('plan');
     expect(text.stdout).toContain('intelligence entries, one write per entry (batches need the Advanced tier):');
-    expect(text.stdout).toMatch(/entries: 7 to write, 0 unchanged, 1 duplicate, 0 deferred, 0 failed; 7 credits planned/);
+    expect(text.stdout).toMatch(/entries: 7 to write, 0 unchanged, 1 duplicate, 1 skipped, 0 deferred, 0 failed; 7 credits planned/);
 
     const before = await credits(api);
     const sync = await runIntel(ws, 'sync');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import { resolveAgent } from '../agents/resolve.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
@@ -28,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
           reason: `chat with agent ${agent.label}: "${text}"`,
           perform: async (idempotencyKey) => ({ value: await client.chat(agent.id, text, { idempotencyKey }), creditsCharged: null }),
         });
-        const sourceNames = config.sources.map((s) => s.name);
+        const sourceNames = fileSourceNames(config.sources);
         const sources = await nameResults(answer.sources, { state, sourceNames, client, logger });
         if (options.json === true) {
           writeJson(ctx, { response: answer.response, agent: { id: agent.id, name: agent.name }, sources });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
@@ -30,7 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
             creditsCharged: null,
           }),
         });
-        const sourceNames = config.sources.map((s) => s.name);
+        const sourceNames = fileSourceNames(config.sources);
         const results = await nameResults(answer, { state, sourceNames, client, logger });
         if (options.json === true) {
           writeJson(ctx, { results });

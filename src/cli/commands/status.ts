@@ -31,6 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
             caps: capsOf(config),
             outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
             daemon,
+            entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
           });
           if (options.json === true) writeJson(ctx, report);
           else writeLines(ctx, formatStatus(report));

@@ -1,6 +1,6 @@
 import type { KnowledgeClient, QueryResult } from '../client/index.js';
 import type { Logger } from '../shared/logger.js';
-import { planPath } from '../sync/source-index.js';
+import { planPath } from '../shared/plan-path.js';
 import type { StateStore } from '../sync/state/index.js';
 
 /**

@@ -1,3 +1,4 @@
+import { planPath } from '../shared/plan-path.js';
 import { remoteNameMapper } from './executor/remote-names.js';
 import type { RemoteCopy, TrackedFile } from './types.js';
 
@@ -25,11 +26,6 @@ export type SourceRef = {
   /** The name the service stores it under, when known. */
   remoteName: string | null;
 };
-
-/** The path as `kbsync plan` prints it: `source/path` with several sources, else `path`. */
-export function planPath(source: string, path: string, multiSource: boolean): string {
-  return multiSource ? `${source}/${path}` : path;
-}
 
 type Named = { name: string; sourcePath: string; deleted: boolean };
 

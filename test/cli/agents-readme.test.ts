@@ -74,6 +74,6 @@ describe('README: agents create, datasets attach, chat by name, from an empty fo
   it('chat docs-helper answers from the document and names it by its path', () => {
     const chat = runs[4]?.exit.stdout ?? '';
     expect(chat).toMatch(/manager/i);
-    expect(chat).toMatch(/\nsources:\n {2}expenses\.md chunk 0 \(score \d\.\d{3}\)\n/);
+    expect(chat).toMatch(/\nsources:\n {2}expenses\.md chunk 0 \(score \d\.\d{3}\)( {2}from "[^"]+")?\n/);
   });
 });

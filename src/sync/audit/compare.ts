@@ -1,6 +1,6 @@
 import { remoteNameMapper } from '../executor/remote-names.js';
 import { trackedKey } from '../planner/keys.js';
-import { planPath } from '../source-index.js';
+import { planPath } from '../../shared/plan-path.js';
 import type { ObservedFile, TrackedFile } from '../types.js';
 
 /**

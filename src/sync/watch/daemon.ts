@@ -4,6 +4,7 @@ import { errorText } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
+import { releaseMemory } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
@@ -112,6 +113,11 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const run = await runSync(deps, { signal: cycleAbort.signal });
     failuresInARow = 0;
     recordCycle(run, reasons, nowMs() - startedMs);
+    // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
+    // are garbage now. Given back before the snapshot says ready, not whenever V8 gets to it.
+    const releasedMs = nowMs();
+    if (releaseMemory())
+      logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
   };
 
   const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number): void => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLazyLogger, createLogger, lazy, lazyLogger } from './logger.js';
+import { createContext } from '../cli/context.js';
+import { createLazyLogger, createLogger, lazy, lazyLogger, logFormatOf } from './logger.js';
 
 /** A destination that keeps the lines written to it. */
 function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
@@ -121,5 +122,49 @@ describe('lazy', () => {
     expect(object.twice(3)).toBe(30);
     expect('twice' in object).toBe(true);
     expect(made).toBe(1);
+  });
+});
+
+describe('the log format', () => {
+  it('is pretty (colored) on a terminal and JSON lines elsewhere; KBSYNC_LOG_FORMAT decides instead, and a wrong value is named', () => {
+    expect(logFormatOf({ isTTY: true }, {})).toBe('pretty-color');
+    expect(logFormatOf({ isTTY: false }, {})).toBe('json');
+    expect(logFormatOf({}, {})).toBe('json');
+    expect(logFormatOf({ isTTY: true }, { KBSYNC_LOG_FORMAT: 'json' })).toBe('json');
+    expect(logFormatOf({}, { KBSYNC_LOG_FORMAT: 'pretty' })).toBe('pretty');
+    expect(() => logFormatOf({}, { KBSYNC_LOG_FORMAT: 'yaml' })).toThrow(/KBSYNC_LOG_FORMAT is "yaml": it must be json or pretty/);
+  });
+
+  it('pretty: one line of text per entry, with the time, level, message and fields, still redacted', () => {
+    const chunks: string[] = [];
+    const logger = createLogger({ level: 'info' }, { write: (t: string) => chunks.push(t) } as unknown as NodeJS.WritableStream, 'pretty');
+
+    logger.info({ source: 'docs', path: 'a.md', action: 'upload', apiKey: 'inf_live_secret' }, 'file');
+
+    const text = chunks.join('');
+    expect(text.split('\n').filter((l) => l !== '')[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: file$/);
+    expect(text).toContain('source: "docs"');
+    expect(text).toContain('action: "upload"');
+    expect(text).toContain('apiKey: "[redacted]"');
+    expect(text).not.toContain('inf_live_secret');
+    expect(text).not.toMatch(/^\{/);
+    expect(text).not.toContain('\u001b['); // not colored off a terminal
+  });
+});
+
+describe("a command's logger (createContext)", () => {
+  it('writes pretty lines to a terminal stderr, JSON lines to any other, as KBSYNC_LOG_FORMAT allows', async () => {
+    const write = (isTTY: boolean, env: Record<string, string>): Promise<string> => {
+      const chunks: string[] = [];
+      const ctx = createContext({ stderr: { write: (t: string) => chunks.push(t), isTTY }, env });
+      return ctx.getLogger().then((logger) => {
+        logger.warn({ n: 1 }, 'took over a stale lock');
+        return chunks.join('');
+      });
+    };
+
+    expect(await write(true, {})).toMatch(/\u001b\[[0-9;]*mWARN\u001b\[[0-9;]*m.*took over a stale lock/);
+    expect(JSON.parse(await write(false, {}))).toMatchObject({ level: 40, msg: 'took over a stale lock', n: 1 });
+    expect(JSON.parse(await write(true, { KBSYNC_LOG_FORMAT: 'json' }))).toMatchObject({ level: 40, n: 1 });
   });
 });

@@ -21,11 +21,15 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { http?: string }, cmd: Command) => {
       const { parseListenAddress } = await import('../../daemon/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
-      const { createLogger } = await import('../../shared/logger.js');
+      const { createLogger, logFormatOf } = await import('../../shared/logger.js');
       // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
       const logger =
         ctx.env.KBSYNC_LOG_LEVEL === undefined
-          ? createLogger({ level: 'info' }, { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream)
+          ? createLogger(
+              { level: 'info' },
+              { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream,
+              logFormatOf(ctx.stderr, ctx.env),
+            )
           : await ctx.getLogger();
       const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
       await withSession(cmd, watchCtx, async (session) => {

@@ -51,7 +51,7 @@ function prettyDestination(destination: NodeJS.WritableStream, colorize: boolean
   const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as {
     prettyFactory: (options: PrettyOptions) => (line: string) => string;
   };
-  const pretty = prettyFactory({ colorize, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  const pretty = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
   return { write: (line: string) => destination.write(pretty(line)) } as NodeJS.WritableStream;
 }
 

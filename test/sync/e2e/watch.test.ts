@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -225,6 +226,71 @@ describe('kbsync watch as a child process against the local service', () => {
     // The rest is sent by the next start.
     const again = await ws.runJson('sync');
     expect(again.report.summary).toMatchObject({ uploaded: 2, creditsSpent: 10 });
+  });
+
+  it('SIGTERM with a call that outlives the grace period: exit 0 at the grace, the call left recorded in flight, settled by the next start without a second charge', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, {
+      via: 'proxy',
+      config: { upload: { concurrency: 1, requestsPerSecond: 1000 }, watch: { debounceMs: 300, shutdownGraceSeconds: 1 } },
+    });
+    ws.write('a.md', '# A\n');
+    ws.write('b.md', '# B\n');
+    suite.proxy.requests.length = 0;
+    let termAtMs = 0;
+    let forwardedAtMs = 0;
+    const k = watch(ws);
+    suite.proxy.setHooks({
+      onRequest: async (req) => {
+        if (!isUpload(req) || termAtMs > 0) return { kind: 'forward' };
+        termAtMs = Date.now();
+        k.child.kill('SIGTERM');
+        // Held well past the 1 s grace: the daemon must not wait for it.
+        await new Promise((r) => setTimeout(r, 4000));
+        forwardedAtMs = Date.now();
+        return { kind: 'forward' };
+      },
+    });
+    const exit = await k.exited;
+    const exitedAtMs = Date.now();
+
+    expect(exit.code).toBe(0);
+    expect(forwardedAtMs).toBe(0); // it exited while the call was still held
+    expect(exitedAtMs - termAtMs).toBeGreaterThanOrEqual(1000);
+    const warned = logsOf(k).find((l) => l.msg.startsWith('calls still in flight after the grace period'));
+    expect(warned).toMatchObject({ level: 40, graceSeconds: 1 });
+    expect(logsOf(k).some((l) => l.msg === 'stopped')).toBe(false);
+    expect(statusFile(ws)?.stoppedAt).not.toBeNull();
+    // As the process left it: the call recorded before it was sent and still in flight, its run still running.
+    const raw = new Database(ws.statePath, { readonly: true });
+    try {
+      // b.md waited for a.md (concurrency 1): recorded, never sent.
+      expect(raw.prepare('SELECT kind, path, state FROM outbox ORDER BY id').all()).toEqual([
+        { kind: 'upload', path: 'a.md', state: 'in_flight' },
+        { kind: 'upload', path: 'b.md', state: 'pending' },
+      ]);
+      expect(raw.prepare("SELECT status FROM runs WHERE command = 'sync' ORDER BY id DESC LIMIT 1").get()).toEqual({ status: 'running' });
+    } finally {
+      raw.close();
+    }
+    // The next opener with the lock turns it unknown (to be settled from the remote listing before anything is sent again).
+    const state = openState(ws.statePath);
+    try {
+      expect(state.recoveredInFlight).toBe(1);
+      expect(state.unknownOps().map((op) => op.path)).toEqual(['a.md']);
+      expect(state.lastRun('sync')?.status).toBe('interrupted');
+      expect(state.getTracked('docs', 'a.md')?.remoteId ?? null).toBeNull();
+    } finally {
+      state.close();
+    }
+
+    // The held call goes through after all (the service charges it); the next start finds it in the listing.
+    await until('the held upload forwarded and charged', async () => forwardedAtMs > 0 && (await copies(ds))['a.md'] === 1);
+    suite.proxy.setHooks({});
+    const again = await ws.runJson('sync');
+    expect(again.report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1 });
+    expect(100_000 - (await ds.balance())).toBe(10);
   });
 
   it('kill -9 after the service charged an upload: the restarted daemon pays nothing again', async () => {

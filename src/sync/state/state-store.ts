@@ -98,6 +98,8 @@ export type StateStore = {
   webhookEventSeen(id: string): boolean;
   /** The newest accepted deliveries first. */
   webhookEvents(limit?: number): WebhookEventRecord[];
+  /** Drops accepted deliveries past the retention (30 days, 10,000 rows; never one a replay of which would still pass as fresh); returns how many. */
+  pruneWebhookEvents(): number;
 
   /** Connection settings and size figures (for status and tests). */
   diagnostics(): StateDiagnostics;
@@ -145,9 +147,10 @@ export function createStateStore(o: Open): StateStore {
   const meta = createMeta(db);
   const budget = createBudget(db, { outbox, tracked, sources, meta, now });
   const audit = createLedgerAudit(db);
-  const webhookEvents = createWebhookEvents(db);
+  const webhookEvents = createWebhookEvents(db, nowMs);
   const tidy = (): void => {
     outbox.pruneSettled();
+    webhookEvents.pruneWebhookEvents();
     db.pragma('incremental_vacuum');
   };
 

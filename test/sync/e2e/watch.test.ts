@@ -9,6 +9,7 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { spawnSync } from 'node:child_process';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
@@ -319,6 +320,32 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(chargedBeforeRestart).toBe(5);
     expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1 });
     expect(100_000 - (await ds.balance())).toBe(10);
+  });
+
+  it('out of inotify watches (ENOSPC, provoked in a user namespace with a limit of 8): the sysctl named, polling instead, no exit', async () => {
+    // The limit is lowered only inside a new user namespace (/proc/sys/user/max_inotify_watches is per
+    // namespace there), never the machine's fs.inotify.max_user_watches; `exec` keeps kbsync's pid.
+    const limit = 'echo 8 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"';
+    const prefix = ['unshare', '--user', '--map-root-user', 'sh', '-c', limit];
+    const probe = spawnSync(prefix[0] as string, [...prefix.slice(1), 'true'], { encoding: 'utf8' });
+    expect(probe.status, `this test needs user namespaces (unshare --user): ${probe.stderr}`).toBe(0);
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, { config: { watch: { debounceMs: 100, backend: 'events', pollIntervalMs: 100 } } });
+    for (let d = 0; d < 12; d++) ws.write(`part-${d}/doc.md`, `# ${d}\n`);
+    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, {}, prefix);
+    children.push(k);
+    await ready(ws, k);
+    ws.write('part-3/late.md', '# late\n');
+    await until('late.md uploaded through polling', () => uploadsOf(k, 'part-3/late.md').length === 1);
+    const exit = await stop(k);
+
+    expect(exit.code).toBe(0);
+    const advice = logsOf(k).filter((l) => l.msg.includes('fs.inotify.max_user_watches'));
+    expect(advice.length).toBeGreaterThan(0);
+    expect(advice[0]).toMatchObject({ level: 50, source: 'docs' });
+    expect(advice[0]?.msg).toContain('polling instead');
+    expect(logsOf(k).find((l) => l.msg === 'watching')).toMatchObject({ backend: 'polling', note: expect.stringContaining('ENOSPC') });
+    expect(Object.values(await copies(ds))).toEqual(new Array(13).fill(1));
   });
 
   it('a second daemon on the same state is refused (exit 2, naming the lock) and the first goes on', async () => {

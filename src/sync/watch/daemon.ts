@@ -108,16 +108,22 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     if (reasons.includes('budget-rollover'))
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
-    const startedMs = nowMs();
     publish();
-    const run = await runSync(deps, { signal: cycleAbort.signal });
+    await syncAndRecord(reasons);
     failuresInARow = 0;
-    recordCycle(run, reasons, nowMs() - startedMs);
     // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
-    // are garbage now. Given back before the snapshot says ready, not whenever V8 gets to it.
+    // are garbage now (syncAndRecord's frame, which held them, is gone). Given back before the snapshot
+    // says ready, not whenever V8 gets to it.
     const releasedMs = nowMs();
     if (releaseMemory())
       logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
+  };
+
+  /** One sync and its record; the run (100k items at 100k files) lives only in this frame. */
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<void> => {
+    const startedMs = nowMs();
+    const run = await runSync(deps, { signal: cycleAbort.signal });
+    recordCycle(run, reasons, nowMs() - startedMs);
   };
 
   const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number): void => {

@@ -1,5 +1,5 @@
 import { basename, dirname, sep } from 'node:path';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
@@ -215,11 +215,12 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
 
   // Folder sources: one watcher each; what the state and the embedded service write is not a change.
   const stateFile = basename(config.state);
-  const stateDir = dirname(config.state);
-  const dataDir = config.target.kind === 'embedded' ? config.target.dataDir : null;
+  // A watcher reports real paths: a folder reached through a symlink is compared under both names.
+  const stateDirs = bothNames(dirname(config.state));
+  const dataDirs = config.target.kind === 'embedded' ? bothNames(config.target.dataDir) : [];
   const ignored = (absPath: string): boolean => {
-    if (dataDir !== null && (absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
-    if (dirname(absPath) === stateDir && basename(absPath).startsWith(stateFile)) return true;
+    if (dataDirs.some((dataDir) => absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
+    if (stateDirs.includes(dirname(absPath)) && basename(absPath).startsWith(stateFile)) return true;
     return absPath.split(sep).some((part) => PATHS_NEVER_WATCHED.has(part));
   };
   const probes = new Map<string, () => void>();
@@ -233,7 +234,11 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     scheduler.hint('changes');
   };
   const watchers = new Map<string, FolderWatcher>();
-  const folderSources = config.sources.filter((s): s is typeof s & { path: string } => s.path !== undefined);
+  // Watched by their real path: inotify (@parcel/watcher) refuses a symlink as the root ("Not a
+  // directory"), which left a symlinked source polled, and events and probe files come back real.
+  const folderSources = config.sources
+    .filter((s): s is typeof s & { path: string } => s.path !== undefined)
+    .map((s) => ({ name: s.name, path: realPathOr(s.path) }));
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };
@@ -359,6 +364,21 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     );
   else logger.info({ cycles: counters.cycles }, 'stopped');
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
+}
+
+/** The real path of `path` (symlinks resolved), or `path` itself when it cannot be resolved (missing). */
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** `path` and its real path, once each. */
+function bothNames(path: string): string[] {
+  const real = realPathOr(path);
+  return real === path ? [path] : [path, real];
 }
 
 /** What the daemon waits for, in words, for `kbsync status`. */

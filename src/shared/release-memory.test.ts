@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { releaseMemory } from './release-memory.js';
+import { keepYoungGenerationSmall, releaseMemory } from './release-memory.js';
 
 const newSpaceBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 
@@ -27,5 +27,15 @@ describe('releaseMemory', () => {
 
   it('does nothing while the heap is below the threshold', () => {
     expect(releaseMemory(Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+});
+
+describe('keepYoungGenerationSmall', () => {
+  it('stops the young generation growing under the same work (run last: the flag holds for the rest of the process)', () => {
+    expect(releaseMemory(0)).toBe(true);
+    const before = newSpaceBytes();
+    keepYoungGenerationSmall();
+    expect(growYoungGeneration()).toBeGreaterThan(0);
+    expect(newSpaceBytes()).toBeLessThanOrEqual(Math.max(before, 4 << 20));
   });
 });

@@ -33,6 +33,9 @@ export function register(program: Command, ctx: CliContext): void {
           : await ctx.getLogger();
       const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
       await withSession(cmd, watchCtx, async (session) => {
+        // A daemon lives on: its memory between cycles matters more than a one-shot command's (docs/benchmarks.md).
+        const { keepYoungGenerationSmall } = await import('../../shared/release-memory.js');
+        keepYoungGenerationSmall();
         const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
         const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
         let createWatcher = createChokidarWatcher;

@@ -27,7 +27,7 @@ export const RELEASE_MIN_HEAP_BYTES = 64 << 20;
  * A sync of 100k files grows that generation to its maximum (128 MB on Node 24 on a machine with
  * plenty of memory) and an ordinary collection keeps it at that size, so a daemon that has finished its
  * cycle would sit on ~200 MB of empty heap until V8's memory reducer runs, seconds later or not at
- * all. Measured at 100k files: RSS 330 MB before, ~140 MB after, in ~40 ms (docs/benchmarks.md).
+ * all. Measured at 100k files: RSS at ready 359 MB before, 155 MB after, in 40-120 ms on a loaded machine (docs/benchmarks.md).
  * For a long-lived process between bursts of work only (`kbsync watch` after a sync cycle): a one-shot
  * command exits instead. Does nothing when the heap is small (`minHeapBytes`) or V8 gives no `gc`.
  * Returns true when it collected.

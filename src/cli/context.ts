@@ -1,4 +1,4 @@
-import { createLazyLogger, type Logger } from '../shared/logger.js';
+import { createLazyLogger, logFormatOf, type Logger } from '../shared/logger.js';
 import type { ExitCode } from './exit.js';
 
 /** Where a command writes: process.stdout/stderr, or a buffer in tests. */
@@ -33,7 +33,10 @@ export function createContext(overrides: Partial<CliContext> = {}): CliContext {
     env: process.env,
     cwd: process.cwd(),
     getLogger: () => {
-      logger ??= Promise.resolve(createLazyLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream));
+      const env = overrides.env ?? process.env;
+      logger ??= Promise.resolve(
+        createLazyLogger({}, { write: (text: string) => stderr.write(text) } as NodeJS.WritableStream, logFormatOf(stderr, env)),
+      );
       return logger;
     },
     ...overrides,

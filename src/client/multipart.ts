@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { KbsyncError } from '../shared/errors.js';
 import type { StreamBody } from './http.js';
 
@@ -49,10 +48,49 @@ export async function fileMultipart(path: string, fileName: string, field: strin
   };
 }
 
+/** Bytes read from the file at a time, into one of READ_RING buffers of this size. */
+export const READ_CHUNK_BYTES = 256 * 1024;
+/**
+ * Buffers one upload reads into, in turn. A buffer is read into again READ_RING - 1 chunks after it was
+ * yielded; see parts() for why no byte undici still holds is overwritten.
+ */
+export const READ_RING = 4;
+
+/**
+ * The body's parts: the preamble, the file's bytes, the epilogue. The file is read into a small ring of
+ * buffers owned by this one body (never shared with another upload), not into a new buffer per read:
+ * a 1 GiB upload made 4,096 buffers of 256 KiB that waited for the GC, ~65 MB of them at a time
+ * (docs/benchmarks.md, upload memory).
+ *
+ * Reuse is safe because of how undici sends an iterable body: it writes each chunk to the socket
+ * and, when the write returns false, waits for 'drain' (everything queued written) before asking
+ * for the next one. So when it asks, the bytes still queued are less than the socket's highWaterMark
+ * (64 KiB by default on Node 22+), and the queue is FIFO: a chunk yielded READ_RING - 1 chunks ago
+ * can only still be queued if the (READ_RING - 1) x 256 KiB yielded after it are too, 768 KiB in
+ * all, more than any highWaterMark undici's sockets use. The last chunk of a file may be short; after
+ * it comes the epilogue and the end, and the ring is dropped with the body.
+ */
 async function* parts(path: string, size: number, head: Buffer, tail: Buffer): AsyncGenerator<Buffer> {
   yield head;
-  // The read stream is opened only when undici starts sending, and closed if the request is torn down.
-  // `end` is inclusive; an empty file is not read at all (end -1 is out of range).
-  if (size > 0) for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024, end: size - 1 })) yield chunk as Buffer;
+  // The file is opened only when undici starts sending, and closed if the request is torn down
+  // (undici returns the iterator, which runs the finally). An empty file is not opened at all.
+  if (size > 0) {
+    const file = await open(path, 'r');
+    try {
+      const ring: Buffer[] = [];
+      let position = 0;
+      for (let turn = 0; position < size; turn++) {
+        const slot = turn % READ_RING;
+        const buffer = (ring[slot] ??= Buffer.allocUnsafeSlow(Math.min(READ_CHUNK_BYTES, size)));
+        const { bytesRead } = await file.read(buffer, 0, Math.min(buffer.length, size - position), position);
+        // The file shrank since it was stat'ed: the body ends short, which undici refuses.
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        yield buffer.subarray(0, bytesRead);
+      }
+    } finally {
+      await file.close();
+    }
+  }
   yield tail;
 }

@@ -22,7 +22,7 @@ type Received = {
 
 const KEY = 'kb_test_UploadKey_0123456789';
 const dir = mkdtempSync(join(tmpdir(), 'kbsync-upload-'));
-const content = randomBytes(700 * 1024 + 13); // several read-stream chunks, odd length
+const content = randomBytes(700 * 1024 + 13); // several 256 KiB reads, odd length
 const filePath = join(dir, 'payload.bin');
 writeFileSync(filePath, content);
 
@@ -98,6 +98,33 @@ describe('uploadFile against a real multipart parser', () => {
     expect(r.headers['transfer-encoding']).toBeUndefined();
     expect(r.headers['x-api-key']).toBe(KEY);
     expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends every byte of large files read through its reused buffers: three at once, to a server that reads slowly', async () => {
+    // 12 MiB each: 48 reads of 256 KiB per file, each of the ring's buffers read into 12 times; the
+    // server's pauses fill the socket buffers, so undici waits for 'drain' between chunks.
+    const files = [0, 1, 2].map((i) => {
+      const bytes = randomBytes(12 * 1024 * 1024 + 13 * (i + 1));
+      const path = join(dir, `large-${i}.bin`);
+      writeFileSync(path, bytes);
+      return { path, name: `large-${i}.bin`, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    });
+    onRequest = (req) => {
+      let chunks = 0;
+      req.on('data', () => {
+        if (++chunks % 8 !== 0) return;
+        req.pause();
+        setTimeout(() => req.resume(), 5);
+      });
+    };
+    client = createClient({ baseUrl, apiKey: KEY });
+    answer = { status: 201, body: { id: 1, name: 'large.bin', status: 'queued' } };
+
+    await Promise.all(files.map((f) => client.uploadFile({ path: f.path, name: f.name, size: f.size })));
+
+    const parts = received.flatMap((r) => r.parts).sort((a, b) => a.fileName.localeCompare(b.fileName));
+    expect(parts).toEqual(files.map((f) => ({ field: 'file', fileName: f.name, sha256: f.sha256, bytes: f.size })));
+    for (const r of received) expect(r.contentLength).toBe(r.bodyBytes);
   });
 
   it("uses the dialect's field name and the caller's idempotency key", async () => {

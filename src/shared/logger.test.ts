@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLazyLogger, createLogger, lazy, lazyLogger } from './logger.js';
+import { createLazyLogger, createLogger, lazy, lazyLogger, logFormatOf } from './logger.js';
 
 /** A destination that keeps the lines written to it. */
 function sink(): { lines: () => Record<string, unknown>[]; stream: NodeJS.WritableStream } {
@@ -121,5 +121,33 @@ describe('lazy', () => {
     expect(object.twice(3)).toBe(30);
     expect('twice' in object).toBe(true);
     expect(made).toBe(1);
+  });
+});
+
+describe('the log format', () => {
+  it('is pretty (colored) on a terminal and JSON lines elsewhere; KBSYNC_LOG_FORMAT decides instead, and a wrong value is named', () => {
+    expect(logFormatOf({ isTTY: true }, {})).toBe('pretty-color');
+    expect(logFormatOf({ isTTY: false }, {})).toBe('json');
+    expect(logFormatOf({}, {})).toBe('json');
+    expect(logFormatOf({ isTTY: true }, { KBSYNC_LOG_FORMAT: 'json' })).toBe('json');
+    expect(logFormatOf({}, { KBSYNC_LOG_FORMAT: 'pretty' })).toBe('pretty');
+    expect(() => logFormatOf({}, { KBSYNC_LOG_FORMAT: 'yaml' })).toThrow(/KBSYNC_LOG_FORMAT is "yaml": it must be json or pretty/);
+  });
+
+  it('pretty: one line of text per entry, with the time, level, message and fields, still redacted', () => {
+    const chunks: string[] = [];
+    const logger = createLogger({ level: 'info' }, { write: (t: string) => chunks.push(t) } as unknown as NodeJS.WritableStream, 'pretty');
+
+    logger.info({ source: 'docs', path: 'a.md', action: 'upload', apiKey: 'inf_live_secret' }, 'file');
+
+    const text = chunks.join('');
+    expect(text.split('\n').filter((l) => l !== '')).toHaveLength(1);
+    expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: file \{/);
+    expect(text).toContain('"source":"docs"');
+    expect(text).toContain('"action":"upload"');
+    expect(text).toContain('"apiKey":"[redacted]"');
+    expect(text).not.toContain('inf_live_secret');
+    expect(text).not.toMatch(/^\{/);
+    expect(text).not.toContain('\u001b['); // not colored off a terminal
   });
 });

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Logger, LoggerOptions, pino as pinoFunction } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
+import { KbsyncError } from './errors.js';
 
 export type { Logger };
 
@@ -23,11 +25,48 @@ function pino(): typeof pinoFunction {
   return (createRequire(import.meta.url)('pino') as { pino: typeof pinoFunction }).pino;
 }
 
-/** A pino logger with kbsync's redaction rules; logs go to stderr so stdout stays for reports. */
-export function createLogger(options: LoggerOptions = {}, destination: NodeJS.WritableStream = process.stderr): Logger {
+/** How log lines are written: pino's JSON lines, or pino-pretty's one-line text for people (colored on a terminal). */
+export type LogFormat = 'json' | 'pretty' | 'pretty-color';
+
+/**
+ * The log format for `stream` (stderr): pretty text, colored, when it is a terminal, where a person
+ * reads it; JSON lines otherwise (a file, a pipe, journald, Docker's log driver), for machines.
+ * KBSYNC_LOG_FORMAT=json or =pretty decides instead; any other value is refused, naming it.
+ */
+export function logFormatOf(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): LogFormat {
+  const asked = env.KBSYNC_LOG_FORMAT;
+  if (asked === 'json') return 'json';
+  const tty = stream.isTTY === true;
+  if (asked === 'pretty') return tty ? 'pretty-color' : 'pretty';
+  if (asked !== undefined && asked !== '')
+    throw new KbsyncError(
+      'usage',
+      `KBSYNC_LOG_FORMAT is "${asked}": it must be json or pretty (or unset: pretty on a terminal, JSON lines otherwise)`,
+    );
+  return tty ? 'pretty-color' : 'json';
+}
+
+/** `destination` behind pino-pretty (loaded only here): each JSON line pino writes becomes one line of text. */
+function prettyDestination(destination: NodeJS.WritableStream, colorize: boolean): NodeJS.WritableStream {
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as {
+    prettyFactory: (options: PrettyOptions) => (line: string) => string;
+  };
+  const pretty = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return { write: (line: string) => destination.write(pretty(line)) } as NodeJS.WritableStream;
+}
+
+/**
+ * A pino logger with kbsync's redaction rules; logs go to stderr so stdout stays for reports. The
+ * redaction is pino's, before a line is formatted: a pretty line is as censored as a JSON one.
+ */
+export function createLogger(
+  options: LoggerOptions = {},
+  destination: NodeJS.WritableStream = process.stderr,
+  format: LogFormat = 'json',
+): Logger {
   return pino()(
     { level: process.env.KBSYNC_LOG_LEVEL ?? 'warn', redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...options },
-    destination,
+    format === 'json' ? destination : prettyDestination(destination, format === 'pretty-color'),
   );
 }
 
@@ -36,8 +75,12 @@ export function createLogger(options: LoggerOptions = {}, destination: NodeJS.Wr
  * ~25 ms of every start. A call at a level the logger leaves out (debug and info at the default
  * `warn`) makes nothing.
  */
-export function createLazyLogger(options: LoggerOptions = {}, destination: NodeJS.WritableStream = process.stderr): Logger {
-  return lazyLogger(() => createLogger(options, destination), options.level ?? process.env.KBSYNC_LOG_LEVEL ?? 'warn');
+export function createLazyLogger(
+  options: LoggerOptions = {},
+  destination: NodeJS.WritableStream = process.stderr,
+  format: LogFormat = 'json',
+): Logger {
+  return lazyLogger(() => createLogger(options, destination, format), options.level ?? process.env.KBSYNC_LOG_LEVEL ?? 'warn');
 }
 
 /** pino's levels by name, and a logger method's level (undefined: not a level method). */

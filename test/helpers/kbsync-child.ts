@@ -11,10 +11,15 @@ export type KbsyncChild = {
   /** stderr so far (a daemon's log while it runs). */ stderrSoFar(): string;
 };
 
-/** Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment (plus `extraEnv`). */
-export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}): KbsyncChild {
+/**
+ * Starts `node bin/kbsync.js ...args` in `cwd` as a real child process, with a minimal environment (plus
+ * `extraEnv`). With `prefix`, that command runs it (e.g. `unshare ... sh -c '... exec "$0" "$@"'`): it must
+ * exec node in the end, so that the child's pid is kbsync's.
+ */
+export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}, prefix: string[] = []): KbsyncChild {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...extraEnv };
-  const child = spawn(process.execPath, [KBSYNC_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [...prefix, process.execPath, KBSYNC_BIN, ...args];
+  const child = spawn(command[0] as string, command.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

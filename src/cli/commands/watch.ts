@@ -21,14 +21,21 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { http?: string }, cmd: Command) => {
       const { parseListenAddress } = await import('../../daemon/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
-      const { createLogger } = await import('../../shared/logger.js');
+      const { createLogger, logFormatOf } = await import('../../shared/logger.js');
       // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
       const logger =
         ctx.env.KBSYNC_LOG_LEVEL === undefined
-          ? createLogger({ level: 'info' }, { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream)
+          ? createLogger(
+              { level: 'info' },
+              { write: (text: string) => ctx.stderr.write(text) } as NodeJS.WritableStream,
+              logFormatOf(ctx.stderr, ctx.env),
+            )
           : await ctx.getLogger();
       const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
       await withSession(cmd, watchCtx, async (session) => {
+        // A daemon lives on: its memory between cycles matters more than a one-shot command's (docs/benchmarks.md).
+        const { keepYoungGenerationSmall } = await import('../../shared/release-memory.js');
+        keepYoungGenerationSmall();
         const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
         const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
         let createWatcher = createChokidarWatcher;

@@ -102,6 +102,8 @@ export type StateStore = {
   webhookEventSeen(id: string): boolean;
   /** The newest accepted deliveries first. */
   webhookEvents(limit?: number): WebhookEventRecord[];
+  /** Drops accepted deliveries past the retention (30 days, 10,000 rows; never one a replay of which would still pass as fresh); returns how many. */
+  pruneWebhookEvents(): number;
 
   // intelligence entries (sources with `as: intelligence`)
   /** Every entry the dataset is known to hold, keyed by the SHA-256 of its content. */
@@ -157,10 +159,11 @@ export function createStateStore(o: Open): StateStore {
   const meta = createMeta(db);
   const budget = createBudget(db, { outbox, tracked, sources, meta, now });
   const audit = createLedgerAudit(db);
-  const webhookEvents = createWebhookEvents(db);
+  const webhookEvents = createWebhookEvents(db, nowMs);
   const intelEntries = createIntelEntries(db, sources, nowMs);
   const tidy = (): void => {
     outbox.pruneSettled();
+    webhookEvents.pruneWebhookEvents();
     db.pragma('incremental_vacuum');
   };
 

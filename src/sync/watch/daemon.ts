@@ -1,9 +1,10 @@
 import { basename, dirname, sep } from 'node:path';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
+import { releaseMemory } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
@@ -107,10 +108,21 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     if (reasons.includes('budget-rollover'))
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
-    const startedMs = nowMs();
     publish();
-    const run = await runSync(deps, { signal: cycleAbort.signal });
+    await syncAndRecord(reasons);
     failuresInARow = 0;
+    // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
+    // are garbage now (syncAndRecord's frame, which held them, is gone). Given back before the snapshot
+    // says ready, not whenever V8 gets to it.
+    const releasedMs = nowMs();
+    if (releaseMemory())
+      logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
+  };
+
+  /** One sync and its record; the run (100k items at 100k files) lives only in this frame. */
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<void> => {
+    const startedMs = nowMs();
+    const run = await runSync(deps, { signal: cycleAbort.signal });
     recordCycle(run, reasons, nowMs() - startedMs);
   };
 
@@ -203,11 +215,12 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
 
   // Folder sources: one watcher each; what the state and the embedded service write is not a change.
   const stateFile = basename(config.state);
-  const stateDir = dirname(config.state);
-  const dataDir = config.target.kind === 'embedded' ? config.target.dataDir : null;
+  // A watcher reports real paths: a folder reached through a symlink is compared under both names.
+  const stateDirs = bothNames(dirname(config.state));
+  const dataDirs = config.target.kind === 'embedded' ? bothNames(config.target.dataDir) : [];
   const ignored = (absPath: string): boolean => {
-    if (dataDir !== null && (absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
-    if (dirname(absPath) === stateDir && basename(absPath).startsWith(stateFile)) return true;
+    if (dataDirs.some((dataDir) => absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
+    if (stateDirs.includes(dirname(absPath)) && basename(absPath).startsWith(stateFile)) return true;
     return absPath.split(sep).some((part) => PATHS_NEVER_WATCHED.has(part));
   };
   const probes = new Map<string, () => void>();
@@ -221,7 +234,11 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     scheduler.hint('changes');
   };
   const watchers = new Map<string, FolderWatcher>();
-  const folderSources = config.sources.filter((s): s is typeof s & { path: string } => s.path !== undefined);
+  // Watched by their real path: inotify (@parcel/watcher) refuses a symlink as the root ("Not a
+  // directory"), which left a symlinked source polled, and events and probe files come back real.
+  const folderSources = config.sources
+    .filter((s): s is typeof s & { path: string } => s.path !== undefined)
+    .map((s) => ({ name: s.name, path: realPathOr(s.path) }));
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };
@@ -347,6 +364,21 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     );
   else logger.info({ cycles: counters.cycles }, 'stopped');
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
+}
+
+/** The real path of `path` (symlinks resolved), or `path` itself when it cannot be resolved (missing). */
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** `path` and its real path, once each. */
+function bothNames(path: string): string[] {
+  const real = realPathOr(path);
+  return real === path ? [path] : [path, real];
 }
 
 /** What the daemon waits for, in words, for `kbsync status`. */

@@ -1,3 +1,5 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../../src/client/index.js';
@@ -5,6 +7,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { openState, type StateStore } from '../../../src/sync/state/index.js';
 import { createChokidarWatcher } from '../../../src/sync/watch/chokidar-watcher.js';
+import { createParcelWatcher } from '../../../src/sync/watch/parcel-watcher.js';
 import { runWatchDaemon, type DaemonResult, type DaemonSnapshot } from '../../../src/sync/watch/daemon.js';
 import type { CreateWatcher, WatcherHandlers } from '../../../src/sync/watch/watcher.js';
 import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
@@ -100,6 +103,28 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     ]);
     expect(d.logs.filter((l) => String(l.msg).includes('polling instead'))).toHaveLength(1);
     expect(result.graceExpired).toBe(false);
+    expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
+  });
+
+  it('a source folder reached through a symlink is watched with file-system events (@parcel/watcher), not polled', async () => {
+    const ds = suite.svc.dataset();
+    const root = suite.temp.make();
+    const ws = createWorkspace(root, {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'docs', path: './linked' }], watch: { debounceMs: 50, rescanMinutes: 60 } },
+    });
+    symlinkSync(ws.docs, join(root, 'linked'));
+    ws.write('a.md', '# A\n');
+    const d = startDaemon(ws, ds, createParcelWatcher);
+    await until('the first sync', () => d.snapshot()?.ready === true);
+    ws.write('b.md', '# B\n');
+    await until('b.md uploaded after its event', async () => (await uploadedNames(ds)).includes('b.md'));
+    await d.stop();
+
+    expect(d.snapshot().watches).toEqual([expect.objectContaining({ source: 'docs', backend: 'events', note: null })]);
+    expect(d.snapshot().counters.events).toBeGreaterThan(0);
+    expect(d.snapshot().counters.watcherErrors).toBe(0);
     expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
   });
 

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -8,6 +9,7 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { spawnSync } from 'node:child_process';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
@@ -135,7 +137,8 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(burstCycles).toHaveLength(1);
     expect(reindexes).toHaveLength(1);
     expect(100_000 - (await ds.balance())).toBe(1000 * 5 + 2);
-  });
+    // Its own waits allow 60 s for the uploads: the suite's 30 s must not cut them short on a loaded machine.
+  }, 120_000);
 
   it('an autosave storm (a write every 50 ms for 1.5 s) gives one upload, after the file settles', async () => {
     const ds = suite.svc.dataset();
@@ -227,6 +230,71 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(again.report.summary).toMatchObject({ uploaded: 2, creditsSpent: 10 });
   });
 
+  it('SIGTERM with a call that outlives the grace period: exit 0 at the grace, the call left recorded in flight, settled by the next start without a second charge', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, {
+      via: 'proxy',
+      config: { upload: { concurrency: 1, requestsPerSecond: 1000 }, watch: { debounceMs: 300, shutdownGraceSeconds: 1 } },
+    });
+    ws.write('a.md', '# A\n');
+    ws.write('b.md', '# B\n');
+    suite.proxy.requests.length = 0;
+    let termAtMs = 0;
+    let forwardedAtMs = 0;
+    const k = watch(ws);
+    suite.proxy.setHooks({
+      onRequest: async (req) => {
+        if (!isUpload(req) || termAtMs > 0) return { kind: 'forward' };
+        termAtMs = Date.now();
+        k.child.kill('SIGTERM');
+        // Held well past the 1 s grace: the daemon must not wait for it.
+        await new Promise((r) => setTimeout(r, 4000));
+        forwardedAtMs = Date.now();
+        return { kind: 'forward' };
+      },
+    });
+    const exit = await k.exited;
+    const exitedAtMs = Date.now();
+
+    expect(exit.code).toBe(0);
+    expect(forwardedAtMs).toBe(0); // it exited while the call was still held
+    expect(exitedAtMs - termAtMs).toBeGreaterThanOrEqual(1000);
+    const warned = logsOf(k).find((l) => l.msg.startsWith('calls still in flight after the grace period'));
+    expect(warned).toMatchObject({ level: 40, graceSeconds: 1 });
+    expect(logsOf(k).some((l) => l.msg === 'stopped')).toBe(false);
+    expect(statusFile(ws)?.stoppedAt).not.toBeNull();
+    // As the process left it: the call recorded before it was sent and still in flight, its run still running.
+    const raw = new Database(ws.statePath, { readonly: true });
+    try {
+      // b.md waited for a.md (concurrency 1): recorded, never sent.
+      expect(raw.prepare('SELECT kind, path, state FROM outbox ORDER BY id').all()).toEqual([
+        { kind: 'upload', path: 'a.md', state: 'in_flight' },
+        { kind: 'upload', path: 'b.md', state: 'pending' },
+      ]);
+      expect(raw.prepare("SELECT status FROM runs WHERE command = 'sync' ORDER BY id DESC LIMIT 1").get()).toEqual({ status: 'running' });
+    } finally {
+      raw.close();
+    }
+    // The next opener with the lock turns it unknown (to be settled from the remote listing before anything is sent again).
+    const state = openState(ws.statePath);
+    try {
+      expect(state.recoveredInFlight).toBe(1);
+      expect(state.unknownOps().map((op) => op.path)).toEqual(['a.md']);
+      expect(state.lastRun('sync')?.status).toBe('interrupted');
+      expect(state.getTracked('docs', 'a.md')?.remoteId ?? null).toBeNull();
+    } finally {
+      state.close();
+    }
+
+    // The held call goes through after all (the service charges it); the next start finds it in the listing.
+    await until('the held upload forwarded and charged', async () => forwardedAtMs > 0 && (await copies(ds))['a.md'] === 1);
+    suite.proxy.setHooks({});
+    const again = await ws.runJson('sync');
+    expect(again.report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1 });
+    expect(100_000 - (await ds.balance())).toBe(10);
+  });
+
   it('kill -9 after the service charged an upload: the restarted daemon pays nothing again', async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds, { via: 'proxy', config: { upload: { concurrency: 1, requestsPerSecond: 1000 } } });
@@ -253,6 +321,32 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(chargedBeforeRestart).toBe(5);
     expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1 });
     expect(100_000 - (await ds.balance())).toBe(10);
+  });
+
+  it('out of inotify watches (ENOSPC, provoked in a user namespace with a limit of 8): the sysctl named, polling instead, no exit', async () => {
+    // The limit is lowered only inside a new user namespace (/proc/sys/user/max_inotify_watches is per
+    // namespace there), never the machine's fs.inotify.max_user_watches; `exec` keeps kbsync's pid.
+    const limit = 'echo 8 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"';
+    const prefix = ['unshare', '--user', '--map-root-user', 'sh', '-c', limit];
+    const probe = spawnSync(prefix[0] as string, [...prefix.slice(1), 'true'], { encoding: 'utf8' });
+    expect(probe.status, `this test needs user namespaces (unshare --user): ${probe.stderr}`).toBe(0);
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, { config: { watch: { debounceMs: 100, backend: 'events', pollIntervalMs: 100 } } });
+    for (let d = 0; d < 12; d++) ws.write(`part-${d}/doc.md`, `# ${d}\n`);
+    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, {}, prefix);
+    children.push(k);
+    await ready(ws, k);
+    ws.write('part-3/late.md', '# late\n');
+    await until('late.md uploaded through polling', () => uploadsOf(k, 'part-3/late.md').length === 1);
+    const exit = await stop(k);
+
+    expect(exit.code).toBe(0);
+    const advice = logsOf(k).filter((l) => l.msg.includes('fs.inotify.max_user_watches'));
+    expect(advice.length).toBeGreaterThan(0);
+    expect(advice[0]).toMatchObject({ level: 50, source: 'docs' });
+    expect(advice[0]?.msg).toContain('polling instead');
+    expect(logsOf(k).find((l) => l.msg === 'watching')).toMatchObject({ backend: 'polling', note: expect.stringContaining('ENOSPC') });
+    expect(Object.values(await copies(ds))).toEqual(new Array(13).fill(1));
   });
 
   it('a second daemon on the same state is refused (exit 2, naming the lock) and the first goes on', async () => {

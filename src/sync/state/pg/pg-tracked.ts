@@ -1,0 +1,213 @@
+import type { RemoteStatus, TrackedFile } from '../../types.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
+import type { TrackedFileInput } from '../tracked-files.js';
+import type { Db } from './pg-db.js';
+import type { PgSources } from './pg-sources.js';
+
+/** One source's tracked files as columns (what the main thread turns into a TrackedIndex). */
+export type PgTrackedSource = {
+  source: string;
+  paths: string[];
+  sizes: number[];
+  mtimeNs: string[];
+  inodes: number[];
+  sha256: string[];
+  remoteNames: string[];
+  remoteIds: (string | null)[];
+  remoteStatuses: (RemoteStatus | null)[];
+  reprocessAttempts: number[];
+  lastActions: (string | null)[];
+  lastReasons: (string | null)[];
+  updatedAt: number[];
+  /** Failed copies' reasons by path. */
+  remoteErrors: [string, string][];
+};
+
+const COLUMNS = `source_id, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256, remote_name, remote_id,
+  remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
+type Row = {
+  source_id: number;
+  path: string;
+  size: number;
+  mtime_ns: string;
+  inode: number;
+  sha256: string;
+  remote_name: string | null;
+  remote_id: string | null;
+  remote_status: RemoteStatus | null;
+  reprocess_attempts: number;
+  last_action: string | null;
+  last_reason: string | null;
+  updated_at: number;
+  remote_error: string | null;
+};
+
+const UPSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+    reprocess_attempts, last_action, last_reason, updated_at)
+  SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[], $7::text[], $8::text[], $9::text[],
+    $10::int[], $11::text[], $12::text[], $13::bigint[])`;
+const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+  sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
+  remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
+  last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at,
+  remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS NOT DISTINCT FROM files.remote_id THEN files.remote_error END`;
+
+/** The `files` table on PostgreSQL (tracked-files.ts is the SQLite one). */
+export function createPgTracked(db: Db, sources: PgSources) {
+  const toTracked = async (r: Row): Promise<TrackedFile> => {
+    const source = await sources.nameOf(r.source_id);
+    return {
+      source,
+      path: r.path,
+      size: r.size,
+      mtimeNs: r.mtime_ns,
+      inode: r.inode,
+      sha256: r.sha256,
+      remoteName: decodeRemoteName(source, r.path, r.remote_name),
+      remoteId: r.remote_id,
+      remoteStatus: r.remote_status,
+      reprocessAttempts: r.reprocess_attempts,
+      lastAction: r.last_action,
+      lastReason: r.last_reason,
+      updatedAt: isoOf(r.updated_at),
+      ...(r.remote_error !== null ? { remoteError: r.remote_error } : {}),
+    };
+  };
+  const columnsOf = async (files: readonly TrackedFileInput[], at: number): Promise<unknown[][]> => {
+    const cols: unknown[][] = Array.from({ length: 13 }, () => []);
+    for (const f of files) {
+      const values = [
+        await sources.idOf(f.source),
+        f.path,
+        f.size,
+        mtimeToBind(f.mtimeNs).toString(),
+        f.inode,
+        shaToBlob(f.sha256),
+        encodeRemoteName(f.source, f.path, f.remoteName),
+        f.remoteId,
+        f.remoteStatus,
+        f.reprocessAttempts,
+        f.lastAction,
+        f.lastReason,
+        at,
+      ];
+      values.forEach((v, i) => (cols[i] as unknown[]).push(v));
+    }
+    return cols;
+  };
+  const write = async (files: readonly TrackedFileInput[], at: number): Promise<void> => {
+    if (files.length > 0) await db.run(`${UPSERT} ${ON_CONFLICT_UPDATE}`, await columnsOf(files, at));
+  };
+  const keyOf = async (source: string, path: string): Promise<[number, string] | null> => {
+    const id = await sources.findId(source);
+    return id === undefined ? null : [id, path];
+  };
+
+  return {
+    /** Every source's files as columns, sources by name, paths in byte order (COLLATE "C", as SQLite orders them). */
+    async loadTrackedSources(): Promise<PgTrackedSource[]> {
+      const named = await db.q<{ id: number; name: string }>('SELECT id, name FROM sources ORDER BY name COLLATE "C"');
+      const out: PgTrackedSource[] = [];
+      for (const { id, name } of named) {
+        const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 ORDER BY path COLLATE "C"`, [id]);
+        const s: PgTrackedSource = {
+          source: name,
+          paths: [],
+          sizes: [],
+          mtimeNs: [],
+          inodes: [],
+          sha256: [],
+          remoteNames: [],
+          remoteIds: [],
+          remoteStatuses: [],
+          reprocessAttempts: [],
+          lastActions: [],
+          lastReasons: [],
+          updatedAt: [],
+          remoteErrors: [],
+        };
+        for (const r of rows) {
+          s.paths.push(r.path);
+          s.sizes.push(r.size);
+          s.mtimeNs.push(r.mtime_ns);
+          s.inodes.push(r.inode);
+          s.sha256.push(r.sha256);
+          s.remoteNames.push(decodeRemoteName(name, r.path, r.remote_name));
+          s.remoteIds.push(r.remote_id);
+          s.remoteStatuses.push(r.remote_status);
+          s.reprocessAttempts.push(r.reprocess_attempts);
+          s.lastActions.push(r.last_action);
+          s.lastReasons.push(r.last_reason);
+          s.updatedAt.push(r.updated_at);
+          if (r.remote_status === 'failed' && r.remote_error !== null) s.remoteErrors.push([r.path, r.remote_error]);
+        }
+        if (rows.length > 0) out.push(s);
+      }
+      return out;
+    },
+    async getTracked(source: string, path: string): Promise<TrackedFile | null> {
+      const key = await keyOf(source, path);
+      if (key === null) return null;
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 AND path = $2`, key);
+      return rows[0] === undefined ? null : toTracked(rows[0]);
+    },
+    async upsertTracked(f: TrackedFileInput): Promise<void> {
+      await write([f], db.nowMs());
+    },
+    async upsertTrackedMany(files: readonly TrackedFileInput[]): Promise<void> {
+      await db.tx(() => write(files, db.nowMs()));
+    },
+    async markDeleted(source: string, path: string, reason = 'deleted locally; the remote copy remains'): Promise<boolean> {
+      const key = await keyOf(source, path);
+      if (key === null) return false;
+      const sql = `UPDATE files SET last_action = 'deleted', last_reason = $3, updated_at = $4 WHERE source_id = $1 AND path = $2`;
+      return (await db.run(sql, [...key, reason, db.nowMs()])) > 0;
+    },
+    async removeTracked(source: string, path: string): Promise<boolean> {
+      const key = await keyOf(source, path);
+      return key !== null && (await db.run('DELETE FROM files WHERE source_id = $1 AND path = $2', key)) > 0;
+    },
+    async findBySha256(sha256: string): Promise<TrackedFile[]> {
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE sha256 = $1 ORDER BY source_id, path COLLATE "C"`, [
+        shaToBlob(sha256),
+      ]);
+      return Promise.all(rows.map(toTracked));
+    },
+    async setRemoteStatus(remoteId: string, status: RemoteStatus): Promise<number> {
+      return db.run(
+        'UPDATE files SET remote_status = $1, updated_at = $2 WHERE remote_id = $3 AND remote_status IS DISTINCT FROM $1',
+        [status, db.nowMs(), remoteId],
+      );
+    },
+    async setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> {
+      const ids = [...statuses.keys()];
+      const values = ids.map((id) => statuses.get(id) as RemoteStatus);
+      const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
+      return db.run(
+        `UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = $4
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS u (remote_id, status, error)
+          WHERE files.remote_id = u.remote_id
+            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)`,
+        [ids, values, errs, db.nowMs()],
+      );
+    },
+    async trackedCount(): Promise<number> {
+      return (await db.q<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]?.n ?? 0;
+    },
+    async hasUnsettledRemote(): Promise<boolean> {
+      const rows = await db.q(
+        `SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`,
+      );
+      return rows.length > 0;
+    },
+    /** Writes rows inside a caller's transaction (settle). */
+    writeTracked: (f: TrackedFileInput, at: number): Promise<void> => write([f], at),
+    /** Writes rows unless one exists at their source and path; returns how many were written. */
+    async writeTrackedIfNew(files: readonly TrackedFileInput[], at: number): Promise<number> {
+      if (files.length === 0) return 0;
+      return db.run(`${UPSERT} ON CONFLICT (source_id, path) DO NOTHING`, await columnsOf(files, at));
+    },
+  };
+}
+
+export type PgTracked = ReturnType<typeof createPgTracked>;

@@ -8,6 +8,7 @@ import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } f
 import type { Observation, SyncPlan } from '../types.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
+import { localStatePath } from '../../shared/state-url.js';
 
 /** What a sync or a plan needs: the config, the open state, and a client opened only when needed. */
 export type SyncDeps = {
@@ -88,7 +89,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
   let observation: Observation;
   try {
     observation = await observeSources(config.sources, {
-      stateDir: dirname(config.state),
+      stateDir: dirname(localStatePath(config)),
       known: loading,
       lastSyncedCommit: (source, scope) => state.lastSyncedCommit(source, scope),
       // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly

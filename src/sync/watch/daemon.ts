@@ -7,6 +7,7 @@ import { cronWindow } from '../../shared/cron.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
+import { localStatePath } from '../../shared/state-url.js';
 
 /** How one folder source is watched, and why (the probe's verdict, a fall-back). */
 export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
@@ -202,8 +203,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   };
 
   // Folder sources: one watcher each; what the state and the embedded service write is not a change.
-  const stateFile = basename(config.state);
-  const stateDir = dirname(config.state);
+  const stateFile = basename(localStatePath(config));
+  const stateDir = dirname(localStatePath(config));
   const dataDir = config.target.kind === 'embedded' ? config.target.dataDir : null;
   const ignored = (absPath: string): boolean => {
     if (dataDir !== null && (absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;

@@ -10,6 +10,7 @@ import type { PgRunnerRecord } from './index.js';
 import type { PgTrackedSource } from './pg-tracked.js';
 import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
+export { isPostgresUrl } from '../../../shared/state-url.js';
 
 /** How openPgState opens. */
 export type PgOpenOptions = {
@@ -23,11 +24,6 @@ export type PgOpenOptions = {
 
 /** A StateStore kept in PostgreSQL, shared by many runners; `runners()` lists them (kbsync status). */
 export type PgStateStore = StateStore & { readonly kind: 'postgres'; readonly runnerId: number | null; runners(): PgRunnerRecord[] };
-
-/** True when the configured state is a PostgreSQL URL rather than a file. */
-export function isPostgresUrl(state: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(state);
-}
 
 /** The URL without its password, for messages and `status`. */
 export function redactUrl(url: string): string {

@@ -249,7 +249,7 @@ export async function runPaidTasks(
 }
 
 /** How long an upload waits for another runner buying the same content (PostgreSQL state) before it is left for the next run. */
-const SHARED_CONTENT_WAIT_MS = 30_000;
+const SHARED_CONTENT_WAIT_MS = 10_000;
 const SHARED_CONTENT_POLL_MS = 200;
 
 /**

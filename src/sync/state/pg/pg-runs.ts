@@ -62,6 +62,22 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
        OR id IN (SELECT runner_id FROM runs WHERE status = 'running'))`,
     [myId],
   );
+  // Runners that never wrote anything (a plan, a status) and are gone: forgotten, so the list stays short.
+  const idle = await db.q<{ id: number }>(
+    `SELECT id FROM runners r WHERE id <> $1 AND NOT EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id)
+       AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id) AND NOT EXISTS (SELECT 1 FROM content_claims WHERE runner_id = r.id)
+     ORDER BY id LIMIT 100`,
+    [myId],
+  );
+  for (const { id } of idle) {
+    const got = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, id]);
+    if (got[0]?.ok !== true) continue;
+    try {
+      await db.run('DELETE FROM runners WHERE id = $1', [id]);
+    } finally {
+      await db.q('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, id]);
+    }
+  }
   let recovered = 0;
   for (const { id } of suspects) {
     const got = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, id]);
@@ -125,7 +141,7 @@ export function createPgRuns(db: Db, me: PgIdentity) {
       const rows = await db.q<RunRow>('SELECT id, command, status, started_at, finished_at, summary_json FROM runs WHERE id = $1', [runId]);
       return rows[0] === undefined ? null : toRecord(rows[0]);
     },
-    /** Every runner that wrote to the state, newest first, with its last run and its spend. */
+    /** Every runner that wrote to the state (a run or an op), newest first, with its last run and its spend. */
     async runners(): Promise<RunnerRecord[]> {
       const rows = await db.q<{
         id: number;
@@ -144,7 +160,8 @@ export function createPgRuns(db: Db, me: PgIdentity) {
                 (SELECT coalesce(sum(l.credits), 0)::bigint FROM ledger l JOIN runs ru ON ru.id = l.run_id
                   WHERE ru.runner_id = r.id AND l.kind = 'spend') AS spent,
                 (SELECT coalesce(sum(reserved), 0)::bigint FROM outbox WHERE runner_id = r.id) AS reserved
-           FROM runners r ORDER BY r.id DESC`,
+           FROM runners r WHERE EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id) OR EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id)
+          ORDER BY r.id DESC`,
       );
       const out: RunnerRecord[] = [];
       for (const r of rows) {

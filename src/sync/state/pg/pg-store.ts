@@ -6,6 +6,7 @@ import type { NameMapper } from '../rebuild.js';
 import type { StateStore } from '../state-store.js';
 import type { RebuildReport, RemoteListingEntry } from '../state-types.js';
 import type { TrackedFileInput } from '../tracked-files.js';
+import type { StateSnapshot } from '../snapshot.js';
 import type { PgRunnerRecord } from './index.js';
 import type { PgTrackedSource } from './pg-tracked.js';
 import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
@@ -23,7 +24,15 @@ export type PgOpenOptions = {
 };
 
 /** A StateStore kept in PostgreSQL, shared by many runners; `runners()` lists them (kbsync status). */
-export type PgStateStore = StateStore & { readonly kind: 'postgres'; readonly runnerId: number | null; runners(): PgRunnerRecord[] };
+export type PgStateStore = StateStore & {
+  readonly kind: 'postgres';
+  readonly runnerId: number | null;
+  runners(): PgRunnerRecord[];
+  /** The whole state as plain rows (kbsync state migrate). */
+  exportSnapshot(): StateSnapshot;
+  /** Writes a snapshot into this empty state as the work of one runner of this store's scope; `from` names where it came from. */
+  importSnapshot(snapshot: StateSnapshot, from: string): void;
+};
 
 /** The URL without its password, for messages and `status`. */
 export function redactUrl(url: string): string {
@@ -162,6 +171,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     webhookEventSeen: fwd('webhookEventSeen'),
     webhookEvents: fwd('webhookEvents'),
     runners: fwd('runners'),
+    exportSnapshot: fwd('exportSnapshot'),
+    importSnapshot: (snapshot: StateSnapshot, from: string) => call<void>('importSnapshot', snapshot, request.scope, from),
     diagnostics() {
       const d = call<{ schemaVersion: number; server: string; database: string }>('diagnostics');
       return {

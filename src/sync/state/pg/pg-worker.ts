@@ -17,6 +17,7 @@ import { createPgRuns, recoverDeadRunners, registerRunner } from './pg-runs.js';
 import { migratePg } from './pg-schema.js';
 import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
+import { createPgTransfer } from './pg-transfer.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -47,6 +48,7 @@ const handlers: Record<string, Handler> = {
   ...runs,
   ...budget,
   ...misc,
+  ...createPgTransfer(db, sources),
   async open(): Promise<PgOpenReply> {
     await client.connect();
     const from = await migratePg(db);

@@ -253,15 +253,16 @@ const SHARED_CONTENT_WAIT_MS = 10_000;
 const SHARED_CONTENT_POLL_MS = 200;
 
 /**
- * reserve(), waiting while another runner holds the claim on the same content (PostgreSQL state): its
- * outcome decides, reused when it is bought, claimed by this op when it failed. The SQLite state never
+ * reserve(), waiting while another live runner holds the claim on the same content (PostgreSQL state):
+ * its outcome decides, reused when it is bought, claimed by this op when it failed. A dead runner's
+ * claim is not waited for (the next runner of its sources reconciles it). The SQLite state never
  * answers 'content'.
  */
 async function reserveShared(state: StateStore, opId: number, o: PaidRunOptions, stop: AbortSignal): Promise<ReserveResult> {
   const until = Date.now() + SHARED_CONTENT_WAIT_MS;
   for (;;) {
     const admitted = state.reserve(opId, o.caps, o.runId);
-    if (admitted.ok || admitted.period !== 'content' || admitted.reused !== null) return admitted;
+    if (admitted.ok || admitted.period !== 'content' || admitted.reused !== null || !admitted.holderAlive) return admitted;
     if (Date.now() >= until || stop.aborted) return admitted;
     await new Promise((resolve) => setTimeout(resolve, SHARED_CONTENT_POLL_MS));
   }

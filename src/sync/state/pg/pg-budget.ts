@@ -6,6 +6,7 @@ import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcom
 import type { Db } from './pg-db.js';
 import type { PgIdentity, PgOpRow, PgOutbox } from './pg-outbox.js';
 import type { PgSources } from './pg-sources.js';
+import { liveRunners } from './pg-runs.js';
 import type { PgTracked } from './pg-tracked.js';
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
@@ -126,8 +127,14 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     }
   };
   type Reuse = { remoteId: string; remoteName: string };
+  /** True while the runner's process holds its liveness lock (see registerRunner). */
+  const runnerAlive = async (runnerId: number | null): Promise<boolean> => {
+    if (runnerId === null) return false;
+    if (runnerId === deps.me.runnerId) return true;
+    return (await liveRunners(db, [runnerId])).has(runnerId);
+  };
   /** An upload's content claim: null when this op holds it now; else the copy to reuse, or 'busy' while another op buys it. */
-  const claim = async (op: PgOpRow): Promise<Reuse | 'busy' | null> => {
+  const claim = async (op: PgOpRow): Promise<Reuse | 'busy' | 'orphaned' | null> => {
     const at = db.nowMs();
     const mine = await db.q<{ op_id: number }>(
       `INSERT INTO content_claims (sha256, op_id, runner_id, state, claimed_at) VALUES (decode($1, 'hex'), $2, $3, 'claimed', $4)
@@ -135,14 +142,14 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
       [op.sha256, op.id, deps.me.runnerId, at],
     );
     if (mine.length > 0) return null;
-    const rows = await db.q<{ op_id: number; state: string; remote_id: string | null; remote_name: string | null }>(
-      `SELECT op_id, state, remote_id, remote_name FROM content_claims WHERE sha256 = decode($1, 'hex') FOR UPDATE`,
+    const rows = await db.q<{ op_id: number; runner_id: number | null; state: string; remote_id: string | null; remote_name: string | null }>(
+      `SELECT op_id, runner_id, state, remote_id, remote_name FROM content_claims WHERE sha256 = decode($1, 'hex') FOR UPDATE`,
       [op.sha256],
     );
     const held = rows[0];
     if (held === undefined || held.op_id === op.id) return null;
     if (held.state === 'done' && held.remote_id !== null) return { remoteId: held.remote_id, remoteName: held.remote_name ?? held.remote_id };
-    return 'busy';
+    return (await runnerAlive(held.runner_id)) ? 'busy' : 'orphaned';
   };
 
   const creditsUsed = async (runId: number | null): Promise<CreditsUsed> => {
@@ -175,13 +182,13 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
         const op = await opIn(opId, 'pending');
         if (op.kind === 'upload' && op.sha256 !== null) {
           const other = await claim(op);
-          if (other === 'busy') return { ok: false, period: 'content', reused: null };
+          if (other === 'busy' || other === 'orphaned') return { ok: false, period: 'content', reused: null, holderAlive: other === 'busy' };
           if (other !== null) {
             // Bought already by another runner: this op is done at no cost, tracked against that copy.
             const at = db.nowMs();
             await finish('done', other.remoteId, null, null, at, op.id);
             await writeUpload(op, other.remoteId, 'queued', null, at, other);
-            return { ok: false, period: 'content', reused: other };
+            return { ok: false, period: 'content', reused: other, holderAlive: false };
           }
         }
         const at = db.nowMs();

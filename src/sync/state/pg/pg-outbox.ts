@@ -174,11 +174,17 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       if ((await cancel(why, opId)) === 0) throw new KbsyncError('state_conflict', `operation ${opId} is not pending`);
     },
     /** Deletes settled ops of runs no longer running (as the SQLite outbox's pruneSettled). */
+    // Of this scope only: runners of other sources prune their own (two prunes over the same rows could deadlock).
     pruneSettled: (): Promise<number> =>
-      db.run(`DELETE FROM outbox WHERE (state IN ('done','cancelled')
-        OR (state = 'failed' AND EXISTS (SELECT 1 FROM outbox AS later WHERE later.source_id IS NOT DISTINCT FROM outbox.source_id
-          AND later.path IS NOT DISTINCT FROM outbox.path AND later.kind = outbox.kind AND later.id > outbox.id)))
-        AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`),
+      db.tx(() =>
+        db.run(
+          `DELETE FROM outbox WHERE scope = $1 AND (state IN ('done','cancelled')
+            OR (state = 'failed' AND EXISTS (SELECT 1 FROM outbox AS later WHERE later.source_id IS NOT DISTINCT FROM outbox.source_id
+              AND later.path IS NOT DISTINCT FROM outbox.path AND later.kind = outbox.kind AND later.id > outbox.id)))
+            AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`,
+          [me.scope],
+        ),
+      ),
     /** One row, locked for the rest of the transaction when `lock`. */
     rowOf,
   };

@@ -41,14 +41,31 @@ const toRecord = (r: RunRow): RunRecord => ({
  * which PostgreSQL releases when the connection ends, however the process ended.
  */
 export async function registerRunner(db: Db, scope: string): Promise<number> {
-  const at = db.nowMs();
-  const rows = await db.q<{ id: number }>(
-    'INSERT INTO runners (host, pid, scope, started_at, last_seen_at) VALUES ($1, $2, $3, $4, $4) RETURNING id',
-    [hostname(), process.pid, scope, at],
-  );
-  const id = (rows[0] as { id: number }).id;
+  // The lock first, then the row: no one ever sees this runner's row without its lock held.
+  const id = (await db.q<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('runners', 'id')) AS id`))[0]?.id as number;
   await db.q('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, id]);
+  await db.run('INSERT INTO runners (id, host, pid, scope, started_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)', [
+    id,
+    hostname(),
+    process.pid,
+    scope,
+    db.nowMs(),
+  ]);
   return id;
+}
+
+/**
+ * The runners among `ids` whose process still holds its liveness lock, read from pg_locks (taking
+ * nothing: a check never makes a live runner look dead to another check).
+ */
+export async function liveRunners(db: Db, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.q<{ id: number }>(
+    `SELECT objid::bigint AS id FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted
+        AND mode = 'ExclusiveLock' AND objid::bigint = ANY($2::bigint[])`,
+    [LOCK_CLASS, ids],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /**
@@ -69,32 +86,28 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
      ORDER BY id LIMIT 100`,
     [myId],
   );
-  for (const { id } of idle) {
-    const got = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, id]);
-    if (got[0]?.ok !== true) continue;
-    try {
-      await db.run('DELETE FROM runners WHERE id = $1', [id]);
-    } finally {
-      await db.q('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, id]);
-    }
-  }
+  const idleAlive = await liveRunners(db, idle.map((r) => r.id));
+  const gone = idle.map((r) => r.id).filter((id) => !idleAlive.has(id));
+  if (gone.length > 0)
+    await db.run(
+      `DELETE FROM runners r WHERE id = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id)
+         AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id) AND NOT EXISTS (SELECT 1 FROM content_claims WHERE runner_id = r.id)`,
+      [gone],
+    );
   let recovered = 0;
+  const alive = await liveRunners(db, suspects.map((r) => r.id));
   for (const { id } of suspects) {
-    const got = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, id]);
-    if (got[0]?.ok !== true) continue;
-    try {
-      recovered += await db.tx(async () => {
-        const at = db.nowMs();
-        await db.run(`UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE runner_id = $2 AND status = 'running'`, [at, id]);
-        return db.run(
-          `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome', error = 'kbsync stopped while the call was in flight',
-             updated_at = $1 WHERE runner_id = $2 AND state = 'in_flight'`,
-          [at, id],
-        );
-      });
-    } finally {
-      await db.q('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, id]);
-    }
+    if (alive.has(id)) continue;
+    // A dead runner's in-flight work: several openers may do this at once; the second finds nothing left to change.
+    recovered += await db.tx(async () => {
+      const at = db.nowMs();
+      await db.run(`UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE runner_id = $2 AND status = 'running'`, [at, id]);
+      return db.run(
+        `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome', error = 'kbsync stopped while the call was in flight',
+           updated_at = $1 WHERE runner_id = $2 AND state = 'in_flight'`,
+        [at, id],
+      );
+    });
   }
   return recovered;
 }
@@ -164,10 +177,12 @@ export function createPgRuns(db: Db, me: PgIdentity) {
           ORDER BY r.id DESC`,
       );
       const out: RunnerRecord[] = [];
+      const live = await liveRunners(
+        db,
+        rows.map((r) => r.id),
+      );
       for (const r of rows) {
-        const free = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [LOCK_CLASS, r.id]);
-        const alive = r.id === me.runnerId || free[0]?.ok !== true;
-        if (free[0]?.ok === true) await db.q('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, r.id]);
+        const alive = live.has(r.id);
         out.push({
           id: r.id,
           host: r.host,

@@ -13,6 +13,8 @@ import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
 export { isPostgresUrl } from '../../../shared/state-url.js';
 
+const MAX_TX_ATTEMPTS = 5;
+
 /** How openPgState opens. */
 export type PgOpenOptions = {
   now?: () => Date;
@@ -188,17 +190,26 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
       };
     },
     quickCheck: () => [],
+    // PostgreSQL may end a transaction to break a deadlock (40P01) or a serialization conflict (40001):
+    // nothing of it was written, so `fn` (which writes only through this store) runs again, a few times at most.
     transaction<T>(fn: () => T): T {
-      call('begin');
-      let value: T;
-      try {
-        value = fn();
-      } catch (err) {
-        call('rollback');
-        throw err;
+      for (let attempt = 1; ; attempt++) {
+        call('begin');
+        let value: T;
+        try {
+          value = fn();
+          call('commit');
+          return value;
+        } catch (err) {
+          try {
+            call('rollback');
+          } catch {
+            // The transaction is gone already (a failed COMMIT): the error that ended it is the one to report.
+          }
+          const code = (err as { code?: unknown }).code;
+          if ((code !== '40P01' && code !== '40001') || attempt >= MAX_TX_ATTEMPTS) throw err;
+        }
       }
-      call('commit');
-      return value;
     },
     close() {
       if (closed) return;

@@ -53,7 +53,15 @@ const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET size = e
   remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS NOT DISTINCT FROM files.remote_id THEN files.remote_error END`;
 
 /** The `files` table on PostgreSQL (tracked-files.ts is the SQLite one). */
-export function createPgTracked(db: Db, sources: PgSources) {
+export function createPgTracked(db: Db, sources: PgSources, scope: string) {
+  // This runner's sources: remote statuses are written to their rows only. Rows of other runners that
+  // track the same copy are theirs to update; writing them too would lock rows other runners' transactions hold.
+  let own: number[] | null = null;
+  const ownIds = async (): Promise<number[]> => {
+    own ??= await Promise.all(scope.split(',').filter((n) => n !== '').map((n) => sources.idOf(n)));
+    return own;
+  };
+  const ownOnly = (param: string): string => (scope === '' ? '' : ` AND files.source_id = ANY(${param}::int[])`);
   const toTracked = async (r: Row): Promise<TrackedFile> => {
     const source = await sources.nameOf(r.source_id);
     return {
@@ -175,8 +183,8 @@ export function createPgTracked(db: Db, sources: PgSources) {
     },
     async setRemoteStatus(remoteId: string, status: RemoteStatus): Promise<number> {
       return db.run(
-        'UPDATE files SET remote_status = $1, updated_at = $2 WHERE remote_id = $3 AND remote_status IS DISTINCT FROM $1',
-        [status, db.nowMs(), remoteId],
+        `UPDATE files SET remote_status = $1, updated_at = $2 WHERE remote_id = $3 AND remote_status IS DISTINCT FROM $1${ownOnly('$4')}`,
+        [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     async setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> {
@@ -187,8 +195,8 @@ export function createPgTracked(db: Db, sources: PgSources) {
         `UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = $4
            FROM unnest($1::text[], $2::text[], $3::text[]) AS u (remote_id, status, error)
           WHERE files.remote_id = u.remote_id
-            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)`,
-        [ids, values, errs, db.nowMs()],
+            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)${ownOnly('$5')}`,
+        [ids, values, errs, db.nowMs(), ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     async trackedCount(): Promise<number> {
@@ -202,10 +210,19 @@ export function createPgTracked(db: Db, sources: PgSources) {
     },
     /** Writes rows inside a caller's transaction (settle). */
     writeTracked: (f: TrackedFileInput, at: number): Promise<void> => write([f], at),
-    /** Writes rows unless one exists at their source and path; returns how many were written. */
+    /**
+     * Writes rebuilt rows unless one exists at their source and path, or their remote copy is tracked
+     * already (by another runner: with one source a runner's name mapper takes every listed name for
+     * its own); returns how many were written.
+     */
     async writeTrackedIfNew(files: readonly TrackedFileInput[], at: number): Promise<number> {
       if (files.length === 0) return 0;
-      return db.run(`${UPSERT} ON CONFLICT (source_id, path) DO NOTHING`, await columnsOf(files, at));
+      return db.run(
+        `${UPSERT} AS t (a, b, c, d, e, f, g, h, i, j, k, l, m)
+           WHERE t.h IS NULL OR NOT EXISTS (SELECT 1 FROM files WHERE remote_id = t.h)
+         ON CONFLICT (source_id, path) DO NOTHING`,
+        await columnsOf(files, at),
+      );
     },
   };
 }

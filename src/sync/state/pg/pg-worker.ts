@@ -35,7 +35,7 @@ client.on('error', (err) => (lost = err.message));
 const db = createDb(client);
 const sources = createPgSources(db);
 const me: PgIdentity = { runnerId: null, scope: (open as PgOpenRequest).scope };
-const tracked = createPgTracked(db, sources);
+const tracked = createPgTracked(db, sources, me.scope);
 const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });

@@ -9,9 +9,9 @@ type Caps = { run: number; day: number; month: number };
 type Result = { admitted: number; refused: number; bought: string[]; reused: number };
 
 /** Forks `n` runner processes on the state at `url`, waits until each is ready, starts them together. */
-async function runners(url: string, n: number, mode: string, count: number, caps: Caps): Promise<Result[]> {
+async function runners(url: string, n: number, mode: string, count: number, caps: Caps, runIds: number[] = []): Promise<Result[]> {
   const children = Array.from({ length: n }, (_, i) =>
-    forkTs('./pg-runner.ts', [JSON.stringify({ url, mode, seed: i + 1, count, caps, scope: `src${i + 1}` })]),
+    forkTs('./pg-runner.ts', [JSON.stringify({ url, mode, seed: i + 1, count, caps, scope: `src${i + 1}`, runIds })]),
   );
   await Promise.all(children.map((c) => firstMessage(c)));
   const results = children.map((c) => firstMessage<Result>(c));
@@ -43,6 +43,22 @@ describe('many processes on one PostgreSQL state', () => {
       });
     } finally {
       view.close();
+    }
+  });
+
+  it('race at the cap of each of 30 runs together, and never pass one', async () => {
+    const url = await freshDatabase('crowd');
+    const setup = openState(url, { scope: 'setup' });
+    const runIds = Array.from({ length: 30 }, () => setup.startRun('sync'));
+    const caps = { run: 10, day: 1_000_000, month: 1_000_000 };
+    try {
+      const results = await runners(url, 4, 'crowd', 0, caps, runIds);
+      const used = runIds.map((run) => setup.creditsUsed(run).run);
+      expect(used).toEqual(runIds.map(() => caps.run));
+      expect(results.reduce((s, r) => s + r.admitted, 0)).toBe(30 * caps.run);
+      expect(setup.verifyTotals()).toEqual([]);
+    } finally {
+      setup.close();
     }
   });
 

@@ -82,6 +82,30 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.getTracked('nope', 'a.md')).toBeNull();
   });
 
+  it('loads every tracked file with its details, also paths and remote ids holding a control character', () => {
+    const base = {
+      source: 'docs',
+      size: 3,
+      mtimeNs: '-1',
+      inode: 9,
+      remoteStatus: null,
+      reprocessAttempts: 2,
+      lastAction: 'rebuilt',
+      lastReason: 'why',
+    };
+    store.upsertTrackedMany([
+      { ...base, path: 'plain.md', sha256: sha(1), remoteName: 'plain.md', remoteId: null },
+      { ...base, path: 'odd\u0001name.md', sha256: sha(2), remoteName: 'docs/odd\u0001name.md', remoteId: 'id\u0001x' },
+    ]);
+    store.upsertTracked({ ...base, source: 'other', path: 'z.md', sha256: sha(3), remoteName: 'elsewhere.md', remoteId: '7' });
+    const index = store.loadTrackedFiles();
+    expect([...index.values()].map((f) => [f.source, f.path, f.remoteId, f.remoteName, f.reprocessAttempts, f.lastReason, f.mtimeNs])).toEqual([
+      ['docs', 'odd\u0001name.md', 'id\u0001x', 'docs/odd\u0001name.md', 2, 'why', '-1'],
+      ['docs', 'plain.md', null, 'plain.md', 2, 'why', '-1'],
+      ['other', 'z.md', '7', 'elsewhere.md', 2, 'why', '-1'],
+    ]);
+  });
+
   it('rebuilds from the remote listing once, keeping rows already tracked, and clears the pending check', () => {
     expect(store.remoteCheckPending()).toBe(true);
     const report = store.rebuildFromRemote(

@@ -1,6 +1,7 @@
 import type { Logger } from '../../../shared/logger.js';
 import type { RemoteStatus } from '../../types.js';
-import { TrackedIndex } from '../../tracked-index.js';
+import type { TrackedIndex } from '../../tracked-index.js';
+import { trackedIndexOf } from './pg-load.js';
 import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../codec.js';
 import type { NameMapper } from '../rebuild.js';
 import type { StateStore } from '../state-store.js';
@@ -64,26 +65,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     bridge.close();
     throw err;
   }
-  const loadTrackedFiles = (): TrackedIndex => {
-    const index = new TrackedIndex();
-    const errors = new Map<string, string>();
-    for (const s of call<PgTrackedSource[]>('loadTrackedSources')) {
-      index.addColumns(s.source, {
-        paths: s.paths,
-        sizes: s.sizes,
-        mtimeNs: s.mtimeNs,
-        inodes: s.inodes,
-        sha256: s.sha256,
-        remoteNames: s.remoteNames,
-        remoteIds: s.remoteIds,
-        remoteStatuses: s.remoteStatuses,
-        details: { reprocessAttempts: s.reprocessAttempts, lastActions: s.lastActions, lastReasons: s.lastReasons, updatedAt: s.updatedAt },
-      });
-      for (const [path, error] of s.remoteErrors) errors.set(`${s.source}\0${path}`, error);
-    }
-    index.remoteErrorOf = (source, path) => errors.get(`${source}\0${path}`) ?? null;
-    return index;
-  };
+  const loadTrackedFiles = (): TrackedIndex => trackedIndexOf(call<PgTrackedSource[]>('loadTrackedSources'), call);
   const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
     const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
     const latest = new Map<string, TrackedFileInput>();

@@ -32,7 +32,7 @@ CREATE TABLE sources (
 );
 CREATE TABLE files (
   source_id          integer NOT NULL REFERENCES sources(id),
-  path               text NOT NULL,
+  path               text COLLATE "C" NOT NULL,
   size               bigint NOT NULL,
   mtime_ns           bigint NOT NULL,
   inode              bigint NOT NULL,

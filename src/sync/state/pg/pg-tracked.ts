@@ -38,11 +38,13 @@ export const SEP = '\u0001';
 /** A file's details (attempts, last action and reason, time) by path, read when the first TrackedFile is made. */
 export type PgDetails = { paths: string[]; attempts: number[]; actions: (string | null)[]; reasons: (string | null)[]; updatedAt: number[] };
 
+// The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
+// sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
 const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
   string_agg(mtime_ns::text, ',') AS mtimes, string_agg(inode::text, ',') AS inodes, string_agg(encode(sha256, 'hex'), '') AS shas,
   string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
   string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses
-  FROM files WHERE source_id = $1`;
+  FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
 
 const COLUMNS = `source_id, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256, remote_name, remote_id,
   remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error`;

@@ -272,10 +272,7 @@ export const Config = z
   .strictObject({
     /** Where documents go: the embedded service or a remote one. */
     target: Target.describe('Where documents go: the embedded service or a remote one.'),
-    /**
-     * Path of the sync state database (SQLite), or a `postgres://USER@HOST:PORT/DATABASE` URL: the state
-     * shared by many runners (docs/scale.md). @default ".kbsync/state.db"
-     */
+    /** Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md). @default ".kbsync/state.db" */
     state: z
       .string()
       .min(1)
@@ -284,7 +281,7 @@ export const Config = z
         if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
       })
       .default('.kbsync/state.db')
-      .describe('Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners.'),
+      .describe('Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md).'),
     /** Credit caps; work over a cap waits for the next run, day or month. */
     budget: Budget.describe('Credit caps; work over a cap waits for the next run, day or month.'),
     /** Folders and Git repositories to sync. @default [] */

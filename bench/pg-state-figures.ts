@@ -7,7 +7,9 @@ const ratio = (a: number, b: number): number | null => (b === 0 ? null : Math.ro
 export function pgStateFigures(r: PgStateBenchResult | null): Figure[] {
   const group = 'PostgreSQL state beside the SQLite state (bench/pg-state.ts)';
   if (r === null)
-    return [{ group, name: 'PostgreSQL state figures', value: null, unit: 'ms', reference: null, ratio: null, target: 'measured', pass: false }];
+    return [
+      { group, name: 'PostgreSQL state figures', value: null, unit: 'ms', reference: null, ratio: null, target: 'measured', pass: false },
+    ];
   const planRatio = ratio(r.plan.postgresMs, r.plan.sqliteMs);
   return [
     {
@@ -24,10 +26,17 @@ export function pgStateFigures(r: PgStateBenchResult | null): Figure[] {
       name: 'SQLite state',
       value: r.plan.sqliteLoadMs,
     }),
-    info(group, 'one state call (getMeta), PostgreSQL state', r.call.postgresUs, 'µs', 'the worker-thread hop and a round trip to the server', {
-      name: 'SQLite state',
-      value: r.call.sqliteUs,
-    }),
+    info(
+      group,
+      'one state call (getMeta), PostgreSQL state',
+      r.call.postgresUs,
+      'µs',
+      'the worker-thread hop and a round trip to the server',
+      {
+        name: 'SQLite state',
+        value: r.call.sqliteUs,
+      },
+    ),
     info(
       group,
       `reservations per second (enqueue, reserve, settle), ${r.reservations.postgresProcesses} processes on one PostgreSQL state`,

@@ -150,9 +150,20 @@ export async function runPgStateBench(o: { files?: number; runs?: number; second
     await admin.end();
     const rows = trackedRows(files);
     const observed: ObservedFile[] = rows
-      .map((r) => ({ source: r.source, path: r.path, absPath: `/data/${r.path}`, size: r.size, mtimeNs: r.mtimeNs, inode: r.inode, sha256: r.sha256 }))
+      .map((r) => ({
+        source: r.source,
+        path: r.path,
+        absPath: `/data/${r.path}`,
+        size: r.size,
+        mtimeNs: r.mtimeNs,
+        inode: r.inode,
+        sha256: r.sha256,
+      }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const stores = { sqlite: openState(join(dir, 'plan.db'), { scope: 'docs' }), postgres: openState(`${server.url}/plan`, { scope: 'docs' }) };
+    const stores = {
+      sqlite: openState(join(dir, 'plan.db'), { scope: 'docs' }),
+      postgres: openState(`${server.url}/plan`, { scope: 'docs' }),
+    };
     const result: PgStateBenchResult = {
       files,
       plan: { sqliteMs: 0, postgresMs: 0, sqliteLoadMs: 0, postgresLoadMs: 0 },

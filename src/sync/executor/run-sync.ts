@@ -308,7 +308,12 @@ function runItemOf(
       });
     }
     if (deferred.by === 'shared') {
-      return Object.assign({}, item, { reason: `${item.reason}; not sent: ${deferred.message}`, outcome: paid.outcome, creditsCharged: 0, error: null });
+      return Object.assign({}, item, {
+        reason: `${item.reason}; not sent: ${deferred.message}`,
+        outcome: paid.outcome,
+        creditsCharged: 0,
+        error: null,
+      });
     }
     if (deferred.by === 'refused') {
       return Object.assign({}, item, {

@@ -44,7 +44,16 @@ export type StateSnapshot = {
     created_at: number;
     updated_at: number;
   }[];
-  ledger: { id: number; op_id: number; run_id: number; kind: string; credits: number; remote_id: string | null; at: number; period_day: number }[];
+  ledger: {
+    id: number;
+    op_id: number;
+    run_id: number;
+    kind: string;
+    credits: number;
+    remote_id: string | null;
+    at: number;
+    period_day: number;
+  }[];
   budgetTotals: { period: string; reserved: number; spent: number }[];
   meta: { key: string; value: string }[];
   webhookEvents: { id: string; type: string; sent_at: number; received_at: number; data_json: string | null }[];

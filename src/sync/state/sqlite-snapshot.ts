@@ -29,7 +29,9 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
       .all() as (Omit<StateSnapshot['outbox'][number], 'sha256'> & { sha256: Buffer | null })[];
     return {
       files: files.map((f) => ({ ...f, sha256: f.sha256.toString('hex') })),
-      runs: db.prepare('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id').all() as StateSnapshot['runs'],
+      runs: db
+        .prepare('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id')
+        .all() as StateSnapshot['runs'],
       outbox: outbox.map((o) => ({ ...o, sha256: hex(o.sha256) })),
       ledger: db
         .prepare('SELECT id, op_id, run_id, kind, credits, remote_id, at, period_day FROM ledger ORDER BY id')
@@ -67,21 +69,61 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
       const file = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
         reprocess_attempts, last_action, last_reason, updated_at, remote_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
       for (const f of s.files)
-        file.run(idOf(f.source), f.path, f.size, BigInt(f.mtime_ns), f.inode, blob(f.sha256), f.remote_name, f.remote_id, f.remote_status,
-          f.reprocess_attempts, f.last_action, f.last_reason, f.updated_at, f.remote_error);
+        file.run(
+          idOf(f.source),
+          f.path,
+          f.size,
+          BigInt(f.mtime_ns),
+          f.inode,
+          blob(f.sha256),
+          f.remote_name,
+          f.remote_id,
+          f.remote_status,
+          f.reprocess_attempts,
+          f.last_action,
+          f.last_reason,
+          f.updated_at,
+          f.remote_error,
+        );
       const run = db.prepare('INSERT INTO runs (id, command, status, started_at, finished_at, summary_json) VALUES (?,?,?,?,?,?)');
       for (const r of s.runs) run.run(r.id, r.command, r.status, r.started_at, r.finished_at, r.summary_json);
       const op = db.prepare(`INSERT INTO outbox (id, run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
         reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at)
         VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
       for (const o of s.outbox)
-        op.run(o.id, o.run_id, o.kind, o.source === null ? null : idOf(o.source), o.path, blob(o.sha256), o.size,
-          o.mtime_ns === null ? null : BigInt(o.mtime_ns), o.inode, o.remote_name, o.remote_id, o.reason, o.credits, o.idempotency_key,
-          o.state, o.reserved, o.reserved_at, o.error_code, o.error, o.attempts, o.created_at, o.updated_at);
-      const maxOp = s.outbox.reduce((m, o) => Math.max(m, o.id), s.ledger.reduce((m, l) => Math.max(m, l.op_id), 0));
+        op.run(
+          o.id,
+          o.run_id,
+          o.kind,
+          o.source === null ? null : idOf(o.source),
+          o.path,
+          blob(o.sha256),
+          o.size,
+          o.mtime_ns === null ? null : BigInt(o.mtime_ns),
+          o.inode,
+          o.remote_name,
+          o.remote_id,
+          o.reason,
+          o.credits,
+          o.idempotency_key,
+          o.state,
+          o.reserved,
+          o.reserved_at,
+          o.error_code,
+          o.error,
+          o.attempts,
+          o.created_at,
+          o.updated_at,
+        );
+      const maxOp = s.outbox.reduce(
+        (m, o) => Math.max(m, o.id),
+        s.ledger.reduce((m, l) => Math.max(m, l.op_id), 0),
+      );
       db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'outbox'`).run();
       db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(maxOp);
-      const ledger = db.prepare('INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES (?,?,?,?,?,?,?,?)');
+      const ledger = db.prepare(
+        'INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES (?,?,?,?,?,?,?,?)',
+      );
       for (const l of s.ledger) ledger.run(l.id, l.op_id, l.run_id, l.kind, l.credits, l.remote_id, l.at, l.period_day);
       const total = db.prepare('INSERT INTO budget_totals (period, reserved, spent) VALUES (?,?,?)');
       for (const t of s.budgetTotals) total.run(t.period, t.reserved, t.spent);

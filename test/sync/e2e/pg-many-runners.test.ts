@@ -77,7 +77,8 @@ describe('eight runners, one dataset, one budget, on PostgreSQL', () => {
       },
     });
 
-    const spawnAll = (): KbsyncChild[] => workspaces.map((ws) => spawnKbsync(['sync', '--json', '-c', ws.configPath], ws.root, { KBSYNC_DEBUG: '1' }));
+    const spawnAll = (): KbsyncChild[] =>
+      workspaces.map((ws) => spawnKbsync(['sync', '--json', '-c', ws.configPath], ws.root, { KBSYNC_DEBUG: '1' }));
     const first = spawnAll();
     // kill -9 three of them at random moments while they work.
     let kills = 0;
@@ -93,7 +94,9 @@ describe('eight runners, one dataset, one budget, on PostgreSQL', () => {
       }),
     );
     const firstExits = await Promise.all(first.map((k) => k.exited));
-    console.log(`faulty round: ${firstExits.map((e) => e.code ?? e.signal).join(' ')} at ${((performance.now() - began) / 1000).toFixed(1)} s`);
+    console.log(
+      `faulty round: ${firstExits.map((e) => e.code ?? e.signal).join(' ')} at ${((performance.now() - began) / 1000).toFixed(1)} s`,
+    );
     for (const e of firstExits) if (e.code !== null && e.code > 1) console.log(e.stderr.slice(0, 2000));
     suite.proxy.setHooks({});
 
@@ -146,7 +149,7 @@ describe('eight runners, one dataset, one budget, on PostgreSQL', () => {
       kills,
       ...faults,
       rounds: rounds.length,
-      'seconds': ((performance.now() - began) / 1000).toFixed(1),
+      seconds: ((performance.now() - began) / 1000).toFixed(1),
     });
   }, 150_000);
 });

@@ -36,7 +36,18 @@ describe('kbsync state migrate', () => {
     // Open work travels too: a queued op keeps its idempotency key.
     const file = openState(ws.statePath);
     const run = file.startRun('sync');
-    file.enqueue({ kind: 'upload', source: 'docs', path: 'later.md', sha256: 'c'.repeat(64), size: 1, mtimeNs: '1', inode: 1, remoteName: 'later.md', credits: 5, runId: run });
+    file.enqueue({
+      kind: 'upload',
+      source: 'docs',
+      path: 'later.md',
+      sha256: 'c'.repeat(64),
+      size: 1,
+      mtimeNs: '1',
+      inode: 1,
+      remoteName: 'later.md',
+      credits: 5,
+      runId: run,
+    });
     file.finishRun(run, 'stopped', null);
     file.recordWebhookEvent({ id: 'msg_1', type: 'webhook.test', sentAtSec: 1, receivedAtMs: 2, data: null });
     file.close();

@@ -25,7 +25,9 @@ describe('kbsync with `state: postgres://...`', () => {
     expect(report.credits.month).toBe(15);
     expect(report.runners.find((r) => r.spent === 15)).toMatchObject({ sources: 'docs' });
     const text = await ws.run('status');
-    expect(text.stdout).toMatch(/runners:\s+1 runner wrote to this shared state\n  #\d+:\s+\S+ pid \d+, sources docs, ended; last run \S+ \(1 run\); 15 credits spent/);
+    expect(text.stdout).toMatch(
+      /runners:\s+1 runner wrote to this shared state\n  #\d+:\s+\S+ pid \d+, sources docs, ended; last run \S+ \(1 run\); 15 credits spent/,
+    );
 
     const view = openState(url, { lock: false });
     try {

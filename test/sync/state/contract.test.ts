@@ -68,7 +68,15 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.trackedCount()).toBe(2);
     expect(store.findBySha256(sha(2)).map((f) => f.path)).toEqual(['b.md']);
     expect(store.hasUnsettledRemote()).toBe(true);
-    expect(store.setRemoteStatuses(new Map([['r1', 'processed'], ['r2', 'failed']]), new Map([['r2', 'unsupported_format']]))).toBe(2);
+    expect(
+      store.setRemoteStatuses(
+        new Map([
+          ['r1', 'processed'],
+          ['r2', 'failed'],
+        ]),
+        new Map([['r2', 'unsupported_format']]),
+      ),
+    ).toBe(2);
     expect(store.setRemoteStatus('r1', 'processed')).toBe(0);
     expect(store.hasUnsettledRemote()).toBe(false);
     const index = store.loadTrackedFiles();
@@ -99,7 +107,9 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     ]);
     store.upsertTracked({ ...base, source: 'other', path: 'z.md', sha256: sha(3), remoteName: 'elsewhere.md', remoteId: '7' });
     const index = store.loadTrackedFiles();
-    expect([...index.values()].map((f) => [f.source, f.path, f.remoteId, f.remoteName, f.reprocessAttempts, f.lastReason, f.mtimeNs])).toEqual([
+    expect(
+      [...index.values()].map((f) => [f.source, f.path, f.remoteId, f.remoteName, f.reprocessAttempts, f.lastReason, f.mtimeNs]),
+    ).toEqual([
       ['docs', 'odd\u0001name.md', 'id\u0001x', 'docs/odd\u0001name.md', 2, 'why', '-1'],
       ['docs', 'plain.md', null, 'plain.md', 2, 'why', '-1'],
       ['other', 'z.md', '7', 'elsewhere.md', 2, 'why', '-1'],

@@ -69,7 +69,14 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     await ledger(op, op.run_id, kind, kind === 'spend' ? charged : op.reserved, remoteId, at, day);
     await bump(keys, -op.reserved, kind === 'spend' ? charged : 0);
   };
-  const writeUpload = async (op: PgOpRow, remoteId: string, status: RemoteStatus, remoteSha: string | null, at: number, how: Reuse | null) => {
+  const writeUpload = async (
+    op: PgOpRow,
+    remoteId: string,
+    status: RemoteStatus,
+    remoteSha: string | null,
+    at: number,
+    how: Reuse | null,
+  ) => {
     const source = await sources.nameOf(op.source_id as number);
     const path = op.path as string;
     const hashed = op.sha256 as string;
@@ -97,9 +104,16 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
       at,
     );
   };
-  const complete = async (op: PgOpRow, charged: number | null, remoteId: string | null, status: RemoteStatus | null, sha: string | null) => {
+  const complete = async (
+    op: PgOpRow,
+    charged: number | null,
+    remoteId: string | null,
+    status: RemoteStatus | null,
+    sha: string | null,
+  ) => {
     const credits = charged ?? op.reserved;
-    if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits charged must be a non-negative integer, got ${credits}`);
+    if (!Number.isSafeInteger(credits) || credits < 0)
+      throw new RangeError(`credits charged must be a non-negative integer, got ${credits}`);
     if (op.kind === 'upload' && remoteId === null) throw new RangeError(`upload ${op.id} done without a remote id`);
     const at = db.nowMs();
     await closeReservation(op, 'spend', credits, remoteId ?? op.remote_id, at);
@@ -120,10 +134,9 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
         [status ?? 'queued', op.reason, at, op.source_id, op.path],
       );
     } else if (op.kind === 'reindex') {
-      await db.run(
-        `INSERT INTO meta (key, value) VALUES ('last_reindex_at', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-        [new Date(at).toISOString()],
-      );
+      await db.run(`INSERT INTO meta (key, value) VALUES ('last_reindex_at', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [
+        new Date(at).toISOString(),
+      ]);
     }
   };
   type Reuse = { remoteId: string; remoteName: string };
@@ -142,13 +155,19 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
       [op.sha256, op.id, deps.me.runnerId, at],
     );
     if (mine.length > 0) return null;
-    const rows = await db.q<{ op_id: number; runner_id: number | null; state: string; remote_id: string | null; remote_name: string | null }>(
-      `SELECT op_id, runner_id, state, remote_id, remote_name FROM content_claims WHERE sha256 = decode($1, 'hex') FOR UPDATE`,
-      [op.sha256],
-    );
+    const rows = await db.q<{
+      op_id: number;
+      runner_id: number | null;
+      state: string;
+      remote_id: string | null;
+      remote_name: string | null;
+    }>(`SELECT op_id, runner_id, state, remote_id, remote_name FROM content_claims WHERE sha256 = decode($1, 'hex') FOR UPDATE`, [
+      op.sha256,
+    ]);
     const held = rows[0];
     if (held === undefined || held.op_id === op.id) return null;
-    if (held.state === 'done' && held.remote_id !== null) return { remoteId: held.remote_id, remoteName: held.remote_name ?? held.remote_id };
+    if (held.state === 'done' && held.remote_id !== null)
+      return { remoteId: held.remote_id, remoteName: held.remote_name ?? held.remote_id };
     return (await runnerAlive(held.runner_id)) ? 'busy' : 'orphaned';
   };
 
@@ -177,12 +196,14 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     reserve: (opId: number, caps: BudgetCaps, runId: number): Promise<ReserveResult> =>
       db.tx(async () => {
         for (const period of PERIODS) {
-          if (Number.isNaN(caps[period]) || caps[period] < 0) throw new RangeError(`budget cap ${period} must be >= 0, got ${caps[period]}`);
+          if (Number.isNaN(caps[period]) || caps[period] < 0)
+            throw new RangeError(`budget cap ${period} must be >= 0, got ${caps[period]}`);
         }
         const op = await opIn(opId, 'pending');
         if (op.kind === 'upload' && op.sha256 !== null) {
           const other = await claim(op);
-          if (other === 'busy' || other === 'orphaned') return { ok: false, period: 'content', reused: null, holderAlive: other === 'busy' };
+          if (other === 'busy' || other === 'orphaned')
+            return { ok: false, period: 'content', reused: null, holderAlive: other === 'busy' };
           if (other !== null) {
             // Bought already by another runner: this op is done at no cost, tracked against that copy.
             const at = db.nowMs();

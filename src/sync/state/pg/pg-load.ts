@@ -49,7 +49,8 @@ function detailsInOrder(s: PgTrackedSource, paths: readonly string[], d: PgDetai
   const out: TrackedDetails = { reprocessAttempts: [], lastActions: [], lastReasons: [], updatedAt: [] };
   for (const path of paths) {
     const i = at.get(path);
-    if (i === undefined) throw new Error(`tracked files of source "${s.source}": changed while they were read (${path} is gone): plan again`);
+    if (i === undefined)
+      throw new Error(`tracked files of source "${s.source}": changed while they were read (${path} is gone): plan again`);
     out.reprocessAttempts.push(d.attempts[i] as number);
     out.lastActions.push(d.actions[i] ?? null);
     out.lastReasons.push(d.reasons[i] ?? null);

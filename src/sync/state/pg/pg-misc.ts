@@ -99,7 +99,9 @@ export function createPgMisc(db: Db) {
       for (const [k, v] of ledger.byDay) expected.set(`day:${k}`, v);
       for (const [k, v] of ledger.byMonth) expected.set(`month:${k}`, v);
       const seen = new Set<string>();
-      for (const row of await db.q<{ period: string; reserved: number; spent: number }>('SELECT period, reserved, spent FROM budget_totals')) {
+      for (const row of await db.q<{ period: string; reserved: number; spent: number }>(
+        'SELECT period, reserved, spent FROM budget_totals',
+      )) {
         seen.add(row.period);
         const want = expected.get(row.period) ?? { reserved: 0, spent: 0 };
         if (want.reserved !== row.reserved || want.spent !== row.spent)

@@ -86,7 +86,10 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
      ORDER BY id LIMIT 100`,
     [myId],
   );
-  const idleAlive = await liveRunners(db, idle.map((r) => r.id));
+  const idleAlive = await liveRunners(
+    db,
+    idle.map((r) => r.id),
+  );
   const gone = idle.map((r) => r.id).filter((id) => !idleAlive.has(id));
   if (gone.length > 0)
     await db.run(
@@ -95,7 +98,10 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
       [gone],
     );
   let recovered = 0;
-  const alive = await liveRunners(db, suspects.map((r) => r.id));
+  const alive = await liveRunners(
+    db,
+    suspects.map((r) => r.id),
+  );
   for (const { id } of suspects) {
     if (alive.has(id)) continue;
     // A dead runner's in-flight work: several openers may do this at once; the second finds nothing left to change.

@@ -36,7 +36,13 @@ export type PgTrackedSource = {
 export const SEP = '\u0001';
 
 /** A file's details (attempts, last action and reason, time) by path, read when the first TrackedFile is made. */
-export type PgDetails = { paths: string[]; attempts: number[]; actions: (string | null)[]; reasons: (string | null)[]; updatedAt: number[] };
+export type PgDetails = {
+  paths: string[];
+  attempts: number[];
+  actions: (string | null)[];
+  reasons: (string | null)[];
+  updatedAt: number[];
+};
 
 // The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
 // sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
@@ -81,7 +87,12 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
   // track the same copy are theirs to update; writing them too would lock rows other runners' transactions hold.
   let own: number[] | null = null;
   const ownIds = async (): Promise<number[]> => {
-    own ??= await Promise.all(scope.split(',').filter((n) => n !== '').map((n) => sources.idOf(n)));
+    own ??= await Promise.all(
+      scope
+        .split(',')
+        .filter((n) => n !== '')
+        .map((n) => sources.idOf(n)),
+    );
     return own;
   };
   const ownOnly = (param: string): string => (scope === '' ? '' : ` AND files.source_id = ANY(${param}::int[])`);
@@ -173,10 +184,13 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     },
     /** One source's details by path (see PgDetails). */
     async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
-      const rows = await db.q<{ path: string; reprocess_attempts: number; last_action: string | null; last_reason: string | null; updated_at: number }>(
-        'SELECT path, reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = $1',
-        [sourceId],
-      );
+      const rows = await db.q<{
+        path: string;
+        reprocess_attempts: number;
+        last_action: string | null;
+        last_reason: string | null;
+        updated_at: number;
+      }>('SELECT path, reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = $1', [sourceId]);
       return {
         paths: rows.map((r) => r.path),
         attempts: rows.map((r) => r.reprocess_attempts),

@@ -17,7 +17,8 @@ export function createPgTransfer(db: Db, sources: PgSources) {
               remote_name, remote_id, remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error
               FROM files JOIN sources s ON s.id = files.source_id`),
           runs: await db.q('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id'),
-          outbox: await db.q(`SELECT o.id, run_id, kind, s.name AS source, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
+          outbox:
+            await db.q(`SELECT o.id, run_id, kind, s.name AS source, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
               inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts,
               created_at, updated_at FROM outbox o LEFT JOIN sources s ON s.id = o.source_id ORDER BY o.id`),
           ledger: await db.q('SELECT id, op_id, run_id, kind, credits, remote_id, at, period_day FROM ledger ORDER BY id'),
@@ -53,48 +54,101 @@ export function createPgTransfer(db: Db, sources: PgSources) {
              SELECT a, b, c, d, e, decode(f, 'hex'), g, h, i, j, k, l, m, n FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[],
                $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::text[])
                AS t (a, b, c, d, e, f, g, h, i, j, k, l, m, n)`,
-            [ids, col('path'), col('size'), col('mtime_ns'), col('inode'), col('sha256'), col('remote_name'), col('remote_id'),
-              col('remote_status'), col('reprocess_attempts'), col('last_action'), col('last_reason'), col('updated_at'), col('remote_error')],
+            [
+              ids,
+              col('path'),
+              col('size'),
+              col('mtime_ns'),
+              col('inode'),
+              col('sha256'),
+              col('remote_name'),
+              col('remote_id'),
+              col('remote_status'),
+              col('reprocess_attempts'),
+              col('last_action'),
+              col('last_reason'),
+              col('updated_at'),
+              col('remote_error'),
+            ],
           );
         }
         for (const r of s.runs)
-          await db.run('INSERT INTO runs (id, runner_id, command, status, started_at, finished_at, summary_json) VALUES ($1,$2,$3,$4,$5,$6,$7)', [
-            r.id, runnerId, r.command, r.status, r.started_at, r.finished_at, r.summary_json,
-          ]);
+          await db.run(
+            'INSERT INTO runs (id, runner_id, command, status, started_at, finished_at, summary_json) VALUES ($1,$2,$3,$4,$5,$6,$7)',
+            [r.id, runnerId, r.command, r.status, r.started_at, r.finished_at, r.summary_json],
+          );
         for (const o of s.outbox)
           await db.run(
             `INSERT INTO outbox (id, run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
                reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at)
              VALUES ($1,$2,$3,$4,$5,$6,$7,decode($8, 'hex'),$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
-            [o.id, o.run_id, runnerId, scope, o.kind, o.source === null ? null : await sources.idOf(o.source), o.path, o.sha256, o.size,
-              o.mtime_ns, o.inode, o.remote_name, o.remote_id, o.reason, o.credits, o.idempotency_key, o.state, o.reserved, o.reserved_at,
-              o.error_code, o.error, o.attempts, o.created_at, o.updated_at],
+            [
+              o.id,
+              o.run_id,
+              runnerId,
+              scope,
+              o.kind,
+              o.source === null ? null : await sources.idOf(o.source),
+              o.path,
+              o.sha256,
+              o.size,
+              o.mtime_ns,
+              o.inode,
+              o.remote_name,
+              o.remote_id,
+              o.reason,
+              o.credits,
+              o.idempotency_key,
+              o.state,
+              o.reserved,
+              o.reserved_at,
+              o.error_code,
+              o.error,
+              o.attempts,
+              o.created_at,
+              o.updated_at,
+            ],
           );
         for (const l of s.ledger)
-          await db.run('INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)', [
-            l.id, l.op_id, l.run_id, l.kind, l.credits, l.remote_id, l.at, l.period_day,
-          ]);
+          await db.run(
+            'INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)',
+            [l.id, l.op_id, l.run_id, l.kind, l.credits, l.remote_id, l.at, l.period_day],
+          );
         for (const t of s.budgetTotals)
           await db.run('INSERT INTO budget_totals (period, reserved, spent) VALUES ($1,$2,$3)', [t.period, t.reserved, t.spent]);
         await db.run('DELETE FROM meta');
         for (const m of s.meta) await db.run('INSERT INTO meta (key, value) VALUES ($1,$2)', [m.key, m.value]);
         for (const w of s.webhookEvents)
           await db.run('INSERT INTO webhook_events (id, type, sent_at, received_at, data_json) VALUES ($1,$2,$3,$4,$5)', [
-            w.id, w.type, w.sent_at, w.received_at, w.data_json,
+            w.id,
+            w.type,
+            w.sent_at,
+            w.received_at,
+            w.data_json,
           ]);
         // Content bought already: a later upload of it anywhere in the dataset reuses that copy.
-        await db.run(`INSERT INTO content_claims (sha256, op_id, runner_id, state, remote_id, remote_name, claimed_at)
+        await db.run(
+          `INSERT INTO content_claims (sha256, op_id, runner_id, state, remote_id, remote_name, claimed_at)
           SELECT DISTINCT ON (f.sha256) f.sha256, 0, $1::bigint, 'done', f.remote_id,
                  CASE WHEN f.remote_name IS NULL THEN f.path WHEN f.remote_name = '/' THEN s.name || '/' || f.path ELSE f.remote_name END,
                  $2::bigint
             FROM files f JOIN sources s ON s.id = f.source_id
-           WHERE f.remote_id IS NOT NULL ORDER BY f.sha256, f.updated_at DESC ON CONFLICT (sha256) DO NOTHING`, [runnerId, at]);
+           WHERE f.remote_id IS NOT NULL ORDER BY f.sha256, f.updated_at DESC ON CONFLICT (sha256) DO NOTHING`,
+          [runnerId, at],
+        );
         // The sequences go on after the ids brought in: an op or run id is never handed out twice.
-        for (const [table, column] of [['runs', 'id'], ['outbox', 'id'], ['ledger', 'id']] as const) {
+        for (const [table, column] of [
+          ['runs', 'id'],
+          ['outbox', 'id'],
+          ['ledger', 'id'],
+        ] as const) {
           await db.q(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), greatest((SELECT max(${column}) FROM ${table}), 1))`);
         }
         const maxOp = s.ledger.reduce((m, l) => Math.max(m, l.op_id), 0);
-        await db.q(`SELECT setval(pg_get_serial_sequence('outbox', 'id'), greatest((SELECT coalesce(max(id), 1) FROM outbox), $1::bigint, 1))`, [maxOp]);
+        await db.q(
+          `SELECT setval(pg_get_serial_sequence('outbox', 'id'), greatest((SELECT coalesce(max(id), 1) FROM outbox), $1::bigint, 1))`,
+          [maxOp],
+        );
       }),
   };
 }

@@ -5,7 +5,8 @@ import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
 /** A call from the main thread to the PostgreSQL worker: a handler's name, its arguments, and the caller's clock. */
 export type BridgeRequest = { method: string; args: unknown[]; nowMs: number };
 /** The worker's answer: a value, or an error to raise in the caller (a KbsyncError keeps its code). */
-export type BridgeReply = { ok: true; value: unknown } | { ok: false; message: string; kbsyncCode: ErrorCode | null; pgCode: string | null };
+export type BridgeReply =
+  { ok: true; value: unknown } | { ok: false; message: string; kbsyncCode: ErrorCode | null; pgCode: string | null };
 /** What the worker is started with. */
 export type BridgeWorkerData = { url: string; flag: SharedArrayBuffer; port: MessagePort; open: unknown };
 

@@ -2,7 +2,7 @@ import { createLazyLogger, type Logger } from '../shared/logger.js';
 import type { ExitCode } from './exit.js';
 
 /** Where a command writes: process.stdout/stderr, or a buffer in tests. */
-export type Writer = { write(text: string): unknown; isTTY?: boolean };
+export type Writer = { write(text: string): unknown; isTTY?: boolean; /** A terminal's width in characters. */ columns?: number };
 
 /** What every command receives besides its options: its outputs, environment and folder. */
 export type CliContext = {

@@ -1,7 +1,6 @@
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_START_CREDITS } from '../../src/service/embedded.js';
 import { startService } from '../../src/service/server.js';
@@ -239,18 +238,11 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
   let agentId = '';
 
   beforeAll(async () => {
-    agentId = await onService(async (ds, url) => {
-      await untilProcessed(ds);
-      // The CLI has no command for agents: create one through the API (5 credits, before any measurement).
-      const res = await request(`${url}/api/v1/ext/agents/`, {
-        method: 'POST',
-        headers: { 'x-api-key': ds.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'handbook' }),
-      });
-      const body = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`POST /agents answered ${res.statusCode}: ${body}`);
-      return String((JSON.parse(body) as { id: number | string }).id);
-    });
+    await onService(untilProcessed);
+    // The README's way: `kbsync agents create` (5 credits, before any measurement).
+    const created = await kbsync('agents', 'create', '-c', CONFIG, 'handbook', '--json');
+    if (created.code !== 0) throw new Error(`agents create failed (exit ${created.code}): ${created.stderr}`);
+    agentId = (JSON.parse(created.stdout) as { agent: { id: string } }).agent.id;
   }, 60_000);
 
   it('query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit', async () => {
@@ -259,29 +251,32 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     const run = await kbsync('query', '-c', CONFIG, 'who approves expenses', '--top-k', '3');
 
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/^\d+\. score \d\.\d{3} {2}source \d+ chunk \d+$/gm)).toHaveLength(3);
+    // Each result named by its path in the handbook source, as plan prints it (one source: no prefix).
+    expect(run.stdout.match(/^\d+\. score \d\.\d{3} {2}[\w/-]+\.(md|txt|csv|json|jsonl) chunk \d+$/gm)).toHaveLength(3);
     expect(run.stdout).toMatch(/manager's approval/);
     expect(before - (await balance())).toBe(1);
   });
 
-  it('query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex}]}, best first, 1 credit', async () => {
+  it('query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}, best first, 1 credit', async () => {
     const before = await balance();
 
     const run = await kbsync('query', '-c', CONFIG, 'holiday', 'days', '--top-k', '2', '--json');
     const { results } = JSON.parse(run.stdout) as {
-      results: { text: string; score: number; knowledgeSourceId: string; chunkIndex: number }[];
+      results: { text: string; score: number; knowledgeSourceId: string; chunkIndex: number; source: string; path: string }[];
     };
 
     expect(run.code).toBe(0);
     expect(results).toHaveLength(2);
     for (const r of results) {
-      expect(Object.keys(r).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'score', 'text']);
+      expect(Object.keys(r).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'path', 'score', 'source', 'text']);
       expect(r).toMatchObject({
         text: expect.any(String),
         score: expect.any(Number),
         knowledgeSourceId: expect.stringMatching(/^\d+$/),
         chunkIndex: expect.any(Number),
+        source: 'handbook',
       });
+      expect(expectedUploads()).toContain(r.path);
     }
     expect(results[0]?.score).toBeGreaterThanOrEqual(results[1]?.score ?? Infinity);
     expect(results.map((r) => r.text).join('\n')).toMatch(/holiday/i);
@@ -306,28 +301,30 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/manager/i);
-    expect(run.stdout).toMatch(/\nsources:\n {2}source \d+ chunk \d+ \(score \d\.\d{3}\)/);
+    expect(run.stdout).toMatch(/\nsources:\n {2}policies\/expenses\.md chunk \d+ \(score \d\.\d{3}\)/);
     expect(before - (await balance())).toBe(1);
   });
 
-  it('chat --json: {"response", "sources"}, 1 credit', async () => {
+  it('chat --json: {"response", "agent", "sources"}, 1 credit', async () => {
     const before = await balance();
 
     const run = await kbsync('chat', '-c', CONFIG, agentId, 'How', 'do', 'I', 'swap', 'an', 'on-call', 'shift?', '--json');
     const answer = JSON.parse(run.stdout) as {
       response: string;
-      sources: { knowledgeSourceId: string; chunkIndex: number; score: number }[];
+      sources: { knowledgeSourceId: string; chunkIndex: number; score: number; source: string; path: string }[];
     };
 
     expect(run.code).toBe(0);
-    expect(Object.keys(answer).sort()).toEqual(['response', 'sources']);
+    expect(Object.keys(answer).sort()).toEqual(['agent', 'response', 'sources']);
     expect(answer.response).toMatch(/on-call|swap/i);
     expect(answer.sources.length).toBeGreaterThan(0);
     expect(answer.sources[0]).toMatchObject({
       knowledgeSourceId: expect.stringMatching(/^\d+$/),
       chunkIndex: expect.any(Number),
       score: expect.any(Number),
+      source: 'handbook',
     });
+    expect(expectedUploads()).toContain(answer.sources[0]?.path);
     expect(before - (await balance())).toBe(1);
   });
 
@@ -356,6 +353,36 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/maxCreditsPerDay/);
+    expect(await balance()).toBe(before);
+  });
+});
+
+describe('kbsync check and audit on the synced example (README, "The example")', () => {
+  beforeAll(async () => {
+    await onService(untilProcessed);
+  }, 60_000);
+
+  it('check -c examples/kbsync.yaml --questions examples/checks.yaml: every check passes at rank 1, 1 credit each', async () => {
+    const before = await balance();
+
+    const run = await kbsync('check', '-c', CONFIG, '--questions', 'examples/checks.yaml');
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.match(/^pass {2}".*" +\S+ @1$/gm)).toHaveLength(3);
+    expect(run.stdout).toMatch(/policies\/expenses\.md @1/);
+    expect(run.stdout).toMatch(/\n3 checks: 3 passed, 0 failed; 3 credits spent \(3 queries\)\n$/);
+    expect(before - (await balance())).toBe(3);
+  });
+
+  it('audit -c examples/kbsync.yaml: no drift, and nothing charged', async () => {
+    const before = await balance();
+
+    const run = await kbsync('audit', '-c', CONFIG, '--fail-on-drift');
+
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(
+      /^no drift: the dataset holds exactly the tracked copies of the local files\n\n10 local files, 10 tracked, 10 remote files; 0 findings\n$/,
+    );
     expect(await balance()).toBe(before);
   });
 });

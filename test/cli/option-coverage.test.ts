@@ -31,6 +31,10 @@ const THIS = 'test/cli/option-coverage.test.ts';
 const WATCH = 'test/sync/e2e/watch.test.ts';
 const MIGRATE = 'test/sync/e2e/pg-migrate.test.ts';
 const MIGRATE_TEST = 'moves a state file to PostgreSQL and back, every row read back the same; syncing goes on without paying again';
+const AGENTS = 'test/cli/agents.test.ts';
+const CHECK = 'test/sync/e2e/check.test.ts';
+const AUDIT = 'test/sync/e2e/audit.test.ts';
+const CI_REPORTS = 'test/sync/e2e/ci-reports.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
@@ -42,14 +46,92 @@ const ALL: Cover = {
   file: OPTIONS,
   test: 'plan --all and sync --all list unchanged files and each unsupported file past 50; without it they are counted',
 };
+const SYNC_CI_REPORTS: Cover = {
+  file: CI_REPORTS,
+  test: 'sync --report-md FILE --junit FILE: the Markdown has the counts, credits, failures and skipped files with their reasons; the JUnit one case per file action, valid against the schema',
+};
 const DATASET_CREATE: Cover = { file: SERVE, test: 'dataset create --json and credits add work on the data folder without a server' };
 const CREDITS_ADD: Cover = { file: SERVE, test: 'credits add with --data %s adds to the named dataset of that folder, and to no other' };
+const AGENTS_CONFIG_FILE: Cover = {
+  file: AGENTS,
+  test: 'agents list, create, show, config and datasets -c FILE: work on the target and state of FILE, from another folder',
+};
+const AGENT_CREATE: Cover = {
+  file: AGENTS,
+  test: 'agents create NAME with --system-prompt, --temperature, --top-k and --set: the service holds that config; 5 credits, recorded first',
+};
+const AGENT_CONFIG: Cover = {
+  file: AGENTS,
+  test: 'agents config NAME --temperature --top-k --set --unset, --system-prompt, --system-prompt-file: changes those keys, keeps the others; 2 credits each; a no-op is not sent',
+};
+const AGENT_LIST_SHOW: Cover = { file: AGENTS, test: 'agents list --json and agents show NAME --json: what the service holds, free' };
+const AGENT_DATASETS: Cover = {
+  file: AGENTS,
+  test: 'agents datasets NAME: attach --mode self_learning, mode read_only, list --json; free',
+};
 
 /** "<command> <option>" → the test that fails when the command ignores the option. */
 const COVERAGE: Record<string, Cover> = {
-  'chat --json': { file: E2E, test: 'chat --json: {"response", "sources"}, 1 credit' },
+  'audit --json': {
+    file: AUDIT,
+    test: 'reports a hand-uploaded file, a deleted source file, a stale copy, a changed-but-not-synced file and a failed file; free (GETs only); exit 1 only with --fail-on-drift',
+  },
+  'audit --fail-on-drift': {
+    file: AUDIT,
+    test: 'reports a hand-uploaded file, a deleted source file, a stale copy, a changed-but-not-synced file and a failed file; free (GETs only); exit 1 only with --fail-on-drift',
+  },
+  'audit --config': {
+    file: AUDIT,
+    test: 'an audit of a dataset in step finds nothing: exit 0 with --fail-on-drift too (built CLI, from the workspace folder)',
+  },
+  'audit --version': VERSION,
+
+  'agents list --json': AGENT_LIST_SHOW,
+  'agents list --config': AGENTS_CONFIG_FILE,
+  'agents list --version': VERSION,
+  'agents create --system-prompt': AGENT_CREATE,
+  'agents create --system-prompt-file': {
+    file: AGENTS,
+    test: 'agents create NAME --system-prompt-file FILE: the prompt is the text of FILE',
+  },
+  'agents create --temperature': AGENT_CREATE,
+  'agents create --top-k': AGENT_CREATE,
+  'agents create --set': AGENT_CREATE,
+  'agents create --json': AGENT_CREATE,
+  'agents create --config': AGENTS_CONFIG_FILE,
+  'agents create --version': VERSION,
+  'agents show --json': AGENT_LIST_SHOW,
+  'agents show --config': AGENTS_CONFIG_FILE,
+  'agents show --version': VERSION,
+  'agents config --system-prompt': AGENT_CONFIG,
+  'agents config --system-prompt-file': AGENT_CONFIG,
+  'agents config --temperature': AGENT_CONFIG,
+  'agents config --top-k': AGENT_CONFIG,
+  'agents config --set': AGENT_CONFIG,
+  'agents config --unset': AGENT_CONFIG,
+  'agents config --json': AGENT_CONFIG,
+  'agents config --config': AGENTS_CONFIG_FILE,
+  'agents config --version': VERSION,
+  'agents datasets --mode': AGENT_DATASETS,
+  'agents datasets --json': AGENT_DATASETS,
+  'agents datasets --config': AGENTS_CONFIG_FILE,
+  'agents datasets --version': VERSION,
+
+  'chat --json': { file: E2E, test: 'chat --json: {"response", "agent", "sources"}, 1 credit' },
   'chat --config': { file: E2E, test: 'chat AGENT TEXT: exit 0, an answer from the handbook with its sources, 1 credit' },
   'chat --version': VERSION,
+
+  'check --questions': { file: CHECK, test: 'the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails' },
+  'check --top-k': {
+    file: CHECK,
+    test: 'on an Advanced-tier plan the questions go as batch queries, one per top k (1 credit per question)',
+  },
+  'check --json': {
+    file: CHECK,
+    test: 'checks that pass exit 0 with the ranks found, one query (1 credit) each on a basic plan, recorded in the ledger; after a doc is removed and re-synced its check fails (exit 1)',
+  },
+  'check --config': { file: CHECK, test: 'the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails' },
+  'check --version': VERSION,
 
   'config check --json': { file: CONFIG_CMDS, test: 'prints the resolved config as JSON with --json, secrets redacted' },
   'config check --config': { file: OPTIONS, test: 'config check -c FILE: checks and prints FILE, resolved' },
@@ -69,7 +151,10 @@ const COVERAGE: Record<string, Cover> = {
   'plan --version': VERSION,
 
   'query --top-k': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
-  'query --json': { file: E2E, test: 'query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex}]}, best first, 1 credit' },
+  'query --json': {
+    file: E2E,
+    test: 'query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}, best first, 1 credit',
+  },
   'query --config': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
   'query --version': VERSION,
 
@@ -133,6 +218,8 @@ const COVERAGE: Record<string, Cover> = {
     file: WAIT,
     test: '--wait-timeout passes with a file still processing: the run says which, and exits 3; the file is not reported failed',
   },
+  'sync --report-md': SYNC_CI_REPORTS,
+  'sync --junit': SYNC_CI_REPORTS,
   'sync --config': { file: OPTIONS, test: 'sync -c FILE --json: syncs the sources of FILE into its target, with its state next to FILE' },
   'sync --version': VERSION,
 
@@ -188,7 +275,14 @@ describe('every option of every command has a test that reads back its effect', 
     const keys = commands.flatMap(({ path, options }) => options.map((o) => keyOf(path, o)));
 
     expect(commands.map((c) => c.path).sort()).toEqual([
+      'agents config',
+      'agents create',
+      'agents datasets',
+      'agents list',
+      'agents show',
+      'audit',
       'chat',
+      'check',
       'config check',
       'explain',
       'init',
@@ -229,7 +323,14 @@ describe('--version (commander acts on it wherever it stands)', () => {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
   it.each([
+    [['agents', 'list']],
+    [['agents', 'create', 'x']],
+    [['agents', 'show', 'x']],
+    [['agents', 'config', 'x', '--top-k', '2']],
+    [['agents', 'datasets', 'x', 'attach']],
+    [['audit']],
     [['chat', 'agent', 'text']],
+    [['check', '--questions', 'checks.yaml']],
     [['config', 'check']],
     [['explain', 'x.md']],
     [['init']],

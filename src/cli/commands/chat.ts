@@ -1,38 +1,41 @@
 import type { Command } from 'commander';
+import { resolveAgent } from '../agents/resolve.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
+import { nameResults, sourceLabel } from '../source-names.js';
 
-/** `kbsync chat AGENT TEXT`: ask an agent; the answer comes from the dataset, with its sources (1 credit, recorded and admitted against the budget first). */
+/**
+ * `kbsync chat AGENT TEXT`: ask an agent, by id or name; the answer comes from the dataset, with its
+ * sources named by path (1 credit, recorded and admitted against the budget first).
+ */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('chat')
     .description('ask an agent of the dataset (costs 1 credit); prints the answer and its sources')
-    .argument('<agent>', 'the agent id')
+    .argument('<agent>', 'the agent id or name (kbsync agents list)')
     .argument('<text...>', 'the message')
-    .option('--json', 'print {"response", "sources"} as JSON')
-    .action(async (agent: string, words: string[], options: { json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+    .option('--json', 'print {"response", "agent", "sources": [{text, score, knowledgeSourceId, chunkIndex, source, path}]} as JSON')
+    .action(async (agentRef: string, words: string[], options: { json?: boolean }, cmd: Command) => {
+      await withSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
         const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
+        const agent = await resolveAgent(client, agentRef);
         const text = words.join(' ');
         const answer = await paidCall(state, capsOf(config), {
           kind: 'chat',
-          reason: `chat with agent ${agent}: "${text}"`,
-          perform: async (idempotencyKey) => ({ value: await client.chat(agent, text, { idempotencyKey }), creditsCharged: null }),
+          reason: `chat with agent ${agent.label}: "${text}"`,
+          perform: async (idempotencyKey) => ({ value: await client.chat(agent.id, text, { idempotencyKey }), creditsCharged: null }),
         });
+        const sourceNames = config.sources.map((s) => s.name);
+        const sources = await nameResults(answer.sources, { state, sourceNames, client, logger });
         if (options.json === true) {
-          writeJson(ctx, answer);
+          writeJson(ctx, { response: answer.response, agent: { id: agent.id, name: agent.name }, sources });
           return;
         }
         writeLines(ctx, answer.response);
-        if (answer.sources.length > 0) {
-          writeLines(
-            ctx,
-            '',
-            'sources:',
-            ...answer.sources.map((s) => `  source ${s.knowledgeSourceId} chunk ${s.chunkIndex} (score ${s.score.toFixed(3)})`),
-          );
+        if (sources.length > 0) {
+          writeLines(ctx, '', 'sources:', ...sources.map((s) => `  ${sourceLabel(s)} (score ${s.score.toFixed(3)})`));
         }
       });
     });

@@ -3,21 +3,25 @@ import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
+import { nameResults, sourceLabel } from '../source-names.js';
 
-/** `kbsync query TEXT`: semantic search on the target dataset (1 credit, recorded and admitted against the budget first). */
+/**
+ * `kbsync query TEXT`: semantic search on the target dataset (1 credit, recorded and admitted against the
+ * budget first); each result named by its path (source-names.ts).
+ */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('query')
     .description('semantic search on the target dataset (costs 1 credit)')
     .argument('<text...>', 'what to search for')
     .addOption(new Option('--top-k <n>', 'how many results (1-20)').default(5).argParser(parseTopK))
-    .option('--json', 'print the results as JSON')
+    .option('--json', 'print the results as JSON: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}')
     .action(async (words: string[], options: { topK: number; json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+      await withSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
         const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
         const text = words.join(' ');
-        const results = await paidCall(state, capsOf(config), {
+        const answer = await paidCall(state, capsOf(config), {
           kind: 'query',
           reason: `query "${text}"`,
           perform: async (idempotencyKey) => ({
@@ -25,13 +29,15 @@ export function register(program: Command, ctx: CliContext): void {
             creditsCharged: null,
           }),
         });
+        const sourceNames = config.sources.map((s) => s.name);
+        const results = await nameResults(answer, { state, sourceNames, client, logger });
         if (options.json === true) {
           writeJson(ctx, { results });
           return;
         }
         if (results.length === 0) writeLines(ctx, 'no results');
         for (const [i, r] of results.entries()) {
-          writeLines(ctx, `${i + 1}. score ${r.score.toFixed(3)}  source ${r.knowledgeSourceId} chunk ${r.chunkIndex}`, indent(r.text), '');
+          writeLines(ctx, `${i + 1}. score ${r.score.toFixed(3)}  ${sourceLabel(r)}`, indent(r.text), '');
         }
       });
     });

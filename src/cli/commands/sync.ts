@@ -1,10 +1,14 @@
 import { Option, type Command } from 'commander';
 import { KbsyncError } from '../../shared/errors.js';
+import type { SyncOptions } from '../../sync/executor/run-sync.js';
+import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withSession } from '../session.js';
+
+type SyncCliOptions = { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number } & CiReportOptions;
 
 /** `kbsync sync`: one-shot sync (for CI); the exit code says how it went. */
 export function register(program: Command, ctx: CliContext): void {
@@ -21,13 +25,30 @@ export function register(program: Command, ctx: CliContext): void {
         .default('600')
         .argParser(parseSeconds),
     )
-    .action(async (options: { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number }, cmd: Command) => {
+    .option(
+      '--report-md <file>',
+      'write a Markdown report (counts, credits, failures, skipped files); also appended to $GITHUB_STEP_SUMMARY when set',
+    )
+    .option('--junit <file>', 'write a JUnit XML report: one test case per file action')
+    .action(async (options: SyncCliOptions, cmd: Command) => {
+      const { checkCiReportTargets } = await import('../ci-report/index.js');
+      // Before anything is spent: a report that cannot be written is a usage error now, not after the run.
+      await checkCiReportTargets(options, ctx);
       await withSession(cmd, ctx, async (session) => {
         const { runSync } = await import('../../sync/executor/index.js');
         const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
-        const progress = createProgress(ctx.stderr);
+        const progress = createProgress(ctx.stderr, { enabled: options.json !== true });
+        // Off a terminal nothing is drawn: the run gets no callbacks (none per hashed file either).
+        const bar: SyncOptions = progress.active
+          ? {
+              onHashProgress: (done, total) => progress.update('hashing', done, total),
+              onProgress: (done, total, item) =>
+                progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
+              onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
+            }
+          : {};
         const run = await runSync(session, {
-          onProgress: (done, total, item) => progress.update(done, total, item),
+          ...bar,
           ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
         });
         progress.finish();
@@ -35,6 +56,8 @@ export function register(program: Command, ctx: CliContext): void {
         for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
         if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
         else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
+        const { syncCiReports } = await import('../ci-report/sync-reports.js');
+        await syncCiReports(session, run, options);
         if (run.stop?.by === 'service') {
           ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
           if (run.stop.code === 'insufficient_credits') {

@@ -8,6 +8,8 @@ export type PollOptions = {
   intervalMs: number;
   sleep?: (ms: number) => Promise<void>;
   nowMs?: () => number;
+  /** Called after each listing: how many of the files are processed or failed, of how many. */
+  onPoll?: (settled: number, total: number) => void;
 };
 
 /** Final processing states: nothing changes without a reprocess. */
@@ -41,7 +43,10 @@ export async function waitForProcessing(
     }
     for (const [id, status] of seen) statuses.set(id, status);
     state.setRemoteStatuses(seen, errors);
-    if ([...statuses.values()].every((s) => SETTLED.has(s))) return { statuses, errors, timedOut: false };
+    let settled = 0;
+    for (const s of statuses.values()) if (SETTLED.has(s)) settled += 1;
+    o.onPoll?.(settled, statuses.size);
+    if (settled === statuses.size) return { statuses, errors, timedOut: false };
     if (nowMs() >= deadline) return { statuses, errors, timedOut: true };
     await sleep(Math.min(o.intervalMs, Math.max(0, deadline - nowMs())));
   }

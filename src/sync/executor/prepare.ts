@@ -48,7 +48,11 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
  * so a copy the service failed to process is reprocessed now rather than never. The listing is one
  * free GET /files/ (paged), made only when one of these needs it: a plan of a settled state stays offline.
  */
-export async function preparePlan(deps: SyncDeps, runId: number | null): Promise<PreparedPlan> {
+export async function preparePlan(
+  deps: SyncDeps,
+  runId: number | null,
+  o: { onHashProgress?: (done: number, total: number) => void } = {},
+): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
@@ -96,6 +100,7 @@ export async function preparePlan(deps: SyncDeps, runId: number | null): Promise
       // every file: hash them as the walk finds them.
       hashWhileWalking: rebuild,
       walkAhead: ahead,
+      ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {
     ahead?.stop();

@@ -18,6 +18,10 @@ export type SyncOptions = {
   wait?: { timeoutMs: number; intervalMs?: number; nowMs?: () => number };
   /** Called after each paid call settles: done so far, total paid calls. */
   onProgress?: (done: number, total: number, item: PlanItem) => void;
+  /** Called as files are hashed: so far, of those found to hash so far. */
+  onHashProgress?: (done: number, total: number) => void;
+  /** Called after each listing `--wait` polls: files processed or failed, of those it waits for. */
+  onWaitProgress?: (settled: number, total: number) => void;
   sleep?: (ms: number) => Promise<void>;
   /** Aborted at a shutdown (`kbsync watch`): paid calls in flight finish, none other starts, the reindex is not asked for. */
   signal?: AbortSignal;
@@ -44,7 +48,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   const startedAt = now().toISOString();
   const runId = state.startRun('sync');
   try {
-    const prepared = await preparePlan(deps, runId);
+    const prepared = await preparePlan(deps, runId, options.onHashProgress !== undefined ? { onHashProgress: options.onHashProgress } : {});
     const { plan } = prepared;
     const observed = observedLookup(prepared.observation.files, prepared.observation.inPathOrder === true);
     recordFreeDecisions(state, plan.items, observed, prepared.tracked);
@@ -159,7 +163,12 @@ async function waitAndReprocess(
   const sent = [...outcomes].filter(([, r]) => r.outcome === 'done' && r.remoteId !== null);
   if (sent.length === 0) return { stop: null, pending, timedOutAfterMs: null, reprocessed };
   const client = await deps.getClient();
-  const pollOpts = { intervalMs: wait.intervalMs ?? 500, nowMs, ...(options.sleep ? { sleep: options.sleep } : {}) };
+  const pollOpts = {
+    intervalMs: wait.intervalMs ?? 500,
+    nowMs,
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.onWaitProgress ? { onPoll: options.onWaitProgress } : {}),
+  };
   const last = new Map<string, { status: RemoteStatus; error: string | undefined }>();
   const notRetried = new Map<PlanItem, string>();
   let timedOut = false;

@@ -15,6 +15,8 @@ export type HashOptions = {
    * worker crash on demand). Unset in production.
    */
   worker?: (entry: URL, index: number) => URL | string;
+  /** Called as files get their outcome (hashed, deferred or unreadable), with how many just did: a progress bar's count. */
+  onHashed?: (files: number) => void;
 };
 
 /**
@@ -42,7 +44,7 @@ export async function hashFiles(files: readonly HashInput[], options: HashOption
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
   if (mode === 'in-process' || (mode === 'auto' && inProcessPays(files.length, totalBytes))) {
     const results = new Map<string, HashOutcome>();
-    hashInProcess(files, results, options.beforeRestat);
+    hashInProcess(files, results, options.beforeRestat, options.onHashed);
     return results;
   }
   // Largest first, each batch to the least loaded worker: the pool finishes close together.
@@ -92,7 +94,7 @@ const STREAM_IN_PROCESS_MAX_BYTES = 32 << 20;
  */
 export function startHashing(options: HashOptions = {}): Hashing {
   const results = new Map<string, HashOutcome>();
-  const here = (files: readonly HashInput[]): void => hashInProcess(files, results, options.beforeRestat);
+  const here = (files: readonly HashInput[]): void => hashInProcess(files, results, options.beforeRestat, options.onHashed);
   let pool: PoolWorker[] | null = null;
   const answers: Promise<void>[] = [];
   const leftOver: HashInput[] = [];
@@ -125,6 +127,7 @@ export function startHashing(options: HashOptions = {}): Hashing {
           return;
         }
         files.forEach((file, i) => results.set(file.absPath, outcomes[i] as HashOutcome));
+        options.onHashed?.(files.length);
       }),
     );
   };
@@ -172,9 +175,17 @@ export function startHashing(options: HashOptions = {}): Hashing {
 }
 
 /** Hashes `files` on this thread, one reused buffer. */
-function hashInProcess(files: readonly HashInput[], results: Map<string, HashOutcome>, beforeRestat?: (absPath: string) => void): void {
+function hashInProcess(
+  files: readonly HashInput[],
+  results: Map<string, HashOutcome>,
+  beforeRestat?: (absPath: string) => void,
+  onHashed?: (files: number) => void,
+): void {
   const buf = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  for (const file of files) results.set(file.absPath, hashFileSync(file, buf, beforeRestat));
+  for (const file of files) {
+    results.set(file.absPath, hashFileSync(file, buf, beforeRestat));
+    onHashed?.(1);
+  }
 }
 
 /** Up to `count` started workers: a thread that cannot start is one fewer (none: all in-process). */

@@ -65,6 +65,8 @@ export type ObserveOptions = {
    * gets ahead while the state is read): their walks take listings and lstats from it.
    */
   walkAhead?: WalkAhead | null;
+  /** Called as files are hashed: how many so far, of how many found to hash so far (a first scan finds more as it walks). */
+  onHashProgress?: (done: number, total: number) => void;
 };
 
 /**
@@ -78,10 +80,24 @@ export async function observeSources(sources: readonly Source[], options: Observ
   const results: ScanResult[] = [];
   /** Per git source with a usable diff: the paths git reports as added, modified or renamed since the last synced commit. */
   const changedByGit = new Map<string, ReadonlySet<string>>();
+  // Progress: files hashed, of those handed to the hashers (streamed while walking, then the rest at once).
+  let hashed = 0;
+  let toHashCount = 0;
+  const report = options.onHashProgress;
+  const hashOptions: HashOptions | undefined =
+    report === undefined
+      ? options.hash
+      : {
+          ...options.hash,
+          onHashed: (n) => {
+            hashed += n;
+            report(hashed, toHashCount);
+          },
+        };
   // Hashing while walking: each folder file is compared as found, and sent to the hashers if it moved.
   const stream =
     options.hashWhileWalking === true
-      ? { known: await options.known, hashing: startHashing(options.hash), files: [] as ObservedFile[] }
+      ? { known: await options.known, hashing: startHashing(hashOptions), files: [] as ObservedFile[] }
       : null;
   const onFile =
     stream === null
@@ -89,6 +105,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
       : (scanned: ScannedFile): void => {
           const file = scanned as ObservedFile;
           if (!takeKnown(file, stream.known, false)) return;
+          toHashCount += 1;
           stream.hashing.add(file);
           stream.files.push(file);
         };
@@ -136,7 +153,8 @@ export async function observeSources(sources: readonly Source[], options: Observ
     }
   }
 
-  const hashes = await hashFiles(toHash, options.hash);
+  toHashCount += toHash.length;
+  const hashes = await hashFiles(toHash, hashOptions);
   const streamedHashes = stream === null ? null : await stream.hashing.done();
   const unreadable = new Set<ObservedFile>();
   const apply = (list: readonly ObservedFile[], outcomes: ReadonlyMap<string, HashOutcome>): void => {

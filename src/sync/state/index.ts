@@ -8,3 +8,4 @@ export type { LockOwner } from './lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';
 export type { WebhookEventRecord } from './webhook-events.js';
+export type { TrackedOrigin } from './remote-paths.js';

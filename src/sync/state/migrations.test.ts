@@ -114,6 +114,30 @@ describe('migrate', () => {
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
   });
 
+  it('v7 widens the outbox to agent_create and agent_config ops, keeping rows, the earlier kinds and the id high-water mark', () => {
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 6));
+    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'chat', 'done', 0)`).run();
+    const insert = db.prepare(
+      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
+    );
+    insert.run('chat', 1, 'k1', 'unknown');
+    insert.run('query', 1, 'k2', 'done');
+    db.prepare(`DELETE FROM outbox WHERE id = 2`).run();
+    expect(() => insert.run('agent_create', 5, 'k3', 'pending')).toThrow(/CHECK constraint/);
+
+    migrate(db);
+
+    expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([
+      { id: 1, kind: 'chat', idempotency_key: 'k1', state: 'unknown' },
+    ]);
+    expect(Number(insert.run('agent_create', 5, 'k4', 'pending').lastInsertRowid)).toBe(3);
+    insert.run('agent_config', 2, 'k5', 'pending');
+    for (const kind of ['upload', 'reprocess', 'reindex', 'query', 'chat']) insert.run(kind, 1, `k-${kind}`, 'pending');
+    expect(() => insert.run('agent_delete', 1, 'k6', 'pending')).toThrow(/CHECK constraint/);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+  });
+
   it('v4 marks a state that knows no remote copy as not yet checked against the dataset, and only such a state', () => {
     const mark = (d: Database.Database): unknown => d.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(REMOTE_CHECK_KEY);
     db = new Database(':memory:');

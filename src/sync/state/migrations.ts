@@ -168,6 +168,36 @@ CREATE TABLE webhook_events (
  */
 const V6 = 'ALTER TABLE files ADD COLUMN remote_error TEXT';
 
+/**
+ * Widens the outbox's kind CHECK by `kinds`, keeping every row and the AUTOINCREMENT high-water mark (an op
+ * id, which the ledger keeps after the op is pruned, is never handed out again). It reads the table as it
+ * is now (sqlite_master), not as V1 wrote it, so steps that each add kinds compose in any order. SQLite
+ * cannot alter a CHECK: the table is rebuilt with the same columns in the same order, and its index again.
+ */
+function widenOutboxKinds(db: Database, kinds: readonly string[], step: number): void {
+  const sql = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get();
+  const check = sql === undefined ? null : /CHECK \(kind IN \(([^)]*)\)\)/.exec(sql);
+  if (sql === undefined || check === null) throw new Error(`migration ${step}: the outbox kind CHECK was not found`);
+  const known = (check[1] ?? '').split(',').map((k) => k.trim().replace(/^'|'$/g, ''));
+  const all = [...known, ...kinds.filter((k) => !known.includes(k))];
+  const seq = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get() ?? 0;
+  const widened = sql
+    .replace(check[0], `CHECK (kind IN (${all.map((k) => `'${k}'`).join(',')}))`)
+    .replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_widened (');
+  db.exec(widened);
+  db.exec('INSERT INTO outbox_widened SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_widened RENAME TO outbox;');
+  db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
+  const now = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get();
+  if (now === undefined) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(seq);
+  else if (now < seq) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'outbox'`).run(seq);
+}
+
+/*
+ * v7: creating an agent (5 credits) and replacing its config (2 credits) are paid calls of the `agents`
+ * commands, recorded and admitted against the budget like a query: the kind CHECK gains them.
+ */
+const v7 = (db: Database): void => widenOutboxKinds(db, ['agent_create', 'agent_config'], 7);
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -176,6 +206,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'mark an empty state as not yet checked against the dataset', up: (db) => db.exec(V4) },
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
+  { version: 7, name: 'agent create and agent config ops in the outbox', up: v7 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

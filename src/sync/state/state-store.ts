@@ -6,6 +6,7 @@ import type { LockOwner } from './lock-file.js';
 import { createMeta } from './meta.js';
 import { createOutbox } from './outbox.js';
 import { rebuildFromRemote, type NameMapper } from './rebuild.js';
+import { createRemotePaths, type TrackedOrigin } from './remote-paths.js';
 import { createRuns } from './runs.js';
 import { createSourceIds } from './source-ids.js';
 import { guardCorruption } from './sqlite-errors.js';
@@ -62,6 +63,8 @@ export type StateStore = {
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
   /** True until a rebuild from the remote listing has matched this (empty when created) state against the dataset. */
   remoteCheckPending(): boolean;
+  /** The tracked file each remote id was uploaded from (query and chat results); unknown ids are absent. */
+  originsOfRemoteIds(remoteIds: readonly string[]): Map<string, TrackedOrigin>;
 
   // runs
   startRun(command: string): number;
@@ -175,6 +178,7 @@ export function createStateStore(o: Open): StateStore {
     ...audit,
     ...meta,
     ...webhookEvents,
+    ...createRemotePaths(db),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {

@@ -1,7 +1,10 @@
 import type { RemoteStatus } from '../types.js';
 
-/** A paid operation kind the outbox carries: a sync's calls, and the query and chat commands' (1 credit each). */
-export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat';
+/**
+ * A paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit each),
+ * and the agents commands' (create 5, config 2).
+ */
+export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config';
 
 /**
  * pending → (reserve) in_flight → (settle) done | failed | unknown;
@@ -25,7 +28,7 @@ export type NewOp =
       runId?: number;
     }
   | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
-  | { kind: 'reindex' | 'query' | 'chat'; credits: number; reason?: string; runId?: number };
+  | { kind: 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config'; credits: number; reason?: string; runId?: number };
 
 /** An outbox row. Times are ISO-8601 UTC. */
 export type OutboxOp = {

@@ -75,7 +75,7 @@ async function startServe(
 }
 
 describe('the API key in no output and no file', () => {
-  it('kbsync serve, config check, plan, sync, status, explain, query and chat, with trace logs and KBSYNC_DEBUG=1, text and --json, success and error paths', async () => {
+  it('kbsync serve, config check, plan, sync, status, explain, query, agents and chat, with trace logs and KBSYNC_DEBUG=1, text and --json, success and error paths', async () => {
     await ensureDist();
     const root = temp.make('kbsync-key-');
     const dataDir = join(root, 'service');
@@ -131,12 +131,19 @@ describe('the API key in no output and no file', () => {
         ['explain', 'notes.rtf', '--json'],
         ['query', 'alpha'],
         ['query', 'alpha', '--json'],
+        ['agents', 'create', 'keeper', '--system-prompt', 'Be brief.'],
+        ['agents', 'config', 'keeper', '--top-k', '2', '--json'],
+        ['agents', 'list'],
+        ['agents', 'show', 'keeper', '--json'],
+        ['agents', 'datasets', 'keeper', 'attach', '--json'],
+        ['chat', 'keeper', 'alpha?'],
       ]) {
         expect((await kbsync(withKey, ...args)).code, args.join(' ')).toBe(0);
       }
       // An error the service gives (no such agent), with the stack and causes KBSYNC_DEBUG=1 adds.
       expect((await kbsync(withKey, 'chat', '999999', 'hello?')).code).toBe(1);
       expect((await kbsync(withKey, 'chat', '999999', 'hello?', '--json')).code).toBe(1);
+      expect((await kbsync(withKey, 'agents', 'show', 'nobody')).code).toBe(1);
 
       // The key in an apiKeyFile (0600), then written into the config itself.
       const keyFile = join(ws.root, 'key.txt');

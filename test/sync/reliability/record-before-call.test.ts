@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
-import { request } from 'undici';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { printFigures } from '../../helpers/figures.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
@@ -12,12 +12,12 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
  * request reaches the service (the fault proxy, forwarding everything), the state database, read by a
  * connection of its own, must already hold the outbox row carrying that request's Idempotency-Key, in
  * flight, with its credits reserved. Every kind of paid call kbsync makes is exercised: uploads, a
- * reprocess, a reindex, a query and a chat.
+ * reprocess, a reindex, a query, an agent's creation and config, a chat and a check's batch query.
  */
 
 const suite = useE2eSuite({ proxy: true });
 
-type PaidKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat';
+type PaidKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config';
 type Seen = {
   kind: PaidKind | 'other';
   url: string;
@@ -31,8 +31,11 @@ function paidKindOf(req: ProxiedRequest): PaidKind | 'other' {
   if (path.endsWith('/files/upload')) return 'upload';
   if (/\/files\/[^/]+\/reprocess\/?$/.test(path)) return 'reprocess';
   if (/\/datasets\/reindex\/?$/.test(path)) return 'reindex';
-  if (/\/datasets\/query\/?$/.test(path)) return 'query';
+  // A batch query (kbsync check on an Advanced-tier plan) is one outbox row of kind 'query', 1 credit per question.
+  if (/\/datasets\/query(\/batch)?\/?$/.test(path)) return 'query';
   if (/\/agents\/[^/]+\/chat\/?$/.test(path)) return 'chat';
+  if (req.method === 'POST' && /\/agents\/?$/.test(path)) return 'agent_create';
+  if (req.method === 'PUT' && /\/agents\/[^/]+\/config$/.test(path)) return 'agent_config';
   return 'other';
 }
 
@@ -47,24 +50,11 @@ function rowOf(ws: Workspace, key: string | undefined): Seen['row'] {
   }
 }
 
-async function createAgent(apiKey: string): Promise<string> {
-  const res = await request(`${suite.svc.url}/api/v1/ext/agents/`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'reliability' }),
-  });
-  const body = await res.body.text();
-  if (res.statusCode !== 201) throw new Error(`POST /agents answered ${res.statusCode}: ${body}`);
-  return String((JSON.parse(body) as { id: number | string }).id);
-}
-
 describe('no paid call without its record', () => {
-  it('every paid request the service receives (upload, reprocess, reindex, query, chat) finds its outbox row committed, in flight and reserved', async () => {
+  it('every paid request the service receives (upload, reprocess, reindex, query, agent create and config, chat, batch query) finds its outbox row committed, in flight and reserved', async () => {
     suite.proxy.setHooks({});
     suite.proxy.requests.length = 0;
     const ds = suite.svc.dataset({ plan: 'pro', credits: 1000 });
-    // The agent is made directly on the service (not through the proxy): kbsync has no command for it.
-    const agentId = await createAgent(ds.apiKey);
     const ws = createWorkspace(suite.temp.make(), {
       baseUrl: suite.proxy.url,
       apiKey: ds.apiKey,
@@ -78,7 +68,7 @@ describe('no paid call without its record', () => {
     const seen: Seen[] = [];
     suite.proxy.setHooks({
       onRequest: (req) => {
-        if (req.method === 'POST') {
+        if (req.method === 'POST' || req.method === 'PUT') {
           const key = req.headers['idempotency-key'];
           seen.push({ kind: paidKindOf(req), url: req.url, key, row: rowOf(ws, key) });
         }
@@ -97,21 +87,27 @@ describe('no paid call without its record', () => {
 
     const sync = await ws.runJson('sync', '--wait', '--wait-timeout', '20');
     const query = await ws.run('query', 'alpha');
-    const chat = await ws.run('chat', agentId, 'what is alpha?');
+    const agent = await ws.run('agents', 'create', 'reliability');
+    const config = await ws.run('agents', 'config', 'reliability', '--top-k', '3');
+    const chat = await ws.run('chat', 'reliability', 'what is alpha?');
+    writeFileSync(join(ws.root, 'checks.yaml'), '- question: alpha\n  expect: [a.md]\n- question: bravo\n  expect: [b.md]\n');
+    const check = await ws.run('check', '--questions', 'checks.yaml');
     const charged = start - (await ds.balance());
 
     expect(sync.report.summary).toMatchObject({ uploaded: 3, failed: 1 });
     expect(itemOf(sync.report, 'bad.json').outcome).toBe('failed');
-    expect([query.code, chat.code]).toEqual([0, 0]);
+    expect([query.code, agent.code, config.code, chat.code, check.code]).toEqual([0, 0, 0, 0, 0]);
     const count = (kind: PaidKind | 'other'): number => seen.filter((s) => s.kind === kind).length;
     expect({
       upload: count('upload'),
       reprocess: count('reprocess'),
       reindex: count('reindex'),
       query: count('query'),
+      agent_create: count('agent_create'),
+      agent_config: count('agent_config'),
       chat: count('chat'),
       other: count('other'),
-    }).toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 1, chat: 1, other: 0 });
+    }).toEqual({ upload: 4, reprocess: 1, reindex: 1, query: 2, agent_create: 1, agent_config: 1, chat: 1, other: 0 });
     const withoutRecord = seen.filter(
       (s) =>
         s.row === undefined ||
@@ -124,7 +120,7 @@ describe('no paid call without its record', () => {
     // What the service charged is exactly what those records reserved: no paid call went unrecorded.
     const reserved = seen.reduce((sum, s) => sum + (s.row?.reserved ?? 0), 0);
     expect(charged).toBe(reserved);
-    expect(charged).toBe(4 * 5 + 5 + 2 + 1 + 1);
+    expect(charged).toBe(4 * 5 + 5 + 2 + 1 + 5 + 2 + 1 + 2);
     printFigures('no paid call without its record', {
       'paid requests': seen.length,
       'with their row in flight and reserved': seen.length - withoutRecord.length,

@@ -71,6 +71,30 @@ describe('observeSources', () => {
     expect(during.files).toHaveLength(count + 3);
   });
 
+  it.each([
+    { what: 'hashed after the walk, in-process', hashWhileWalking: false, count: 5 },
+    { what: 'hashed while walking, in-process', hashWhileWalking: true, count: 5 },
+    { what: 'hashed after the walk, by the worker threads', hashWhileWalking: false, count: 1500 },
+    { what: 'hashed while walking, by the worker threads', hashWhileWalking: true, count: 1500 },
+  ])('onHashProgress counts each file hashed up to the number to hash, and no more: $what', async ({ hashWhileWalking, count }) => {
+    const entries: Record<string, string> = { 'same.md': 'same' };
+    for (let i = 0; i < count; i++) entries[`d${i % 7}/f${i}.txt`] = `file ${i}\n`;
+    const root = testdir(entries);
+    const known = new Map<string, KnownFile>([['notes/same.md', knownOf(join(root, 'same.md'), 'f'.repeat(64))]]);
+    const calls: [number, number][] = [];
+
+    await observeSources([Source.parse({ name: 'notes', path: root })], {
+      stateDir: tempDir(),
+      known: knownFiles((source, path) => known.get(`${source}/${path}`)),
+      hashWhileWalking,
+      onHashProgress: (done, total) => calls.push([done, total]),
+    });
+
+    // same.md kept its known hash: only the others count.
+    expect(calls.at(-1)).toEqual([count, count]);
+    expect(calls.every(([done, total], i) => done <= total && (i === 0 || done > (calls[i - 1] as [number, number])[0]))).toBe(true);
+  });
+
   it('observes folder and git sources together, pinning the git source to its commit', async () => {
     const folder = testdir({ 'a.md': 'a' });
     const origin = gitdir({ 'docs/b.md': 'b', 'docs/c.png': 'c', 'top.md': 't' });

@@ -125,6 +125,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),
+    originsOfRemoteIds: fwd('originsOfRemoteIds'),
     startRun: fwd('startRun'),
     finishRun: fwd('finishRun'),
     lastRun: fwd('lastRun'),

@@ -245,6 +245,19 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [ids, values, errs, db.nowMs(), ...(scope === '' ? [] : [await ownIds()])],
       );
     },
+    /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */
+    async originsOfRemoteIds(remoteIds: readonly string[]): Promise<Map<string, { source: string; path: string }>> {
+      const found = new Map<string, { source: string; path: string }>();
+      if (remoteIds.length === 0) return found;
+      const rows = await db.q<{ remote_id: string; source: string; path: string }>(
+        `SELECT f.remote_id, s.name AS source, f.path FROM files f JOIN sources s ON s.id = f.source_id
+          WHERE f.remote_id = ANY($1::text[])
+          ORDER BY (f.remote_name IS NULL OR f.remote_name = '/') DESC, s.name COLLATE "C", f.path`,
+        [[...new Set(remoteIds)]],
+      );
+      for (const r of rows) if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path });
+      return found;
+    },
     async trackedCount(): Promise<number> {
       return (await db.q<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]?.n ?? 0;
     },

@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit.js';
+import { writeJson, writeLines } from '../output.js';
+import { withSession } from '../session.js';
+
+/**
+ * `kbsync audit`: compares the sources (a walk), the state and the dataset's file listing, and lists
+ * the drift: remote files the state does not know, tracked files missing remotely, copies made stale
+ * by a change or a deletion, files not synced, copies stuck processing or failed. Free: listings only.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('audit')
+    .description(
+      'compare the sources, the state and the remote listing: untracked remote files, tracked files missing remotely, stale copies, deleted files whose copy remains, files not synced, processing or failed (free: listings only)',
+    )
+    .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
+    .option('--fail-on-drift', 'exit 1 when anything is found (default: exit 0 whatever is found)')
+    .action(async (options: { json?: boolean; failOnDrift?: boolean }, cmd: Command) => {
+      await withSession(cmd, ctx, async (session) => {
+        const { preparePlan } = await import('../../sync/executor/prepare.js');
+        const { auditDataset } = await import('../../sync/audit/compare.js');
+        const { formatAudit } = await import('../../sync/report/format-audit.js');
+        // The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first).
+        const prepared = await preparePlan(session, null);
+        for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+        const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
+        const report = auditDataset({
+          observed: prepared.observation.files,
+          tracked: prepared.tracked.values(),
+          listing,
+          sourceNames: session.config.sources.map((s) => s.name),
+          maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
+          now: new Date(),
+        });
+        if (options.json === true) writeJson(ctx, report);
+        else writeLines(ctx, formatAudit(report));
+        if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
+      });
+    });
+}

@@ -1,0 +1,61 @@
+import { Option, type Command } from 'commander';
+import { resolve } from 'node:path';
+import { isAdvancedPlan } from '../../shared/plans.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit.js';
+import { writeJson, writeLines } from '../output.js';
+import { withSession } from '../session.js';
+import { parseTopK } from './query.js';
+
+/**
+ * `kbsync check --questions FILE`: asks the dataset each question of FILE and checks that the expected
+ * source paths come back in the top k; exit 1 when any check fails. Queries cost credits: planned,
+ * admitted against the caps and recorded in the outbox before each call, like a sync's.
+ */
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('check')
+    .description(
+      'ask the dataset the questions of a checks file and check that the expected source paths come back in the top k (costs 1 credit per question); exit 1 when any check fails',
+    )
+    .requiredOption('--questions <file>', 'a YAML list of {question, expect: [path, ...], topK?}')
+    .addOption(new Option('--top-k <n>', 'results per question, for checks that set no topK (1-20)').default(5).argParser(parseTopK))
+    .option('--json', 'print one JSON document: {"summary": {...}, "checks": [...]}')
+    .action(async (options: { questions: string; topK: number; json?: boolean }, cmd: Command) => {
+      const { loadChecks } = await import('../../sync/check/questions.js');
+      // A bad checks file is refused before the state or the service is touched.
+      const checks = loadChecks(resolve(ctx.cwd, options.questions));
+      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+        const { capsOf } = await import('../../sync/executor/prepare.js');
+        const { askChecks, planCheckCalls } = await import('../../sync/check/run-checks.js');
+        const { evaluateCheck } = await import('../../sync/check/evaluate.js');
+        const { sourceIndex } = await import('../../sync/source-index.js');
+        const { checkReport, formatCheck } = await import('../../sync/report/format-check.js');
+        const client = await getClient();
+        // Free, and first: an unreachable service fails here, before anything is paid.
+        const listing = await client.listAllFiles();
+        const calls = planCheckCalls(checks, options.topK, isAdvancedPlan(config.target.plan));
+        const answers = await askChecks({ state, caps: capsOf(config), client }, checks, calls);
+        const index = sourceIndex({
+          tracked: state.loadTrackedFiles().values(),
+          listing,
+          sourceNames: config.sources.map((s) => s.name),
+        });
+        const outcomes = checks.map((c, i) =>
+          evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),
+        );
+        const report = checkReport({
+          questionsFile: options.questions,
+          checkedAt: new Date(),
+          outcomes,
+          calls: calls.calls.length,
+          batched: calls.batched,
+          creditsPlanned: calls.credits,
+          creditsSpent: answers.creditsSpent,
+        });
+        if (options.json === true) writeJson(ctx, report);
+        else writeLines(ctx, formatCheck(report));
+        if (report.summary.failed > 0) ctx.exitCode = EXIT.itemsFailed;
+      });
+    });
+}

@@ -1,0 +1,46 @@
+import type { KnowledgeClient, QueryResult } from '../client/index.js';
+import type { Logger } from '../shared/logger.js';
+import { planPath } from '../sync/source-index.js';
+import type { StateStore } from '../sync/state/index.js';
+
+/**
+ * A query or chat result with what it came from: `path` as `plan` prints it (`source/path` when the
+ * config has several sources, else the path) for a copy the state tracks, else the service's file
+ * name, else null (an intelligence entry, a file neither knows); `source` is the config's source name
+ * when the state knows the copy, else null.
+ */
+export type NamedResult = QueryResult & { source: string | null; path: string | null };
+
+/**
+ * Names each result's source: the state first (remote id → source and path, one scan), then, for ids it
+ * does not know, the service's free file listing. A failed listing leaves those names null: the answer
+ * was paid for and is printed whatever the naming finds.
+ */
+export async function nameResults(
+  results: readonly QueryResult[],
+  o: { state: StateStore; sourceNames: readonly string[]; client: KnowledgeClient; logger: Logger },
+): Promise<NamedResult[]> {
+  const ids = results.map((r) => r.knowledgeSourceId);
+  const origins = o.state.originsOfRemoteIds(ids);
+  const multiSource = o.sourceNames.length > 1;
+  const remoteNames = new Map<string, string>();
+  if (ids.some((id) => !origins.has(id))) {
+    try {
+      for (const file of await o.client.listAllFiles()) remoteNames.set(file.id, file.name);
+    } catch (err) {
+      o.logger.warn({ err }, 'could not list the remote files to name the results; they keep their ids');
+    }
+  }
+  return results.map((r) => {
+    const origin = origins.get(r.knowledgeSourceId);
+    if (origin !== undefined) {
+      return { ...r, source: origin.source, path: planPath(origin.source, origin.path, multiSource) };
+    }
+    return { ...r, source: null, path: remoteNames.get(r.knowledgeSourceId) ?? null };
+  });
+}
+
+/** How a result's source reads for people: its path, else `source ID`; with its chunk. */
+export function sourceLabel(r: NamedResult): string {
+  return `${r.path ?? `source ${r.knowledgeSourceId}`} chunk ${r.chunkIndex}`;
+}

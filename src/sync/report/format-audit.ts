@@ -1,0 +1,24 @@
+import type { AuditReport } from '../audit/compare.js';
+import { formatCount, plural } from '../planner/format.js';
+import { columns } from './columns.js';
+
+/**
+ * The audit for people: one aligned line per finding (kind, path or remote name, remote id, detail),
+ * then a line of counts by kind.
+ */
+export function formatAudit(r: AuditReport): string {
+  const lines = columns(
+    r.items.map((i) => [i.kind, i.path ?? i.remoteName ?? '', i.remoteId === null ? '-' : `#${i.remoteId}`, i.detail]),
+    ['left', 'left', 'right', 'left'],
+  );
+  const s = r.summary;
+  if (r.items.length === 0) lines.push('no drift: the dataset holds exactly the tracked copies of the local files');
+  const kinds = Object.entries(s.byKind)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${formatCount(n)} ${k}`);
+  lines.push(
+    '',
+    `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked, ${plural(s.remote, 'remote file')}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3';
+
+/** Where a remote copy comes from: the source and the path of the tracked file it was uploaded from. */
+export type TrackedOrigin = { source: string; path: string };
+
+/**
+ * The tracked files behind remote ids, for naming the results of `query` and `chat`. files.remote_id has
+ * no index (it would cost every tracked file bytes for a rare lookup): one scan answers every id at once,
+ * tens of ms at 100k files. When two rows share a remote id (a duplicate recorded against another file's
+ * copy), the row the copy was named after wins (remote_name NULL or "/", see codec.ts), then the first by
+ * source and path.
+ */
+export function createRemotePaths(db: Database) {
+  const select = db.prepare<[string], { remote_id: string; source: string; path: string }>(
+    `SELECT f.remote_id, s.name AS source, f.path
+       FROM files f JOIN sources s ON s.id = f.source_id
+      WHERE f.remote_id IN (SELECT value FROM json_each(?))
+      ORDER BY (f.remote_name IS NULL OR f.remote_name = '/') DESC, s.name, f.path`,
+  );
+  return {
+    /** The tracked file each of `remoteIds` was uploaded from; ids no tracked file holds are absent. */
+    originsOfRemoteIds(remoteIds: readonly string[]): Map<string, TrackedOrigin> {
+      const found = new Map<string, TrackedOrigin>();
+      if (remoteIds.length === 0) return found;
+      for (const r of select.all(JSON.stringify([...new Set(remoteIds)]))) {
+        if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path });
+      }
+      return found;
+    },
+  };
+}

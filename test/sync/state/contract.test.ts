@@ -151,6 +151,15 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.opsForPath('docs', 'a.md').map((o) => o.state)).toEqual(['cancelled', 'done']);
   });
 
+  it.each(['query', 'chat', 'reindex', 'agent_create', 'agent_config'] as const)('carries a %s op through reserve and settle', (kind) => {
+    const run = store.startRun(kind);
+    const id = store.enqueue({ kind, credits: 2, reason: 'asked', runId: run });
+    expect(store.reserve(id, { run: BIG, day: BIG, month: BIG }, run)).toEqual({ ok: true });
+    store.settle(id, { outcome: 'done', creditsCharged: 2 });
+    expect(store.getOp(id)).toMatchObject({ kind, state: 'done', source: null, path: null, reason: 'asked' });
+    expect(store.creditsUsed(run).spent.run).toBe(2);
+  });
+
   it('admits exactly up to each cap and names the first period that would overrun', () => {
     const run = store.startRun('sync');
     const caps = { run: BIG, day: BIG, month: 12 };

@@ -62,7 +62,7 @@ CREATE TABLE outbox (
   run_id          bigint REFERENCES runs(id),
   runner_id       bigint REFERENCES runners(id),
   scope           text NOT NULL,
-  kind            text NOT NULL CHECK (kind IN ('upload','reprocess','reindex','query','chat')),
+  kind            text NOT NULL CHECK (kind IN ('upload','reprocess','reindex','query','chat','agent_create','agent_config')),
   source_id       integer REFERENCES sources(id),
   path            text,
   sha256          bytea CHECK (sha256 IS NULL OR length(sha256) = 32),

@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { PG_MIGRATIONS } from '../../../../src/sync/state/pg/pg-schema.js';
 import { openState } from '../../../../src/sync/state/index.js';
 import type { PgStateStore } from '../../../../src/sync/state/pg/index.js';
 import { printFigures } from '../../../helpers/figures.js';
@@ -25,7 +27,15 @@ describe('many processes on one PostgreSQL state', () => {
   it('never admit past a shared cap together; the ledger and the totals agree', async () => {
     const url = await freshDatabase('caps');
     const caps = { run: 1_000_000, day: 1_000_000, month: 200 };
+    // The four open a database no one has opened before, at once: the schema is made once, at the newest version.
     const results = await runners(url, 4, 'reserve', 40, caps);
+    const raw = new pg.Client({ connectionString: url });
+    await raw.connect();
+    try {
+      expect((await raw.query('SELECT version FROM kbsync_schema')).rows).toEqual([{ version: PG_MIGRATIONS.length }]);
+    } finally {
+      await raw.end();
+    }
     const view = openState(url, { lock: false });
     try {
       const used = view.creditsUsed(null);

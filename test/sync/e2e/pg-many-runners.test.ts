@@ -94,10 +94,8 @@ describe('eight runners, one dataset, one budget, on PostgreSQL', () => {
       }),
     );
     const firstExits = await Promise.all(first.map((k) => k.exited));
-    console.log(
-      `faulty round: ${firstExits.map((e) => e.code ?? e.signal).join(' ')} at ${((performance.now() - began) / 1000).toFixed(1)} s`,
-    );
-    for (const e of firstExits) if (e.code !== null && e.code > 1) console.log(e.stderr.slice(0, 2000));
+    // Killed, or ended on its own: done (0), some files failed by the faults (1), work left for later (3); never an internal error.
+    for (const e of firstExits) if (e.signal !== 'SIGKILL') expect([0, 1, 3], e.stderr).toContain(e.code);
     suite.proxy.setHooks({});
 
     // Then they run again, all at once, until a round changes nothing.
@@ -106,8 +104,6 @@ describe('eight runners, one dataset, one budget, on PostgreSQL', () => {
       const before = await ds.balance();
       const exits = await Promise.all(spawnAll().map((k) => k.exited));
       rounds.push(exits);
-      console.log(`round ${round + 1}: ${exits.map((e) => e.code).join(' ')} at ${((performance.now() - began) / 1000).toFixed(1)} s`);
-      for (const e of exits) if (e.code === 5) console.log(e.stderr.slice(0, 3000));
       for (const e of exits) expect([0, 3], e.stderr).toContain(e.code);
       if ((await ds.balance()) === before && exits.every((e) => e.code === 0 || e.code === 3)) break;
     }

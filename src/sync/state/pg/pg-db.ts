@@ -16,6 +16,8 @@ export type Db = {
   begin(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /** True while a transaction (or the main thread's) is open. */
+  inTransaction(): boolean;
   /** The caller's clock at the current call (the main thread's `now`, sent with each call). */
   nowMs(): number;
   setNow(ms: number): void;
@@ -82,6 +84,7 @@ export function createDb(client: pg.Client): Db {
       depth = 0;
       await client.query('ROLLBACK');
     },
+    inTransaction: () => depth > 0,
     nowMs: () => now,
     setNow: (ms) => (now = ms),
   };

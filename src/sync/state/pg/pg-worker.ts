@@ -86,15 +86,55 @@ const handlers: Record<string, Handler> = {
   },
 };
 
+/** Handlers that only read: run as they are. */
+const READS = new Set([
+  'loadTrackedSources',
+  'trackedRowsOf',
+  'trackedDetailsOf',
+  'getTracked',
+  'findBySha256',
+  'trackedCount',
+  'hasUnsettledRemote',
+  'remoteCheckPending',
+  'originsOfRemoteIds',
+  'getOp',
+  'pendingOps',
+  'unknownOps',
+  'inFlightOps',
+  'opsForPath',
+  'lastRun',
+  'getRun',
+  'runners',
+  'creditsUsed',
+  'ledgerTotals',
+  'verifyTotals',
+  'getMeta',
+  'lastSyncedCommit',
+  'webhookEventSeen',
+  'webhookEvents',
+  'diagnostics',
+]);
+/** Handlers that manage the connection or the transaction themselves. */
+const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback', 'exportSnapshot', 'importSnapshot']);
+
+/**
+ * Runs a handler. A write outside the main thread's transaction runs as one transaction of its own,
+ * so that one PostgreSQL ends to break a deadlock is run again whole (pg-db.ts), never half applied.
+ */
+function dispatch(method: string, args: unknown[]): Promise<unknown> {
+  const handler = handlers[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+  if (handler === undefined) throw new Error(`no PostgreSQL state handler ${method}`);
+  if (READS.has(method) || OWN_TRANSACTION.has(method) || db.inTransaction()) return handler(...args);
+  return db.tx(() => handler(...args));
+}
+
 port.on('message', (req: BridgeRequest) => {
   void (async () => {
     let reply: BridgeReply;
     try {
-      const handler = handlers[req.method];
-      if (handler === undefined) throw new Error(`no PostgreSQL state handler ${req.method}`);
       if (lost !== null && req.method !== 'close') throw new Error(`the connection to PostgreSQL was lost: ${lost}`);
       db.setNow(req.nowMs);
-      reply = { ok: true, value: await (handler as (...args: unknown[]) => Promise<unknown>)(...req.args) };
+      reply = { ok: true, value: await dispatch(req.method, req.args) };
     } catch (err) {
       const pgCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : null;
       reply = { ok: false, message: errorText(err), kbsyncCode: isKbsyncError(err) ? err.code : null, pgCode };

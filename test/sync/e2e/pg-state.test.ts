@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
@@ -39,6 +40,27 @@ describe('kbsync with `state: postgres://...`', () => {
     expect((await ds.files()).length).toBe(3);
     // Nothing was taken as a file name: no SQLite state, no folder named after the URL.
     expect(readdirSync(ws.root).sort()).toEqual(['docs', 'kbsync.yaml']);
+  });
+
+  it('says which PostgreSQL state it cannot reach (password hidden), exit 2, and sends nothing', async () => {
+    const ds = suite.svc.dataset({ credits: 10 });
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { state: `postgres://kb:hunter2@127.0.0.1:${closed}/kb` },
+    });
+    ws.write('a.md', '# a\n');
+    const r = await ws.run('sync');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`cannot open the PostgreSQL state postgres://kb:***@127.0.0.1:${closed}/kb`);
+    expect(r.stderr).not.toContain('hunter2');
+    expect(await ds.files()).toEqual([]);
   });
 
   it('refuses a state URL of another scheme instead of taking it as a file name', async () => {

@@ -12,6 +12,8 @@ import type { PgRunnerRecord } from './index.js';
 import type { PgTrackedSource } from './pg-tracked.js';
 import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
+import { redactUrl } from './pg-url.js';
+export { redactUrl } from './pg-url.js';
 export { isPostgresUrl } from '../../../shared/state-url.js';
 
 const MAX_TX_ATTEMPTS = 5;
@@ -36,17 +38,6 @@ export type PgStateStore = StateStore & {
   /** Writes a snapshot into this empty state as the work of one runner of this store's scope; `from` names where it came from. */
   importSnapshot(snapshot: StateSnapshot, from: string): void;
 };
-
-/** The URL without its password, for messages and `status`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
 
 /**
  * Opens the PostgreSQL state at `url`: a worker thread owns the connection, every StateStore method

@@ -5,7 +5,8 @@
  */
 import pg from 'pg';
 import { workerData } from 'node:worker_threads';
-import { errorText, isKbsyncError } from '../../../shared/errors.js';
+import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js';
+import { redactUrl } from './pg-url.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { RebuildReport } from '../state-types.js';
 import type { BridgeReply, BridgeRequest, BridgeWorkerData } from './sync-bridge.js';
@@ -50,7 +51,11 @@ const handlers: Record<string, Handler> = {
   ...misc,
   ...createPgTransfer(db, sources),
   async open(): Promise<PgOpenReply> {
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new KbsyncError('state_unavailable', `cannot open the PostgreSQL state ${redactUrl(url)}: ${errorText(err)}`);
+    }
     const from = await migratePg(db);
     if (!(open as PgOpenRequest).register) return { from, runnerId: null, recovered: 0 };
     me.runnerId = await registerRunner(db, me.scope);

@@ -56,6 +56,9 @@ const handlers: Record<string, Handler> = {
     } catch (err) {
       throw new KbsyncError('state_unavailable', `cannot open the PostgreSQL state ${redactUrl(url)}: ${errorText(err)}`);
     }
+    // A runner frozen inside a transaction (stopped, its machine cut off) must not hold the budget rows
+    // for ever: PostgreSQL ends such a session after a minute, and its transaction rolls back.
+    await db.run("SET idle_in_transaction_session_timeout = '60s'");
     const from = await migratePg(db);
     if (!(open as PgOpenRequest).register) return { from, runnerId: null, recovered: 0 };
     me.runnerId = await registerRunner(db, me.scope);

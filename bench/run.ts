@@ -23,6 +23,8 @@ import type { PgStateBenchResult } from './pg-state.js';
 import { pgStateFigures } from './pg-state-figures.js';
 import { queryFigures } from './query-figures.js';
 import type { QueryBenchResult } from './query.js';
+import { csvRssFigures, formatIngestFigures } from './format-figures.js';
+import type { CsvRssResult, FormatIngestResult } from './ingest-formats.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
@@ -130,6 +132,16 @@ if (existsSync(here('./ingest.js'))) {
 } else {
   notes.push('bench/ingest.ts is not present in this checkout: no ingest figures.');
 }
+
+const formats = inChild<FormatIngestResult[]>(
+  'service ingest, each of the twelve formats',
+  './ingest-formats.js',
+  'runFormatIngestBench',
+  {},
+);
+if (formats !== null) add(formatIngestFigures(formats));
+const csvRss = inChild<CsvRssResult>('service ingest, peak RSS of a 200 MiB CSV', './ingest-formats.js', 'runCsvRssBench', {});
+if (csvRss !== null) add(csvRssFigures(csvRss));
 
 machine.loadAfter = currentLoad();
 const markdown = renderReport(figures, {

@@ -76,6 +76,7 @@ await build({
     'hash-worker': 'dist/sync/sources/hash-worker.js',
     'checkpoint-worker': 'dist/service/store/checkpoint-worker.js',
     'pg-worker': 'dist/sync/state/pg/pg-worker.js',
+    'office-worker': 'dist/service/ingest/parsers/office-worker.js',
   },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },

@@ -53,7 +53,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   mode_forbidden: {
     exit: 4,
     meaning: "Writing intelligence while the agent's dataset is `read_only` (HTTP 403).",
-    action: "Switch the agent's dataset mode to `self_learning`.",
+    action:
+      "Switch the agent's dataset mode to `self_learning`, or set `ensureSelfLearning: true` on the intelligence source so kbsync does it.",
   },
   forbidden: {
     exit: 4,

@@ -5,9 +5,9 @@ import type { StateStore } from '../sync/state/index.js';
 
 /**
  * A query or chat result with what it came from: `path` as `plan` prints it (`source/path` when the
- * config has several sources, else the path) for a copy the state tracks, else the service's file
- * name, else null (an intelligence entry, a file neither knows); `source` is the config's source name
- * when the state knows the copy, else null.
+ * config has several sources, else the path; `source/file#key` for an intelligence entry) for a copy
+ * or an entry the state tracks, else the service's file name, else null (an entry the state did not
+ * write, a file neither knows); `source` is the config's source name when the state knows it, else null.
  */
 export type NamedResult = QueryResult & { source: string | null; path: string | null };
 
@@ -34,7 +34,8 @@ export async function nameResults(
   return results.map((r) => {
     const origin = origins.get(r.knowledgeSourceId);
     if (origin !== undefined) {
-      return { ...r, source: origin.source, path: planPath(origin.source, origin.path, multiSource) };
+      // An intelligence entry reads as the plan prints it: always `source/file#key`.
+      return { ...r, source: origin.source, path: planPath(origin.source, origin.path, multiSource || origin.entry === true) };
     }
     return { ...r, source: null, path: remoteNames.get(r.knowledgeSourceId) ?? null };
   });

@@ -449,6 +449,40 @@ describe('lenient parsing', () => {
     expect(r).toEqual([{ text: 'beta', score: 0.5, knowledgeSourceId: 'ks_1', chunkIndex: 2 }]);
   });
 
+  it("reads the local service's `origin` of a result, null parts kept, and leaves it out when absent", async () => {
+    const { client, reply } = mockService();
+    reply({
+      status: 200,
+      data: {
+        results: [
+          {
+            text: 'a',
+            score: 0.9,
+            knowledge_source_id: 3,
+            chunk_index: 1,
+            origin: { heading: 'Install > Linux', first_row: null, last_row: null },
+          },
+          { text: 'b', score: 0.8, knowledge_source_id: 4, chunk_index: 0, origin: { heading: null, first_row: 2, last_row: 40 } },
+          { text: 'c', score: 0.7, knowledge_source_id: 5, chunk_index: 0 },
+        ],
+      },
+    });
+
+    const r = await client.query({ query: 'q' });
+
+    expect(r).toEqual([
+      {
+        text: 'a',
+        score: 0.9,
+        knowledgeSourceId: '3',
+        chunkIndex: 1,
+        origin: { heading: 'Install > Linux', firstRow: null, lastRow: null },
+      },
+      { text: 'b', score: 0.8, knowledgeSourceId: '4', chunkIndex: 0, origin: { heading: null, firstRow: 2, lastRow: 40 } },
+      { text: 'c', score: 0.7, knowledgeSourceId: '5', chunkIndex: 0 },
+    ]);
+  });
+
   it('accepts a bare array for agent lists', async () => {
     const { client, reply } = mockService();
     reply({ status: 200, data: [{ id: 'a1' }] });

@@ -52,6 +52,11 @@ export const DatasetList = z
 /** `PUT /datasets` answers the dataset, bare or as `{ dataset }`. */
 export const DatasetUpdated = z.union([DatasetInfo, z.object({ dataset: DatasetInfo }).transform((o) => o.dataset)]);
 
+/** `origin` of a query result: the local service's extension (docs/api.md); the hosted service sends none. */
+const ResultOrigin = z
+  .object({ heading: z.string().nullable().optional(), first_row: Count.nullable().optional(), last_row: Count.nullable().optional() })
+  .transform((o) => ({ heading: o.heading ?? null, firstRow: o.first_row ?? null, lastRow: o.last_row ?? null }));
+
 export const QueryResult = z
   .object({
     text: z.string().optional(),
@@ -59,6 +64,7 @@ export const QueryResult = z
     score: z.number(),
     knowledge_source_id: Id,
     chunk_index: Count,
+    origin: opt(ResultOrigin),
   })
   .refine((r) => r.text !== undefined || r.content !== undefined, { message: 'needs "text" or "content"' })
   .transform((r) => ({
@@ -66,6 +72,7 @@ export const QueryResult = z
     score: r.score,
     knowledgeSourceId: r.knowledge_source_id,
     chunkIndex: r.chunk_index,
+    ...(r.origin === null ? {} : { origin: r.origin }),
   }));
 
 export const QueryResults = z.object({ results: z.array(QueryResult) }).transform((o) => o.results);

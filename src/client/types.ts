@@ -69,7 +69,10 @@ export type DatasetInfo = {
   knowledgeSourceCount: number | null;
 };
 
-export type QueryResult = { text: string; score: number; knowledgeSourceId: string; chunkIndex: number };
+/** Where a result's chunk came from (the local service's `origin`; absent from the hosted service's results). */
+export type ResultOrigin = { heading: string | null; firstRow: number | null; lastRow: number | null };
+
+export type QueryResult = { text: string; score: number; knowledgeSourceId: string; chunkIndex: number; origin?: ResultOrigin };
 
 export type RemoteFile = {
   id: string;

@@ -140,10 +140,45 @@ export const Source = z
       .describe(
         'Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks).',
       ),
+    /** `files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset. */
+    as: z
+      .enum(['files', 'intelligence'])
+      .optional()
+      .describe(
+        '`files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset.',
+      ),
+    /** The agent id the entries are written for (`as: intelligence` only; required there). */
+    agent: z
+      .union([z.string().min(1), z.number().int().positive().transform(String)])
+      .optional()
+      .describe('The agent id the entries are written for (`as: intelligence` only; required there).'),
+    /** The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset). */
+    contentField: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset).",
+      ),
+    /** When the agent's attachment to the dataset is `read_only` (or missing), switch it to `self_learning` instead of stopping (`as: intelligence` only; false when unset). */
+    ensureSelfLearning: z
+      .boolean()
+      .optional()
+      .describe(
+        "When the agent's attachment to the dataset is `read_only` (or missing), switch it to `self_learning` instead of stopping (`as: intelligence` only; false when unset).",
+      ),
   })
   .superRefine((s, ctx) => {
     if ((s.path === undefined) === (s.git === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'give exactly one of "path" or "git"', path: [] });
+    }
+    if (s.as === 'intelligence') {
+      if (s.agent === undefined)
+        ctx.addIssue({ code: 'custom', message: 'required when as is intelligence (an agent id)', path: ['agent'] });
+    } else {
+      for (const key of ['agent', 'contentField', 'ensureSelfLearning'] as const) {
+        if (s[key] !== undefined) ctx.addIssue({ code: 'custom', message: 'only for a source with as: intelligence', path: [key] });
+      }
     }
   }, always);
 export type Source = z.infer<typeof Source>;

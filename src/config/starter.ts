@@ -70,6 +70,16 @@ sources:
   #     ref: main
   #     subdir: content
   #     pollSeconds: 300
+  # Small facts as intelligence entries of an agent (1 credit per new entry, nothing when unchanged):
+  # one per record of .jsonl/.json/.yaml/.csv files, one per heading section of .md files.
+  # - name: faq
+  #   path: ./faq
+  #   as: intelligence
+  #   agent: 1
+  #   # The record field (or CSV column) holding the text.
+  #   contentField: content
+  #   # Switch the agent's dataset from read_only to self_learning instead of stopping.
+  #   ensureSelfLearning: false
 
 # How uploads are paced.
 upload:

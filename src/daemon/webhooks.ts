@@ -11,7 +11,7 @@ export type WebhookAnswer = { status: number; outcome: WebhookOutcome; body: Rec
 export type WebhookDeps = {
   /** `watch.webhookSecret` (`whsec_...`). Never logged. */
   secret: string;
-  store: Pick<StateStore, 'recordWebhookEvent' | 'webhookEventSeen'>;
+  store: Pick<StateStore, 'recordWebhookEvent' | 'webhookEventSeen' | 'setEntryStatus'>;
   nowMs: () => number;
   logger?: Logger;
 };
@@ -62,6 +62,24 @@ export function receiveWebhook(deps: WebhookDeps, headers: WebhookHeaders, body:
     data: recorded ? (event.data ?? null) : null,
   });
   if (!fresh) return refuse('replayed', verdict.id);
-  deps.logger?.info({ webhookId: verdict.id, type: event.type, recorded }, 'webhook delivery accepted');
+  const entries = updateEntryStatus(deps.store, event.type, event.data);
+  deps.logger?.info({ webhookId: verdict.id, type: event.type, recorded, entries }, 'webhook delivery accepted');
   return { status: 200, outcome: 'accepted', body: { status: 'accepted', recorded } };
+}
+
+/** The entry status an `intelligence.*` event reports (`deduped` reports none: the entry keeps its own). */
+const ENTRY_STATUS: Record<string, 'processed' | 'failed'> = { 'intelligence.processed': 'processed', 'intelligence.failed': 'failed' };
+
+/**
+ * An `intelligence.processed` or `intelligence.failed` event sets the status (and the service's reason)
+ * of the entry it names in the state, so `kbsync status` and the next plan see it without a listing.
+ * Returns how many tracked entries changed (0 for an entry kbsync did not write, or another kind).
+ */
+function updateEntryStatus(store: Pick<StateStore, 'setEntryStatus'>, type: string, data: unknown): number {
+  const status = ENTRY_STATUS[type];
+  if (status === undefined || !isRecord(data)) return 0;
+  const id = data.entry_id;
+  if (typeof id !== 'number' && typeof id !== 'string') return 0;
+  const error = status === 'failed' && typeof data.error === 'string' ? data.error : null;
+  return store.setEntryStatus(String(id), status, error);
 }

@@ -216,8 +216,58 @@ export type SyncPlan = {
   limits: { plan: Plan; planMaxFileBytes: number; maxFileBytes: number | null; effectiveMaxFileBytes: number };
   /** The upload price the plan counted with (target.uploadCost). */
   uploadCost: UploadCostRule;
-  /** The budget as given, and the credits this plan admits in total (items + reindex). */
+  /** The budget as given, and the credits this plan admits in total (items + reindex + intelligence entries). */
   budget: BudgetWindow & { planned: number };
+  /** The intelligence sources' entries (`as: intelligence`); absent when none is configured. */
+  intelligence?: IntelPlan;
+};
+
+/** What happens to one intelligence entry (or a record that could not be read: `invalid`). */
+export type EntryAction = 'write' | 'skip:unchanged' | 'skip:duplicate-content' | 'skip:unsupported' | 'defer:over-budget' | 'invalid';
+
+/** One entry of an intelligence source: where it is, what happens to it, why, and what it costs. */
+export type EntryItem = {
+  source: string;
+  /** `file#key` (`faq.jsonl#3`, `runbook.md#deploys`); an invalid record is `file:line`; an unsupported file its path. */
+  path: string;
+  action: EntryAction;
+  reason: string;
+  /** 1 for an admitted write, else 0. */
+  credits: number;
+  /** SHA-256 of the content (the service's dedupe key); null for an invalid record. */
+  sha256: string | null;
+  agentId: string;
+  title: string | null;
+  /** The service's entry id, when the dataset holds the content. */
+  remoteId: string | null;
+  /** Line of the file where the entry starts. */
+  line: number;
+  /** Run only: how it ended. */
+  outcome?: RunOutcome;
+  creditsCharged?: number;
+  error?: string | null;
+};
+
+/** Counts of an intelligence plan (or run): every entry lands in exactly one. */
+export type EntryTotals = {
+  written: number;
+  unchanged: number;
+  duplicate: number;
+  /** Files of the source no intelligence source reads (not JSONL, JSON, YAML, CSV or Markdown). */
+  skipped: number;
+  deferred: number;
+  /** Records that could not be read, and (in a run) writes that failed or whose outcome is unknown. */
+  failed: number;
+  creditsPlanned: number;
+  creditsSpent: number;
+};
+
+/** The intelligence part of a plan: its entries, how they are sent, and their totals. */
+export type IntelPlan = {
+  items: EntryItem[];
+  /** `batch`: up to 50 entries a call (Advanced tier); `single`: one a call. */
+  mode: 'batch' | 'single';
+  totals: EntryTotals;
 };
 
 /** How one item of a run ended. */
@@ -242,4 +292,5 @@ export type RunResult = {
   items: RunItem[];
   totals: PlanTotals;
   reindex: ReindexDecision & { outcome: RunOutcome; creditsCharged: number; error: string | null };
+  intelligence?: IntelPlan;
 };

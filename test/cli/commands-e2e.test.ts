@@ -245,30 +245,40 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     agentId = (JSON.parse(created.stdout) as { agent: { id: string } }).agent.id;
   }, 60_000);
 
-  it('query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit', async () => {
+  it('query TEXT --top-k 3: exit 0, three ranked results from the handbook with where each came from, 1 credit', async () => {
     const before = await balance();
 
     const run = await kbsync('query', '-c', CONFIG, 'who approves expenses', '--top-k', '3');
 
     expect(run.code).toBe(0);
     // Each result named by its path in the handbook source, as plan prints it (one source: no prefix).
-    expect(run.stdout.match(/^\d+\. score \d\.\d{3} {2}[\w/-]+\.(md|txt|csv|json|jsonl) chunk \d+$/gm)).toHaveLength(3);
-    expect(run.stdout).toMatch(/manager's approval/);
+    expect(run.stdout.match(/^\d+\. score \d\.\d{3} {2}[\w/-]+\.(md|txt|csv|json|jsonl) chunk \d+( {2}.+)?$/gm)).toHaveLength(3);
+    // The chunk's heading path (policies/expenses.md), stored at ingest, follows its number.
+    expect(run.stdout).toMatch(/^\d+\. score .* chunk \d+ {2}from "Expenses > How to claim"\n(.+\n)*.*manager's approval/m);
     expect(before - (await balance())).toBe(1);
   });
 
-  it('query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}, best first, 1 credit', async () => {
+  it('query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path, origin}]}, best first, 1 credit', async () => {
     const before = await balance();
 
     const run = await kbsync('query', '-c', CONFIG, 'holiday', 'days', '--top-k', '2', '--json');
+    type Origin = { heading: string | null; firstRow: number | null; lastRow: number | null };
     const { results } = JSON.parse(run.stdout) as {
-      results: { text: string; score: number; knowledgeSourceId: string; chunkIndex: number; source: string; path: string }[];
+      results: {
+        text: string;
+        score: number;
+        knowledgeSourceId: string;
+        chunkIndex: number;
+        source: string;
+        path: string;
+        origin: Origin;
+      }[];
     };
 
     expect(run.code).toBe(0);
     expect(results).toHaveLength(2);
     for (const r of results) {
-      expect(Object.keys(r).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'path', 'score', 'source', 'text']);
+      expect(Object.keys(r).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'origin', 'path', 'score', 'source', 'text']);
       expect(r).toMatchObject({
         text: expect.any(String),
         score: expect.any(Number),
@@ -277,9 +287,13 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
         source: 'handbook',
       });
       expect(expectedUploads()).toContain(r.path);
+      expect(Object.keys(r.origin).sort()).toEqual(['firstRow', 'heading', 'lastRow']);
     }
     expect(results[0]?.score).toBeGreaterThanOrEqual(results[1]?.score ?? Infinity);
     expect(results.map((r) => r.text).join('\n')).toMatch(/holiday/i);
+    // holidays.csv: ten records under a header, all in one chunk (records are numbered from 1 after the header).
+    const csv = results.find((r) => r.text.includes('Good Friday'));
+    expect(csv?.origin).toEqual({ heading: null, firstRow: 1, lastRow: 10 });
     expect(before - (await balance())).toBe(1);
   });
 
@@ -302,6 +316,7 @@ describe('kbsync query and chat on the synced example (1 credit each, read on th
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/manager/i);
     expect(run.stdout).toMatch(/\nsources:\n {2}policies\/expenses\.md chunk \d+ \(score \d\.\d{3}\)/);
+    expect(run.stdout).toMatch(/^ {2}policies\/expenses\.md chunk \d+ \(score \d\.\d{3}\) {2}from "Expenses > [^"]+"$/m);
     expect(before - (await balance())).toBe(1);
   });
 

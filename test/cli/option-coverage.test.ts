@@ -150,12 +150,18 @@ const COVERAGE: Record<string, Cover> = {
   'plan --config': { file: OPTIONS, test: 'plan -c FILE --json: plans the sources of FILE' },
   'plan --version': VERSION,
 
-  'query --top-k': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
+  'query --top-k': {
+    file: E2E,
+    test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook with where each came from, 1 credit',
+  },
   'query --json': {
     file: E2E,
-    test: 'query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}, best first, 1 credit',
+    test: 'query --json: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path, origin}]}, best first, 1 credit',
   },
-  'query --config': { file: E2E, test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook, 1 credit' },
+  'query --config': {
+    file: E2E,
+    test: 'query TEXT --top-k 3: exit 0, three ranked results from the handbook with where each came from, 1 credit',
+  },
   'query --version': VERSION,
 
   'serve --host': { file: SERVE, test: '--host 127.0.0.2 listens there, and not on the default 127.0.0.1' },

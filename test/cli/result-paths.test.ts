@@ -82,8 +82,8 @@ describe('query and chat name their sources by path', () => {
     const [top] = jsonOf<{ results: Named[] }>(traits).results;
     expect(top).toMatchObject({ source: 'book', path: 'book/ch16-04-extensible-concurrency-sync-and-send.md', chunkIndex: 0 });
     expect(top?.knowledgeSourceId).toMatch(/^\d+$/);
-    expect(Object.keys(top ?? {}).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'path', 'score', 'source', 'text']);
-    expect(text.stdout).toMatch(/^1\. score \d\.\d{3} {2}book\/ch16-04-extensible-concurrency-sync-and-send\.md chunk 0$/m);
+    expect(Object.keys(top ?? {}).sort()).toEqual(['chunkIndex', 'knowledgeSourceId', 'origin', 'path', 'score', 'source', 'text']);
+    expect(text.stdout).toMatch(/^1\. score \d\.\d{3} {2}book\/ch16-04-extensible-concurrency-sync-and-send\.md chunk 0 {2}from "Send and Sync"$/m);
     expect(manual.code, manual.stderr).toBe(0);
     expect(jsonOf<{ results: Named[] }>(manual).results[0]).toMatchObject({
       knowledgeSourceId: manualId,

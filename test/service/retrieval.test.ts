@@ -96,6 +96,30 @@ describe('query: hybrid ranking', () => {
   });
 });
 
+describe('query: where each result came from (origin, a local-service extension)', () => {
+  it('answers the heading path of a Markdown chunk, the rows of a CSV chunk, and the same in batch results', async () => {
+    const api = apiFor(h, { plan: 'pro', credits: 100 });
+    const guide = await uploadProcessed(
+      api,
+      'lighthouse-guide.md',
+      '# Lighthouses\n\n## Keepers\n\nA lighthouse keeper trims the lamp wick at dusk.',
+    );
+    const table = await uploadProcessed(api, 'lamps.csv', 'lamp,fuel\nargand,whale oil\nfresnel,paraffin\n');
+
+    const md = await query(api, 'lighthouse keeper wick');
+    const csv = await query(api, 'fresnel paraffin');
+    const batch = await api.call('POST', '/api/v1/ext/datasets/query/batch', { json: { queries: ['lighthouse keeper wick'], top_k: 1 } });
+
+    expect(md.body.results[0]).toMatchObject({
+      knowledge_source_id: guide,
+      origin: { heading: 'Lighthouses > Keepers', first_row: null, last_row: null },
+    });
+    expect(csv.body.results[0]).toMatchObject({ knowledge_source_id: table, origin: { heading: null, first_row: 1, last_row: 2 } });
+    expect(Object.keys(csv.body.results[0]).sort()).toEqual(['chunk_index', 'knowledge_source_id', 'origin', 'score', 'text']);
+    expect(batch.body.results[0].results[0].origin).toEqual({ heading: 'Lighthouses > Keepers', first_row: null, last_row: null });
+  });
+});
+
 describe('embeddings provider and reindex', () => {
   it('after a restart with a provider, reindex embeds every chunk with it and a synonym finds what no word matches', async () => {
     const api = apiFor(h, { plan: 'pro', credits: 100 });

@@ -2,7 +2,7 @@ import type { SyncRun } from '../../sync/executor/index.js';
 import { bucketOf } from '../../sync/planner/index.js';
 import { listed } from '../../sync/report/format-plan.js';
 import { displayPath, hasSeveralSources } from '../../sync/report/columns.js';
-import type { RunItem } from '../../sync/types.js';
+import type { EntryItem, RunItem } from '../../sync/types.js';
 import type { CiCase, CiCredits, CiReport } from './model.js';
 
 /**
@@ -27,6 +27,14 @@ export function syncCiReport(run: SyncRun, o: { all: boolean; credits: CiCredits
         : `not attempted: ${r.reason}`;
     cases.push({ suite: 'reindex', name: 'reindex', status, message });
   }
+  const intel = run.intelligence;
+  const notListed = foldNotes.map((n) => n.replace(/^\((.*)\)$/, '$1'));
+  if (intel !== undefined) {
+    const shownEntries = intel.items.filter((e) => o.all || e.action !== 'skip:unchanged');
+    for (const e of shownEntries) cases.push(entryCase(e));
+    const unchanged = intel.items.length - shownEntries.length;
+    if (unchanged > 0) notListed.push(`${unchanged} unchanged ${unchanged === 1 ? 'entry' : 'entries'} not listed`);
+  }
   const t = run.totals;
   const notes = [...run.notes];
   if (run.stop !== null) notes.push(`stopped spending: ${run.stop.message}`);
@@ -39,12 +47,13 @@ export function syncCiReport(run: SyncRun, o: { all: boolean; credits: CiCredits
       { label: 'skipped', value: t.skipped },
       { label: 'deferred', value: t.deferred },
       { label: 'failed', value: t.failed },
+      ...(intel === undefined ? [] : [{ label: 'entries written', value: intel.totals.written }]),
     ],
     credits: o.credits,
     notes,
     cases,
     // The text report's "(12 unchanged files not listed)", without its parentheses.
-    notListed: foldNotes.map((n) => n.replace(/^\((.*)\)$/, '$1')),
+    notListed,
     startedAt: run.startedAt,
     durationMs: Math.max(0, Date.parse(run.finishedAt) - Date.parse(run.startedAt)),
   };
@@ -61,4 +70,17 @@ function itemCase(item: RunItem, multi: boolean): CiCase {
   if (bucket === 'skipped' || bucket === 'deferred') return { ...c, status: 'skipped', message: item.reason };
   const error = item.error !== null ? `: ${item.error}` : '';
   return { ...c, status: item.outcome === 'unknown' ? 'error' : 'failed', message: `${item.action}: ${item.reason}${error}` };
+}
+
+/** One intelligence entry as a case (suite: its source): written or unchanged passes, deferred is skipped, a bad record or a failed write fails. */
+function entryCase(e: EntryItem): CiCase {
+  const c = { suite: e.source, name: e.path };
+  const charged = (e.creditsCharged ?? 0) > 0 ? `; ${e.creditsCharged} credits` : '';
+  if (e.outcome === 'not-run' || e.action === 'defer:over-budget' || e.action === 'skip:unsupported') {
+    return { ...c, status: 'skipped', message: e.reason };
+  }
+  if (e.action === 'invalid') return { ...c, status: 'failed', message: `invalid: ${e.reason}` };
+  if (e.outcome === 'done' || e.outcome === undefined) return { ...c, status: 'passed', message: `${e.action}: ${e.reason}${charged}` };
+  const error = e.error === null || e.error === undefined ? '' : `: ${e.error}`;
+  return { ...c, status: e.outcome === 'unknown' ? 'error' : 'failed', message: `${e.action}: ${e.reason}${error}` };
 }

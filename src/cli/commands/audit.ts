@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
@@ -30,7 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
           observed: prepared.observation.files,
           tracked: prepared.tracked.values(),
           listing,
-          sourceNames: session.config.sources.map((s) => s.name),
+          sourceNames: fileSourceNames(session.config.sources),
           maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
           now: new Date(),
         });

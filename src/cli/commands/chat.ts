@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import { resolveAgent } from '../agents/resolve.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
+import { originLabel } from '../result-origin.js';
 import { withSession } from '../session.js';
 import { nameResults, sourceLabel } from '../source-names.js';
 
@@ -27,7 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
           reason: `chat with agent ${agent.label}: "${text}"`,
           perform: async (idempotencyKey) => ({ value: await client.chat(agent.id, text, { idempotencyKey }), creditsCharged: null }),
         });
-        const sourceNames = config.sources.map((s) => s.name);
+        const sourceNames = fileSourceNames(config.sources);
         const sources = await nameResults(answer.sources, { state, sourceNames, client, logger });
         if (options.json === true) {
           writeJson(ctx, { response: answer.response, agent: { id: agent.id, name: agent.name }, sources });
@@ -35,7 +37,12 @@ export function register(program: Command, ctx: CliContext): void {
         }
         writeLines(ctx, answer.response);
         if (sources.length > 0) {
-          writeLines(ctx, '', 'sources:', ...sources.map((s) => `  ${sourceLabel(s)} (score ${s.score.toFixed(3)})`));
+          writeLines(
+            ctx,
+            '',
+            'sources:',
+            ...sources.map((s) => `  ${sourceLabel(s)} (score ${s.score.toFixed(3)})${originLabel(s.origin)}`),
+          );
         }
       });
     });

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import { resolve } from 'node:path';
 import { isAdvancedPlan } from '../../shared/plans.js';
 import type { CliContext } from '../context.js';
@@ -39,7 +40,7 @@ export function register(program: Command, ctx: CliContext): void {
         const index = sourceIndex({
           tracked: state.loadTrackedFiles().values(),
           listing,
-          sourceNames: config.sources.map((s) => s.name),
+          sourceNames: fileSourceNames(config.sources),
         });
         const outcomes = checks.map((c, i) =>
           evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),

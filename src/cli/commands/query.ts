@@ -1,7 +1,9 @@
 import { Option, type Command } from 'commander';
+import { fileSourceNames } from '../../config/source-kinds.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
+import { originLabel } from '../result-origin.js';
 import { withSession } from '../session.js';
 import { nameResults, sourceLabel } from '../source-names.js';
 
@@ -29,7 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
             creditsCharged: null,
           }),
         });
-        const sourceNames = config.sources.map((s) => s.name);
+        const sourceNames = fileSourceNames(config.sources);
         const results = await nameResults(answer, { state, sourceNames, client, logger });
         if (options.json === true) {
           writeJson(ctx, { results });
@@ -37,7 +39,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         if (results.length === 0) writeLines(ctx, 'no results');
         for (const [i, r] of results.entries()) {
-          writeLines(ctx, `${i + 1}. score ${r.score.toFixed(3)}  ${sourceLabel(r)}`, indent(r.text), '');
+          writeLines(ctx, `${i + 1}. score ${r.score.toFixed(3)}  ${sourceLabel(r)}${originLabel(r.origin)}`, indent(r.text), '');
         }
       });
     });

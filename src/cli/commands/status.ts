@@ -50,6 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
             caps: capsOf(config),
             outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
             daemon,
+            entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
             ...('runners' in state ? { runners: runnersOf(state as PgStateStore) } : {}),
           });
           if (options.json === true) writeJson(ctx, report);

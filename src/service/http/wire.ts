@@ -52,8 +52,24 @@ export function entryJson(e: IntelligenceRow) {
   };
 }
 
-export type SearchHit = { text: string; score: number; knowledgeSourceId: number | string; chunkIndex: number };
+export type SearchHit = {
+  text: string;
+  score: number;
+  knowledgeSourceId: number | string;
+  chunkIndex: number;
+  origin?: { heading: string | null; firstRow: number | null; lastRow: number | null };
+};
 
+/**
+ * A query result or chat source on the wire: the contract's four fields, and `origin` (a local-service
+ * extension, docs/api.md): the chunk's heading path or sheet and its first and last source rows, each null where none.
+ */
 export function hitJson(h: SearchHit) {
-  return { text: h.text, score: h.score, knowledge_source_id: Number(h.knowledgeSourceId), chunk_index: h.chunkIndex };
+  return {
+    text: h.text,
+    score: h.score,
+    knowledge_source_id: Number(h.knowledgeSourceId),
+    chunk_index: h.chunkIndex,
+    ...(h.origin === undefined ? {} : { origin: { heading: h.origin.heading, first_row: h.origin.firstRow, last_row: h.origin.lastRow } }),
+  };
 }

@@ -27,7 +27,7 @@ export function processEntry(ctx: EntryContext, entry: PendingEntry): void {
     if (chunks.length === 0) error = 'the entry has no text to index';
     else {
       const done = ctx.db.transaction(() => {
-        replaceChunks(ctx.db, { datasetId: entry.datasetId, sourceId: entry.id, chunks });
+        replaceChunks(ctx.db, { datasetId: entry.datasetId, sourceId: entry.id, title: entry.title, chunks });
         return markEntryProcessed(ctx.db, entry.id, ctx.now());
       })();
       if (done) emit(ctx, 'intelligence.processed', base);

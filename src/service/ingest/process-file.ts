@@ -51,7 +51,7 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
   }
   let replace: ChunkReplace | undefined;
   try {
-    replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id });
+    replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id, title: file.name });
     let batch: ChunkInput[] = [];
     let batchChars = 0;
     for await (const chunk of chunkSectionsWithOrigin(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {

@@ -66,7 +66,13 @@ describe('files', () => {
 
     expect(fileRow(t.db, id)).toEqual({ status: 'processed', error: null, chunk_count: 1, attempts: 1 });
     expect(searchChunks(t.db, { datasetId: 1, query: 'spring tide', topK: 5 })).toEqual([
-      { text: 'Tides\nThe spring tide comes at noon.', score: expect.any(Number), knowledgeSourceId: id, chunkIndex: 0 },
+      {
+        text: 'Tides\nThe spring tide comes at noon.',
+        score: expect.any(Number),
+        knowledgeSourceId: id,
+        chunkIndex: 0,
+        origin: { heading: 'Tides', firstRow: null, lastRow: null },
+      },
     ]);
   });
 

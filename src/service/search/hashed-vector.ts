@@ -45,12 +45,15 @@ const TRIGRAM_SEED = fnv1a('t:');
  * character trigrams (one unit shared by each word's trigrams, so "retry" meets "retries" and
  * "retrying", and a long word does not outweigh a short one), hashed into HASHED_DIMS signed
  * buckets (FNV-1a: bucket from the low bits, sign from the top bit), then L2-normalised. A text
- * with no feature gives the zero vector.
+ * with no feature gives the zero vector. `weightOf` (a query's vector: search/term-weights.ts) scales
+ * each word's features by a weight of the word as typed (lowercased); a pair of words takes the
+ * geometric mean of theirs. Without it every weight is 1 (the stored vectors of chunks).
  */
-export function hashedVector(text: string): Float32Array {
+export function hashedVector(text: string, weightOf?: (word: string) => number): Float32Array {
   const vec = new Float32Array(HASHED_DIMS);
   const counts = new Map<string, number>();
-  let previous: string | undefined;
+  const weights = new Map<string, number>();
+  let previous: { s: string; w: number } | undefined;
   for (const match of text
     .normalize('NFKC')
     .toLowerCase()
@@ -58,14 +61,20 @@ export function hashedVector(text: string): Float32Array {
     const word = match[0].slice(0, MAX_WORD_CHARS);
     if (STOPWORDS.has(word)) continue;
     const s = stem(word);
+    const w = weightOf === undefined ? 1 : weightOf(word);
     counts.set(`w:${s}`, (counts.get(`w:${s}`) ?? 0) + WORD_WEIGHT);
-    if (previous !== undefined) counts.set(`b:${previous} ${s}`, (counts.get(`b:${previous} ${s}`) ?? 0) + BIGRAM_WEIGHT);
-    previous = s;
+    weights.set(`w:${s}`, w);
+    if (previous !== undefined) {
+      const key = `b:${previous.s} ${s}`;
+      counts.set(key, (counts.get(key) ?? 0) + BIGRAM_WEIGHT);
+      weights.set(key, Math.sqrt(previous.w * w));
+    }
+    previous = { s, w };
     const padded = `<${s}>`;
     const n = padded.length - 2;
-    for (let i = 0; i < n; i++) addHashed(vec, trigramHash(padded, i), TRIGRAMS_WEIGHT / n);
+    for (let i = 0; i < n; i++) addHashed(vec, trigramHash(padded, i), (w * TRIGRAMS_WEIGHT) / n);
   }
-  for (const [key, count] of counts) addHashed(vec, fnv1a(key), count <= 1 ? count : 1 + Math.log(count));
+  for (const [key, count] of counts) addHashed(vec, fnv1a(key), (count <= 1 ? count : 1 + Math.log(count)) * (weights.get(key) ?? 1));
   return normalize(vec);
 }
 

@@ -92,7 +92,13 @@ describe('hybrid fusion', () => {
 
     expect(lexicalOnly).toEqual([]);
     expect(hits).toEqual([
-      { text: 'Our cat sleeps all day.', score: expect.closeTo(VECTOR_WEIGHT, 6), knowledgeSourceId: 9, chunkIndex: 0 },
+      {
+        text: 'Our cat sleeps all day.',
+        score: expect.closeTo(VECTOR_WEIGHT, 6),
+        knowledgeSourceId: 9,
+        chunkIndex: 0,
+        origin: { heading: null, firstRow: null, lastRow: null },
+      },
     ]);
   });
 

@@ -1,18 +1,18 @@
 import type { Database } from 'better-sqlite3';
-import { lexicalMatches, type ChunkHit } from '../store/chunks.js';
+import { lexicalMatches, type ChunkHit, type HitOrigin } from '../store/chunks.js';
 import { queryTerms } from './query-terms.js';
 import { scoreFromBm25 } from './score.js';
 import { cosines, nearest, type VectorTable } from './vector-index.js';
 
 /**
  * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
- * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF): on the project's
- * evaluation they alone put an answering chunk in the top 5 for ~0.65 of the questions against
- * BM25's 0.95, and any larger share, or reciprocal rank fusion (which flattens BM25's confident
- * margins into rank votes), ranked worse than BM25 alone (README: Search). So they break ties
- * and lift near misses rather than outvote BM25.
+ * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF; the query's words are
+ * weighted by IDF, search/term-weights.ts): on the project's evaluation they alone rank worse than
+ * BM25 (MRR ~0.6 against ~0.8), and a share above ~0.2, or reciprocal rank fusion (which flattens
+ * BM25's confident margins into rank votes), ranked worse than BM25 alone (docs/benchmarks.md:
+ * Retrieval quality). So they break ties and lift near misses rather than outvote BM25.
  */
-export const VECTOR_WEIGHT = 0.1;
+export const VECTOR_WEIGHT = 0.15;
 /** Chunks taken from each list before fusing, at least. */
 const MIN_CANDIDATES = 50;
 /**
@@ -37,11 +37,13 @@ export type HybridQuery = {
 type Candidate = { id: number; bm25?: number; cosine: number };
 
 /**
- * Hybrid ranking: the dataset's best chunks by FTS5 BM25 and by vector cosine, each scored
+ * Hybrid ranking: the dataset's best chunks by FTS5 BM25 (text, heading path and file name, each
+ * column weighted: search/fields.ts) and by vector cosine, each scored
  * `(1 − VECTOR_WEIGHT) · scoreFromBm25(bm25) + VECTOR_WEIGHT · max(0, cosine)` (a chunk missing
- * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts
- * lie in [0, 1], so the score does, and it is absolute: the same chunk and query score the same
- * whatever else the dataset holds, which keeps `score_threshold` meaningful. A query with no
+ * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts lie
+ * in [0, 1], so the score does. It is a score, not a rank (as reciprocal rank fusion would give): a
+ * chunk that matches the query poorly scores low even when it is the best there is, which keeps
+ * `score_threshold` meaningful. A query with no
  * searchable term (empty, punctuation, only stopwords) finds nothing.
  *
  * Vector candidates come from a brute-force scan of the dataset's vectors, except with
@@ -85,21 +87,25 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
     .sort((a, b) => b.score - a.score || a.id - b.id)
     .slice(0, topK);
 
-  const rows = new Map<number, { text: string; sourceId: number; chunkIndex: number }>(lexical.map((m) => [m.id, m]));
+  type HitRow = { text: string; sourceId: number; chunkIndex: number; origin: HitOrigin };
+  const rows = new Map<number, HitRow>(lexical.map((m) => [m.id, m]));
   const vectorOnly = ranked.filter((c) => c.bm25 === undefined).map((c) => c.id);
   if (vectorOnly.length > 0) {
     // Live only: the vector table may be older than a file replaced since.
     const stmt = db.prepare(
-      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex
+      `SELECT c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, c.heading AS heading, c.first_row AS firstRow,
+              c.last_row AS lastRow
        FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE c.id = ? AND g.state = 'live'`,
     );
     for (const id of vectorOnly) {
-      const r = stmt.get(id) as { text: string; sourceId: number; chunkIndex: number } | undefined;
-      if (r !== undefined) rows.set(id, r);
+      const r = stmt.get(id) as (Omit<HitRow, 'origin'> & HitOrigin) | undefined;
+      if (r !== undefined) rows.set(id, { ...r, origin: { heading: r.heading, firstRow: r.firstRow, lastRow: r.lastRow } });
     }
   }
   return ranked.flatMap((c) => {
     const r = rows.get(c.id);
-    return r === undefined ? [] : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }];
+    return r === undefined
+      ? []
+      : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex, origin: r.origin }];
   });
 }

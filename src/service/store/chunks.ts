@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { toFtsQuery } from '../search/query-terms.js';
 import { scoreFromBm25 } from '../search/score.js';
+import { FIELD_BM25 } from '../search/fields.js';
 import { HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
 import { bumpVectorRevision, migrateChunkVectors, quantize } from './chunk-vectors.js';
 
@@ -43,26 +44,38 @@ CREATE TABLE IF NOT EXISTS chunks (
   generation INTEGER NOT NULL,
   heading TEXT,
   first_row INTEGER,
-  last_row INTEGER
+  last_row INTEGER,
+  title TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS chunks_generation ON chunks(generation, chunk_index);
 CREATE INDEX IF NOT EXISTS chunks_dataset ON chunks(dataset_id);
+`;
+
+/**
+ * The full-text index over each chunk's text, its section's heading path and its source's title (a
+ * file's name), ranked with a weight per column (search/fields.ts). Kept apart from SCHEMA: an index
+ * made before the heading and title columns is dropped and rebuilt (see `migrateChunks`).
+ */
+const FTS_SCHEMA = `
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  text, content = 'chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+  text, heading, title, content = 'chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS chunks_fts_insert AFTER INSERT ON chunks BEGIN
-  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+  INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (new.id, new.text, new.heading, new.title);
 END;
 CREATE TRIGGER IF NOT EXISTS chunks_fts_delete AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) VALUES ('delete', old.id, old.text, old.heading, old.title);
 END;
-CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text ON chunks BEGIN
-  INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO chunks_fts (rowid, text) VALUES (new.id, new.text);
+CREATE TRIGGER IF NOT EXISTS chunks_fts_update AFTER UPDATE OF text, heading, title ON chunks BEGIN
+  INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) VALUES ('delete', old.id, old.text, old.heading, old.title);
+  INSERT INTO chunks_fts (rowid, text, heading, title) VALUES (new.id, new.text, new.heading, new.title);
 END;
 `;
 
-export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number };
+/** Where a found chunk came from (stored at ingest): its section's heading path or sheet, and the source rows it holds; null where none. */
+export type HitOrigin = { heading: string | null; firstRow: number | null; lastRow: number | null };
+
+export type ChunkHit = { text: string; score: number; knowledgeSourceId: number; chunkIndex: number; origin: HitOrigin };
 
 /**
  * Where a chunk came from, kept beside its text: the heading path of its section (a sheet's name for a
@@ -75,7 +88,22 @@ export type ChunkInput = string | { text: string; heading: string | null; firstR
  * The origin columns, added to a chunks table made before they existed (no data is rewritten: old
  * chunks have none until their file is processed again).
  */
-const ORIGIN_COLUMNS = ['heading TEXT', 'first_row INTEGER', 'last_row INTEGER'] as const;
+const ORIGIN_COLUMNS = ['heading TEXT', 'first_row INTEGER', 'last_row INTEGER', 'title TEXT'] as const;
+
+/**
+ * Creates the full-text index, or replaces one made before it indexed headings and titles (a
+ * single `text` column) and fills it again from the chunks: once, on the first start after an upgrade.
+ */
+function migrateChunksFts(db: Database): void {
+  const columns = (db.prepare("SELECT name FROM pragma_table_info('chunks_fts')").all() as { name: string }[]).map((c) => c.name);
+  const stale = columns.length > 0 && !columns.includes('title');
+  if (stale) {
+    for (const t of ['chunks_fts_insert', 'chunks_fts_delete', 'chunks_fts_update']) db.exec(`DROP TRIGGER IF EXISTS ${t}`);
+    db.exec('DROP TABLE chunks_fts');
+  }
+  db.exec(FTS_SCHEMA);
+  if (stale) rebuildSearchIndex(db);
+}
 
 /** Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a crash becomes garbage. */
 export function migrateChunks(db: Database): void {
@@ -84,6 +112,7 @@ export function migrateChunks(db: Database): void {
   for (const column of ORIGIN_COLUMNS) {
     if (!have.has(column.split(' ')[0] as string)) db.exec(`ALTER TABLE chunks ADD COLUMN ${column}`);
   }
+  migrateChunksFts(db);
   migrateChunkVectors(db);
   db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
 }
@@ -107,28 +136,32 @@ function makeLive(db: Database, sourceId: number, generation: number): void {
  */
 function insertStatement(
   db: Database,
+  title: string | null,
 ): (datasetId: number, sourceId: number, index: number, chunk: ChunkInput, generation: number) => void {
   const insert = db.prepare(
-    'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const vector = db.prepare('INSERT OR REPLACE INTO chunk_vectors (model, chunk_id, dataset_id, scale, vec) VALUES (?, ?, ?, ?, ?)');
   return (datasetId, sourceId, index, chunk, generation) => {
-    const text = typeof chunk === 'string' ? chunk : chunk.text;
-    const id =
-      typeof chunk === 'string'
-        ? insert.run(datasetId, sourceId, index, chunk, generation, null, null, null).lastInsertRowid
-        : insert.run(datasetId, sourceId, index, chunk.text, generation, chunk.heading, chunk.firstRow, chunk.lastRow).lastInsertRowid;
-    const q = quantize(hashedVector(text));
+    const c = typeof chunk === 'string' ? { text: chunk, heading: null, firstRow: null, lastRow: null } : chunk;
+    const id = insert.run(datasetId, sourceId, index, c.text, generation, c.heading, c.firstRow, c.lastRow, title).lastInsertRowid;
+    const q = quantize(hashedVector(c.text));
     vector.run(HASHED_MODEL, id, datasetId, q.scale, Buffer.from(q.vec.buffer, q.vec.byteOffset, q.vec.byteLength));
   };
 }
 
+/**
+ * Which source a replacement's chunks belong to, and its title: the file's name or the entry's title,
+ * searched beside every chunk's text (null: none).
+ */
+export type ChunkSource = { datasetId: number; sourceId: number; title?: string | null };
+
 /** Replaces all chunks of a source with `chunks` (in order, chunk_index 0..n-1) in one transaction. */
-export function replaceChunks(db: Database, r: { datasetId: number; sourceId: number; chunks: readonly string[] }): void {
-  const insert = insertStatement(db);
+export function replaceChunks(db: Database, r: ChunkSource & { chunks: readonly ChunkInput[] }): void {
+  const insert = insertStatement(db, r.title ?? null);
   db.transaction(() => {
     const generation = newGeneration(db, r.datasetId, r.sourceId);
-    r.chunks.forEach((text, index) => insert(r.datasetId, r.sourceId, index, text, generation));
+    r.chunks.forEach((chunk, index) => insert(r.datasetId, r.sourceId, index, chunk, generation));
     makeLive(db, r.sourceId, generation);
   })();
 }
@@ -179,8 +212,8 @@ export type ChunkReplace = {
 };
 
 /** Starts replacing a source's chunks without holding a write transaction while the file is parsed. */
-export function beginChunkReplace(db: Database, r: { datasetId: number; sourceId: number }): ChunkReplace {
-  const insert = insertStatement(db);
+export function beginChunkReplace(db: Database, r: ChunkSource): ChunkReplace {
+  const insert = insertStatement(db, r.title ?? null);
   const generation = newGeneration(db, r.datasetId, r.sourceId);
   let count = 0;
   const addBatch = db.transaction((chunks: readonly ChunkInput[]) => {
@@ -226,29 +259,42 @@ export function collectChunkGarbage(db: Database, maxRows: number): number {
   );
 }
 
-type Row = { id: number; text: string; sourceId: number; chunkIndex: number; rank: number; datasetId: number | null; state: string | null };
+type Row = {
+  id: number;
+  text: string;
+  sourceId: number;
+  chunkIndex: number;
+  heading: string | null;
+  firstRow: number | null;
+  lastRow: number | null;
+  rank: number;
+  datasetId: number | null;
+  state: string | null;
+};
+
+/** The columns of a chunk row that a search hit carries (table alias `c`). */
+const HIT_COLUMNS = `c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex,
+         c.heading AS heading, c.first_row AS firstRow, c.last_row AS lastRow`;
 
 // The best-ranked matches of the whole index, then their rows; FTS5 finds and ranks, the join only
 // looks up `window` rows by primary key. Enough for a dataset that holds most of the index.
 const WINDOWED = `
-  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, f.rank AS rank,
-         c.dataset_id AS datasetId, g.state AS state
-  FROM (SELECT rowid AS id, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
+  SELECT ${HIT_COLUMNS}, f.rank AS rank, c.dataset_id AS datasetId, g.state AS state
+  FROM (SELECT rowid AS id, ${FIELD_BM25} AS rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank, rowid LIMIT ?) AS f
   LEFT JOIN chunks c ON c.id = f.id
   LEFT JOIN chunk_generations g ON g.id = c.generation
   ORDER BY f.rank, f.id`;
 
 // Every match, filtered by dataset before ranking: for a dataset that is a small part of the index.
 const FILTERED = `
-  SELECT c.id AS id, c.text AS text, c.source_id AS sourceId, c.chunk_index AS chunkIndex, bm25(chunks_fts) AS rank,
-         c.dataset_id AS datasetId, g.state AS state
+  SELECT ${HIT_COLUMNS}, ${FIELD_BM25} AS rank, c.dataset_id AS datasetId, g.state AS state
   FROM chunks_fts CROSS JOIN chunks c ON c.id = chunks_fts.rowid CROSS JOIN chunk_generations g ON g.id = c.generation
   WHERE chunks_fts MATCH ? AND c.dataset_id = ? AND g.state = 'live'
   ORDER BY rank, c.id
   LIMIT ?`;
 
-/** A chunk matched by BM25: its row id, text, source, index and the bm25() value (more negative is better). */
-export type LexicalMatch = { id: number; text: string; sourceId: number; chunkIndex: number; bm25: number };
+/** A chunk matched by BM25: its row id, text, source, index, origin and the bm25() value (more negative is better). */
+export type LexicalMatch = { id: number; text: string; sourceId: number; chunkIndex: number; origin: HitOrigin; bm25: number };
 
 /**
  * The dataset's searchable chunks that best match free-text `query` by FTS5 BM25, best first, at
@@ -262,7 +308,14 @@ export function lexicalMatches(db: Database, datasetId: number, query: string, l
   const windowed = db.prepare(WINDOWED).all(match, window) as Row[];
   let rows = windowed.filter((r) => r.datasetId === datasetId && r.state === 'live').slice(0, n);
   if (rows.length < n && windowed.length === window) rows = db.prepare(FILTERED).all(match, datasetId, n) as Row[];
-  return rows.map((r) => ({ id: r.id, text: r.text, sourceId: r.sourceId, chunkIndex: r.chunkIndex, bm25: r.rank }));
+  return rows.map((r) => ({
+    id: r.id,
+    text: r.text,
+    sourceId: r.sourceId,
+    chunkIndex: r.chunkIndex,
+    origin: { heading: r.heading, firstRow: r.firstRow, lastRow: r.lastRow },
+    bm25: r.rank,
+  }));
 }
 
 /**
@@ -275,7 +328,7 @@ export function lexicalMatches(db: Database, datasetId: number, query: string, l
 export function searchChunks(db: Database, q: { datasetId: number; query: string; topK: number; scoreThreshold?: number }): ChunkHit[] {
   const threshold = q.scoreThreshold ?? 0;
   return lexicalMatches(db, q.datasetId, q.query, q.topK)
-    .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex }))
+    .map((r) => ({ text: r.text, score: scoreFromBm25(r.bm25), knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex, origin: r.origin }))
     .filter((hit) => hit.score >= threshold);
 }
 
@@ -296,10 +349,12 @@ export function countChunks(db: Database, datasetId: number): number {
  */
 export function reindexChunks(db: Database, datasetId: number): number {
   return db.transaction(() => {
-    db.prepare(`INSERT INTO chunks_fts (chunks_fts, rowid, text) SELECT 'delete', id, text FROM chunks WHERE dataset_id = ?`).run(
+    db.prepare(
+      `INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) SELECT 'delete', id, text, heading, title FROM chunks WHERE dataset_id = ?`,
+    ).run(datasetId);
+    db.prepare('INSERT INTO chunks_fts (rowid, text, heading, title) SELECT id, text, heading, title FROM chunks WHERE dataset_id = ?').run(
       datasetId,
     );
-    db.prepare('INSERT INTO chunks_fts (rowid, text) SELECT id, text FROM chunks WHERE dataset_id = ?').run(datasetId);
     db.prepare(`INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('merge', 500)`).run();
     bumpVectorRevision(db);
     return countChunks(db, datasetId);

@@ -11,6 +11,8 @@ export type PaidTask = {
   op: NewOp;
   /** Makes the call; its result settles the op as done. Throws the client's ApiError otherwise. */
   perform(op: OutboxOp): Promise<Extract<SettleOutcome, { outcome: 'done' }>>;
+  /** What else a done call records, in the transaction that settles it (an intelligence write's entries). */
+  recordDone?(): void;
 };
 
 /** How one paid task ended. */
@@ -54,7 +56,7 @@ export type PaidRunOptions = {
 };
 
 /** Errors after which no further paid call is made in this run. */
-const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden']);
+const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_required', 'forbidden', 'mode_forbidden']);
 /** Refusals that leave the work queued for the next run rather than failed: nothing was charged, nothing is wrong with the file. */
 const DEFER_CODES = new Set(['insufficient_credits', 'rate_limited']);
 /** Most times one call refused with 429 is sent again after its Retry-After. */
@@ -146,7 +148,12 @@ export async function runPaidTasks(
     const op = state.getOp(opId) as OutboxOp;
     try {
       const done = await task.perform(op);
-      state.settle(opId, done);
+      if (task.recordDone === undefined) state.settle(opId, done);
+      else
+        state.transaction(() => {
+          state.settle(opId, done);
+          task.recordDone?.();
+        });
       const charged = done.creditsCharged ?? op.credits;
       results[index] = { outcome: 'done', creditsCharged: charged, remoteId: done.remoteId ?? null, error: null };
       if (charged > op.credits) stopWith(overcharged(op, charged));

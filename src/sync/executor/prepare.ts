@@ -6,6 +6,11 @@ import { planSync } from '../planner/index.js';
 import { observeSources, WalkAhead } from '../sources/index.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, SyncPlan } from '../types.js';
+import { isIntelligenceSource } from '../../config/source-kinds.js';
+import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
+import { planEntries } from '../intelligence/plan-entries.js';
+import { reconcileEntries } from '../intelligence/reconcile.js';
+import { entryKey, type EntryContents } from '../intelligence/execute.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
 import { localStatePath } from '../../shared/state-url.js';
@@ -32,6 +37,8 @@ export type PreparedPlan = {
   notes: string[];
   /** What the helper walking ahead gave the walk (listings, lstats, lstats the walk claimed); null when none ran. */
   walkAhead: WalkAhead['taken'] | null;
+  /** The intelligence entries' content, by entryKey(source, path) (empty without intelligence sources). */
+  entryContents: EntryContents;
 };
 
 /** The config's budget caps. */
@@ -56,6 +63,12 @@ export async function preparePlan(
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
   const notes: string[] = [];
+  // Intelligence sources are read and planned apart (their files become entries, not uploads); the file
+  // sources alone decide remote names, so adding an intelligence source renames no uploaded file.
+  const fileSources = config.sources.filter((s) => !isIntelligenceSource(s));
+  const intelSources = config.sources.filter(isIntelligenceSource);
+  // Unknown writes are settled even when their source is gone from the config: their reservations must not stay held.
+  notes.push(...(await reconcileEntries(state, deps.getClient, { adopt: intelSources.length > 0 })));
   let listing: RemoteFile[] | null = null;
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
   const rebuild = state.remoteCheckPending();
@@ -63,7 +76,7 @@ export async function preparePlan(
   if (rebuild || state.unknownOps().length > 0 || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
     if (rebuild) {
-      const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(config.sources.map((s) => s.name)));
+      const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(fileSources.map((s) => s.name)));
       if (listing.length > 0)
         notes.push(`state rebuilt from the remote listing: ${rebuilt.inserted} files matched, ${rebuilt.unmapped} not ours`);
     }
@@ -86,13 +99,13 @@ export async function preparePlan(
   // A large state means a large tree: a helper starts walking it now, on the core the state read
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
-  const ahead = rebuild ? null : startWalkAhead(config, state);
+  const ahead = rebuild ? null : startWalkAhead(fileSources, state);
   const loading = state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
   let observation: Observation;
   try {
-    observation = await observeSources(config.sources, {
+    observation = await observeSources(fileSources, {
       stateDir: dirname(localStatePath(config)),
       known: loading,
       lastSyncedCommit: (source, scope) => state.lastSyncedCommit(source, scope),
@@ -116,13 +129,30 @@ export async function preparePlan(
     budget: state.budgetWindow(capsOf(config), runId),
     reindexMinChangedFiles: config.reindex.minChangedFiles,
     maxReprocessAttempts: config.upload.maxReprocessAttempts,
-    multiSource: config.sources.length > 1,
+    multiSource: fileSources.length > 1,
     now: now(),
   });
+  const entryContents = new Map<string, EntryCandidate>();
+  if (intelSources.length > 0) {
+    const read = await readIntelligenceSources(intelSources, dirname(config.state));
+    for (const e of read.entries) entryContents.set(entryKey(e.source, e.path), e);
+    const entries = planEntries({
+      observation: read,
+      tracked: state.trackedEntries(),
+      plan: config.target.plan,
+      budget: plan.budget,
+      plannedBefore: plan.totals.creditsPlanned,
+    });
+    plan.intelligence = entries;
+    plan.totals.creditsPlanned += entries.totals.creditsPlanned;
+    plan.totals.deferred += entries.totals.deferred;
+    plan.totals.failed += entries.totals.failed;
+    plan.budget.planned += entries.totals.creditsPlanned;
+  }
   // A sync records what it does next: the rows' details (read when first needed) must be read first.
   if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
-  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null };
+  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents };
 }
 
 /**
@@ -134,9 +164,9 @@ export async function preparePlan(
 export const WALK_AHEAD_MIN_STATE_BYTES = 4 << 20;
 
 /** A helper walking the folder sources ahead of the walk, when the state says the tree is large. */
-function startWalkAhead(config: ResolvedConfig, state: StateStore): WalkAhead | null {
+function startWalkAhead(sources: ResolvedConfig['sources'], state: StateStore): WalkAhead | null {
   const { pageSize, pageCount } = state.diagnostics();
   if (pageSize * pageCount < WALK_AHEAD_MIN_STATE_BYTES) return null;
-  const roots = config.sources.flatMap((s) => (s.git === undefined && s.path !== undefined ? [s.path] : []));
+  const roots = sources.flatMap((s) => (s.git === undefined && s.path !== undefined ? [s.path] : []));
   return WalkAhead.start(roots);
 }

@@ -23,6 +23,8 @@ export function reconcileUnknown(state: StateStore, listing: readonly RemoteFile
     else list.push(file);
   }
   for (const op of state.unknownOps()) {
+    // Checked against the service's entry listing instead (intelligence/reconcile.ts).
+    if (op.kind === 'intelligence' || op.kind === 'intelligence_batch') continue;
     const match = findRemote(op, byName, listing);
     state.resolveUnknown(op.id, match);
     if (match === null) report.notFound++;

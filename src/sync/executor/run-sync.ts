@@ -12,6 +12,7 @@ import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
+import { prepareWrites, sendWrites } from '../intelligence/run-writes.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
@@ -65,6 +66,8 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
+    // An agent that may not write stops the run (or is switched, with ensureSelfLearning) before any paid call.
+    const writes = await prepareWrites(plan.intelligence, prepared.entryContents, deps);
     if (paid.length > 0) {
       const client = await deps.getClient();
       let done = 0;
@@ -81,6 +84,10 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       stop = result.stop;
     }
 
+    // The entries after the files, through the same queue, caps and outbox.
+    let intelligence = plan.intelligence;
+    if (writes !== null) ({ intelligence, stop } = await sendWrites(writes, paidOpts, stop));
+
     let waited: WaitOutcome | null = null;
     if (options.wait !== undefined && stop === null) {
       waited = await waitAndReprocess(deps, options, paidOpts, outcomes);
@@ -96,7 +103,13 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     );
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
-    const notes = [...prepared.notes];
+    if (intelligence !== undefined) {
+      totals.creditsPlanned += intelligence.totals.creditsPlanned;
+      totals.creditsSpent += intelligence.totals.creditsSpent;
+      totals.deferred += intelligence.totals.deferred;
+      totals.failed += intelligence.totals.failed;
+    }
+    const notes = [...prepared.notes, ...(writes?.notes ?? [])];
     const stillProcessing = waited?.timedOutAfterMs != null ? waited.pending.size : 0;
     if (waited !== null && waited.timedOutAfterMs !== null && stillProcessing > 0) {
       notes.push(
@@ -114,6 +127,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       notes,
       plan,
       stillProcessing,
+      ...(intelligence !== undefined ? { intelligence } : {}),
       reindex: {
         ...plan.reindex,
         outcome: reindex.result.outcome,

@@ -2,6 +2,7 @@ import { extensionOf } from '../../shared/file-types.js';
 import { formatCount, plural } from '../planner/format.js';
 import type { BudgetPeriod, PlanItem, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
 import { columns, displayPath, hasSeveralSources } from './columns.js';
+import { entryLines } from './format-entries.js';
 
 export type FormatOptions = {
   /**
@@ -23,7 +24,8 @@ export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
     ['left', 'right', 'left', 'left'],
   );
   lines.push(...notes);
-  if (plan.items.length === 0) lines.push('nothing to sync');
+  if (plan.items.length === 0 && plan.intelligence === undefined) lines.push('nothing to sync');
+  if (plan.intelligence !== undefined) lines.push(...entryLines(plan.intelligence, 'plan', opts.showUnchanged === true));
   lines.push('', totalsLine(plan.totals, 'plan'), budgetLine(plan), reindexLine(plan.reindex));
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@ import { plural } from '../planner/format.js';
 import type { RunItem, RunResult } from '../types.js';
 import { columns, displayPath, hasSeveralSources } from './columns.js';
 import { listed, totalsLine, type FormatOptions } from './format-plan.js';
+import { entryLines } from './format-entries.js';
 
 /** A finished run for people: one aligned line per item (outcome, action, credits charged, path, reason or error), then totals. */
 export function formatRun(run: RunResult, opts: FormatOptions = {}): string {
@@ -12,6 +13,7 @@ export function formatRun(run: RunResult, opts: FormatOptions = {}): string {
     ['left', 'left', 'right', 'left', 'left'],
   );
   lines.push(...notes);
+  if (run.intelligence !== undefined) lines.push(...entryLines(run.intelligence, 'run', opts.showUnchanged === true));
   lines.push('', totalsLine(run.totals, 'run'), reindexRunLine(run.reindex));
   return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import type { PlanAction, PlanItem, PlanTotals, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
+import type { IntelPlan, PlanAction, PlanItem, PlanTotals, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
 
 /** One item of the `--json` document: the five agreed fields first, then facts scripts find useful. */
 export type JsonReportItem = {
@@ -21,13 +21,36 @@ export type JsonReportItem = {
   error?: string | null;
 };
 
-/** The `--json` document of `kbsync plan`, `sync` and `status`. */
-export type JsonReport = { summary: PlanTotals; items: JsonReportItem[] };
+/** The `--json` document of `kbsync plan`, `sync` and `status`; `intelligence` only with an intelligence source. */
+export type JsonReport = { summary: PlanTotals; items: JsonReportItem[]; intelligence?: ReturnType<typeof intelligenceJson> };
+
+/** The intelligence part of the `--json` document: how entries are sent, their totals, and one object per entry. */
+function intelligenceJson(intel: IntelPlan) {
+  return {
+    mode: intel.mode,
+    summary: intel.totals,
+    items: intel.items.map((i) => ({
+      source: i.source,
+      path: i.path,
+      action: i.action,
+      reason: i.reason,
+      credits: i.outcome === undefined ? i.credits : (i.creditsCharged ?? 0),
+      sha256: i.sha256,
+      agentId: i.agentId,
+      title: i.title,
+      remoteId: i.remoteId,
+      line: i.line,
+      ...(i.outcome === undefined ? {} : { outcome: i.outcome, creditsPlanned: i.credits, error: i.error ?? null }),
+    })),
+  };
+}
 
 /** The `--json` document of a plan or a run: `{"summary": {...}, "items": [...]}`, keys in the agreed order. */
 export function toJsonReport(result: SyncPlan | RunResult): JsonReport {
   const items = result.kind === 'run' ? result.items.map(runItemJson) : result.items.map((i) => itemJson(i, i.credits));
-  return { summary: summaryOf(result.totals), items };
+  const report: JsonReport = { summary: summaryOf(result.totals), items };
+  if (result.intelligence !== undefined) report.intelligence = intelligenceJson(result.intelligence);
+  return report;
 }
 
 /** The agreed summary keys, in order (a RunResult's totals may carry more). */
@@ -94,5 +117,7 @@ export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<strin
     const text = JSON.stringify(chunk);
     yield `${start === 0 ? '' : ','}\n    ${text.slice(1, -1).replaceAll('},{"source":', '},\n    {"source":')}`;
   }
-  yield `${items.length === 0 ? '' : '\n  '}]\n}\n`;
+  const intel = result.intelligence;
+  const tail = intel === undefined ? '' : `,\n  "intelligence": ${JSON.stringify(intelligenceJson(intel))}`;
+  yield `${items.length === 0 ? '' : '\n  '}]${tail}\n}\n`;
 }

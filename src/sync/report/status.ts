@@ -22,6 +22,8 @@ export type StatusReport = {
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
   /** The `kbsync watch` running on this state, if one is: when it last synced and what it waits for. */
   daemon: DaemonStatus | null;
+  /** Intelligence entries the dataset holds, by their last known status (only when there are any). */
+  entries?: { total: number; byStatus: Record<string, number> };
   /** With a PostgreSQL state only: every runner that wrote to it, newest first (docs/scale.md). */
   runners?: RunnerStatus[];
 };
@@ -70,6 +72,8 @@ type StatusInput = {
   caps: { run: number; day: number; month: number };
   outbox: { pending: number; unknown: number };
   daemon?: DaemonStatus | null;
+  /** The state's intelligence entries' statuses (pending, processed, failed...). */
+  entryStatuses?: readonly string[];
   runners?: RunnerStatus[];
 };
 
@@ -107,8 +111,16 @@ export function statusReport(input: StatusInput): StatusReport {
     outbox: input.outbox,
     lastRun: last === null ? null : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
     daemon: input.daemon ?? null,
+    ...entriesOf(input.entryStatuses ?? []),
     ...(input.runners === undefined ? {} : { runners: input.runners }),
   };
+}
+
+function entriesOf(statuses: readonly string[]): Pick<StatusReport, 'entries'> {
+  if (statuses.length === 0) return {};
+  const byStatus: Record<string, number> = {};
+  for (const s of statuses) byStatus[s] = (byStatus[s] ?? 0) + 1;
+  return { entries: { total: statuses.length, byStatus } };
 }
 
 /** The status for people. */
@@ -120,6 +132,16 @@ export function formatStatus(r: StatusReport): string {
   return fields(
     [
       ['tracked', `${plural(r.tracked.files, 'file')}${statuses === '' ? '' : ` (${statuses})`}`],
+      ...(r.entries === undefined
+        ? []
+        : [
+            [
+              'intelligence entries',
+              `${r.entries.total} (${Object.entries(r.entries.byStatus)
+                .map(([status, n]) => `${n} ${status}`)
+                .join(', ')})`,
+            ] as [string, string],
+          ]),
       ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
       ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
       [

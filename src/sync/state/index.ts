@@ -8,4 +8,5 @@ export type { LockOwner } from './lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';
 export type { WebhookEventRecord } from './webhook-events.js';
+export { toEntryStatus, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
 export type { TrackedOrigin } from './remote-paths.js';

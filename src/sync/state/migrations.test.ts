@@ -20,6 +20,7 @@ describe('migrate', () => {
     expect(tables(db)).toEqual([
       'budget_totals',
       'files',
+      'intel_entries',
       'ledger',
       'meta',
       'outbox',
@@ -170,5 +171,30 @@ describe('migrate', () => {
       empty.close();
       localOnly.close();
     }
+  });
+  it('v8 widens the outbox to intelligence writes, keeping its rows, their ids and its high-water mark', () => {
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 7));
+    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
+    const insert = db.prepare(
+      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
+    );
+    insert.run('chat', 1, 'k1', 'done');
+    insert.run('query', 1, 'k2', 'unknown');
+    insert.run('agent_create', 5, 'k2b', 'pending');
+    db.prepare('DELETE FROM outbox WHERE id = 1').run();
+    expect(() => insert.run('intelligence', 1, 'k3', 'pending')).toThrow(/CHECK constraint/);
+
+    migrate(db);
+
+    expect(db.prepare('SELECT id, kind, idempotency_key, state, payload_json FROM outbox').all()).toEqual([
+      { id: 2, kind: 'query', idempotency_key: 'k2', state: 'unknown', payload_json: null },
+      { id: 3, kind: 'agent_create', idempotency_key: 'k2b', state: 'pending', payload_json: null },
+    ]);
+    expect(Number(insert.run('intelligence', 1, 'k4', 'pending').lastInsertRowid)).toBe(4);
+    insert.run('intelligence_batch', 3, 'k5', 'pending');
+    expect(() => insert.run('agent', 1, 'k6', 'pending')).toThrow(/CHECK constraint/);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+    expect(db.prepare('SELECT count(*) FROM intel_entries').pluck().get()).toBe(0);
   });
 });

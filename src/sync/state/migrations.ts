@@ -198,6 +198,35 @@ function widenOutboxKinds(db: Database, kinds: readonly string[], step: number):
  */
 const v7 = (db: Database): void => widenOutboxKinds(db, ['agent_create', 'agent_config'], 7);
 
+/*
+ * v8: intelligence sources (`as: intelligence`). Their writes are paid calls, so they go through the outbox
+ * and the ledger like uploads: the kind CHECK gains 'intelligence' (one entry) and 'intelligence_batch'
+ * (up to 50), and a column holds what such an op writes (the agent and each entry's SHA-256, source and
+ * path, as JSON): what reconciles an unknown outcome against the service's entry listing and what is
+ * recorded once it is done. intel_entries is the content the dataset holds, one row per SHA-256 of an
+ * entry's content (the service deduplicates by it across the whole dataset): the entry id, its status
+ * (updated by the `intelligence.*` webhooks `watch --http` receives), and the source path it was first
+ * written from.
+ */
+function v8(db: Database): void {
+  widenOutboxKinds(db, ['intelligence', 'intelligence_batch'], 8);
+  db.exec('ALTER TABLE outbox ADD COLUMN payload_json TEXT');
+  db.exec(`
+CREATE TABLE intel_entries (
+  sha256     BLOB PRIMARY KEY CHECK (length(sha256) = 32),
+  agent_id   TEXT NOT NULL,
+  remote_id  TEXT,
+  status     TEXT,
+  error      TEXT,
+  source_id  INTEGER REFERENCES sources(id),
+  path       TEXT,
+  title      TEXT,
+  updated_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
+`);
+}
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -207,6 +236,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'webhook deliveries accepted by the daemon', up: (db) => db.exec(V5) },
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
   { version: 7, name: 'agent create and agent config ops in the outbox', up: v7 },
+  { version: 8, name: 'intelligence entries, and their writes in the outbox', up: v8 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

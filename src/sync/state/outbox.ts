@@ -3,13 +3,13 @@ import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
 import { blobToSha, decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
 /** Columns of an outbox row, in the order OpRow lists them. */
 export const OP_COLUMNS = `id, run_id, kind, source_id, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name,
-  remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at`;
+  remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json`;
 
 export type OpRow = {
   id: number;
@@ -34,6 +34,7 @@ export type OpRow = {
   attempts: number;
   created_at: number;
   updated_at: number;
+  payload_json: string | null;
 };
 
 // Must match the partial index outbox_open term for term, or SQLite will not use the index.
@@ -50,8 +51,11 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = 'pending' AND kind = 'reindex' LIMIT 1`,
   );
   const forPath = db.prepare<[number, string], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE source_id = ? AND path = ? ORDER BY id`);
+  const openIntel = db.prepare<[OpKind, Buffer], OpRow>(
+    `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND kind = ? AND sha256 = ? ORDER BY id`,
+  );
   const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-      reason, credits, idempotency_key, state, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
+      reason, credits, idempotency_key, state, created_at, updated_at, payload_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)`);
   // Only a row with no reservation yet: a reserved one's price is in the ledger.
   const reprice = db.prepare<[number, number, number]>(
     `UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`,
@@ -96,6 +100,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
       attempts: r.attempts,
       createdAt: isoOf(r.created_at),
       updatedAt: isoOf(r.updated_at),
+      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
     };
   };
 
@@ -112,6 +117,13 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     if (op.kind === 'reindex') {
       const open = openReindex.get();
       if (open !== undefined) return open.id;
+    } else if (op.kind === 'intelligence' || op.kind === 'intelligence_batch') {
+      // The same request (same entries, same agent) already open: its idempotency key is reused, never a second call.
+      const open = openIntel.get(op.kind, shaToBlob(op.digest));
+      if (open !== undefined) {
+        if (open.state === 'pending' && open.credits !== op.credits) reprice.run(op.credits, at, open.id);
+        return open.id;
+      }
     } else if (op.kind === 'upload' || op.kind === 'reprocess') {
       const sourceId = sources.idOf(op.source);
       for (const r of openForPath.all(sourceId, op.path, op.kind)) {
@@ -127,13 +139,14 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     }
     const upload = op.kind === 'upload' ? op : null;
     // A query or chat is new work every time: never folded into an open row.
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : null;
+    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
+    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
     const info = insert.run(
       op.runId ?? null,
       op.kind,
       fileOp === null ? null : sources.idOf(fileOp.source),
       fileOp?.path ?? null,
-      upload === null ? null : shaToBlob(upload.sha256),
+      upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
       upload?.size ?? null,
       upload === null ? null : mtimeToBind(upload.mtimeNs),
       upload?.inode ?? null,
@@ -144,6 +157,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
       randomUUID(),
       at,
       at,
+      intel === null ? null : JSON.stringify(intel.payload),
     );
     return Number(info.lastInsertRowid);
   });

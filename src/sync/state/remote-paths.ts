@@ -1,7 +1,10 @@
 import type { Database } from 'better-sqlite3';
 
-/** Where a remote copy comes from: the source and the path of the tracked file it was uploaded from. */
-export type TrackedOrigin = { source: string; path: string };
+/**
+ * Where a remote copy comes from: the source and the path of the tracked file it was uploaded from, or
+ * of the intelligence entry (`file#key`, `entry: true`) it was written from.
+ */
+export type TrackedOrigin = { source: string; path: string; entry?: true };
 
 /**
  * The tracked files behind remote ids, for naming the results of `query` and `chat`. files.remote_id has
@@ -17,13 +20,25 @@ export function createRemotePaths(db: Database) {
       WHERE f.remote_id IN (SELECT value FROM json_each(?))
       ORDER BY (f.remote_name IS NULL OR f.remote_name = '/') DESC, s.name, f.path`,
   );
+  // Files and intelligence entries share the service's knowledge-source ids: an id is one or the other.
+  const selectEntries = db.prepare<[string], { remote_id: string; source: string; path: string }>(
+    `SELECT e.remote_id, s.name AS source, e.path
+       FROM intel_entries e JOIN sources s ON s.id = e.source_id
+      WHERE e.path IS NOT NULL AND e.remote_id IN (SELECT value FROM json_each(?))`,
+  );
   return {
-    /** The tracked file each of `remoteIds` was uploaded from; ids no tracked file holds are absent. */
+    /** The tracked file (or intelligence entry) each of `remoteIds` came from; ids the state does not hold are absent. */
     originsOfRemoteIds(remoteIds: readonly string[]): Map<string, TrackedOrigin> {
       const found = new Map<string, TrackedOrigin>();
       if (remoteIds.length === 0) return found;
       for (const r of select.all(JSON.stringify([...new Set(remoteIds)]))) {
         if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path });
+      }
+      const rest = remoteIds.filter((id) => !found.has(id));
+      if (rest.length > 0) {
+        for (const r of selectEntries.all(JSON.stringify([...new Set(rest)]))) {
+          if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path, entry: true });
+        }
       }
       return found;
     },

@@ -43,6 +43,7 @@ export type StateSnapshot = {
     attempts: number;
     created_at: number;
     updated_at: number;
+    payload_json: string | null;
   }[];
   ledger: {
     id: number;
@@ -57,6 +58,17 @@ export type StateSnapshot = {
   budgetTotals: { period: string; reserved: number; spent: number }[];
   meta: { key: string; value: string }[];
   webhookEvents: { id: string; type: string; sent_at: number; received_at: number; data_json: string | null }[];
+  intelEntries: {
+    sha256: string;
+    agent_id: string;
+    remote_id: string | null;
+    status: string | null;
+    error: string | null;
+    source: string | null;
+    path: string | null;
+    title: string | null;
+    updated_at: number;
+  }[];
 };
 
 /** How many rows of each kind a snapshot holds (what `kbsync state migrate` reports). */
@@ -69,5 +81,6 @@ export function snapshotCounts(s: StateSnapshot): Record<string, number> {
     budgetTotals: s.budgetTotals.length,
     meta: s.meta.length,
     webhookEvents: s.webhookEvents.length,
+    intelEntries: s.intelEntries.length,
   };
 }

@@ -23,7 +23,7 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
     const outbox = db
       .prepare(
         `SELECT o.id, run_id, kind, s.name AS source, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name, remote_id,
-           reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at
+           reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json
            FROM outbox o LEFT JOIN sources s ON s.id = o.source_id ORDER BY o.id`,
       )
       .all() as (Omit<StateSnapshot['outbox'][number], 'sha256'> & { sha256: Buffer | null })[];
@@ -41,6 +41,14 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
       webhookEvents: db
         .prepare('SELECT id, type, sent_at, received_at, data_json FROM webhook_events')
         .all() as StateSnapshot['webhookEvents'],
+      intelEntries: (
+        db
+          .prepare(
+            `SELECT e.sha256, agent_id, remote_id, status, error, s.name AS source, path, title, updated_at
+               FROM intel_entries e LEFT JOIN sources s ON s.id = e.source_id`,
+          )
+          .all() as (Omit<StateSnapshot['intelEntries'][number], 'sha256'> & { sha256: Buffer })[]
+      ).map((e) => ({ ...e, sha256: e.sha256.toString('hex') })),
     };
   } finally {
     db.close();
@@ -88,8 +96,8 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
       const run = db.prepare('INSERT INTO runs (id, command, status, started_at, finished_at, summary_json) VALUES (?,?,?,?,?,?)');
       for (const r of s.runs) run.run(r.id, r.command, r.status, r.started_at, r.finished_at, r.summary_json);
       const op = db.prepare(`INSERT INTO outbox (id, run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-        reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at)
-        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+        reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
       for (const o of s.outbox)
         op.run(
           o.id,
@@ -114,6 +122,7 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
           o.attempts,
           o.created_at,
           o.updated_at,
+          o.payload_json,
         );
       const maxOp = s.outbox.reduce(
         (m, o) => Math.max(m, o.id),
@@ -132,6 +141,20 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
       for (const m of s.meta) meta.run(m.key, m.value);
       const hook = db.prepare('INSERT INTO webhook_events (id, type, sent_at, received_at, data_json) VALUES (?,?,?,?,?)');
       for (const w of s.webhookEvents) hook.run(w.id, w.type, w.sent_at, w.received_at, w.data_json);
+      const entry = db.prepare(`INSERT INTO intel_entries (sha256, agent_id, remote_id, status, error, source_id, path, title, updated_at)
+        VALUES (?,?,?,?,?,?,?,?,?)`);
+      for (const e of s.intelEntries)
+        entry.run(
+          blob(e.sha256),
+          e.agent_id,
+          e.remote_id,
+          e.status,
+          e.error,
+          e.source === null ? null : idOf(e.source),
+          e.path,
+          e.title,
+          e.updated_at,
+        );
     }).immediate();
   } finally {
     db.close();

@@ -27,6 +27,7 @@ import type {
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
 import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
+import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
 import type { TrackedIndex } from '../tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -102,6 +103,14 @@ export type StateStore = {
   /** The newest accepted deliveries first. */
   webhookEvents(limit?: number): WebhookEventRecord[];
 
+  // intelligence entries (sources with `as: intelligence`)
+  /** Every entry the dataset is known to hold, keyed by the SHA-256 of its content. */
+  trackedEntries(): Map<string, TrackedEntry>;
+  /** Records written entries (inside the transaction that settles their write). */
+  recordEntries(entries: readonly EntryRecord[]): void;
+  /** Sets the status of the entry with this service id; returns how many rows changed. */
+  setEntryStatus(remoteId: string, status: EntryStatus, error: string | null): number;
+
   /** Connection settings and size figures (for status and tests). */
   diagnostics(): StateDiagnostics;
   /** SQLite's quick_check: [] when the database is sound, else the problems it lists. */
@@ -149,6 +158,7 @@ export function createStateStore(o: Open): StateStore {
   const budget = createBudget(db, { outbox, tracked, sources, meta, now });
   const audit = createLedgerAudit(db);
   const webhookEvents = createWebhookEvents(db);
+  const intelEntries = createIntelEntries(db, sources, nowMs);
   const tidy = (): void => {
     outbox.pruneSettled();
     db.pragma('incremental_vacuum');
@@ -178,6 +188,7 @@ export function createStateStore(o: Open): StateStore {
     ...audit,
     ...meta,
     ...webhookEvents,
+    ...intelEntries,
     ...createRemotePaths(db),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),

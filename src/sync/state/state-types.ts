@@ -2,9 +2,16 @@ import type { RemoteStatus } from '../types.js';
 
 /**
  * A paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit each),
- * and the agents commands' (create 5, config 2).
+ * the agents commands' (create 5, config 2), and intelligence writes (1 per new entry).
  */
-export type OpKind = 'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config';
+export type OpKind =
+  'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config' | 'intelligence' | 'intelligence_batch';
+
+/** What an intelligence write sends: its agent, and per entry the SHA-256 of its content and where it comes from. */
+export type IntelPayload = {
+  agentId: string;
+  entries: { sha256: string; source: string; path: string; title: string | null }[];
+};
 
 /**
  * pending → (reserve) in_flight → (settle) done | failed | unknown;
@@ -28,7 +35,20 @@ export type NewOp =
       runId?: number;
     }
   | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
-  | { kind: 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config'; credits: number; reason?: string; runId?: number };
+  | { kind: 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config'; credits: number; reason?: string; runId?: number }
+  | {
+      /** One entry (`intelligence`) or up to 50 (`intelligence_batch`); credits: 1 per entry not yet in the dataset. */
+      kind: 'intelligence' | 'intelligence_batch';
+      /** The first entry's source and path (for explain and the ledger). */
+      source: string;
+      path: string;
+      /** SHA-256 of the request's entries: an open op with the same digest is the same work (its idempotency key is kept). */
+      digest: string;
+      payload: IntelPayload;
+      credits: number;
+      reason?: string;
+      runId?: number;
+    };
 
 /** An outbox row. Times are ISO-8601 UTC. */
 export type OutboxOp = {
@@ -59,6 +79,8 @@ export type OutboxOp = {
   attempts: number;
   createdAt: string;
   updatedAt: string;
+  /** An intelligence write's agent and entries; null for every other kind. */
+  payload: IntelPayload | null;
 };
 
 /** Credit caps per period; Infinity means no cap. */

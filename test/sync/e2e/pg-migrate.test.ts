@@ -20,6 +20,8 @@ function contents(where: string): unknown {
       pending: s.pendingOps().map((o) => [o.id, o.path, o.idempotencyKey]),
       meta: [s.getMeta('rebuilt_from_remote') !== null, s.remoteCheckPending()],
       webhooks: s.webhookEvents().map((w) => w.id),
+      entries: [...s.trackedEntries().values()],
+      payloads: s.pendingOps().map((o) => o.payload),
     };
   } finally {
     s.close();
@@ -50,12 +52,17 @@ describe('kbsync state migrate', () => {
     });
     file.finishRun(run, 'stopped', null);
     file.recordWebhookEvent({ id: 'msg_1', type: 'webhook.test', sentAtSec: 1, receivedAtMs: 2, data: null });
+    const payload = { agentId: 'ag1', entries: [{ sha256: 'd'.repeat(64), source: 'docs', path: 'faq.json#q', title: null }] };
+    file.enqueue({ kind: 'intelligence', source: 'docs', path: 'faq.json#q', digest: 'e'.repeat(64), payload, credits: 1 });
+    file.recordEntries([
+      { sha256: 'a'.repeat(64), agentId: 'ag1', remoteId: 'e9', status: 'processed', source: 'docs', path: 'x.json#k', title: 'K' },
+    ]);
     file.close();
     const before = contents(ws.statePath);
 
     const out = await ws.run('state', 'migrate', '--to', url, '--json');
     expect(out.code, out.stderr).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ counts: { files: 3, outbox: 1, webhookEvents: 1 } });
+    expect(JSON.parse(out.stdout)).toMatchObject({ counts: { files: 3, outbox: 2, webhookEvents: 1, intelEntries: 1 } });
     expect(contents(url)).toEqual(before);
 
     // Into a database that is not empty: refused, nothing written.
@@ -69,7 +76,7 @@ describe('kbsync state migrate', () => {
     const back = join(ws.root, 'back', 'state.db');
     const home = await runKbsync(['state', 'migrate', '--to', back, '-c', ws.configPath], ws.root);
     expect(home.code, home.stderr).toBe(0);
-    expect(home.stdout).toMatch(/^migrated .* -> .*back\/state\.db: 3 files, \d+ runs, 1 outbox/);
+    expect(home.stdout).toMatch(/^migrated .* -> .*back\/state\.db: 3 files, \d+ runs, 2 outbox/);
     expect(existsSync(back)).toBe(true);
     expect(contents(back)).toEqual(before);
     ws.configure({ state: back });

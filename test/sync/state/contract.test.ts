@@ -233,6 +233,50 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.lastSyncedCommit('repo', 'other')).toBeNull();
   });
 
+  it('keeps intelligence writes (their payload) and entries, their statuses, and names remote ids by file or entry', () => {
+    const run = store.startRun('sync');
+    const payload = { agentId: 'ag1', entries: [{ sha256: sha(7), source: 'docs', path: 'faq.json#q1', title: 'Q1' }] };
+    const op = { kind: 'intelligence' as const, source: 'docs', path: 'faq.json#q1', digest: sha(8), payload, credits: 1, runId: run };
+    const id = store.enqueue(op);
+    expect(store.enqueue(op)).toBe(id);
+    expect(store.getOp(id)).toMatchObject({ kind: 'intelligence', payload, sha256: sha(8) });
+    store.transaction(() => {
+      expect(store.reserve(id, { run: BIG, day: BIG, month: BIG }, run)).toEqual({ ok: true });
+      store.settle(id, { outcome: 'done', creditsCharged: 1, remoteId: 'e1' });
+      store.recordEntries([
+        { sha256: sha(7), agentId: 'ag1', remoteId: 'e1', status: 'pending', source: 'docs', path: 'faq.json#q1', title: 'Q1' },
+      ]);
+    });
+    expect(store.setEntryStatus('e1', 'failed', 'too long')).toBe(1);
+    expect(store.trackedEntries().get(sha(7))).toMatchObject({
+      remoteId: 'e1',
+      status: 'failed',
+      error: 'too long',
+      source: 'docs',
+      path: 'faq.json#q1',
+    });
+    store.upsertTracked({
+      source: 'docs',
+      path: 'a.md',
+      size: 1,
+      mtimeNs: '1',
+      inode: 1,
+      sha256: sha(9),
+      remoteName: 'a.md',
+      remoteId: 'f1',
+      remoteStatus: 'queued',
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: null,
+    });
+    expect(store.originsOfRemoteIds(['f1', 'e1', 'zz'])).toEqual(
+      new Map([
+        ['f1', { source: 'docs', path: 'a.md' }],
+        ['e1', { source: 'docs', path: 'faq.json#q1', entry: true }],
+      ]),
+    );
+  });
+
   it('refuses a replayed webhook delivery and lists the newest first', () => {
     const e = (id: string, at: number) => ({ id, type: 'webhook.test', sentAtSec: 1, receivedAtMs: at, data: { n: at } });
     expect(store.recordWebhookEvent(e('a', 1))).toBe(true);

@@ -44,6 +44,7 @@ describe('outbox', () => {
       attempts: 0,
       createdAt: '2025-03-14T12:00:00.000Z',
       updatedAt: '2025-03-14T12:00:00.000Z',
+      payload: null,
     });
     expect(store.getOp(other)?.idempotencyKey).not.toBe(store.getOp(id)?.idempotencyKey);
     expect(store.pendingOps().map((o) => o.id)).toEqual([id, other]);

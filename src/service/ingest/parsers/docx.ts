@@ -1,5 +1,4 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isKbsyncError } from '../../../shared/errors.js';
 import { MIB } from '../../../shared/plans.js';
 import { createHtmlSections } from '../html-sections.js';
 import { DEFAULT_ZIP_LIMITS, readOfficeZip, storedZip, type ZipLimits } from '../office-zip.js';
@@ -7,6 +6,7 @@ import { parseFailed } from '../parse-error.js';
 import { READ_PIECE_BYTES } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
 import { headerFooterText } from './docx-headers.js';
+import { docxHtmlInThread } from './office-thread.js';
 
 /**
  * mammoth holds each part it reads as a DOM, about 75 times the part's XML (an 8 MiB document.xml:
@@ -21,14 +21,6 @@ export const MAX_DOCX_HTML_CHARS = 16 * MIB;
 const isTextPart = (name: string): boolean => /\.(xml|rels)$/i.test(name);
 const HEADER_FOOTER = /^word\/(header|footer)(\d*)\.xml$/i;
 
-function describeMammothError(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  if (/could not find main document part/i.test(message)) {
-    return 'not a valid DOCX file: the archive has no main document part (word/document.xml); is it a Word document?';
-  }
-  return `could not read the DOCX document (${message}); open it in Word or LibreOffice and save it again`;
-}
-
 async function* parseDocx(path: string, limits: ZipLimits): AsyncGenerator<Section> {
   const parts = await readOfficeZip(path, 'DOCX', isTextPart, limits);
   const headerFooters = [...parts.keys()]
@@ -40,19 +32,8 @@ async function* parseDocx(path: string, limits: ZipLimits): AsyncGenerator<Secti
   const zip = await storedZip(parts);
   parts.clear();
 
-  const { default: mammoth } = await import('mammoth');
-  let html: string;
-  try {
-    const result = await mammoth.convertToHtml(
-      { buffer: zip },
-      // Images are never read (their src stays empty); files outside the document are never opened.
-      { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })), externalFileAccess: false },
-    );
-    html = result.value;
-  } catch (err) {
-    if (isKbsyncError(err)) throw err;
-    throw parseFailed(describeMammothError(err), err);
-  }
+  // mammoth works synchronously for seconds on a large document: in a worker thread, off the event loop.
+  const html = await docxHtmlInThread(zip);
   if (html.length > MAX_DOCX_HTML_CHARS) {
     throw parseFailed(`the DOCX document's text is over ${MAX_DOCX_HTML_CHARS / MIB} MiB once converted; split the document`);
   }
@@ -73,7 +54,8 @@ async function* parseDocx(path: string, limits: ZipLimits): AsyncGenerator<Secti
 /**
  * DOCX (mammoth): headings, lists, tables, footnotes and endnotes, then the page headers and
  * footers. Comments are not indexed (mammoth leaves them out: they are review notes, not the
- * document). The ZIP is checked before mammoth sees it (office-zip.ts).
+ * document). The ZIP is checked before mammoth sees it (office-zip.ts); mammoth runs in a worker
+ * thread (office-thread.ts).
  */
 export const docxParser: Parser = {
   extensions: ['docx'],

@@ -4,6 +4,7 @@ import { isKbsyncError } from '../../../shared/errors.js';
 import { parseFailed } from '../parse-error.js';
 import type { Section } from '../types.js';
 import { renderRow } from './delimited.js';
+import { describeWorkbookError, type WorkbookFormat } from './office-messages.js';
 import { createRecordBatcher } from './records.js';
 
 /** What SheetJS is asked to read: values and their displayed text only (no formulas, styles, HTML or macros). */
@@ -30,8 +31,11 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Reads a workbook with SheetJS (loaded on first use); its errors become `parse_failed` with `describe`'s text. */
-export async function readWorkbook(data: Buffer, describe: (message: string) => string): Promise<WorkBook> {
+/**
+ * Reads a workbook with SheetJS (loaded on first use); its errors become `parse_failed` saying why.
+ * Synchronous work of seconds on a large workbook: the parsers call it in a worker thread (office-thread.ts).
+ */
+export async function readWorkbook(data: Buffer, format: WorkbookFormat): Promise<WorkBook> {
   const XLSX = await import('@e965/xlsx');
   try {
     return XLSX.read(data, READ_OPTIONS);
@@ -44,7 +48,7 @@ export async function readWorkbook(data: Buffer, describe: (message: string) => 
         err,
       );
     }
-    throw parseFailed(describe(message), err);
+    throw parseFailed(describeWorkbookError(format, message), err);
   }
 }
 

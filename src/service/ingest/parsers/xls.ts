@@ -3,7 +3,7 @@ import { MIB } from '../../../shared/plans.js';
 import { parseFailed } from '../parse-error.js';
 import type { Parser, Section } from '../types.js';
 import { DEFAULT_MAX_WHOLE_FILE_BYTES } from './json.js';
-import { readWorkbook, workbookSections } from './spreadsheet.js';
+import { workbookSectionsInThread } from './office-thread.js';
 
 const CFB = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 /** The BOF record a bare BIFF2, 3, 4 or 5/8 stream starts with (Excel 2 to 4 wrote no container). */
@@ -41,18 +41,14 @@ async function* parseXls(path: string, maxBytes: number): AsyncGenerator<Section
   const data = await readFile(path);
   const why = notXls(data);
   if (why !== undefined) throw parseFailed(`not an Excel 97-2003 workbook (.xls): ${why}`);
-  const workbook = await readWorkbook(
-    data,
-    (message) =>
-      `the XLS workbook could not be read: the file is damaged or truncated (${message}); open it in Excel or LibreOffice and save it again`,
-  );
-  yield* workbookSections(workbook);
+  yield* workbookSectionsInThread(data, 'xls');
 }
 
 /**
  * XLS, Excel 97-2003 and older (SheetJS): BIFF2 to BIFF8, every sheet as XLSX's are. The whole file
  * is read into memory, so it is limited like a whole JSON document. A file that is not a BIFF
  * workbook (text, HTML, a renamed XLSX) is refused on purpose rather than read as a one-cell sheet.
+ * SheetJS runs in a worker thread (office-thread.ts).
  */
 export const xlsParser: Parser = {
   extensions: ['xls'],

@@ -1,7 +1,7 @@
 import { MIB } from '../../../shared/plans.js';
 import { DEFAULT_ZIP_LIMITS, readOfficeZip, storedZip, type ZipLimits } from '../office-zip.js';
 import type { Parser, Section } from '../types.js';
-import { readWorkbook, workbookSections } from './spreadsheet.js';
+import { workbookSectionsInThread } from './office-thread.js';
 
 /**
  * SheetJS holds a whole workbook in memory, about ten times its sheets' XML (100,000 rows of 5
@@ -16,17 +16,13 @@ async function* parseXlsx(path: string, limits: ZipLimits): AsyncGenerator<Secti
   const parts = await readOfficeZip(path, 'XLSX', isTextPart, limits);
   const zip = await storedZip(parts);
   parts.clear();
-  const workbook = await readWorkbook(
-    zip,
-    (message) => `not a valid XLSX workbook (${message}); open it in Excel or LibreOffice and save it again`,
-  );
-  yield* workbookSections(workbook);
+  yield* workbookSectionsInThread(zip, 'xlsx');
 }
 
 /**
  * XLSX (SheetJS, the `@e965/xlsx` build): every sheet, hidden ones too, each row a
  * `column: value; ...` record under the sheet's name. The ZIP is checked before SheetJS sees it
- * (office-zip.ts); an encrypted workbook is refused as such.
+ * (office-zip.ts); an encrypted workbook is refused as such. SheetJS runs in a worker thread (office-thread.ts).
  */
 export const xlsxParser: Parser = {
   extensions: ['xlsx'],

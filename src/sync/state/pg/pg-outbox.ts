@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
-import type { NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
+import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 
@@ -31,10 +31,12 @@ export type PgOpRow = {
   attempts: number;
   created_at: number;
   updated_at: number;
+  payload_json: string | null;
 };
 
 export const PG_OP_COLUMNS = `id, run_id, runner_id, scope, kind, source_id, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
-  inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at`;
+  inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at,
+  payload_json`;
 const OPEN = `state IN ('pending','in_flight','unknown')`;
 
 /** Who this process is: its runner row (null for a read-only view) and the scope (its sources) whose ops it works. */
@@ -67,6 +69,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       attempts: r.attempts,
       createdAt: isoOf(r.created_at),
       updatedAt: isoOf(r.updated_at),
+      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
     };
   };
   const byState = async (state: OpState): Promise<OutboxOp[]> => {
@@ -101,6 +104,22 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
         [me.scope],
       );
       if (open[0] !== undefined) return open[0].id;
+    } else if (op.kind === 'intelligence' || op.kind === 'intelligence_batch') {
+      // The same request (same entries, same agent) already open: its idempotency key is reused, never a second call.
+      const open = await db.q<PgOpRow>(
+        `SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND kind = $2 AND sha256 = $3 ORDER BY id LIMIT 1`,
+        [me.scope, op.kind, shaToBlob(op.digest)],
+      );
+      const r = open[0];
+      if (r !== undefined) {
+        if (r.state === 'pending' && r.credits !== op.credits)
+          await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
+            op.credits,
+            at,
+            r.id,
+          ]);
+        return r.id;
+      }
     } else if (op.kind === 'upload' || op.kind === 'reprocess') {
       const sourceId = await sources.idOf(op.source);
       const open = await db.q<PgOpRow>(
@@ -122,11 +141,12 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       }
     }
     const upload = op.kind === 'upload' ? op : null;
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : null;
+    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
+    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
     const rows = await db.q<{ id: number }>(
       `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-         reason, credits, idempotency_key, state, created_at, updated_at)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,'pending',$16,$16) RETURNING id`,
+         reason, credits, idempotency_key, state, created_at, updated_at, payload_json)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,'pending',$16,$16,$17) RETURNING id`,
       [
         op.runId ?? null,
         me.runnerId,
@@ -134,7 +154,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
         op.kind,
         fileOp === null ? null : await sources.idOf(fileOp.source),
         fileOp?.path ?? null,
-        upload === null ? null : shaToBlob(upload.sha256),
+        upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
         upload?.size ?? null,
         upload === null ? null : mtimeToBind(upload.mtimeNs).toString(),
         upload?.inode ?? null,
@@ -144,6 +164,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
         op.credits,
         randomUUID(),
         at,
+        intel === null ? null : JSON.stringify(intel.payload),
       ],
     );
     return (rows[0] as { id: number }).id;

@@ -62,7 +62,7 @@ CREATE TABLE outbox (
   run_id          bigint REFERENCES runs(id),
   runner_id       bigint REFERENCES runners(id),
   scope           text NOT NULL,
-  kind            text NOT NULL CHECK (kind IN ('upload','reprocess','reindex','query','chat','agent_create','agent_config')),
+  kind            text NOT NULL CHECK (kind IN ('upload','reprocess','reindex','query','chat','agent_create','agent_config','intelligence','intelligence_batch')),
   source_id       integer REFERENCES sources(id),
   path            text,
   sha256          bytea CHECK (sha256 IS NULL OR length(sha256) = 32),
@@ -81,7 +81,8 @@ CREATE TABLE outbox (
   error           text,
   attempts        integer NOT NULL DEFAULT 0,
   created_at      bigint NOT NULL,
-  updated_at      bigint NOT NULL
+  updated_at      bigint NOT NULL,
+  payload_json    text
 );
 CREATE INDEX outbox_open ON outbox (scope, state, source_id, path) WHERE state IN ('pending','in_flight','unknown');
 CREATE INDEX outbox_path ON outbox (source_id, path);
@@ -122,6 +123,18 @@ CREATE TABLE content_claims (
   remote_name text,
   claimed_at bigint NOT NULL
 );
+CREATE TABLE intel_entries (
+  sha256     bytea PRIMARY KEY CHECK (length(sha256) = 32),
+  agent_id   text NOT NULL,
+  remote_id  text,
+  status     text,
+  error      text,
+  source_id  integer REFERENCES sources(id),
+  path       text,
+  title      text,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
 INSERT INTO meta (key, value) VALUES ('remote_check', 'pending');
 `;
 

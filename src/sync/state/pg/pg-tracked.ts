@@ -1,6 +1,7 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
+import type { TrackedOrigin } from '../remote-paths.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 
@@ -246,8 +247,8 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
       );
     },
     /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */
-    async originsOfRemoteIds(remoteIds: readonly string[]): Promise<Map<string, { source: string; path: string }>> {
-      const found = new Map<string, { source: string; path: string }>();
+    async originsOfRemoteIds(remoteIds: readonly string[]): Promise<Map<string, TrackedOrigin>> {
+      const found = new Map<string, TrackedOrigin>();
       if (remoteIds.length === 0) return found;
       const rows = await db.q<{ remote_id: string; source: string; path: string }>(
         `SELECT f.remote_id, s.name AS source, f.path FROM files f JOIN sources s ON s.id = f.source_id
@@ -256,6 +257,16 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [[...new Set(remoteIds)]],
       );
       for (const r of rows) if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path });
+      // Files and intelligence entries share the service's knowledge-source ids: an id is one or the other.
+      const rest = [...new Set(remoteIds)].filter((id) => !found.has(id));
+      if (rest.length > 0) {
+        const entries = await db.q<{ remote_id: string; source: string; path: string }>(
+          `SELECT e.remote_id, s.name AS source, e.path FROM intel_entries e JOIN sources s ON s.id = e.source_id
+            WHERE e.path IS NOT NULL AND e.remote_id = ANY($1::text[])`,
+          [rest],
+        );
+        for (const r of entries) if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path, entry: true });
+      }
       return found;
     },
     async trackedCount(): Promise<number> {

@@ -20,11 +20,13 @@ export function createPgTransfer(db: Db, sources: PgSources) {
           outbox:
             await db.q(`SELECT o.id, run_id, kind, s.name AS source, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
               inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts,
-              created_at, updated_at FROM outbox o LEFT JOIN sources s ON s.id = o.source_id ORDER BY o.id`),
+              created_at, updated_at, payload_json FROM outbox o LEFT JOIN sources s ON s.id = o.source_id ORDER BY o.id`),
           ledger: await db.q('SELECT id, op_id, run_id, kind, credits, remote_id, at, period_day FROM ledger ORDER BY id'),
           budgetTotals: await db.q('SELECT period, reserved, spent FROM budget_totals'),
           meta: await db.q('SELECT key, value FROM meta'),
           webhookEvents: await db.q('SELECT id, type, sent_at, received_at, data_json FROM webhook_events'),
+          intelEntries: await db.q(`SELECT encode(e.sha256, 'hex') AS sha256, agent_id, remote_id, status, error, s.name AS source, path,
+              title, updated_at FROM intel_entries e LEFT JOIN sources s ON s.id = e.source_id`),
         } as StateSnapshot;
       }),
     /**
@@ -80,8 +82,8 @@ export function createPgTransfer(db: Db, sources: PgSources) {
         for (const o of s.outbox)
           await db.run(
             `INSERT INTO outbox (id, run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-               reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at)
-             VALUES ($1,$2,$3,$4,$5,$6,$7,decode($8, 'hex'),$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
+               reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json)
+             VALUES ($1,$2,$3,$4,$5,$6,$7,decode($8, 'hex'),$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`,
             [
               o.id,
               o.run_id,
@@ -107,6 +109,7 @@ export function createPgTransfer(db: Db, sources: PgSources) {
               o.attempts,
               o.created_at,
               o.updated_at,
+              o.payload_json,
             ],
           );
         for (const l of s.ledger)
@@ -126,6 +129,22 @@ export function createPgTransfer(db: Db, sources: PgSources) {
             w.received_at,
             w.data_json,
           ]);
+        for (const e of s.intelEntries)
+          await db.run(
+            `INSERT INTO intel_entries (sha256, agent_id, remote_id, status, error, source_id, path, title, updated_at)
+             VALUES (decode($1, 'hex'),$2,$3,$4,$5,$6,$7,$8,$9)`,
+            [
+              e.sha256,
+              e.agent_id,
+              e.remote_id,
+              e.status,
+              e.error,
+              e.source === null ? null : await sources.idOf(e.source),
+              e.path,
+              e.title,
+              e.updated_at,
+            ],
+          );
         // Content bought already: a later upload of it anywhere in the dataset reuses that copy.
         await db.run(
           `INSERT INTO content_claims (sha256, op_id, runner_id, state, remote_id, remote_name, claimed_at)

@@ -19,6 +19,7 @@ import { migratePg } from './pg-schema.js';
 import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
 import { createPgTransfer } from './pg-transfer.js';
+import { createPgEntries } from './pg-entries.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -50,6 +51,7 @@ const handlers: Record<string, Handler> = {
   ...budget,
   ...misc,
   ...createPgTransfer(db, sources),
+  ...createPgEntries(db, sources),
   async open(): Promise<PgOpenReply> {
     try {
       await client.connect();
@@ -120,6 +122,7 @@ const READS = new Set([
   'lastSyncedCommit',
   'webhookEventSeen',
   'webhookEvents',
+  'trackedEntries',
   'diagnostics',
 ]);
 /** Handlers that manage the connection or the transaction themselves. */

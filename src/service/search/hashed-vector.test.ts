@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { HASHED_DIMS, hashedVector } from './hashed-vector.js';
+
+describe('hashedVector', () => {
+  it('is a unit vector of HASHED_DIMS, zero for a text with no word, and leans to the heavier words when weighted', () => {
+    const v = hashedVector('harbour lantern copper');
+    expect(v).toHaveLength(HASHED_DIMS);
+    expect(Math.hypot(...v)).toBeCloseTo(1, 5);
+    expect([...hashedVector('  ... !!')].every((x) => x === 0)).toBe(true);
+
+    const dot = (a: Float32Array, b: Float32Array): number => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
+    const harbour = hashedVector('harbour');
+    const lantern = hashedVector('lantern');
+    const q = hashedVector('harbour lantern', (w) => (w === 'harbour' ? 5 : 1));
+    expect(dot(q, harbour)).toBeGreaterThan(2 * dot(q, lantern));
+  });
+});

@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // End-to-end tests run bin/kbsync.js as a child process: build dist/ once if it is missing or stale.
-    globalSetup: ['test/helpers/build-dist.ts'],
+    globalSetup: ['test/helpers/build-dist.ts', 'test/helpers/postgres-global.ts'],
   },
 });

@@ -19,6 +19,8 @@ import { currentLoad, machineFacts } from './machine.js';
 import { ingestFigures, planFigures, scanFigures, uploadFigures, type IngestLike } from './other-figures.js';
 import { repoRoot } from './paths.js';
 import type { PlanBenchFigure } from './plan.js';
+import type { PgStateBenchResult } from './pg-state.js';
+import { pgStateFigures } from './pg-state-figures.js';
 import { queryFigures } from './query-figures.js';
 import type { QueryBenchResult } from './query.js';
 import { csvRssFigures, formatIngestFigures } from './format-figures.js';
@@ -108,6 +110,9 @@ if (watchDaemon === null)
 
 const plan = inChild<PlanBenchFigure[]>('planner alone', './plan.js', 'runPlanBench', files, 5);
 if (plan !== null) add(planFigures(plan));
+
+// The PostgreSQL state (issue 19): an unchanged plan beside the SQLite state's, and reservations/s with 8 processes.
+add(pgStateFigures(inChild<PgStateBenchResult>('PostgreSQL state', './pg-state.js', 'runPgStateBench', { files })));
 
 const query = inChild<QueryBenchResult>('service query latency (hybrid retrieval)', './query.js', 'runQueryBench', {});
 if (query !== null) add(queryFigures(query));

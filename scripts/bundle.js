@@ -30,6 +30,8 @@ const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 // `kbsync serve` and embedded start, ~35 ms more to reach `listening` (measured, bench/service-start.ts).
 const external = [
   'better-sqlite3',
+  // node-postgres: loaded by the PostgreSQL state's worker only (it requires pg-native optionally, which is not installed).
+  'pg',
   '@parcel/watcher',
   'pino',
   'undici',
@@ -73,6 +75,7 @@ await build({
     'stat-pool-worker': 'dist/sync/sources/stat-pool-worker.js',
     'hash-worker': 'dist/sync/sources/hash-worker.js',
     'checkpoint-worker': 'dist/service/store/checkpoint-worker.js',
+    'pg-worker': 'dist/sync/state/pg/pg-worker.js',
     'office-worker': 'dist/service/ingest/parsers/office-worker.js',
   },
   format: 'cjs',

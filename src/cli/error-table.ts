@@ -152,8 +152,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   state_unavailable: {
     exit: 2,
-    meaning: 'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk.',
-    action: 'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700).',
+    meaning:
+      'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk; or the PostgreSQL server of a `postgres://` state cannot be reached or refuses the login.',
+    action:
+      'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700), or check the host, port, user, password and database of the `postgres://` URL.',
   },
   state_write_failed: {
     exit: 1,

@@ -42,9 +42,14 @@ export async function withSession<T>(
 
 async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Logger, lock: boolean): Promise<StateStore> {
   const { openState, moveAsideCorrupt } = await import('../sync/state/index.js');
-  if (!lock) return openState(config.state, { logger, lock: false });
+  // With a PostgreSQL state shared by many runners, this process works the outbox ops of its own sources only.
+  const scope = config.sources
+    .map((s) => s.name)
+    .sort()
+    .join(',');
+  if (!lock) return openState(config.state, { logger, lock: false, scope });
   try {
-    const state = openState(config.state, { logger });
+    const state = openState(config.state, { logger, scope });
     if (state.lockTakenOver !== null)
       logger.warn({ pid: state.lockTakenOver.pid }, 'took over the lock of a kbsync that is no longer running');
     return state;
@@ -52,6 +57,6 @@ async function openStateFor(config: ResolvedConfig, ctx: CliContext, logger: Log
     if (!isKbsyncError(err, 'state_corrupt')) throw err;
     const movedTo = moveAsideCorrupt(config.state);
     ctx.stderr.write(`kbsync: the state database was corrupt; moved it to ${movedTo} and rebuilding from the remote listing\n`);
-    return openState(config.state, { logger });
+    return openState(config.state, { logger, scope });
   }
 }

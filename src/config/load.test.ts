@@ -354,3 +354,22 @@ describe('loadConfig: the resolved config', () => {
     expect(loadConfig(file, { HOME: dir }).state).toBe(join(dir, 'kb/state.db'));
   });
 });
+
+describe('loadConfig: a PostgreSQL state', () => {
+  it('keeps a postgres:// URL as it is (not a path), from the file or from ${KBSYNC_STATE_URL}', () => {
+    const url = 'postgres://kb:secret@db.internal:5432/kbsync';
+    expect(loadConfig(configDir(`state: ${url}\n`).file, {}).state).toBe(url);
+    const { file } = configDir('state: ${KBSYNC_STATE_URL}\n');
+    expect(loadConfig(file, { KBSYNC_STATE_URL: 'postgresql://kb@db/kb' }).state).toBe('postgresql://kb@db/kb');
+    expect(JSON.stringify(redactConfig(loadConfig(configDir(`state: ${url}\n`).file, {})))).not.toContain('secret');
+  });
+
+  it('refuses a URL of another scheme, and a PostgreSQL URL without a host, naming the line', () => {
+    expect(problemLines(configDir('target:\n  kind: embedded\nstate: mysql://db/kb\n').file)).toEqual([
+      '3: state: "mysql://" is not a state kbsync can keep: use a file path (the SQLite state, e.g. .kbsync/state.db) or postgres://USER@HOST:PORT/DATABASE',
+    ]);
+    expect(problemLines(configDir('state: postgres:///kb\n').file)).toEqual([
+      '1: state: a PostgreSQL URL needs a host: postgres://USER@HOST:PORT/DATABASE',
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { isPostgresUrl } from '../shared/state-url.js';
 import type { Env } from './interpolate.js';
 import type { Config, ResolvedConfig } from './schema.js';
 
@@ -28,7 +29,8 @@ export function resolveConfig(
     ...config,
     configPath,
     baseDir,
-    state: at(config.state),
+    // A PostgreSQL URL is not a path.
+    state: isPostgresUrl(config.state) ? config.state : at(config.state),
     target: {
       ...target,
       dataDir: at(target.dataDir),

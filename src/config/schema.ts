@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { stateLocationProblem } from '../shared/state-url.js';
 import { PLANS } from '../shared/plans.js';
 import { webhookSecretKey } from '../shared/webhooks.js';
 import { cronProblem } from '../shared/cron.js';
@@ -306,8 +307,16 @@ export const Config = z
   .strictObject({
     /** Where documents go: the embedded service or a remote one. */
     target: Target.describe('Where documents go: the embedded service or a remote one.'),
-    /** Path of the sync state database. @default ".kbsync/state.db" */
-    state: z.string().min(1).default('.kbsync/state.db').describe('Path of the sync state database.'),
+    /** Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md). @default ".kbsync/state.db" */
+    state: z
+      .string()
+      .min(1)
+      .superRefine((state, ctx) => {
+        const problem = stateLocationProblem(state);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .default('.kbsync/state.db')
+      .describe('Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md).'),
     /** Credit caps; work over a cap waits for the next run, day or month. */
     budget: Budget.describe('Credit caps; work over a cap waits for the next run, day or month.'),
     /** Folders and Git repositories to sync. @default [] */

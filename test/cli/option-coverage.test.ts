@@ -29,6 +29,8 @@ const SERVE = 'test/service/serve-cli.test.ts';
 const WAIT = 'test/sync/e2e/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
 const WATCH = 'test/sync/e2e/watch.test.ts';
+const MIGRATE = 'test/sync/e2e/pg-migrate.test.ts';
+const MIGRATE_TEST = 'moves a state file to PostgreSQL and back, every row read back the same; syncing goes on without paying again';
 const AGENTS = 'test/cli/agents.test.ts';
 const CHECK = 'test/sync/e2e/check.test.ts';
 const AUDIT = 'test/sync/e2e/audit.test.ts';
@@ -233,6 +235,11 @@ const COVERAGE: Record<string, Cover> = {
   },
   'watch --config': { file: WATCH, test: 'finds at start what changed while it was stopped' },
   'watch --version': VERSION,
+
+  'state migrate --to': { file: MIGRATE, test: MIGRATE_TEST },
+  'state migrate --json': { file: MIGRATE, test: MIGRATE_TEST },
+  'state migrate --config': { file: MIGRATE, test: MIGRATE_TEST },
+  'state migrate --version': VERSION,
 };
 
 /** Every command that runs an action, as its words after `kbsync`, with the options it accepts (its own and its parents'). */
@@ -290,6 +297,7 @@ describe('every option of every command has a test that reads back its effect', 
       'serve',
       'serve credits add',
       'serve dataset create',
+      'state migrate',
       'status',
       'sync',
       'watch',
@@ -337,6 +345,7 @@ describe('--version (commander acts on it wherever it stands)', () => {
     [['serve']],
     [['serve', 'credits', 'add', '--dataset', '1', '5']],
     [['serve', 'dataset', 'create', '--name', 'x']],
+    [['state', 'migrate', '--to', 'x.db']],
     [['status']],
     [['sync']],
     [['watch']],

@@ -12,6 +12,7 @@ export { register as init } from './init.js';
 export { register as plan } from './plan.js';
 export { register as query } from './query.js';
 export { register as serve } from './serve.js';
+export { register as state } from './state.js';
 export { register as status } from './status.js';
 export { register as sync } from './sync.js';
 export { register as watch } from './watch.js';

@@ -3,6 +3,25 @@ import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { loadCommandConfig } from '../config-option.js';
 import { withSession } from '../session.js';
+import type { PgStateStore } from '../../sync/state/pg/index.js';
+import type { RunnerStatus } from '../../sync/report/status.js';
+
+/** The shared state's runners as `status` shows them. */
+function runnersOf(state: PgStateStore): RunnerStatus[] {
+  return state.runners().map((r) => ({
+    id: r.id,
+    host: r.host,
+    pid: r.pid,
+    sources: r.scope,
+    startedAt: r.startedAt,
+    lastRunAt: r.lastRunAt,
+    runs: r.runs,
+    spent: r.spent,
+    reserved: r.reserved,
+    alive: r.alive,
+  }));
+}
+import { localStatePath } from '../../shared/state-url.js';
 
 /** `kbsync status`: tracked files, pending work, credits spent per period, the last run. No remote call. */
 export function register(program: Command, ctx: CliContext): void {
@@ -16,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
       // A running `kbsync watch` holds the state's lock: its status file says what it does, and the state is read beside it.
       const { config: loaded } = await loadCommandConfig(cmd, ctx);
       const { readRunningDaemon } = await import('../../sync/watch/status-file.js');
-      const daemon = readRunningDaemon(loaded.state);
+      const daemon = readRunningDaemon(localStatePath(loaded));
       await withSession(
         cmd,
         ctx,
@@ -32,6 +51,7 @@ export function register(program: Command, ctx: CliContext): void {
             outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
             daemon,
             entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
+            ...('runners' in state ? { runners: runnersOf(state as PgStateStore) } : {}),
           });
           if (options.json === true) writeJson(ctx, report);
           else writeLines(ctx, formatStatus(report));

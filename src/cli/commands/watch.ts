@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { withSession } from '../session.js';
+import { localStatePath } from '../../shared/state-url.js';
 
 /**
  * `kbsync watch`: the daemon. A first sync, then a sync cycle after each settled burst of changes, each
@@ -59,7 +60,7 @@ export function register(program: Command, ctx: CliContext): void {
         const save = (stoppedAt: string | null): void => {
           if (snapshot === null) return;
           try {
-            writeDaemonStatus(config.state, { ...snapshot, http: httpAddress, stoppedAt });
+            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }

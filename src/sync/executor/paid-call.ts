@@ -46,6 +46,8 @@ export async function paidCall<T>(state: StateStore, caps: BudgetCaps, call: Sin
     const opId = state.enqueue({ kind: call.kind, credits, reason, runId });
     const admitted = state.reserve(opId, caps, runId);
     if (!admitted.ok) {
+      // A query or chat carries no content to share: only a budget period can refuse it.
+      if (admitted.period === 'content') throw new KbsyncError('state_conflict', `${call.kind} ${opId} refused as shared content`);
       const check = overBudgetReason(admitted.period, admitted.used, credits, admitted.cap, 0);
       state.cancelOp(opId, `over budget: ${check}`);
       throw new KbsyncError('budget_exhausted', `${call.kind} not sent: it ${check}`);

@@ -1,7 +1,7 @@
 import { isApiError, type ApiError } from '../../client/errors.js';
 import { DEFAULT_RETRY_AFTER_MS } from '../../client/retry.js';
 import { errorText, isKbsyncError } from '../../shared/errors.js';
-import type { BudgetCaps, NewOp, OutboxOp, SettleOutcome, StateStore } from '../state/index.js';
+import type { BudgetCaps, NewOp, OutboxOp, ReserveResult, SettleOutcome, StateStore } from '../state/index.js';
 import type { BudgetPeriod } from '../state/index.js';
 import type { RunOutcome } from '../types.js';
 import type { PaidQueue } from './paid-queue.js';
@@ -30,6 +30,7 @@ export type PaidResult = {
     | { by: 'budget'; period: BudgetPeriod; used: number; cap: number }
     | { by: 'changed'; message: string }
     | { by: 'stopped'; code: string }
+    | { by: 'shared'; message: string }
     | { by: 'refused'; code: string };
 };
 
@@ -116,7 +117,23 @@ export async function runPaidTasks(
       results[index] = notSent(stop.code);
       return 'settled';
     }
-    const admitted = state.reserve(opId, o.caps, o.runId);
+    const admitted = await reserveShared(state, opId, o, stopped.signal);
+    if (!admitted.ok && admitted.period === 'content') {
+      if (admitted.reused !== null) {
+        // Another runner of the dataset bought this content: the op is settled, tracked against that copy, nothing paid.
+        results[index] = { outcome: 'done', creditsCharged: 0, remoteId: admitted.reused.remoteId, error: null };
+        return 'settled';
+      }
+      state.cancelOp(opId, 'another runner is buying the same content; left for the next run');
+      results[index] = {
+        outcome: 'not-run',
+        creditsCharged: 0,
+        remoteId: null,
+        error: null,
+        deferred: { by: 'shared', message: 'another runner of this dataset is buying the same content; not bought twice' },
+      };
+      return 'settled';
+    }
     if (!admitted.ok) {
       state.cancelOp(opId, `over budget: ${admitted.period} cap ${admitted.cap}, ${admitted.used} used`);
       results[index] = {
@@ -236,6 +253,26 @@ export async function runPaidTasks(
     }),
   );
   return { results, stop };
+}
+
+/** How long an upload waits for another runner buying the same content (PostgreSQL state) before it is left for the next run. */
+const SHARED_CONTENT_WAIT_MS = 10_000;
+const SHARED_CONTENT_POLL_MS = 200;
+
+/**
+ * reserve(), waiting while another live runner holds the claim on the same content (PostgreSQL state):
+ * its outcome decides, reused when it is bought, claimed by this op when it failed. A dead runner's
+ * claim is not waited for (the next runner of its sources reconciles it). The SQLite state never
+ * answers 'content'.
+ */
+async function reserveShared(state: StateStore, opId: number, o: PaidRunOptions, stop: AbortSignal): Promise<ReserveResult> {
+  const until = Date.now() + SHARED_CONTENT_WAIT_MS;
+  for (;;) {
+    const admitted = state.reserve(opId, o.caps, o.runId);
+    if (admitted.ok || admitted.period !== 'content' || admitted.reused !== null || !admitted.holderAlive) return admitted;
+    if (Date.now() >= until || stop.aborted) return admitted;
+    await new Promise((resolve) => setTimeout(resolve, SHARED_CONTENT_POLL_MS));
+  }
 }
 
 function formatSeconds(ms: number): string {

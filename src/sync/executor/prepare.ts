@@ -13,6 +13,7 @@ import { reconcileEntries } from '../intelligence/reconcile.js';
 import { entryKey, type EntryContents } from '../intelligence/execute.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
+import { localStatePath } from '../../shared/state-url.js';
 
 /** What a sync or a plan needs: the config, the open state, and a client opened only when needed. */
 export type SyncDeps = {
@@ -105,7 +106,7 @@ export async function preparePlan(
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {
-      stateDir: dirname(config.state),
+      stateDir: dirname(localStatePath(config)),
       known: loading,
       lastSyncedCommit: (source, scope) => state.lastSyncedCommit(source, scope),
       // A new state (or one rebuilt from the listing, which keeps no stat fingerprints) hashes nearly

@@ -330,6 +330,14 @@ function runItemOf(
         error: null,
       });
     }
+    if (deferred.by === 'shared') {
+      return Object.assign({}, item, {
+        reason: `${item.reason}; not sent: ${deferred.message}`,
+        outcome: paid.outcome,
+        creditsCharged: 0,
+        error: null,
+      });
+    }
     if (deferred.by === 'refused') {
       return Object.assign({}, item, {
         reason: `${item.reason}; refused by the service (${deferred.code}), nothing charged; sent again by the next run`,

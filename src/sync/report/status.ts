@@ -24,6 +24,25 @@ export type StatusReport = {
   daemon: DaemonStatus | null;
   /** Intelligence entries the dataset holds, by their last known status (only when there are any). */
   entries?: { total: number; byStatus: Record<string, number> };
+  /** With a PostgreSQL state only: every runner that wrote to it, newest first (docs/scale.md). */
+  runners?: RunnerStatus[];
+};
+
+/** One process that wrote to a shared (PostgreSQL) state. */
+export type RunnerStatus = {
+  id: number;
+  host: string;
+  pid: number;
+  /** The sources it syncs, comma-separated. */
+  sources: string;
+  startedAt: string;
+  lastRunAt: string | null;
+  runs: number;
+  /** Credits its runs spent. */
+  spent: number;
+  /** Credits its ops hold reserved now. */
+  reserved: number;
+  alive: boolean;
 };
 
 /** What `kbsync status` says of a running daemon (from the status file it keeps beside the state). */
@@ -55,6 +74,7 @@ type StatusInput = {
   daemon?: DaemonStatus | null;
   /** The state's intelligence entries' statuses (pending, processed, failed...). */
   entryStatuses?: readonly string[];
+  runners?: RunnerStatus[];
 };
 
 const ZERO: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: 0, creditsSpent: 0 };
@@ -92,6 +112,7 @@ export function statusReport(input: StatusInput): StatusReport {
     lastRun: last === null ? null : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
     daemon: input.daemon ?? null,
     ...entriesOf(input.entryStatuses ?? []),
+    ...(input.runners === undefined ? {} : { runners: input.runners }),
   };
 }
 
@@ -140,6 +161,7 @@ export function formatStatus(r: StatusReport): string {
         `${r.summary.uploaded} uploaded, ${r.summary.unchanged} unchanged, ${r.summary.renamed} renamed, ${r.summary.skipped} skipped, ${r.summary.deferred} deferred, ${r.summary.failed} failed; ${r.summary.creditsSpent} credits spent`,
       ],
       ...daemonLines(r.daemon),
+      ...runnerLines(r.runners),
     ],
     '',
   ).join('\n');
@@ -168,4 +190,16 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];
+}
+
+function runnerLines(runners: readonly RunnerStatus[] | undefined): [string, string][] {
+  if (runners === undefined) return [];
+  const lines: [string, string][] = [['runners', `${plural(runners.length, 'runner')} wrote to this shared state`]];
+  for (const r of runners) {
+    lines.push([
+      `  #${r.id}`,
+      `${r.host} pid ${r.pid}, sources ${r.sources === '' ? '(none)' : r.sources}, ${r.alive ? 'running' : 'ended'}; last run ${r.lastRunAt ?? 'never'} (${plural(r.runs, 'run')}); ${r.spent} credits spent${r.reserved > 0 ? `, ${r.reserved} reserved` : ''}`,
+    ]);
+  }
+  return lines;
 }

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
 import { acquireLock, type HeldLock } from './lock-file.js';
 import { migrate } from './migrations.js';
+import { isPostgresUrl, openPgState } from './pg/index.js';
 import { classifyStateError } from './sqlite-errors.js';
 import { createStateStore, type StateStore } from './state-store.js';
 
@@ -20,6 +21,11 @@ export type OpenStateOptions = {
   lock?: boolean;
   /** How long a write waits for another connection's transaction. @default 5000 */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL state only: the sources this process syncs (its runner's scope, see pg-schema.ts): it
+   * sees, reserves and reconciles only the outbox ops queued under the same scope. @default ""
+   */
+  scope?: string;
 };
 
 // Not silentLogger(): opening the state must not load pino (a plan that logs nothing never needs it).
@@ -29,12 +35,16 @@ const PRIVATE_FILE = 0o600;
 const PRIVATE_DIR = 0o700;
 
 /**
+ * A `postgres://` or `postgresql://` URL opens the shared PostgreSQL state instead (pg/pg-store.ts):
+ * the same StateStore, many runners.
+ *
  * Opens (creating and migrating as needed) the sync state database at `path`: folder 0700, files 0600,
  * WAL, synchronous=FULL, foreign keys on, one writer at a time. Throws KbsyncError 'state_locked' when
  * another kbsync holds it, 'state_corrupt' when the file is damaged (see moveAsideCorrupt), 'state_version'
  * when a newer kbsync wrote it, 'state_unavailable' when the path cannot hold it (a folder, no permission...).
  */
 export function openState(path: string, options: OpenStateOptions = {}): StateStore {
+  if (isPostgresUrl(path)) return openPgState(path, options);
   const now = options.now ?? ((): Date => new Date());
   const log = options.logger ?? NO_LOG;
   const abs = resolve(path);

@@ -89,8 +89,17 @@ export type BudgetPeriod = 'run' | 'day' | 'month';
 /** One number per budget period. */
 export type PeriodCredits = { run: number; day: number; month: number };
 
-/** reserve()'s answer: admitted, or the first period (run, then day, then month) it would overrun. */
-export type ReserveResult = { ok: true } | { ok: false; period: BudgetPeriod; used: number; cap: number };
+/**
+ * reserve()'s answer: admitted, or the first period (run, then day, then month) it would overrun. With
+ * the PostgreSQL state only, `period: 'content'`: another runner of the dataset bought this upload's
+ * content (`reused`: the op is settled done at no cost, tracked against that copy) or is buying it now
+ * (`reused: null`: nothing changed; try again once it has settled, if `holderAlive`: a dead runner's claim
+ * waits for the next runner of its sources to reconcile it).
+ */
+export type ReserveResult =
+  | { ok: true }
+  | { ok: false; period: BudgetPeriod; used: number; cap: number }
+  | { ok: false; period: 'content'; reused: { remoteId: string; remoteName: string } | null; holderAlive: boolean };
 
 /** What happened to a paid call; see settle(). */
 export type SettleOutcome =

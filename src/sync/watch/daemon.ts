@@ -8,6 +8,7 @@ import { releaseMemory } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
+import { localStatePath } from '../../shared/state-url.js';
 
 /** How one folder source is watched, and why (the probe's verdict, a fall-back). */
 export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
@@ -214,9 +215,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   };
 
   // Folder sources: one watcher each; what the state and the embedded service write is not a change.
-  const stateFile = basename(config.state);
+  const stateFile = basename(localStatePath(config));
   // A watcher reports real paths: a folder reached through a symlink is compared under both names.
-  const stateDirs = bothNames(dirname(config.state));
+  const stateDirs = bothNames(dirname(localStatePath(config)));
   const dataDirs = config.target.kind === 'embedded' ? bothNames(config.target.dataDir) : [];
   const ignored = (absPath: string): boolean => {
     if (dataDirs.some((dataDir) => absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { KbsyncError } from '../../../shared/errors.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
+import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
+import type { Db } from './pg-db.js';
+import type { PgSources } from './pg-sources.js';
+
+/** An outbox row as the worker reads it (sha256 as hex, mtime as text). */
+export type PgOpRow = {
+  id: number;
+  run_id: number | null;
+  runner_id: number | null;
+  scope: string;
+  kind: OpKind;
+  source_id: number | null;
+  path: string | null;
+  sha256: string | null;
+  size: number | null;
+  mtime_ns: string | null;
+  inode: number | null;
+  remote_name: string | null;
+  remote_id: string | null;
+  reason: string | null;
+  credits: number;
+  idempotency_key: string;
+  state: OpState;
+  reserved: number;
+  reserved_at: number | null;
+  error_code: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  payload_json: string | null;
+};
+
+export const PG_OP_COLUMNS = `id, run_id, runner_id, scope, kind, source_id, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
+  inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at,
+  payload_json`;
+const OPEN = `state IN ('pending','in_flight','unknown')`;
+
+/** Who this process is: its runner row (null for a read-only view) and the scope (its sources) whose ops it works. */
+export type PgIdentity = { runnerId: number | null; scope: string };
+
+/** The outbox on PostgreSQL; every list is of this runner's scope only. */
+export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
+  const toOp = async (r: PgOpRow): Promise<OutboxOp> => {
+    const source = r.source_id === null ? null : await sources.nameOf(r.source_id);
+    return {
+      id: r.id,
+      runId: r.run_id,
+      kind: r.kind,
+      source,
+      path: r.path,
+      sha256: r.sha256,
+      size: r.size,
+      mtimeNs: r.mtime_ns,
+      inode: r.inode,
+      remoteName: source !== null && r.path !== null && r.kind === 'upload' ? decodeRemoteName(source, r.path, r.remote_name) : null,
+      remoteId: r.remote_id,
+      reason: r.reason,
+      credits: r.credits,
+      idempotencyKey: r.idempotency_key,
+      state: r.state,
+      reserved: r.reserved,
+      reservedAt: r.reserved_at === null ? null : isoOf(r.reserved_at),
+      errorCode: r.error_code,
+      error: r.error,
+      attempts: r.attempts,
+      createdAt: isoOf(r.created_at),
+      updatedAt: isoOf(r.updated_at),
+      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
+    };
+  };
+  const byState = async (state: OpState): Promise<OutboxOp[]> => {
+    const rows = await db.q<PgOpRow>(`SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND state = $2 ORDER BY id`, [
+      me.scope,
+      state,
+    ]);
+    return Promise.all(rows.map(toOp));
+  };
+  const rowOf = async (opId: number, lock = false): Promise<PgOpRow | undefined> => {
+    const rows = await db.q<PgOpRow>(`SELECT ${PG_OP_COLUMNS} FROM outbox WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [opId]);
+    return rows[0];
+  };
+  const cancel = (why: string, opId: number): Promise<number> =>
+    db.tx(async () => {
+      const n = await db.run(`UPDATE outbox SET state = 'cancelled', error = $1, updated_at = $2 WHERE id = $3 AND state = 'pending'`, [
+        why,
+        db.nowMs(),
+        opId,
+      ]);
+      if (n > 0) await db.run(`DELETE FROM content_claims WHERE op_id = $1 AND state = 'claimed'`, [opId]);
+      return n;
+    });
+
+  const enqueueOne = async (op: NewOp): Promise<number> => {
+    if (!Number.isSafeInteger(op.credits) || op.credits < 0)
+      throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    const at = db.nowMs();
+    if (op.kind === 'reindex') {
+      const open = await db.q<{ id: number }>(
+        `SELECT id FROM outbox WHERE ${OPEN} AND scope = $1 AND state = 'pending' AND kind = 'reindex' LIMIT 1`,
+        [me.scope],
+      );
+      if (open[0] !== undefined) return open[0].id;
+    } else if (op.kind === 'intelligence' || op.kind === 'intelligence_batch') {
+      // The same request (same entries, same agent) already open: its idempotency key is reused, never a second call.
+      const open = await db.q<PgOpRow>(
+        `SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND kind = $2 AND sha256 = $3 ORDER BY id LIMIT 1`,
+        [me.scope, op.kind, shaToBlob(op.digest)],
+      );
+      const r = open[0];
+      if (r !== undefined) {
+        if (r.state === 'pending' && r.credits !== op.credits)
+          await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
+            op.credits,
+            at,
+            r.id,
+          ]);
+        return r.id;
+      }
+    } else if (op.kind === 'upload' || op.kind === 'reprocess') {
+      const sourceId = await sources.idOf(op.source);
+      const open = await db.q<PgOpRow>(
+        `SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND source_id = $2 AND path = $3 AND kind = $4 ORDER BY id FOR UPDATE`,
+        [me.scope, sourceId, op.path, op.kind],
+      );
+      for (const r of open) {
+        const same = op.kind === 'upload' ? r.sha256 === op.sha256.toLowerCase() : r.remote_id === op.remoteId;
+        if (same) {
+          if (r.state === 'pending' && r.credits !== op.credits)
+            await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
+              op.credits,
+              at,
+              r.id,
+            ]);
+          return r.id;
+        }
+        if (r.state === 'pending') await cancel('superseded by newer content', r.id);
+      }
+    }
+    const upload = op.kind === 'upload' ? op : null;
+    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
+    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+    const rows = await db.q<{ id: number }>(
+      `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
+         reason, credits, idempotency_key, state, created_at, updated_at, payload_json)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,'pending',$16,$16,$17) RETURNING id`,
+      [
+        op.runId ?? null,
+        me.runnerId,
+        me.scope,
+        op.kind,
+        fileOp === null ? null : await sources.idOf(fileOp.source),
+        fileOp?.path ?? null,
+        upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
+        upload?.size ?? null,
+        upload === null ? null : mtimeToBind(upload.mtimeNs).toString(),
+        upload?.inode ?? null,
+        upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
+        op.kind === 'reprocess' ? op.remoteId : null,
+        op.reason ?? null,
+        op.credits,
+        randomUUID(),
+        at,
+        intel === null ? null : JSON.stringify(intel.payload),
+      ],
+    );
+    return (rows[0] as { id: number }).id;
+  };
+
+  return {
+    enqueue: (op: NewOp): Promise<number> => db.tx(() => enqueueOne(op)),
+    enqueueMany: (ops: readonly NewOp[]): Promise<number[]> =>
+      db.tx(async () => {
+        const ids: number[] = [];
+        for (const op of ops) ids.push(await enqueueOne(op));
+        return ids;
+      }),
+    async getOp(opId: number): Promise<OutboxOp | null> {
+      const r = await rowOf(opId);
+      return r === undefined ? null : toOp(r);
+    },
+    pendingOps: () => byState('pending'),
+    unknownOps: () => byState('unknown'),
+    inFlightOps: () => byState('in_flight'),
+    async opsForPath(source: string, path: string): Promise<OutboxOp[]> {
+      const id = await sources.findId(source);
+      if (id === undefined) return [];
+      const rows = await db.q<PgOpRow>(`SELECT ${PG_OP_COLUMNS} FROM outbox WHERE source_id = $1 AND path = $2 ORDER BY id`, [id, path]);
+      return Promise.all(rows.map(toOp));
+    },
+    async cancelOp(opId: number, why = 'cancelled'): Promise<void> {
+      if ((await cancel(why, opId)) === 0) throw new KbsyncError('state_conflict', `operation ${opId} is not pending`);
+    },
+    /** Deletes settled ops of runs no longer running (as the SQLite outbox's pruneSettled). */
+    // Of this scope only: runners of other sources prune their own (two prunes over the same rows could deadlock).
+    pruneSettled: (): Promise<number> =>
+      db.tx(() =>
+        db.run(
+          `DELETE FROM outbox WHERE scope = $1 AND (state IN ('done','cancelled')
+            OR (state = 'failed' AND EXISTS (SELECT 1 FROM outbox AS later WHERE later.source_id IS NOT DISTINCT FROM outbox.source_id
+              AND later.path IS NOT DISTINCT FROM outbox.path AND later.kind = outbox.kind AND later.id > outbox.id)))
+            AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`,
+          [me.scope],
+        ),
+      ),
+    /** One row, locked for the rest of the transaction when `lock`. */
+    rowOf,
+  };
+}
+
+export type PgOutbox = ReturnType<typeof createPgOutbox>;

@@ -1,0 +1,208 @@
+import { hostname } from 'node:os';
+import { KbsyncError } from '../../../shared/errors.js';
+import { isoOf } from '../codec.js';
+import { RUNS_KEPT } from '../runs.js';
+import type { RunRecord, RunStatus } from '../state-types.js';
+import type { Db } from './pg-db.js';
+import type { PgIdentity } from './pg-outbox.js';
+import { LOCK_CLASS } from './pg-schema.js';
+
+/** A runner as `kbsync status` shows it: every process that wrote to the shared state. */
+export type RunnerRecord = {
+  id: number;
+  host: string;
+  pid: number;
+  /** The sources it syncs (comma-separated names). */
+  scope: string;
+  startedAt: string;
+  lastRunAt: string | null;
+  runs: number;
+  /** Credits it spent (ledger spend rows of its runs). */
+  spent: number;
+  /** Credits its ops hold reserved now. */
+  reserved: number;
+  /** True while its process holds its lock (alive). */
+  alive: boolean;
+};
+
+type RunRow = { id: number; command: string; status: string; started_at: number; finished_at: number | null; summary_json: string | null };
+
+const toRecord = (r: RunRow): RunRecord => ({
+  id: r.id,
+  command: r.command,
+  status: r.status as RunStatus,
+  startedAt: isoOf(r.started_at),
+  finishedAt: r.finished_at === null ? null : isoOf(r.finished_at),
+  summary: r.summary_json === null ? null : (JSON.parse(r.summary_json) as unknown),
+});
+
+/**
+ * Registers this process as a runner and takes its liveness lock: a session advisory lock on its id,
+ * which PostgreSQL releases when the connection ends, however the process ended.
+ */
+export async function registerRunner(db: Db, scope: string): Promise<number> {
+  // The lock first, then the row: no one ever sees this runner's row without its lock held.
+  const id = (await db.q<{ id: number }>(`SELECT nextval(pg_get_serial_sequence('runners', 'id')) AS id`))[0]?.id as number;
+  await db.q('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, id]);
+  await db.run('INSERT INTO runners (id, host, pid, scope, started_at, last_seen_at) VALUES ($1, $2, $3, $4, $5, $5)', [
+    id,
+    hostname(),
+    process.pid,
+    scope,
+    db.nowMs(),
+  ]);
+  return id;
+}
+
+/**
+ * The runners among `ids` whose process still holds its liveness lock, read from pg_locks (taking
+ * nothing: a check never makes a live runner look dead to another check).
+ */
+export async function liveRunners(db: Db, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.q<{ id: number }>(
+    `SELECT objid::bigint AS id FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted
+        AND mode = 'ExclusiveLock' AND objid::bigint = ANY($2::bigint[])`,
+    [LOCK_CLASS, ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * What dead runners left: their in-flight ops become 'unknown' (reservations kept, to be checked
+ * against the service by the next runner of their scope) and their running runs 'interrupted'. A
+ * runner is dead when its liveness lock can be taken. Returns how many ops were recovered.
+ */
+export async function recoverDeadRunners(db: Db, myId: number): Promise<number> {
+  const suspects = await db.q<{ id: number }>(
+    `SELECT id FROM runners WHERE id <> $1 AND (id IN (SELECT runner_id FROM outbox WHERE state = 'in_flight')
+       OR id IN (SELECT runner_id FROM runs WHERE status = 'running'))`,
+    [myId],
+  );
+  // Runners that never wrote anything (a plan, a status) and are gone: forgotten, so the list stays short.
+  const idle = await db.q<{ id: number }>(
+    `SELECT id FROM runners r WHERE id <> $1 AND NOT EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id)
+       AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id) AND NOT EXISTS (SELECT 1 FROM content_claims WHERE runner_id = r.id)
+     ORDER BY id LIMIT 100`,
+    [myId],
+  );
+  const idleAlive = await liveRunners(
+    db,
+    idle.map((r) => r.id),
+  );
+  const gone = idle.map((r) => r.id).filter((id) => !idleAlive.has(id));
+  if (gone.length > 0)
+    await db.run(
+      `DELETE FROM runners r WHERE id = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id)
+         AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id) AND NOT EXISTS (SELECT 1 FROM content_claims WHERE runner_id = r.id)`,
+      [gone],
+    );
+  let recovered = 0;
+  const alive = await liveRunners(
+    db,
+    suspects.map((r) => r.id),
+  );
+  for (const { id } of suspects) {
+    if (alive.has(id)) continue;
+    // A dead runner's in-flight work: several openers may do this at once; the second finds nothing left to change.
+    recovered += await db.tx(async () => {
+      const at = db.nowMs();
+      await db.run(`UPDATE runs SET status = 'interrupted', finished_at = $1 WHERE runner_id = $2 AND status = 'running'`, [at, id]);
+      return db.run(
+        `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome', error = 'kbsync stopped while the call was in flight',
+           updated_at = $1 WHERE runner_id = $2 AND state = 'in_flight'`,
+        [at, id],
+      );
+    });
+  }
+  return recovered;
+}
+
+/** The `runs` table on PostgreSQL; the last run is this scope's. */
+export function createPgRuns(db: Db, me: PgIdentity) {
+  return {
+    async startRun(command: string): Promise<number> {
+      const rows = await db.q<{ id: number }>(
+        `INSERT INTO runs (runner_id, command, status, started_at) VALUES ($1, $2, 'running', $3) RETURNING id`,
+        [me.runnerId, command, db.nowMs()],
+      );
+      if (me.runnerId !== null) await db.run('UPDATE runners SET last_seen_at = $1 WHERE id = $2', [db.nowMs(), me.runnerId]);
+      return (rows[0] as { id: number }).id;
+    },
+    finishRun: (runId: number, status: Exclude<RunStatus, 'running' | 'interrupted'>, summary: unknown): Promise<void> =>
+      db.tx(async () => {
+        const n = await db.run(`UPDATE runs SET status = $1, finished_at = $2, summary_json = $3 WHERE id = $4 AND status = 'running'`, [
+          status,
+          db.nowMs(),
+          JSON.stringify(summary ?? null),
+          runId,
+        ]);
+        if (n === 0) throw new KbsyncError('state_conflict', `run ${runId} is not running`);
+        // This runner's old finished runs beyond the newest RUNS_KEPT go, unless ledger or outbox rows refer to them.
+        await db.run(
+          `DELETE FROM runs WHERE runner_id IS NOT DISTINCT FROM $1 AND status <> 'running'
+             AND id < (SELECT coalesce(min(id), 0) FROM (SELECT id FROM runs WHERE runner_id IS NOT DISTINCT FROM $1 AND status <> 'running'
+                       ORDER BY id DESC LIMIT ${RUNS_KEPT}) AS kept)
+             AND NOT EXISTS (SELECT 1 FROM ledger WHERE ledger.run_id = runs.id)
+             AND NOT EXISTS (SELECT 1 FROM outbox WHERE outbox.run_id = runs.id)`,
+          [me.runnerId],
+        );
+      }),
+    async lastRun(command?: string): Promise<RunRecord | null> {
+      const rows = await db.q<RunRow>(
+        `SELECT runs.id, command, status, runs.started_at, finished_at, summary_json FROM runs JOIN runners ON runners.id = runs.runner_id
+          WHERE runners.scope = $1 AND ($2::text IS NULL OR command = $2) ORDER BY runs.id DESC LIMIT 1`,
+        [me.scope, command ?? null],
+      );
+      return rows[0] === undefined ? null : toRecord(rows[0]);
+    },
+    async getRun(runId: number): Promise<RunRecord | null> {
+      const rows = await db.q<RunRow>('SELECT id, command, status, started_at, finished_at, summary_json FROM runs WHERE id = $1', [runId]);
+      return rows[0] === undefined ? null : toRecord(rows[0]);
+    },
+    /** Every runner that wrote to the state (a run or an op), newest first, with its last run and its spend. */
+    async runners(): Promise<RunnerRecord[]> {
+      const rows = await db.q<{
+        id: number;
+        host: string;
+        pid: number;
+        scope: string;
+        started_at: number;
+        last_run: number | null;
+        runs: number;
+        spent: number;
+        reserved: number;
+      }>(
+        `SELECT r.id, r.host, r.pid, r.scope, r.started_at,
+                (SELECT max(started_at) FROM runs WHERE runner_id = r.id) AS last_run,
+                (SELECT count(*)::int FROM runs WHERE runner_id = r.id) AS runs,
+                (SELECT coalesce(sum(l.credits), 0)::bigint FROM ledger l JOIN runs ru ON ru.id = l.run_id
+                  WHERE ru.runner_id = r.id AND l.kind = 'spend') AS spent,
+                (SELECT coalesce(sum(reserved), 0)::bigint FROM outbox WHERE runner_id = r.id) AS reserved
+           FROM runners r WHERE EXISTS (SELECT 1 FROM runs WHERE runner_id = r.id) OR EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id)
+          ORDER BY r.id DESC`,
+      );
+      const out: RunnerRecord[] = [];
+      const live = await liveRunners(
+        db,
+        rows.map((r) => r.id),
+      );
+      for (const r of rows) {
+        const alive = live.has(r.id);
+        out.push({
+          id: r.id,
+          host: r.host,
+          pid: r.pid,
+          scope: r.scope,
+          startedAt: isoOf(r.started_at),
+          lastRunAt: r.last_run === null ? null : isoOf(r.last_run),
+          runs: r.runs,
+          spent: r.spent,
+          reserved: r.reserved,
+          alive,
+        });
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import type { Logger } from '../../../shared/logger.js';
+import type { RemoteStatus } from '../../types.js';
+import type { TrackedIndex } from '../../tracked-index.js';
+import { trackedIndexOf } from './pg-load.js';
+import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../codec.js';
+import type { NameMapper } from '../rebuild.js';
+import type { StateStore } from '../state-store.js';
+import type { RebuildReport, RemoteListingEntry } from '../state-types.js';
+import type { TrackedFileInput } from '../tracked-files.js';
+import type { StateSnapshot } from '../snapshot.js';
+import type { PgRunnerRecord } from './index.js';
+import type { PgTrackedSource } from './pg-tracked.js';
+import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
+import { startBridge } from './sync-bridge.js';
+import { redactUrl } from './pg-url.js';
+export { redactUrl } from './pg-url.js';
+export { isPostgresUrl } from '../../../shared/state-url.js';
+
+const MAX_TX_ATTEMPTS = 5;
+
+/** How openPgState opens. */
+export type PgOpenOptions = {
+  now?: () => Date;
+  logger?: Pick<Logger, 'warn'>;
+  /** Register as a runner (and recover what dead runners left); false for a read-only view. @default true */
+  lock?: boolean;
+  /** The sources this process syncs: it works only the outbox ops of this scope. @default "" */
+  scope?: string;
+};
+
+/** A StateStore kept in PostgreSQL, shared by many runners; `runners()` lists them (kbsync status). */
+export type PgStateStore = StateStore & {
+  readonly kind: 'postgres';
+  readonly runnerId: number | null;
+  runners(): PgRunnerRecord[];
+  /** The whole state as plain rows (kbsync state migrate). */
+  exportSnapshot(): StateSnapshot;
+  /** Writes a snapshot into this empty state as the work of one runner of this store's scope; `from` names where it came from. */
+  importSnapshot(snapshot: StateSnapshot, from: string): void;
+};
+
+/**
+ * Opens the PostgreSQL state at `url`: a worker thread owns the connection, every StateStore method
+ * is a synchronous call to it (sync-bridge.ts), the schema is migrated at open (pg-schema.ts) and,
+ * unless `lock` is false, this process registers as a runner and recovers what dead runners left.
+ */
+export function openPgState(url: string, options: PgOpenOptions = {}): PgStateStore {
+  const now = options.now ?? ((): Date => new Date());
+  const request: PgOpenRequest = { scope: options.scope ?? '', register: options.lock !== false };
+  const bridge = startBridge(url, request);
+  const call = <T>(method: string, ...args: unknown[]): T => bridge.call<T>(method, args, now().getTime());
+  let opened: PgOpenReply;
+  try {
+    opened = call<PgOpenReply>('open');
+  } catch (err) {
+    bridge.close();
+    throw err;
+  }
+  const loadTrackedFiles = (): TrackedIndex => trackedIndexOf(call<PgTrackedSource[]>('loadTrackedSources'), call);
+  const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
+    const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
+    const latest = new Map<string, TrackedFileInput>();
+    for (const entry of remoteFiles) {
+      const target = mapName(entry.name);
+      if (target === null) {
+        report.unmapped++;
+        continue;
+      }
+      if (entry.sha256 === null) {
+        report.withoutHash++;
+        continue;
+      }
+      const key = `${target.source}\0${target.path}`;
+      if (latest.has(key)) report.superseded++;
+      latest.set(key, {
+        source: target.source,
+        path: target.path,
+        size: entry.size ?? UNKNOWN_SIZE,
+        mtimeNs: UNKNOWN_MTIME_NS,
+        inode: UNKNOWN_INODE,
+        sha256: entry.sha256,
+        remoteName: entry.name,
+        remoteId: entry.id,
+        remoteStatus: toRemoteStatus(entry.status),
+        reprocessAttempts: 0,
+        lastAction: 'rebuilt',
+        lastReason: 'rebuilt from the remote listing',
+      });
+    }
+    return call<RebuildReport>('rebuildApply', [...latest.values()], report);
+  };
+  let closed = false;
+  const fwd =
+    (method: string) =>
+    (...args: unknown[]): never =>
+      call<never>(method, ...args);
+  const store: PgStateStore = {
+    kind: 'postgres',
+    path: redactUrl(url),
+    isNew: opened.from === 0,
+    lockTakenOver: null,
+    recoveredInFlight: opened.recovered,
+    runnerId: opened.runnerId,
+    loadTrackedFiles,
+    loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),
+    getTracked: fwd('getTracked'),
+    upsertTracked: fwd('upsertTracked'),
+    upsertTrackedMany: fwd('upsertTrackedMany'),
+    markDeleted: fwd('markDeleted'),
+    removeTracked: fwd('removeTracked'),
+    findBySha256: fwd('findBySha256'),
+    setRemoteStatus: fwd('setRemoteStatus'),
+    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>) =>
+      call<number>('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
+    trackedCount: fwd('trackedCount'),
+    hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    rebuildFromRemote,
+    remoteCheckPending: fwd('remoteCheckPending'),
+    originsOfRemoteIds: fwd('originsOfRemoteIds'),
+    trackedEntries: fwd('trackedEntries'),
+    recordEntries: fwd('recordEntries'),
+    setEntryStatus: fwd('setEntryStatus'),
+    startRun: fwd('startRun'),
+    finishRun: fwd('finishRun'),
+    lastRun: fwd('lastRun'),
+    getRun: fwd('getRun'),
+    enqueue: fwd('enqueue'),
+    enqueueMany: fwd('enqueueMany'),
+    getOp: fwd('getOp'),
+    pendingOps: fwd('pendingOps'),
+    inFlightOps: fwd('inFlightOps'),
+    unknownOps: fwd('unknownOps'),
+    opsForPath: fwd('opsForPath'),
+    cancelOp: fwd('cancelOp'),
+    reserve: fwd('reserve'),
+    settle: fwd('settle'),
+    resolveUnknown: fwd('resolveUnknown'),
+    creditsUsed: fwd('creditsUsed'),
+    budgetWindow(caps, runId) {
+      const u = store.creditsUsed(runId);
+      return { caps: { ...caps }, used: { run: u.run, day: u.day, month: u.month } };
+    },
+    ledgerTotals: fwd('ledgerTotals'),
+    verifyTotals: fwd('verifyTotals'),
+    getMeta: fwd('getMeta'),
+    setMeta: fwd('setMeta'),
+    lastSyncedCommit: fwd('lastSyncedCommit'),
+    setLastSyncedCommit: fwd('setLastSyncedCommit'),
+    recordWebhookEvent: fwd('recordWebhookEvent'),
+    pruneWebhookEvents: fwd('pruneWebhookEvents'),
+    webhookEventSeen: fwd('webhookEventSeen'),
+    webhookEvents: fwd('webhookEvents'),
+    runners: fwd('runners'),
+    exportSnapshot: fwd('exportSnapshot'),
+    importSnapshot: (snapshot: StateSnapshot, from: string) => call<void>('importSnapshot', snapshot, request.scope, from),
+    diagnostics() {
+      const d = call<{ schemaVersion: number; server: string; database: string }>('diagnostics');
+      return {
+        schemaVersion: d.schemaVersion,
+        journalMode: `postgresql ${d.server}`,
+        synchronous: 2,
+        foreignKeys: true,
+        autoVacuum: 0,
+        busyTimeoutMs: 0,
+        pageSize: 0,
+        pageCount: 0,
+        freePages: 0,
+      };
+    },
+    quickCheck: () => [],
+    // PostgreSQL may end a transaction to break a deadlock (40P01) or a serialization conflict (40001):
+    // nothing of it was written, so `fn` (which writes only through this store) runs again, a few times at most.
+    transaction<T>(fn: () => T): T {
+      for (let attempt = 1; ; attempt++) {
+        call('begin');
+        let value: T;
+        try {
+          value = fn();
+          call('commit');
+          return value;
+        } catch (err) {
+          try {
+            call('rollback');
+          } catch {
+            // The transaction is gone already (a failed COMMIT): the error that ended it is the one to report.
+          }
+          const code = (err as { code?: unknown }).code;
+          if ((code !== '40P01' && code !== '40001') || attempt >= MAX_TX_ATTEMPTS) throw err;
+        }
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      bridge.close();
+    },
+  };
+  return store;
+}

@@ -1,0 +1,300 @@
+import type { RemoteStatus, TrackedFile } from '../../types.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
+import type { TrackedFileInput } from '../tracked-files.js';
+import type { TrackedOrigin } from '../remote-paths.js';
+import type { Db } from './pg-db.js';
+import type { PgSources } from './pg-sources.js';
+
+/**
+ * One source's tracked files as columns, each joined into one string by PostgreSQL (SEP between text
+ * values, commas between numbers): one row per source crosses the thread boundary instead of one
+ * object per file, and splitting costs the main thread a few ms per 100k files (a row per file took
+ * ~4x the SQLite load). PostgreSQL text never holds a NUL, and SEP is U+0001: a path holding it makes
+ * the column split into too many values, and the main thread then asks for that source's rows one by one.
+ */
+export type PgTrackedSource = {
+  sourceId: number;
+  source: string;
+  count: number;
+  paths: string;
+  sizes: string;
+  mtimeNs: string;
+  inodes: string;
+  /** 64 hex characters a file. */
+  sha256: string;
+  /** Stored (encoded) names; '' for NULL (a stored name is never empty). */
+  remoteNames: string;
+  remoteIds: string;
+  /** '1' per file whose remote id is NULL, else '0'. */
+  nullIds: string;
+  /** '' for NULL. */
+  remoteStatuses: string;
+  /** Failed copies' reasons by path. */
+  remoteErrors: [string, string][];
+};
+
+/** The separator of joined text columns. */
+export const SEP = '\u0001';
+
+/** A file's details (attempts, last action and reason, time) by path, read when the first TrackedFile is made. */
+export type PgDetails = {
+  paths: string[];
+  attempts: number[];
+  actions: (string | null)[];
+  reasons: (string | null)[];
+  updatedAt: number[];
+};
+
+// The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
+// sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
+const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
+  string_agg(mtime_ns::text, ',') AS mtimes, string_agg(inode::text, ',') AS inodes, string_agg(encode(sha256, 'hex'), '') AS shas,
+  string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
+  string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses
+  FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
+
+const COLUMNS = `source_id, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256, remote_name, remote_id,
+  remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
+type Row = {
+  source_id: number;
+  path: string;
+  size: number;
+  mtime_ns: string;
+  inode: number;
+  sha256: string;
+  remote_name: string | null;
+  remote_id: string | null;
+  remote_status: RemoteStatus | null;
+  reprocess_attempts: number;
+  last_action: string | null;
+  last_reason: string | null;
+  updated_at: number;
+  remote_error: string | null;
+};
+
+const UPSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+    reprocess_attempts, last_action, last_reason, updated_at)
+  SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[], $7::text[], $8::text[], $9::text[],
+    $10::int[], $11::text[], $12::text[], $13::bigint[])`;
+const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
+  sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
+  remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
+  last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at,
+  remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS NOT DISTINCT FROM files.remote_id THEN files.remote_error END`;
+
+/** The `files` table on PostgreSQL (tracked-files.ts is the SQLite one). */
+export function createPgTracked(db: Db, sources: PgSources, scope: string) {
+  // This runner's sources: remote statuses are written to their rows only. Rows of other runners that
+  // track the same copy are theirs to update; writing them too would lock rows other runners' transactions hold.
+  let own: number[] | null = null;
+  const ownIds = async (): Promise<number[]> => {
+    own ??= await Promise.all(
+      scope
+        .split(',')
+        .filter((n) => n !== '')
+        .map((n) => sources.idOf(n)),
+    );
+    return own;
+  };
+  const ownOnly = (param: string): string => (scope === '' ? '' : ` AND files.source_id = ANY(${param}::int[])`);
+  const toTracked = async (r: Row): Promise<TrackedFile> => {
+    const source = await sources.nameOf(r.source_id);
+    return {
+      source,
+      path: r.path,
+      size: r.size,
+      mtimeNs: r.mtime_ns,
+      inode: r.inode,
+      sha256: r.sha256,
+      remoteName: decodeRemoteName(source, r.path, r.remote_name),
+      remoteId: r.remote_id,
+      remoteStatus: r.remote_status,
+      reprocessAttempts: r.reprocess_attempts,
+      lastAction: r.last_action,
+      lastReason: r.last_reason,
+      updatedAt: isoOf(r.updated_at),
+      ...(r.remote_error !== null ? { remoteError: r.remote_error } : {}),
+    };
+  };
+  const columnsOf = async (files: readonly TrackedFileInput[], at: number): Promise<unknown[][]> => {
+    const cols: unknown[][] = Array.from({ length: 13 }, () => []);
+    for (const f of files) {
+      const values = [
+        await sources.idOf(f.source),
+        f.path,
+        f.size,
+        mtimeToBind(f.mtimeNs).toString(),
+        f.inode,
+        shaToBlob(f.sha256),
+        encodeRemoteName(f.source, f.path, f.remoteName),
+        f.remoteId,
+        f.remoteStatus,
+        f.reprocessAttempts,
+        f.lastAction,
+        f.lastReason,
+        at,
+      ];
+      values.forEach((v, i) => (cols[i] as unknown[]).push(v));
+    }
+    return cols;
+  };
+  const write = async (files: readonly TrackedFileInput[], at: number): Promise<void> => {
+    if (files.length > 0) await db.run(`${UPSERT} ${ON_CONFLICT_UPDATE}`, await columnsOf(files, at));
+  };
+  const keyOf = async (source: string, path: string): Promise<[number, string] | null> => {
+    const id = await sources.findId(source);
+    return id === undefined ? null : [id, path];
+  };
+
+  return {
+    /** Every source's files as joined columns (see PgTrackedSource), sources by name in byte order. */
+    async loadTrackedSources(): Promise<PgTrackedSource[]> {
+      const named = await db.q<{ id: number; name: string }>('SELECT id, name FROM sources ORDER BY name COLLATE "C"');
+      const out: PgTrackedSource[] = [];
+      for (const { id, name } of named) {
+        const r = (await db.q<Record<string, string | number | null>>(BULK, [id]))[0] as Record<string, string | number | null>;
+        if (r.count === 0) continue;
+        const errors = await db.q<{ path: string; remote_error: string }>(
+          `SELECT path, remote_error FROM files WHERE source_id = $1 AND remote_status = 'failed' AND remote_error IS NOT NULL`,
+          [id],
+        );
+        out.push({
+          sourceId: id,
+          source: name,
+          count: r.count as number,
+          paths: r.paths as string,
+          sizes: r.sizes as string,
+          mtimeNs: r.mtimes as string,
+          inodes: r.inodes as string,
+          sha256: r.shas as string,
+          remoteNames: r.names as string,
+          remoteIds: r.ids as string,
+          nullIds: r.null_ids as string,
+          remoteStatuses: r.statuses as string,
+          remoteErrors: errors.map((e) => [e.path, e.remote_error]),
+        });
+      }
+      return out;
+    },
+    /** One source's rows, one by one (when a joined column did not split into one value per file). */
+    async trackedRowsOf(source: string): Promise<TrackedFile[]> {
+      const id = await sources.findId(source);
+      if (id === undefined) return [];
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 ORDER BY path COLLATE "C"`, [id]);
+      return Promise.all(rows.map(toTracked));
+    },
+    /** One source's details by path (see PgDetails). */
+    async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
+      const rows = await db.q<{
+        path: string;
+        reprocess_attempts: number;
+        last_action: string | null;
+        last_reason: string | null;
+        updated_at: number;
+      }>('SELECT path, reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = $1', [sourceId]);
+      return {
+        paths: rows.map((r) => r.path),
+        attempts: rows.map((r) => r.reprocess_attempts),
+        actions: rows.map((r) => r.last_action),
+        reasons: rows.map((r) => r.last_reason),
+        updatedAt: rows.map((r) => r.updated_at),
+      };
+    },
+    async getTracked(source: string, path: string): Promise<TrackedFile | null> {
+      const key = await keyOf(source, path);
+      if (key === null) return null;
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 AND path = $2`, key);
+      return rows[0] === undefined ? null : toTracked(rows[0]);
+    },
+    async upsertTracked(f: TrackedFileInput): Promise<void> {
+      await write([f], db.nowMs());
+    },
+    async upsertTrackedMany(files: readonly TrackedFileInput[]): Promise<void> {
+      await db.tx(() => write(files, db.nowMs()));
+    },
+    async markDeleted(source: string, path: string, reason = 'deleted locally; the remote copy remains'): Promise<boolean> {
+      const key = await keyOf(source, path);
+      if (key === null) return false;
+      const sql = `UPDATE files SET last_action = 'deleted', last_reason = $3, updated_at = $4 WHERE source_id = $1 AND path = $2`;
+      return (await db.run(sql, [...key, reason, db.nowMs()])) > 0;
+    },
+    async removeTracked(source: string, path: string): Promise<boolean> {
+      const key = await keyOf(source, path);
+      return key !== null && (await db.run('DELETE FROM files WHERE source_id = $1 AND path = $2', key)) > 0;
+    },
+    async findBySha256(sha256: string): Promise<TrackedFile[]> {
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE sha256 = $1 ORDER BY source_id, path COLLATE "C"`, [
+        shaToBlob(sha256),
+      ]);
+      return Promise.all(rows.map(toTracked));
+    },
+    async setRemoteStatus(remoteId: string, status: RemoteStatus): Promise<number> {
+      return db.run(
+        `UPDATE files SET remote_status = $1, updated_at = $2 WHERE remote_id = $3 AND remote_status IS DISTINCT FROM $1${ownOnly('$4')}`,
+        [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
+      );
+    },
+    async setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> {
+      const ids = [...statuses.keys()];
+      const values = ids.map((id) => statuses.get(id) as RemoteStatus);
+      const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
+      return db.run(
+        `UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = $4
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS u (remote_id, status, error)
+          WHERE files.remote_id = u.remote_id
+            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)${ownOnly('$5')}`,
+        [ids, values, errs, db.nowMs(), ...(scope === '' ? [] : [await ownIds()])],
+      );
+    },
+    /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */
+    async originsOfRemoteIds(remoteIds: readonly string[]): Promise<Map<string, TrackedOrigin>> {
+      const found = new Map<string, TrackedOrigin>();
+      if (remoteIds.length === 0) return found;
+      const rows = await db.q<{ remote_id: string; source: string; path: string }>(
+        `SELECT f.remote_id, s.name AS source, f.path FROM files f JOIN sources s ON s.id = f.source_id
+          WHERE f.remote_id = ANY($1::text[])
+          ORDER BY (f.remote_name IS NULL OR f.remote_name = '/') DESC, s.name COLLATE "C", f.path`,
+        [[...new Set(remoteIds)]],
+      );
+      for (const r of rows) if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path });
+      // Files and intelligence entries share the service's knowledge-source ids: an id is one or the other.
+      const rest = [...new Set(remoteIds)].filter((id) => !found.has(id));
+      if (rest.length > 0) {
+        const entries = await db.q<{ remote_id: string; source: string; path: string }>(
+          `SELECT e.remote_id, s.name AS source, e.path FROM intel_entries e JOIN sources s ON s.id = e.source_id
+            WHERE e.path IS NOT NULL AND e.remote_id = ANY($1::text[])`,
+          [rest],
+        );
+        for (const r of entries) if (!found.has(r.remote_id)) found.set(r.remote_id, { source: r.source, path: r.path, entry: true });
+      }
+      return found;
+    },
+    async trackedCount(): Promise<number> {
+      return (await db.q<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]?.n ?? 0;
+    },
+    async hasUnsettledRemote(): Promise<boolean> {
+      const rows = await db.q(
+        `SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`,
+      );
+      return rows.length > 0;
+    },
+    /** Writes rows inside a caller's transaction (settle). */
+    writeTracked: (f: TrackedFileInput, at: number): Promise<void> => write([f], at),
+    /**
+     * Writes rebuilt rows unless one exists at their source and path, or their remote copy is tracked
+     * already (by another runner: with one source a runner's name mapper takes every listed name for
+     * its own); returns how many were written.
+     */
+    async writeTrackedIfNew(files: readonly TrackedFileInput[], at: number): Promise<number> {
+      if (files.length === 0) return 0;
+      return db.run(
+        `${UPSERT} AS t (a, b, c, d, e, f, g, h, i, j, k, l, m)
+           WHERE t.h IS NULL OR NOT EXISTS (SELECT 1 FROM files WHERE remote_id = t.h)
+         ON CONFLICT (source_id, path) DO NOTHING`,
+        await columnsOf(files, at),
+      );
+    },
+  };
+}
+
+export type PgTracked = ReturnType<typeof createPgTracked>;

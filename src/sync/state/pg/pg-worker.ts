@@ -1,0 +1,157 @@
+/**
+ * Worker-thread entry (see sync-bridge.ts): owns the one PostgreSQL connection of a StateStore and
+ * runs the handlers the main thread calls, one at a time, answering each on the port and waking the
+ * main thread through the shared flag.
+ */
+import pg from 'pg';
+import { workerData } from 'node:worker_threads';
+import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js';
+import { redactUrl } from './pg-url.js';
+import type { TrackedFileInput } from '../tracked-files.js';
+import type { RebuildReport } from '../state-types.js';
+import type { BridgeReply, BridgeRequest, BridgeWorkerData } from './sync-bridge.js';
+import { createDb } from './pg-db.js';
+import { createPgBudget } from './pg-budget.js';
+import { createPgMisc } from './pg-misc.js';
+import { createPgOutbox, type PgIdentity } from './pg-outbox.js';
+import { createPgRuns, recoverDeadRunners, registerRunner } from './pg-runs.js';
+import { migratePg } from './pg-schema.js';
+import { createPgSources } from './pg-sources.js';
+import { createPgTracked } from './pg-tracked.js';
+import { createPgTransfer } from './pg-transfer.js';
+import { createPgEntries } from './pg-entries.js';
+
+/** What openPgState asks of the worker's first call. */
+export type PgOpenRequest = { scope: string; register: boolean };
+/** What the open answered. */
+export type PgOpenReply = { from: number; runnerId: number | null; recovered: number };
+
+// bigint (int8) comes back as a number: ids, sizes, epoch ms and credit sums stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+const { url, flag, port, open } = workerData as BridgeWorkerData;
+const signal = new Int32Array(flag);
+const client = new pg.Client({ connectionString: url, application_name: 'kbsync' });
+let lost: string | null = null;
+client.on('error', (err) => (lost = err.message));
+const db = createDb(client);
+const sources = createPgSources(db);
+const me: PgIdentity = { runnerId: null, scope: (open as PgOpenRequest).scope };
+const tracked = createPgTracked(db, sources, me.scope);
+const outbox = createPgOutbox(db, sources, me);
+const runs = createPgRuns(db, me);
+const budget = createPgBudget(db, { outbox, tracked, sources, me });
+const misc = createPgMisc(db);
+
+type Handler = (...args: never[]) => Promise<unknown>;
+const handlers: Record<string, Handler> = {
+  ...tracked,
+  ...outbox,
+  ...runs,
+  ...budget,
+  ...misc,
+  ...createPgTransfer(db, sources),
+  ...createPgEntries(db, sources),
+  async open(): Promise<PgOpenReply> {
+    try {
+      await client.connect();
+    } catch (err) {
+      throw new KbsyncError('state_unavailable', `cannot open the PostgreSQL state ${redactUrl(url)}: ${errorText(err)}`);
+    }
+    // A runner frozen inside a transaction (stopped, its machine cut off) must not hold the budget rows
+    // for ever: PostgreSQL ends such a session after a minute, and its transaction rolls back.
+    await db.run("SET idle_in_transaction_session_timeout = '60s'");
+    const from = await migratePg(db);
+    if (!(open as PgOpenRequest).register) return { from, runnerId: null, recovered: 0 };
+    me.runnerId = await registerRunner(db, me.scope);
+    const recovered = await recoverDeadRunners(db, me.runnerId);
+    await outbox.pruneSettled();
+    return { from, runnerId: me.runnerId, recovered };
+  },
+  finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
+    await runs.finishRun(runId, status, summary);
+    await outbox.pruneSettled();
+  },
+  rebuildApply: (files: TrackedFileInput[], report: RebuildReport): Promise<RebuildReport> =>
+    db.tx(async () => {
+      const at = db.nowMs();
+      const written = await tracked.writeTrackedIfNew(files, at);
+      const done = { ...report, inserted: written, kept: files.length - written };
+      await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
+      await misc.setMeta('remote_check', null);
+      return done;
+    }),
+  begin: () => db.begin(),
+  commit: () => db.commit(),
+  rollback: () => db.rollback(),
+  async diagnostics(): Promise<{ schemaVersion: number; server: string; database: string }> {
+    const rows = await db.q<{ version: number; server: string; database: string }>(
+      `SELECT (SELECT version FROM kbsync_schema) AS version, current_setting('server_version') AS server, current_database() AS database`,
+    );
+    const r = rows[0] as { version: number; server: string; database: string };
+    return { schemaVersion: r.version, server: r.server, database: r.database };
+  },
+  async close(): Promise<void> {
+    await client.end().catch(() => {});
+  },
+};
+
+/** Handlers that only read: run as they are. */
+const READS = new Set([
+  'loadTrackedSources',
+  'trackedRowsOf',
+  'trackedDetailsOf',
+  'getTracked',
+  'findBySha256',
+  'trackedCount',
+  'hasUnsettledRemote',
+  'remoteCheckPending',
+  'originsOfRemoteIds',
+  'getOp',
+  'pendingOps',
+  'unknownOps',
+  'inFlightOps',
+  'opsForPath',
+  'lastRun',
+  'getRun',
+  'runners',
+  'creditsUsed',
+  'ledgerTotals',
+  'verifyTotals',
+  'getMeta',
+  'lastSyncedCommit',
+  'webhookEventSeen',
+  'webhookEvents',
+  'trackedEntries',
+  'diagnostics',
+]);
+/** Handlers that manage the connection or the transaction themselves. */
+const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback', 'exportSnapshot', 'importSnapshot']);
+
+/**
+ * Runs a handler. A write outside the main thread's transaction runs as one transaction of its own,
+ * so that one PostgreSQL ends to break a deadlock is run again whole (pg-db.ts), never half applied.
+ */
+function dispatch(method: string, args: unknown[]): Promise<unknown> {
+  const handler = handlers[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+  if (handler === undefined) throw new Error(`no PostgreSQL state handler ${method}`);
+  if (READS.has(method) || OWN_TRANSACTION.has(method) || db.inTransaction()) return handler(...args);
+  return db.tx(() => handler(...args));
+}
+
+port.on('message', (req: BridgeRequest) => {
+  void (async () => {
+    let reply: BridgeReply;
+    try {
+      if (lost !== null && req.method !== 'close') throw new Error(`the connection to PostgreSQL was lost: ${lost}`);
+      db.setNow(req.nowMs);
+      reply = { ok: true, value: await dispatch(req.method, req.args) };
+    } catch (err) {
+      const pgCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : null;
+      reply = { ok: false, message: errorText(err), kbsyncCode: isKbsyncError(err) ? err.code : null, pgCode };
+    }
+    port.postMessage(reply);
+    Atomics.store(signal, 0, 1);
+    Atomics.notify(signal, 0);
+  })();
+});

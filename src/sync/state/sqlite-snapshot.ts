@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { KbsyncError } from '../../shared/errors.js';
+import { openState } from './open-state.js';
+import type { StateSnapshot } from './snapshot.js';
+
+/**
+ * Reads a whole SQLite state file as a snapshot. The file's lock is held meanwhile (no kbsync may be
+ * writing it; what a dead one left in flight is turned 'unknown' first, as any open does).
+ */
+export function readSqliteSnapshot(path: string): StateSnapshot {
+  if (!existsSync(path)) throw new KbsyncError('state_unavailable', `no state file at ${path}`);
+  const held = openState(path);
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const hex = (b: Buffer | null): string | null => (b === null ? null : b.toString('hex'));
+    const files = db
+      .prepare(
+        `SELECT s.name AS source, path, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+           reprocess_attempts, last_action, last_reason, updated_at, remote_error FROM files JOIN sources s ON s.id = files.source_id`,
+      )
+      .all() as (Omit<StateSnapshot['files'][number], 'sha256'> & { sha256: Buffer })[];
+    const outbox = db
+      .prepare(
+        `SELECT o.id, run_id, kind, s.name AS source, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name, remote_id,
+           reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json
+           FROM outbox o LEFT JOIN sources s ON s.id = o.source_id ORDER BY o.id`,
+      )
+      .all() as (Omit<StateSnapshot['outbox'][number], 'sha256'> & { sha256: Buffer | null })[];
+    return {
+      files: files.map((f) => ({ ...f, sha256: f.sha256.toString('hex') })),
+      runs: db
+        .prepare('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id')
+        .all() as StateSnapshot['runs'],
+      outbox: outbox.map((o) => ({ ...o, sha256: hex(o.sha256) })),
+      ledger: db
+        .prepare('SELECT id, op_id, run_id, kind, credits, remote_id, at, period_day FROM ledger ORDER BY id')
+        .all() as StateSnapshot['ledger'],
+      budgetTotals: db.prepare('SELECT period, reserved, spent FROM budget_totals').all() as StateSnapshot['budgetTotals'],
+      meta: db.prepare('SELECT key, value FROM meta').all() as StateSnapshot['meta'],
+      webhookEvents: db
+        .prepare('SELECT id, type, sent_at, received_at, data_json FROM webhook_events')
+        .all() as StateSnapshot['webhookEvents'],
+      intelEntries: (
+        db
+          .prepare(
+            `SELECT e.sha256, agent_id, remote_id, status, error, s.name AS source, path, title, updated_at
+               FROM intel_entries e LEFT JOIN sources s ON s.id = e.source_id`,
+          )
+          .all() as (Omit<StateSnapshot['intelEntries'][number], 'sha256'> & { sha256: Buffer })[]
+      ).map((e) => ({ ...e, sha256: e.sha256.toString('hex') })),
+    };
+  } finally {
+    db.close();
+    held.close();
+  }
+}
+
+/** Writes a snapshot into a new SQLite state file at `path` (refused when a file is there already). */
+export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
+  if (existsSync(path)) throw new KbsyncError('state_conflict', `${path} exists already: migrate into a new state file`);
+  const held = openState(path); // creates it: folder 0700, file 0600, the current schema; held locked meanwhile
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.transaction(() => {
+      const sourceIds = new Map<string, number>();
+      const insertSource = db.prepare<[string], { id: number }>('INSERT INTO sources (name) VALUES (?) RETURNING id');
+      const idOf = (name: string): number => {
+        let id = sourceIds.get(name);
+        if (id === undefined) {
+          id = (insertSource.get(name) as { id: number }).id;
+          sourceIds.set(name, id);
+        }
+        return id;
+      };
+      const blob = (hex: string | null): Buffer | null => (hex === null ? null : Buffer.from(hex, 'hex'));
+      const file = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
+        reprocess_attempts, last_action, last_reason, updated_at, remote_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+      for (const f of s.files)
+        file.run(
+          idOf(f.source),
+          f.path,
+          f.size,
+          BigInt(f.mtime_ns),
+          f.inode,
+          blob(f.sha256),
+          f.remote_name,
+          f.remote_id,
+          f.remote_status,
+          f.reprocess_attempts,
+          f.last_action,
+          f.last_reason,
+          f.updated_at,
+          f.remote_error,
+        );
+      const run = db.prepare('INSERT INTO runs (id, command, status, started_at, finished_at, summary_json) VALUES (?,?,?,?,?,?)');
+      for (const r of s.runs) run.run(r.id, r.command, r.status, r.started_at, r.finished_at, r.summary_json);
+      const op = db.prepare(`INSERT INTO outbox (id, run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
+        reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
+      for (const o of s.outbox)
+        op.run(
+          o.id,
+          o.run_id,
+          o.kind,
+          o.source === null ? null : idOf(o.source),
+          o.path,
+          blob(o.sha256),
+          o.size,
+          o.mtime_ns === null ? null : BigInt(o.mtime_ns),
+          o.inode,
+          o.remote_name,
+          o.remote_id,
+          o.reason,
+          o.credits,
+          o.idempotency_key,
+          o.state,
+          o.reserved,
+          o.reserved_at,
+          o.error_code,
+          o.error,
+          o.attempts,
+          o.created_at,
+          o.updated_at,
+          o.payload_json,
+        );
+      const maxOp = s.outbox.reduce(
+        (m, o) => Math.max(m, o.id),
+        s.ledger.reduce((m, l) => Math.max(m, l.op_id), 0),
+      );
+      db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'outbox'`).run();
+      db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(maxOp);
+      const ledger = db.prepare(
+        'INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES (?,?,?,?,?,?,?,?)',
+      );
+      for (const l of s.ledger) ledger.run(l.id, l.op_id, l.run_id, l.kind, l.credits, l.remote_id, l.at, l.period_day);
+      const total = db.prepare('INSERT INTO budget_totals (period, reserved, spent) VALUES (?,?,?)');
+      for (const t of s.budgetTotals) total.run(t.period, t.reserved, t.spent);
+      db.prepare('DELETE FROM meta').run();
+      const meta = db.prepare('INSERT INTO meta (key, value) VALUES (?,?)');
+      for (const m of s.meta) meta.run(m.key, m.value);
+      const hook = db.prepare('INSERT INTO webhook_events (id, type, sent_at, received_at, data_json) VALUES (?,?,?,?,?)');
+      for (const w of s.webhookEvents) hook.run(w.id, w.type, w.sent_at, w.received_at, w.data_json);
+      const entry = db.prepare(`INSERT INTO intel_entries (sha256, agent_id, remote_id, status, error, source_id, path, title, updated_at)
+        VALUES (?,?,?,?,?,?,?,?,?)`);
+      for (const e of s.intelEntries)
+        entry.run(
+          blob(e.sha256),
+          e.agent_id,
+          e.remote_id,
+          e.status,
+          e.error,
+          e.source === null ? null : idOf(e.source),
+          e.path,
+          e.title,
+          e.updated_at,
+        );
+    }).immediate();
+  } finally {
+    db.close();
+    held.close();
+  }
+}

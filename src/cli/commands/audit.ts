@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { fileSourceNames } from '../../config/source-kinds.js';
+import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
@@ -18,7 +19,12 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--fail-on-drift', 'exit 1 when anything is found (default: exit 0 whatever is found)')
-    .action(async (options: { json?: boolean; failOnDrift?: boolean }, cmd: Command) => {
+    .option('--report-md <file>', 'write a Markdown report (counts, findings by kind); also appended to $GITHUB_STEP_SUMMARY when set')
+    .option('--junit <file>', 'write a JUnit XML report: one failed test case per finding, a suite per kind (one passed case when clean)')
+    .action(async (options: { json?: boolean; failOnDrift?: boolean } & CiReportOptions, cmd: Command) => {
+      const startedMs = Date.now();
+      const { checkCiReportTargets } = await import('../ci-report/index.js');
+      await checkCiReportTargets(options, ctx);
       await withSession(cmd, ctx, async (session) => {
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { auditDataset } = await import('../../sync/audit/compare.js');
@@ -37,6 +43,8 @@ export function register(program: Command, ctx: CliContext): void {
         });
         if (options.json === true) writeJson(ctx, report);
         else writeLines(ctx, formatAudit(report));
+        const { auditCiReports } = await import('../ci-report/command-reports.js');
+        await auditCiReports(session, report, options, startedMs);
         if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
       });
     });

@@ -39,7 +39,9 @@ function checkCase(c: CheckOutcome): CiCase {
       ? 'no results came back'
       : `came back instead: ${c.results
           .slice(0, RESULTS_NAMED)
-          .map((h) => `${h.rank}. ${h.names.length > 0 ? h.names.join(', ') : `id ${h.id}`}${h.copy === 'current' ? '' : ` (${h.copy} copy)`}`)
+          .map(
+            (h) => `${h.rank}. ${h.names.length > 0 ? h.names.join(', ') : `id ${h.id}`}${h.copy === 'current' ? '' : ` (${h.copy} copy)`}`,
+          )
           .join(', ')}`;
   return { suite: 'check', name: c.question, status: 'failed', message: `${head}; ${came}` };
 }

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { fileSourceNames } from '../../config/source-kinds.js';
+import { fileSourceNames, isIntelligenceSource } from '../../config/source-kinds.js';
+import type { EntryAuditInput } from '../../sync/audit/compare-entries.js';
+import type { EntryCandidate } from '../../sync/intelligence/read.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withSession, type Session } from '../session.js';
 
 /**
  * `kbsync audit`: compares the sources (a walk), the state and the dataset's file listing, and lists
@@ -33,6 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
         const prepared = await preparePlan(session, null);
         for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
         const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
+        const entries = await entryAuditInput(session, prepared.entryContents.values());
         const report = auditDataset({
           observed: prepared.observation.files,
           tracked: prepared.tracked.values(),
@@ -40,6 +43,7 @@ export function register(program: Command, ctx: CliContext): void {
           sourceNames: fileSourceNames(session.config.sources),
           maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
           now: new Date(),
+          ...(entries === null ? {} : { entries }),
         });
         if (options.json === true) writeJson(ctx, report);
         else writeLines(ctx, formatAudit(report));
@@ -48,4 +52,12 @@ export function register(program: Command, ctx: CliContext): void {
         if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
       });
     });
+}
+
+/** With intelligence sources, what the entry audit compares: the records read now, the state's entries and the entry listing (free); else null. */
+async function entryAuditInput(session: Session, records: Iterable<EntryCandidate>): Promise<EntryAuditInput | null> {
+  if (!session.config.sources.some(isIntelligenceSource)) return null;
+  const { listAllEntries } = await import('../../sync/intelligence/reconcile.js');
+  const listing = await listAllEntries(await session.getClient());
+  return { local: [...records], tracked: session.state.trackedEntries(), listing };
 }

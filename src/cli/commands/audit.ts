@@ -11,13 +11,14 @@ import { withSession, type Session } from '../session.js';
 /**
  * `kbsync audit`: compares the sources (a walk), the state and the dataset's file listing, and lists
  * the drift: remote files the state does not know, tracked files missing remotely, copies made stale
- * by a change or a deletion, files not synced, copies stuck processing or failed. Free: listings only.
+ * by a change or a deletion, files not synced, copies stuck processing or failed; with intelligence
+ * sources, their entries too (compare-entries.ts). Free: listings only.
  */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('audit')
     .description(
-      'compare the sources, the state and the remote listing: untracked remote files, tracked files missing remotely, stale copies, deleted files whose copy remains, files not synced, processing or failed (free: listings only)',
+      'compare the sources, the state and the remote listing: untracked remote files, tracked files missing remotely, stale copies, deleted files whose copy remains, files not synced, processing or failed; the same for intelligence entries (free: listings only)',
     )
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--fail-on-drift', 'exit 1 when anything is found (default: exit 0 whatever is found)')

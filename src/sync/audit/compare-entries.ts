@@ -53,7 +53,13 @@ export function auditEntries(input: EntryAuditInput): EntryAudit {
   const trackedIds = new Set<string>();
   /** Entries reported as left behind: their status goes in their detail, not in a finding of its own. */
   const outdated = new Set<string>();
-  const push = (kind: EntryAuditKind, path: string | null, remote: AuditEntryRemote | null, detail: string, remoteId?: string | null): void => {
+  const push = (
+    kind: EntryAuditKind,
+    path: string | null,
+    remote: AuditEntryRemote | null,
+    detail: string,
+    remoteId?: string | null,
+  ): void => {
     items.push({
       kind,
       path,
@@ -71,7 +77,13 @@ export function auditEntries(input: EntryAuditInput): EntryAudit {
     const remote = listed.get(t.remoteId) ?? null;
     const path = t.source === null || t.path === null ? null : `${t.source}/${t.path}`;
     if (remote === null) {
-      push('entry-missing-remote', path, null, `tracked as entry ${t.remoteId}, which the dataset's entry listing does not have`, t.remoteId);
+      push(
+        'entry-missing-remote',
+        path,
+        null,
+        `tracked as entry ${t.remoteId}, which the dataset's entry listing does not have`,
+        t.remoteId,
+      );
       continue;
     }
     // An entry adopted from the listing (no source known) is nobody's record: it cannot be left behind by one.

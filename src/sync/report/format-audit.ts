@@ -18,7 +18,9 @@ export function formatAudit(r: AuditReport): string {
     .map(([k, n]) => `${formatCount(n)} ${k}`);
   const e = s.entries;
   const entries =
-    e === undefined ? '' : `; ${plural(e.local, 'entry record')}, ${formatCount(e.tracked)} tracked, ${plural(e.remote, 'remote entry', 'remote entries')}`;
+    e === undefined
+      ? ''
+      : `; ${plural(e.local, 'entry record')}, ${formatCount(e.tracked)} tracked, ${plural(e.remote, 'remote entry', 'remote entries')}`;
   lines.push(
     '',
     `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked, ${plural(s.remote, 'remote file')}${entries}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,

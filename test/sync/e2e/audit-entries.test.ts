@@ -27,13 +27,20 @@ async function setup(): Promise<{ api: Api; agent: number; ws: Workspace }> {
   const api = apiFor(h, { plan: 'basic', credits: 1000 });
   const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
   expect(agent.status).toBe(201);
-  const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, { json: { mode: 'self_learning' } });
+  const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
+    json: { mode: 'self_learning' },
+  });
   expect(patched.status).toBe(200);
   const ws = createWorkspace(temp.make(), {
     baseUrl: h.service.url,
     apiKey: api.key,
     plan: 'basic',
-    config: { sources: [{ name: 'docs', path: './docs' }, { name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id }] },
+    config: {
+      sources: [
+        { name: 'docs', path: './docs' },
+        { name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id },
+      ],
+    },
   });
   mkdirSync(join(ws.root, 'kb'), { recursive: true });
   return { api, agent: agent.body.id as number, ws };
@@ -46,7 +53,8 @@ async function entryListing(api: Api): Promise<{ id: number; sha256: string; sta
 }
 
 async function settled(api: Api): Promise<void> {
-  for (let i = 0; i < 100 && (await entryListing(api)).some((e) => e.status === 'pending'); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && (await entryListing(api)).some((e) => e.status === 'pending'); i++)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 const FACTS = ['{"content": "Backups run nightly at 02:00 UTC."}', '{"content": "The VPN needs a hardware key."}'].join('\n');
@@ -74,7 +82,15 @@ describe('kbsync audit: intelligence entries', () => {
     const state = openState(ws.statePath);
     try {
       state.recordEntries([
-        { sha256: 'ab'.repeat(32), agentId: String(agent), remoteId: '987654', status: 'processed', source: 'kb', path: 'old.jsonl#1', title: null },
+        {
+          sha256: 'ab'.repeat(32),
+          agentId: String(agent),
+          remoteId: '987654',
+          status: 'processed',
+          source: 'kb',
+          path: 'old.jsonl#1',
+          title: null,
+        },
       ]);
     } finally {
       state.close();
@@ -101,7 +117,10 @@ describe('kbsync audit: intelligence entries', () => {
     const [untrackedBad, untrackedHand, missing, , , edited, removed, failed] = audit.items;
     expect([untrackedBad?.remoteId, untrackedHand?.remoteId].sort()).toEqual([String(bad.body.id), String(hand.body.id)].sort());
     expect(untrackedHand?.detail).toMatch(/the state does not know this entry/);
-    expect(missing).toMatchObject({ remoteId: '987654', detail: "tracked as entry 987654, which the dataset's entry listing does not have" });
+    expect(missing).toMatchObject({
+      remoteId: '987654',
+      detail: "tracked as entry 987654, which the dataset's entry listing does not have",
+    });
     expect(edited?.detail).toMatch(/^its record was edited since: the entry \(id \d+\) with the old content stays in the dataset/);
     expect(removed?.detail).toMatch(/^its record is gone from the source: the entry \(id \d+\) with the old content stays/);
     expect(failed).toMatchObject({ remoteId: String(bad.body.id), remoteStatus: 'failed' });

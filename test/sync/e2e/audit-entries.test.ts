@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../../src/sync/audit/compare.js';
 import { openState } from '../../../src/sync/state/index.js';
 import { junitSchemaErrors, parseJunit } from '../../helpers/ci-reports.js';
-import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
+import { createTempDirs, createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
 import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
 
 /*
  * `kbsync audit` with an intelligence source (`as: intelligence`), against the local service: entries the
  * state does not know, tracked entries missing remotely, records not written yet, entries left behind by
- * an edited or removed record (the API has no delete), and failed entries. Free: listings only.
+ * an edited or removed record (the API has no delete), and failed entries. Free: listings only. And the
+ * sync's progress bar, which counts the entry writes.
  */
 
 let h: Harness;
@@ -23,8 +24,8 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-async function setup(): Promise<{ api: Api; agent: number; ws: Workspace }> {
-  const api = apiFor(h, { plan: 'basic', credits: 1000 });
+async function setup(plan: 'basic' | 'pro' = 'basic'): Promise<{ api: Api; agent: number; ws: Workspace }> {
+  const api = apiFor(h, { plan, credits: 1000 });
   const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
   expect(agent.status).toBe(201);
   const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
@@ -34,7 +35,7 @@ async function setup(): Promise<{ api: Api; agent: number; ws: Workspace }> {
   const ws = createWorkspace(temp.make(), {
     baseUrl: h.service.url,
     apiKey: api.key,
-    plan: 'basic',
+    plan,
     config: {
       sources: [
         { name: 'docs', path: './docs' },
@@ -145,5 +146,28 @@ describe('kbsync audit: intelligence entries', () => {
       ['entry-failed', '1'],
     ]);
     expect(junit.cases.find((c) => c.suite === 'entry-failed')?.name).toBe(`entry ${bad.body.id}`);
+  });
+});
+
+describe('the progress bar of a sync with intelligence sources', () => {
+  it('counts the entry writes on a terminal: one step per entry below the Advanced tier, a batch moving it by its entries', async () => {
+    const single = await setup('basic');
+    kb(single.ws, 'facts.jsonl', `${FACTS}\n{"content": "Lunch is at noon."}`);
+    const batch = await setup('pro');
+    kb(batch.ws, 'facts.jsonl', `${FACTS}\n{"content": "Lunch is at noon."}`);
+    const pipe = await setup('basic');
+    kb(pipe.ws, 'facts.jsonl', `${FACTS}\n{"content": "Lunch is at noon."}`);
+
+    const one = await runKbsync(['sync', '-c', single.ws.configPath], single.ws.root, { tty: true });
+    const many = await runKbsync(['sync', '-c', batch.ws.configPath], batch.ws.root, { tty: true });
+    const piped = await runKbsync(['sync', '-c', pipe.ws.configPath], pipe.ws.root);
+
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).toMatch(/\rwriting +\[#+\] 3\/3 kb\/facts\.jsonl#\d/);
+    expect(many.code, many.stderr).toBe(0);
+    expect(many.stderr).toMatch(/\rwriting +\[#+\] 3\/3 3 entries/);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toMatch(/entries: 3 written/);
+    expect(piped.stderr).not.toMatch(/writing|\r|\x1b/);
   });
 });

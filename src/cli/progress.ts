@@ -4,8 +4,8 @@ const BAR_WIDTH = 24;
 /** Redraws at most this often (a sync of 100k files would otherwise write 100k lines to the terminal). */
 const REDRAW_MS = 100;
 
-/** What a long run is doing: hashing files, making paid calls, or waiting for the service to process. */
-export type ProgressPhase = 'hashing' | 'uploading' | 'waiting';
+/** What a long run is doing: hashing files, making paid calls (uploads, intelligence writes), or waiting for the service to process. */
+export type ProgressPhase = 'hashing' | 'uploading' | 'writing' | 'waiting';
 
 /** A progress bar on stderr: `update` redraws it, `finish` erases it. A no-op when not on a terminal. */
 export type Progress = {

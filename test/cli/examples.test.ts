@@ -48,7 +48,7 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
   const syncAt = steps.findIndex((s) => s.run?.startsWith('npx kbsync sync ') === true);
   const checkAt = steps.findIndex((s) => s.run?.includes('npx kbsync check --questions checks.yaml') === true);
 
-  it('has a docs-as-kb job: sync with the Markdown report into the step summary and a JUnit file, then check, with its output in the summary too', () => {
+  it('has a docs-as-kb job: sync with the Markdown report into the step summary and a JUnit file, then check, with its report in the summary too', () => {
     expect(syncAt).toBeGreaterThan(-1);
     expect(checkAt).toBeGreaterThan(syncAt);
     expect(steps[syncAt]?.run).toContain('--report-md "$GITHUB_STEP_SUMMARY"');
@@ -57,8 +57,10 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@') === true);
     expect(upload?.if).toBe('${{ !cancelled() }}');
     expect(steps[checkAt]?.if).toBe('${{ !cancelled() }}');
-    expect(steps[checkAt]?.run).toContain('>> "$GITHUB_STEP_SUMMARY"');
-    expect(steps[checkAt]?.run).toMatch(/exit \$code\s*$/);
+    expect(steps[checkAt]?.run).toContain('--report-md "$GITHUB_STEP_SUMMARY"');
+    expect(steps[checkAt]?.run).toMatch(/--junit reports\/\S+\.xml/);
+    // The artifact step comes last: it keeps the check's JUnit report too.
+    expect(steps.findIndex((s) => s === upload)).toBeGreaterThan(checkAt);
     expect(workflow.jobs['docs-as-kb']?.env?.KBSYNC_API_KEY).toBe('${{ secrets.KBSYNC_API_KEY }}');
     expect(workflow.on.push.paths).toContain('checks.yaml');
   });
@@ -83,7 +85,7 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
     expect(parseJunit(xml).cases.filter((c) => c.outcome === 'passed').length).toBe(10);
   });
 
-  it('its check step, run as written after the sync step on the example handbook, passes every check of checks.yaml', async () => {
+  it('its check step, run as written after the sync step on the example handbook, passes every check of checks.yaml and adds its report to the step summary', async () => {
     const dir = tempDir();
     cpSync(join(ROOT, 'examples/docs'), join(dir, 'docs'), { recursive: true });
     cpSync(join(ROOT, 'examples/kbsync.yaml'), join(dir, 'kbsync.yaml'));
@@ -95,16 +97,19 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
       env: { GITHUB_STEP_SUMMARY: summary },
     });
     expect(sync.code).toBe(0);
-    const line = (steps[checkAt]?.run ?? '').split('\n').find((l) => l.trim().startsWith('npx kbsync check ')) ?? '';
-    const words = shellWords(line.replace(/>.*$/, '').trim(), {});
-    expect(words).toEqual(['npx', 'kbsync', 'check', '--questions', 'checks.yaml']);
+    const words = shellWords(steps[checkAt]?.run ?? '', { GITHUB_STEP_SUMMARY: summary });
+    expect(words.slice(0, 5)).toEqual(['npx', 'kbsync', 'check', '--questions', 'checks.yaml']);
 
-    const run = await runCli(words.slice(2), { cwd: dir });
+    const run = await runCli(words.slice(2), { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
 
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const checks = parse(readFileSync(join(dir, 'checks.yaml'), 'utf8')) as unknown[];
     expect(run.stdout.match(/^pass /gm)).toHaveLength(checks.length);
     expect(run.stdout).toMatch(new RegExp(`\\n${checks.length} checks: ${checks.length} passed, 0 failed`));
+    expect(parseMarkdown(readFileSync(summary, 'utf8')).headings).toEqual(['kbsync sync', 'Skipped (2)', 'kbsync check']);
+    const xml = readFileSync(join(dir, words[words.indexOf('--junit') + 1] ?? ''), 'utf8');
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(parseJunit(xml).cases.map((c) => c.outcome)).toEqual(checks.map(() => 'passed'));
   });
 
   it('checks.yaml is a list of {question, expect: [path, ...], topK?} whose paths are files of the example handbook', () => {

@@ -35,6 +35,7 @@ const AGENTS = 'test/cli/agents.test.ts';
 const CHECK = 'test/sync/e2e/check.test.ts';
 const AUDIT = 'test/sync/e2e/audit.test.ts';
 const CI_REPORTS = 'test/sync/e2e/ci-reports.test.ts';
+const CHECK_AUDIT_REPORTS = 'test/sync/e2e/check-audit-reports.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
@@ -49,6 +50,14 @@ const ALL: Cover = {
 const SYNC_CI_REPORTS: Cover = {
   file: CI_REPORTS,
   test: 'sync --report-md FILE --junit FILE: the Markdown has the counts, credits, failures and skipped files with their reasons; the JUnit one case per file action, valid against the schema',
+};
+const CHECK_CI_REPORTS: Cover = {
+  file: CHECK_AUDIT_REPORTS,
+  test: 'check --report-md FILE --junit FILE: one JUnit case per check, a failing check a failed case with the ranks found and what came back instead; the Markdown has the counts and credits, and is appended to $GITHUB_STEP_SUMMARY',
+};
+const AUDIT_CI_REPORTS: Cover = {
+  file: CHECK_AUDIT_REPORTS,
+  test: 'audit --report-md FILE --junit FILE: each finding a failed case in a suite per drift kind; the Markdown counts the findings and spends no credit',
 };
 const DATASET_CREATE: Cover = { file: SERVE, test: 'dataset create --json and credits add work on the data folder without a server' };
 const CREDITS_ADD: Cover = { file: SERVE, test: 'credits add with --data %s adds to the named dataset of that folder, and to no other' };
@@ -85,6 +94,8 @@ const COVERAGE: Record<string, Cover> = {
     test: 'an audit of a dataset in step finds nothing: exit 0 with --fail-on-drift too (built CLI, from the workspace folder)',
   },
   'audit --version': VERSION,
+  'audit --report-md': AUDIT_CI_REPORTS,
+  'audit --junit': AUDIT_CI_REPORTS,
 
   'agents list --json': AGENT_LIST_SHOW,
   'agents list --config': AGENTS_CONFIG_FILE,
@@ -132,6 +143,8 @@ const COVERAGE: Record<string, Cover> = {
   },
   'check --config': { file: CHECK, test: 'the built CLI, from the workspace folder: exit 0 when every check passes, 1 when one fails' },
   'check --version': VERSION,
+  'check --report-md': CHECK_CI_REPORTS,
+  'check --junit': CHECK_CI_REPORTS,
 
   'config check --json': { file: CONFIG_CMDS, test: 'prints the resolved config as JSON with --json, secrets redacted' },
   'config check --config': { file: OPTIONS, test: 'config check -c FILE: checks and prints FILE, resolved' },

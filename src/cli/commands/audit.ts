@@ -1,24 +1,33 @@
 import type { Command } from 'commander';
-import { fileSourceNames } from '../../config/source-kinds.js';
+import { fileSourceNames, isIntelligenceSource } from '../../config/source-kinds.js';
+import type { EntryAuditInput } from '../../sync/audit/compare-entries.js';
+import type { EntryCandidate } from '../../sync/intelligence/read.js';
+import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withSession, type Session } from '../session.js';
 
 /**
  * `kbsync audit`: compares the sources (a walk), the state and the dataset's file listing, and lists
  * the drift: remote files the state does not know, tracked files missing remotely, copies made stale
- * by a change or a deletion, files not synced, copies stuck processing or failed. Free: listings only.
+ * by a change or a deletion, files not synced, copies stuck processing or failed; with intelligence
+ * sources, their entries too (compare-entries.ts). Free: listings only.
  */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('audit')
     .description(
-      'compare the sources, the state and the remote listing: untracked remote files, tracked files missing remotely, stale copies, deleted files whose copy remains, files not synced, processing or failed (free: listings only)',
+      'compare the sources, the state and the remote listing: untracked remote files, tracked files missing remotely, stale copies, deleted files whose copy remains, files not synced, processing or failed; the same for intelligence entries (free: listings only)',
     )
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--fail-on-drift', 'exit 1 when anything is found (default: exit 0 whatever is found)')
-    .action(async (options: { json?: boolean; failOnDrift?: boolean }, cmd: Command) => {
+    .option('--report-md <file>', 'write a Markdown report (counts, findings by kind); also appended to $GITHUB_STEP_SUMMARY when set')
+    .option('--junit <file>', 'write a JUnit XML report: one failed test case per finding, a suite per kind (one passed case when clean)')
+    .action(async (options: { json?: boolean; failOnDrift?: boolean } & CiReportOptions, cmd: Command) => {
+      const startedMs = Date.now();
+      const { checkCiReportTargets } = await import('../ci-report/index.js');
+      await checkCiReportTargets(options, ctx);
       await withSession(cmd, ctx, async (session) => {
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { auditDataset } = await import('../../sync/audit/compare.js');
@@ -27,6 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
         const prepared = await preparePlan(session, null);
         for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
         const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
+        const entries = await entryAuditInput(session, prepared.entryContents.values());
         const report = auditDataset({
           observed: prepared.observation.files,
           tracked: prepared.tracked.values(),
@@ -34,10 +44,21 @@ export function register(program: Command, ctx: CliContext): void {
           sourceNames: fileSourceNames(session.config.sources),
           maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
           now: new Date(),
+          ...(entries === null ? {} : { entries }),
         });
         if (options.json === true) writeJson(ctx, report);
         else writeLines(ctx, formatAudit(report));
+        const { auditCiReports } = await import('../ci-report/command-reports.js');
+        await auditCiReports(session, report, options, startedMs);
         if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
       });
     });
+}
+
+/** With intelligence sources, what the entry audit compares: the records read now, the state's entries and the entry listing (free); else null. */
+async function entryAuditInput(session: Session, records: Iterable<EntryCandidate>): Promise<EntryAuditInput | null> {
+  if (!session.config.sources.some(isIntelligenceSource)) return null;
+  const { listAllEntries } = await import('../../sync/intelligence/reconcile.js');
+  const listing = await listAllEntries(await session.getClient());
+  return { local: [...records], tracked: session.state.trackedEntries(), listing };
 }

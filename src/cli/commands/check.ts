@@ -6,6 +6,7 @@ import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
+import type { CiReportOptions } from '../ci-report/index.js';
 import { parseTopK } from './query.js';
 
 /**
@@ -22,11 +23,21 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption('--questions <file>', 'a YAML list of {question, expect: [path, ...], topK?}')
     .addOption(new Option('--top-k <n>', 'results per question, for checks that set no topK (1-20)').default(5).argParser(parseTopK))
     .option('--json', 'print one JSON document: {"summary": {...}, "checks": [...]}')
-    .action(async (options: { questions: string; topK: number; json?: boolean }, cmd: Command) => {
+    .option(
+      '--report-md <file>',
+      'write a Markdown report (counts, credits, failed checks with what came back); also appended to $GITHUB_STEP_SUMMARY when set',
+    )
+    .option('--junit <file>', 'write a JUnit XML report: one test case per check')
+    .action(async (options: { questions: string; topK: number; json?: boolean } & CiReportOptions, cmd: Command) => {
+      const startedMs = Date.now();
       const { loadChecks } = await import('../../sync/check/questions.js');
       // A bad checks file is refused before the state or the service is touched.
       const checks = loadChecks(resolve(ctx.cwd, options.questions));
-      await withSession(cmd, ctx, async ({ getClient, state, config }) => {
+      const { checkCiReportTargets } = await import('../ci-report/index.js');
+      // Before anything is spent: a report that cannot be written is a usage error now, not after the queries.
+      await checkCiReportTargets(options, ctx);
+      await withSession(cmd, ctx, async (session) => {
+        const { getClient, state, config } = session;
         const { capsOf } = await import('../../sync/executor/prepare.js');
         const { askChecks, planCheckCalls } = await import('../../sync/check/run-checks.js');
         const { evaluateCheck } = await import('../../sync/check/evaluate.js');
@@ -56,6 +67,8 @@ export function register(program: Command, ctx: CliContext): void {
         });
         if (options.json === true) writeJson(ctx, report);
         else writeLines(ctx, formatCheck(report));
+        const { checkCiReports } = await import('../ci-report/command-reports.js');
+        await checkCiReports(session, report, options, startedMs);
         if (report.summary.failed > 0) ctx.exitCode = EXIT.itemsFailed;
       });
     });

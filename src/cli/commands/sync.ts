@@ -45,6 +45,13 @@ export function register(program: Command, ctx: CliContext): void {
               onProgress: (done, total, item) =>
                 progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
               onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
+              onEntryProgress: (done, total, entries) =>
+                progress.update(
+                  'writing',
+                  done,
+                  total,
+                  entries.length === 1 ? `${entries[0]?.source}/${entries[0]?.path}` : `${entries.length} entries`,
+                ),
             }
           : {};
         const run = await runSync(session, {

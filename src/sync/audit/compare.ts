@@ -2,6 +2,7 @@ import { remoteNameMapper } from '../executor/remote-names.js';
 import { trackedKey } from '../planner/keys.js';
 import { planPath } from '../../shared/plan-path.js';
 import type { ObservedFile, TrackedFile } from '../types.js';
+import { auditEntries, ENTRY_AUDIT_KINDS, type EntryAuditInput, type EntryAuditKind } from './compare-entries.js';
 
 /**
  * Kinds of drift between the sources, the state and the dataset:
@@ -14,10 +15,19 @@ import type { ObservedFile, TrackedFile } from '../types.js';
  * - `processing`: a remote copy still queued or processing;
  * - `failed`: a remote copy the service failed to process (with its error).
  * An outdated copy (`stale-copy`, `deleted-remains`) that failed or is still processing says so in its
- * own detail (and `error`): its status is no finding of its own.
+ * own detail (and `error`): its status is no finding of its own. The `entry-*` kinds are the intelligence
+ * entries' (compare-entries.ts).
  */
 export type AuditKind =
-  'remote-untracked' | 'missing-remote' | 'changed' | 'not-uploaded' | 'stale-copy' | 'deleted-remains' | 'processing' | 'failed';
+  | 'remote-untracked'
+  | 'missing-remote'
+  | 'changed'
+  | 'not-uploaded'
+  | 'stale-copy'
+  | 'deleted-remains'
+  | 'processing'
+  | 'failed'
+  | EntryAuditKind;
 
 export const AUDIT_KINDS: readonly AuditKind[] = [
   'remote-untracked',
@@ -28,6 +38,7 @@ export const AUDIT_KINDS: readonly AuditKind[] = [
   'deleted-remains',
   'processing',
   'failed',
+  ...ENTRY_AUDIT_KINDS,
 ];
 
 /** One finding: a path (as `kbsync plan` prints it) and/or a remote copy, and what is wrong. */
@@ -56,6 +67,8 @@ export type AuditReport = {
     remote: number;
     drift: number;
     byKind: Record<AuditKind, number>;
+    /** With intelligence sources: records read from them, entries tracked, entries in the dataset's listing. */
+    entries?: { local: number; tracked: number; remote: number };
   };
   /** Sorted by kind (in AUDIT_KINDS order), then path, then remote id. */
   items: AuditItem[];
@@ -80,6 +93,8 @@ export type AuditInput = {
   /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`. */
   maxFileBytes: number;
   now: Date;
+  /** With intelligence sources: their records, the state's entries and the entry listing. */
+  entries?: EntryAuditInput;
 };
 
 /** The three-way comparison of the walk, the state and the remote listing. Pure. */
@@ -221,6 +236,8 @@ export function auditDataset(input: AuditInput): AuditReport {
     }
   }
 
+  const entries = input.entries === undefined ? null : auditEntries(input.entries);
+  if (entries !== null) items.push(...entries.items);
   items.sort(
     (a, b) =>
       AUDIT_KINDS.indexOf(a.kind) - AUDIT_KINDS.indexOf(b.kind) ||
@@ -233,7 +250,14 @@ export function auditDataset(input: AuditInput): AuditReport {
   return {
     kind: 'audit',
     auditedAt: input.now.toISOString(),
-    summary: { local: input.observed.length, tracked: trackedCount, remote: input.listing.length, drift: items.length, byKind },
+    summary: {
+      local: input.observed.length,
+      tracked: trackedCount,
+      remote: input.listing.length,
+      drift: items.length,
+      byKind,
+      ...(entries === null ? {} : { entries: { local: entries.local, tracked: entries.tracked, remote: entries.remote } }),
+    },
     items,
   };
 }

@@ -12,13 +12,15 @@ import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
-import { prepareWrites, sendWrites } from '../intelligence/run-writes.js';
+import { prepareWrites, sendWrites, type EntryProgress } from '../intelligence/run-writes.js';
 
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
   wait?: { timeoutMs: number; intervalMs?: number; nowMs?: () => number };
   /** Called after each paid call settles: done so far, total paid calls. */
   onProgress?: (done: number, total: number, item: PlanItem) => void;
+  /** Called after each intelligence write settles: entries written (or failed) so far, of those to write, and the write's entries. */
+  onEntryProgress?: EntryProgress;
   /** Called as files are hashed: so far, of those found to hash so far. */
   onHashProgress?: (done: number, total: number) => void;
   /** Called after each listing `--wait` polls: files processed or failed, of those it waits for. */
@@ -86,7 +88,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
 
     // The entries after the files, through the same queue, caps and outbox.
     let intelligence = plan.intelligence;
-    if (writes !== null) ({ intelligence, stop } = await sendWrites(writes, paidOpts, stop));
+    if (writes !== null) ({ intelligence, stop } = await sendWrites(writes, paidOpts, stop, options.onEntryProgress));
 
     let waited: WaitOutcome | null = null;
     if (options.wait !== undefined && stop === null) {

@@ -25,17 +25,32 @@ export async function prepareWrites(
   return { plan, tasks, groups, notes };
 }
 
+/** Called as each write settles: entries whose write settled so far, of the entries to write, and the write's entries. */
+export type EntryProgress = (done: number, total: number, entries: readonly EntryItem[]) => void;
+
 /**
  * Sends the writes through the run's queue, caps and outbox (after the files), unless the run already
- * stopped spending; returns the entries with how each ended, and the run's stop.
+ * stopped spending; returns the entries with how each ended, and the run's stop. `onProgress` counts
+ * entries, not calls (a batch of 50 moves it by 50).
  */
 export async function sendWrites(
   writes: PreparedWrites,
   paidOpts: Omit<PaidRunOptions, 'onSettled'>,
   stop: StopReason | null,
+  onProgress?: EntryProgress,
 ): Promise<{ intelligence: IntelPlan; stop: StopReason | null }> {
   if (writes.tasks.length === 0) return { intelligence: entryOutcomes(writes.plan, [], [], [], stop), stop };
   if (stop !== null) return { intelligence: entryOutcomes(writes.plan, writes.groups, writes.tasks, null, stop), stop };
-  const r = await runPaidTasks(writes.tasks, paidOpts);
+  const total = writes.groups.reduce((n, g) => n + g.length, 0);
+  let done = 0;
+  const onSettled =
+    onProgress === undefined
+      ? undefined
+      : (index: number): void => {
+          const group = writes.groups[index] ?? [];
+          done += group.length;
+          onProgress(done, total, group);
+        };
+  const r = await runPaidTasks(writes.tasks, onSettled === undefined ? paidOpts : { ...paidOpts, onSettled });
   return { intelligence: entryOutcomes(writes.plan, writes.groups, writes.tasks, r.results, r.stop), stop: r.stop };
 }

@@ -4,7 +4,7 @@ import { columns } from './columns.js';
 
 /**
  * The audit for people: one aligned line per finding (kind, path or remote name, remote id, detail),
- * then a line of counts by kind.
+ * then a line of counts by kind (and of the intelligence entries compared, with intelligence sources).
  */
 export function formatAudit(r: AuditReport): string {
   const lines = columns(
@@ -16,9 +16,14 @@ export function formatAudit(r: AuditReport): string {
   const kinds = Object.entries(s.byKind)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${formatCount(n)} ${k}`);
+  const e = s.entries;
+  const entries =
+    e === undefined
+      ? ''
+      : `; ${plural(e.local, 'entry record')}, ${formatCount(e.tracked)} tracked, ${plural(e.remote, 'remote entry', 'remote entries')}`;
   lines.push(
     '',
-    `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked, ${plural(s.remote, 'remote file')}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,
+    `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked, ${plural(s.remote, 'remote file')}${entries}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,
   );
   return lines.join('\n');
 }

@@ -127,8 +127,8 @@ export function register(program: Command, ctx: CliContext): void {
       const embeddings = embeddingsFromEnv(ctx.env);
       const { startService } = await import('../../service/server.js');
       // A long-running server: memory it grows to is kept (src/service/memory.ts).
-      const { keepYoungGenerationSmall } = await import('../../service/memory.js');
-      keepYoungGenerationSmall();
+      const { keepHeapSmall } = await import('../../service/memory.js');
+      keepHeapSmall();
       const logger = await ctx.getLogger();
       const service = await startService({
         dataDir: resolve(ctx.cwd, dataDirOf(serve)),

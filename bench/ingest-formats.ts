@@ -6,6 +6,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createProcessingWorker } from '../src/service/ingest/worker.js';
+import { keepHeapSmall } from '../src/service/memory.js';
 import { startCheckpointer } from '../src/service/store/checkpointer.js';
 import { insertDataset } from '../src/service/store/datasets.js';
 import { openServiceDb } from '../src/service/store/db.js';
@@ -52,6 +53,8 @@ type Run = { seconds: number; chunks: number; maxLoopDelayMs: number; peakRssMb:
 
 /** Processes the file at `path` (named `name`) through a fresh worker and database in `dir`; times it and samples RSS. */
 async function ingest(dir: string, path: string, name: string): Promise<Run> {
+  // As `kbsync serve` does at start: the figures are the service's.
+  keepHeapSmall();
   const db = openServiceDb(join(dir, 'service.db'));
   const checkpointer = startCheckpointer(db);
   try {

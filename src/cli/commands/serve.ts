@@ -126,6 +126,9 @@ export function register(program: Command, ctx: CliContext): void {
       enableCompileCache();
       const embeddings = embeddingsFromEnv(ctx.env);
       const { startService } = await import('../../service/server.js');
+      // A long-running server: memory it grows to is kept (src/service/memory.ts).
+      const { keepHeapSmall } = await import('../../service/memory.js');
+      keepHeapSmall();
       const logger = await ctx.getLogger();
       const service = await startService({
         dataDir: resolve(ctx.cwd, dataDirOf(serve)),

@@ -14,4 +14,15 @@ describe('hashedVector', () => {
     const q = hashedVector('harbour lantern', (w) => (w === 'harbour' ? 5 : 1));
     expect(dot(q, harbour)).toBeGreaterThan(2 * dot(q, lantern));
   });
+
+  it('writes into a given array, overwriting what it held, the same vector as a new one', () => {
+    const into = new Float32Array(HASHED_DIMS).fill(9);
+
+    const v = hashedVector('harbour lantern copper', undefined, into);
+
+    expect(v).toBe(into);
+    expect([...v]).toEqual([...hashedVector('harbour lantern copper')]);
+    expect([...hashedVector('  ... !!', undefined, into)].every((x) => x === 0)).toBe(true);
+    expect(() => hashedVector('harbour', undefined, new Float32Array(3))).toThrow(RangeError);
+  });
 });

@@ -47,10 +47,13 @@ const TRIGRAM_SEED = fnv1a('t:');
  * buckets (FNV-1a: bucket from the low bits, sign from the top bit), then L2-normalised. A text
  * with no feature gives the zero vector. `weightOf` (a query's vector: search/term-weights.ts) scales
  * each word's features by a weight of the word as typed (lowercased); a pair of words takes the
- * geometric mean of theirs. Without it every weight is 1 (the stored vectors of chunks).
+ * geometric mean of theirs. Without it every weight is 1 (the stored vectors of chunks). With `into`
+ * (HASHED_DIMS long) the vector is written there, overwriting it, and returned: ingest reuses one
+ * array for every chunk instead of leaving one behind for the collector each time.
  */
-export function hashedVector(text: string, weightOf?: (word: string) => number): Float32Array {
-  const vec = new Float32Array(HASHED_DIMS);
+export function hashedVector(text: string, weightOf?: (word: string) => number, into?: Float32Array): Float32Array {
+  if (into !== undefined && into.length !== HASHED_DIMS) throw new RangeError(`hashedVector: into must hold ${HASHED_DIMS} numbers`);
+  const vec = into?.fill(0) ?? new Float32Array(HASHED_DIMS);
   const counts = new Map<string, number>();
   const weights = new Map<string, number>();
   let previous: { s: string; w: number } | undefined;

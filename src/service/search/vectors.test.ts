@@ -3,7 +3,8 @@ import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { collectChunkGarbage, migrateChunks, replaceChunks } from '../store/chunks.js';
 import { hashedEmbedder, type Embedder } from './embedder.js';
-import { HASHED_MODEL } from './hashed-vector.js';
+import { quantize } from '../store/chunk-vectors.js';
+import { HASHED_MODEL, hashedVector } from './hashed-vector.js';
 import { nearest, vectorTable } from './vector-index.js';
 import { ensureVectors, MAX_EMBEDDED_PER_QUERY, rebuildVectors } from './vectors.js';
 
@@ -39,6 +40,37 @@ describe('chunk vectors', () => {
     expect(models()).toEqual([{ model: HASHED_MODEL, n: 4 }]);
     collectChunkGarbage(db, 100);
     expect(models()).toEqual([{ model: HASHED_MODEL, n: 1 }]);
+  });
+
+  it("each chunk's stored built-in vector is its own text's, though one array is reused for them all", () => {
+    const texts = ['lighthouse stairs', 'harbour crane', '', 'copper kettle on the stove'];
+    replaceChunks(db, { datasetId: 1, sourceId: 2, chunks: texts });
+
+    const rows = db
+      .prepare(
+        `SELECT c.text AS text, v.scale AS scale, v.vec AS vec FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+         WHERE c.source_id = 2 ORDER BY c.chunk_index`,
+      )
+      .all() as { text: string; scale: number; vec: Buffer }[];
+
+    expect(rows.map((r) => r.text)).toEqual(texts);
+    for (const r of rows) {
+      const q = quantize(hashedVector(r.text));
+      expect(r.scale).toBeCloseTo(q.scale, 9);
+      expect([...new Int8Array(r.vec.buffer, r.vec.byteOffset, r.vec.byteLength)]).toEqual([...q.vec]);
+    }
+  });
+
+  it('quantize writes into a given array, overwriting it, the bytes of a new one', () => {
+    const v = hashedVector('harbour crane');
+    const into = new Int8Array(v.length).fill(5);
+
+    const q = quantize(v, into);
+
+    expect(q.vec).toBe(into);
+    expect([...q.vec]).toEqual([...quantize(v).vec]);
+    expect([...quantize(new Float32Array(v.length), into).vec].every((x) => x === 0)).toBe(true);
+    expect(() => quantize(v, new Int8Array(2))).toThrow(RangeError);
   });
 
   it('ensureVectors embeds at most MAX_EMBEDDED_PER_QUERY chunks a call', async () => {

@@ -5,7 +5,7 @@ import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from './checkpointer.js';
-import { openServiceDb } from './db.js';
+import { openServiceDb, WAL_SIZE_LIMIT_BYTES } from './db.js';
 
 let dir: string;
 let db: Database;
@@ -33,6 +33,29 @@ async function until(condition: () => boolean, ms = 5_000): Promise<boolean> {
   while (!condition() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
   return condition();
 }
+
+describe('the WAL after a burst of writes', () => {
+  it('is cut back to WAL_SIZE_LIMIT_BYTES at the first write after a checkpoint has caught up', () => {
+    db.pragma('wal_autocheckpoint = 0'); // as with the checkpointer
+    const walBytes = (): number => statSync(`${db.name}-wal`).size;
+    const insert = db.prepare('INSERT INTO blobs (data) VALUES (?)');
+    const burst = WAL_SIZE_LIMIT_BYTES + 8 * 1024 * 1024;
+    db.transaction(() => {
+      for (let i = 0; i < burst / (64 * 1024); i++) insert.run(Buffer.alloc(64 * 1024, i));
+    })();
+    const grown = walBytes();
+    // The checkpointer's kind of checkpoint, from a connection of its own.
+    const other = new Sqlite(db.name, { fileMustExist: true });
+    other.pragma('wal_checkpoint(PASSIVE)');
+    other.close();
+
+    insert.run(Buffer.alloc(16));
+
+    expect(grown).toBeGreaterThan(burst);
+    expect(walBytes()).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    expect(db.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(burst / (64 * 1024) + 1);
+  });
+});
 
 describe('startCheckpointer', () => {
   it('copies the WAL into the database file from its own thread; this connection checkpoints nothing itself', async () => {

@@ -30,11 +30,12 @@ export function migrateChunkVectors(db: Database): void {
 
 export type QuantizedVector = { scale: number; vec: Int8Array };
 
-/** A float vector as signed bytes and the factor back. */
-export function quantize(vector: Float32Array): QuantizedVector {
+/** A float vector as signed bytes and the factor back; the bytes go to `into` (as long as `vector`, overwritten) when given. */
+export function quantize(vector: Float32Array, into?: Int8Array): QuantizedVector {
   let max = 0;
   for (const v of vector) max = Math.max(max, Math.abs(v));
-  const vec = new Int8Array(vector.length);
+  if (into !== undefined && into.length !== vector.length) throw new RangeError('quantize: into must be as long as the vector');
+  const vec = into?.fill(0) ?? new Int8Array(vector.length);
   if (max === 0) return { scale: 0, vec };
   const k = 127 / max;
   for (let i = 0; i < vector.length; i++) vec[i] = Math.round((vector[i] as number) * k);

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { toFtsQuery } from '../search/query-terms.js';
 import { scoreFromBm25 } from '../search/score.js';
 import { FIELD_BM25 } from '../search/fields.js';
-import { HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
+import { HASHED_DIMS, HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
 import { bumpVectorRevision, migrateChunkVectors, quantize } from './chunk-vectors.js';
 
 /**
@@ -142,11 +142,15 @@ function insertStatement(
     'INSERT INTO chunks (dataset_id, source_id, chunk_index, text, generation, heading, first_row, last_row, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const vector = db.prepare('INSERT OR REPLACE INTO chunk_vectors (model, chunk_id, dataset_id, scale, vec) VALUES (?, ?, ?, ?, ?)');
+  // One float and one byte vector for every chunk of the statement (SQLite copies a bound blob).
+  const floats = new Float32Array(HASHED_DIMS);
+  const bytes = new Int8Array(HASHED_DIMS);
+  const blob = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return (datasetId, sourceId, index, chunk, generation) => {
     const c = typeof chunk === 'string' ? { text: chunk, heading: null, firstRow: null, lastRow: null } : chunk;
     const id = insert.run(datasetId, sourceId, index, c.text, generation, c.heading, c.firstRow, c.lastRow, title).lastInsertRowid;
-    const q = quantize(hashedVector(c.text));
-    vector.run(HASHED_MODEL, id, datasetId, q.scale, Buffer.from(q.vec.buffer, q.vec.byteOffset, q.vec.byteLength));
+    const { scale } = quantize(hashedVector(c.text, undefined, floats), bytes);
+    vector.run(HASHED_MODEL, id, datasetId, scale, blob);
   };
 }
 

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { keepYoungGenerationSmall } from '../shared/release-memory.js';
 
 /** The old generation may grow to this much more than what survived its last full collection (V8 picks 1.1-4× on its own). */
 export const HEAP_GROWING_PERCENT = 50;
@@ -18,6 +19,6 @@ export const HEAP_GROWING_PERCENT = 50;
  * throughput (docs/benchmarks.md).
  */
 export function keepHeapSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  keepYoungGenerationSmall();
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

@@ -58,6 +58,23 @@ export async function registerRunner(db: Db, scope: string): Promise<number> {
 const SOURCE_LOCK_CLASS = 0x6b63; // "kc"
 
 /**
+ * How long a source held by another session is waited for before the refusal: a runner killed with -9
+ * and restarted at once finds its old session still there until the server notices the closed socket.
+ */
+const SOURCE_LOCK_WAIT_MS = 3000;
+
+/** Tries the lock of source `name` every 100 ms for up to `waitMs`; true once held. */
+async function tryLockFor(db: Db, name: string, waitMs: number): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const rows = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [SOURCE_LOCK_CLASS, name]);
+    if (rows[0]?.ok === true) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * Takes a session advisory lock on each source of `scope` (comma-separated names): one writer per source
  * on a shared state, as the SQLite state's lock file allows one writer per file. Two runners syncing the
  * same source name from two folders would take each other's files for deleted ones. PostgreSQL releases
@@ -68,8 +85,7 @@ export async function lockSources(db: Db, scope: string): Promise<void> {
   const names = scope === '' ? [] : scope.split(',');
   const taken: string[] = [];
   for (const name of names) {
-    const rows = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [SOURCE_LOCK_CLASS, name]);
-    if (rows[0]?.ok === true) {
+    if (await tryLockFor(db, name, SOURCE_LOCK_WAIT_MS)) {
       taken.push(name);
       continue;
     }

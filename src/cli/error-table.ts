@@ -142,8 +142,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   // sync side
   state_locked: {
     exit: 2,
-    meaning: 'Another kbsync process is using the same state database.',
-    action: 'Wait for it to finish or stop it, or give this run another `state` path.',
+    meaning:
+      'Another kbsync process is using the same state database; on a shared PostgreSQL state, another runner is syncing a source of the same name.',
+    action:
+      'Wait for it to finish or stop it, or give this run another `state` path; on PostgreSQL, give each runner\'s sources distinct names (docs/scale.md).',
   },
   state_corrupt: {
     exit: 2,

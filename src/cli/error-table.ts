@@ -145,7 +145,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning:
       'Another kbsync process is using the same state database; on a shared PostgreSQL state, another runner is syncing a source of the same name.',
     action:
-      'Wait for it to finish or stop it, or give this run another `state` path; on PostgreSQL, give each runner\'s sources distinct names (docs/scale.md).',
+      "Wait for it to finish or stop it, or give this run another `state` path; on PostgreSQL, give each runner's sources distinct names (docs/scale.md).",
   },
   state_corrupt: {
     exit: 2,

@@ -1,12 +1,7 @@
 import { periodKeysOfDay } from '../periods.js';
 import type { LedgerSums, LedgerTotals } from '../state-types.js';
 import { WEBHOOK_TOLERANCE_SEC } from '../../../client/webhook-verify.js';
-import {
-  WEBHOOK_EVENTS_KEEP_DAYS,
-  WEBHOOK_EVENTS_KEEP_ROWS,
-  WEBHOOK_PRUNE_EVERY_MS,
-  type WebhookEventRecord,
-} from '../webhook-events.js';
+import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS, WEBHOOK_PRUNE_EVERY_MS, type WebhookEventRecord } from '../webhook-events.js';
 import type { Db } from './pg-db.js';
 
 const commitKey = (source: string): string => `git.last_commit.${source}`;

@@ -106,7 +106,7 @@ export async function lockSources(db: Db, scope: string): Promise<void> {
     throw new KbsyncError(
       'state_locked',
       `the source "${name}" is being synced by ${who} on this PostgreSQL state: one runner per source name at a time. ` +
-        'Wait for it or stop it, or give this runner\'s sources distinct names (docs/scale.md)',
+        "Wait for it or stop it, or give this runner's sources distinct names (docs/scale.md)",
     );
   }
 }

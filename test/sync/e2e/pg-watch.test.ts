@@ -118,6 +118,8 @@ describe('kbsync watch with a PostgreSQL state', () => {
     await readyz.body.text();
     const metrics = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
     const during = statusFile(ws);
+    // `kbsync status` beside it finds the running daemon through that file, and reads the shared state.
+    const live = await ws.run('status', '--json');
     const exit = await stop(k);
 
     expect(exit.code).toBe(0);
@@ -126,6 +128,8 @@ describe('kbsync watch with a PostgreSQL state', () => {
     expect(metrics).toMatch(/^kbsync_files_tracked 3$/m);
     expect(metrics).toMatch(/^kbsync_uploads_total 3$/m);
     expect(during).toMatchObject({ pid: k.child.pid, ready: true, http: `127.0.0.1:${port}`, stoppedAt: null });
+    expect(live.code, live.stderr).toBe(0);
+    expect((JSON.parse(live.stdout) as { daemon: { pid: number } | null }).daemon).toMatchObject({ pid: k.child.pid });
     expect(statusFile(ws)?.stoppedAt).not.toBeNull();
     expect(logsOf(k).some((l) => l.msg === 'could not write the daemon status file')).toBe(false);
     expect(uploadsOf(k)).toHaveLength(3);
@@ -253,6 +257,8 @@ describe('kbsync watch with a PostgreSQL state', () => {
     await ready(w1, k1);
     const k2 = watch(w2);
     const refused = await k2.exited;
+    // `kbsync status` of the other folder (no daemon of its own there) reads the shared state beside the runner.
+    const st = await w2.run('status');
     const running = k1.child.exitCode === null;
     expect((await stop(k1)).code).toBe(0);
 
@@ -264,6 +270,8 @@ describe('kbsync watch with a PostgreSQL state', () => {
     );
     expect(refused.stderr).toContain('distinct names');
     expect(running).toBe(true);
+    expect(st.code, st.stderr).toBe(0);
+    expect(st.stdout).toMatch(/runners:\s+1 runner wrote to this shared state/);
     // The refused one sent nothing and did not touch the first one's files: one.md stays, two.md never went.
     expect(await copies(ds)).toEqual({ 'one.md': 1 });
     withView(url, (view) => expect(view.runners().map((r) => r.pid)).toEqual([k1.child.pid]));

@@ -1,6 +1,6 @@
 import { basename, dirname, sep } from 'node:path';
 import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
-import { errorText } from '../../shared/errors.js';
+import { errorText, isKbsyncError } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
@@ -102,6 +102,11 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   };
   o.onSnapshot?.(snapshot);
   const cycleAbort = new AbortController();
+  // Ended by the signal, or by an error no retry can mend (thrown once the daemon has shut down).
+  const lifetime = new AbortController();
+  let fatal: unknown = null;
+  if (o.signal.aborted) lifetime.abort();
+  else o.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
   let failuresInARow = 0;
   let rollover: { atMs: number; period: BudgetPeriod } | null = null;
 
@@ -200,11 +205,20 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       counters.cyclesFailed++;
       failuresInARow++;
       snapshot.lastError = { at: iso(), message: errorText(err) };
+      if (isKbsyncError(err, 'state_unavailable')) {
+        // The PostgreSQL session is gone, and with it this runner's source locks: another runner may hold
+        // them now, so no retry here. The daemon stops; its supervisor starts it again (a new session).
+        fatal ??= err;
+        logger.error({ err: errorText(err) }, 'the state cannot be reached: stopping (restart kbsync watch, e.g. by its supervisor)');
+        lifetime.abort();
+        publish();
+        return;
+      }
       // Never an exit: the next try comes after a back-off (5 s, 10 s... at most the rescan period), or a change.
       const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), w.rescanMinutes * 60_000);
       counters.retries++;
       logger.error({ err: errorText(err), retryInMs: waitMs }, 'sync cycle failed; trying again later');
-      if (!o.signal.aborted) scheduler.at(nowMs() + waitMs, 'retry');
+      if (!lifetime.signal.aborted) scheduler.at(nowMs() + waitMs, 'retry');
       publish();
     },
   });
@@ -288,7 +302,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const current = watchers.get(entry.source);
     watchers.delete(entry.source);
     await current?.close().catch(() => {});
-    if (o.signal.aborted) return;
+    if (lifetime.signal.aborted) return;
     await startWatch(entry.source, entry.root, 'polling', why);
     scheduler.hint('changes');
     publish();
@@ -345,8 +359,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   publish();
 
   await new Promise<void>((resolve) => {
-    if (o.signal.aborted) resolve();
-    else o.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (lifetime.signal.aborted) resolve();
+    else lifetime.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
   for (const t of gitTimers) clearInterval(t);
@@ -364,6 +378,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       'calls still in flight after the grace period; the next start settles their outcome from the remote listing',
     );
   else logger.info({ cycles: counters.cycles }, 'stopped');
+  if (fatal !== null) throw fatal;
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
 }
 

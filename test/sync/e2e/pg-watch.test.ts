@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -316,5 +317,34 @@ describe('kbsync watch with a PostgreSQL state', () => {
       expect(view.verifyTotals()).toEqual([]);
     });
     expect(uploadsOf(again, 'a.md')).toHaveLength(0);
+  });
+  it('the connection to PostgreSQL lost (the server ended the session): the daemon stops, exit 2, naming the state; a restart goes on', async () => {
+    const url = await freshDatabase('watch_lost');
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, url);
+    ws.write('a.md', '# A\n');
+    const k = watch(ws);
+    await ready(ws, k);
+    // Its session is gone (a server restart, a failover, an admin): so are its source locks, which another runner may take now.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const ended = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'kbsync'",
+      );
+      expect(ended.rowCount).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    ws.write('b.md', '# B\n');
+    const exit = await k.exited;
+
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toMatch(/connection to the PostgreSQL state postgres:\/\/\S+ was lost/);
+    expect(statusFile(ws)?.stoppedAt).not.toBeNull();
+    const again = watch(ws);
+    await ready(ws, again);
+    expect((await stop(again)).code).toBe(0);
+    expect(await copies(ds)).toEqual({ 'a.md': 1, 'b.md': 1 });
   });
 });

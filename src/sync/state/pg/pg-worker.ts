@@ -147,7 +147,8 @@ port.on('message', (req: BridgeRequest) => {
   void (async () => {
     let reply: BridgeReply;
     try {
-      if (lost !== null && req.method !== 'close') throw new Error(`the connection to PostgreSQL was lost: ${lost}`);
+      if (lost !== null && req.method !== 'close')
+        throw new KbsyncError('state_unavailable', `the connection to the PostgreSQL state ${redactUrl(url)} was lost: ${lost}`);
       db.setNow(req.nowMs);
       reply = { ok: true, value: await dispatch(req.method, req.args) };
     } catch (err) {

@@ -155,9 +155,9 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   state_unavailable: {
     exit: 2,
     meaning:
-      'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk; or the PostgreSQL server of a `postgres://` state cannot be reached or refuses the login.',
+      'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk; or the PostgreSQL server of a `postgres://` state cannot be reached or refuses the login, or the connection to it was lost (`kbsync watch` then stops: its source locks went with the session).',
     action:
-      'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700), or check the host, port, user, password and database of the `postgres://` URL.',
+      'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700), or check the host, port, user, password and database of the `postgres://` URL; run `kbsync watch` under a supervisor that restarts it.',
   },
   state_write_failed: {
     exit: 1,

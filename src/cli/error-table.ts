@@ -142,8 +142,10 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   // sync side
   state_locked: {
     exit: 2,
-    meaning: 'Another kbsync process is using the same state database.',
-    action: 'Wait for it to finish or stop it, or give this run another `state` path.',
+    meaning:
+      'Another kbsync process is using the same state database; on a shared PostgreSQL state, another runner is syncing a source of the same name.',
+    action:
+      "Wait for it to finish or stop it, or give this run another `state` path; on PostgreSQL, give each runner's sources distinct names (docs/scale.md).",
   },
   state_corrupt: {
     exit: 2,
@@ -153,9 +155,9 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   state_unavailable: {
     exit: 2,
     meaning:
-      'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk; or the PostgreSQL server of a `postgres://` state cannot be reached or refuses the login.',
+      'The `state` path cannot hold the state database: a folder, a file in the way, no permission, a read-only or full disk; or the PostgreSQL server of a `postgres://` state cannot be reached or refuses the login, or the connection to it was lost (`kbsync watch` then stops: its source locks went with the session).',
     action:
-      'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700), or check the host, port, user, password and database of the `postgres://` URL.',
+      'Point `state` at a file path kbsync may create and write (for example `.kbsync/state.db`; its folder is made 0700), or check the host, port, user, password and database of the `postgres://` URL; run `kbsync watch` under a supervisor that restarts it.',
   },
   state_write_failed: {
     exit: 1,

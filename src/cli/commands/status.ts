@@ -21,7 +21,7 @@ function runnersOf(state: PgStateStore): RunnerStatus[] {
     alive: r.alive,
   }));
 }
-import { localStatePath } from '../../shared/state-url.js';
+import { isPostgresUrl, localStatePath } from '../../shared/state-url.js';
 
 /** `kbsync status`: tracked files, pending work, credits spent per period, the last run. No remote call. */
 export function register(program: Command, ctx: CliContext): void {
@@ -56,7 +56,8 @@ export function register(program: Command, ctx: CliContext): void {
           if (options.json === true) writeJson(ctx, report);
           else writeLines(ctx, formatStatus(report));
         },
-        { lock: daemon === null },
+        // A shared PostgreSQL state is read as a view: status is no runner, and takes no source from one that runs elsewhere.
+        { lock: daemon === null && !isPostgresUrl(loaded.state) },
       );
     });
 }

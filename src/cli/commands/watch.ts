@@ -110,8 +110,7 @@ export function register(program: Command, ctx: CliContext): void {
               snapshot = s;
               save(null);
             },
-          });
-          save(new Date().toISOString());
+          }).finally(() => save(new Date().toISOString()));
           ctx.exitCode = EXIT.ok;
           if (result.graceExpired) {
             // Calls still in flight are recorded as in flight; the next start settles them from the remote

@@ -6,7 +6,7 @@ export const WEBHOOK_EVENTS_KEEP_DAYS = 30;
 /** ...and at most this many of them, the newest. */
 export const WEBHOOK_EVENTS_KEEP_ROWS = 10_000;
 /** The daemon prunes as it records, at most once in this many milliseconds (and every open of the state prunes). */
-const PRUNE_EVERY_MS = 60 * 60_000;
+export const WEBHOOK_PRUNE_EVERY_MS = 60 * 60_000;
 
 /** One webhook delivery the daemon accepted. */
 export type WebhookEventRecord = {
@@ -54,7 +54,7 @@ export function createWebhookEvents(db: Database, nowMs: () => number = Date.now
     recordWebhookEvent(e: WebhookEventRecord): boolean {
       const data = e.data === null || e.data === undefined ? null : JSON.stringify(e.data);
       const fresh = insert.run(e.id, e.type, e.sentAtSec, e.receivedAtMs, data).changes === 1;
-      if (fresh && nowMs() - lastPrunedMs >= PRUNE_EVERY_MS) pruneWebhookEvents();
+      if (fresh && nowMs() - lastPrunedMs >= WEBHOOK_PRUNE_EVERY_MS) pruneWebhookEvents();
       return fresh;
     },
     /** Drops the deliveries past the retention (see createWebhookEvents); returns how many. */

@@ -1,12 +1,13 @@
 import { basename, dirname, sep } from 'node:path';
 import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
-import { errorText } from '../../shared/errors.js';
+import { errorText, isKbsyncError } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
 import { releaseMemory } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
+import { waitingFor } from './waiting-for.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
 import { localStatePath } from '../../shared/state-url.js';
 
@@ -102,6 +103,11 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   };
   o.onSnapshot?.(snapshot);
   const cycleAbort = new AbortController();
+  // Ended by the signal, or by an error no retry can mend (thrown once the daemon has shut down).
+  const lifetime = new AbortController();
+  let fatal: unknown = null;
+  if (o.signal.aborted) lifetime.abort();
+  else o.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
   let failuresInARow = 0;
   let rollover: { atMs: number; period: BudgetPeriod } | null = null;
 
@@ -200,11 +206,20 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       counters.cyclesFailed++;
       failuresInARow++;
       snapshot.lastError = { at: iso(), message: errorText(err) };
+      if (isKbsyncError(err, 'state_unavailable')) {
+        // The PostgreSQL session is gone, and with it this runner's source locks: another runner may hold
+        // them now, so no retry here. The daemon stops; its supervisor starts it again (a new session).
+        fatal ??= err;
+        logger.error({ err: errorText(err) }, 'the state cannot be reached: stopping (restart kbsync watch, e.g. by its supervisor)');
+        lifetime.abort();
+        publish();
+        return;
+      }
       // Never an exit: the next try comes after a back-off (5 s, 10 s... at most the rescan period), or a change.
       const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), w.rescanMinutes * 60_000);
       counters.retries++;
       logger.error({ err: errorText(err), retryInMs: waitMs }, 'sync cycle failed; trying again later');
-      if (!o.signal.aborted) scheduler.at(nowMs() + waitMs, 'retry');
+      if (!lifetime.signal.aborted) scheduler.at(nowMs() + waitMs, 'retry');
       publish();
     },
   });
@@ -288,7 +303,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const current = watchers.get(entry.source);
     watchers.delete(entry.source);
     await current?.close().catch(() => {});
-    if (o.signal.aborted) return;
+    if (lifetime.signal.aborted) return;
     await startWatch(entry.source, entry.root, 'polling', why);
     scheduler.hint('changes');
     publish();
@@ -345,8 +360,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   publish();
 
   await new Promise<void>((resolve) => {
-    if (o.signal.aborted) resolve();
-    else o.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (lifetime.signal.aborted) resolve();
+    else lifetime.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
   for (const t of gitTimers) clearInterval(t);
@@ -364,6 +379,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       'calls still in flight after the grace period; the next start settles their outcome from the remote listing',
     );
   else logger.info({ cycles: counters.cycles }, 'stopped');
+  if (fatal !== null) throw fatal;
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
 }
 
@@ -380,27 +396,4 @@ function realPathOr(path: string): string {
 function bothNames(path: string): string[] {
   const real = realPathOr(path);
   return real === path ? [path] : [path, real];
-}
-
-/** What the daemon waits for, in words, for `kbsync status`. */
-function waitingFor(
-  s: Scheduler,
-  watches: readonly SourceWatch[],
-  sources: readonly { name: string; git?: { pollSeconds: number } | undefined }[],
-  iso: (ms: number) => string,
-): string[] {
-  const st = s.state();
-  const out: string[] = [];
-  if (st.running) out.push('a sync cycle in progress');
-  if (st.windowOpensAtMs !== null) out.push(`the schedule (watch.schedule) to open at ${iso(st.windowOpensAtMs)}: a sync waits for it`);
-  if (st.debouncedAtMs !== null) out.push(`changes to settle: a sync at ${iso(st.debouncedAtMs)}`);
-  const watched = watches.filter((w) => w.backend !== 'none');
-  if (watched.length > 0) out.push(`changes in ${watched.map((w) => `${w.source} (${w.backend})`).join(', ')}`);
-  for (const src of sources) if (src.git !== undefined) out.push(`the git source ${src.name}: fetched every ${src.git.pollSeconds} s`);
-  for (const t of st.timed)
-    out.push(
-      t.reason === 'budget-rollover' ? `the budget period to open at ${iso(t.atMs)} (deferred work)` : `a ${t.reason} at ${iso(t.atMs)}`,
-    );
-  if (st.nextRescanAtMs !== null) out.push(`the rescan at ${iso(st.nextRescanAtMs)}`);
-  return out;
 }

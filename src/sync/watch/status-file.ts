@@ -1,4 +1,5 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { DaemonSnapshot } from './daemon.js';
 
@@ -10,9 +11,13 @@ export function daemonStatusPath(statePath: string): string {
   return `${statePath}.watch.json`;
 }
 
-/** Writes the status file whole (a temp file renamed over it: a reader never sees half of one), mode 0600. */
+/**
+ * Writes the status file whole (a temp file renamed over it: a reader never sees half of one), mode 0600.
+ * Its folder is made (0700) when missing: with a PostgreSQL state nothing else creates `.kbsync/`.
+ */
 export function writeDaemonStatus(statePath: string, status: Omit<DaemonStatusFile, 'host' | 'updatedAt'>): void {
   const path = daemonStatusPath(statePath);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temp = `${path}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify({ ...status, host: hostname(), updatedAt: new Date().toISOString() }, null, 2)}\n`, {
     mode: 0o600,

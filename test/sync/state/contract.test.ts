@@ -290,6 +290,29 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     ]);
   });
 
+  it('forgets webhook deliveries past the retention at the next open, and as it records (at most once an hour)', () => {
+    const DAY = 86_400_000;
+    const at = (ago: number) => clock.now().getTime() - ago;
+    const e = (id: string, ago: number) => ({
+      id,
+      type: 'webhook.test',
+      sentAtSec: Math.floor(at(ago) / 1000),
+      receivedAtMs: at(ago),
+      data: null,
+    });
+    expect(store.recordWebhookEvent(e('old', 31 * DAY))).toBe(true);
+    expect(store.recordWebhookEvent(e('recent', DAY))).toBe(true);
+    store.close();
+    opened.splice(opened.indexOf(store), 1);
+    store = open();
+    expect(store.webhookEvents().map((w) => w.id)).toEqual(['recent']);
+    // A daemon runs for months without an open: a delivery recorded over an hour after the last prune prunes.
+    expect(store.recordWebhookEvent(e('old-too', 40 * DAY))).toBe(true);
+    clock.advance(61 * 60_000);
+    expect(store.recordWebhookEvent(e('new', 0))).toBe(true);
+    expect(store.webhookEvents().map((w) => w.id)).toEqual(['new', 'recent']);
+  });
+
   it('rolls back everything a transaction wrote when it throws', () => {
     const before = store.trackedCount();
     expect(() =>

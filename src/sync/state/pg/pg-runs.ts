@@ -54,6 +54,63 @@ export async function registerRunner(db: Db, scope: string): Promise<number> {
   return id;
 }
 
+/** The advisory-lock class of the per-source writer locks (the second key is the hash of a source name). */
+const SOURCE_LOCK_CLASS = 0x6b63; // "kc"
+
+/**
+ * How long a source held by another session is waited for before the refusal: a runner killed with -9
+ * and restarted at once finds its old session still there until the server notices the closed socket.
+ */
+const SOURCE_LOCK_WAIT_MS = 3000;
+
+/** Tries the lock of source `name` every 100 ms for up to `waitMs`; true once held. */
+async function tryLockFor(db: Db, name: string, waitMs: number): Promise<boolean> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const rows = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [SOURCE_LOCK_CLASS, name]);
+    if (rows[0]?.ok === true) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Takes a session advisory lock on each source of `scope` (comma-separated names): one writer per source
+ * on a shared state, as the SQLite state's lock file allows one writer per file. Two runners syncing the
+ * same source name from two folders would take each other's files for deleted ones. PostgreSQL releases
+ * the locks when the connection ends, however the process ended. Throws KbsyncError 'state_locked' naming
+ * the source and the live runner that holds it; the locks already taken are released first.
+ */
+export async function lockSources(db: Db, scope: string): Promise<void> {
+  const names = scope === '' ? [] : scope.split(',');
+  const taken: string[] = [];
+  for (const name of names) {
+    if (await tryLockFor(db, name, SOURCE_LOCK_WAIT_MS)) {
+      taken.push(name);
+      continue;
+    }
+    for (const t of taken) await db.q('SELECT pg_advisory_unlock($1, hashtext($2))', [SOURCE_LOCK_CLASS, t]);
+    const holders = await db.q<{ id: number; host: string; pid: number; scope: string; started_at: number }>(
+      `SELECT id, host, pid, scope, started_at FROM runners WHERE $1 = ANY(string_to_array(scope, ',')) ORDER BY id DESC`,
+      [name],
+    );
+    const live = await liveRunners(
+      db,
+      holders.map((h) => h.id),
+    );
+    const holder = holders.find((h) => live.has(h.id));
+    const who =
+      holder === undefined
+        ? 'another runner'
+        : `runner #${holder.id} (host ${holder.host}, pid ${holder.pid}, sources ${holder.scope}, started ${isoOf(holder.started_at)})`;
+    throw new KbsyncError(
+      'state_locked',
+      `the source "${name}" is being synced by ${who} on this PostgreSQL state: one runner per source name at a time. ` +
+        "Wait for it or stop it, or give this runner's sources distinct names (docs/scale.md)",
+    );
+  }
+}
+
 /**
  * The runners among `ids` whose process still holds its liveness lock, read from pg_locks (taking
  * nothing: a check never makes a live runner look dead to another check).

@@ -14,7 +14,7 @@ import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
 import { createPgMisc } from './pg-misc.js';
 import { createPgOutbox, type PgIdentity } from './pg-outbox.js';
-import { createPgRuns, recoverDeadRunners, registerRunner } from './pg-runs.js';
+import { createPgRuns, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
 import { migratePg } from './pg-schema.js';
 import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
@@ -63,9 +63,13 @@ const handlers: Record<string, Handler> = {
     await db.run("SET idle_in_transaction_session_timeout = '60s'");
     const from = await migratePg(db);
     if (!(open as PgOpenRequest).register) return { from, runnerId: null, recovered: 0 };
+    // Its sources first: a runner refused (another holds one of them) leaves no row behind.
+    await lockSources(db, me.scope);
     me.runnerId = await registerRunner(db, me.scope);
     const recovered = await recoverDeadRunners(db, me.runnerId);
     await outbox.pruneSettled();
+    // As the SQLite state's open: deliveries past the retention go (the daemon also prunes as it records).
+    await misc.pruneWebhookEvents();
     return { from, runnerId: me.runnerId, recovered };
   },
   finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
@@ -143,7 +147,8 @@ port.on('message', (req: BridgeRequest) => {
   void (async () => {
     let reply: BridgeReply;
     try {
-      if (lost !== null && req.method !== 'close') throw new Error(`the connection to PostgreSQL was lost: ${lost}`);
+      if (lost !== null && req.method !== 'close')
+        throw new KbsyncError('state_unavailable', `the connection to the PostgreSQL state ${redactUrl(url)} was lost: ${lost}`);
       db.setNow(req.nowMs);
       reply = { ok: true, value: await dispatch(req.method, req.args) };
     } catch (err) {

@@ -4,7 +4,8 @@ import type { BudgetWindow, RemoteStatus } from '../types.js';
 import { decodeRemoteName } from './codec.js';
 import type { Meta } from './meta.js';
 import type { OpRow, Outbox } from './outbox.js';
-import { epochDay, periodKeys, periodKeysOfDay, utcDay, utcMonth, type Periods } from './periods.js';
+import { creditsUsedOf } from './ledger-math.js';
+import { epochDay, periodKeys, periodKeysOfDay, type Periods } from './periods.js';
 import type { SourceIds } from './source-ids.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from './state-types.js';
 import type { TrackedFiles } from './tracked-files.js';
@@ -153,22 +154,7 @@ export function createBudget(db: Database, deps: Deps) {
     finish.run('pending', null, null, 'not found in the remote listing; will be retried with the same idempotency key', atMs, op.id);
   });
 
-  const creditsUsed = (runId: number | null): CreditsUsed => {
-    const at = now();
-    const keys = periodKeys(runId ?? 0, at);
-    const run = runId === null ? { reserved: 0, spent: 0 } : usedIn(keys.run);
-    const day = usedIn(keys.day);
-    const month = usedIn(keys.month);
-    return {
-      run: run.reserved + run.spent,
-      day: day.reserved + day.spent,
-      month: month.reserved + month.spent,
-      spent: { run: run.spent, day: day.spent, month: month.spent },
-      reserved: { run: run.reserved, day: day.reserved, month: month.reserved },
-      utcDay: utcDay(at),
-      utcMonth: utcMonth(at),
-    };
-  };
+  const creditsUsed = (runId: number | null): CreditsUsed => creditsUsedOf(runId, now(), usedIn);
 
   return {
     /**

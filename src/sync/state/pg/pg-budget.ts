@@ -1,7 +1,8 @@
 import { KbsyncError } from '../../../shared/errors.js';
 import type { RemoteStatus } from '../../types.js';
 import { decodeRemoteName } from '../codec.js';
-import { epochDay, periodKeys, periodKeysOfDay, utcDay, utcMonth, type Periods } from '../periods.js';
+import { creditsUsedOf } from '../ledger-math.js';
+import { epochDay, periodKeys, periodKeysOfDay, type Periods } from '../periods.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgIdentity, PgOpRow, PgOutbox } from './pg-outbox.js';
@@ -177,19 +178,7 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     const rows = await db.q<{ period: string } & Totals>('SELECT period, reserved, spent FROM budget_totals WHERE period = ANY($1)', [
       [keys.run, keys.day, keys.month],
     ]);
-    const of = (key: string): Totals => rows.find((r) => r.period === key) ?? { reserved: 0, spent: 0 };
-    const run = runId === null ? { reserved: 0, spent: 0 } : of(keys.run);
-    const day = of(keys.day);
-    const month = of(keys.month);
-    return {
-      run: run.reserved + run.spent,
-      day: day.reserved + day.spent,
-      month: month.reserved + month.spent,
-      spent: { run: run.spent, day: day.spent, month: month.spent },
-      reserved: { run: run.reserved, day: day.reserved, month: month.reserved },
-      utcDay: utcDay(at),
-      utcMonth: utcMonth(at),
-    };
+    return creditsUsedOf(runId, at, (key) => rows.find((r) => r.period === key) ?? { reserved: 0, spent: 0 });
   };
 
   return {

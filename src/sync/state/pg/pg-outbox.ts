@@ -1,37 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
-import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
+import { encodeRemoteName, mtimeToBind, shaToBlob } from '../codec.js';
+import type { NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
+import { opOfRow, type OpColumns } from '../rows.js';
 
 /** An outbox row as the worker reads it (sha256 as hex, mtime as text). */
-export type PgOpRow = {
-  id: number;
-  run_id: number | null;
+export type PgOpRow = OpColumns<OpKind, OpState> & {
   runner_id: number | null;
   scope: string;
-  kind: OpKind;
   source_id: number | null;
-  path: string | null;
   sha256: string | null;
-  size: number | null;
-  mtime_ns: string | null;
-  inode: number | null;
-  remote_name: string | null;
-  remote_id: string | null;
-  reason: string | null;
-  credits: number;
-  idempotency_key: string;
-  state: OpState;
-  reserved: number;
-  reserved_at: number | null;
-  error_code: string | null;
-  error: string | null;
-  attempts: number;
-  created_at: number;
-  updated_at: number;
-  payload_json: string | null;
 };
 
 export const PG_OP_COLUMNS = `id, run_id, runner_id, scope, kind, source_id, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
@@ -44,34 +24,8 @@ export type PgIdentity = { runnerId: number | null; scope: string };
 
 /** The outbox on PostgreSQL; every list is of this runner's scope only. */
 export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
-  const toOp = async (r: PgOpRow): Promise<OutboxOp> => {
-    const source = r.source_id === null ? null : await sources.nameOf(r.source_id);
-    return {
-      id: r.id,
-      runId: r.run_id,
-      kind: r.kind,
-      source,
-      path: r.path,
-      sha256: r.sha256,
-      size: r.size,
-      mtimeNs: r.mtime_ns,
-      inode: r.inode,
-      remoteName: source !== null && r.path !== null && r.kind === 'upload' ? decodeRemoteName(source, r.path, r.remote_name) : null,
-      remoteId: r.remote_id,
-      reason: r.reason,
-      credits: r.credits,
-      idempotencyKey: r.idempotency_key,
-      state: r.state,
-      reserved: r.reserved,
-      reservedAt: r.reserved_at === null ? null : isoOf(r.reserved_at),
-      errorCode: r.error_code,
-      error: r.error,
-      attempts: r.attempts,
-      createdAt: isoOf(r.created_at),
-      updatedAt: isoOf(r.updated_at),
-      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
-    };
-  };
+  const toOp = async (r: PgOpRow): Promise<OutboxOp> =>
+    opOfRow(r, r.source_id === null ? null : await sources.nameOf(r.source_id), r.sha256);
   const byState = async (state: OpState): Promise<OutboxOp[]> => {
     const rows = await db.q<PgOpRow>(`SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND state = $2 ORDER BY id`, [
       me.scope,

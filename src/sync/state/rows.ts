@@ -121,6 +121,39 @@ export function opOfRow(r: OpColumns<OpKind, OpState>, source: string | null, sh
   };
 }
 
+/** A tracked mtime no file has: the next pass's stat cannot match it, so the file is hashed again. */
+const MTIME_RECHECK = '-1';
+
+/**
+ * What a done upload op leaves in its file's tracked row, but the remote fields and the action: the hash the
+ * op sent (`hashed`, hex), or the one the server says it received when that differs (the file was edited while
+ * it was sent: the row then records what the dataset holds, with an mtime no stat can have, so the next pass
+ * hashes the file again), and the reason to record.
+ */
+export function uploadedFile(
+  op: OpColumns<OpKind, OpState>,
+  source: string,
+  hashed: string,
+  remoteSha: string | null,
+): { file: Pick<TrackedFile, 'source' | 'path' | 'size' | 'mtimeNs' | 'inode' | 'sha256'>; reason: string | null } {
+  const path = op.path as string;
+  const received = remoteSha !== null && remoteSha.toLowerCase() !== hashed ? remoteSha.toLowerCase() : null;
+  return {
+    file: {
+      source,
+      path,
+      size: op.size as number,
+      mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK,
+      inode: op.inode as number,
+      sha256: received ?? hashed,
+    },
+    reason:
+      received === null
+        ? op.reason
+        : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
+  };
+}
+
 /** A `runs` row. */
 export type RunRow = {
   id: number;

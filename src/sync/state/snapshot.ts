@@ -24,6 +24,34 @@ export type StateSnapshot = {
   intelEntries: (EntryColumns & { sha256: string; source: string | null })[];
 };
 
+/** The outbox columns snapshotOpValues() gives values for, in its order: all but id, run_id, source, sha256 and mtime_ns. */
+export const SNAPSHOT_OP_COLUMNS = `kind, path, size, inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at,
+  error_code, error, attempts, created_at, updated_at, payload_json`;
+
+/** A snapshot outbox row's values for SNAPSHOT_OP_COLUMNS (what both stores write as they are). */
+export function snapshotOpValues(o: StateSnapshot['outbox'][number]): unknown[] {
+  return [
+    o.kind,
+    o.path,
+    o.size,
+    o.inode,
+    o.remote_name,
+    o.remote_id,
+    o.reason,
+    o.credits,
+    o.idempotency_key,
+    o.state,
+    o.reserved,
+    o.reserved_at,
+    o.error_code,
+    o.error,
+    o.attempts,
+    o.created_at,
+    o.updated_at,
+    o.payload_json,
+  ];
+}
+
 /** How many rows of each kind a snapshot holds (what `kbsync state migrate` reports). */
 export function snapshotCounts(s: StateSnapshot): Record<string, number> {
   return {

@@ -48,6 +48,18 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       return n;
     });
 
+  // An open row for the same work is reused; still queued, it takes today's price (only with no reservation yet:
+  // a reserved one's price is in the ledger).
+  const reuse = async (r: PgOpRow, credits: number, at: number): Promise<number> => {
+    if (r.state === 'pending' && r.credits !== credits)
+      await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
+        credits,
+        at,
+        r.id,
+      ]);
+    return r.id;
+  };
+
   const enqueueOne = async (op: NewOp): Promise<number> => {
     if (!Number.isSafeInteger(op.credits) || op.credits < 0)
       throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
@@ -66,13 +78,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       );
       const r = open[0];
       if (r !== undefined) {
-        if (r.state === 'pending' && r.credits !== op.credits)
-          await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
-            op.credits,
-            at,
-            r.id,
-          ]);
-        return r.id;
+        return reuse(r, op.credits, at);
       }
     } else if (op.kind === 'upload' || op.kind === 'reprocess') {
       const sourceId = await sources.idOf(op.source);
@@ -83,13 +89,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       for (const r of open) {
         const same = op.kind === 'upload' ? r.sha256 === op.sha256.toLowerCase() : r.remote_id === op.remoteId;
         if (same) {
-          if (r.state === 'pending' && r.credits !== op.credits)
-            await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
-              op.credits,
-              at,
-              r.id,
-            ]);
-          return r.id;
+          return reuse(r, op.credits, at);
         }
         if (r.state === 'pending') await cancel('superseded by newer content', r.id);
       }

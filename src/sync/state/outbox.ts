@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
-import { blobToSha, encodeRemoteName, mtimeToBind, shaToBlob } from './codec.js';
+import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
 import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
-import { opOfRow, type OpColumns } from './rows.js';
+import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from './rows.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
@@ -32,8 +32,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const openIntel = db.prepare<[OpKind, Buffer], OpRow>(
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND kind = ? AND sha256 = ? ORDER BY id`,
   );
-  const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-      reason, credits, idempotency_key, state, created_at, updated_at, payload_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)`);
+  const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, ${NEW_OP_COLUMNS}, credits, idempotency_key, state, created_at,
+      updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
   // Only a row with no reservation yet: a reserved one's price is in the ledger.
   const reprice = db.prepare<[number, number, number]>(
     `UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`,
@@ -88,27 +88,17 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
         if (r.state === 'pending') cancel.run('superseded by newer content', at, r.id);
       }
     }
-    const upload = op.kind === 'upload' ? op : null;
     // A query or chat is new work every time: never folded into an open row.
-    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+    const { source, values } = newOpValues(op, (ns) => ns);
     const info = insert.run(
       op.runId ?? null,
       op.kind,
-      fileOp === null ? null : sources.idOf(fileOp.source),
-      fileOp?.path ?? null,
-      upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
-      upload?.size ?? null,
-      upload === null ? null : mtimeToBind(upload.mtimeNs),
-      upload?.inode ?? null,
-      upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
-      op.kind === 'reprocess' ? op.remoteId : null,
-      op.reason ?? null,
+      source === null ? null : sources.idOf(source),
+      ...values,
       op.credits,
       randomUUID(),
       at,
       at,
-      intel === null ? null : JSON.stringify(intel.payload),
     );
     return Number(info.lastInsertRowid);
   });

@@ -2,7 +2,7 @@ import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
 import { toEntryStatus, type TrackedEntry } from './intel-entries.js';
 import type { TrackedFileInput } from './tracked-files.js';
-import type { IntelPayload, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
+import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
 
 // Row shapes and decoders both stores share (SQLite and PostgreSQL, and the `kbsync state migrate` snapshot):
 // only where the source (an id or a name) and a hash (a BLOB or hex) are kept differs, so those are left out.
@@ -151,6 +151,34 @@ export function uploadedFile(
       received === null
         ? op.reason
         : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
+  };
+}
+
+/** The outbox columns newOpValues() gives values for, in its order. */
+export const NEW_OP_COLUMNS = 'path, sha256, size, mtime_ns, inode, remote_name, remote_id, reason, payload_json';
+
+/**
+ * A new op's source (a name; null for one of no file or entry) and its values for NEW_OP_COLUMNS: what each
+ * kind of op records (an upload its file, a reprocess its remote id, an intelligence write its digest and
+ * payload); `mtime` gives the form the driver binds a nanosecond mtime in.
+ */
+export function newOpValues<M>(op: NewOp, mtime: (ns: bigint) => M): { source: string | null; values: unknown[] } {
+  const upload = op.kind === 'upload' ? op : null;
+  const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
+  const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+  return {
+    source: fileOp === null ? null : fileOp.source,
+    values: [
+      fileOp?.path ?? null,
+      upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
+      upload?.size ?? null,
+      upload === null ? null : mtime(mtimeToBind(upload.mtimeNs)),
+      upload?.inode ?? null,
+      upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
+      op.kind === 'reprocess' ? op.remoteId : null,
+      op.reason ?? null,
+      intel === null ? null : JSON.stringify(intel.payload),
+    ],
   };
 }
 

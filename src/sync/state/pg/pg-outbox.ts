@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
-import { encodeRemoteName, mtimeToBind, shaToBlob } from '../codec.js';
+import { shaToBlob } from '../codec.js';
 import type { NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
-import { opOfRow, type OpColumns } from '../rows.js';
+import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from '../rows.js';
 
 /** An outbox row as the worker reads it (sha256 as hex, mtime as text). */
 export type PgOpRow = OpColumns<OpKind, OpState> & {
@@ -94,31 +94,20 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
         if (r.state === 'pending') await cancel('superseded by newer content', r.id);
       }
     }
-    const upload = op.kind === 'upload' ? op : null;
-    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+    const { source, values } = newOpValues(op, (ns) => ns.toString());
     const rows = await db.q<{ id: number }>(
-      `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-         reason, credits, idempotency_key, state, created_at, updated_at, payload_json)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,'pending',$16,$16,$17) RETURNING id`,
+      `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, ${NEW_OP_COLUMNS}, credits, idempotency_key, state, created_at, updated_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,'pending',$17,$17) RETURNING id`,
       [
         op.runId ?? null,
         me.runnerId,
         me.scope,
         op.kind,
-        fileOp === null ? null : await sources.idOf(fileOp.source),
-        fileOp?.path ?? null,
-        upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
-        upload?.size ?? null,
-        upload === null ? null : mtimeToBind(upload.mtimeNs).toString(),
-        upload?.inode ?? null,
-        upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
-        op.kind === 'reprocess' ? op.remoteId : null,
-        op.reason ?? null,
+        source === null ? null : await sources.idOf(source),
+        ...values,
         op.credits,
         randomUUID(),
         at,
-        intel === null ? null : JSON.stringify(intel.payload),
       ],
     );
     return (rows[0] as { id: number }).id;

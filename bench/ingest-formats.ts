@@ -2,16 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createProcessingWorker } from '../src/service/ingest/worker.js';
 import { keepHeapSmall } from '../src/service/memory.js';
 import { startCheckpointer } from '../src/service/store/checkpointer.js';
 import { insertDataset } from '../src/service/store/datasets.js';
 import { openServiceDb } from '../src/service/store/db.js';
 import { insertFile } from '../src/service/store/files.js';
-import { silentLogger } from '../src/shared/logger.js';
+import { timeIngest } from './ingest-run.js';
 import { FORMATS, writeFormatFile, type Format } from './format-files.js';
 
 /**
@@ -67,24 +65,21 @@ async function ingest(dir: string, path: string, name: string): Promise<Run> {
       peak = Math.max(peak, process.memoryUsage.rss());
       peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
     }, 20);
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    const worker = createProcessingWorker({ db, logger: silentLogger(), onIntelligenceEvent: () => {} });
-    delay.enable();
-    const started = performance.now();
-    worker.start();
-    worker.kick();
-    await worker.whenIdle();
-    const seconds = (performance.now() - started) / 1000;
-    await sleep(20);
-    delay.disable();
+    const run = await timeIngest(db);
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());
-    await worker.stop();
+    await run.stop();
     const row = db.prepare('SELECT status, error, chunk_count AS chunks FROM files WHERE id = ?').get(file.id) as
       { status: string; error: string | null; chunks: number | null } | undefined;
     if (row?.status !== 'processed' || (row.chunks ?? 0) === 0)
       throw new Error(`${name}: not processed as expected: ${JSON.stringify(row)}`);
-    return { seconds, chunks: row.chunks ?? 0, maxLoopDelayMs: delay.max / 1e6, peakRssMb: peak / 1e6, peakHeapMb: peakHeap / 1e6 };
+    return {
+      seconds: run.seconds,
+      chunks: row.chunks ?? 0,
+      maxLoopDelayMs: run.maxLoopDelayMs,
+      peakRssMb: peak / 1e6,
+      peakHeapMb: peakHeap / 1e6,
+    };
   } finally {
     await checkpointer.stop();
     db.close();

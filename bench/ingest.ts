@@ -1,15 +1,13 @@
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createProcessingWorker } from '../src/service/ingest/worker.js';
 import { insertDataset } from '../src/service/store/datasets.js';
 import { startCheckpointer } from '../src/service/store/checkpointer.js';
 import { openServiceDb } from '../src/service/store/db.js';
 import { insertFile } from '../src/service/store/files.js';
-import { silentLogger } from '../src/shared/logger.js';
+import { timeIngest } from './ingest-run.js';
 
 /**
  * Processing-worker benchmark: generated files of each kind go through the real worker into a real
@@ -116,18 +114,8 @@ async function runCase(name: IngestCase, sizeMiB: number, base: string): Promise
     const datasetId = insertDataset(db, { name: 'bench', plan: 'pro', credits: 0, createdAt: now });
     const file = insertFile(db, { datasetId, name: g.fileName, size, sha256: 'bench', storedPath: path, now });
 
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    const worker = createProcessingWorker({ db, logger: silentLogger(), onIntelligenceEvent: () => {} });
-    delay.enable();
-    const started = performance.now();
-    worker.start();
-    worker.kick();
-    await worker.whenIdle();
-    const seconds = (performance.now() - started) / 1000;
-    // The histogram's timer notices a stall only when it next fires: give it the chance.
-    await sleep(20);
-    delay.disable();
-    await worker.stop();
+    const run = await timeIngest(db);
+    await run.stop();
     // After, not before: the baseline's garbage (an array of every line) must not be collected in the timed run.
     const baseline = baselineMbPerSec(path, size);
 
@@ -139,8 +127,8 @@ async function runCase(name: IngestCase, sizeMiB: number, base: string): Promise
     }
     return {
       name: `${name} ${round1(size / MIB)} MiB`,
-      mbPerSec: round1(size / MIB / seconds),
-      maxLoopDelayMs: round1(delay.max / 1e6),
+      mbPerSec: round1(size / MIB / run.seconds),
+      maxLoopDelayMs: round1(run.maxLoopDelayMs),
       baselineMbPerSec: round1(baseline),
     };
   } finally {

@@ -8,18 +8,7 @@ import type { RunnerStatus } from '../../sync/report/status.js';
 
 /** The shared state's runners as `status` shows them. */
 function runnersOf(state: PgStateStore): RunnerStatus[] {
-  return state.runners().map((r) => ({
-    id: r.id,
-    host: r.host,
-    pid: r.pid,
-    sources: r.scope,
-    startedAt: r.startedAt,
-    lastRunAt: r.lastRunAt,
-    runs: r.runs,
-    spent: r.spent,
-    reserved: r.reserved,
-    alive: r.alive,
-  }));
+  return state.runners().map(({ id, host, pid, scope, ...rest }) => ({ id, host, pid, sources: scope, ...rest }));
 }
 import { isPostgresUrl, localStatePath } from '../../shared/state-url.js';
 

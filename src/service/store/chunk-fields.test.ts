@@ -1,33 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import Sqlite from 'better-sqlite3';
-import type { Database } from 'better-sqlite3';
 import { beginChunkReplace, migrateChunks, reindexChunks, replaceChunks, searchChunks } from './chunks.js';
+import { filler, useChunkDb } from '../../../test/helpers/chunk-db.js';
 
-let db: Database;
-
-beforeEach(() => {
-  db = new Sqlite(':memory:');
-  migrateChunks(db);
-});
-
-afterEach(() => {
-  db.close();
-});
-
-const filler = (n: number): string[] => Array.from({ length: n }, (_, i) => `unrelated filler paragraph number ${i} about gardening`);
-const sources = (q: string): number[] => searchChunks(db, { datasetId: 1, query: q, topK: 10 }).map((h) => h.knowledgeSourceId);
+const store = useChunkDb();
+const sources = (q: string): number[] => searchChunks(store.db, { datasetId: 1, query: q, topK: 10 }).map((h) => h.knowledgeSourceId);
 
 describe('fields of the full-text index', () => {
   it('ranks a chunk of a file named for the query word above one that only mentions it once more in its text', () => {
-    replaceChunks(db, { datasetId: 1, sourceId: 9, title: 'filler.md', chunks: filler(30) });
+    replaceChunks(store.db, { datasetId: 1, sourceId: 9, title: 'filler.md', chunks: filler(30) });
     // The same body words; the second file mentions "retry" twice, the first is named after it.
-    replaceChunks(db, {
+    replaceChunks(store.db, {
       datasetId: 1,
       sourceId: 1,
       title: 'notes.md',
       chunks: ['A retry happens after a failure; retry counts reset daily.'],
     });
-    replaceChunks(db, {
+    replaceChunks(store.db, {
       datasetId: 1,
       sourceId: 2,
       title: 'retry.md',
@@ -38,10 +27,10 @@ describe('fields of the full-text index', () => {
   });
 
   it('ranks a chunk whose heading path holds the query word above one with it as often in its body alone', () => {
-    replaceChunks(db, { datasetId: 1, sourceId: 9, chunks: filler(30) });
+    replaceChunks(store.db, { datasetId: 1, sourceId: 9, chunks: filler(30) });
     const chunk = (heading: string, body: string) => ({ text: `${heading}\n${body}`, heading, firstRow: null, lastRow: null });
-    replaceChunks(db, { datasetId: 1, sourceId: 1, chunks: [chunk('Usage', 'Set the proxy, then the proxy, then the proxy here.')] });
-    const r = beginChunkReplace(db, { datasetId: 1, sourceId: 2 });
+    replaceChunks(store.db, { datasetId: 1, sourceId: 1, chunks: [chunk('Usage', 'Set the proxy, then the proxy, then the proxy here.')] });
+    const r = beginChunkReplace(store.db, { datasetId: 1, sourceId: 2 });
     r.add([chunk('Proxy', 'Set the proxy, then the timeout, then the port here.')]);
     r.commit();
 
@@ -49,11 +38,16 @@ describe('fields of the full-text index', () => {
   });
 
   it('finds a chunk by its file name alone, also after a reindex', () => {
-    replaceChunks(db, { datasetId: 1, sourceId: 9, title: 'filler.md', chunks: filler(5) });
-    replaceChunks(db, { datasetId: 1, sourceId: 3, title: 'pagination-guide.md', chunks: ['How to walk through every page of results.'] });
+    replaceChunks(store.db, { datasetId: 1, sourceId: 9, title: 'filler.md', chunks: filler(5) });
+    replaceChunks(store.db, {
+      datasetId: 1,
+      sourceId: 3,
+      title: 'pagination-guide.md',
+      chunks: ['How to walk through every page of results.'],
+    });
 
     expect(sources('pagination')).toEqual([3]);
-    reindexChunks(db, 1);
+    reindexChunks(store.db, 1);
     expect(sources('pagination')).toEqual([3]);
   });
 

@@ -1,6 +1,7 @@
 import { plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
+import type { PgRunnerRecord } from '../state/pg/index.js';
 
 /** What `kbsync status` reports. */
 export type StatusReport = {
@@ -28,22 +29,8 @@ export type StatusReport = {
   runners?: RunnerStatus[];
 };
 
-/** One process that wrote to a shared (PostgreSQL) state. */
-export type RunnerStatus = {
-  id: number;
-  host: string;
-  pid: number;
-  /** The sources it syncs, comma-separated. */
-  sources: string;
-  startedAt: string;
-  lastRunAt: string | null;
-  runs: number;
-  /** Credits its runs spent. */
-  spent: number;
-  /** Credits its ops hold reserved now. */
-  reserved: number;
-  alive: boolean;
-};
+/** One process that wrote to a shared (PostgreSQL) state: its runner record, `sources` (comma-separated) for its scope. */
+export type RunnerStatus = Omit<PgRunnerRecord, 'scope'> & { sources: string };
 
 /** What `kbsync status` says of a running daemon (from the status file it keeps beside the state). */
 export type DaemonStatus = {

@@ -4,7 +4,9 @@ import type { BudgetWindow, RemoteStatus } from '../types.js';
 import { decodeRemoteName } from './codec.js';
 import type { Meta } from './meta.js';
 import type { OpRow, Outbox } from './outbox.js';
-import { epochDay, periodKeys, periodKeysOfDay, utcDay, utcMonth, type Periods } from './periods.js';
+import { creditsUsedOf } from './ledger-math.js';
+import { uploadedFile } from './rows.js';
+import { epochDay, periodKeys, periodKeysOfDay, type Periods } from './periods.js';
 import type { SourceIds } from './source-ids.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from './state-types.js';
 import type { TrackedFiles } from './tracked-files.js';
@@ -12,8 +14,6 @@ import type { TrackedFiles } from './tracked-files.js';
 type Deps = { outbox: Outbox; tracked: TrackedFiles; sources: SourceIds; meta: Meta; now: () => Date };
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
-/** A tracked mtime no file has: the next pass's stat cannot match it, so the file is hashed again. */
-const MTIME_RECHECK = '-1';
 
 /*
  * Money rules (crash safety, retries vs budget):
@@ -79,28 +79,16 @@ export function createBudget(db: Database, deps: Deps) {
     finish.run('done', remoteId, null, null, atMs, op.id);
     if (op.kind === 'upload') {
       const source = sources.nameOf(op.source_id as number);
-      const path = op.path as string;
-      const hashed = (op.sha256 as Buffer).toString('hex');
-      // The server hashed what it received. Another hash means the file was edited while it was sent:
-      // the row records what the dataset holds, and an mtime no stat can have, so the next pass hashes the file again.
-      const received = remoteSha256 !== null && remoteSha256.toLowerCase() !== hashed ? remoteSha256.toLowerCase() : null;
+      const { file, reason } = uploadedFile(op, source, (op.sha256 as Buffer).toString('hex'), remoteSha256);
       tracked.writeTracked(
         {
-          source,
-          path,
-          size: op.size as number,
-          mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK,
-          inode: op.inode as number,
-          sha256: received ?? hashed,
-          remoteName: decodeRemoteName(source, path, op.remote_name),
+          ...file,
+          remoteName: decodeRemoteName(source, file.path, op.remote_name),
           remoteId,
           remoteStatus: remoteStatus ?? 'queued',
           reprocessAttempts: 0,
           lastAction: 'upload',
-          lastReason:
-            received === null
-              ? op.reason
-              : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
+          lastReason: reason,
         },
         atMs,
       );
@@ -153,22 +141,7 @@ export function createBudget(db: Database, deps: Deps) {
     finish.run('pending', null, null, 'not found in the remote listing; will be retried with the same idempotency key', atMs, op.id);
   });
 
-  const creditsUsed = (runId: number | null): CreditsUsed => {
-    const at = now();
-    const keys = periodKeys(runId ?? 0, at);
-    const run = runId === null ? { reserved: 0, spent: 0 } : usedIn(keys.run);
-    const day = usedIn(keys.day);
-    const month = usedIn(keys.month);
-    return {
-      run: run.reserved + run.spent,
-      day: day.reserved + day.spent,
-      month: month.reserved + month.spent,
-      spent: { run: run.spent, day: day.spent, month: month.spent },
-      reserved: { run: run.reserved, day: day.reserved, month: month.reserved },
-      utcDay: utcDay(at),
-      utcMonth: utcMonth(at),
-    };
-  };
+  const creditsUsed = (runId: number | null): CreditsUsed => creditsUsedOf(runId, now(), usedIn);
 
   return {
     /**

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
+import { entryOfRow, type EntryColumns } from './rows.js';
 
 /** Where an intelligence entry's processing stands, as far as kbsync knows (docs/api.md: pending → processed | failed). */
 export type EntryStatus = 'pending' | 'processed' | 'failed' | 'unknown';
@@ -33,17 +34,7 @@ export type EntryRecord = {
   title: string | null;
 };
 
-type Row = {
-  sha256: Buffer;
-  agent_id: string;
-  remote_id: string | null;
-  status: string | null;
-  error: string | null;
-  source_id: number | null;
-  path: string | null;
-  title: string | null;
-  updated_at: number;
-};
+type Row = EntryColumns & { sha256: Buffer; source_id: number | null };
 
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'processed', 'failed']);
 
@@ -70,17 +61,7 @@ export function createIntelEntries(db: Database, sources: SourceIds, nowMs: () =
      WHERE type IN ('intelligence.processed', 'intelligence.failed') AND CAST(json_extract(data_json, '$.entry_id') AS TEXT) = ?
      ORDER BY sent_at DESC, received_at DESC LIMIT 1`,
   );
-  const toEntry = (r: Row): TrackedEntry => ({
-    sha256: blobToSha(r.sha256),
-    agentId: r.agent_id,
-    remoteId: r.remote_id,
-    status: toEntryStatus(r.status),
-    error: r.error,
-    source: r.source_id === null ? null : sources.nameOf(r.source_id),
-    path: r.path,
-    title: r.title,
-    updatedAt: new Date(r.updated_at).toISOString(),
-  });
+  const toEntry = (r: Row): TrackedEntry => entryOfRow(r, blobToSha(r.sha256), r.source_id === null ? null : sources.nameOf(r.source_id));
   return {
     /** Every entry the dataset is known to hold, keyed by the SHA-256 of its content. */
     trackedEntries(): Map<string, TrackedEntry> {

@@ -1,13 +1,11 @@
 import type { Database } from 'better-sqlite3';
-import { periodKeysOfDay } from './periods.js';
+import { sumLedgerGroups, type LedgerGroup } from './ledger-math.js';
 import type { LedgerSums, LedgerTotals } from './state-types.js';
-
-type Group = { run_id: number; period_day: number; reserve: number; released: number; closed: number; spend: number };
 
 /** Re-sums the append-only ledger and checks it against the running totals and the outbox. */
 export function createLedgerAudit(db: Database) {
   // A closing row (spend or release) ends the reservation made by the op's previous row, which must be a reserve.
-  const groups = db.prepare<[], Group>(`
+  const groups = db.prepare<[], LedgerGroup>(`
     WITH rows AS (
       SELECT run_id, period_day, kind, credits,
              lag(credits) OVER (PARTITION BY op_id ORDER BY id) AS prev_credits
@@ -30,31 +28,7 @@ export function createLedgerAudit(db: Database) {
   );
   const outstanding = db.prepare<[], number>('SELECT coalesce(sum(reserved), 0) FROM outbox').pluck();
 
-  const ledgerTotals = (): LedgerTotals => {
-    const totals: LedgerTotals = {
-      all: { reserve: 0, release: 0, spend: 0, reserved: 0, spent: 0 },
-      byRun: new Map(),
-      byDay: new Map(),
-      byMonth: new Map(),
-    };
-    const add = <K>(map: Map<K, LedgerSums>, key: K, reserved: number, spent: number): void => {
-      const s = map.get(key) ?? { reserved: 0, spent: 0 };
-      map.set(key, { reserved: s.reserved + reserved, spent: s.spent + spent });
-    };
-    for (const g of groups.all()) {
-      const keys = periodKeysOfDay(g.run_id, g.period_day);
-      const reserved = g.reserve - g.closed;
-      totals.all.reserve += g.reserve;
-      totals.all.release += g.released;
-      totals.all.spend += g.spend;
-      totals.all.reserved += reserved;
-      add(totals.byRun, g.run_id, reserved, g.spend);
-      add(totals.byDay, keys.day.slice(4), reserved, g.spend);
-      add(totals.byMonth, keys.month.slice(6), reserved, g.spend);
-    }
-    totals.all.spent = totals.all.spend;
-    return totals;
-  };
+  const ledgerTotals = (): LedgerTotals => sumLedgerGroups(groups.all());
 
   return {
     /** Totals re-summed from the ledger rows (the audit view; reserve() uses running totals). */

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
-import { blobToSha, decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from './rows.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
 
@@ -11,31 +12,8 @@ export type Outbox = ReturnType<typeof createOutbox>;
 export const OP_COLUMNS = `id, run_id, kind, source_id, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name,
   remote_id, reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json`;
 
-export type OpRow = {
-  id: number;
-  run_id: number | null;
-  kind: OpKind;
-  source_id: number | null;
-  path: string | null;
-  sha256: Buffer | null;
-  size: number | null;
-  mtime_ns: string | null;
-  inode: number | null;
-  remote_name: string | null;
-  remote_id: string | null;
-  reason: string | null;
-  credits: number;
-  idempotency_key: string;
-  state: OpState;
-  reserved: number;
-  reserved_at: number | null;
-  error_code: string | null;
-  error: string | null;
-  attempts: number;
-  created_at: number;
-  updated_at: number;
-  payload_json: string | null;
-};
+/** An outbox row as SQLite gives it (sha256 as a BLOB, mtime as text). */
+export type OpRow = OpColumns<OpKind, OpState> & { source_id: number | null; sha256: Buffer | null };
 
 // Must match the partial index outbox_open term for term, or SQLite will not use the index.
 const OPEN = `state IN ('pending','in_flight','unknown')`;
@@ -54,8 +32,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const openIntel = db.prepare<[OpKind, Buffer], OpRow>(
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND kind = ? AND sha256 = ? ORDER BY id`,
   );
-  const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-      reason, credits, idempotency_key, state, created_at, updated_at, payload_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?,?)`);
+  const insert = db.prepare(`INSERT INTO outbox (run_id, kind, source_id, ${NEW_OP_COLUMNS}, credits, idempotency_key, state, created_at,
+      updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,'pending',?,?)`);
   // Only a row with no reservation yet: a reserved one's price is in the ledger.
   const reprice = db.prepare<[number, number, number]>(
     `UPDATE outbox SET credits = ?, updated_at = ? WHERE id = ? AND state = 'pending' AND reserved = 0`,
@@ -74,35 +52,8 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
        error = 'kbsync stopped while the call was in flight', updated_at = ? WHERE ${OPEN} AND state = 'in_flight'`,
   );
 
-  const toOp = (r: OpRow): OutboxOp => {
-    const source = r.source_id === null ? null : sources.nameOf(r.source_id);
-    const remoteName = source !== null && r.path !== null && r.kind === 'upload' ? decodeRemoteName(source, r.path, r.remote_name) : null;
-    return {
-      id: r.id,
-      runId: r.run_id,
-      kind: r.kind,
-      source,
-      path: r.path,
-      sha256: r.sha256 === null ? null : blobToSha(r.sha256),
-      size: r.size,
-      mtimeNs: r.mtime_ns,
-      inode: r.inode,
-      remoteName,
-      remoteId: r.remote_id,
-      reason: r.reason,
-      credits: r.credits,
-      idempotencyKey: r.idempotency_key,
-      state: r.state,
-      reserved: r.reserved,
-      reservedAt: r.reserved_at === null ? null : isoOf(r.reserved_at),
-      errorCode: r.error_code,
-      error: r.error,
-      attempts: r.attempts,
-      createdAt: isoOf(r.created_at),
-      updatedAt: isoOf(r.updated_at),
-      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
-    };
-  };
+  const toOp = (r: OpRow): OutboxOp =>
+    opOfRow(r, r.source_id === null ? null : sources.nameOf(r.source_id), r.sha256 === null ? null : blobToSha(r.sha256));
 
   const sameWork = (op: NewOp, r: OpRow): boolean => {
     if (op.kind === 'upload') return r.sha256 !== null && blobToSha(r.sha256) === op.sha256.toLowerCase();
@@ -137,27 +88,17 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
         if (r.state === 'pending') cancel.run('superseded by newer content', at, r.id);
       }
     }
-    const upload = op.kind === 'upload' ? op : null;
     // A query or chat is new work every time: never folded into an open row.
-    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+    const { source, values } = newOpValues(op, (ns) => ns);
     const info = insert.run(
       op.runId ?? null,
       op.kind,
-      fileOp === null ? null : sources.idOf(fileOp.source),
-      fileOp?.path ?? null,
-      upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
-      upload?.size ?? null,
-      upload === null ? null : mtimeToBind(upload.mtimeNs),
-      upload?.inode ?? null,
-      upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
-      op.kind === 'reprocess' ? op.remoteId : null,
-      op.reason ?? null,
+      source === null ? null : sources.idOf(source),
+      ...values,
       op.credits,
       randomUUID(),
       at,
       at,
-      intel === null ? null : JSON.stringify(intel.payload),
     );
     return Number(info.lastInsertRowid);
   });

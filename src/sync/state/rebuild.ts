@@ -3,7 +3,7 @@ import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '.
 import type { Meta } from './meta.js';
 import { REMOTE_CHECK_KEY } from './migrations.js';
 import type { RebuildReport, RemoteListingEntry } from './state-types.js';
-import type { TrackedFiles } from './tracked-files.js';
+import type { TrackedFileInput, TrackedFiles } from './tracked-files.js';
 
 /** Maps a remote file name back to the source path it was uploaded from, or null when it is not ours. */
 export type NameMapper = (name: string) => { source: string; path: string } | null;
@@ -21,8 +21,31 @@ export function rebuildFromRemote(
   remoteFiles: readonly RemoteListingEntry[],
   mapName: NameMapper,
 ): RebuildReport {
+  const { report, files } = rebuildPlan(remoteFiles, mapName);
+  db.transaction(() => {
+    const at = deps.nowMs();
+    for (const f of files) {
+      // One statement per entry: a row already there is kept as it is.
+      const written = deps.tracked.writeTrackedIfNew(f, at);
+      if (written) report.inserted++;
+      else report.kept++;
+    }
+    deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
+    deps.meta.setMeta(REMOTE_CHECK_KEY, null);
+  }).immediate();
+  return report;
+}
+
+/**
+ * The rows a rebuild writes (the newest listing entry of each mapped name, with unknown mtime/inode), and its
+ * report so far: names not ours, entries without a hash and older uploads of a name counted; the same for both stores.
+ */
+export function rebuildPlan(
+  remoteFiles: readonly RemoteListingEntry[],
+  mapName: NameMapper,
+): { report: RebuildReport; files: TrackedFileInput[] } {
   const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
-  const latest = new Map<string, { entry: RemoteListingEntry & { sha256: string }; source: string; path: string }>();
+  const latest = new Map<string, TrackedFileInput>();
   for (const entry of remoteFiles) {
     const target = mapName(entry.name);
     if (target === null) {
@@ -35,34 +58,20 @@ export function rebuildFromRemote(
     }
     const key = `${target.source}\0${target.path}`;
     if (latest.has(key)) report.superseded++;
-    latest.set(key, { entry: Object.assign({}, entry, { sha256: entry.sha256 }), source: target.source, path: target.path });
+    latest.set(key, {
+      source: target.source,
+      path: target.path,
+      size: entry.size ?? UNKNOWN_SIZE,
+      mtimeNs: UNKNOWN_MTIME_NS,
+      inode: UNKNOWN_INODE,
+      sha256: entry.sha256,
+      remoteName: entry.name,
+      remoteId: entry.id,
+      remoteStatus: toRemoteStatus(entry.status),
+      reprocessAttempts: 0,
+      lastAction: 'rebuilt',
+      lastReason: 'rebuilt from the remote listing',
+    });
   }
-  db.transaction(() => {
-    const at = deps.nowMs();
-    for (const { entry, source, path } of latest.values()) {
-      // One statement per entry: a row already there is kept as it is.
-      const written = deps.tracked.writeTrackedIfNew(
-        {
-          source,
-          path,
-          size: entry.size ?? UNKNOWN_SIZE,
-          mtimeNs: UNKNOWN_MTIME_NS,
-          inode: UNKNOWN_INODE,
-          sha256: entry.sha256,
-          remoteName: entry.name,
-          remoteId: entry.id,
-          remoteStatus: toRemoteStatus(entry.status),
-          reprocessAttempts: 0,
-          lastAction: 'rebuilt',
-          lastReason: 'rebuilt from the remote listing',
-        },
-        at,
-      );
-      if (written) report.inserted++;
-      else report.kept++;
-    }
-    deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
-    deps.meta.setMeta(REMOTE_CHECK_KEY, null);
-  }).immediate();
-  return report;
+  return { report, files: [...latest.values()] };
 }

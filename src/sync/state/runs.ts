@@ -1,9 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
-import { isoOf } from './codec.js';
 import type { RunRecord, RunStatus } from './state-types.js';
-
-type Row = { id: number; command: string; status: string; started_at: number; finished_at: number | null; summary_json: string | null };
+import { runOfRow, type RunRow } from './rows.js';
 
 /** How many of the newest finished runs are always kept; older ones go unless something still refers to them. */
 export const RUNS_KEPT = 500;
@@ -31,9 +29,9 @@ export function createRuns(db: Database, nowMs: () => number) {
   const finish = db.prepare<[string, number, string, number]>(
     `UPDATE runs SET status = ?, finished_at = ?, summary_json = ? WHERE id = ? AND status = 'running'`,
   );
-  const last = db.prepare<[], Row>('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
-  const lastOf = db.prepare<[string], Row>('SELECT * FROM runs WHERE command = ? ORDER BY id DESC LIMIT 1');
-  const byId = db.prepare<[number], Row>('SELECT * FROM runs WHERE id = ?');
+  const last = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
+  const lastOf = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE command = ? ORDER BY id DESC LIMIT 1');
+  const byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
   const interrupt = db.prepare<[number]>(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE status = 'running'`);
   const prune = db.prepare<[number]>(PRUNE);
   // One transaction: the prune costs no disk sync of its own.
@@ -42,15 +40,6 @@ export function createRuns(db: Database, nowMs: () => number) {
       throw new KbsyncError('state_conflict', `run ${runId} is not running`);
     }
     prune.run(runId % RUNS_KEPT === 0 ? Number.MAX_SAFE_INTEGER : RUNS_KEPT);
-  });
-
-  const toRecord = (r: Row): RunRecord => ({
-    id: r.id,
-    command: r.command,
-    status: r.status as RunStatus,
-    startedAt: isoOf(r.started_at),
-    finishedAt: r.finished_at === null ? null : isoOf(r.finished_at),
-    summary: r.summary_json === null ? null : (JSON.parse(r.summary_json) as unknown),
   });
 
   return {
@@ -65,12 +54,12 @@ export function createRuns(db: Database, nowMs: () => number) {
     /** The newest run (of `command` when given), or null. */
     lastRun(command?: string): RunRecord | null {
       const r = command === undefined ? last.get() : lastOf.get(command);
-      return r === undefined ? null : toRecord(r);
+      return r === undefined ? null : runOfRow(r);
     },
     /** One run, or null. */
     getRun(runId: number): RunRecord | null {
       const r = byId.get(runId);
-      return r === undefined ? null : toRecord(r);
+      return r === undefined ? null : runOfRow(r);
     },
     /** Marks runs a dead process left 'running' as interrupted; returns how many. */
     interruptRunning(): number {

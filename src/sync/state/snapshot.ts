@@ -1,50 +1,13 @@
+import type { EntryColumns, FileColumns, OpColumns, RunRow } from './rows.js';
+
 /**
  * A whole state as plain rows, the same for both stores (`kbsync state migrate`): ids kept, so that
  * ledger rows still name their ops and runs; hashes as hex; source names instead of ids.
  */
 export type StateSnapshot = {
-  files: {
-    source: string;
-    path: string;
-    size: number;
-    mtime_ns: string;
-    inode: number;
-    sha256: string;
-    remote_name: string | null;
-    remote_id: string | null;
-    remote_status: string | null;
-    reprocess_attempts: number;
-    last_action: string | null;
-    last_reason: string | null;
-    updated_at: number;
-    remote_error: string | null;
-  }[];
-  runs: { id: number; command: string; status: string; started_at: number; finished_at: number | null; summary_json: string | null }[];
-  outbox: {
-    id: number;
-    run_id: number | null;
-    kind: string;
-    source: string | null;
-    path: string | null;
-    sha256: string | null;
-    size: number | null;
-    mtime_ns: string | null;
-    inode: number | null;
-    remote_name: string | null;
-    remote_id: string | null;
-    reason: string | null;
-    credits: number;
-    idempotency_key: string;
-    state: string;
-    reserved: number;
-    reserved_at: number | null;
-    error_code: string | null;
-    error: string | null;
-    attempts: number;
-    created_at: number;
-    updated_at: number;
-    payload_json: string | null;
-  }[];
+  files: (FileColumns & { source: string; sha256: string })[];
+  runs: RunRow[];
+  outbox: (OpColumns & { source: string | null; sha256: string | null })[];
   ledger: {
     id: number;
     op_id: number;
@@ -58,18 +21,36 @@ export type StateSnapshot = {
   budgetTotals: { period: string; reserved: number; spent: number }[];
   meta: { key: string; value: string }[];
   webhookEvents: { id: string; type: string; sent_at: number; received_at: number; data_json: string | null }[];
-  intelEntries: {
-    sha256: string;
-    agent_id: string;
-    remote_id: string | null;
-    status: string | null;
-    error: string | null;
-    source: string | null;
-    path: string | null;
-    title: string | null;
-    updated_at: number;
-  }[];
+  intelEntries: (EntryColumns & { sha256: string; source: string | null })[];
 };
+
+/** The outbox columns snapshotOpValues() gives values for, in its order: all but id, run_id, source, sha256 and mtime_ns. */
+export const SNAPSHOT_OP_COLUMNS = `kind, path, size, inode, remote_name, remote_id, reason, credits, idempotency_key, state, reserved, reserved_at,
+  error_code, error, attempts, created_at, updated_at, payload_json`;
+
+/** A snapshot outbox row's values for SNAPSHOT_OP_COLUMNS (what both stores write as they are). */
+export function snapshotOpValues(o: StateSnapshot['outbox'][number]): unknown[] {
+  return [
+    o.kind,
+    o.path,
+    o.size,
+    o.inode,
+    o.remote_name,
+    o.remote_id,
+    o.reason,
+    o.credits,
+    o.idempotency_key,
+    o.state,
+    o.reserved,
+    o.reserved_at,
+    o.error_code,
+    o.error,
+    o.attempts,
+    o.created_at,
+    o.updated_at,
+    o.payload_json,
+  ];
+}
 
 /** How many rows of each kind a snapshot holds (what `kbsync state migrate` reports). */
 export function snapshotCounts(s: StateSnapshot): Record<string, number> {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
 import { openState } from './open-state.js';
-import type { StateSnapshot } from './snapshot.js';
+import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from './snapshot.js';
 
 /**
  * Reads a whole SQLite state file as a snapshot. The file's lock is held meanwhile (no kbsync may be
@@ -95,34 +95,16 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
         );
       const run = db.prepare('INSERT INTO runs (id, command, status, started_at, finished_at, summary_json) VALUES (?,?,?,?,?,?)');
       for (const r of s.runs) run.run(r.id, r.command, r.status, r.started_at, r.finished_at, r.summary_json);
-      const op = db.prepare(`INSERT INTO outbox (id, run_id, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-        reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json)
+      const op = db.prepare(`INSERT INTO outbox (id, run_id, source_id, sha256, mtime_ns, ${SNAPSHOT_OP_COLUMNS})
         VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
       for (const o of s.outbox)
         op.run(
           o.id,
           o.run_id,
-          o.kind,
           o.source === null ? null : idOf(o.source),
-          o.path,
           blob(o.sha256),
-          o.size,
           o.mtime_ns === null ? null : BigInt(o.mtime_ns),
-          o.inode,
-          o.remote_name,
-          o.remote_id,
-          o.reason,
-          o.credits,
-          o.idempotency_key,
-          o.state,
-          o.reserved,
-          o.reserved_at,
-          o.error_code,
-          o.error,
-          o.attempts,
-          o.created_at,
-          o.updated_at,
-          o.payload_json,
+          ...snapshotOpValues(o),
         );
       const maxOp = s.outbox.reduce(
         (m, o) => Math.max(m, o.id),

@@ -1,10 +1,11 @@
 import type { Database } from 'better-sqlite3';
 import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import { decodeRemoteName, isoOf, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
 import type { TrackedColumns } from '../tracked-columns.js';
 import { TrackedIndex } from '../tracked-index.js';
+import { fileValues } from './rows.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
@@ -158,21 +159,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     };
   };
 
-  const argsOf = (f: TrackedFileInput, at: number) => [
-    sources.idOf(f.source),
-    f.path,
-    f.size,
-    mtimeToBind(f.mtimeNs),
-    f.inode,
-    shaToBlob(f.sha256),
-    encodeRemoteName(f.source, f.path, f.remoteName),
-    f.remoteId,
-    f.remoteStatus,
-    f.reprocessAttempts,
-    f.lastAction,
-    f.lastReason,
-    at,
-  ];
+  const argsOf = (f: TrackedFileInput, at: number) => fileValues(f, sources.idOf(f.source), at, (ns) => ns);
   const write = (f: TrackedFileInput, at = nowMs()): void => {
     upsert.run(...argsOf(f, at));
   };

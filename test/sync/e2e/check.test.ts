@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../../src/sync/report/format-check.js';
-import { openState } from '../../../src/sync/state/index.js';
 import type { Plan } from '../../../src/shared/plans.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { creditsOfDay } from '../../helpers/state-credits.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { spawnKbsync } from '../../helpers/kbsync-child.js';
@@ -54,16 +54,6 @@ async function synced(o: { plan?: Plan } = {}): Promise<Workspace & { apiKey: st
   return Object.assign(ws, { apiKey: ds.apiKey });
 }
 
-function creditsSpentToday(ws: Workspace): { spent: number; reserved: number } {
-  const state = openState(ws.statePath);
-  try {
-    const used = state.creditsUsed(null);
-    return { spent: used.spent.day, reserved: used.reserved.day };
-  } finally {
-    state.close();
-  }
-}
-
 /** `kbsync check --questions checks.yaml ARGS` (ARGS with '--json'), its stdout parsed. */
 async function checkJson(ws: Workspace, ...args: string[]): Promise<{ code: number; stderr: string; report: CheckReport }> {
   const run = await ws.run('check', '--questions', 'checks.yaml', ...args);
@@ -73,7 +63,7 @@ async function checkJson(ws: Workspace, ...args: string[]): Promise<{ code: numb
 describe('kbsync check', () => {
   it('checks that pass exit 0 with the ranks found, one query (1 credit) each on a basic plan, recorded in the ledger; after a doc is removed and re-synced its check fails (exit 1)', async () => {
     const ws = await synced();
-    const spentBefore = creditsSpentToday(ws).spent;
+    const spentBefore = creditsOfDay(ws).spent;
 
     const pass = await checkJson(ws, '--json');
 
@@ -87,7 +77,7 @@ describe('kbsync check', () => {
     expect(suite.proxy.requests.filter(isSingleQuery)).toHaveLength(2);
     expect(suite.proxy.requests.filter(isBatchQuery)).toHaveLength(0);
     expect(JSON.parse(String(suite.proxy.requests.filter(isSingleQuery)[1]?.body))).toMatchObject({ top_k: 3 });
-    expect(creditsSpentToday(ws)).toEqual({ spent: spentBefore + 2, reserved: 0 });
+    expect(creditsOfDay(ws)).toEqual({ spent: spentBefore + 2, reserved: 0 });
 
     ws.remove('vpn.md');
     expect((await ws.run('sync')).code).toBe(0);
@@ -100,7 +90,7 @@ describe('kbsync check', () => {
     expect(vpn?.expected[0]).toMatchObject({ expect: 'vpn.md', rank: null, outdatedRanks: [1] });
     expect(vpn?.expected[0]?.note).toMatch(/only a copy of a file deleted locally came back, at rank 1/);
     expect(vpn?.results[0]).toMatchObject({ copy: 'deleted', names: ['vpn.md'] });
-    expect(creditsSpentToday(ws)).toEqual({ spent: spentBefore + 4, reserved: 0 });
+    expect(creditsOfDay(ws)).toEqual({ spent: spentBefore + 4, reserved: 0 });
   });
 
   it('prints a line per check with pass or FAIL and the ranks, the results of a failed check, and the credits', async () => {
@@ -124,7 +114,7 @@ describe('kbsync check', () => {
 
   it('on an Advanced-tier plan the questions go as batch queries, one per top k (1 credit per question)', async () => {
     const ws = await synced({ plan: 'pro' });
-    const spentBefore = creditsSpentToday(ws).spent;
+    const spentBefore = creditsOfDay(ws).spent;
     writeFileSync(
       join(ws.root, 'checks.yaml'),
       `${CHECKS}- question: how many days of annual leave
@@ -145,7 +135,7 @@ describe('kbsync check', () => {
     ]);
     expect(suite.proxy.requests.filter(isSingleQuery)).toHaveLength(0);
     expect(run.report.checks.map((c) => c.topK)).toEqual([4, 3, 4]);
-    expect(creditsSpentToday(ws)).toEqual({ spent: spentBefore + 3, reserved: 0 });
+    expect(creditsOfDay(ws)).toEqual({ spent: spentBefore + 3, reserved: 0 });
   });
 
   it('a batch whose answer is lost keeps its reservation (1 credit per question), and the next sync books it as spent', async () => {
@@ -154,7 +144,7 @@ describe('kbsync check', () => {
       join(ws.root, 'checks.yaml'),
       '- question: expense receipts\n  expect: [expenses.md]\n- question: VPN gateway\n  expect: [vpn.md]\n- question: annual leave\n  expect: [holidays.md]\n',
     );
-    const before = creditsSpentToday(ws);
+    const before = creditsOfDay(ws);
     suite.proxy.setHooks({ onResponse: (req) => (isBatchQuery(req) ? 'drop' : 'relay') });
 
     const lost = await ws.run('check', '--questions', 'checks.yaml');
@@ -163,24 +153,24 @@ describe('kbsync check', () => {
     expect(lost.code).toBe(1);
     expect(lost.stderr).toMatch(/outcome unknown/);
     expect(suite.proxy.requests.filter(isBatchQuery)).toHaveLength(1);
-    expect(creditsSpentToday(ws)).toEqual({ spent: before.spent, reserved: 3 });
+    expect(creditsOfDay(ws)).toEqual({ spent: before.spent, reserved: 3 });
 
     expect((await ws.run('sync')).code).toBe(0);
-    expect(creditsSpentToday(ws)).toEqual({ spent: before.spent + 3, reserved: 0 });
+    expect(creditsOfDay(ws)).toEqual({ spent: before.spent + 3, reserved: 0 });
     expect(suite.proxy.requests.filter(isBatchQuery)).toHaveLength(1);
   });
 
   it('over a budget cap nothing is sent (exit 3), and the message names the cap', async () => {
     const ws = await synced();
     ws.configure({ budget: { maxCreditsPerRun: 1, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } });
-    const spentBefore = creditsSpentToday(ws).spent;
+    const spentBefore = creditsOfDay(ws).spent;
 
     const run = await ws.run('check', '--questions', 'checks.yaml');
 
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/check not started: its 2 questions would exceed maxCreditsPerRun \(0 \+ 2 > 1\); nothing was sent/);
     expect(suite.proxy.requests.filter((r) => isSingleQuery(r) || isBatchQuery(r))).toHaveLength(0);
-    expect(creditsSpentToday(ws)).toEqual({ spent: spentBefore, reserved: 0 });
+    expect(creditsOfDay(ws)).toEqual({ spent: spentBefore, reserved: 0 });
 
     ws.configure({ budget: { maxCreditsPerRun: 100_000, maxCreditsPerDay: spentBefore + 1, maxCreditsPerMonth: 100_000 } });
     const day = await ws.run('check', '--questions', 'checks.yaml');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openState } from '../../../src/sync/state/index.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { creditsOfDay } from '../../helpers/state-credits.js';
 
 /**
  * `kbsync query` and `kbsync chat` cost a credit each: like a sync's calls, each is recorded in the
@@ -25,16 +25,6 @@ function setup(budget: { maxCreditsPerDay: number }): { ds: E2eDataset; ws: Work
     config: { budget: { maxCreditsPerRun: 100_000, maxCreditsPerDay: budget.maxCreditsPerDay, maxCreditsPerMonth: 100_000 } },
   });
   return { ds, ws };
-}
-
-function creditsOfDay(ws: Workspace): { spent: number; reserved: number } {
-  const state = openState(ws.statePath);
-  try {
-    const used = state.creditsUsed(null);
-    return { spent: used.spent.day, reserved: used.reserved.day };
-  } finally {
-    state.close();
-  }
 }
 
 describe('query and chat go through the credit ledger', () => {

@@ -7,7 +7,7 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { printFigures } from '../../helpers/figures.js';
-import { killHard, spawnKbsync } from '../../helpers/kbsync-child.js';
+import { syncKilledAt } from '../../helpers/kill-run.js';
 import { createPrng } from '../../helpers/prng.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
@@ -59,33 +59,11 @@ describe('kbsync SIGKILLed during intelligence writes', () => {
       if (left === 0 || kills['write sent'] + kills['write answered'] >= 6) break;
       const point: KillPoint = rng.int(0, 1) === 0 ? 'write sent' : 'write answered';
       const nth = rng.int(1, Math.min(3, left));
-      let seen = 0;
-      let killed = false;
-      const k = spawnKbsync(['sync', '--json', '-c', ws.configPath], ws.root);
-      const kill = async (): Promise<void> => {
-        killed = true;
-        await killHard(k);
-      };
-      suite.proxy.setHooks({
-        onRequest: async (req) => {
-          if (killed) return { kind: 'drop' };
-          if (point === 'write sent' && isWrite(req) && ++seen === nth) {
-            await kill();
-            return { kind: 'drop' };
-          }
-          return { kind: 'forward' };
-        },
-        onResponse: async (req) => {
-          if (killed) return 'drop';
-          if (point === 'write answered' && isWrite(req) && ++seen === nth) {
-            await kill();
-            return 'drop';
-          }
-          return 'relay';
-        },
+      const { exit, killed } = await syncKilledAt(suite.proxy, ws, {
+        nth,
+        sent: (req) => point === 'write sent' && isWrite(req),
+        answered: (req) => point === 'write answered' && isWrite(req),
       });
-      const exit = await k.exited;
-      suite.proxy.setHooks({});
       expect(killed, `run ${runs + 1}: the kill at ${point} #${nth} never landed (exit ${exit.code}): ${exit.stderr}`).toBe(true);
       kills[point]++;
     }

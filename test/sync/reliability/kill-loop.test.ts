@@ -5,7 +5,8 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { isUpload, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { printFigures } from '../../helpers/figures.js';
-import { killHard, spawnKbsync, type ChildExit } from '../../helpers/kbsync-child.js';
+import type { ChildExit } from '../../helpers/kbsync-child.js';
+import { syncKilledAt } from '../../helpers/kill-run.js';
 import { createPrng, type Prng } from '../../helpers/prng.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
@@ -37,34 +38,11 @@ async function killUntilDone(ws: Workspace, rng: Prng, uploadsLeft: () => Promis
     const left = await uploadsLeft();
     const point = left === 0 ? null : (KILL_POINTS[rng.int(0, KILL_POINTS.length - 1)] as KillPoint);
     const nth = point === 'listing' ? 1 : rng.int(1, Math.min(2, left));
-    let seen = 0;
-    let killed = false;
-    const k = spawnKbsync(['sync', '--json', '-c', ws.configPath], ws.root);
-    const kill = async (): Promise<void> => {
-      killed = true;
-      await killHard(k);
-    };
-    suite.proxy.setHooks({
-      onRequest: async (req) => {
-        if (killed) return { kind: 'drop' };
-        const hit = (point === 'upload sent' && isUpload(req)) || (point === 'listing' && isListing(req));
-        if (hit && ++seen === nth) {
-          await kill();
-          return { kind: 'drop' };
-        }
-        return { kind: 'forward' };
-      },
-      onResponse: async (req) => {
-        if (killed) return 'drop';
-        if (point === 'upload answered' && isUpload(req) && ++seen === nth) {
-          await kill();
-          return 'drop';
-        }
-        return 'relay';
-      },
+    const { exit, killed } = await syncKilledAt(suite.proxy, ws, {
+      nth,
+      sent: (req) => (point === 'upload sent' && isUpload(req)) || (point === 'listing' && isListing(req)),
+      answered: (req) => point === 'upload answered' && isUpload(req),
     });
-    const exit = await k.exited;
-    suite.proxy.setHooks({});
     if (point === null) return { kills, runs, last: exit };
     // A kill point every run reaches: a run that ended by itself here is a failure of the test's plan.
     expect(killed, `run ${runs}: the kill at ${point} #${nth} never landed (exit ${exit.code}): ${exit.stderr}`).toBe(true);

@@ -1,7 +1,9 @@
 import { KbsyncError } from '../../../shared/errors.js';
 import type { RemoteStatus } from '../../types.js';
 import { decodeRemoteName } from '../codec.js';
-import { epochDay, periodKeys, periodKeysOfDay, utcDay, utcMonth, type Periods } from '../periods.js';
+import { creditsUsedOf } from '../ledger-math.js';
+import { uploadedFile } from '../rows.js';
+import { epochDay, periodKeys, periodKeysOfDay, type Periods } from '../periods.js';
 import type { BudgetCaps, BudgetPeriod, CreditsUsed, ReserveResult, SettleOutcome, UnknownResolution } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgIdentity, PgOpRow, PgOutbox } from './pg-outbox.js';
@@ -10,7 +12,6 @@ import { liveRunners } from './pg-runs.js';
 import type { PgTracked } from './pg-tracked.js';
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
-const MTIME_RECHECK = '-1';
 type Totals = { reserved: number; spent: number };
 
 /*
@@ -78,18 +79,11 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     how: Reuse | null,
   ) => {
     const source = await sources.nameOf(op.source_id as number);
-    const path = op.path as string;
-    const hashed = op.sha256 as string;
-    const received = remoteSha !== null && remoteSha.toLowerCase() !== hashed ? remoteSha.toLowerCase() : null;
+    const { file, reason } = uploadedFile(op, source, op.sha256 as string, remoteSha);
     await tracked.writeTracked(
       {
-        source,
-        path,
-        size: op.size as number,
-        mtimeNs: received === null ? (op.mtime_ns as string) : MTIME_RECHECK,
-        inode: op.inode as number,
-        sha256: received ?? hashed,
-        remoteName: how?.remoteName ?? decodeRemoteName(source, path, op.remote_name),
+        ...file,
+        remoteName: how?.remoteName ?? decodeRemoteName(source, file.path, op.remote_name),
         remoteId,
         remoteStatus: status,
         reprocessAttempts: 0,
@@ -97,9 +91,7 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
         lastReason:
           how !== null
             ? `the same content was bought by another runner of this dataset as ${how.remoteName}: tracked against that copy`
-            : received === null
-              ? op.reason
-              : `${op.reason ?? 'upload'}; the service received other content (sha256 ${hashed.slice(0, 8)} -> ${received.slice(0, 8)}): edited during the upload, hashed again on the next pass`,
+            : reason,
       },
       at,
     );
@@ -177,19 +169,7 @@ export function createPgBudget(db: Db, deps: { outbox: PgOutbox; tracked: PgTrac
     const rows = await db.q<{ period: string } & Totals>('SELECT period, reserved, spent FROM budget_totals WHERE period = ANY($1)', [
       [keys.run, keys.day, keys.month],
     ]);
-    const of = (key: string): Totals => rows.find((r) => r.period === key) ?? { reserved: 0, spent: 0 };
-    const run = runId === null ? { reserved: 0, spent: 0 } : of(keys.run);
-    const day = of(keys.day);
-    const month = of(keys.month);
-    return {
-      run: run.reserved + run.spent,
-      day: day.reserved + day.spent,
-      month: month.reserved + month.spent,
-      spent: { run: run.spent, day: day.spent, month: month.spent },
-      reserved: { run: run.reserved, day: day.reserved, month: month.reserved },
-      utcDay: utcDay(at),
-      utcMonth: utcMonth(at),
-    };
+    return creditsUsedOf(runId, at, (key) => rows.find((r) => r.period === key) ?? { reserved: 0, spent: 0 });
   };
 
   return {

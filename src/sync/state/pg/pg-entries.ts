@@ -2,18 +2,9 @@ import { shaToBlob } from '../codec.js';
 import { toEntryStatus, type EntryRecord, type EntryStatus, type TrackedEntry } from '../intel-entries.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
+import { entryOfRow, type EntryColumns } from '../rows.js';
 
-type Row = {
-  sha256: string;
-  agent_id: string;
-  remote_id: string | null;
-  status: string | null;
-  error: string | null;
-  source_id: number | null;
-  path: string | null;
-  title: string | null;
-  updated_at: number;
-};
+type Row = EntryColumns & { sha256: string; source_id: number | null };
 
 /** The `intel_entries` table on PostgreSQL (intel-entries.ts is the SQLite one): the dataset's intelligence content, shared. */
 export function createPgEntries(db: Db, sources: PgSources) {
@@ -26,18 +17,7 @@ export function createPgEntries(db: Db, sources: PgSources) {
            FROM intel_entries ORDER BY source_id, path`,
       );
       const out = new Map<string, TrackedEntry>();
-      for (const r of rows)
-        out.set(r.sha256, {
-          sha256: r.sha256,
-          agentId: r.agent_id,
-          remoteId: r.remote_id,
-          status: toEntryStatus(r.status),
-          error: r.error,
-          source: r.source_id === null ? null : await sources.nameOf(r.source_id),
-          path: r.path,
-          title: r.title,
-          updatedAt: new Date(r.updated_at).toISOString(),
-        });
+      for (const r of rows) out.set(r.sha256, entryOfRow(r, r.sha256, r.source_id === null ? null : await sources.nameOf(r.source_id)));
       return out;
     },
     async recordEntries(entries: readonly EntryRecord[]): Promise<void> {

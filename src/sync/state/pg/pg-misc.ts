@@ -1,4 +1,4 @@
-import { periodKeysOfDay } from '../periods.js';
+import { sumLedgerGroups, type LedgerGroup } from '../ledger-math.js';
 import type { LedgerSums, LedgerTotals } from '../state-types.js';
 import { WEBHOOK_TOLERANCE_SEC } from '../../../client/webhook-verify.js';
 import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS, WEBHOOK_PRUNE_EVERY_MS, type WebhookEventRecord } from '../webhook-events.js';
@@ -26,7 +26,7 @@ export function createPgMisc(db: Db) {
     );
   };
   const ledgerTotals = async (): Promise<LedgerTotals> => {
-    const groups = await db.q<{ run_id: number; period_day: number; reserve: number; released: number; closed: number; spend: number }>(`
+    const groups = await db.q<LedgerGroup>(`
       WITH rows AS (
         SELECT run_id, period_day, kind, credits, lag(credits) OVER (PARTITION BY op_id ORDER BY id) AS prev_credits FROM ledger)
       SELECT run_id, period_day,
@@ -35,29 +35,7 @@ export function createPgMisc(db: Db) {
              sum(CASE WHEN kind = 'reserve' THEN 0 ELSE coalesce(prev_credits, 0) END)::bigint AS closed,
              sum(CASE kind WHEN 'spend' THEN credits ELSE 0 END)::bigint AS spend
       FROM rows GROUP BY run_id, period_day`);
-    const totals: LedgerTotals = {
-      all: { reserve: 0, release: 0, spend: 0, reserved: 0, spent: 0 },
-      byRun: new Map(),
-      byDay: new Map(),
-      byMonth: new Map(),
-    };
-    const add = <K>(map: Map<K, LedgerSums>, key: K, reserved: number, spent: number): void => {
-      const s = map.get(key) ?? { reserved: 0, spent: 0 };
-      map.set(key, { reserved: s.reserved + reserved, spent: s.spent + spent });
-    };
-    for (const g of groups) {
-      const keys = periodKeysOfDay(g.run_id, g.period_day);
-      const reserved = g.reserve - g.closed;
-      totals.all.reserve += g.reserve;
-      totals.all.release += g.released;
-      totals.all.spend += g.spend;
-      totals.all.reserved += reserved;
-      add(totals.byRun, g.run_id, reserved, g.spend);
-      add(totals.byDay, keys.day.slice(4), reserved, g.spend);
-      add(totals.byMonth, keys.month.slice(6), reserved, g.spend);
-    }
-    totals.all.spent = totals.all.spend;
-    return totals;
+    return sumLedgerGroups(groups);
   };
   return {
     getMeta: get,

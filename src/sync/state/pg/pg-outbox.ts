@@ -1,37 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
-import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
+import { shaToBlob } from '../codec.js';
+import type { NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
+import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from '../rows.js';
 
 /** An outbox row as the worker reads it (sha256 as hex, mtime as text). */
-export type PgOpRow = {
-  id: number;
-  run_id: number | null;
+export type PgOpRow = OpColumns<OpKind, OpState> & {
   runner_id: number | null;
   scope: string;
-  kind: OpKind;
   source_id: number | null;
-  path: string | null;
   sha256: string | null;
-  size: number | null;
-  mtime_ns: string | null;
-  inode: number | null;
-  remote_name: string | null;
-  remote_id: string | null;
-  reason: string | null;
-  credits: number;
-  idempotency_key: string;
-  state: OpState;
-  reserved: number;
-  reserved_at: number | null;
-  error_code: string | null;
-  error: string | null;
-  attempts: number;
-  created_at: number;
-  updated_at: number;
-  payload_json: string | null;
 };
 
 export const PG_OP_COLUMNS = `id, run_id, runner_id, scope, kind, source_id, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
@@ -44,34 +24,8 @@ export type PgIdentity = { runnerId: number | null; scope: string };
 
 /** The outbox on PostgreSQL; every list is of this runner's scope only. */
 export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
-  const toOp = async (r: PgOpRow): Promise<OutboxOp> => {
-    const source = r.source_id === null ? null : await sources.nameOf(r.source_id);
-    return {
-      id: r.id,
-      runId: r.run_id,
-      kind: r.kind,
-      source,
-      path: r.path,
-      sha256: r.sha256,
-      size: r.size,
-      mtimeNs: r.mtime_ns,
-      inode: r.inode,
-      remoteName: source !== null && r.path !== null && r.kind === 'upload' ? decodeRemoteName(source, r.path, r.remote_name) : null,
-      remoteId: r.remote_id,
-      reason: r.reason,
-      credits: r.credits,
-      idempotencyKey: r.idempotency_key,
-      state: r.state,
-      reserved: r.reserved,
-      reservedAt: r.reserved_at === null ? null : isoOf(r.reserved_at),
-      errorCode: r.error_code,
-      error: r.error,
-      attempts: r.attempts,
-      createdAt: isoOf(r.created_at),
-      updatedAt: isoOf(r.updated_at),
-      payload: r.payload_json === null ? null : (JSON.parse(r.payload_json) as IntelPayload),
-    };
-  };
+  const toOp = async (r: PgOpRow): Promise<OutboxOp> =>
+    opOfRow(r, r.source_id === null ? null : await sources.nameOf(r.source_id), r.sha256);
   const byState = async (state: OpState): Promise<OutboxOp[]> => {
     const rows = await db.q<PgOpRow>(`SELECT ${PG_OP_COLUMNS} FROM outbox WHERE ${OPEN} AND scope = $1 AND state = $2 ORDER BY id`, [
       me.scope,
@@ -94,6 +48,18 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       return n;
     });
 
+  // An open row for the same work is reused; still queued, it takes today's price (only with no reservation yet:
+  // a reserved one's price is in the ledger).
+  const reuse = async (r: PgOpRow, credits: number, at: number): Promise<number> => {
+    if (r.state === 'pending' && r.credits !== credits)
+      await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
+        credits,
+        at,
+        r.id,
+      ]);
+    return r.id;
+  };
+
   const enqueueOne = async (op: NewOp): Promise<number> => {
     if (!Number.isSafeInteger(op.credits) || op.credits < 0)
       throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
@@ -112,13 +78,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       );
       const r = open[0];
       if (r !== undefined) {
-        if (r.state === 'pending' && r.credits !== op.credits)
-          await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
-            op.credits,
-            at,
-            r.id,
-          ]);
-        return r.id;
+        return reuse(r, op.credits, at);
       }
     } else if (op.kind === 'upload' || op.kind === 'reprocess') {
       const sourceId = await sources.idOf(op.source);
@@ -129,42 +89,25 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       for (const r of open) {
         const same = op.kind === 'upload' ? r.sha256 === op.sha256.toLowerCase() : r.remote_id === op.remoteId;
         if (same) {
-          if (r.state === 'pending' && r.credits !== op.credits)
-            await db.run(`UPDATE outbox SET credits = $1, updated_at = $2 WHERE id = $3 AND state = 'pending' AND reserved = 0`, [
-              op.credits,
-              at,
-              r.id,
-            ]);
-          return r.id;
+          return reuse(r, op.credits, at);
         }
         if (r.state === 'pending') await cancel('superseded by newer content', r.id);
       }
     }
-    const upload = op.kind === 'upload' ? op : null;
-    const intel = op.kind === 'intelligence' || op.kind === 'intelligence_batch' ? op : null;
-    const fileOp = op.kind === 'upload' || op.kind === 'reprocess' ? op : intel;
+    const { source, values } = newOpValues(op, (ns) => ns.toString());
     const rows = await db.q<{ id: number }>(
-      `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-         reason, credits, idempotency_key, state, created_at, updated_at, payload_json)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,'pending',$16,$16,$17) RETURNING id`,
+      `INSERT INTO outbox (run_id, runner_id, scope, kind, source_id, ${NEW_OP_COLUMNS}, credits, idempotency_key, state, created_at, updated_at)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,'pending',$17,$17) RETURNING id`,
       [
         op.runId ?? null,
         me.runnerId,
         me.scope,
         op.kind,
-        fileOp === null ? null : await sources.idOf(fileOp.source),
-        fileOp?.path ?? null,
-        upload === null ? (intel === null ? null : shaToBlob(intel.digest)) : shaToBlob(upload.sha256),
-        upload?.size ?? null,
-        upload === null ? null : mtimeToBind(upload.mtimeNs).toString(),
-        upload?.inode ?? null,
-        upload === null ? null : encodeRemoteName(upload.source, upload.path, upload.remoteName),
-        op.kind === 'reprocess' ? op.remoteId : null,
-        op.reason ?? null,
+        source === null ? null : await sources.idOf(source),
+        ...values,
         op.credits,
         randomUUID(),
         at,
-        intel === null ? null : JSON.stringify(intel.payload),
       ],
     );
     return (rows[0] as { id: number }).id;

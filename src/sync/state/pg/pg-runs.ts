@@ -6,6 +6,7 @@ import type { RunRecord, RunStatus } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgIdentity } from './pg-outbox.js';
 import { LOCK_CLASS } from './pg-schema.js';
+import { runOfRow, type RunRow } from '../rows.js';
 
 /** A runner as `kbsync status` shows it: every process that wrote to the shared state. */
 export type RunnerRecord = {
@@ -24,17 +25,6 @@ export type RunnerRecord = {
   /** True while its process holds its lock (alive). */
   alive: boolean;
 };
-
-type RunRow = { id: number; command: string; status: string; started_at: number; finished_at: number | null; summary_json: string | null };
-
-const toRecord = (r: RunRow): RunRecord => ({
-  id: r.id,
-  command: r.command,
-  status: r.status as RunStatus,
-  startedAt: isoOf(r.started_at),
-  finishedAt: r.finished_at === null ? null : isoOf(r.finished_at),
-  summary: r.summary_json === null ? null : (JSON.parse(r.summary_json) as unknown),
-});
 
 /**
  * Registers this process as a runner and takes its liveness lock: a session advisory lock on its id,
@@ -211,11 +201,11 @@ export function createPgRuns(db: Db, me: PgIdentity) {
           WHERE runners.scope = $1 AND ($2::text IS NULL OR command = $2) ORDER BY runs.id DESC LIMIT 1`,
         [me.scope, command ?? null],
       );
-      return rows[0] === undefined ? null : toRecord(rows[0]);
+      return rows[0] === undefined ? null : runOfRow(rows[0]);
     },
     async getRun(runId: number): Promise<RunRecord | null> {
       const rows = await db.q<RunRow>('SELECT id, command, status, started_at, finished_at, summary_json FROM runs WHERE id = $1', [runId]);
-      return rows[0] === undefined ? null : toRecord(rows[0]);
+      return rows[0] === undefined ? null : runOfRow(rows[0]);
     },
     /** Every runner that wrote to the state (a run or an op), newest first, with its last run and its spend. */
     async runners(): Promise<RunnerRecord[]> {

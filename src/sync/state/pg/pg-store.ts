@@ -2,11 +2,9 @@ import type { Logger } from '../../../shared/logger.js';
 import type { RemoteStatus } from '../../types.js';
 import type { TrackedIndex } from '../../tracked-index.js';
 import { trackedIndexOf } from './pg-load.js';
-import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../codec.js';
-import type { NameMapper } from '../rebuild.js';
+import { rebuildPlan, type NameMapper } from '../rebuild.js';
 import type { StateStore } from '../state-store.js';
 import type { RebuildReport, RemoteListingEntry } from '../state-types.js';
-import type { TrackedFileInput } from '../tracked-files.js';
 import type { StateSnapshot } from '../snapshot.js';
 import type { PgRunnerRecord } from './index.js';
 import type { PgTrackedSource } from './pg-tracked.js';
@@ -58,36 +56,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
   }
   const loadTrackedFiles = (): TrackedIndex => trackedIndexOf(call<PgTrackedSource[]>('loadTrackedSources'), call);
   const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
-    const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
-    const latest = new Map<string, TrackedFileInput>();
-    for (const entry of remoteFiles) {
-      const target = mapName(entry.name);
-      if (target === null) {
-        report.unmapped++;
-        continue;
-      }
-      if (entry.sha256 === null) {
-        report.withoutHash++;
-        continue;
-      }
-      const key = `${target.source}\0${target.path}`;
-      if (latest.has(key)) report.superseded++;
-      latest.set(key, {
-        source: target.source,
-        path: target.path,
-        size: entry.size ?? UNKNOWN_SIZE,
-        mtimeNs: UNKNOWN_MTIME_NS,
-        inode: UNKNOWN_INODE,
-        sha256: entry.sha256,
-        remoteName: entry.name,
-        remoteId: entry.id,
-        remoteStatus: toRemoteStatus(entry.status),
-        reprocessAttempts: 0,
-        lastAction: 'rebuilt',
-        lastReason: 'rebuilt from the remote listing',
-      });
-    }
-    return call<RebuildReport>('rebuildApply', [...latest.values()], report);
+    const { report, files } = rebuildPlan(remoteFiles, mapName);
+    return call<RebuildReport>('rebuildApply', files, report);
   };
   let closed = false;
   const fwd =

@@ -1,9 +1,10 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../codec.js';
+import { shaToBlob } from '../codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { TrackedOrigin } from '../remote-paths.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
+import { fileValues, trackedOfRow, type FileColumns } from '../rows.js';
 
 /**
  * One source's tracked files as columns, each joined into one string by PostgreSQL (SEP between text
@@ -55,22 +56,7 @@ const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, 
 
 const COLUMNS = `source_id, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256, remote_name, remote_id,
   remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
-type Row = {
-  source_id: number;
-  path: string;
-  size: number;
-  mtime_ns: string;
-  inode: number;
-  sha256: string;
-  remote_name: string | null;
-  remote_id: string | null;
-  remote_status: RemoteStatus | null;
-  reprocess_attempts: number;
-  last_action: string | null;
-  last_reason: string | null;
-  updated_at: number;
-  remote_error: string | null;
-};
+type Row = FileColumns<RemoteStatus> & { source_id: number; sha256: string };
 
 const UPSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
     reprocess_attempts, last_action, last_reason, updated_at)
@@ -97,43 +83,11 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     return own;
   };
   const ownOnly = (param: string): string => (scope === '' ? '' : ` AND files.source_id = ANY(${param}::int[])`);
-  const toTracked = async (r: Row): Promise<TrackedFile> => {
-    const source = await sources.nameOf(r.source_id);
-    return {
-      source,
-      path: r.path,
-      size: r.size,
-      mtimeNs: r.mtime_ns,
-      inode: r.inode,
-      sha256: r.sha256,
-      remoteName: decodeRemoteName(source, r.path, r.remote_name),
-      remoteId: r.remote_id,
-      remoteStatus: r.remote_status,
-      reprocessAttempts: r.reprocess_attempts,
-      lastAction: r.last_action,
-      lastReason: r.last_reason,
-      updatedAt: isoOf(r.updated_at),
-      ...(r.remote_error !== null ? { remoteError: r.remote_error } : {}),
-    };
-  };
+  const toTracked = async (r: Row): Promise<TrackedFile> => trackedOfRow(r, await sources.nameOf(r.source_id), r.sha256);
   const columnsOf = async (files: readonly TrackedFileInput[], at: number): Promise<unknown[][]> => {
     const cols: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const f of files) {
-      const values = [
-        await sources.idOf(f.source),
-        f.path,
-        f.size,
-        mtimeToBind(f.mtimeNs).toString(),
-        f.inode,
-        shaToBlob(f.sha256),
-        encodeRemoteName(f.source, f.path, f.remoteName),
-        f.remoteId,
-        f.remoteStatus,
-        f.reprocessAttempts,
-        f.lastAction,
-        f.lastReason,
-        at,
-      ];
+      const values = fileValues(f, await sources.idOf(f.source), at, (ns) => ns.toString());
       values.forEach((v, i) => (cols[i] as unknown[]).push(v));
     }
     return cols;

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../../shared/errors.js';
-import type { StateSnapshot } from '../snapshot.js';
+import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from '../snapshot.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 
@@ -81,35 +81,17 @@ export function createPgTransfer(db: Db, sources: PgSources) {
           );
         for (const o of s.outbox)
           await db.run(
-            `INSERT INTO outbox (id, run_id, runner_id, scope, kind, source_id, path, sha256, size, mtime_ns, inode, remote_name, remote_id,
-               reason, credits, idempotency_key, state, reserved, reserved_at, error_code, error, attempts, created_at, updated_at, payload_json)
-             VALUES ($1,$2,$3,$4,$5,$6,$7,decode($8, 'hex'),$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`,
+            `INSERT INTO outbox (id, run_id, runner_id, scope, source_id, sha256, mtime_ns, ${SNAPSHOT_OP_COLUMNS})
+             VALUES ($1,$2,$3,$4,$5,decode($6, 'hex'),$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`,
             [
               o.id,
               o.run_id,
               runnerId,
               scope,
-              o.kind,
               o.source === null ? null : await sources.idOf(o.source),
-              o.path,
               o.sha256,
-              o.size,
               o.mtime_ns,
-              o.inode,
-              o.remote_name,
-              o.remote_id,
-              o.reason,
-              o.credits,
-              o.idempotency_key,
-              o.state,
-              o.reserved,
-              o.reserved_at,
-              o.error_code,
-              o.error,
-              o.attempts,
-              o.created_at,
-              o.updated_at,
-              o.payload_json,
+              ...snapshotOpValues(o),
             ],
           );
         for (const l of s.ledger)

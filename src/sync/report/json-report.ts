@@ -103,6 +103,12 @@ const ITEMS_PER_CHUNK = 256;
  * line (greppable, and a third of the pretty-printed size). Each chunk of items is one
  * JSON.stringify of an array (V8's fastest path), split into lines where one item ends and the
  * next begins: `},{"source":` cannot occur inside a value, where every `"` is escaped.
+ *
+ * Measured on the 100k bench tree (thread CPU of the report in a fresh process, medians of 7):
+ * this takes ~55 ms to make the text, JSON.stringify being ~620M of its instructions (callgrind).
+ * No cheaper way was found: a template per item with the repeated strings stringified once
+ * (~5 ms slower), one JSON.stringify per item joined by lines (the same), chunks of 64 or 1,024
+ * items (10–15 ms slower).
  */
 export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
   yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;

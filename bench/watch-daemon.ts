@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Source } from '../src/config/schema.js';
@@ -9,12 +9,15 @@ import { kbsyncBin } from './paths.js';
 import { benchTreeOf } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
 import { inotifyWatches } from './watch.js';
+import { measureChanges, measureRescans } from './watch-latency.js';
 
 /**
  * `kbsync watch` itself on the bench tree, seeded as synced (embedded target, default watcher): time from
  * spawn until its status file says ready (the watchers started, the first sync of the unchanged tree
  * done), the daemon's RSS then and its peak (VmHWM), and its inotify watches; beside the bare
- * readdirSync + lstatSync walk of the same tree, measured in this process just before.
+ * readdirSync + lstatSync walk of the same tree, measured in this process just before. Then, the daemon
+ * left running: CHANGES new files written one at a time, each timed until its op is in the outbox; and
+ * RESCANS cycles of the rescan timer alone (the unchanged tree), each one's duration as the daemon logs it.
  */
 export type WatchDaemonResult = {
   files: number;
@@ -26,8 +29,26 @@ export type WatchDaemonResult = {
   rssReadyMb: number | null;
   rssPeakMb: number | null;
   inotifyWatches: number | null;
+  /** watch.debounceMs of the daemon (set in its config). */
+  debounceMs: number;
+  /** Write of a new file until its op's created_at in the outbox, one per change. */
+  changeToOutboxMs: number[];
+  /** Write until this process saw the op (1 ms poll of the state, read-only), one per change. */
+  changeSeenMs: number[];
+  /** tookMs of the sync cycle each change ran (the whole tree walked and planned). */
+  changeCycleMs: (number | null)[];
+  /** tookMs of each cycle run by the rescan timer alone, the tree unchanged. */
+  rescanMs: number[];
   problem: string | null;
+  /** Why the change or rescan figures are missing or short. */
+  latencyProblem: string | null;
 };
+
+/** The daemon's watch settings in this bench: the default debounce (named), a rescan every 6 s. */
+export const DAEMON_DEBOUNCE_MS = 1500;
+const RESCAN_MINUTES = 0.1;
+const CHANGES = 5;
+const RESCANS = 3;
 
 function bareWalk(dir: string, counts: { files: number; folders: number }): void {
   counts.folders++;
@@ -67,6 +88,7 @@ export async function runWatchDaemonBench(options: {
     statePath,
     target: { kind: 'embedded', dataDir: join(work, 'service') },
   });
+  appendFileSync(config, `watch: { debounceMs: ${DAEMON_DEBOUNCE_MS}, rescanMinutes: ${RESCAN_MINUTES} }\n`);
 
   const walks: number[] = [];
   const counts = { files: 0, folders: 0 };
@@ -117,9 +139,19 @@ export async function runWatchDaemonBench(options: {
   const rssReady = statusKb(pid, 'VmRSS');
   const watches = inotifyWatches(pid);
   const peak = statusKb(pid, 'VmHWM');
+  const alive = (): boolean => child.exitCode === null;
+  let changes: Awaited<ReturnType<typeof measureChanges>> | null = null;
+  let rescans: Awaited<ReturnType<typeof measureRescans>> | null = null;
+  if (readyMs !== null) {
+    changes = await measureChanges({ treeDir: tree.dir, statePath, count: CHANGES, stderr: () => stderr, alive });
+    log(`changes: ${JSON.stringify(changes.samples)}${changes.problem === null ? '' : ` (${changes.problem})`}`);
+    rescans = await measureRescans({ count: RESCANS, rescanMs: RESCAN_MINUTES * 60_000, stderr: () => stderr, alive });
+    log(`rescans: ${JSON.stringify(rescans.tookMs)} ms${rescans.problem === null ? '' : ` (${rescans.problem})`}`);
+  }
   child.kill('SIGTERM');
   const code = await exited;
   if (code !== 0) problem ??= `kbsync watch exited ${code} at SIGTERM: ${stderr.slice(0, 400)}`;
+  changes?.cleanup();
   writeFileSync(join(work, 'daemon.stderr'), stderr);
   const watching = stderr
     .split('\n')
@@ -139,6 +171,12 @@ export async function runWatchDaemonBench(options: {
     rssReadyMb: rssReady === null ? null : round1(rssReady / 1024),
     rssPeakMb: peak === null ? null : round1(peak / 1024),
     inotifyWatches: watches,
+    debounceMs: DAEMON_DEBOUNCE_MS,
+    changeToOutboxMs: changes?.samples.map((c) => c.enqueueMs) ?? [],
+    changeSeenMs: changes?.samples.map((c) => c.seenMs) ?? [],
+    changeCycleMs: changes?.samples.map((c) => c.cycleMs) ?? [],
+    rescanMs: rescans?.tookMs ?? [],
     problem,
+    latencyProblem: readyMs === null ? 'the daemon was never ready' : (changes?.problem ?? rescans?.problem ?? null),
   };
 }

@@ -1,11 +1,15 @@
 import { info, type Figure } from './figure.js';
-import { ratio } from './measure.js';
+import { median, ratio } from './measure.js';
 import type { WatchDaemonResult } from './watch-daemon.js';
 import type { WatchBenchResult } from './watch.js';
 
 /** Issue 16's targets for `kbsync watch` at 100k files. */
 export const WATCH_READY_MAX_MS = 2000;
 export const WATCH_RSS_MAX_MB = 250;
+/** A change reaches the outbox within watch.debounceMs + this. */
+export const WATCH_CHANGE_SLACK_MS = 10;
+/** A rescan of the unchanged tree takes at most this times the bare walk. */
+export const WATCH_RESCAN_MAX_RATIO = 1.2;
 
 /** `kbsync watch` (targets) and each watcher backend alone (diagnostics: why the default is @parcel/watcher). */
 export function watchFigures(daemon: WatchDaemonResult | null, backends: readonly (WatchBenchResult | null)[]): Figure[] {
@@ -48,6 +52,7 @@ export function watchFigures(daemon: WatchDaemonResult | null, backends: readonl
         target: 'one per folder, not per file',
         pass: daemon.inotifyWatches === null ? null : daemon.inotifyWatches <= daemon.folders,
       },
+      ...latencyFigures(daemon, group, walk),
     );
   }
   for (const b of backends) {
@@ -67,4 +72,55 @@ export function watchFigures(daemon: WatchDaemonResult | null, backends: readonl
     );
   }
   return out;
+}
+
+/** Issue 16's change-to-outbox latency and rescan duration, from the daemon left running after ready. */
+function latencyFigures(daemon: WatchDaemonResult, group: string, walk: { name: string; value: number | null }): Figure[] {
+  const changes = daemon.changeToOutboxMs;
+  const maxChange = changes.length === 0 ? null : Math.max(...changes);
+  const limit = daemon.debounceMs + WATCH_CHANGE_SLACK_MS;
+  const cycles = daemon.changeCycleMs.filter((c): c is number => c !== null);
+  const changePass = maxChange === null || daemon.latencyProblem !== null ? false : maxChange <= limit;
+  const changeNote = [
+    `${changes.length} new files, one at a time: median shown, max ${maxChange} ms; write to the op's created_at (seen by a 1 ms poll of the state after ${median(daemon.changeSeenMs)} ms median)`,
+    changePass
+      ? null
+      : `each change runs a full sync cycle (walk and plan of all ${daemon.files} files, ${median(cycles)} ms median per cycle) after the debounce, and the op is enqueued only after that plan`,
+    daemon.latencyProblem,
+  ]
+    .filter((n) => n !== null)
+    .join('; ');
+  const rescan = median(daemon.rescanMs);
+  const rescanRatio = ratio(rescan, daemon.bareWalkMs);
+  const rescanPass = rescanRatio === null || daemon.latencyProblem !== null ? false : rescanRatio <= WATCH_RESCAN_MAX_RATIO;
+  const rescanNote = [
+    `${daemon.rescanMs.length} cycles of the rescan timer alone (watch.rescanMinutes), their tookMs as the daemon logs it: ${daemon.rescanMs.join(', ')} ms`,
+    daemon.latencyProblem,
+  ]
+    .filter((n) => n !== null)
+    .join('; ');
+  return [
+    {
+      group,
+      name: `a change reaches the outbox (new file written until its op is enqueued; watch.debounceMs ${daemon.debounceMs})`,
+      value: median(changes),
+      unit: 'ms',
+      reference: { name: 'watch.debounceMs', value: daemon.debounceMs },
+      ratio: ratio(median(changes), daemon.debounceMs),
+      target: `each ≤ debounceMs + ${WATCH_CHANGE_SLACK_MS} ms (${limit} ms)`,
+      pass: changePass,
+      note: changeNote,
+    },
+    {
+      group,
+      name: 'rescan of the unchanged tree (a full sync cycle run by the rescan timer)',
+      value: rescan,
+      unit: 'ms',
+      reference: walk,
+      ratio: rescanRatio,
+      target: `≤ ${WATCH_RESCAN_MAX_RATIO}× the bare walk`,
+      pass: rescanPass,
+      note: rescanNote,
+    },
+  ];
 }

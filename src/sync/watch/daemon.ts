@@ -6,6 +6,7 @@ import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
 import { releaseMemory } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
+import { createFileLines } from './file-lines.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import { waitingFor } from './waiting-for.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
@@ -110,6 +111,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   else o.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
   let failuresInARow = 0;
   let rollover: { atMs: number; period: BudgetPeriod } | null = null;
+  const logFileLines = createFileLines(logger);
 
   const runCycle = async (reasons: readonly CycleReason[]): Promise<void> => {
     if (reasons.includes('budget-rollover'))
@@ -139,21 +141,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const deferredBy: BudgetPeriod[] = [];
     for (const item of run.items) {
       if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
-      if (item.action === 'skip:unchanged') continue;
       if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
       if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
-      logger.info(
-        {
-          source: item.source,
-          path: item.path,
-          action: item.action,
-          reason: item.reason,
-          credits: item.creditsCharged,
-          outcome: item.outcome,
-        },
-        'file',
-      );
     }
+    logFileLines(run.items);
     counters.creditsSpent += run.totals.creditsSpent;
     const { totals } = run;
     logger.info(

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/logger.js';
+import type { PlanAction, RunItem } from '../types.js';
+import { createFileLines } from './file-lines.js';
+
+function item(path: string, action: PlanAction, reason: string): RunItem {
+  return {
+    source: 'docs',
+    path,
+    action,
+    reason,
+    credits: 0,
+    size: 1,
+    sha256: null,
+    remoteName: path,
+    remoteId: null,
+    outcome: 'done',
+    creditsCharged: 0,
+    error: null,
+  };
+}
+
+/** The `file` lines a logger wrote, as [path, action] pairs. */
+function capture(): { lines: () => [unknown, unknown][]; log: ReturnType<typeof createFileLines> } {
+  const chunks: string[] = [];
+  const stream = { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream;
+  const log = createFileLines(createLogger({ level: 'info' }, stream));
+  const lines = (): [unknown, unknown][] =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'file')
+      .map((l) => [l.path, l.action]);
+  return { lines, log };
+}
+
+describe('the daemon file lines', () => {
+  it('logs a skip once while its reason stays, again when it changes or after a cycle without it; never an unchanged file', () => {
+    const { lines, log } = capture();
+    log([
+      item('a.md', 'upload', 'new file'),
+      item('logo.png', 'skip:unsupported', 'unsupported file type'),
+      item('b.md', 'skip:unchanged', 'unchanged'),
+    ]);
+    log([item('a.md', 'skip:unchanged', 'unchanged'), item('logo.png', 'skip:unsupported', 'unsupported file type')]);
+    log([item('logo.png', 'skip:too-large', 'over the limit')]);
+    log([]);
+    log([item('logo.png', 'skip:too-large', 'over the limit')]);
+    expect(lines()).toEqual([
+      ['a.md', 'upload'],
+      ['logo.png', 'skip:unsupported'],
+      ['logo.png', 'skip:too-large'],
+      ['logo.png', 'skip:too-large'],
+    ]);
+  });
+
+  it('logs every paid action each time, even the same one again', () => {
+    const { lines, log } = capture();
+    log([item('a.md', 'upload', 'new file')]);
+    log([item('a.md', 'upload', 'new file')]);
+    expect(lines()).toEqual([
+      ['a.md', 'upload'],
+      ['a.md', 'upload'],
+    ]);
+  });
+});

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace } from '../../helpers/e2e-workspace.js';
-import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { spawnKbsync } from '../../helpers/kbsync-child.js';
 import { apiFor, startHarness, type Harness } from '../../service/helpers.js';
+import { useChildren, until, freePort } from '../../helpers/daemon-children.js';
 
 /*
  * The whole loop of an intelligence source under `kbsync watch --http`: the daemon's first sync writes the
@@ -26,26 +26,7 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const children: KbsyncChild[] = [];
-afterEach(async () => {
-  for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
-});
-
-async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const children = useChildren();
 
 /** The state's entries (status by service id), read beside the running daemon (WAL: readers do not block it). */
 function entryStatuses(statePath: string): Map<string, string | null> {

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signWebhook } from '../../../src/client/webhook-verify.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { PgStateStore } from '../../../src/sync/state/pg/index.js';
@@ -15,6 +14,7 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { freshDatabase } from '../../helpers/postgres.js';
+import { useChildren, until, freePort, logsOf, type LogLine } from '../../helpers/daemon-children.js';
 
 /*
  * `kbsync watch` (the built CLI, as a child process) with `state: postgres://...` against the local
@@ -24,21 +24,9 @@ import { freshDatabase } from '../../helpers/postgres.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
-type LogLine = Record<string, unknown> & { msg: string };
 type StatusFile = { pid: number; ready: boolean; http: string | null; stoppedAt: string | null; counters: Record<string, number> };
 
-const children: KbsyncChild[] = [];
-afterEach(async () => {
-  for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
-});
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const children = useChildren();
 
 function workspace(ds: E2eDataset, url: string, o: { via?: 'proxy'; config?: Partial<WorkspaceConfig> } = {}): Workspace {
   const baseUrl = o.via === 'proxy' ? suite.proxy.url : suite.svc.url;
@@ -55,12 +43,6 @@ function watch(ws: Workspace, args: string[] = [], env: Record<string, string> =
   return k;
 }
 
-const logsOf = (k: KbsyncChild): LogLine[] =>
-  k
-    .stderrSoFar()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
 const uploadsOf = (k: KbsyncChild, path?: string): LogLine[] =>
   logsOf(k).filter((l) => l.msg === 'file' && (path === undefined || l.path === path) && l.action === 'upload' && l.outcome === 'done');
 
@@ -82,14 +64,6 @@ async function copies(ds: E2eDataset): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const f of await ds.files()) out[f.name] = (out[f.name] ?? 0) + 1;
   return out;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A read-only view of the shared state for the test's checks. */

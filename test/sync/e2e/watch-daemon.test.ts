@@ -14,17 +14,9 @@ import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { until } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite();
-
-/** Polls `check` every 25 ms until it returns true; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 type Running = { snapshot(): DaemonSnapshot; logs: Record<string, unknown>[]; stop(): Promise<DaemonResult>; state: StateStore };
 

@@ -1,16 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
-import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { spawnKbsync } from '../../helpers/kbsync-child.js';
+import { useChildren } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
 
-const children: KbsyncChild[] = [];
-afterEach(async () => {
-  for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
-});
+const children = useChildren();
 
 type StatusFile = { pid: number; ready: boolean; waitingFor: string[]; lastSync: unknown };
 

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { request } from 'undici';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../../src/client/webhook-verify.js';
 import { openState, type WebhookEventRecord } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { apiFor, startHarness, type Api, type Harness } from '../../service/helpers.js';
+import { useChildren, until, freePort, logsOf, type LogLine } from '../../helpers/daemon-children.js';
 
 /*
  * POST /webhooks of `kbsync watch --http`, fed by the local service's own webhook dispatcher (started
@@ -27,35 +27,8 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const children: KbsyncChild[] = [];
-afterEach(async () => {
-  for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
-});
+const children = useChildren();
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** A port free now (the daemon binds it next; the webhook's URL must be known before the daemon starts, as must its secret). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-type LogLine = Record<string, unknown> & { msg: string };
-const logsOf = (k: KbsyncChild): LogLine[] =>
-  k
-    .stderrSoFar()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
 const accepted = (k: KbsyncChild): LogLine[] => logsOf(k).filter((l) => l.msg === 'webhook delivery accepted');
 
 function watch(ws: Workspace, port: number, secret: string): KbsyncChild {

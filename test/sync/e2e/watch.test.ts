@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
@@ -11,10 +11,10 @@ import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { spawnSync } from 'node:child_process';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
-type LogLine = Record<string, unknown> & { msg: string };
 type StatusFile = {
   pid: number;
   ready: boolean;
@@ -24,19 +24,7 @@ type StatusFile = {
   lastSync: { reasons: string[] } | null;
 };
 
-const children: KbsyncChild[] = [];
-afterEach(async () => {
-  for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
-});
-
-/** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const children = useChildren();
 
 function workspace(ds: E2eDataset, o: { via?: 'proxy'; config?: Partial<WorkspaceConfig> } = {}): Workspace {
   const baseUrl = o.via === 'proxy' ? suite.proxy.url : suite.svc.url;
@@ -49,12 +37,6 @@ function watch(ws: Workspace, ...args: string[]): KbsyncChild {
   return k;
 }
 
-const logsOf = (k: KbsyncChild): LogLine[] =>
-  k
-    .stderrSoFar()
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as LogLine);
 /** The daemon's log lines of done uploads of `path`. */
 const uploadsOf = (k: KbsyncChild, path: string): LogLine[] =>
   logsOf(k).filter((l) => l.msg === 'file' && l.path === path && l.action === 'upload' && l.outcome === 'done');

@@ -1,0 +1,45 @@
+import { createServer } from 'node:net';
+import { afterEach } from 'vitest';
+import { killHard, type KbsyncChild } from './kbsync-child.js';
+
+/** A JSON log line of a kbsync child. */
+export type LogLine = Record<string, unknown> & { msg: string };
+
+/** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The kbsync children (daemons) a test file starts: push each one here, and any still running after its
+ * test is killed (SIGKILL), so that a failed test leaves no daemon holding a state or a port.
+ */
+export function useChildren(): KbsyncChild[] {
+  const children: KbsyncChild[] = [];
+  afterEach(async () => {
+    for (const k of children.splice(0)) if (k.child.exitCode === null && k.child.signalCode === null) await killHard(k);
+  });
+  return children;
+}
+
+/** The JSON lines a child has written to stderr so far (its pino log). */
+export function logsOf(k: KbsyncChild): LogLine[] {
+  return k
+    .stderrSoFar()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+/** A loopback port free now (for a daemon's --http, whose URL must be known before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

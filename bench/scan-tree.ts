@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { median } from './measure.js';
 
 /** A generated benchmark tree: where it is, how many files and bytes it holds. */
 export type BenchTree = { dir: string; files: number; bytes: number; full: boolean; generatedMs: number | null };
@@ -78,4 +80,30 @@ export function benchTreeOf(options: BenchTreeOptions): { files: number; full: b
   const full = options.full ?? process.env.KBSYNC_BENCH_SMALL !== '1';
   const base = options.dir ?? join(tmpdir(), `kbsync-bench-${files}-${full ? 'full' : 'small'}`);
   return { files, full, base, tree: ensureBenchTree(base, files, full) };
+}
+
+/**
+ * The issue's reference walk: readdirSync with file types and one lstatSync per file, nothing else
+ * (no rules, no objects); the files and folders it counted.
+ */
+export function bareWalk(dir: string, counts = { files: 0, folders: 0 }): { files: number; folders: number } {
+  counts.folders++;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const abs = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) bareWalk(abs, counts);
+    else if (lstatSync(abs, { bigint: true }).isFile()) counts.files++;
+  }
+  return counts;
+}
+
+/** bareWalk `rounds` times: its median time, and what it counted. */
+export function timeBareWalk(dir: string, rounds = 3): { medianMs: number | null; files: number; folders: number } {
+  const walks: number[] = [];
+  let counts = { files: 0, folders: 0 };
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    counts = bareWalk(dir);
+    walks.push(performance.now() - t0);
+  }
+  return { medianMs: median(walks), ...counts };
 }

@@ -1,11 +1,11 @@
-import { appendFileSync, lstatSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Source } from '../src/config/schema.js';
 import { hashFiles, knownFiles, observeSources, scanFolder, type KnownFile } from '../src/sync/sources/index.js';
 import { hasCommand, median, timeShell } from './measure.js';
-import { benchTreeOf, type BenchTree } from './scan-tree.js';
+import { bareWalk, benchTreeOf, type BenchTree } from './scan-tree.js';
 
 /**
  * The sources' speed on a big tree, in one process (diagnostics behind the CLI figures of
@@ -52,7 +52,7 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
 
   const [bareMs = [], walkMs = []] = await alternate(
     runs,
-    () => bareWalk(tree.dir),
+    () => bareWalk(tree.dir).files,
     () => scanFolder(spec),
   );
   const bareWalkFigure = figure('bare readdirSync + lstatSync walk (no rules, no objects)', bareMs);
@@ -109,17 +109,6 @@ export async function runScanBench(options: ScanBenchOptions = {}): Promise<Scan
     coldHash,
     sha256sum,
   };
-}
-
-/** The issue's reference walk: readdirSync with file types and one lstatSync per file, nothing else. */
-function bareWalk(dir: string): number {
-  let count = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const abs = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) count += bareWalk(abs);
-    else if (lstatSync(abs, { bigint: true }).isFile()) count += 1;
-  }
-  return count;
 }
 
 /**

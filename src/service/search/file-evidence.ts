@@ -1,0 +1,64 @@
+/**
+ * File-level evidence in a chunk ranking. A question is usually answered by a file, and a file
+ * whose other chunks also match the query is more likely to be the one than a file with a single
+ * stray match; and a list of the same file's chunks one after another hides the other files a
+ * reader (or a chat model) could use. Measured on both evaluation sets (eval/README.md): together the
+ * two raise recall@5 and MRR on each; either alone raised one set and lowered the other.
+ */
+
+/** Share of the file's next best chunks (the best other one, plus half the second) that lifts a chunk. */
+export const SIBLING_SHARE = 0.3;
+/** A chunk's score is multiplied by this once for each chunk of its file already ranked above it. */
+export const REPEAT_FACTOR = 0.8;
+
+/** A ranked candidate: its id, its file (source) and its score in [0, 1]. */
+export type FileScored = { id: number; sourceId: number; score: number };
+
+/**
+ * Re-scores `candidates` (scores in [0, 1]) with their file's evidence, best first, ties by id:
+ * 1. each chunk is lifted towards 1 by its file's other candidates:
+ *    `s + (1 − s) · min(1, SIBLING_SHARE · (o₁ + o₂ / 2))`, o₁ ≥ o₂ the best other chunks' scores
+ *    (0 when missing), so the score stays in [0, 1] and a lone chunk keeps its own;
+ * 2. greedily, the next chunk is the one with the best score times REPEAT_FACTOR to the power of
+ *    the number of its file's chunks already placed, and keeps that score: a file's second chunk
+ *    still comes before another file's much weaker one, and the returned scores decrease.
+ * Returns at most `limit` chunks. Cost: O(n · limit) for n candidates (n is ~50-80 here).
+ */
+export function rankWithFileEvidence<T extends FileScored>(candidates: readonly T[], limit: number): T[] {
+  const byFile = new Map<number, number[]>();
+  for (const c of candidates) {
+    const list = byFile.get(c.sourceId);
+    if (list === undefined) byFile.set(c.sourceId, [c.score]);
+    else list.push(c.score);
+  }
+  for (const list of byFile.values()) list.sort((a, b) => b - a);
+  const lifted = candidates.map((c) => {
+    const list = byFile.get(c.sourceId) as number[];
+    // The two best scores of the file other than this chunk's own (one copy of it is skipped).
+    const own = list.indexOf(c.score);
+    const others = own < 2 ? list.filter((_, i) => i !== own).slice(0, 2) : list.slice(0, 2);
+    const bonus = Math.min(1, SIBLING_SHARE * ((others[0] ?? 0) + (others[1] ?? 0) / 2));
+    return { ...c, score: c.score + (1 - c.score) * bonus };
+  });
+  lifted.sort((a, b) => b.score - a.score || a.id - b.id);
+
+  const placed = new Map<number, number>();
+  const out: T[] = [];
+  const rest = lifted;
+  while (rest.length > 0 && out.length < limit) {
+    let best = 0;
+    let bestScore = -1;
+    for (let i = 0; i < rest.length; i++) {
+      const c = rest[i] as T;
+      const s = c.score * REPEAT_FACTOR ** (placed.get(c.sourceId) ?? 0);
+      if (s > bestScore) {
+        bestScore = s;
+        best = i;
+      }
+    }
+    const [c] = rest.splice(best, 1) as [T];
+    placed.set(c.sourceId, (placed.get(c.sourceId) ?? 0) + 1);
+    out.push({ ...c, score: bestScore });
+  }
+  return out;
+}

@@ -7,7 +7,7 @@
  */
 
 /** Share of the file's next best chunks (the best other one, plus half the second) that lifts a chunk. */
-export const SIBLING_SHARE = 0.3;
+export const SIBLING_SHARE = 0.5;
 /** A chunk's score is multiplied by this once for each chunk of its file already ranked above it. */
 export const REPEAT_FACTOR = 0.8;
 

@@ -1,0 +1,109 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Sqlite from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { migrateChunks, replaceChunks, searchChunks } from '../store/chunks.js';
+import { hashedEmbedder } from './embedder.js';
+import { rankWithFileEvidence, REPEAT_FACTOR } from './file-evidence.js';
+import { retrieve } from './retrieve.js';
+
+describe('rankWithFileEvidence', () => {
+  it('lifts a chunk whose file has other matches above a lone chunk that scored a little higher', () => {
+    const ranked = rankWithFileEvidence(
+      [
+        { id: 1, sourceId: 10, score: 0.6 },
+        { id: 2, sourceId: 20, score: 0.55 },
+        { id: 3, sourceId: 20, score: 0.4 },
+        { id: 4, sourceId: 20, score: 0.3 },
+      ],
+      4,
+    );
+
+    expect(ranked[0]).toMatchObject({ id: 2, sourceId: 20 });
+  });
+
+  it("keeps a lone chunk's score, keeps every score in [0, 1], and returns them best first", () => {
+    const ranked = rankWithFileEvidence(
+      [
+        { id: 1, sourceId: 1, score: 0.7 },
+        { id: 2, sourceId: 2, score: 0.99 },
+        { id: 3, sourceId: 2, score: 0.98 },
+        { id: 4, sourceId: 2, score: 0.97 },
+      ],
+      10,
+    );
+
+    expect(ranked.find((c) => c.id === 1)?.score).toBe(0.7);
+    for (const c of ranked) expect(c.score >= 0 && c.score <= 1).toBe(true);
+    expect(ranked.map((c) => c.score)).toEqual([...ranked.map((c) => c.score)].sort((a, b) => b - a));
+  });
+
+  it("puts another file's close match before the same file's next chunk, but not a far weaker one", () => {
+    const close = rankWithFileEvidence(
+      [
+        { id: 1, sourceId: 1, score: 0.8 },
+        { id: 2, sourceId: 1, score: 0.8 },
+        { id: 3, sourceId: 2, score: 0.8 * REPEAT_FACTOR + 0.1 },
+      ],
+      2,
+    );
+    const far = rankWithFileEvidence(
+      [
+        { id: 1, sourceId: 1, score: 0.8 },
+        { id: 2, sourceId: 1, score: 0.8 },
+        { id: 3, sourceId: 2, score: 0.1 },
+      ],
+      2,
+    );
+
+    expect(close.map((c) => c.id)).toEqual([1, 3]);
+    expect(far.map((c) => c.id)).toEqual([1, 2]);
+  });
+});
+
+describe('hybrid retrieval with file evidence', () => {
+  let db: Database;
+  beforeEach(() => {
+    db = new Sqlite(':memory:');
+    migrateChunks(db);
+  });
+  afterEach(() => db.close());
+
+  it('ranks first the file whose several sections match over a stray mention elsewhere', async () => {
+    // A guide on rate limits (three sections), and a changelog line that mentions the words once, densely.
+    replaceChunks(db, {
+      datasetId: 1,
+      sourceId: 1,
+      chunks: [
+        'Rate limits. Each API key may send a fixed number of requests per minute to the service.',
+        'When the rate limit is exceeded the service answers 429 and says in Retry-After how long to wait.',
+        'Raise your rate limit by asking support; the limit applies per key, not per user.',
+      ],
+    });
+    replaceChunks(db, { datasetId: 1, sourceId: 2, chunks: ['Changelog: rate limit exceeded message reworded.'] });
+    for (let i = 0; i < 12; i++) replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
+    const question = 'What happens when I exceed the rate limit?';
+
+    const bm25 = searchChunks(db, { datasetId: 1, query: question, topK: 5 });
+    const hits = await retrieve(db, hashedEmbedder, { datasetId: 1, query: question, topK: 5 });
+
+    expect(bm25[0]?.knowledgeSourceId).toBe(2);
+    expect(hits[0]?.knowledgeSourceId).toBe(1);
+  });
+
+  it("lets another file into the first results instead of a fourth chunk of the same one", async () => {
+    replaceChunks(db, {
+      datasetId: 1,
+      sourceId: 1,
+      chunks: Array.from({ length: 6 }, (_, i) => `Webhooks part ${i}: a webhook delivery is signed; verify the webhook signature header.`),
+    });
+    replaceChunks(db, { datasetId: 1, sourceId: 2, chunks: ['Security: verify the signature of every webhook you receive.'] });
+    for (let i = 0; i < 12; i++) replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
+    const question = 'How do I verify a webhook signature?';
+
+    const bm25 = searchChunks(db, { datasetId: 1, query: question, topK: 3 });
+    const hits = await retrieve(db, hashedEmbedder, { datasetId: 1, query: question, topK: 3 });
+
+    expect(bm25.map((h) => h.knowledgeSourceId)).toEqual([1, 1, 1]);
+    expect(hits.map((h) => h.knowledgeSourceId)).toContain(2);
+  });
+});

@@ -15,7 +15,7 @@ import { cosines, nearest, type VectorTable } from './vector-index.js';
  */
 export const VECTOR_WEIGHT = 0.15;
 /** Chunks taken from each list before fusing, at least. */
-const MIN_CANDIDATES = 50;
+const MIN_CANDIDATES = 100;
 /**
  * A chunk whose vector is less similar than this to the query's is not a vector candidate: unrelated
  * texts of a few hundred words have hashed-vector cosines of about ±0.1.

@@ -8,7 +8,8 @@
  * 0 past rank 20), for hybrid ranking and for BM25 alone, overall, for the literal and paraphrased
  * halves, and for the two halves of a fixed split (questions at even and odd positions).
  * Exits 1 when hybrid misses recall@5 ≥ 0.95 or MRR ≥ 0.9 on the main set. `--misses` lists the
- * questions hybrid ranking misses in its first 5.
+ * questions hybrid ranking misses in its first 5; `--ranks` prints the rank of each question's first
+ * answering chunk (`-` past 20), to compare two rankings question by question.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -77,6 +78,12 @@ async function evaluate(label: string, corpusDir: string, questionsFile: string)
       const s = scoreRanking(runs.filter(pick), 5);
       console.log(`${ranking.padEnd(13)} ${subset.padEnd(12)} ${fmt(s.recall).padStart(8)}  ${fmt(s.mrr)}`);
     }
+  }
+  if (process.argv.includes('--ranks')) {
+    hybrid.forEach((r, i) => {
+      const rank = r.files.findIndex((f) => r.relevant.includes(f));
+      console.log(`rank ${rank < 0 ? '-' : rank + 1}: ${questions[i]?.q}`);
+    });
   }
   if (process.argv.includes('--misses')) {
     hybrid.forEach((r, i) => {

@@ -106,4 +106,21 @@ describe('hybrid retrieval with file evidence', () => {
     expect(bm25.map((h) => h.knowledgeSourceId)).toEqual([1, 1, 1]);
     expect(hits.map((h) => h.knowledgeSourceId)).toContain(2);
   });
+
+  it('gives the same first results whatever top_k is asked for (up to 25)', async () => {
+    const words = ['cache', 'retry', 'proxy', 'timeout', 'cookie', 'header', 'stream', 'agent'];
+    for (let f = 0; f < 30; f++)
+      replaceChunks(db, {
+        datasetId: 1,
+        sourceId: f + 1,
+        chunks: Array.from({ length: 3 }, (_, c) => `Note ${f}.${c}: ${words.filter((_, w) => (f * 3 + c + w) % 3 === 0).join(' ')} settings.`),
+      });
+    const question = 'cache retry proxy timeout cookie';
+
+    const five = await retrieve(db, hashedEmbedder, { datasetId: 1, query: question, topK: 5 });
+    const twenty = await retrieve(db, hashedEmbedder, { datasetId: 1, query: question, topK: 20 });
+
+    expect(five).toHaveLength(5);
+    expect(twenty.slice(0, 5)).toEqual(five);
+  });
 });

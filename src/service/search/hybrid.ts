@@ -10,11 +10,18 @@ import { cosines, nearest, type VectorTable } from './vector-index.js';
  * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF; the query's words are
  * weighted by IDF, search/term-weights.ts): on the project's evaluation they alone rank worse than
  * BM25 (MRR ~0.6 against ~0.8), and a share above ~0.2, or reciprocal rank fusion (which flattens
- * BM25's confident margins into rank votes), ranked worse than BM25 alone (docs/benchmarks.md:
- * Retrieval quality). So they break ties and lift near misses rather than outvote BM25.
+ * BM25's confident margins into rank votes), ranked worse than BM25 alone (docs/service.md:
+ * Evaluation). So they break ties and lift near misses rather than outvote BM25. With file
+ * evidence, shares of 0 to 0.25 moved the two evaluation sets in opposite directions (within one
+ * question's worth), so 0.15 stays.
  */
 export const VECTOR_WEIGHT = 0.15;
-/** Chunks taken from each list before fusing, at least. */
+/**
+ * Chunks taken from each list before fusing, at least (4 × topK above 25). 100 rather than 50: file
+ * evidence (search/file-evidence.ts) draws on a file's other candidates, and on the evaluation's
+ * second set 50 lost two questions' recall@5; with a depth that does not move below top_k 25, a
+ * query's first results are the same whatever top_k it asks for.
+ */
 const MIN_CANDIDATES = 100;
 /**
  * A chunk whose vector is less similar than this to the query's is not a vector candidate: unrelated
@@ -41,11 +48,13 @@ type Candidate = { id: number; bm25?: number; cosine: number };
  * Hybrid ranking: the dataset's best chunks by FTS5 BM25 (text, heading path and file name, each
  * column weighted: search/fields.ts) and by vector cosine, each scored
  * `(1 − VECTOR_WEIGHT) · scoreFromBm25(bm25) + VECTOR_WEIGHT · max(0, cosine)` (a chunk missing
- * from one list scores 0 there), best first, at most `topK`, ties by insertion order. Both parts lie
- * in [0, 1], so the score does. It is a score, not a rank (as reciprocal rank fusion would give): a
- * chunk that matches the query poorly scores low even when it is the best there is, which keeps
- * `score_threshold` meaningful. A query with no
- * searchable term (empty, punctuation, only stopwords) finds nothing.
+ * from one list scores 0 there), then re-scored with its file's evidence (search/file-evidence.ts:
+ * lifted by the file's other candidates, damped for each chunk of its file ranked above it), best
+ * first, at most `topK`, ties by insertion order. Every step keeps the score in [0, 1]. It is a
+ * score, not a rank (as reciprocal rank fusion would give): a chunk that matches the query poorly
+ * scores low even when it is the best there is, which keeps `score_threshold` meaningful (it is
+ * applied to the final score). A query with no searchable term (empty, punctuation, only
+ * stopwords) finds nothing.
  *
  * Vector candidates come from a brute-force scan of the dataset's vectors, except with
  * `lexicalFirst` (the built-in hashed vectors) when BM25 found `depth` candidates or more: then only

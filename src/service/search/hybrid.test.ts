@@ -103,7 +103,7 @@ describe('hybrid fusion', () => {
   });
 
   it('lexicalFirst scans no vector when BM25 found a full list, and scans them all when it did not', async () => {
-    replaceChunks(db, { datasetId: 1, sourceId: 10, chunks: Array.from({ length: 60 }, (_, i) => `whisker note ${i}`) });
+    replaceChunks(db, { datasetId: 1, sourceId: 10, chunks: Array.from({ length: 120 }, (_, i) => `whisker note ${i}`) });
     replaceChunks(db, { datasetId: 1, sourceId: 11, chunks: ['Our cat sleeps all day.'] });
     const vectors = await prepareVectors(db, 1, synonymEmbedder, 'feline whisker');
     if (vectors === undefined) throw new Error('no vectors');

@@ -80,7 +80,8 @@ describe('hybrid retrieval with file evidence', () => {
       ],
     });
     replaceChunks(db, { datasetId: 1, sourceId: 2, chunks: ['Changelog: rate limit exceeded message reworded.'] });
-    for (let i = 0; i < 12; i++) replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
+    for (let i = 0; i < 12; i++)
+      replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
     const question = 'What happens when I exceed the rate limit?';
 
     const bm25 = searchChunks(db, { datasetId: 1, query: question, topK: 5 });
@@ -90,14 +91,15 @@ describe('hybrid retrieval with file evidence', () => {
     expect(hits[0]?.knowledgeSourceId).toBe(1);
   });
 
-  it("lets another file into the first results instead of a fourth chunk of the same one", async () => {
+  it('lets another file into the first results instead of a fourth chunk of the same one', async () => {
     replaceChunks(db, {
       datasetId: 1,
       sourceId: 1,
       chunks: Array.from({ length: 6 }, (_, i) => `Webhooks part ${i}: a webhook delivery is signed; verify the webhook signature header.`),
     });
     replaceChunks(db, { datasetId: 1, sourceId: 2, chunks: ['Security: verify the signature of every webhook you receive.'] });
-    for (let i = 0; i < 12; i++) replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
+    for (let i = 0; i < 12; i++)
+      replaceChunks(db, { datasetId: 1, sourceId: 10 + i, chunks: [`Unrelated page ${i} about colours and fonts.`] });
     const question = 'How do I verify a webhook signature?';
 
     const bm25 = searchChunks(db, { datasetId: 1, query: question, topK: 3 });
@@ -113,7 +115,10 @@ describe('hybrid retrieval with file evidence', () => {
       replaceChunks(db, {
         datasetId: 1,
         sourceId: f + 1,
-        chunks: Array.from({ length: 3 }, (_, c) => `Note ${f}.${c}: ${words.filter((_, w) => (f * 3 + c + w) % 3 === 0).join(' ')} settings.`),
+        chunks: Array.from(
+          { length: 3 },
+          (_, c) => `Note ${f}.${c}: ${words.filter((_, w) => (f * 3 + c + w) % 3 === 0).join(' ')} settings.`,
+        ),
       });
     const question = 'cache retry proxy timeout cookie';
 

@@ -106,7 +106,14 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
     const r = rows.get(c.id);
     if (r === undefined) return [];
     const lexicalScore = c.bm25 === undefined ? 0 : scoreFromBm25(c.bm25);
-    return [{ id: c.id, sourceId: r.sourceId, row: r, score: Math.min(1, (1 - VECTOR_WEIGHT) * lexicalScore + VECTOR_WEIGHT * Math.max(0, c.cosine)) }];
+    return [
+      {
+        id: c.id,
+        sourceId: r.sourceId,
+        row: r,
+        score: Math.min(1, (1 - VECTOR_WEIGHT) * lexicalScore + VECTOR_WEIGHT * Math.max(0, c.cosine)),
+      },
+    ];
   });
   const threshold = q.scoreThreshold ?? 0;
   return rankWithFileEvidence(fused, topK)

@@ -9,7 +9,7 @@ import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js
 import { redactUrl } from './pg-url.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { RebuildReport } from '../state-types.js';
-import type { BridgeReply, BridgeRequest, BridgeWorkerData } from './sync-bridge.js';
+import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
 import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
 import { createPgMisc } from './pg-misc.js';
@@ -31,6 +31,28 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 const { url, flag, port, open } = workerData as BridgeWorkerData;
 const signal = new Int32Array(flag);
+
+/**
+ * The main thread sleeps in Atomics.wait and sees none of this worker's events: a worker that dies
+ * answers the call in flight with `state_unavailable` and sets WORD.dead, waking it (sync-bridge.ts).
+ */
+function dying(why: string): void {
+  if (Atomics.load(signal, WORD.dead) !== 0) return;
+  const reply: BridgeReply = { ok: false, message: `the PostgreSQL state worker ${why}`, kbsyncCode: 'state_unavailable', pgCode: null };
+  try {
+    port.postMessage(reply);
+  } catch {
+    // The port is closed: the main thread is gone or has closed the state; the word below is enough.
+  }
+  Atomics.store(signal, WORD.dead, 1);
+  Atomics.store(signal, WORD.reply, 1);
+  Atomics.notify(signal, WORD.reply);
+}
+// The monitor observes and lets the error end the worker as it would have (an unhandled rejection included).
+process.on('uncaughtExceptionMonitor', (err) => dying(`failed: ${errorText(err)}`));
+process.on('exit', (code) => dying(`ended (exit code ${code})`));
+// A death that runs no code (out of memory, the thread killed) stops this heartbeat instead.
+setInterval(() => Atomics.add(signal, WORD.beat, 1), BEAT_MS).unref();
 const client = new pg.Client({ connectionString: url, application_name: 'kbsync' });
 let lost: string | null = null;
 client.on('error', (err) => (lost = err.message));

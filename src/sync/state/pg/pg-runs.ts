@@ -172,6 +172,38 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
   return recovered;
 }
 
+/** A runner with no live session and no sign of life (`last_seen_at`: its open, each run's start) for this long is long gone. */
+export const RUNNER_GONE_MS = 24 * 3600 * 1000;
+
+/**
+ * Folds the long-gone runners of this runner's sources (the same scope; dead, not seen for RUNNER_GONE_MS,
+ * no call in flight) into it: their runs and ops become this runner's (so the scope's last run, its
+ * history and its spend stay where `status` and `lastRun` look for them), their content claims no
+ * one's (a claim of a dead runner is an orphan either way), and their rows go. Without it every
+ * `kbsync sync` from cron left a row for ever. Runs at open and after each run (pruned there as the
+ * runner's own, RUNS_KEPT). Returns how many rows went.
+ */
+export async function foldGoneRunners(db: Db, me: PgIdentity): Promise<number> {
+  if (me.runnerId === null) return 0;
+  const old = await db.q<{ id: number }>(
+    `SELECT id FROM runners r WHERE id <> $1 AND scope = $2 AND last_seen_at < $3
+       AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id AND state = 'in_flight') ORDER BY id LIMIT 1000`,
+    [me.runnerId, me.scope, db.nowMs() - RUNNER_GONE_MS],
+  );
+  const live = await liveRunners(
+    db,
+    old.map((r) => r.id),
+  );
+  const gone = old.map((r) => r.id).filter((id) => !live.has(id));
+  if (gone.length === 0) return 0;
+  return db.tx(async () => {
+    await db.run('UPDATE runs SET runner_id = $1 WHERE runner_id = ANY($2::bigint[])', [me.runnerId, gone]);
+    await db.run('UPDATE outbox SET runner_id = $1 WHERE runner_id = ANY($2::bigint[])', [me.runnerId, gone]);
+    await db.run('UPDATE content_claims SET runner_id = NULL WHERE runner_id = ANY($1::bigint[])', [gone]);
+    return db.run('DELETE FROM runners WHERE id = ANY($1::bigint[])', [gone]);
+  });
+}
+
 /** The `runs` table on PostgreSQL; the last run is this scope's. */
 export function createPgRuns(db: Db, me: PgIdentity) {
   return {

@@ -14,7 +14,7 @@ import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
 import { createPgMisc } from './pg-misc.js';
 import { createPgOutbox, type PgIdentity } from './pg-outbox.js';
-import { createPgRuns, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
+import { createPgRuns, foldGoneRunners, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
 import { migratePg } from './pg-schema.js';
 import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
@@ -89,12 +89,15 @@ const handlers: Record<string, Handler> = {
     await lockSources(db, me.scope);
     me.runnerId = await registerRunner(db, me.scope);
     const recovered = await recoverDeadRunners(db, me.runnerId);
+    await foldGoneRunners(db, me);
     await outbox.pruneSettled();
     // As the SQLite state's open: deliveries past the retention go (the daemon also prunes as it records).
     await misc.pruneWebhookEvents();
     return { from, runnerId: me.runnerId, recovered };
   },
   finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
+    // A daemon opens once: the runners gone since then are folded here (before the prune of this runner's runs).
+    await foldGoneRunners(db, me);
     await runs.finishRun(runId, status, summary);
     await outbox.pruneSettled();
   },

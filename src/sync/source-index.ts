@@ -36,7 +36,7 @@ type Named = { name: string; sourcePath: string; deleted: boolean };
  * a current copy, in both spellings.
  *
  * `kbsync check` uses it: it needs every tracked path and the kind of each copy. `query` and `chat`
- * name their few results with cli/source-names.ts instead: one indexed state lookup of just those ids
+ * name their few results with cli/source-names.ts instead: one state query for just those ids
  * (intelligence entries included) and the listing only for an id the state does not know.
  */
 export function sourceIndex(input: {

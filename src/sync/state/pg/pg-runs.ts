@@ -173,7 +173,7 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
 }
 
 /** A runner with no live session and no sign of life (`last_seen_at`: its open, each run's start) for this long is long gone. */
-export const RUNNER_GONE_MS = 24 * 3600 * 1000;
+const RUNNER_GONE_MS = 24 * 3600 * 1000;
 
 /**
  * Folds the long-gone runners of this runner's sources (the same scope; dead, not seen for RUNNER_GONE_MS,

@@ -55,6 +55,7 @@ process.on('exit', (code) => dying(`ended (exit code ${code})`));
 setInterval(() => Atomics.add(signal, WORD.beat, 1), BEAT_MS).unref();
 const client = new pg.Client({ connectionString: url, application_name: 'kbsync' });
 let lost: string | null = null;
+let connected = false;
 client.on('error', (err) => (lost = err.message));
 const db = createDb(client);
 const sources = createPgSources(db);
@@ -77,6 +78,7 @@ const handlers: Record<string, Handler> = {
   async open(): Promise<PgOpenReply> {
     try {
       await client.connect();
+      connected = true;
     } catch (err) {
       throw new KbsyncError('state_unavailable', `cannot open the PostgreSQL state ${redactUrl(url)}: ${errorText(err)}`);
     }
@@ -121,6 +123,9 @@ const handlers: Record<string, Handler> = {
     return { schemaVersion: r.version, server: r.server, database: r.database };
   },
   async close(): Promise<void> {
+    // The runner and source locks go now, not when the server notices the closed socket: a `status`
+    // or another runner right after this one ends sees it ended.
+    if (connected && lost === null) await db.q('SELECT pg_advisory_unlock_all()').catch(() => {});
     await client.end().catch(() => {});
   },
 };

@@ -12,9 +12,11 @@ import type { StateStore } from '../sync/state/index.js';
 export type NamedResult = QueryResult & { source: string | null; path: string | null };
 
 /**
- * Names each result's source: the state first (remote id → source and path, one scan), then, for ids it
- * does not know, the service's free file listing. A failed listing leaves those names null: the answer
- * was paid for and is printed whatever the naming finds.
+ * Names each result's source: the state first (remote id → source and path, one state query for these
+ * ids), then, for ids it does not know, the service's free file listing. A failed listing leaves those
+ * names null: the answer was paid for and is printed whatever the naming finds. (`kbsync check` builds
+ * the full index of sync/source-index.ts instead: every tracked path and the kind of each copy, which
+ * naming a few results does not need.)
  */
 export async function nameResults(
   results: readonly QueryResult[],

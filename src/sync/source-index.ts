@@ -34,6 +34,10 @@ type Named = { name: string; sourcePath: string; deleted: boolean };
  * paths it stands for: from the tracked rows (remote id → source/path), then from the remote listing
  * for copies the state no longer tracks (their name → source/path). `currentPaths` holds every path of
  * a current copy, in both spellings.
+ *
+ * `kbsync check` uses it: it needs every tracked path and the kind of each copy. `query` and `chat`
+ * name their few results with cli/source-names.ts instead: one state query for just those ids
+ * (intelligence entries included) and the listing only for an id the state does not know.
  */
 export function sourceIndex(input: {
   tracked: Iterable<TrackedFile>;

@@ -4,22 +4,42 @@ import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession } from '../session.js';
 
-/** `kbsync explain PATH`: why this file would be uploaded, skipped or deferred, with the facts behind it. */
+/** `kbsync explain PATH`: why this file (or intelligence entry) would be uploaded, written, skipped or deferred, with the facts behind it. */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('explain')
-    .description('why a file is uploaded, skipped or deferred (PATH as in the plan: source-relative, or source/path)')
-    .argument('<path>', 'the file')
+    .description(
+      'why a file or an intelligence entry is uploaded, written, skipped or deferred (PATH as in the plan: source-relative, or source/path; an entry: source/file#key)',
+    )
+    .argument('<path>', 'the file, entry or entry file')
     .option('--json', 'print the plan item(s) as JSON')
     .action(async (path: string, options: { json?: boolean }, cmd: Command) => {
       await withSession(cmd, ctx, async (session) => {
         const { preparePlan } = await import('../../sync/executor/index.js');
-        const { explainItem, findEnclosingSkips, findItems } = await import('../../sync/report/index.js');
+        const { explainEntry, explainItem, findEnclosingSkips, findEntryItems, findItems } = await import('../../sync/report/index.js');
         const { trackedKey } = await import('../../sync/planner/index.js');
         const { plan, tracked } = await preparePlan(session, null);
         const exact = findItems(plan, path);
         // A file inside an excluded or ignored folder has no item of its own: the folder's explains it.
         const items = exact.length > 0 ? exact : findEnclosingSkips(plan, path);
+        // An intelligence entry (`kb/faq.yaml#2`), or an entry file: its entries.
+        const entries = exact.length > 0 ? [] : findEntryItems(plan, path);
+        if (entries.length > 0) {
+          const state = session.state;
+          const byContent = state.trackedEntries();
+          // Queued writes: the entry's own (a single write, or a batch it opens) and every open batch.
+          const open = [...state.pendingOps(), ...state.inFlightOps(), ...state.unknownOps()];
+          const facts = entries.map((item) => {
+            const ops = new Map([...state.opsForPath(item.source, item.path), ...open].map((op) => [op.id, op]));
+            return {
+              tracked: item.sha256 === null ? undefined : byContent.get(item.sha256),
+              ops: [...ops.values()].sort((a, b) => a.id - b.id),
+            };
+          });
+          if (options.json === true) writeJson(ctx, { items: [], entries: entries.map((item, i) => ({ ...item, ...facts[i] })) });
+          else writeLines(ctx, entries.map((item, i) => explainEntry(item, facts[i] as (typeof facts)[number])).join('\n\n'));
+          return;
+        }
         if (items.length === 0) {
           throw new KbsyncError('usage', `"${path}" is not in any source (neither found nor tracked); paths are relative to a source root`);
         }

@@ -31,59 +31,73 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--junit <file>', 'write a JUnit XML report: one test case per file action')
     .action(async (options: SyncCliOptions, cmd: Command) => {
+      const startedMs = Date.now();
       const { checkCiReportTargets } = await import('../ci-report/index.js');
       // Before anything is spent: a report that cannot be written is a usage error now, not after the run.
       await checkCiReportTargets(options, ctx);
-      await withSession(cmd, ctx, async (session) => {
-        const { runSync } = await import('../../sync/executor/index.js');
-        const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
-        const progress = createProgress(ctx.stderr, { enabled: options.json !== true });
-        // Off a terminal nothing is drawn: the run gets no callbacks (none per hashed file either).
-        const bar: SyncOptions = progress.active
-          ? {
-              onHashProgress: (done, total) => progress.update('hashing', done, total),
-              onProgress: (done, total, item) =>
-                progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
-              onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
-              onEntryProgress: (done, total, entries) =>
-                progress.update(
-                  'writing',
-                  done,
-                  total,
-                  entries.length === 1 ? `${entries[0]?.source}/${entries[0]?.path}` : `${entries.length} entries`,
-                ),
-            }
-          : {};
-        const run = await runSync(session, {
-          ...bar,
-          ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
-        });
-        progress.finish();
-        // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
-        for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
-        if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
-        else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
-        const { syncCiReports } = await import('../ci-report/sync-reports.js');
-        await syncCiReports(session, run, options);
-        if (run.stop?.by === 'service') {
-          ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
-          if (run.stop.code === 'insufficient_credits') {
-            const { creditsAdvice } = await import('../credits-advice.js');
-            const [first, ...rest] = await creditsAdvice(run, await session.getTarget());
-            ctx.stderr.write(`kbsync: ${first}\n${rest.map((line) => `${line}\n`).join('')}`);
-          }
-          ctx.exitCode = EXIT.refused;
-        } else {
-          // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).
-          if (run.stop !== null) ctx.stderr.write(`kbsync: stopped spending: ${run.stop.message}\n`);
-          // --wait that timed out with files still processing is a limit that left work, and a charge above
-          // the cost table stopped the spending (calls in flight may have taken a cap past its limit): exit 3
-          // unless something failed.
-          const code = exitCodeForRun(run.totals);
-          ctx.exitCode = code === EXIT.ok && (run.stillProcessing > 0 || run.stop !== null) ? EXIT.stopped : code;
-        }
-      });
+      let reported = false;
+      try {
+        await syncCommand(cmd, ctx, options, () => (reported = true));
+      } catch (err) {
+        // A sync that died before its report (config, state, target, the run itself): the report says so.
+        if (!reported) await (await import('../ci-report/sync-reports.js')).syncFailureCiReports(options, err, ctx, startedMs);
+        throw err;
+      }
     });
+}
+
+/** The sync itself; `onReported` once its CI reports are written. */
+async function syncCommand(cmd: Command, ctx: CliContext, options: SyncCliOptions, onReported: () => void): Promise<void> {
+  await withSession(cmd, ctx, async (session) => {
+    const { runSync } = await import('../../sync/executor/index.js');
+    const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
+    const progress = createProgress(ctx.stderr, { enabled: options.json !== true });
+    // Off a terminal nothing is drawn: the run gets no callbacks (none per hashed file either).
+    const bar: SyncOptions = progress.active
+      ? {
+          onHashProgress: (done, total) => progress.update('hashing', done, total),
+          onProgress: (done, total, item) =>
+            progress.update('uploading', done, total, item.source.length > 0 ? item.remoteName : item.path),
+          onWaitProgress: (settled, total) => progress.update('waiting', settled, total, 'processed'),
+          onEntryProgress: (done, total, entries) =>
+            progress.update(
+              'writing',
+              done,
+              total,
+              entries.length === 1 ? `${entries[0]?.source}/${entries[0]?.path}` : `${entries.length} entries`,
+            ),
+        }
+      : {};
+    const run = await runSync(session, {
+      ...bar,
+      ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
+    });
+    progress.finish();
+    // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
+    for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+    if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
+    else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
+    const { syncCiReports } = await import('../ci-report/sync-reports.js');
+    await syncCiReports(session, run, options);
+    onReported();
+    if (run.stop?.by === 'service') {
+      ctx.stderr.write(`kbsync: stopped spending: the service refused us (${run.stop.code}): ${run.stop.message}\n`);
+      if (run.stop.code === 'insufficient_credits') {
+        const { creditsAdvice } = await import('../credits-advice.js');
+        const [first, ...rest] = await creditsAdvice(run, await session.getTarget());
+        ctx.stderr.write(`kbsync: ${first}\n${rest.map((line) => `${line}\n`).join('')}`);
+      }
+      ctx.exitCode = EXIT.refused;
+    } else {
+      // A charge above plan stops the spending; the items it left unsent count as deferred (exit 3).
+      if (run.stop !== null) ctx.stderr.write(`kbsync: stopped spending: ${run.stop.message}\n`);
+      // --wait that timed out with files still processing is a limit that left work, and a charge above
+      // the cost table stopped the spending (calls in flight may have taken a cap past its limit): exit 3
+      // unless something failed.
+      const code = exitCodeForRun(run.totals);
+      ctx.exitCode = code === EXIT.ok && (run.stillProcessing > 0 || run.stop !== null) ? EXIT.stopped : code;
+    }
+  });
 }
 
 function parseSeconds(value: string): number {

@@ -3,3 +3,4 @@ export { formatPlan } from './format-plan.js';
 export { formatRun } from './format-run.js';
 export { jsonReportChunks } from './json-report.js';
 export { explainItem, findEnclosingSkips, findItems } from './explain.js';
+export { explainEntry, findEntryItems } from './explain-entry.js';

@@ -44,8 +44,15 @@ export async function registerRunner(db: Db, scope: string): Promise<number> {
   return id;
 }
 
-/** The advisory-lock class of the per-source writer locks (the second key is the hash of a source name). */
-const SOURCE_LOCK_CLASS = 0x6b63; // "kc"
+/**
+ * The per-source writer locks are advisory locks on one 64-bit key: hashtextextended(name, SOURCE_LOCK_SEED).
+ * A 32-bit key (the two-int form, hashtext) let two source names collide and refuse each other (one
+ * pair in ~77,000 names is likely); with 64 bits a collision is out of reach. The one-bigint form is
+ * its own key space in pg_locks (objsubid 1), apart from the two-int locks of LOCK_CLASS (runners, migrations).
+ */
+const SOURCE_LOCK_SEED = 0x6b63; // "kc"
+/** The SQL of a source's lock key, the source name being `$1`. */
+const SOURCE_KEY = `hashtextextended($1, ${SOURCE_LOCK_SEED})`;
 
 /**
  * How long a source held by another session is waited for before the refusal: a runner killed with -9
@@ -57,7 +64,7 @@ const SOURCE_LOCK_WAIT_MS = 3000;
 async function tryLockFor(db: Db, name: string, waitMs: number): Promise<boolean> {
   const until = Date.now() + waitMs;
   for (;;) {
-    const rows = await db.q<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [SOURCE_LOCK_CLASS, name]);
+    const rows = await db.q<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${SOURCE_KEY}) AS ok`, [name]);
     if (rows[0]?.ok === true) return true;
     if (Date.now() >= until) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -79,7 +86,7 @@ export async function lockSources(db: Db, scope: string): Promise<void> {
       taken.push(name);
       continue;
     }
-    for (const t of taken) await db.q('SELECT pg_advisory_unlock($1, hashtext($2))', [SOURCE_LOCK_CLASS, t]);
+    for (const t of taken) await db.q(`SELECT pg_advisory_unlock(${SOURCE_KEY})`, [t]);
     const holders = await db.q<{ id: number; host: string; pid: number; scope: string; started_at: number }>(
       `SELECT id, host, pid, scope, started_at FROM runners WHERE $1 = ANY(string_to_array(scope, ',')) ORDER BY id DESC`,
       [name],
@@ -163,6 +170,38 @@ export async function recoverDeadRunners(db: Db, myId: number): Promise<number> 
     });
   }
   return recovered;
+}
+
+/** A runner with no live session and no sign of life (`last_seen_at`: its open, each run's start) for this long is long gone. */
+const RUNNER_GONE_MS = 24 * 3600 * 1000;
+
+/**
+ * Folds the long-gone runners of this runner's sources (the same scope; dead, not seen for RUNNER_GONE_MS,
+ * no call in flight) into it: their runs and ops become this runner's (so the scope's last run, its
+ * history and its spend stay where `status` and `lastRun` look for them), their content claims no
+ * one's (a claim of a dead runner is an orphan either way), and their rows go. Without it every
+ * `kbsync sync` from cron left a row for ever. Runs at open and after each run (pruned there as the
+ * runner's own, RUNS_KEPT). Returns how many rows went.
+ */
+export async function foldGoneRunners(db: Db, me: PgIdentity): Promise<number> {
+  if (me.runnerId === null) return 0;
+  const old = await db.q<{ id: number }>(
+    `SELECT id FROM runners r WHERE id <> $1 AND scope = $2 AND last_seen_at < $3
+       AND NOT EXISTS (SELECT 1 FROM outbox WHERE runner_id = r.id AND state = 'in_flight') ORDER BY id LIMIT 1000`,
+    [me.runnerId, me.scope, db.nowMs() - RUNNER_GONE_MS],
+  );
+  const live = await liveRunners(
+    db,
+    old.map((r) => r.id),
+  );
+  const gone = old.map((r) => r.id).filter((id) => !live.has(id));
+  if (gone.length === 0) return 0;
+  return db.tx(async () => {
+    await db.run('UPDATE runs SET runner_id = $1 WHERE runner_id = ANY($2::bigint[])', [me.runnerId, gone]);
+    await db.run('UPDATE outbox SET runner_id = $1 WHERE runner_id = ANY($2::bigint[])', [me.runnerId, gone]);
+    await db.run('UPDATE content_claims SET runner_id = NULL WHERE runner_id = ANY($1::bigint[])', [gone]);
+    return db.run('DELETE FROM runners WHERE id = ANY($1::bigint[])', [gone]);
+  });
 }
 
 /** The `runs` table on PostgreSQL; the last run is this scope's. */

@@ -9,12 +9,12 @@ import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js
 import { redactUrl } from './pg-url.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { RebuildReport } from '../state-types.js';
-import type { BridgeReply, BridgeRequest, BridgeWorkerData } from './sync-bridge.js';
+import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
 import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
 import { createPgMisc } from './pg-misc.js';
 import { createPgOutbox, type PgIdentity } from './pg-outbox.js';
-import { createPgRuns, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
+import { createPgRuns, foldGoneRunners, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
 import { migratePg } from './pg-schema.js';
 import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
@@ -31,8 +31,31 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 const { url, flag, port, open } = workerData as BridgeWorkerData;
 const signal = new Int32Array(flag);
+
+/**
+ * The main thread sleeps in Atomics.wait and sees none of this worker's events: a worker that dies
+ * answers the call in flight with `state_unavailable` and sets WORD.dead, waking it (sync-bridge.ts).
+ */
+function dying(why: string): void {
+  if (Atomics.load(signal, WORD.dead) !== 0) return;
+  const reply: BridgeReply = { ok: false, message: `the PostgreSQL state worker ${why}`, kbsyncCode: 'state_unavailable', pgCode: null };
+  try {
+    port.postMessage(reply);
+  } catch {
+    // The port is closed: the main thread is gone or has closed the state; the word below is enough.
+  }
+  Atomics.store(signal, WORD.dead, 1);
+  Atomics.store(signal, WORD.reply, 1);
+  Atomics.notify(signal, WORD.reply);
+}
+// The monitor observes and lets the error end the worker as it would have (an unhandled rejection included).
+process.on('uncaughtExceptionMonitor', (err) => dying(`failed: ${errorText(err)}`));
+process.on('exit', (code) => dying(`ended (exit code ${code})`));
+// A death that runs no code (out of memory, the thread killed) stops this heartbeat instead.
+setInterval(() => Atomics.add(signal, WORD.beat, 1), BEAT_MS).unref();
 const client = new pg.Client({ connectionString: url, application_name: 'kbsync' });
 let lost: string | null = null;
+let connected = false;
 client.on('error', (err) => (lost = err.message));
 const db = createDb(client);
 const sources = createPgSources(db);
@@ -55,6 +78,7 @@ const handlers: Record<string, Handler> = {
   async open(): Promise<PgOpenReply> {
     try {
       await client.connect();
+      connected = true;
     } catch (err) {
       throw new KbsyncError('state_unavailable', `cannot open the PostgreSQL state ${redactUrl(url)}: ${errorText(err)}`);
     }
@@ -67,12 +91,15 @@ const handlers: Record<string, Handler> = {
     await lockSources(db, me.scope);
     me.runnerId = await registerRunner(db, me.scope);
     const recovered = await recoverDeadRunners(db, me.runnerId);
+    await foldGoneRunners(db, me);
     await outbox.pruneSettled();
     // As the SQLite state's open: deliveries past the retention go (the daemon also prunes as it records).
     await misc.pruneWebhookEvents();
     return { from, runnerId: me.runnerId, recovered };
   },
   finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
+    // A daemon opens once: the runners gone since then are folded here (before the prune of this runner's runs).
+    await foldGoneRunners(db, me);
     await runs.finishRun(runId, status, summary);
     await outbox.pruneSettled();
   },
@@ -96,6 +123,9 @@ const handlers: Record<string, Handler> = {
     return { schemaVersion: r.version, server: r.server, database: r.database };
   },
   async close(): Promise<void> {
+    // The runner and source locks go now, not when the server notices the closed socket: a `status`
+    // or another runner right after this one ends sees it ended.
+    if (connected && lost === null) await db.q('SELECT pg_advisory_unlock_all()').catch(() => {});
     await client.end().catch(() => {});
   },
 };

@@ -12,6 +12,21 @@ export type BridgeWorkerData = { url: string; flag: SharedArrayBuffer; port: Mes
 
 /** The longest a call waits for the worker before the state is taken as unreachable. */
 const CALL_TIMEOUT_MS = 120_000;
+/** How long the worker's heartbeat may stand still before the worker is taken as dead (see BridgeOptions). */
+const STALL_MS = 30_000;
+
+/**
+ * The words of the shared buffer: the reply flag the main thread sleeps on; a word the worker sets
+ * when it dies (an uncaught error, or its exit); and a heartbeat the worker bumps while its event loop runs.
+ */
+export const WORD = { reply: 0, dead: 1, beat: 2 } as const;
+/** The shared buffer's size: one Int32 per WORD. */
+const WORDS = 3;
+/** How often the worker bumps WORD.beat. */
+export const BEAT_MS = 250;
+
+/** For tests: another worker code (a wrapper of the real entry), and a shorter heartbeat stall. */
+export type BridgeOptions = { worker?: (entry: URL) => URL | string; stallMs?: number };
 
 /** A synchronous handle on the PostgreSQL worker thread (see pg-worker.ts). */
 export type SyncBridge = {
@@ -26,29 +41,58 @@ export type SyncBridge = {
  * request is posted, this thread sleeps on a shared flag (Atomics.wait) until the worker sets it,
  * then takes the reply off the port with receiveMessageOnPort. The sync engine above the StateStore
  * seam stays synchronous; the price is one thread hop per call (docs/architecture.md has the figures).
+ *
+ * Asleep in Atomics.wait, this thread sees none of the worker's events ('error', 'exit'). So a worker
+ * that dies says so in the shared buffer (pg-worker.ts: its uncaught-error and exit handlers post a
+ * failure and set WORD.dead, waking this thread), and one that dies without running any code (out of
+ * memory, killed) stops its heartbeat: either way the waiting call fails at once, or after `stallMs`,
+ * with `state_unavailable`, never at the 120 s timeout, never as a success.
  */
-export function startBridge(url: string, open: unknown): SyncBridge {
-  const flag = new SharedArrayBuffer(4);
+export function startBridge(url: string, open: unknown, options: BridgeOptions = {}): SyncBridge {
+  const flag = new SharedArrayBuffer(4 * WORDS);
   const signal = new Int32Array(flag);
+  const stallMs = options.stallMs ?? STALL_MS;
   const { port1, port2 } = new MessageChannel();
   const data: BridgeWorkerData = { url, flag, port: port2, open };
-  let worker: Worker | null = startWorker(workerEntry('pg-worker', import.meta.url), { workerData: data, transferList: [port2] });
+  const entry = workerEntry('pg-worker', import.meta.url);
+  let worker: Worker | null = startWorker(options.worker?.(entry) ?? entry, { workerData: data, transferList: [port2] });
   worker.unref();
   port1.unref();
   let workerError: string | null = null;
   worker.on('error', (err) => (workerError = err.message));
+  const dead = (method: string): KbsyncError =>
+    new KbsyncError(
+      'state_unavailable',
+      `the PostgreSQL state worker ${workerError === null ? 'ended' : `failed (${workerError})`} before it answered ${method}`,
+    );
+  // Set when a call gave up on a worker that may still run (no heartbeat, the timeout): its late
+  // reply must not be taken as the next call's, so every later call fails too.
+  let broken: string | null = null;
+  const giveUp = (message: string): KbsyncError => {
+    broken = message;
+    void worker?.terminate();
+    return new KbsyncError('state_unavailable', message);
+  };
   const call = <T>(method: string, args: unknown[], nowMs: number): T => {
     if (worker === null) throw new KbsyncError('state_unavailable', `the PostgreSQL state is closed (${method})`);
-    Atomics.store(signal, 0, 0);
+    if (Atomics.load(signal, WORD.dead) !== 0 || workerError !== null) throw dead(method);
+    if (broken !== null) throw new KbsyncError('state_unavailable', `the PostgreSQL state is unavailable (${broken}); ${method} not run`);
+    Atomics.store(signal, WORD.reply, 0);
     port1.postMessage({ method, args, nowMs } satisfies BridgeRequest);
     const deadline = Date.now() + CALL_TIMEOUT_MS;
+    let beat = Atomics.load(signal, WORD.beat);
+    let beatAt = Date.now();
     for (;;) {
-      const waited = Atomics.wait(signal, 0, 0, 1000);
+      const waited = Atomics.wait(signal, WORD.reply, 0, Math.min(1000, stallMs));
       const got = receiveMessageOnPort(port1);
       if (got !== undefined) return unwrap<T>(got.message as BridgeReply);
-      if (waited === 'timed-out' && Date.now() > deadline)
-        throw new KbsyncError('state_unavailable', `the PostgreSQL state did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s`);
-      if (workerError !== null) throw new KbsyncError('state_unavailable', `the PostgreSQL state worker failed: ${workerError}`);
+      if (Atomics.load(signal, WORD.dead) !== 0) throw dead(method);
+      const at = Date.now();
+      if (Atomics.load(signal, WORD.beat) !== beat) [beat, beatAt] = [Atomics.load(signal, WORD.beat), at];
+      else if (at - beatAt >= stallMs)
+        throw giveUp(`the PostgreSQL state worker stopped running (no heartbeat for ${stallMs / 1000} s) during ${method}`);
+      if (waited === 'timed-out' && at > deadline)
+        throw giveUp(`the PostgreSQL state did not answer ${method} within ${CALL_TIMEOUT_MS / 1000} s`);
     }
   };
   return {
@@ -56,7 +100,8 @@ export function startBridge(url: string, open: unknown): SyncBridge {
     close() {
       if (worker === null) return;
       try {
-        call('close', [], Date.now());
+        // A dead or stuck worker has nothing to close: its connection went with it, or goes as it is ended.
+        if (broken === null && Atomics.load(signal, WORD.dead) === 0) call('close', [], Date.now());
       } finally {
         void worker.terminate();
         worker = null;

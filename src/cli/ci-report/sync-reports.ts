@@ -1,7 +1,5 @@
 import type { SyncRun } from '../../sync/executor/index.js';
 import type { Session } from '../session.js';
-import type { CliContext } from '../context.js';
-import { failureCiReport } from './from-failure.js';
 import { syncCiReport } from './from-sync.js';
 import { writeCiReports, type CiReportOptions } from './write.js';
 
@@ -21,15 +19,4 @@ export async function syncCiReports(session: Session, run: SyncRun, opts: CiRepo
   }
   const report = syncCiReport(run, { all: opts.all === true, credits: { spent: run.totals.creditsSpent, reserved, left } });
   await writeCiReports(opts, report, session.ctx);
-}
-
-/**
- * Writes the CI reports of a sync that failed before its report was written (a bad config, the state
- * unavailable, the target unreachable, the run dying): that it failed, and why. A report that cannot be
- * written then is left: the error that ended the sync is the one to report, and its exit code stands.
- */
-export async function syncFailureCiReports(opts: CiReportOptions, err: unknown, ctx: CliContext, startedMs: number): Promise<void> {
-  if (opts.reportMd === undefined && opts.junit === undefined) return;
-  const report = failureCiReport('kbsync sync', err, { startedAt: new Date(startedMs).toISOString(), durationMs: Date.now() - startedMs });
-  await writeCiReports(opts, report, ctx).catch(() => {});
 }

@@ -8,6 +8,8 @@ import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
 import { withSession, type Session } from '../session.js';
 
+type AuditCliOptions = { json?: boolean; failOnDrift?: boolean } & CiReportOptions;
+
 /**
  * `kbsync audit`: compares the sources (a walk), the state and the dataset's file listing, and lists
  * the drift: remote files the state does not know, tracked files missing remotely, copies made stale
@@ -24,35 +26,49 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--fail-on-drift', 'exit 1 when anything is found (default: exit 0 whatever is found)')
     .option('--report-md <file>', 'write a Markdown report (counts, findings by kind); also appended to $GITHUB_STEP_SUMMARY when set')
     .option('--junit <file>', 'write a JUnit XML report: one failed test case per finding, a suite per kind (one passed case when clean)')
-    .action(async (options: { json?: boolean; failOnDrift?: boolean } & CiReportOptions, cmd: Command) => {
+    .action(async (options: AuditCliOptions, cmd: Command) => {
       const startedMs = Date.now();
       const { checkCiReportTargets } = await import('../ci-report/index.js');
       await checkCiReportTargets(options, ctx);
-      await withSession(cmd, ctx, async (session) => {
-        const { preparePlan } = await import('../../sync/executor/prepare.js');
-        const { auditDataset } = await import('../../sync/audit/compare.js');
-        const { formatAudit } = await import('../../sync/report/format-audit.js');
-        // The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first).
-        const prepared = await preparePlan(session, null);
-        for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
-        const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
-        const entries = await entryAuditInput(session, prepared.entryContents.values());
-        const report = auditDataset({
-          observed: prepared.observation.files,
-          tracked: prepared.tracked.values(),
-          listing,
-          sourceNames: fileSourceNames(session.config.sources),
-          maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
-          now: new Date(),
-          ...(entries === null ? {} : { entries }),
-        });
-        if (options.json === true) writeJson(ctx, report);
-        else writeLines(ctx, formatAudit(report));
-        const { auditCiReports } = await import('../ci-report/command-reports.js');
-        await auditCiReports(session, report, options, startedMs);
-        if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
-      });
+      // An audit that fails before its report (config, state, service): the report says so.
+      const { reportingFailures } = await import('../ci-report/from-failure.js');
+      await reportingFailures('kbsync audit', options, ctx, (onReported) => auditCommand(cmd, ctx, options, startedMs, onReported));
     });
+}
+
+/** The audit itself; `onReported` once its CI reports are written. */
+async function auditCommand(
+  cmd: Command,
+  ctx: CliContext,
+  options: AuditCliOptions,
+  startedMs: number,
+  onReported: () => void,
+): Promise<void> {
+  await withSession(cmd, ctx, async (session) => {
+    const { preparePlan } = await import('../../sync/executor/prepare.js');
+    const { auditDataset } = await import('../../sync/audit/compare.js');
+    const { formatAudit } = await import('../../sync/report/format-audit.js');
+    // The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first).
+    const prepared = await preparePlan(session, null);
+    for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+    const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
+    const entries = await entryAuditInput(session, prepared.entryContents.values());
+    const report = auditDataset({
+      observed: prepared.observation.files,
+      tracked: prepared.tracked.values(),
+      listing,
+      sourceNames: fileSourceNames(session.config.sources),
+      maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
+      now: new Date(),
+      ...(entries === null ? {} : { entries }),
+    });
+    if (options.json === true) writeJson(ctx, report);
+    else writeLines(ctx, formatAudit(report));
+    const { auditCiReports } = await import('../ci-report/command-reports.js');
+    await auditCiReports(session, report, options, startedMs);
+    onReported();
+    if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
+  });
 }
 
 /** With intelligence sources, what the entry audit compares: the records read now, the state's entries and the entry listing (free); else null. */

@@ -9,6 +9,8 @@ import { withSession } from '../session.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import { parseTopK } from './query.js';
 
+type CheckCliOptions = { questions: string; topK: number; json?: boolean } & CiReportOptions;
+
 /**
  * `kbsync check --questions FILE`: asks the dataset each question of FILE and checks that the expected
  * source paths come back in the top k; exit 1 when any check fails. Queries cost credits: planned,
@@ -28,48 +30,62 @@ export function register(program: Command, ctx: CliContext): void {
       'write a Markdown report (counts, credits, failed checks with what came back); also appended to $GITHUB_STEP_SUMMARY when set',
     )
     .option('--junit <file>', 'write a JUnit XML report: one test case per check')
-    .action(async (options: { questions: string; topK: number; json?: boolean } & CiReportOptions, cmd: Command) => {
+    .action(async (options: CheckCliOptions, cmd: Command) => {
       const startedMs = Date.now();
-      const { loadChecks } = await import('../../sync/check/questions.js');
-      // A bad checks file is refused before the state or the service is touched.
-      const checks = loadChecks(resolve(ctx.cwd, options.questions));
       const { checkCiReportTargets } = await import('../ci-report/index.js');
       // Before anything is spent: a report that cannot be written is a usage error now, not after the queries.
       await checkCiReportTargets(options, ctx);
-      await withSession(cmd, ctx, async (session) => {
-        const { getClient, state, config } = session;
-        const { capsOf } = await import('../../sync/executor/prepare.js');
-        const { askChecks, planCheckCalls } = await import('../../sync/check/run-checks.js');
-        const { evaluateCheck } = await import('../../sync/check/evaluate.js');
-        const { sourceIndex } = await import('../../sync/source-index.js');
-        const { checkReport, formatCheck } = await import('../../sync/report/format-check.js');
-        const client = await getClient();
-        // Free, and first: an unreachable service fails here, before anything is paid.
-        const listing = await client.listAllFiles();
-        const calls = planCheckCalls(checks, options.topK, isAdvancedPlan(config.target.plan));
-        const answers = await askChecks({ state, caps: capsOf(config), client }, checks, calls);
-        const index = sourceIndex({
-          tracked: state.loadTrackedFiles().values(),
-          listing,
-          sourceNames: fileSourceNames(config.sources),
-        });
-        const outcomes = checks.map((c, i) =>
-          evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),
-        );
-        const report = checkReport({
-          questionsFile: options.questions,
-          checkedAt: new Date(),
-          outcomes,
-          calls: calls.calls.length,
-          batched: calls.batched,
-          creditsPlanned: calls.credits,
-          creditsSpent: answers.creditsSpent,
-        });
-        if (options.json === true) writeJson(ctx, report);
-        else writeLines(ctx, formatCheck(report));
-        const { checkCiReports } = await import('../ci-report/command-reports.js');
-        await checkCiReports(session, report, options, startedMs);
-        if (report.summary.failed > 0) ctx.exitCode = EXIT.itemsFailed;
-      });
+      // A check that fails before its report (checks file, config, state, service): the report says so.
+      const { reportingFailures } = await import('../ci-report/from-failure.js');
+      await reportingFailures('kbsync check', options, ctx, (onReported) => checkCommand(cmd, ctx, options, startedMs, onReported));
     });
+}
+
+/** The check itself; `onReported` once its CI reports are written. */
+async function checkCommand(
+  cmd: Command,
+  ctx: CliContext,
+  options: CheckCliOptions,
+  startedMs: number,
+  onReported: () => void,
+): Promise<void> {
+  const { loadChecks } = await import('../../sync/check/questions.js');
+  // A bad checks file is refused before the state or the service is touched.
+  const checks = loadChecks(resolve(ctx.cwd, options.questions));
+  await withSession(cmd, ctx, async (session) => {
+    const { getClient, state, config } = session;
+    const { capsOf } = await import('../../sync/executor/prepare.js');
+    const { askChecks, planCheckCalls } = await import('../../sync/check/run-checks.js');
+    const { evaluateCheck } = await import('../../sync/check/evaluate.js');
+    const { sourceIndex } = await import('../../sync/source-index.js');
+    const { checkReport, formatCheck } = await import('../../sync/report/format-check.js');
+    const client = await getClient();
+    // Free, and first: an unreachable service fails here, before anything is paid.
+    const listing = await client.listAllFiles();
+    const calls = planCheckCalls(checks, options.topK, isAdvancedPlan(config.target.plan));
+    const answers = await askChecks({ state, caps: capsOf(config), client }, checks, calls);
+    const index = sourceIndex({
+      tracked: state.loadTrackedFiles().values(),
+      listing,
+      sourceNames: fileSourceNames(config.sources),
+    });
+    const outcomes = checks.map((c, i) =>
+      evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),
+    );
+    const report = checkReport({
+      questionsFile: options.questions,
+      checkedAt: new Date(),
+      outcomes,
+      calls: calls.calls.length,
+      batched: calls.batched,
+      creditsPlanned: calls.credits,
+      creditsSpent: answers.creditsSpent,
+    });
+    if (options.json === true) writeJson(ctx, report);
+    else writeLines(ctx, formatCheck(report));
+    const { checkCiReports } = await import('../ci-report/command-reports.js');
+    await checkCiReports(session, report, options, startedMs);
+    onReported();
+    if (report.summary.failed > 0) ctx.exitCode = EXIT.itemsFailed;
+  });
 }

@@ -1,11 +1,13 @@
 import { Option, type Command } from 'commander';
-import { fileSourceNames } from '../../config/source-kinds.js';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { fileSourceNames, isIntelligenceSource } from '../../config/source-kinds.js';
+import { localStatePath } from '../../shared/state-url.js';
+import type { EntryRecordRef } from '../../sync/source-index.js';
 import { isAdvancedPlan } from '../../shared/plans.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withSession, type Session } from '../session.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import { parseTopK } from './query.js';
 
@@ -62,12 +64,15 @@ async function checkCommand(
     const client = await getClient();
     // Free, and first: an unreachable service fails here, before anything is paid.
     const listing = await client.listAllFiles();
+    // Before the paid calls too: the intelligence records, to name the entries that come back.
+    const entries = await entryRecords(session);
     const calls = planCheckCalls(checks, options.topK, isAdvancedPlan(config.target.plan));
     const answers = await askChecks({ state, caps: capsOf(config), client }, checks, calls);
     const index = sourceIndex({
       tracked: state.loadTrackedFiles().values(),
       listing,
       sourceNames: fileSourceNames(config.sources),
+      ...(entries === null ? {} : { entries: { records: entries, tracked: state.trackedEntries() } }),
     });
     const outcomes = checks.map((c, i) =>
       evaluateCheck(c, c.topK ?? options.topK, answers.results[i] ?? [], index.refOf, index.currentPaths),
@@ -88,4 +93,17 @@ async function checkCommand(
     onReported();
     if (report.summary.failed > 0) ctx.exitCode = EXIT.itemsFailed;
   });
+}
+
+/**
+ * With intelligence sources, their entries as the entry files hold them now (read as a plan reads
+ * them, free: no call), so that an expected `source/file#key` can be matched as `kbsync explain`
+ * resolves it; else null.
+ */
+async function entryRecords(session: Session): Promise<EntryRecordRef[] | null> {
+  const sources = session.config.sources.filter(isIntelligenceSource);
+  if (sources.length === 0) return null;
+  const { readIntelligenceSources } = await import('../../sync/intelligence/read.js');
+  const read = await readIntelligenceSources(sources, dirname(localStatePath(session.config)));
+  return read.entries.map((e) => ({ source: e.source, path: e.path, sha256: e.sha256 }));
 }

@@ -39,7 +39,9 @@ const ID_PREFIX = 'id:';
 
 /**
  * Judges one check against its results (best first). An expected path matches a result whose copy is
- * current and names it (as `kbsync plan` prints it, or `source/path`); `id:N` matches result id N. A
+ * current and names it (as `kbsync plan` prints it, or `source/path`); an intelligence entry is named
+ * as `kbsync explain` takes it (`source/file#key`, `file#key`, or its entry file for any of its
+ * entries); `id:N` matches result id N. A
  * copy of a deleted file, or a stale older copy, does not count: it is reported in `outdatedRanks`.
  */
 export function evaluateCheck(
@@ -59,7 +61,10 @@ export function evaluateCheck(
     const path = expect.replace(/^\.\//, '');
     const matching = hits.filter((h, i) => {
       if (byId !== null) return h.id === byId;
-      return h.names.includes(path) || (refs[i] as SourceRef).sourcePaths.includes(path);
+      const ref = refs[i] as SourceRef;
+      if (h.names.includes(path) || ref.sourcePaths.includes(path)) return true;
+      // An entry file (`kb/faq.md`, `faq.md`), as `kbsync explain` takes it: any of its entries.
+      return ref.entry && ref.sourcePaths.some((p) => p.startsWith(`${path}#`));
     });
     const current = matching.find((h) => byId !== null || h.copy === 'current' || h.copy === 'untracked');
     const outdatedRanks = matching.filter((h) => h.copy === 'deleted' || h.copy === 'stale').map((h) => h.rank);

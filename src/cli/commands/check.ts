@@ -24,7 +24,10 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       'ask the dataset the questions of a checks file and check that the expected source paths come back in the top k (costs 1 credit per question); exit 1 when any check fails',
     )
-    .requiredOption('--questions <file>', 'a YAML list of {question, expect: [path, ...], topK?}')
+    .requiredOption(
+      '--questions <file>',
+      'a YAML list of {question, expect: [path, ...], topK?}; a path as plan prints it, an intelligence entry source/file#key, or id:N',
+    )
     .addOption(new Option('--top-k <n>', 'results per question, for checks that set no topK (1-20)').default(5).argParser(parseTopK))
     .option('--json', 'print one JSON document: {"summary": {...}, "checks": [...]}')
     .option(

@@ -223,10 +223,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   rowHas(row: number, f: { size: number | null; sha256: string | null; remoteId: string | null; remoteName: string }): boolean {
     const rows = this.#sorted();
     return (
-      rows.sizes[row] === f.size &&
-      rows.sha256[row] === f.sha256 &&
-      rows.remoteIds[row] === f.remoteId &&
-      rows.remoteNames[row] === f.remoteName
+      rows.sizes[row] === f.size && rows.sha256[row] === f.sha256 && rows.remoteIds[row] === f.remoteId && rows.remoteNames[row] === f.remoteName
     );
   }
 

@@ -16,7 +16,7 @@ export function register(program: Command, ctx: CliContext): void {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         // --json of a large tree: the unchanged files' lines are made ahead in a helper thread (unchanged-lines.ts).
-        const lines = options.json === true ? (await import('../../sync/report/unchanged-lines.js')).UnchangedLines.start() : null;
+        const lines = options.json === true && !process.env.PJNOLINES ? (await import('../../sync/report/unchanged-lines.js')).UnchangedLines.start() : null;
         let prepared: Awaited<ReturnType<typeof preparePlan>>;
         try {
           prepared = await preparePlan(session, null, lines === null ? {} : { onTracked: (t) => lines.send(t) });
@@ -25,6 +25,8 @@ export function register(program: Command, ctx: CliContext): void {
           throw err;
         }
         const { plan, notes, tracked } = prepared;
+        const PT = performance.now(); const PC = process.threadCpuUsage();
+        if (process.env.PJT) process.on('exit', () => { const c = process.threadCpuUsage(PC); const a = process.threadCpuUsage(); process.stderr.write(`PJT plan ${PT.toFixed(0)} end ${performance.now().toFixed(0)} mainCpuTail ${((c.user + c.system) / 1000).toFixed(0)} mainCpuAll ${((a.user + a.system) / 1000).toFixed(0)}\n`); });
         // As the sync would end: 3 when the budget or a limit would leave work queued (a CI gate can stop on it).
         ctx.exitCode = exitCodeForRun(plan.totals);
         // Notes go to stderr in both modes, as sync's do: stdout holds only the report (one JSON document with --json).

@@ -40,11 +40,13 @@ export function* jsonPlanParts(plan: SyncPlan, tracked: TrackedIndex, lines: Unc
     const item = items[i] as PlanItem;
     const row = lines.rowOf(item, tracked);
     if (row < 0) {
+      DBG.miss++;
       if (runBatch !== null) yield runBytes();
       text += `,\n    ${JSON.stringify(itemJson(item, item.credits))}`;
       if (text.length >= TEXT_CHUNK) yield textOut();
       continue;
     }
+    DBG.hit++;
     if (text.length > 0) yield textOut();
     if (runBatch !== null && row === runTo && row - runBatch.start < runBatch.offsets.length - 1) {
       runTo++;
@@ -57,6 +59,7 @@ export function* jsonPlanParts(plan: SyncPlan, tracked: TrackedIndex, lines: Unc
   }
   if (text.length > 0) yield textOut();
   if (runBatch !== null) yield runBytes();
+  if (process.env.PJDBG) process.stderr.write(`PJDBG hit ${DBG.hit} miss ${DBG.miss} t ${performance.now().toFixed(0)}\n`);
   const intel = plan.intelligence;
   const tail = intel === undefined ? '' : `,\n  "intelligence": ${JSON.stringify(intelligenceJson(intel))}`;
   yield `${items.length === 0 ? '' : '\n  '}]${tail}\n}\n`;
@@ -64,3 +67,4 @@ export function* jsonPlanParts(plan: SyncPlan, tracked: TrackedIndex, lines: Unc
 
 /** Characters of items made here gathered before they are handed on (~64 KB, young-generation garbage). */
 const TEXT_CHUNK = 64 * 1024;
+const DBG = { hit: 0, miss: 0 };

@@ -73,8 +73,6 @@ export class UnchangedLines {
   #nextPump = 0;
   /** The helper's row count (-1 until a batch arrives). */
   #rows = -1;
-  /** How many items rowOf matched to a line (the report copied their bytes). */
-  used = 0;
 
   private constructor(worker: Worker, port: MessagePort) {
     this.#worker = worker;
@@ -108,6 +106,7 @@ export class UnchangedLines {
     this.#generation = tracked.generation;
     const request: LinesRequest = { sources: raw };
     this.#port.postMessage(request);
+    if (process.env.PJDBG) process.stderr.write(`PJDBG sent at ${performance.now().toFixed(0)}\n`);
   }
 
   /**
@@ -130,21 +129,7 @@ export class UnchangedLines {
     )
       return -1;
     const batch = this.batchOf(row);
-    if (batch === null || (batch.offsets[row - batch.start + 1] as number) === (batch.offsets[row - batch.start] as number)) return -1;
-    this.used++;
-    return row;
-  }
-
-  /** Resolves once the helper has posted every batch (true), or has failed or ended (false); for tests. */
-  async finished(timeoutMs = 10_000): Promise<boolean> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      this.#pump();
-      // Batch 0 comes last.
-      if (this.#batches[0] !== undefined) return true;
-      if (this.#over || Date.now() > until) return false;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    return batch !== null && (batch.offsets[row - batch.start + 1] as number) > (batch.offsets[row - batch.start] as number) ? row : -1;
   }
 
   /** The batch holding row `row`'s line, if it has arrived. */
@@ -172,9 +157,11 @@ export class UnchangedLines {
     for (let m = receiveMessageOnPort(this.#port); m !== undefined; m = receiveMessageOnPort(this.#port)) {
       const reply = m.message as LinesReply;
       if (reply.kind === 'none') {
+        if (process.env.PJDBG) process.stderr.write(`PJDBG none ${reply.why}\n`);
         this.#over = true;
         continue;
       }
+      if (process.env.PJDBG) process.stderr.write(`PJDBG batch ${reply.start} at ${performance.now().toFixed(0)}\n`);
       this.#rows = reply.rows;
       this.#batches[reply.start >> BATCH_SHIFT] = { start: reply.start, bytes: Buffer.from(reply.bytes), offsets: reply.offsets };
     }

@@ -35,9 +35,6 @@ const emptyRows = (): Rows => ({
 });
 const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
 
-/** One source's rows as the state read them (a BULK_SQL row, see tracked-files.ts). */
-export type RawSourceRows = { source: string; row: readonly (number | string | null)[] };
-
 /**
  * Tracked files in (source, path) order, as columns. It reads like a ReadonlyMap keyed by
  * trackedKey(source, path), but holds no Map and, until asked, no object per file: the hot paths
@@ -66,11 +63,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #cursor = 0;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
-  /**
-   * The state's rows this index was read from, one per source in the order added (tracked-files.ts),
-   * for a helper thread that makes the same index (report/unchanged-lines.ts); set by the load.
-   */
-  raw: readonly RawSourceRows[] | undefined;
   /** Changes with every add() and addColumns(): row numbers taken under another generation may be stale. */
   generation = 0;
 

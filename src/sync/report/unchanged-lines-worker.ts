@@ -1,13 +1,14 @@
 /**
- * Worker-thread entry of UnchangedLines (unchanged-lines.ts): makes the tracked index again from
- * the state's rows it is posted (as loadTrackedFiles made it), and posts, batch by batch, each
- * row's `--json` item as the plan of an unchanged file prints it, as UTF-8 bytes.
+ * Worker-thread entry of UnchangedLines (unchanged-lines.ts): reads the tracked files from the state
+ * as loadTrackedFiles does (its own read-only connection), and posts, batch by batch, each row's
+ * `--json` item as the plan of an unchanged file prints it, as UTF-8 bytes.
  */
+import Database from 'better-sqlite3';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { errorText } from '../../shared/errors.js';
-import { columnsOfBulkRow, type BulkRow } from '../state/tracked-files.js';
+import { BULK_SQL, bySourceName, columnsOfBulkRow, SOURCES_SQL, type BulkRow } from '../state/tracked-files.js';
 import { TrackedIndex } from '../tracked-index.js';
 import { unchangedLine, LINES_PER_BATCH, type LinesBatch, type LinesRequest } from './unchanged-lines.js';
 
@@ -15,7 +16,6 @@ const { port } = workerData as { port: MessagePort };
 
 // Idle time only: while the walk keeps both cores busy, this thread must not take CPU from it. On
 // Linux a thread's nice value is its own (setpriority on its thread id); elsewhere this is skipped.
-// Its work is JavaScript only (no long native call), so ending it (UnchangedLines.stop) is prompt.
 try {
   const tid = Number(readlinkSync('/proc/thread-self').split('/').at(-1));
   if (Number.isInteger(tid) && tid > 0) setPriority(tid, 19);
@@ -25,20 +25,30 @@ try {
 
 port.once('message', (request: LinesRequest) => {
   try {
-    const index = new TrackedIndex();
-    for (const { source, row } of request.sources) index.addColumns(source, columnsOfBulkRow(source, row as BulkRow));
-    post(index);
+    post(read(request.dbPath));
   } catch (err) {
     port.postMessage({ kind: 'none', why: errorText(err) });
   }
   port.close();
 });
 
+/** The tracked index as loadTrackedFiles makes it: the same rows, in the same order. */
+function read(dbPath: string): TrackedIndex {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const bulk = db.prepare(BULK_SQL).raw(true);
+    const index = new TrackedIndex();
+    for (const [id, source] of (db.prepare(SOURCES_SQL).raw(true).all() as [number, string][]).sort(bySourceName))
+      index.addColumns(source, columnsOfBulkRow(source, bulk.get(id) as BulkRow));
+    return index;
+  } finally {
+    db.close();
+  }
+}
+
 function post(index: TrackedIndex): void {
   const rows = index.size;
-  // Last batch first: the report takes lines from the first item on, and makes any not there yet
-  // itself, so a helper that is late still saves the lines it made before the report reaches them.
-  for (let start = Math.floor((rows - 1) / LINES_PER_BATCH) * LINES_PER_BATCH; start >= 0; start -= LINES_PER_BATCH) {
+  for (let start = 0; start < rows; start += LINES_PER_BATCH) {
     const count = Math.min(LINES_PER_BATCH, rows - start);
     const lines = new Array<string>(count);
     for (let i = 0; i < count; i++) lines[i] = unchangedLine(index, start + i);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 import { unchangedReason } from '../planner/reasons.js';
-import type { RawSourceRows, TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked-index.js';
 import type { PlanItem } from '../types.js';
 import { itemJson } from './json-report.js';
 
@@ -18,8 +18,8 @@ export const UNCHANGED_LINES_MIN_ROWS = 20_000;
 /** How often (in rows asked for) batches that have arrived are taken, while some are missing. */
 const PUMP_EVERY = 512;
 
-/** What the helper is posted: the state's rows of every source, as the tracked index was read from them. */
-export type LinesRequest = { sources: readonly RawSourceRows[] };
+/** What the helper is posted once the tracked index is read: the SQLite state to read it from again. */
+export type LinesRequest = { dbPath: string };
 /** One batch of lines: rows start..start+count as UTF-8, row start+i at bytes offsets[i]..offsets[i+1] ('' when none). */
 export type LinesBatch = { kind: 'batch'; start: number; rows: number; bytes: ArrayBuffer; offsets: Int32Array };
 type LinesReply = LinesBatch | { kind: 'none'; why: string };
@@ -95,16 +95,15 @@ export class UnchangedLines {
   }
 
   /**
-   * Hands the helper the state's rows `tracked` was read from (a copy: ~8 ms for 100k files); a
-   * small index, or one made otherwise, is left to the report.
+   * Has the helper read the tracked files `tracked` was just read from (the SQLite state at `dbPath`,
+   * which nothing writes until the plan is printed) and make their lines; a small index is left to the report.
    */
-  send(tracked: TrackedIndex, minRows = UNCHANGED_LINES_MIN_ROWS): void {
-    const raw = tracked.raw;
+  send(tracked: TrackedIndex, dbPath: string, minRows = UNCHANGED_LINES_MIN_ROWS): void {
     if (this.#over || this.#tracked !== null) return;
-    if (raw === undefined || tracked.size < minRows) return this.stop();
+    if (tracked.size < minRows) return this.stop();
     this.#tracked = tracked;
     this.#generation = tracked.generation;
-    const request: LinesRequest = { sources: raw };
+    const request: LinesRequest = { dbPath };
     this.#port.postMessage(request);
     if (process.env.PJDBG) process.stderr.write(`PJDBG sent at ${performance.now().toFixed(0)}\n`);
   }

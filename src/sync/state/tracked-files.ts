@@ -80,7 +80,7 @@ export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM files WHERE source_id = ?`;
 /** The sources, by id. */
 export const SOURCES_SQL = 'SELECT id, name FROM sources';
 /** The order loadTrackedFiles adds the sources (SOURCES_SQL rows) in: by name. */
-const bySourceName = (a: [number, string], b: [number, string]): number => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+export const bySourceName = (a: [number, string], b: [number, string]): number => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 
 /** A BULK_SQL row: the count, then each column as text (see BULK_COLUMNS). */
 export type BulkRow = [number, ...(string | null)[]];
@@ -183,10 +183,8 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     loadTrackedFiles(bulk?: ReadonlyMap<number, BulkRow>): TrackedIndex {
       const index = new TrackedIndex();
       const named = (sourceRows.all() as [number, string][]).sort(bySourceName);
-      const raw: { source: string; row: BulkRow }[] = [];
       for (const [id, source] of named) {
         const columns = (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow;
-        raw.push({ source, row: columns });
         const read = readColumns(
           source,
           columns,
@@ -203,7 +201,6 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
           },
         });
       }
-      index.raw = raw;
       // Read per failed row when its TrackedFile is made: few rows fail, and the bulk read stays as it is.
       index.remoteErrorOf = (source, path) => {
         const args = keyArgs(source, path);

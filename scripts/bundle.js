@@ -77,7 +77,6 @@ await build({
     'checkpoint-worker': 'dist/service/store/checkpoint-worker.js',
     'pg-worker': 'dist/sync/state/pg/pg-worker.js',
     'office-worker': 'dist/service/ingest/parsers/office-worker.js',
-    'unchanged-lines-worker': 'dist/sync/report/unchanged-lines-worker.js',
   },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },

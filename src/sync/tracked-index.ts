@@ -63,8 +63,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #cursor = 0;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
-  /** Changes with every add() and addColumns(): row numbers taken under another generation may be stale. */
-  generation = 0;
 
   /** An index over `files`; a later file with the same source and path replaces an earlier one. */
   static of(files: Iterable<TrackedFile>): TrackedIndex {
@@ -84,7 +82,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    * the index owns them from then on (it may change them); a later source's are appended.
    */
   addColumns(source: string, columns: TrackedColumns): void {
-    this.generation++;
     const n = columns.paths.length;
     for (const name of CORE_COLUMNS) checkLength(source, name, columns[name].length, n);
     const rows = this.#rows;
@@ -108,7 +105,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
 
   /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
   add(file: TrackedFile): void {
-    this.generation++;
     this.#decodeDetails(); // a replaced row must not get its old details back later
     const rows = this.#rows;
     const last = rows.paths.length - 1;
@@ -209,26 +205,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
 
   remoteNameAt(row: number): string {
     return this.#sorted().remoteNames[row] as string;
-  }
-
-  /** True when the row's size, sha256, remote id and remote name are these (the very strings, or equal ones). */
-  rowHas(row: number, f: { size: number | null; sha256: string | null; remoteId: string | null; remoteName: string }): boolean {
-    const rows = this.#sorted();
-    return (
-      rows.sizes[row] === f.size && rows.sha256[row] === f.sha256 && rows.remoteIds[row] === f.remoteId && rows.remoteNames[row] === f.remoteName
-    );
-  }
-
-  sourceAt(row: number): string {
-    return this.#sorted().sources[row] as string;
-  }
-
-  pathAt(row: number): string {
-    return this.#sorted().paths[row] as string;
-  }
-
-  sizeAt(row: number): number {
-    return this.#sorted().sizes[row] as number;
   }
 
   /** The row as a TrackedFile: the same object each time. */

@@ -58,11 +58,7 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 export async function preparePlan(
   deps: SyncDeps,
   runId: number | null,
-  o: {
-    onHashProgress?: (done: number, total: number) => void;
-    /** Called with the tracked files as soon as they are read (while the walk goes on). */
-    onTracked?: (tracked: TrackedIndex) => void;
-  } = {},
+  o: { onHashProgress?: (done: number, total: number) => void } = {},
 ): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
@@ -107,12 +103,6 @@ export async function preparePlan(
   const loading = state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
-  if (o.onTracked !== undefined) {
-    loading.then(o.onTracked, () => {});
-    // A state read on this thread is read by now: one turn of the microtasks hands it over before
-    // the walk, which does not yield until it ends.
-    await Promise.resolve();
-  }
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {

@@ -25,7 +25,7 @@ export type JsonReportItem = {
 export type JsonReport = { summary: PlanTotals; items: JsonReportItem[]; intelligence?: ReturnType<typeof intelligenceJson> };
 
 /** The intelligence part of the `--json` document: how entries are sent, their totals, and one object per entry. */
-export function intelligenceJson(intel: IntelPlan) {
+function intelligenceJson(intel: IntelPlan) {
   return {
     mode: intel.mode,
     summary: intel.totals,
@@ -54,7 +54,7 @@ export function toJsonReport(result: SyncPlan | RunResult): JsonReport {
 }
 
 /** The agreed summary keys, in order (a RunResult's totals may carry more). */
-export function summaryOf(t: PlanTotals): PlanTotals {
+function summaryOf(t: PlanTotals): PlanTotals {
   return {
     uploaded: t.uploaded,
     unchanged: t.unchanged,
@@ -67,8 +67,7 @@ export function summaryOf(t: PlanTotals): PlanTotals {
   };
 }
 
-/** One item of the `--json` document, its fields in the agreed order. */
-export function itemJson(item: PlanItem, credits: number): JsonReportItem {
+function itemJson(item: PlanItem, credits: number): JsonReportItem {
   const out: JsonReportItem = {
     source: item.source,
     path: item.path,

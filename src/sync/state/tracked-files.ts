@@ -79,8 +79,6 @@ export const DETAILS_SQL = `SELECT count(*), json_group_array(reprocess_attempts
 export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM files WHERE source_id = ?`;
 /** The sources, by id. */
 export const SOURCES_SQL = 'SELECT id, name FROM sources';
-/** The order loadTrackedFiles adds the sources (SOURCES_SQL rows) in: by name. */
-export const bySourceName = (a: [number, string], b: [number, string]): number => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 
 /** A BULK_SQL row: the count, then each column as text (see BULK_COLUMNS). */
 export type BulkRow = [number, ...(string | null)[]];
@@ -182,7 +180,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
      */
     loadTrackedFiles(bulk?: ReadonlyMap<number, BulkRow>): TrackedIndex {
       const index = new TrackedIndex();
-      const named = (sourceRows.all() as [number, string][]).sort(bySourceName);
+      const named = (sourceRows.all() as [number, string][]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
       for (const [id, source] of named) {
         const columns = (bulk?.get(id) ?? columnsOfSource.get(id)) as BulkRow;
         const read = readColumns(
@@ -264,18 +262,6 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     /** Writes a row inside a caller's transaction unless one exists at its source and path; true when written. */
     writeTrackedIfNew: (f: TrackedFileInput, at: number): boolean => insertNew.run(...argsOf(f, at)).changes > 0,
   };
-}
-
-/**
- * The columns of a BULK_COLUMNS row read by a helper thread (report/unchanged-lines-worker.ts): as
- * the load decodes them, but a row that needs the database again (a value holding its separator,
- * the details) throws, and the helper does without.
- */
-export function columnsOfBulkRow(source: string, row: BulkRow): TrackedColumns {
-  const noDatabase = (): never => {
-    throw new Error(`tracked files of source "${source}": the database is not at hand here`);
-  };
-  return readColumns(source, row, noDatabase, noDatabase);
 }
 
 /**

@@ -118,8 +118,9 @@ const ITEMS_PER_CHUNK = 256;
  * ~170 ms more CPU per run (its isolate, decoding the rows again, 81k stringify; 1,130 ms against
  * 960 ms of CPU), posting the rows cost the main thread ~10 ms, and on a busy machine the
  * low-priority thread starved and its lines came too late. bench/compare.ts on the 100k tree,
- * 15 interleaved rounds, load average 4-5: `plan --json` 1.12x the same code without it (median of
- * per-round ratios), text 1.07x; its fastest --json run 638 ms against 573 ms.
+ * 15 interleaved rounds, load average 4-5 (medians of per-round ratios to main's build): `plan
+ * --json` 1.12x with it, 0.98x for the same code without it; fastest --json run 638 ms against 573.
+ * (Text, which never starts it, came out 1.07x and 0.98x: the noise of such a machine is ~5%.)
  */
 export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
   yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;

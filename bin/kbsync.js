@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// A namespace import: on a Node too old for enableCompileCache, the version check below must still run.
+import * as nodeModule from 'node:module';
+
 // Refuse an old Node before anything native loads: better-sqlite3 13 crashes on Node 20 instead of
 // saying why. The floor is package.json's `engines` (test/cli/node-version.test.ts keeps them equal).
 const NODE_FLOOR = 22;
@@ -23,6 +26,11 @@ for (const stream of [process.stdout, process.stderr]) {
     setImmediate(() => process.exit());
   });
 }
+// V8's compiled code for the bundle, kept on disk from one run to the next (os.tmpdir()/node-compile-cache,
+// or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): compiling the CLI's modules was
+// ~17 ms of every start (main-thread CPU of `plan --json` of an empty folder: 101 ms without, 85 ms
+// with, medians of 10). Best effort: it never throws, and a changed file is compiled again.
+nodeModule.enableCompileCache();
 // dist/bundle/ is dist/ bundled by scripts/bundle.js (npm run build): it starts in half the time.
 const { main } = await import('../dist/bundle/main.js');
 process.exitCode = await main(process.argv);

@@ -109,6 +109,18 @@ const ITEMS_PER_CHUNK = 256;
  * No cheaper way was found: a template per item with the repeated strings stringified once
  * (~5 ms slower), one JSON.stringify per item joined by lines (the same), chunks of 64 or 1,024
  * items (10–15 ms slower).
+ *
+ * Nor a second thread (tried for issue 15, 2026-11-26; commit bf582f9, reverted): a worker at the
+ * lowest priority (nice 19 on its own thread id), handed the state's rows as loaded, made every
+ * tracked row's line as if unchanged, as UTF-8 batches; the report copied the bytes of each
+ * unchanged item whose fields were its row's and made the rest (byte-identical, tested). The
+ * main thread's report took ~35 ms instead of ~60 when every line was ready, but the worker cost
+ * ~170 ms more CPU per run (its isolate, decoding the rows again, 81k stringify; 1,130 ms against
+ * 960 ms of CPU), posting the rows cost the main thread ~10 ms, and on a busy machine the
+ * low-priority thread starved and its lines came too late. bench/compare.ts on the 100k tree,
+ * 15 interleaved rounds, load average 4-5 (medians of per-round ratios to main's build): `plan
+ * --json` 1.12x with it, 0.98x for the same code without it; fastest --json run 638 ms against 573.
+ * (Text, which never starts it, came out 1.07x and 0.98x: the noise of such a machine is ~5%.)
  */
 export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
   yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;

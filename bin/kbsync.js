@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // A namespace import: on a Node too old for enableCompileCache, the version check below must still run.
 import * as nodeModule from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 // Refuse an old Node before anything native loads: better-sqlite3 13 crashes on Node 20 instead of
 // saying why. The floor is package.json's `engines` (test/cli/node-version.test.ts keeps them equal).
@@ -26,11 +28,14 @@ for (const stream of [process.stdout, process.stderr]) {
     setImmediate(() => process.exit());
   });
 }
-// V8's compiled code for the bundle, kept on disk from one run to the next (os.tmpdir()/node-compile-cache,
-// or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off): compiling the CLI's modules was
-// ~17 ms of every start (main-thread CPU of `plan --json` of an empty folder: 101 ms without, 85 ms
-// with, medians of 10). Best effort: it never throws, and a changed file is compiled again.
-nodeModule.enableCompileCache();
+// V8's compiled code for the bundle (and the service's modules), kept on disk from one run to the next:
+// compiling the CLI's modules was ~17 ms of every start (main-thread CPU of `plan --json` of an empty
+// folder: 101 ms without, 85 ms with, medians of 10). In the user's own cache folder, not Node's default
+// os.tmpdir()/node-compile-cache, where another user of the machine could plant code for kbsync to run.
+// NODE_COMPILE_CACHE names another folder, NODE_DISABLE_COMPILE_CACHE=1 turns it off. Best effort: it
+// never throws (an unwritable folder leaves it off), and a changed file is compiled again.
+const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE || join(cacheHome, 'kbsync', 'node-compile-cache'));
 // dist/bundle/ is dist/ bundled by scripts/bundle.js (npm run build): it starts in half the time.
 const { main } = await import('../dist/bundle/main.js');
 process.exitCode = await main(process.argv);

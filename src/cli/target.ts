@@ -1,4 +1,3 @@
-import { enableCompileCache } from 'node:module';
 import type { KnowledgeClient } from '../client/index.js';
 import { KbsyncError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
@@ -22,8 +21,6 @@ export type OpenTarget = {
  * target (`--help`, `init`, `config check`) do not load them.
  */
 export async function openTarget(config: ResolvedConfig, logger: Logger): Promise<OpenTarget> {
-  // V8's compiled code for the client and the service, kept on disk from one run to the next (as `kbsync serve` does).
-  enableCompileCache();
   const { createClient } = await import('../client/index.js');
   const { target } = config;
   const retry = { maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000 };

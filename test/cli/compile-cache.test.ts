@@ -19,7 +19,7 @@ describe("the CLI keeps V8's compiled code on disk (Node's compile cache)", () =
   }, 120_000);
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  // The default folder is os.tmpdir()/node-compile-cache: TMPDIR moves it into this test's folder.
+  // The default folder is $XDG_CACHE_HOME/kbsync/node-compile-cache, or ~/.cache/kbsync/... without it.
   const run = (env: Record<string, string>) =>
     spawnSync(process.execPath, [KBSYNC_BIN, 'config', '--help'], {
       cwd: REPO_ROOT,
@@ -27,16 +27,26 @@ describe("the CLI keeps V8's compiled code on disk (Node's compile cache)", () =
       env: { PATH: process.env.PATH ?? '', HOME: tmp, ...env },
     });
 
-  it('a command writes the cache of the bundle it ran, in os.tmpdir()/node-compile-cache', () => {
-    const r = run({ TMPDIR: tmp });
+  it("a command writes the cache of the bundle it ran in the user's cache folder, not in the shared os.tmpdir()", () => {
+    const shared = mkdtempSync(join(tmp, 'shared-tmp-'));
+    const r = run({ TMPDIR: shared });
     expect(r.status).toBe(0);
-    const cached = filesUnder(join(tmp, 'node-compile-cache'));
-    expect(cached.length).toBeGreaterThan(0);
+    expect(filesUnder(join(tmp, '.cache', 'kbsync', 'node-compile-cache')).length).toBeGreaterThan(0);
+    expect(readdirSync(shared)).toEqual([]);
+  });
+
+  it('XDG_CACHE_HOME, then NODE_COMPILE_CACHE, move it', () => {
+    const xdg = mkdtempSync(join(tmp, 'xdg-'));
+    expect(run({ XDG_CACHE_HOME: xdg }).status).toBe(0);
+    expect(filesUnder(join(xdg, 'kbsync', 'node-compile-cache')).length).toBeGreaterThan(0);
+    const named = mkdtempSync(join(tmp, 'named-'));
+    expect(run({ XDG_CACHE_HOME: xdg, NODE_COMPILE_CACHE: named }).status).toBe(0);
+    expect(filesUnder(named).length).toBeGreaterThan(0);
   });
 
   it('NODE_DISABLE_COMPILE_CACHE=1 turns it off', () => {
     const off = mkdtempSync(join(tmp, 'off-'));
-    const r = run({ TMPDIR: off, NODE_DISABLE_COMPILE_CACHE: '1' });
+    const r = run({ TMPDIR: off, XDG_CACHE_HOME: off, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(r.status).toBe(0);
     expect(readdirSync(off)).toEqual([]);
   });

@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { enableCompileCache } from 'node:module';
 import { resolve } from 'node:path';
 import { KbsyncError, isKbsyncError } from '../../shared/errors.js';
 import { PLANS, type Plan } from '../../shared/plans.js';
@@ -120,10 +119,6 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .hook('preAction', (_serve, action): void => refuseUnusedOptions(program, serve, action))
     .action(async (options: ServeOptions) => {
-      // V8's compiled code for the service's modules, kept on disk (os.tmpdir()/node-compile-cache, or
-      // NODE_COMPILE_CACHE) from one start to the next: compiling them was ~20 ms of every start.
-      // Best effort: it never throws, and a changed file is compiled again.
-      enableCompileCache();
       const embeddings = embeddingsFromEnv(ctx.env);
       const { startService } = await import('../../service/server.js');
       // A long-running server: memory it grows to is kept (src/service/memory.ts).

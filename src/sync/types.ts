@@ -227,6 +227,8 @@ export type SyncPlan = {
   budget: BudgetWindow & { planned: number };
   /** The intelligence sources' entries (`as: intelligence`); absent when none is configured. */
   intelligence?: IntelPlan;
+  /** A delta plan (PlanInput.delta): the unchanged files counted in totals.unchanged that are not in `items`. */
+  unchangedNotListed?: number;
 };
 
 /** What happens to one intelligence entry (or a record that could not be read: `invalid`). */

@@ -95,6 +95,7 @@ export function planSync(input: PlanInput): SyncPlan {
       effectiveMaxFileBytes: ctx.maxFileBytes,
     },
     uploadCost: ctx.uploadCost,
+    ...(input.delta !== undefined ? { unchangedNotListed: input.delta.unchanged } : {}),
     budget: { caps: { ...input.budget.caps }, used: { ...input.budget.used }, planned: totals.creditsPlanned },
   };
 }

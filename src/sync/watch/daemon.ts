@@ -192,6 +192,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
         'work deferred by the budget: it starts when the period opens',
       );
     }
+    // The embedded service starts with the first upload: started now, while nothing waits, it is not
+    // part of the first change's way to the outbox.
+    if (!snapshot.ready && config.target.kind === 'embedded') deps.getClient().catch(() => {});
     snapshot.ready = true;
     snapshot.lastSuccessAt = iso();
     snapshot.lastSync = {

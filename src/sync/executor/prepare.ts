@@ -109,7 +109,8 @@ export async function preparePlan(
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
   // A listing may have changed rows (a rebuild, settled outcomes, statuses): a kept index is read again.
   const kept = listing === null ? (o.delta?.tracked ?? null) : null;
-  const ahead = rebuild || scope !== null ? null : startWalkAhead(fileSources, state);
+  // The helper is there to walk while the state is read: with the index kept, nothing is read.
+  const ahead = rebuild || kept !== null ? null : startWalkAhead(fileSources, state);
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});

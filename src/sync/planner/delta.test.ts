@@ -67,7 +67,7 @@ function scenario(seed: number): PlanInput {
   return planInput({
     observation,
     tracked: new Map(tracked.map((t) => [`${t.source}\0${t.path}`, t])),
-    plan: rng.chance(0.5) ? 'advanced' : 'basic',
+    plan: rng.chance(0.5) ? 'enterprise' : 'basic',
     budget: fakeBudget({ run: rng.chance(0.5) ? rng.int(0, 60) : 1_000_000 }),
     reindexMinChangedFiles: rng.int(1, 10),
   });

@@ -130,10 +130,8 @@ export type PlanInput = {
    * may have changed (new, or not unchanged by fingerprint), `tracked` is a TrackedIndex, `vanished` its
    * rows of the plan's scope that no observed file matched (the planner's deletes and rename sources:
    * rows outside the scope are left alone), and `unchanged` counts the files left out as unchanged.
-   * `skipped`: skip entries left out of `observation.skipped` (untracked paths skipped for the same
-   * reason as in the last cycle), counted by action.
    */
-  delta?: { vanished: readonly number[]; unchanged: number; skipped?: Partial<Record<PlanAction, number>> };
+  delta?: { vanished: readonly number[]; unchanged: number };
 };
 
 /** One decision of a plan: what happens to one path, why, and what it costs. */
@@ -231,8 +229,6 @@ export type SyncPlan = {
   intelligence?: IntelPlan;
   /** A delta plan (PlanInput.delta): the unchanged files counted in totals.unchanged that are not in `items`. */
   unchangedNotListed?: number;
-  /** A delta plan: the skipped paths counted in totals.skipped that are not in `items` (PlanInput.delta.skipped). */
-  skippedNotListed?: number;
 };
 
 /** What happens to one intelligence entry (or a record that could not be read: `invalid`). */

@@ -2,10 +2,10 @@ import { dirname } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
-import { deltaOf, planSync, SKIP_ACTION } from '../planner/index.js';
+import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
-import type { Observation, PlanAction, SkippedPath, SyncPlan } from '../types.js';
+import type { Observation, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
@@ -31,16 +31,7 @@ export type SyncDeps = {
  * the folders to look at (null: every source, whole). Unchanged files are counted, not planned (see
  * planner/delta.ts); a scoped pass leaves the refresh of unsettled remote copies to the full ones.
  */
-export type DeltaPass = {
-  tracked: TrackedIndex | null;
-  scope: ReadonlyMap<string, readonly ScopeDir[]> | null;
-  /**
-   * The skip entries of untracked paths seen by the passes before (`source\0path` → `reason\0detail`):
-   * one seen again unchanged is counted, not planned (at 100k files, ~18k images and dotfiles a pass).
-   * The pass updates it (a full pass replaces it).
-   */
-  skips?: Map<string, string>;
-};
+export type DeltaPass = { tracked: TrackedIndex | null; scope: ReadonlyMap<string, readonly ScopeDir[]> | null };
 
 export type PreparedPlan = {
   plan: SyncPlan;
@@ -140,13 +131,12 @@ export async function preparePlan(
     ahead?.stop();
   }
   const tracked = await loading;
-  let delta: { vanished: number[]; unchanged: number; skipped?: Partial<Record<PlanAction, number>> } | undefined;
+  let delta: { vanished: number[]; unchanged: number } | undefined;
   if (o.delta !== undefined) {
     const scopeRows = scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
     const split = deltaOf(observation.files, tracked, scopeRows);
-    const skips = o.delta.skips === undefined ? null : skipsSeenBefore(observation.skipped, o.delta, tracked);
-    observation = { ...observation, files: split.files, ...(skips !== null ? { skipped: skips.listed } : {}) };
-    delta = { vanished: split.vanished, unchanged: split.unchanged, ...(skips !== null ? { skipped: skips.counted } : {}) };
+    observation = { ...observation, files: split.files };
+    delta = { vanished: split.vanished, unchanged: split.unchanged };
   }
   const plan = planSync({
     observation,
@@ -183,34 +173,6 @@ export async function preparePlan(
   if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
   return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents };
-}
-
-/**
- * Splits skip entries into those to plan and a count (by action) of the rest: untracked paths skipped for
- * the same reason and detail as in a pass before (a skip item of an untracked path records nothing).
- * Updates `pass.skips`: a full pass replaces it with what it saw, a scoped one adds to it.
- */
-function skipsSeenBefore(
-  skipped: readonly SkippedPath[],
-  pass: DeltaPass,
-  tracked: TrackedIndex,
-): { listed: SkippedPath[]; counted: Partial<Record<PlanAction, number>> } {
-  const before = pass.skips as Map<string, string>;
-  const next = pass.scope === null ? new Map<string, string>() : before;
-  const listed: SkippedPath[] = [];
-  const counted: Partial<Record<PlanAction, number>> = {};
-  const seenNow = new Set<string>();
-  for (const s of skipped) {
-    const key = `${s.source}\0${s.path}`;
-    const why = `${s.reason}\0${s.detail}`;
-    const again = before.get(key) === why && !seenNow.has(key) && tracked.rowOf(s.source, s.path) < 0;
-    seenNow.add(key);
-    next.set(key, why);
-    if (!again) listed.push(s);
-    else counted[SKIP_ACTION[s.reason]] = (counted[SKIP_ACTION[s.reason]] ?? 0) + 1;
-  }
-  pass.skips = next;
-  return { listed, counted };
 }
 
 /**

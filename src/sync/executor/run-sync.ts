@@ -116,7 +116,6 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
     totals.unchanged += plan.unchangedNotListed ?? 0;
-    totals.skipped += plan.skippedNotListed ?? 0;
     if (intelligence !== undefined) {
       totals.creditsPlanned += intelligence.totals.creditsPlanned;
       totals.creditsSpent += intelligence.totals.creditsSpent;

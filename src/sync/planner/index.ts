@@ -4,4 +4,3 @@ export { trackedKey } from './keys.js';
 export { summarize, bucketOf } from './totals.js';
 export { admissionOrder } from './budget.js';
 export { deltaOf, type Delta } from './delta.js';
-export { SKIP_ACTION } from './skipped.js';

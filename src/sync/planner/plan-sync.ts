@@ -1,4 +1,4 @@
-import type { ObservedFile, PlanAction, PlanInput, PlanItem, SkippedPath, SyncPlan, TrackedFile } from '../types.js';
+import type { ObservedFile, PlanInput, PlanItem, SkippedPath, SyncPlan, TrackedFile } from '../types.js';
 import { admissionOrder, applyAdmission } from './budget.js';
 import { resolveCandidates } from './candidates.js';
 import { buildContentIndex } from './content-index.js';
@@ -81,12 +81,6 @@ export function planSync(input: PlanInput): SyncPlan {
   // A delta plan's unchanged files are counted, not listed.
   totals.unchanged += input.delta?.unchanged ?? 0;
   counts['skip:unchanged'] += input.delta?.unchanged ?? 0;
-  let skippedNotListed = 0;
-  for (const [action, n] of Object.entries(input.delta?.skipped ?? {}) as [PlanAction, number][]) {
-    counts[action] += n;
-    totals.skipped += n;
-    skippedNotListed += n;
-  }
   return {
     kind: 'plan',
     plannedAt: input.now.toISOString(),
@@ -101,7 +95,7 @@ export function planSync(input: PlanInput): SyncPlan {
       effectiveMaxFileBytes: ctx.maxFileBytes,
     },
     uploadCost: ctx.uploadCost,
-    ...(input.delta !== undefined ? { unchangedNotListed: input.delta.unchanged, skippedNotListed } : {}),
+    ...(input.delta !== undefined ? { unchangedNotListed: input.delta.unchanged } : {}),
     budget: { caps: { ...input.budget.caps }, used: { ...input.budget.used }, planned: totals.creditsPlanned },
   };
 }

@@ -134,8 +134,6 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
 
   // The tracked index, kept from one cycle to the next (null: read it whole at the next cycle).
   let kept: TrackedIndex | null = null;
-  // The skip entries the cycles before saw (see DeltaPass.skips): those seen again are counted, not planned.
-  let skips = new Map<string, string>();
   /**
    * One sync and its record. A cycle run only by events looks at the folders they touched (see
    * createBurst); any other (the start, the rescan timer, a git poll, a rollover, a retry) at every
@@ -146,14 +144,12 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const startedMs = nowMs();
     const burstScope = burst.take();
     const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
-    const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null, skips };
+    const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
-    skips = new Map();
     const run = await runSync(deps, { signal: cycleAbort.signal, delta });
     const tookMs = nowMs() - startedMs;
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) kept = delta.tracked;
-    skips = delta.skips ?? new Map();
     recordCycle(run, reasons, tookMs, scoped);
   };
 

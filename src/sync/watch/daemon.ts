@@ -122,13 +122,14 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
     publish();
-    await syncAndRecord(reasons);
+    const scoped = await syncAndRecord(reasons);
     failuresInARow = 0;
     // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
     // are garbage now (syncAndRecord's frame, which held them, is gone). Given back before the snapshot
-    // says ready, not whenever V8 gets to it.
+    // says ready, not whenever V8 gets to it. Not after a cycle of a few folders: little garbage, and a
+    // full collection (tens of ms over the kept index) between two changes is not worth it.
     const releasedMs = nowMs();
-    if (releaseMemory())
+    if (!scoped && releaseMemory())
       logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
   };
 
@@ -140,7 +141,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
    * source, whole. Either way unchanged files are counted, not planned, and the tracked index is the
    * one kept from the last cycle, brought up to date with what that cycle wrote.
    */
-  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<void> => {
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<boolean> => {
     const startedMs = nowMs();
     const burstScope = burst.take();
     const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
@@ -151,6 +152,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const tookMs = nowMs() - startedMs;
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) kept = delta.tracked;
     recordCycle(run, reasons, tookMs, scoped);
+    return scoped;
   };
 
   const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number, scoped: boolean): void => {

@@ -72,6 +72,8 @@ export type ObserveOptions = {
    * cycle after a burst of events. Sources not named are not observed at all.
    */
   scope?: ReadonlyMap<string, readonly ScopeDir[]> | null;
+  /** Folder files to leave out as the walk finds them (see ScanOptions.drop). Not with hashWhileWalking. */
+  drop?: ((file: ScannedFile) => boolean) | null;
 };
 
 /**
@@ -238,6 +240,9 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
   const scope = options.scope?.get(source.name) ?? null;
-  const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope });
+  const result = scanFolder(
+    { name: source.name, root: source.path, ...rules },
+    { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope, drop: options.drop ?? null },
+  );
   return { kind: 'folder', root: source.path, commit: null, scope: null, result, changed: null };
 }

@@ -136,7 +136,8 @@ export async function preparePlan(
   const tracked = await loading;
   let delta: { vanished: number[]; unchanged: number } | undefined;
   if (o.delta !== undefined) {
-    const scopeRows = scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
+    const scopeRows =
+      scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
     const split = (counter ?? deltaCounter(tracked, scope === null)).split(observation.files, scopeRows);
     observation = { ...observation, files: split.files };
     delta = { vanished: split.vanished, unchanged: split.unchanged };

@@ -58,12 +58,25 @@ function scenario(seed: number): PlanInput {
         : pick < 0.45
           ? `c${rng.int(0, n - 1)}`
           : `new ${i}`;
-    files.push({ source: 'docs', path, absPath: `/src/docs/${path}`, size: rng.int(1, 8) << 20, mtimeNs: '5', inode: 5000 + i, sha256: fakeSha(content) });
+    files.push({
+      source: 'docs',
+      path,
+      absPath: `/src/docs/${path}`,
+      size: rng.int(1, 8) << 20,
+      mtimeNs: '5',
+      inode: 5000 + i,
+      sha256: fakeSha(content),
+    });
   }
-  for (let i = 0; i < rng.int(0, 5); i++) skipped.push({ source: 'docs', path: `f0/image-${i}.png`, reason: 'unsupported', detail: '', size: 10 });
+  for (let i = 0; i < rng.int(0, 5); i++)
+    skipped.push({ source: 'docs', path: `f0/image-${i}.png`, reason: 'unsupported', detail: '', size: 10 });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const observation = { files, skipped, sources: [{ name: 'docs', kind: 'folder' as const, root: '/src/docs', commit: null, scope: null }] };
+  const observation = {
+    files,
+    skipped,
+    sources: [{ name: 'docs', kind: 'folder' as const, root: '/src/docs', commit: null, scope: null }],
+  };
   return planInput({
     observation,
     tracked: new Map(tracked.map((t) => [`${t.source}\0${t.path}`, t])),
@@ -90,7 +103,10 @@ describe('a delta plan (kbsync watch) against the full plan of the same change',
       const leftOut = new Set(input.observation.files.filter((f) => !split.files.includes(f)).map((f) => f.path));
       leftOutSeen += leftOut.size;
       const expected = full.items.filter((i: PlanItem) => !leftOut.has(i.path));
-      expect(full.items.filter((i) => leftOut.has(i.path)).every((i) => i.action === 'skip:unchanged'), `seed ${seed}`).toBe(true);
+      expect(
+        full.items.filter((i) => leftOut.has(i.path)).every((i) => i.action === 'skip:unchanged'),
+        `seed ${seed}`,
+      ).toBe(true);
       // Only files whose row records nothing new: a stat that moved is written by the sync (record-free.ts).
       for (const f of input.observation.files.filter((x) => leftOut.has(x.path))) {
         const t = input.tracked.get(`docs\0${f.path}`);
@@ -127,12 +143,18 @@ describe('a delta plan (kbsync watch) against the full plan of the same change',
       updatedAt: '2024-05-01T00:00:00.000Z',
     });
     const index = TrackedIndex.of([row('a/gone.md', 'A', '1'), row('b/out.md', 'B', '2'), row('b/sub/deep.md', 'C', '3')]);
-    const files: ObservedFile[] = [{ source: 'docs', path: 'a/new.md', absPath: '/x', size: 10, mtimeNs: '9', inode: 9, sha256: fakeSha('B') }];
+    const files: ObservedFile[] = [
+      { source: 'docs', path: 'a/new.md', absPath: '/x', size: 10, mtimeNs: '9', inode: 9, sha256: fakeSha('B') },
+    ];
     // The scope: folder a (its own entries). b/out.md is not observed, but out of scope: not deleted,
     // and its content makes a/new.md a duplicate (the content index covers every row), not a rename.
     const split = deltaOf(files, index, index.rowsUnder('docs', 'a', true));
     const input = planInput({
-      observation: { files: split.files, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/src/docs', commit: null, scope: null }] },
+      observation: {
+        files: split.files,
+        skipped: [],
+        sources: [{ name: 'docs', kind: 'folder', root: '/src/docs', commit: null, scope: null }],
+      },
       tracked: index,
     });
     const plan = planSync({ ...input, delta: { vanished: split.vanished, unchanged: split.unchanged } });

@@ -40,7 +40,13 @@ export function createBurst(o: {
       if (!absPath.startsWith(s.root + sep)) continue;
       // A link followed may show one file under two names: only a full walk places it right.
       if (s.followSymlinks) return 'whole';
-      return { name: s.name, rel: absPath.slice(s.root.length + 1).split(sep).join('/') };
+      return {
+        name: s.name,
+        rel: absPath
+          .slice(s.root.length + 1)
+          .split(sep)
+          .join('/'),
+      };
     }
     return null;
   };

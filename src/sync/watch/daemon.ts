@@ -270,7 +270,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const folderSources = config.sources
     .filter((s): s is typeof s & { path: string } => s.path !== undefined)
     .map((s) => ({ name: s.name, path: realPathOr(s.path), followSymlinks: s.followSymlinks }));
-  const burst = createBurst({ sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })), nowMs });
+  const burst = createBurst({
+    sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
+    nowMs,
+  });
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };

@@ -15,7 +15,12 @@ const NO_WRITE = new Set(['skip:unsupported', 'skip:too-large', 'skip:ignored', 
  * only those, so this costs a lookup per changed file, not a 100k-row read. False (the index is then
  * not to be used) when there are more than `max`: the caller reads the whole index again.
  */
-export function refreshKeptIndex(index: TrackedIndex, items: readonly PlanItem[], state: StateStore, max = KEPT_INDEX_MAX_UPDATES): boolean {
+export function refreshKeptIndex(
+  index: TrackedIndex,
+  items: readonly PlanItem[],
+  state: StateStore,
+  max = KEPT_INDEX_MAX_UPDATES,
+): boolean {
   const keys: [string, string][] = [];
   for (const item of items) {
     if (item.wasTracked || !NO_WRITE.has(item.action)) keys.push([item.source, item.path]);

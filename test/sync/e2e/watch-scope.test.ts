@@ -20,7 +20,9 @@ const suite = useE2eSuite();
  */
 async function startDaemon(ws: Workspace) {
   const lines: LogLine[] = [];
-  const logger = createLogger({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as LogLine) } as unknown as NodeJS.WritableStream);
+  const logger = createLogger({ level: 'info' }, {
+    write: (l: string) => void lines.push(JSON.parse(l) as LogLine),
+  } as unknown as NodeJS.WritableStream);
   const config = loadConfig(ws.configPath, {});
   const state: StateStore = openState(ws.statePath);
   const client = createClient({ baseUrl: suite.svc.url, apiKey: (config.target as { apiKey: string }).apiKey });

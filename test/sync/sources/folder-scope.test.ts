@@ -25,11 +25,14 @@ describe('scanFolder with a scope (the cycle of a burst of events in kbsync watc
     expect(paths(scoped(root, [{ dir: 'a', direct: true }]))).toEqual(['a/one.md']);
     expect(paths(scoped(root, [{ dir: 'a', direct: false }]))).toEqual(['a/one.md', 'a/sub/deeper/three.md', 'a/sub/two.md']);
     expect(paths(scoped(root, [{ dir: '', direct: true }]))).toEqual(['top.md']);
-    expect(paths(scoped(root, [{ dir: 'b', direct: true }, { dir: 'a/sub', direct: false }]))).toEqual([
-      'a/sub/deeper/three.md',
-      'a/sub/two.md',
-      'b/four.md',
-    ]);
+    expect(
+      paths(
+        scoped(root, [
+          { dir: 'b', direct: true },
+          { dir: 'a/sub', direct: false },
+        ]),
+      ),
+    ).toEqual(['a/sub/deeper/three.md', 'a/sub/two.md', 'b/four.md']);
   });
 
   it('holds a scoped folder to the rules the full walk holds it to: the ignore files above it, the excludes', () => {
@@ -48,7 +51,11 @@ describe('scanFolder with a scope (the cycle of a burst of events in kbsync watc
 
   it('a folder that is gone, or is a file now, gives nothing and no error', () => {
     const root = testdir(tree);
-    const r = scoped(root, [{ dir: 'gone', direct: false }, { dir: 'top.md', direct: false }, { dir: 'a/missing/x', direct: true }]);
+    const r = scoped(root, [
+      { dir: 'gone', direct: false },
+      { dir: 'top.md', direct: false },
+      { dir: 'a/missing/x', direct: true },
+    ]);
     expect(r.files).toEqual([]);
     expect(r.skipped).toEqual([]);
   });

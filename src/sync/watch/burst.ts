@@ -10,6 +10,8 @@ export type Burst = {
   add(absPath: string): number;
   /** The next cycle looks at everything (a watcher error, an overflow): the walk is the truth. */
   whole(): void;
+  /** Adds a source's path (root-relative) with no event: a file a cycle left to do (failed, unknown) is looked at again by the next. */
+  carry(source: string, path: string): void;
   /** The scope of the events so far (null: whole), and a fresh start for the next burst. */
   take(): BurstScope;
 };
@@ -50,24 +52,37 @@ export function createBurst(o: {
     }
     return null;
   };
+  const record = (source: string, rel: string): void => {
+    if (count >= max) {
+      whole = true;
+      paths = new Map();
+      count = 0;
+      return;
+    }
+    let set = paths.get(source);
+    if (set === undefined) paths.set(source, (set = new Set()));
+    if (!set.has(rel)) {
+      set.add(rel);
+      count++;
+    }
+  };
   return {
+    carry(source, path) {
+      if (!whole) record(source, path);
+    },
     add(absPath) {
       const now = o.nowMs();
       if (whole) return now;
       const at = sourceOf(absPath);
       if (at === null) return now;
-      if (at === 'whole' || count >= max) {
+      if (at === 'whole') {
         whole = true;
         paths = new Map();
         count = 0;
         return now;
       }
-      let set = paths.get(at.name);
-      if (set === undefined) paths.set(at.name, (set = new Set()));
-      if (!set.has(at.rel)) {
-        set.add(at.rel);
-        count++;
-      }
+      record(at.name, at.rel);
+      if (whole) return now;
       // ctime: the last change to the file or its name, which no `touch` or `cp -p` sets back.
       let st;
       try {

@@ -135,6 +135,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
 
   // The tracked index, kept from one cycle to the next (null: read it whole at the next cycle).
   let kept: TrackedIndex | null = null;
+  // The whole index read again after a cycle that changed too much of it to update, while nothing waits.
+  let keptLoading: Promise<TrackedIndex> | null = null;
   /**
    * One sync and its record. A cycle run only by events looks at the folders they touched (see
    * createBurst); any other (the start, the rescan timer, a git poll, a rollover, a retry) at every
@@ -143,6 +145,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
    */
   const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<boolean> => {
     const startedMs = nowMs();
+    if (kept === null && keptLoading !== null) kept = await keptLoading.catch(() => null);
+    keptLoading = null;
     const burstScope = burst.take();
     const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
     const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
@@ -151,6 +155,15 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const run = await runSync(deps, { signal: cycleAbort.signal, delta });
     const tookMs = nowMs() - startedMs;
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) kept = delta.tracked;
+    else {
+      keptLoading = deps.state.loadTrackedFilesSoon();
+      keptLoading.catch(() => {}); // a damaged state fails the next cycle's own read, where it is reported
+    }
+    // What a cycle left to do (a failed or unknown call, a file changing while hashed, a stop) is in the
+    // next cycle's scope, whatever folders its events name: as when every cycle walked everything.
+    for (const item of run.items)
+      if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && folderSources.some((s) => s.name === item.source))
+        burst.carry(item.source, item.path);
     recordCycle(run, reasons, tookMs, scoped);
     return scoped;
   };

@@ -10,22 +10,23 @@ import type { CreateWatcher, WatcherHandlers } from '../../../src/sync/watch/wat
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { until, type LogLine } from '../../helpers/daemon-children.js';
+import { isUpload } from '../../helpers/fault-proxy.js';
 
-const suite = useE2eSuite();
+const suite = useE2eSuite({ proxy: true });
 
 /**
  * The daemon in this process, with a watcher the test drives: the events it delivers are exactly the
  * ones the test gives, so a missed event (none given for a change) is one the test chose. The files,
  * the state (SQLite) and the service (the local one) are real.
  */
-async function startDaemon(ws: Workspace) {
+async function startDaemon(ws: Workspace, baseUrl = suite.svc.url) {
   const lines: LogLine[] = [];
   const logger = createLogger({ level: 'info' }, {
     write: (l: string) => void lines.push(JSON.parse(l) as LogLine),
   } as unknown as NodeJS.WritableStream);
   const config = loadConfig(ws.configPath, {});
   const state: StateStore = openState(ws.statePath);
-  const client = createClient({ baseUrl: suite.svc.url, apiKey: (config.target as { apiKey: string }).apiKey });
+  const client = createClient({ baseUrl, apiKey: (config.target as { apiKey: string }).apiKey });
   let handlers: WatcherHandlers | null = null;
   const createWatcher: CreateWatcher = async (_spec, h) => {
     handlers = h;
@@ -117,6 +118,39 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
       expect(names.filter((n) => n === 'd/e/new.md')).toHaveLength(1);
       expect(names.filter((n) => n === 'x/out.md')).toHaveLength(2);
     } finally {
+      await d.stop();
+    }
+  });
+
+  it("a file a scoped cycle failed to upload is in the next cycle's scope, whatever folder that cycle's events name", async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.proxy.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 50, rescanMinutes: 60, backend: 'events' } },
+    });
+    ws.write('b/other.md', '# Other v1\n');
+    const d = await startDaemon(ws, suite.proxy.url);
+    try {
+      suite.proxy.setHooks({
+        onRequest: (req) =>
+          isUpload(req) && req.body.includes('# Fails once')
+            ? { kind: 'respond', status: 422, json: { detail: 'refused by the test' } }
+            : { kind: 'forward' },
+      });
+      ws.write('a/fail.md', '# Fails once\n');
+      d.event('a/fail.md');
+      await until('the failed cycle', () => d.cycles().length === 2);
+      expect(d.filesOf(1).get('a/fail.md')).toMatchObject({ action: 'upload', outcome: 'failed' });
+      suite.proxy.setHooks({});
+      // An event in another folder: its cycle looks at b, and at what the last cycle left to do.
+      ws.write('b/other.md', '# Other v2\n');
+      d.event('b/other.md');
+      await until('the next cycle', () => d.cycles().length === 3);
+      expect(d.cycles()[2]).toMatchObject({ reasons: ['changes'], scope: 'folders', uploaded: 2 });
+      expect(d.filesOf(2).get('a/fail.md')).toMatchObject({ action: 'upload', outcome: 'done' });
+    } finally {
+      suite.proxy.setHooks({});
       await d.stop();
     }
   });

@@ -35,6 +35,17 @@ describe('TrackedIndex', () => {
     expect(index.rowOf('wiki', 'a.md')).toBe(2);
   });
 
+  it('hasRemoteStatus: a row with a remote copy in one of the statuses (as the state answers hasUnsettledRemote)', () => {
+    const unsettled = new Set(['queued', 'processing', 'unknown'] as const);
+    const settled = TrackedIndex.of([{ ...tracked('docs', 'a.md'), remoteId: 'r1', remoteStatus: 'processed' }, tracked('docs', 'b.md')]);
+    expect(settled.hasRemoteStatus(unsettled)).toBe(false);
+    // A status with no remote copy is nothing to learn.
+    settled.put('docs', 'b.md', { ...tracked('docs', 'b.md'), remoteStatus: 'unknown' });
+    expect(settled.hasRemoteStatus(unsettled)).toBe(false);
+    settled.put('docs', 'c.md', { ...tracked('docs', 'c.md'), remoteId: 'r3', remoteStatus: 'queued' });
+    expect(settled.hasRemoteStatus(unsettled)).toBe(true);
+  });
+
   it("rowsUnder: every row below a folder, or only the folder's own files", () => {
     const paths = ['a', 'a-b.md', 'a.md', 'a/x.md', 'a/sub/y.md', 'a/sub/z/w.md', 'a/t.md', 'a0.md', 'b.md'];
     const index = TrackedIndex.of([...paths.map((p) => tracked('docs', p)), tracked('wiki', 'a/x.md')]);

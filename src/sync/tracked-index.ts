@@ -235,6 +235,14 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return rows;
   }
 
+  /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
+  hasRemoteStatus(statuses: ReadonlySet<RemoteStatus>): boolean {
+    const { remoteIds, remoteStatuses } = this.#sorted();
+    for (let row = 0; row < remoteIds.length; row++)
+      if (remoteIds[row] !== null && statuses.has(remoteStatuses[row] as RemoteStatus)) return true;
+    return false;
+  }
+
   sha256At(row: number): string {
     return this.#sorted().sha256[row] as string;
   }

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/logger.js';
 import { deltaCounter, planSync, type DeltaCounter } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
-import type { Observation, SyncPlan } from '../types.js';
+import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
@@ -48,6 +48,9 @@ export type PreparedPlan = {
   entryContents: EntryContents;
 };
 
+/** Remote statuses still to learn the outcome of (StateStore.hasUnsettledRemote). */
+const UNSETTLED: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing', 'unknown']);
+
 /** The config's budget caps. */
 export function capsOf(config: ResolvedConfig): BudgetCaps {
   const b = config.budget;
@@ -80,7 +83,9 @@ export async function preparePlan(
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
   const rebuild = state.remoteCheckPending();
   const scope = o.delta?.scope ?? null;
-  const refresh = runId !== null && !rebuild && scope === null && state.hasUnsettledRemote();
+  // The kept index answers from memory what the state answers with a scan of its rows.
+  const unsettled = (): boolean => (o.delta?.tracked != null ? o.delta.tracked.hasRemoteStatus(UNSETTLED) : state.hasUnsettledRemote());
+  const refresh = runId !== null && !rebuild && scope === null && unsettled();
   if (rebuild || state.unknownOps().length > 0 || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
     if (rebuild) {

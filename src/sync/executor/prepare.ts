@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
-import { deltaCounter, planSync, type DeltaCounter } from '../planner/index.js';
+import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
@@ -119,8 +119,6 @@ export async function preparePlan(
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
-  // With the index in hand, the walk drops the files it finds unchanged as it goes (see ScanOptions.drop).
-  const counter: DeltaCounter | null = o.delta === undefined || kept === null ? null : deltaCounter(kept, scope === null);
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {
@@ -132,7 +130,6 @@ export async function preparePlan(
       hashWhileWalking: rebuild,
       walkAhead: ahead,
       scope,
-      drop: counter === null ? null : (file) => counter.drop(file),
       ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {
@@ -143,7 +140,7 @@ export async function preparePlan(
   if (o.delta !== undefined) {
     const scopeRows =
       scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
-    const split = (counter ?? deltaCounter(tracked, scope === null)).split(observation.files, scopeRows);
+    const split = deltaOf(observation.files, tracked, scopeRows);
     observation = { ...observation, files: split.files };
     delta = { vanished: split.vanished, unchanged: split.unchanged };
   }

@@ -60,8 +60,6 @@ type Walk = {
   result: ScanResult;
   /** True while a scoped walk lists one folder's own entries: its sub-folders are not entered. */
   direct: boolean;
-  /** ScanOptions.drop. */
-  drop: ((file: ScannedFile) => boolean) | null;
 };
 
 export type ScanOptions = {
@@ -83,12 +81,6 @@ export type ScanOptions = {
    * ignore files of the folders above, the globs) are the full walk's. Files then come sorted by path.
    */
   scope?: readonly ScopeDir[] | null;
-  /**
-   * Sees each candidate file once it has its stat (on this thread: no stat pool, no helper) and leaves it
-   * out of the result when it returns true: a daemon's walk drops the files it knows unchanged as it
-   * goes, so they die young instead of living to the end of the walk (and being copied by the GC).
-   */
-  drop?: ((file: ScannedFile) => boolean) | null;
 };
 
 /** A folder of a scoped walk (ScanOptions.scope). */
@@ -129,15 +121,14 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
       result.skipped.push({ source: spec.name, path: file.path, reason: 'unreadable', detail: message, size: null });
     },
   };
-  const drop = options.drop ?? null;
-  const ahead = onFile === null && drop === null ? (options.ahead ?? null) : null;
+  const ahead = onFile === null ? (options.ahead ?? null) : null;
   const filter = createPathFilter(spec.include, spec.exclude);
   const walk: Walk = {
     spec,
     onFile,
     filter,
     pool:
-      onFile === null && ahead === null && drop === null && options.statPool !== false && options.scope == null
+      onFile === null && ahead === null && options.statPool !== false && options.scope == null
         ? new StatPool(sink, options.statPool)
         : null,
     ahead,
@@ -149,7 +140,6 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     targets: createTargetRules(realRoot, filter),
     result,
     direct: false,
-    drop,
   };
   try {
     if (options.scope != null) walkScope(walk, options.scope);
@@ -275,7 +265,6 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
     inode: st.ino,
     sha256: null,
   };
-  if (walk.drop?.(file) === true) return;
   walk.result.files.push(file);
   walk.onFile?.(file);
 }

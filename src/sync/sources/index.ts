@@ -72,8 +72,6 @@ export type ObserveOptions = {
    * cycle after a burst of events. Sources not named are not observed at all.
    */
   scope?: ReadonlyMap<string, readonly ScopeDir[]> | null;
-  /** Folder files to leave out as the walk finds them (see ScanOptions.drop). Not with hashWhileWalking. */
-  drop?: ((file: ScannedFile) => boolean) | null;
 };
 
 /**
@@ -242,7 +240,7 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
   const scope = options.scope?.get(source.name) ?? null;
   const result = scanFolder(
     { name: source.name, root: source.path, ...rules },
-    { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope, drop: options.drop ?? null },
+    { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope },
   );
   return { kind: 'folder', root: source.path, commit: null, scope: null, result, changed: null };
 }

@@ -21,6 +21,43 @@ const tracked = (source: string, path: string, size = 1): TrackedFile => ({
 });
 
 describe('TrackedIndex', () => {
+  it('put replaces a row, inserts one in order, removes one (null), and lookups after it stay right', () => {
+    const index = TrackedIndex.of([tracked('docs', 'a.md'), tracked('docs', 'c.md'), tracked('wiki', 'a.md')]);
+    index.rowOf('wiki', 'a.md'); // a cursor at the end
+    index.put('docs', 'b.md', tracked('docs', 'b.md', 7));
+    index.put('docs', 'c.md', tracked('docs', 'c.md', 9));
+    index.put('docs', 'a.md', null);
+    index.put('docs', 'zz.md', null); // not tracked: nothing to remove
+    expect([...index.keys()]).toEqual([trackedKey('docs', 'b.md'), trackedKey('docs', 'c.md'), trackedKey('wiki', 'a.md')]);
+    expect(index.find('docs', 'b.md')?.size).toBe(7);
+    expect(index.find('docs', 'c.md')?.size).toBe(9);
+    expect(index.rowOf('docs', 'a.md')).toBe(-1);
+    expect(index.rowOf('wiki', 'a.md')).toBe(2);
+  });
+
+  it('hasRemoteStatus: a row with a remote copy in one of the statuses (as the state answers hasUnsettledRemote)', () => {
+    const unsettled = new Set(['queued', 'processing', 'unknown'] as const);
+    const settled = TrackedIndex.of([{ ...tracked('docs', 'a.md'), remoteId: 'r1', remoteStatus: 'processed' }, tracked('docs', 'b.md')]);
+    expect(settled.hasRemoteStatus(unsettled)).toBe(false);
+    // A status with no remote copy is nothing to learn.
+    settled.put('docs', 'b.md', { ...tracked('docs', 'b.md'), remoteStatus: 'unknown' });
+    expect(settled.hasRemoteStatus(unsettled)).toBe(false);
+    settled.put('docs', 'c.md', { ...tracked('docs', 'c.md'), remoteId: 'r3', remoteStatus: 'queued' });
+    expect(settled.hasRemoteStatus(unsettled)).toBe(true);
+  });
+
+  it("rowsUnder: every row below a folder, or only the folder's own files", () => {
+    const paths = ['a', 'a-b.md', 'a.md', 'a/x.md', 'a/sub/y.md', 'a/sub/z/w.md', 'a/t.md', 'a0.md', 'b.md'];
+    const index = TrackedIndex.of([...paths.map((p) => tracked('docs', p)), tracked('wiki', 'a/x.md')]);
+    const under = (dir: string, direct: boolean) => index.rowsUnder('docs', dir, direct).map((row) => index.fileAt(row).path);
+    expect(under('a', false)).toEqual(['a/sub/y.md', 'a/sub/z/w.md', 'a/t.md', 'a/x.md']);
+    expect(under('a', true)).toEqual(['a/t.md', 'a/x.md']);
+    expect(under('a/sub', true)).toEqual(['a/sub/y.md']);
+    expect(under('', true)).toEqual(['a', 'a-b.md', 'a.md', 'a0.md', 'b.md']);
+    expect(under('', false)).toHaveLength(paths.length);
+    expect(under('nope', false)).toEqual([]);
+  });
+
   it('reads like a Map keyed by trackedKey(source, path), in (source, path) order', () => {
     const files = [tracked('docs', 'a.md'), tracked('docs', 'b/c.md'), tracked('wiki', 'a.md')];
 

@@ -128,6 +128,50 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#decodeDetails();
   }
 
+  /**
+   * Puts one file in its place (replacing the row at its source and path, or inserting it in order),
+   * or removes the row when `file` is null: an update of a kept index after a sync wrote a few rows
+   * (see the daemon). Each insert or removal moves the rows after it: for a few, not for a bulk.
+   */
+  put(source: string, path: string, file: TrackedFile | null): void {
+    this.#sort();
+    this.#decodeDetails();
+    const rows = this.#rows;
+    const at = this.#search(source, path);
+    const found = at < rows.paths.length && rows.paths[at] === path && rows.sources[at] === source;
+    if (file !== null && found) return this.#setRow(at, file);
+    if (file === null && !found) return;
+    for (const name of COLUMN_NAMES) {
+      if (file === null) (rows[name] as unknown[]).splice(at, 1);
+      else (rows[name] as unknown[]).splice(at, 0, undefined);
+    }
+    if (file !== null) this.#setRow(at, file);
+    this.#cursor = 0;
+  }
+
+  /**
+   * The rows of `source` under folder `dir` ("" for the root), in order: every row below it, or with
+   * `direct`, only the files directly in it (a sub-folder's rows are stepped over by one search each).
+   */
+  rowsUnder(source: string, dir: string, direct: boolean): number[] {
+    this.#sort();
+    const { sources, paths } = this.#rows;
+    const prefix = dir === '' ? '' : `${dir}/`;
+    const out: number[] = [];
+    let row = this.#search(source, prefix);
+    while (row < paths.length && sources[row] === source && (paths[row] as string).startsWith(prefix)) {
+      const path = paths[row] as string;
+      const slash = direct ? path.indexOf('/', prefix.length) : -1;
+      if (slash < 0) {
+        out.push(row++);
+        continue;
+      }
+      // "sub/..." ends before "sub0" ('0' follows '/'): one search past the sub-folder.
+      row = this.#search(source, `${path.slice(0, slash)}0`);
+    }
+    return out;
+  }
+
   /** The row of the file at this source and path, or -1. */
   rowOf(source: string, path: string): number {
     this.#sort();
@@ -189,6 +233,14 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (wanted.size === 0) return rows;
     for (let row = 0; row < sha256.length; row++) if (wanted.has(sha256[row] as string)) rows.push(row);
     return rows;
+  }
+
+  /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
+  hasRemoteStatus(statuses: ReadonlySet<RemoteStatus>): boolean {
+    const { remoteIds, remoteStatuses } = this.#sorted();
+    for (let row = 0; row < remoteIds.length; row++)
+      if (remoteIds[row] !== null && statuses.has(remoteStatuses[row] as RemoteStatus)) return true;
+    return false;
   }
 
   sha256At(row: number): string {

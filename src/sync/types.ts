@@ -125,6 +125,13 @@ export type PlanInput = {
   /** True when several sources are configured: remote names are then `source/path`. */
   multiSource: boolean;
   now: Date;
+  /**
+   * A delta plan (see planner/delta.ts, `kbsync watch`): `observation.files` holds only the files that
+   * may have changed (new, or not unchanged by fingerprint), `tracked` is a TrackedIndex, `vanished` its
+   * rows of the plan's scope that no observed file matched (the planner's deletes and rename sources:
+   * rows outside the scope are left alone), and `unchanged` counts the files left out as unchanged.
+   */
+  delta?: { vanished: readonly number[]; unchanged: number };
 };
 
 /** One decision of a plan: what happens to one path, why, and what it costs. */
@@ -220,6 +227,8 @@ export type SyncPlan = {
   budget: BudgetWindow & { planned: number };
   /** The intelligence sources' entries (`as: intelligence`); absent when none is configured. */
   intelligence?: IntelPlan;
+  /** A delta plan (PlanInput.delta): the unchanged files counted in totals.unchanged that are not in `items`. */
+  unchangedNotListed?: number;
 };
 
 /** What happens to one intelligence entry (or a record that could not be read: `invalid`). */

@@ -2,10 +2,10 @@ import { dirname } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
-import { planSync } from '../planner/index.js';
-import { observeSources, WalkAhead } from '../sources/index.js';
+import { deltaOf, planSync } from '../planner/index.js';
+import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
-import type { Observation, SyncPlan } from '../types.js';
+import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
@@ -26,6 +26,13 @@ export type SyncDeps = {
 };
 
 /** A plan with what it was made from. */
+/**
+ * A delta pass (`kbsync watch`): the tracked index kept from the last cycle (null: read it now), and
+ * the folders to look at (null: every source, whole). Unchanged files are counted, not planned (see
+ * planner/delta.ts); a scoped pass leaves the refresh of unsettled remote copies to the full ones.
+ */
+export type DeltaPass = { tracked: TrackedIndex | null; scope: ReadonlyMap<string, readonly ScopeDir[]> | null };
+
 export type PreparedPlan = {
   plan: SyncPlan;
   observation: Observation;
@@ -40,6 +47,9 @@ export type PreparedPlan = {
   /** The intelligence entries' content, by entryKey(source, path) (empty without intelligence sources). */
   entryContents: EntryContents;
 };
+
+/** Remote statuses still to learn the outcome of (StateStore.hasUnsettledRemote). */
+const UNSETTLED: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing', 'unknown']);
 
 /** The config's budget caps. */
 export function capsOf(config: ResolvedConfig): BudgetCaps {
@@ -58,7 +68,7 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 export async function preparePlan(
   deps: SyncDeps,
   runId: number | null,
-  o: { onHashProgress?: (done: number, total: number) => void } = {},
+  o: { onHashProgress?: (done: number, total: number) => void; delta?: DeltaPass } = {},
 ): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
@@ -72,7 +82,10 @@ export async function preparePlan(
   let listing: RemoteFile[] | null = null;
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
   const rebuild = state.remoteCheckPending();
-  const refresh = runId !== null && !rebuild && state.hasUnsettledRemote();
+  const scope = o.delta?.scope ?? null;
+  // The kept index answers from memory what the state answers with a scan of its rows.
+  const unsettled = (): boolean => (o.delta?.tracked != null ? o.delta.tracked.hasRemoteStatus(UNSETTLED) : state.hasUnsettledRemote());
+  const refresh = runId !== null && !rebuild && scope === null && unsettled();
   if (rebuild || state.unknownOps().length > 0 || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
     if (rebuild) {
@@ -99,8 +112,11 @@ export async function preparePlan(
   // A large state means a large tree: a helper starts walking it now, on the core the state read
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
-  const ahead = rebuild ? null : startWalkAhead(fileSources, state);
-  const loading = state.loadTrackedFilesSoon();
+  // A listing may have changed rows (a rebuild, settled outcomes, statuses): a kept index is read again.
+  const kept = listing === null ? (o.delta?.tracked ?? null) : null;
+  // The helper is there to walk while the state is read: with the index kept, nothing is read.
+  const ahead = rebuild || kept !== null ? null : startWalkAhead(fileSources, state);
+  const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
   let observation: Observation;
@@ -113,15 +129,25 @@ export async function preparePlan(
       // every file: hash them as the walk finds them.
       hashWhileWalking: rebuild,
       walkAhead: ahead,
+      scope,
       ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {
     ahead?.stop();
   }
   const tracked = await loading;
+  let delta: { vanished: number[]; unchanged: number } | undefined;
+  if (o.delta !== undefined) {
+    const scopeRows =
+      scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
+    const split = deltaOf(observation.files, tracked, scopeRows);
+    observation = { ...observation, files: split.files };
+    delta = { vanished: split.vanished, unchanged: split.unchanged };
+  }
   const plan = planSync({
     observation,
     tracked,
+    ...(delta !== undefined ? { delta } : {}),
     remote: listing,
     plan: config.target.plan,
     limits: { maxFileBytes: config.limits.maxFileBytes },

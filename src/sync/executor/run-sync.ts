@@ -8,7 +8,7 @@ import type { Observation, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResul
 import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
 import { paidQueue } from './paid-queue.js';
 import { waitForProcessing } from './poll.js';
-import { capsOf, preparePlan, type SyncDeps } from './prepare.js';
+import { capsOf, preparePlan, type DeltaPass, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
 import { recordFreeDecisions } from './record-free.js';
@@ -28,6 +28,12 @@ export type SyncOptions = {
   sleep?: (ms: number) => Promise<void>;
   /** Aborted at a shutdown (`kbsync watch`): paid calls in flight finish, none other starts, the reindex is not asked for. */
   signal?: AbortSignal;
+  /**
+   * A delta pass (`kbsync watch`, see DeltaPass): the run's items are then only the files that may
+   * have changed (unchanged ones are counted in totals.unchanged). Its `tracked` is set to the index the
+   * run planned from, which the run's own writes then make stale: see refreshTracked.
+   */
+  delta?: DeltaPass;
 };
 
 /** A finished run: the report, why it stopped spending (if it did), and what was done before planning. */
@@ -51,7 +57,11 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
   const startedAt = now().toISOString();
   const runId = state.startRun('sync');
   try {
-    const prepared = await preparePlan(deps, runId, options.onHashProgress !== undefined ? { onHashProgress: options.onHashProgress } : {});
+    const prepared = await preparePlan(deps, runId, {
+      ...(options.onHashProgress !== undefined ? { onHashProgress: options.onHashProgress } : {}),
+      ...(options.delta !== undefined ? { delta: options.delta } : {}),
+    });
+    if (options.delta !== undefined) options.delta.tracked = prepared.tracked;
     const { plan } = prepared;
     const observed = observedLookup(prepared.observation.files, prepared.observation.inPathOrder === true);
     recordFreeDecisions(state, plan.items, observed, prepared.tracked);
@@ -105,6 +115,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     );
     markDuplicatesOfUnsent(items);
     const totals = summarize(items, { credits: plan.reindex.credits, creditsCharged: reindex.result.creditsCharged });
+    totals.unchanged += plan.unchangedNotListed ?? 0;
     if (intelligence !== undefined) {
       totals.creditsPlanned += intelligence.totals.creditsPlanned;
       totals.creditsSpent += intelligence.totals.creditsSpent;

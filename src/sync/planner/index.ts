@@ -3,3 +3,4 @@ export { planSync } from './plan-sync.js';
 export { trackedKey } from './keys.js';
 export { summarize, bucketOf } from './totals.js';
 export { admissionOrder } from './budget.js';
+export { deltaOf } from './delta.js';

@@ -43,6 +43,29 @@ export function joinTracked(files: readonly ObservedFile[], tracked: ReadonlyMap
   return { tracked: index, rows, unmatched, filesSorted: sorted, hasFile: sorted ? sortedSearch(files) : keySearch(files) };
 }
 
+/**
+ * joinTracked for a delta plan (PlanInput.delta): the files are only those that may have changed, so
+ * the rows left unmatched are not every other row but the scope's `vanished` rows no file matched.
+ */
+export function joinDelta(
+  files: readonly ObservedFile[],
+  tracked: ReadonlyMap<string, TrackedFile>,
+  vanished: readonly number[],
+  inPathOrder = false,
+): Join {
+  const index = TrackedIndex.from(tracked);
+  const rows = new Int32Array(files.length);
+  const matched = new Set<number>();
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i] as ObservedFile;
+    rows[i] = index.rowOf(f.source, f.path);
+    if ((rows[i] as number) >= 0) matched.add(rows[i] as number);
+  }
+  const unmatched = vanished.filter((row) => !matched.has(row)).map((row) => index.fileAt(row));
+  const sorted = inPathOrder || isStrictlyInPathOrder(files);
+  return { tracked: index, rows, unmatched, filesSorted: sorted, hasFile: sorted ? sortedSearch(files) : keySearch(files) };
+}
+
 /** Membership in sorted files (the planner asks for its sorted skip entries: a comparison or two each). */
 function sortedSearch(files: readonly ObservedFile[]): (source: string, path: string) => boolean {
   const find = pathOrderedFinder(files);

@@ -10,7 +10,7 @@ import { classifyObserved, isCandidate } from './observed.js';
 import { budgetPlan } from './reindex.js';
 import { skippedItem } from './skipped.js';
 import { tallyPlan } from './totals.js';
-import { joinTracked } from './join.js';
+import { joinDelta, joinTracked } from './join.js';
 import { renameSources } from './rename-sources.js';
 
 /**
@@ -26,7 +26,11 @@ export function planSync(input: PlanInput): SyncPlan {
   // The bulk's paid items (reprocesses), gathered as it is classified: no second pass over 100k items.
   const paid: PlanItem[] = [];
   const files = input.observation.files;
-  const join = joinTracked(files, input.tracked, input.observation.inPathOrder === true);
+  const inPathOrder = input.observation.inPathOrder === true;
+  const join =
+    input.delta === undefined
+      ? joinTracked(files, input.tracked, inPathOrder)
+      : joinDelta(files, input.tracked, input.delta.vanished, inPathOrder);
   const { tracked } = join;
 
   // The hot loop: one small object per unchanged file.
@@ -74,6 +78,9 @@ export function planSync(input: PlanInput): SyncPlan {
   applyAdmission(ordered, admission, reserved, extra);
 
   const { totals, counts } = tallyPlan(all, reindex.credits);
+  // A delta plan's unchanged files are counted, not listed.
+  totals.unchanged += input.delta?.unchanged ?? 0;
+  counts['skip:unchanged'] += input.delta?.unchanged ?? 0;
   return {
     kind: 'plan',
     plannedAt: input.now.toISOString(),
@@ -88,6 +95,7 @@ export function planSync(input: PlanInput): SyncPlan {
       effectiveMaxFileBytes: ctx.maxFileBytes,
     },
     uploadCost: ctx.uploadCost,
+    ...(input.delta !== undefined ? { unchangedNotListed: input.delta.unchanged } : {}),
     budget: { caps: { ...input.budget.caps }, used: { ...input.budget.used }, planned: totals.creditsPlanned },
   };
 }

@@ -58,6 +58,8 @@ type Walk = {
   /** The rules a followed link's target is held to, by its real path. */
   targets: TargetRules;
   result: ScanResult;
+  /** True while a scoped walk lists one folder's own entries: its sub-folders are not entered. */
+  direct: boolean;
 };
 
 export type ScanOptions = {
@@ -73,7 +75,16 @@ export type ScanOptions = {
    * folders' listings and lstats from it. Not used with onFile.
    */
   ahead?: WalkAhead | null;
+  /**
+   * Walk only these folders (root-relative, "" for the root; a folder that is gone or is not one
+   * gives nothing): each whole, or with `direct`, its own entries only. The rules in force there (the
+   * ignore files of the folders above, the globs) are the full walk's. Files then come sorted by path.
+   */
+  scope?: readonly ScopeDir[] | null;
 };
+
+/** A folder of a scoped walk (ScanOptions.scope). */
+export type ScopeDir = { dir: string; direct: boolean };
 
 /** A candidate's size while its lstat is pending, and after, if it was gone or unreadable. */
 const NO_SIZE = -1;
@@ -116,7 +127,10 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     spec,
     onFile,
     filter,
-    pool: onFile === null && ahead === null && options.statPool !== false ? new StatPool(sink, options.statPool) : null,
+    pool:
+      onFile === null && ahead === null && options.statPool !== false && options.scope == null
+        ? new StatPool(sink, options.statPool)
+        : null,
     ahead,
     deferred: [],
     sink,
@@ -125,9 +139,11 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     followDepth: 0,
     targets: createTargetRules(realRoot, filter),
     result,
+    direct: false,
   };
   try {
-    walkDir(walk, spec.root, realRoot, '', [], ahead !== null && ahead.lists(spec.root));
+    if (options.scope != null) walkScope(walk, options.scope);
+    else walkDir(walk, spec.root, realRoot, '', [], ahead !== null && ahead.lists(spec.root));
     takeDeferred(walk);
   } finally {
     walk.pool?.finish();
@@ -196,6 +212,7 @@ function visitDir(walk: Walk, abs: string, real: string, path: string, name: str
     if (refused !== null) return skip(walk, path, refused.reason, throughLink(walk, real, refused), null);
   }
   const left = leftOut(walk, path, name, rules);
+  if (left === undefined && walk.direct) return;
   if (left === undefined) return walkDir(walk, abs, real, path, rules.levels, listedAhead);
   // The helper walking ahead lists every folder but .git and node_modules: it need not read this one.
   if (listedAhead && !NEVER_DESCEND.has(name)) walk.ahead?.skipped(walk.spec.root, abs);
@@ -386,6 +403,51 @@ function visitOther(walk: Walk, abs: string, realDir: string, path: string, name
 
 function skip(walk: Walk, path: string, reason: SkipReason, detail: string, size: number | null): void {
   walk.result.skipped.push({ source: walk.spec.name, path, reason, detail, size });
+}
+
+/**
+ * Walks each folder of a scope (ScanOptions.scope) under the rules the full walk would hold it to: the
+ * ignore files of the folders above are read, and a folder above that the walk would leave out leaves
+ * the scope folder out the same way (its skip entry, no files).
+ */
+function walkScope(walk: Walk, scope: readonly ScopeDir[]): void {
+  for (const { dir, direct } of scope) {
+    let levels: readonly IgnoreLevel[] = [];
+    let absDir = walk.spec.root;
+    let rel = '';
+    let open = true;
+    for (const name of dir === '' ? [] : dir.split('/')) {
+      levels = [...levels, ...readIgnoreLevels(absDir, rel, ignoreFilesIn(absDir))];
+      rel = rel === '' ? name : `${rel}/${name}`;
+      absDir = `${absDir}/${name}`;
+      const st = lstatSync(absDir, { throwIfNoEntry: false });
+      if (st === undefined || !st.isDirectory()) {
+        open = false;
+        break;
+      }
+      const left = leftOut(walk, rel, name, { levels, ignoredBy: () => null, clean: !hasControlCharacter(rel) });
+      if (left !== undefined) {
+        if (left !== null) skip(walk, rel, 'ignored', left, null);
+        open = false;
+        break;
+      }
+    }
+    if (!open) continue;
+    walk.direct = direct;
+    try {
+      walkDir(walk, absDir, dir === '' ? walk.realRoot : `${walk.realRoot}/${dir}`, dir, levels, false);
+    } finally {
+      walk.direct = false;
+    }
+  }
+  walk.result.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The ignore files present (as regular files) in a folder. */
+function ignoreFilesIn(absDir: string): Set<string> {
+  const present = new Set<string>();
+  for (const name of IGNORE_FILE_NAMES) if (lstatSync(`${absDir}/${name}`, { throwIfNoEntry: false })?.isFile() === true) present.add(name);
+  return present;
 }
 
 /** True when `path` is `dir` or below it (both real, absolute). */

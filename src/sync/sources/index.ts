@@ -2,11 +2,11 @@ import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import { sameFingerprint, type Fingerprint } from '../tracked-columns.js';
 import type { Observation, ObservedFile, SkippedPath } from '../types.js';
-import { scanFolder, type ScanResult, type ScannedFile } from './folder.js';
+import { scanFolder, type ScanResult, type ScannedFile, type ScopeDir } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
 
-export { scanFolder } from './folder.js';
+export { scanFolder, type ScopeDir } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
 export { hashFiles, type HashOptions } from './hash.js';
@@ -67,6 +67,11 @@ export type ObserveOptions = {
   walkAhead?: WalkAhead | null;
   /** Called as files are hashed: how many so far, of how many found to hash so far (a first scan finds more as it walks). */
   onHashProgress?: (done: number, total: number) => void;
+  /**
+   * Observe only these folder sources, each only in these folders (see ScopeDir): a `kbsync watch`
+   * cycle after a burst of events. Sources not named are not observed at all.
+   */
+  scope?: ReadonlyMap<string, readonly ScopeDir[]> | null;
 };
 
 /**
@@ -111,6 +116,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
         };
   try {
     for (const source of sources) {
+      if (options.scope != null && !options.scope.has(source.name)) continue;
       const { kind, root, commit, scope, result, changed } = await observeOne(source, options, onFile);
       observation.sources.push({ name: source.name, kind, root, commit, scope });
       results.push(result);
@@ -124,7 +130,8 @@ export async function observeSources(sources: readonly Source[], options: Observ
     options.walkAhead?.stop();
   }
   // Files in (source, path) order, as the planner prefers them: each source's walk is path-ordered.
-  const order = sources.map((s, i) => ({ name: s.name, i, streamed: stream !== null && s.git === undefined }));
+  const observed = options.scope == null ? sources : sources.filter((s) => (options.scope as ReadonlyMap<string, unknown>).has(s.name));
+  const order = observed.map((s, i) => ({ name: s.name, i, streamed: stream !== null && s.git === undefined }));
   order.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: ObservedFile[] = [];
   const toHash: ObservedFile[] = [];
@@ -230,6 +237,10 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
     return { kind: 'git', root: git.root, commit: git.commit, scope, result: git, changed };
   }
   if (source.path === undefined) throw new KbsyncError('config_invalid', `source "${source.name}": give exactly one of "path" or "git"`);
-  const result = scanFolder({ name: source.name, root: source.path, ...rules }, { onFile, ahead: options.walkAhead ?? null });
+  const scope = options.scope?.get(source.name) ?? null;
+  const result = scanFolder(
+    { name: source.name, root: source.path, ...rules },
+    { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope },
+  );
   return { kind: 'folder', root: source.path, commit: null, scope: null, result, changed: null };
 }

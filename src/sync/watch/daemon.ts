@@ -2,6 +2,10 @@ import { basename, dirname, sep } from 'node:path';
 import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { errorText, isKbsyncError } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
+import type { DeltaPass } from '../executor/prepare.js';
+import type { TrackedIndex } from '../tracked-index.js';
+import { createBurst } from './burst.js';
+import { refreshKeptIndex } from './kept-index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
 import { releaseMemory } from '../../shared/release-memory.js';
@@ -118,24 +122,53 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
     publish();
-    await syncAndRecord(reasons);
+    const scoped = await syncAndRecord(reasons);
     failuresInARow = 0;
     // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
     // are garbage now (syncAndRecord's frame, which held them, is gone). Given back before the snapshot
-    // says ready, not whenever V8 gets to it.
+    // says ready, not whenever V8 gets to it. Not after a cycle of a few folders: little garbage, and a
+    // full collection (tens of ms over the kept index) between two changes is not worth it.
     const releasedMs = nowMs();
-    if (releaseMemory())
+    if (!scoped && releaseMemory())
       logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
   };
 
-  /** One sync and its record; the run (100k items at 100k files) lives only in this frame. */
-  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<void> => {
+  // The tracked index, kept from one cycle to the next (null: read it whole at the next cycle).
+  let kept: TrackedIndex | null = null;
+  // The whole index read again after a cycle that changed too much of it to update, while nothing waits.
+  let keptLoading: Promise<TrackedIndex> | null = null;
+  /**
+   * One sync and its record. A cycle run only by events looks at the folders they touched (see
+   * createBurst); any other (the start, the rescan timer, a git poll, a rollover, a retry) at every
+   * source, whole. Either way unchanged files are counted, not planned, and the tracked index is the
+   * one kept from the last cycle, brought up to date with what that cycle wrote.
+   */
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<boolean> => {
     const startedMs = nowMs();
-    const run = await runSync(deps, { signal: cycleAbort.signal });
-    recordCycle(run, reasons, nowMs() - startedMs);
+    if (kept === null && keptLoading !== null) kept = await keptLoading.catch(() => null);
+    keptLoading = null;
+    const burstScope = burst.take();
+    const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
+    const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
+    // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
+    kept = null;
+    const run = await runSync(deps, { signal: cycleAbort.signal, delta });
+    const tookMs = nowMs() - startedMs;
+    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) kept = delta.tracked;
+    else {
+      keptLoading = deps.state.loadTrackedFilesSoon();
+      keptLoading.catch(() => {}); // a damaged state fails the next cycle's own read, where it is reported
+    }
+    // What a cycle left to do (a failed or unknown call, a file changing while hashed, a stop) is in the
+    // next cycle's scope, whatever folders its events name: as when every cycle walked everything.
+    for (const item of run.items)
+      if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && folderSources.some((s) => s.name === item.source))
+        burst.carry(item.source, item.path);
+    recordCycle(run, reasons, tookMs, scoped);
+    return scoped;
   };
 
-  const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number): void => {
+  const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number, scoped: boolean): void => {
     counters.cycles++;
     if (reasons.includes('rescan')) counters.rescans++;
     const deferredBy: BudgetPeriod[] = [];
@@ -144,13 +177,14 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
       if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
     }
-    logFileLines(run.items);
+    logFileLines(run.items, scoped);
     counters.creditsSpent += run.totals.creditsSpent;
     const { totals } = run;
     logger.info(
       {
         reasons,
         runId: run.runId,
+        scope: scoped ? 'folders' : 'all',
         tookMs,
         uploaded: totals.uploaded,
         unchanged: totals.unchanged,
@@ -173,6 +207,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
         'work deferred by the budget: it starts when the period opens',
       );
     }
+    // The embedded service starts with the first upload: started now, while nothing waits, it is not
+    // part of the first change's way to the outbox.
+    if (!snapshot.ready && config.target.kind === 'embedded') deps.getClient().catch(() => {});
     snapshot.ready = true;
     snapshot.lastSuccessAt = iso();
     snapshot.lastSync = {
@@ -238,14 +275,18 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       return;
     }
     counters.events++;
-    scheduler.hint('changes');
+    scheduler.hint('changes', burst.add(absPath));
   };
   const watchers = new Map<string, FolderWatcher>();
   // Watched by their real path: inotify (@parcel/watcher) refuses a symlink as the root ("Not a
   // directory"), which left a symlinked source polled, and events and probe files come back real.
   const folderSources = config.sources
     .filter((s): s is typeof s & { path: string } => s.path !== undefined)
-    .map((s) => ({ name: s.name, path: realPathOr(s.path) }));
+    .map((s) => ({ name: s.name, path: realPathOr(s.path), followSymlinks: s.followSymlinks }));
+  const burst = createBurst({
+    sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
+    nowMs,
+  });
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };
@@ -257,8 +298,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
         void switchToPolling(entry, `${ENOSPC_ADVICE}`);
         return;
       }
-      // A watch error may hide changes: look again (the walk is the truth).
+      // A watch error may hide changes: look again, everywhere (the walk is the truth).
       logger.warn({ source, root, err: errorText(err) }, 'the watcher reported an error; rescanning');
+      burst.whole();
       scheduler.hint('changes');
     };
     try {
@@ -296,6 +338,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     await current?.close().catch(() => {});
     if (lifetime.signal.aborted) return;
     await startWatch(entry.source, entry.root, 'polling', why);
+    burst.whole();
     scheduler.hint('changes');
     publish();
   };

@@ -5,20 +5,23 @@ import type { RunItem } from '../types.js';
  * The daemon's `file` log lines: one per file action of a cycle, with its reason. Unchanged files get
  * none, and a file skipped again for the same reason as in the last cycle gets none either: every cycle
  * plans the whole tree, and at 100k files a tree's images and dotfiles were ~18k identical lines a
- * cycle (~70 ms of logging each time). A skip is logged again once its reason changes.
+ * cycle (~70 ms of logging each time). A skip is logged again once its reason changes. `scoped`: the
+ * items are of a cycle that looked at some folders only: the skips it saw are added to those of the
+ * cycles before, which it does not replace.
  */
-export function createFileLines(logger: Logger): (items: readonly RunItem[]) => void {
+export function createFileLines(logger: Logger): (items: readonly RunItem[], scoped?: boolean) => void {
   // `source\0path` → `action\0reason` of the files the last cycle skipped.
   let skippedBefore = new Map<string, string>();
-  return (items) => {
-    const skipped = new Map<string, string>();
+  return (items, scoped = false) => {
+    const skipped = scoped ? skippedBefore : new Map<string, string>();
     for (const item of items) {
       if (item.action === 'skip:unchanged') continue;
       if (item.action.startsWith('skip:')) {
         const key = `${item.source}\0${item.path}`;
         const why = `${item.action}\0${item.reason}`;
+        const before = skippedBefore.get(key);
         skipped.set(key, why);
-        if (skippedBefore.get(key) === why) continue;
+        if (before === why) continue;
       }
       const { source, path, action, reason, creditsCharged: credits, outcome } = item;
       logger.info({ source, path, action, reason, credits, outcome }, 'file');

@@ -47,6 +47,41 @@ describe('the watch scheduler', () => {
     await scheduler.stop();
   });
 
+  it('counts debounceMs from when the change settled (its ctime), not from the hint that arrives later', async () => {
+    const { scheduler, cycles } = harness({ debounceMs: 1500 });
+    // The watcher delivers the event 80 ms after the write: the cycle still starts 1500 ms after the write.
+    const writtenAt = Date.now();
+    await vi.advanceTimersByTimeAsync(80);
+    scheduler.hint('changes', writtenAt);
+    expect(scheduler.state().debouncedAtMs).toBe(writtenAt + 1500);
+    await vi.advanceTimersByTimeAsync(1419);
+    expect(cycles).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cycles).toEqual([['changes']]);
+    // A settle time ahead of the clock (a network mount's) counts as now: the cycle is not held back.
+    const now = Date.now();
+    scheduler.hint('changes', now + 60_000);
+    expect(scheduler.state().debouncedAtMs).toBe(now + 1500);
+    await scheduler.stop();
+  });
+
+  it('a storm of late events (each 50 ms after its write) gives one cycle, debounceMs after the last write', async () => {
+    const { scheduler, cycles } = harness({ debounceMs: 1500 });
+    let lastWrite = 0;
+    for (let t = 0; t < 5_000; t += 200) {
+      lastWrite = Date.now();
+      await vi.advanceTimersByTimeAsync(50);
+      scheduler.hint('changes', lastWrite);
+      await vi.advanceTimersByTimeAsync(150);
+    }
+    expect(cycles).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(lastWrite + 1500 - Date.now() - 1);
+    expect(cycles).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(cycles).toHaveLength(1);
+    await scheduler.stop();
+  });
+
   it('an autosave storm (a write every 200 ms for 10 s) gives one cycle after it settles', async () => {
     const { scheduler, cycles } = harness({ debounceMs: 1500 });
     for (let t = 0; t < 10_000; t += 200) {

@@ -37,8 +37,12 @@ export type SchedulerState = {
 };
 
 export type Scheduler = {
-  /** Something may have changed: a cycle starts once hints have been quiet for debounceMs. */
-  hint(reason: CycleReason): void;
+  /**
+   * Something may have changed: a cycle starts debounceMs after the latest settle point of the hints
+   * since the last cycle started. `settledAtMs`: when the change settled (a file's ctime, so that the
+   * watcher's own delivery delay is not added to the debounce); default now, the hint's arrival.
+   */
+  hint(reason: CycleReason, settledAtMs?: number): void;
   /** A cycle as soon as none is running (no debounce). */
   soon(reason: CycleReason): void;
   /** A cycle at `atMs` (ms since the epoch); far times are re-armed in steps setTimeout can hold. */
@@ -70,6 +74,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let stopped = false;
   let windowWait: { timer: NodeJS.Timeout; atMs: number } | null = null;
   let cycles = 0;
+  /** The latest settle point of the hints since the last cycle started (-Infinity: none). */
+  let settledAtMs = Number.NEGATIVE_INFINITY;
 
   const armRescan = (): void => {
     if (rescan !== null) clearTimeout(rescan.timer);
@@ -128,6 +134,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     wantSoon = false;
     const reasons = [...pending];
     pending.clear();
+    settledAtMs = Number.NEGATIVE_INFINITY;
     cycles++;
     running = (async () => {
       try {
@@ -149,7 +156,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
 
   const armDebounce = (): void => {
     if (debounce !== null) clearTimeout(debounce.timer);
-    debounce = { atMs: nowMs() + o.debounceMs, timer: setTimeout(() => ((debounce = null), start()), o.debounceMs) };
+    const now = nowMs();
+    const atMs = (Number.isFinite(settledAtMs) ? settledAtMs : now) + o.debounceMs;
+    debounce = { atMs, timer: setTimeout(() => ((debounce = null), start()), Math.max(0, atMs - now)) };
   };
 
   const soon = (reason: CycleReason): void => {
@@ -178,9 +187,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
 
   armRescan();
   return {
-    hint(reason) {
+    hint(reason, at) {
       if (stopped) return;
       pending.add(reason);
+      // Never later than now (a file's clock ahead, on a network mount, must not hold the cycle back).
+      settledAtMs = Math.max(settledAtMs, Math.min(at ?? nowMs(), nowMs()));
       if (running === null) armDebounce();
     },
     soon,

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { fakeBudget, fakeSha, planInput } from '../../../test/helpers/plan-fakes.js';
+import { createPrng } from '../../../test/helpers/prng.js';
+import { TrackedIndex } from '../tracked-index.js';
+import type { ObservedFile, PlanInput, PlanItem, SkippedPath, TrackedFile } from '../types.js';
+import { deltaOf } from './delta.js';
+import { planSync } from './plan-sync.js';
+
+/**
+ * A random tree and its tracked state, with every kind of change a plan meets: unchanged files, files
+ * touched (stat moved, same content), edited, new (some with the content of a vanished row: renames;
+ * some of a tracked file still there: duplicates), vanished rows, remote copies failed or missing,
+ * tracked paths now skipped, and a budget that may not hold everything.
+ */
+function scenario(seed: number): PlanInput {
+  const rng = createPrng(seed);
+  const tracked: TrackedFile[] = [];
+  const files: ObservedFile[] = [];
+  const skipped: SkippedPath[] = [];
+  const vanishedContent: string[] = [];
+  let id = 1;
+  const n = rng.int(20, 80);
+  for (let i = 0; i < n; i++) {
+    const path = `f${rng.int(0, 3)}/doc-${i}.md`;
+    const content = `c${i}`;
+    const row: TrackedFile = {
+      source: 'docs',
+      path,
+      size: 100 + i,
+      mtimeNs: `${1_600_000_000_000_000_000n + BigInt(i)}`,
+      inode: 1000 + i,
+      sha256: fakeSha(content),
+      remoteName: path,
+      remoteId: rng.chance(0.1) ? null : String(id++),
+      remoteStatus: rng.chance(0.1) ? 'failed' : 'processed',
+      reprocessAttempts: rng.int(0, 2),
+      remoteError: null,
+      lastAction: 'upload',
+      lastReason: 'new file',
+      updatedAt: '2024-05-01T00:00:00.000Z',
+    };
+    tracked.push(row);
+    const fate = rng.next();
+    const same = { source: 'docs', path, absPath: `/src/docs/${path}`, size: row.size, mtimeNs: row.mtimeNs, inode: row.inode };
+    if (fate < 0.55) files.push({ ...same, sha256: row.sha256 });
+    else if (fate < 0.65) files.push({ ...same, mtimeNs: `${BigInt(row.mtimeNs) + 7n}`, sha256: row.sha256 });
+    else if (fate < 0.75) files.push({ ...same, size: row.size + 1, sha256: fakeSha(`${content} edited`) });
+    else if (fate < 0.8) files.push({ ...same, mtimeNs: '1', sha256: null });
+    else if (fate < 0.85) skipped.push({ source: 'docs', path, reason: 'ignored', detail: 'matches .gitignore', size: null });
+    else vanishedContent.push(content);
+  }
+  for (let i = 0; i < rng.int(0, 30); i++) {
+    const path = `f${rng.int(0, 4)}/new-${i}.md`;
+    const pick = rng.next();
+    const content =
+      pick < 0.3 && vanishedContent.length > 0
+        ? (vanishedContent[rng.int(0, vanishedContent.length - 1)] as string)
+        : pick < 0.45
+          ? `c${rng.int(0, n - 1)}`
+          : `new ${i}`;
+    files.push({
+      source: 'docs',
+      path,
+      absPath: `/src/docs/${path}`,
+      size: rng.int(1, 8) << 20,
+      mtimeNs: '5',
+      inode: 5000 + i,
+      sha256: fakeSha(content),
+    });
+  }
+  for (let i = 0; i < rng.int(0, 5); i++)
+    skipped.push({ source: 'docs', path: `f0/image-${i}.png`, reason: 'unsupported', detail: '', size: 10 });
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const observation = {
+    files,
+    skipped,
+    sources: [{ name: 'docs', kind: 'folder' as const, root: '/src/docs', commit: null, scope: null }],
+  };
+  return planInput({
+    observation,
+    tracked: new Map(tracked.map((t) => [`${t.source}\0${t.path}`, t])),
+    plan: rng.chance(0.5) ? 'enterprise' : 'basic',
+    budget: fakeBudget({ run: rng.chance(0.5) ? rng.int(0, 60) : 1_000_000 }),
+    reindexMinChangedFiles: rng.int(1, 10),
+  });
+}
+
+describe('a delta plan (kbsync watch) against the full plan of the same change', () => {
+  it('plans the same items but the unchanged files whose stat did not move, which it counts: same totals, counts, budget and reindex (300 random trees)', () => {
+    let leftOutSeen = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const input = scenario(seed);
+      const full = planSync(input);
+      const index = TrackedIndex.of(input.tracked.values());
+      const split = deltaOf(input.observation.files, index, null);
+      const delta = planSync({
+        ...input,
+        tracked: index,
+        observation: { ...input.observation, files: split.files },
+        delta: { vanished: split.vanished, unchanged: split.unchanged },
+      });
+      const leftOut = new Set(input.observation.files.filter((f) => !split.files.includes(f)).map((f) => f.path));
+      leftOutSeen += leftOut.size;
+      const expected = full.items.filter((i: PlanItem) => !leftOut.has(i.path));
+      expect(
+        full.items.filter((i) => leftOut.has(i.path)).every((i) => i.action === 'skip:unchanged'),
+        `seed ${seed}`,
+      ).toBe(true);
+      // Only files whose row records nothing new: a stat that moved is written by the sync (record-free.ts).
+      for (const f of input.observation.files.filter((x) => leftOut.has(x.path))) {
+        const t = input.tracked.get(`docs\0${f.path}`);
+        expect([t?.size, t?.mtimeNs, t?.inode], `seed ${seed} ${f.path}`).toEqual([f.size, f.mtimeNs, f.inode]);
+      }
+      expect(delta.items, `seed ${seed}`).toEqual(expected);
+      expect(delta.totals, `seed ${seed}`).toEqual(full.totals);
+      expect(delta.counts, `seed ${seed}`).toEqual(full.counts);
+      expect(delta.reindex, `seed ${seed}`).toEqual(full.reindex);
+      expect(delta.budget, `seed ${seed}`).toEqual(full.budget);
+      expect(delta.unchangedNotListed, `seed ${seed}`).toBe(leftOut.size);
+    }
+    expect(leftOutSeen).toBeGreaterThan(1000);
+  });
+
+  it('a scoped delta leaves the rows outside its scope alone: no delete, no rename source', () => {
+    const row = (path: string, content: string, remoteId: string): TrackedFile => ({
+      source: 'docs',
+      path,
+      size: 10,
+      mtimeNs: '1',
+      inode: 1,
+      sha256: fakeSha(content),
+      remoteName: path,
+      remoteId,
+      remoteStatus: 'processed',
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: 'new file',
+      updatedAt: '2024-05-01T00:00:00.000Z',
+    });
+    const index = TrackedIndex.of([row('a/gone.md', 'A', '1'), row('b/out.md', 'B', '2'), row('b/sub/deep.md', 'C', '3')]);
+    const files: ObservedFile[] = [
+      { source: 'docs', path: 'a/new.md', absPath: '/x', size: 10, mtimeNs: '9', inode: 9, sha256: fakeSha('B') },
+    ];
+    // The scope: folder a (its own entries). b/out.md is not observed, but out of scope: not deleted,
+    // and its content makes a/new.md a duplicate (the content index covers every row), not a rename.
+    const split = deltaOf(files, index, index.rowsUnder('docs', 'a', true));
+    const input = planInput({
+      observation: {
+        files: split.files,
+        skipped: [],
+        sources: [{ name: 'docs', kind: 'folder', root: '/src/docs', commit: null, scope: null }],
+      },
+      tracked: index,
+    });
+    const plan = planSync({ ...input, delta: { vanished: split.vanished, unchanged: split.unchanged } });
+    expect(plan.items.map((i) => [i.path, i.action])).toEqual([
+      ['a/gone.md', 'deleted'],
+      ['a/new.md', 'skip:duplicate-content'],
+    ]);
+  });
+});

@@ -1,0 +1,50 @@
+import type { TrackedIndex } from '../tracked-index.js';
+import type { ObservedFile } from '../types.js';
+
+/** What a delta plan is made of (PlanInput.delta, with the files that may have changed). */
+export type Delta = {
+  /** The observed files that may have changed: new, another fingerprint or content, or a row not settled. */
+  files: ObservedFile[];
+  /** Rows of the scope no observed file matched. */
+  vanished: number[];
+  /** Files left out: the same fingerprint and content as their row, whose remote copy is there and not failed. */
+  unchanged: number;
+};
+
+/**
+ * Splits observed files (hashed as observeSources hashes them) into the few a plan must look at and
+ * a count of the unchanged rest: a file is left out only when the full plan would make it a
+ * `skip:unchanged` item that records nothing (the stat did not move, the remote copy is there and not
+ * failed). `scopeRows`: the tracked rows the observation covers (null: every row, a full walk); those
+ * no file matched are the plan's vanished rows.
+ */
+export function deltaOf(files: readonly ObservedFile[], tracked: TrackedIndex, scopeRows: readonly number[] | null): Delta {
+  const changed: ObservedFile[] = [];
+  const matched = scopeRows === null ? new Uint8Array(tracked.size) : null;
+  const matchedSet = scopeRows === null ? null : new Set<number>();
+  let unchanged = 0;
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i] as ObservedFile;
+    const row = tracked.rowOf(file.source, file.path);
+    if (row >= 0) {
+      if (matched !== null) matched[row] = 1;
+      else matchedSet?.add(row);
+      if (
+        file.sha256 !== null &&
+        file.sha256 === tracked.sha256At(row) &&
+        tracked.sameStat(row, file) &&
+        tracked.remoteIdAt(row) !== null &&
+        tracked.remoteStatusAt(row) !== 'failed'
+      ) {
+        unchanged += 1;
+        continue;
+      }
+    }
+    changed.push(file);
+  }
+  const vanished: number[] = [];
+  if (matched !== null) {
+    for (let row = 0; row < matched.length; row++) if (matched[row] === 0) vanished.push(row);
+  } else for (const row of scopeRows as readonly number[]) if (!(matchedSet as Set<number>).has(row)) vanished.push(row);
+  return { files: changed, vanished, unchanged };
+}

@@ -160,7 +160,7 @@ export async function preparePlan(
   });
   const entryContents = new Map<string, EntryCandidate>();
   if (intelSources.length > 0) {
-    const read = await readIntelligenceSources(intelSources, dirname(config.state));
+    const read = await readIntelligenceSources(intelSources, dirname(localStatePath(config)));
     for (const e of read.entries) entryContents.set(entryKey(e.source, e.path), e);
     const entries = planEntries({
       observation: read,

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { KBSYNC_BIN } from './build-dist.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** How a child kbsync ended. */
 export type ChildExit = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
@@ -17,7 +19,14 @@ export type KbsyncChild = {
  * exec node in the end, so that the child's pid is kbsync's.
  */
 export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}, prefix: string[] = []): KbsyncChild {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...extraEnv };
+  // HOME is the test's folder; the compile cache (by default under ~/.cache) is kept out of it, where a
+  // user's would be, so that what a test finds in its folder is what kbsync wrote there.
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: cwd,
+    XDG_CACHE_HOME: join(tmpdir(), 'kbsync-test-cache'),
+    ...extraEnv,
+  };
   const command = [...prefix, process.execPath, KBSYNC_BIN, ...args];
   const child = spawn(command[0] as string, command.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

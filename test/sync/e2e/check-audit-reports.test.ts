@@ -108,7 +108,12 @@ describe('kbsync audit --report-md and --junit', () => {
     await client.close();
     ws.remove('vpn.md');
     const before = await balance();
-    const json = JSON.parse((await ws.run('audit', '--json')).stdout) as AuditReport;
+    // The hand-made upload is processed in the background: audit once it has been, or the first audit may
+    // list it as still processing (not a drift, so not in the CI reports) and the second not.
+    let json: AuditReport;
+    const deadline = Date.now() + 20_000;
+    do json = JSON.parse((await ws.run('audit', '--json')).stdout) as AuditReport;
+    while (json.items.some((i) => i.kind === 'processing') && Date.now() < deadline);
 
     const run = await ws.run('audit', '--fail-on-drift', '--report-md', 'audit.md', '--junit', 'audit.xml');
 

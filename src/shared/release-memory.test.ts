@@ -16,10 +16,14 @@ function growYoungGeneration(): number {
   return total + kept.length;
 }
 
+/** The young generation's size after growYoungGeneration() with V8's default growth (the first test's). */
+let grownByDefault = 0;
+
 describe('releaseMemory', () => {
   it('collects and shrinks the young generation a large piece of work grew', () => {
     expect(growYoungGeneration()).toBeGreaterThan(0);
     const grown = newSpaceBytes();
+    grownByDefault = grown;
     expect(grown).toBeGreaterThan(16 << 20);
     expect(releaseMemory(0)).toBe(true);
     expect(newSpaceBytes()).toBeLessThan(grown / 4);
@@ -33,9 +37,11 @@ describe('releaseMemory', () => {
 describe('keepYoungGenerationSmall', () => {
   it('stops the young generation growing under the same work (run last: the flag holds for the rest of the process)', () => {
     expect(releaseMemory(0)).toBe(true);
-    const before = newSpaceBytes();
     keepYoungGenerationSmall();
     expect(growYoungGeneration()).toBeGreaterThan(0);
-    expect(newSpaceBytes()).toBeLessThanOrEqual(Math.max(before, 4 << 20));
+    // The same work grew it past 16 MB by default (the first test); pinned, it stays a few MB (4-6.5 MB
+    // seen: V8 may still round its capacity up while a scavenge runs, under load).
+    expect(grownByDefault).toBeGreaterThan(16 << 20);
+    expect(newSpaceBytes()).toBeLessThanOrEqual(Math.min(8 << 20, grownByDefault / 2));
   });
 });

@@ -3,40 +3,10 @@ import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
 import { isoOf } from './state/codec.js';
 import type { Fingerprint, RowDetails, TrackedColumns, TrackedDetails } from './tracked-columns.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
+import { checkLength, COLUMN_NAMES, CORE_COLUMNS, DETAIL_COLUMNS, emptyRows, rowsHolding, type Rows } from './tracked-rows.js';
 
 /** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
 const ROW_DETAILS_MAX = 2048;
-/** Up to this many wanted hashes, rowsWithSha256 compares strings instead of looking each row up in a set. */
-const FEW_WANTED = 8;
-
-const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
-const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
-
-type Rows = Omit<TrackedColumns, 'details'> &
-  TrackedDetails & {
-    sources: string[];
-    /** The row as an object, made on first request (or the object the row was added from). */
-    files: (TrackedFile | undefined)[];
-  };
-
-const emptyRows = (): Rows => ({
-  sources: [],
-  paths: [],
-  sizes: [],
-  mtimeNs: [],
-  inodes: [],
-  sha256: [],
-  remoteNames: [],
-  remoteIds: [],
-  remoteStatuses: [],
-  reprocessAttempts: [],
-  lastActions: [],
-  lastReasons: [],
-  updatedAt: [],
-  files: [],
-});
-const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
-
 /**
  * Tracked files in (source, path) order, as columns. It reads like a ReadonlyMap keyed by
  * trackedKey(source, path), but holds no Map and, until asked, no object per file: the hot paths
@@ -230,27 +200,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
 
   /** The rows whose sha256 is one of `wanted`, in (source, path) order: one pass over the column. */
   rowsWithSha256(wanted: ReadonlySet<string>): number[] {
-    const { sha256 } = this.#sorted();
-    const rows: number[] = [];
-    if (wanted.size === 0) return rows;
-    if (wanted.size > FEW_WANTED) {
-      for (let row = 0; row < sha256.length; row++) if (wanted.has(sha256[row] as string)) rows.push(row);
-      return rows;
-    }
-    // A few hashes (a change seen by `kbsync watch`): compared as strings, which mostly differ at their
-    // first character. A set lookup would first hash each of the 100k strings of the column (~10 ms the
-    // first time, ~2.5 ms once V8 keeps the hashes), on the path from a change to its upload.
-    const few = [...wanted];
-    for (let row = 0; row < sha256.length; row++) {
-      const sha = sha256[row] as string;
-      for (let i = 0; i < few.length; i++) {
-        if (sha === few[i]) {
-          rows.push(row);
-          break;
-        }
-      }
-    }
-    return rows;
+    return rowsHolding(this.#sorted().sha256 as string[], wanted);
   }
 
   /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
@@ -456,8 +406,4 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     this.#cursor = Math.min(lo, Math.max(0, n - 1));
     return lo;
   }
-}
-
-function checkLength(source: string, column: string, length: number, files: number): void {
-  if (length !== files) throw new Error(`tracked files of source "${source}": ${column} holds ${length} values for ${files} files`);
 }

@@ -14,45 +14,8 @@ import { createFileLines } from './file-lines.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import { waitingFor } from './waiting-for.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
+import { newSnapshot, type DaemonSnapshot, type SourceWatch } from './snapshot.js';
 import { localStatePath } from '../../shared/state-url.js';
-
-/** How one folder source is watched, and why (the probe's verdict, a fall-back). */
-export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
-
-/** Counters since the start (for /metrics). */
-export type DaemonCounters = {
-  cycles: number;
-  cyclesFailed: number;
-  rescans: number;
-  uploads: number;
-  failures: number;
-  retries: number;
-  watcherErrors: number;
-  events: number;
-  creditsSpent: number;
-};
-
-/** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
-export type DaemonSnapshot = {
-  pid: number;
-  startedAt: string;
-  /** True once the first sync cycle has ended without an error. */
-  ready: boolean;
-  watches: SourceWatch[];
-  lastSync: {
-    at: string;
-    reasons: CycleReason[];
-    status: 'done' | 'stopped';
-    uploaded: number;
-    deferred: number;
-    failed: number;
-    creditsSpent: number;
-  } | null;
-  lastSuccessAt: string | null;
-  lastError: { at: string; message: string } | null;
-  waitingFor: string[];
-  counters: DaemonCounters;
-};
 
 export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */
@@ -84,28 +47,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const nowMs = o.nowMs ?? Date.now;
   const iso = (ms = nowMs()): string => new Date(ms).toISOString();
   const w = config.watch;
-  const counters: DaemonCounters = {
-    cycles: 0,
-    cyclesFailed: 0,
-    rescans: 0,
-    uploads: 0,
-    failures: 0,
-    retries: 0,
-    watcherErrors: 0,
-    events: 0,
-    creditsSpent: 0,
-  };
-  const snapshot: DaemonSnapshot = {
-    pid: process.pid,
-    startedAt: iso(),
-    ready: false,
-    watches: [],
-    lastSync: null,
-    lastSuccessAt: null,
-    lastError: null,
-    waitingFor: [],
-    counters,
-  };
+  const snapshot = newSnapshot(iso());
+  const { counters } = snapshot;
   o.onSnapshot?.(snapshot);
   const cycleAbort = new AbortController();
   // Ended by the signal, or by an error no retry can mend (thrown once the daemon has shut down).

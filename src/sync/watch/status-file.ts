@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
-import type { DaemonSnapshot } from './daemon.js';
+import type { DaemonSnapshot } from './snapshot.js';
 
 /** What a running `kbsync watch` leaves beside its state for `kbsync status`: its snapshot, host and address. */
 export type DaemonStatusFile = DaemonSnapshot & { host: string; http: string | null; updatedAt: string; stoppedAt: string | null };

@@ -1,5 +1,5 @@
 import type { Scheduler } from './scheduler.js';
-import type { SourceWatch } from './daemon.js';
+import type { SourceWatch } from './snapshot.js';
 
 /** What the daemon waits for, in words, for `kbsync status`. */
 export function waitingFor(

@@ -1,0 +1,55 @@
+import type { CycleReason } from './scheduler.js';
+import type { WatchBackend } from './watcher.js';
+
+/** How one folder source is watched, and why (the probe's verdict, a fall-back). */
+export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
+
+/** Counters since the start (for /metrics). */
+export type DaemonCounters = {
+  cycles: number;
+  cyclesFailed: number;
+  rescans: number;
+  uploads: number;
+  failures: number;
+  retries: number;
+  watcherErrors: number;
+  events: number;
+  creditsSpent: number;
+};
+
+/** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
+export type DaemonSnapshot = {
+  pid: number;
+  startedAt: string;
+  /** True once the first sync cycle has ended without an error. */
+  ready: boolean;
+  watches: SourceWatch[];
+  lastSync: {
+    at: string;
+    reasons: CycleReason[];
+    status: 'done' | 'stopped';
+    uploaded: number;
+    deferred: number;
+    failed: number;
+    creditsSpent: number;
+  } | null;
+  lastSuccessAt: string | null;
+  lastError: { at: string; message: string } | null;
+  waitingFor: string[];
+  counters: DaemonCounters;
+};
+
+/** The snapshot of a daemon that has just started: not ready, nothing synced, every counter 0. */
+export function newSnapshot(startedAt: string): DaemonSnapshot {
+  return {
+    pid: process.pid,
+    startedAt,
+    ready: false,
+    watches: [],
+    lastSync: null,
+    lastSuccessAt: null,
+    lastError: null,
+    waitingFor: [],
+    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+  };
+}

@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { keepYoungGenerationSmall, releaseMemory } from './release-memory.js';
+import { keepYoungGenerationSmall, releaseMemory, whileYoungGenerationGrows } from './release-memory.js';
 
 const newSpaceBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 
@@ -43,5 +43,30 @@ describe('keepYoungGenerationSmall', () => {
     // seen: V8 may still round its capacity up while a scavenge runs, under load).
     expect(grownByDefault).toBeGreaterThan(16 << 20);
     expect(newSpaceBytes()).toBeLessThanOrEqual(Math.min(8 << 20, grownByDefault / 2));
+  });
+});
+
+describe('whileYoungGenerationGrows', () => {
+  it('lets the pinned young generation grow for the work it runs, and pins it again after (run after keepYoungGenerationSmall)', async () => {
+    expect(releaseMemory(0)).toBe(true);
+    let inside = 0;
+    const value = await whileYoungGenerationGrows(async () => {
+      growYoungGeneration();
+      inside = newSpaceBytes();
+      return 'done';
+    });
+    expect(value).toBe('done');
+    expect(inside).toBeGreaterThan(16 << 20);
+    // Given back, then the same work outside: pinned again.
+    expect(releaseMemory(0)).toBe(true);
+    expect(growYoungGeneration()).toBeGreaterThan(0);
+    expect(newSpaceBytes()).toBeLessThanOrEqual(Math.min(8 << 20, inside / 2));
+  });
+
+  it('pins it again when the work throws', async () => {
+    await expect(whileYoungGenerationGrows(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(releaseMemory(0)).toBe(true);
+    expect(growYoungGeneration()).toBeGreaterThan(0);
+    expect(newSpaceBytes()).toBeLessThanOrEqual(8 << 20);
   });
 });

@@ -3,6 +3,7 @@ import type { TrackedFile } from './types.js';
 import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
 import { TrackedIndex } from './tracked-index.js';
 import { trackedKey } from './planner/keys.js';
+import { createPrng } from '../../test/helpers/prng.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({
   source,
@@ -215,6 +216,31 @@ describe('TrackedIndex', () => {
       const wanted = new Set(Array.from({ length: size }, (_, i) => hex((i * 3) % 45)));
       const expected = files.flatMap((f, row) => (wanted.has(f.sha256) ? [row] : []));
       expect(index.rowsWithSha256(wanted), `${size} wanted`).toEqual(expected);
+    }
+  });
+
+  it("finds the same rows through its hashes' tags (tagSha256s) as by the strings, through puts, removals and adds (200 random runs)", () => {
+    // Hashes that share their first 7 hex digits (the tag) with others, and one that is not hex.
+    const shas = ['abcdef0', 'abcdef1', '0000000', 'fffffff'].flatMap((p) => [0, 1, 2].map((k) => `${p}${String(k).repeat(57)}`));
+    shas.push('not-a-hash');
+    for (let seed = 1; seed <= 200; seed++) {
+      const rng = createPrng(seed);
+      const pick = (): string => shas[rng.int(0, shas.length - 1)] as string;
+      const file = (i: number): TrackedFile => ({ ...tracked('docs', `f${String(i).padStart(3, '0')}.md`), sha256: pick() });
+      const start = Array.from({ length: rng.int(0, 40) }, (_, i) => file(i * 2));
+      const tagged = TrackedIndex.of(start);
+      const plain = TrackedIndex.of(start);
+      tagged.tagSha256s();
+      for (let step = 0; step < 30; step++) {
+        const op = rng.next();
+        const f = file(rng.int(0, 90));
+        if (op < 0.5) [tagged, plain].forEach((x) => x.put(f.source, f.path, f));
+        else if (op < 0.8) [tagged, plain].forEach((x) => x.put(f.source, f.path, null));
+        else if (op < 0.9) [tagged, plain].forEach((x) => x.add(f));
+        else tagged.tagSha256s();
+        const wanted = new Set(Array.from({ length: rng.int(1, 3) }, pick));
+        expect(tagged.rowsWithSha256(wanted), `seed ${seed} step ${step}`).toEqual(plain.rowsWithSha256(wanted));
+      }
     }
   });
 

@@ -3,7 +3,18 @@ import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
 import { isoOf } from './state/codec.js';
 import type { Fingerprint, RowDetails, TrackedColumns, TrackedDetails } from './tracked-columns.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
-import { checkLength, COLUMN_NAMES, CORE_COLUMNS, DETAIL_COLUMNS, emptyRows, rowsHolding, type Rows } from './tracked-rows.js';
+import {
+  checkLength,
+  COLUMN_NAMES,
+  CORE_COLUMNS,
+  DETAIL_COLUMNS,
+  emptyRows,
+  FEW_WANTED,
+  rowsHolding,
+  rowsTagged,
+  sha256Tag,
+  type Rows,
+} from './tracked-rows.js';
 
 /** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
 const ROW_DETAILS_MAX = 2048;
@@ -33,6 +44,11 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
   #cursor = 0;
+  /**
+   * sha256Tag of each row, in row order, once tagSha256s() was called (a daemon's kept index): kept up
+   * to date by every write of a row, dropped (null) by a bulk change (addColumns, a sort).
+   */
+  #tags: number[] | null = null;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
 
@@ -73,6 +89,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       }
     }
     if (this.#ordered) this.#ordered = this.#increasingFrom(Math.max(0, before - 1));
+    this.#tags = null;
   }
 
   /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
@@ -117,6 +134,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       if (file === null) (rows[name] as unknown[]).splice(at, 1);
       else (rows[name] as unknown[]).splice(at, 0, undefined);
     }
+    if (file === null) this.#tags?.splice(at, 1);
+    else this.#tags?.splice(at, 0, -1);
     if (file !== null) this.#setRow(at, file);
     this.#cursor = 0;
   }
@@ -198,9 +217,33 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return rows.sizes[row] === stat.size && rows.mtimeNs[row] === stat.mtimeNs && rows.inodes[row] === stat.inode;
   }
 
-  /** The rows whose sha256 is one of `wanted`, in (source, path) order: one pass over the column. */
+  /**
+   * True when the row has this fingerprint and a remote copy that is there and not failed: its file,
+   * if it has this fingerprint, is one a delta plan only counts (planner/delta.ts).
+   */
+  settledAt(row: number, stat: Fingerprint): boolean {
+    const rows = this.#sorted();
+    return this.sameStat(row, stat) && rows.remoteIds[row] != null && rows.remoteStatuses[row] !== 'failed';
+  }
+
+  /**
+   * The rows whose sha256 is one of `wanted`, in (source, path) order: one pass over the column, or
+   * over its tags when tagSha256s() made them and few hashes are wanted (a change seen by the daemon).
+   */
   rowsWithSha256(wanted: ReadonlySet<string>): number[] {
-    return rowsHolding(this.#sorted().sha256 as string[], wanted);
+    const { sha256 } = this.#sorted();
+    const tagged = this.#tags !== null && wanted.size > 0 && wanted.size <= FEW_WANTED ? rowsTagged(this.#tags, sha256, wanted) : null;
+    return tagged ?? rowsHolding(sha256, wanted);
+  }
+
+  /**
+   * Tags each row's sha256 (see rowsTagged) and keeps the tags up to date from then on: for an index
+   * kept between the daemon's cycles, where each change looks for its content among every row. Done
+   * once, while nothing waits (~3 ms at 100k rows); again only after a bulk change dropped them.
+   */
+  tagSha256s(): void {
+    const { sha256 } = this.#sorted();
+    if (this.#tags === null) this.#tags = sha256.map(sha256Tag);
   }
 
   /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
@@ -209,6 +252,22 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     for (let row = 0; row < remoteIds.length; row++)
       if (remoteIds[row] !== null && statuses.has(remoteStatuses[row] as RemoteStatus)) return true;
     return false;
+  }
+
+  /**
+   * The rows with a remote copy that `statuses` (by remote id, a listing's) gives another status, or
+   * says failed (the service's reason may be new): the rows a listing's statuses change in the state.
+   */
+  rowsWithOtherStatus(statuses: ReadonlyMap<string, RemoteStatus>): number[] {
+    const { remoteIds, remoteStatuses } = this.#sorted();
+    const rows: number[] = [];
+    for (let row = 0; row < remoteIds.length; row++) {
+      const id = remoteIds[row];
+      if (id === null || id === undefined) continue;
+      const status = statuses.get(id);
+      if (status !== undefined && (status !== remoteStatuses[row] || status === 'failed')) rows.push(row);
+    }
+    return rows;
   }
 
   sha256At(row: number): string {
@@ -303,6 +362,12 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.mtimeNs[row] = f.mtimeNs;
     rows.inodes[row] = f.inode;
     rows.sha256[row] = f.sha256;
+    const tags = this.#tags;
+    if (tags !== null) {
+      if (row < tags.length) tags[row] = sha256Tag(f.sha256);
+      else if (row === tags.length) tags.push(sha256Tag(f.sha256));
+      else this.#tags = null;
+    }
     rows.remoteNames[row] = f.remoteName;
     rows.remoteIds[row] = f.remoteId;
     rows.remoteStatuses[row] = f.remoteStatus;
@@ -394,6 +459,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const sorted = emptyRows();
     for (const name of COLUMN_NAMES) (sorted[name] as unknown[]) = kept.map((row) => (rows[name] as unknown[])[row]);
     this.#rows = sorted;
+    this.#tags = null;
     this.#ordered = true;
     this.#cursor = 0;
   }

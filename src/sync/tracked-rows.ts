@@ -2,7 +2,7 @@ import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
 import type { TrackedFile } from './types.js';
 
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
-const FEW_WANTED = 8;
+export const FEW_WANTED = 8;
 
 export const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
 export const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
@@ -51,6 +51,45 @@ export function rowsHolding(column: readonly string[], wanted: ReadonlySet<strin
     const value = column[row] as string;
     for (let i = 0; i < few.length; i++) {
       if (value === few[i]) {
+        rows.push(row);
+        break;
+      }
+    }
+  }
+  return rows;
+}
+
+/** Hex digits of a sha256 in its tag: 28 bits, a small integer (an array of them is packed, not boxed). */
+const TAG_DIGITS = 7;
+
+/** The tag of a sha256: its first 7 hex digits as a number; -1 when they are not hex (no tag). */
+export function sha256Tag(sha256: string): number {
+  if (sha256.length < TAG_DIGITS) return -1;
+  let tag = 0;
+  for (let i = 0; i < TAG_DIGITS; i++) {
+    const c = sha256.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    tag = tag * 16 + digit;
+  }
+  return tag;
+}
+
+/**
+ * rowsHolding for a few wanted hashes, over the column's tags (sha256Tag of each row, in a packed
+ * array of small integers): a pass over 4 bytes a row, held together, instead of over 100k strings
+ * spread across the heap (~3 ms at 100k rows, mostly cache misses). A row whose tag matches is
+ * compared whole. Null when a wanted hash has no tag (not hex): the caller compares strings.
+ */
+export function rowsTagged(tags: readonly number[], column: readonly string[], wanted: ReadonlySet<string>): number[] | null {
+  const few = [...wanted];
+  const wantedTags = few.map(sha256Tag);
+  if (wantedTags.includes(-1)) return null;
+  const rows: number[] = [];
+  for (let row = 0; row < tags.length; row++) {
+    const tag = tags[row] as number;
+    for (let i = 0; i < wantedTags.length; i++) {
+      if (tag === wantedTags[i] && column[row] === few[i]) {
         rows.push(row);
         break;
       }

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
+import { UnchangedRows } from '../sources/unchanged-rows.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
@@ -80,6 +81,8 @@ export async function preparePlan(
   // Unknown writes are settled even when their source is gone from the config: their reservations must not stay held.
   notes.push(...(await reconcileEntries(state, deps.getClient, { adopt: intelSources.length > 0 })));
   let listing: RemoteFile[] | null = null;
+  // True when a kept index was brought up to date with what the listing changed (see below).
+  let keptThroughListing = false;
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
   const rebuild = state.remoteCheckPending();
   const scope = o.delta?.scope ?? null;
@@ -102,7 +105,15 @@ export async function preparePlan(
     // After a rebuild too: the rows it made know a failed copy's status but not the service's reason.
     if (refresh || rebuild) {
       const errors = new Map(listing.flatMap((f) => (f.error === null ? [] : [[f.id, f.error] as const])));
-      state.setRemoteStatuses(new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)])), errors);
+      const statuses = new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)]));
+      state.setRemoteStatuses(statuses, errors);
+      // A listing fetched only for the statuses changed only their rows: a kept index takes those, not a whole read again.
+      if (o.delta?.tracked != null && !rebuild && reconciled.found + reconciled.notFound === 0) {
+        const tracked = o.delta.tracked;
+        const changed = tracked.rowsWithOtherStatus(statuses).map((row) => tracked.fileAt(row));
+        for (const f of changed) tracked.put(f.source, f.path, state.getTracked(f.source, f.path));
+        keptThroughListing = true;
+      }
     }
   }
 
@@ -112,13 +123,15 @@ export async function preparePlan(
   // A large state means a large tree: a helper starts walking it now, on the core the state read
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
-  // A listing may have changed rows (a rebuild, settled outcomes, statuses): a kept index is read again.
-  const kept = listing === null ? (o.delta?.tracked ?? null) : null;
+  // A listing that rebuilt the state or settled outcomes may have changed any row: a kept index is read again.
+  const kept = listing === null || keptThroughListing ? (o.delta?.tracked ?? null) : null;
   // The helper is there to walk while the state is read: with the index kept, nothing is read.
   const ahead = rebuild || kept !== null ? null : startWalkAhead(fileSources, state);
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
+  // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
+  const walked = kept !== null && scope === null ? new UnchangedRows(kept) : null;
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {
@@ -131,7 +144,7 @@ export async function preparePlan(
       walkAhead: ahead,
       scope,
       // The daemon (a kept index) walks every few minutes: its lstat helper thread is kept between walks.
-      ...(kept !== null ? { statPool: { keepHelper: true } } : {}),
+      ...(kept !== null ? { statPool: { keepHelper: true }, unchanged: walked } : {}),
       ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {
@@ -142,7 +155,7 @@ export async function preparePlan(
   if (o.delta !== undefined) {
     const scopeRows =
       scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
-    const split = deltaOf(observation.files, tracked, scopeRows);
+    const split = deltaOf(observation.files, tracked, scopeRows, walked);
     observation = { ...observation, files: split.files };
     delta = { vanished: split.vanished, unchanged: split.unchanged };
   }

@@ -4,6 +4,7 @@ import { createPrng } from '../../../test/helpers/prng.js';
 import { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile, PlanInput, PlanItem, SkippedPath, TrackedFile } from '../types.js';
 import { deltaOf } from './delta.js';
+import { UnchangedRows } from '../sources/unchanged-rows.js';
 import { planSync } from './plan-sync.js';
 
 /**
@@ -120,6 +121,24 @@ describe('a delta plan (kbsync watch) against the full plan of the same change',
       expect(delta.unchangedNotListed, `seed ${seed}`).toBe(leftOut.size);
     }
     expect(leftOutSeen).toBeGreaterThan(1000);
+  });
+
+  it('files a full walk dropped as unchanged (UnchangedRows) make the same delta as when they are split off after (300 random trees)', () => {
+    let droppedSeen = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const input = scenario(seed);
+      const index = TrackedIndex.of(input.tracked.values());
+      const late = deltaOf(input.observation.files, index, null);
+      // As the walk does: each file offered as its lstat comes, before any hashing (sha256 unknown).
+      const walked = new UnchangedRows(index);
+      const kept = input.observation.files.filter((f) => !walked.take(f.source, f.path, f));
+      droppedSeen += walked.count;
+      const early = deltaOf(kept, index, null, walked);
+      expect(early.files, `seed ${seed}`).toEqual(late.files);
+      expect(early.vanished, `seed ${seed}`).toEqual(late.vanished);
+      expect(early.unchanged, `seed ${seed}`).toBe(late.unchanged);
+    }
+    expect(droppedSeen).toBeGreaterThan(1000);
   });
 
   it('a scoped delta leaves the rows outside its scope alone: no delete, no rename source', () => {

@@ -1,5 +1,6 @@
 import type { TrackedIndex } from '../tracked-index.js';
 import type { ObservedFile } from '../types.js';
+import type { UnchangedRows } from '../sources/unchanged-rows.js';
 
 /** What a delta plan is made of (PlanInput.delta, with the files that may have changed). */
 export type Delta = {
@@ -16,26 +17,28 @@ export type Delta = {
  * a count of the unchanged rest: a file is left out only when the full plan would make it a
  * `skip:unchanged` item that records nothing (the stat did not move, the remote copy is there and not
  * failed). `scopeRows`: the tracked rows the observation covers (null: every row, a full walk); those
- * no file matched are the plan's vanished rows.
+ * no file matched are the plan's vanished rows. `walked`: the rows a full walk (scopeRows null) found
+ * unchanged and left out of `files` (ScanOptions.unchanged): counted as unchanged, and matched.
  */
-export function deltaOf(files: readonly ObservedFile[], tracked: TrackedIndex, scopeRows: readonly number[] | null): Delta {
+export function deltaOf(
+  files: readonly ObservedFile[],
+  tracked: TrackedIndex,
+  scopeRows: readonly number[] | null,
+  walked: UnchangedRows | null = null,
+): Delta {
   const changed: ObservedFile[] = [];
-  const matched = scopeRows === null ? new Uint8Array(tracked.size) : null;
+  if (walked !== null && (scopeRows !== null || walked.seen.length !== tracked.size))
+    throw new Error("deltaOf: the walk's unchanged rows are of a full walk over these very rows");
+  const matched = scopeRows === null ? (walked?.seen ?? new Uint8Array(tracked.size)) : null;
   const matchedSet = scopeRows === null ? null : new Set<number>();
-  let unchanged = 0;
+  let unchanged = walked?.count ?? 0;
   for (let i = 0; i < files.length; i++) {
     const file = files[i] as ObservedFile;
     const row = tracked.rowOf(file.source, file.path);
     if (row >= 0) {
       if (matched !== null) matched[row] = 1;
       else matchedSet?.add(row);
-      if (
-        file.sha256 !== null &&
-        file.sha256 === tracked.sha256At(row) &&
-        tracked.sameStat(row, file) &&
-        tracked.remoteIdAt(row) !== null &&
-        tracked.remoteStatusAt(row) !== 'failed'
-      ) {
+      if (file.sha256 !== null && file.sha256 === tracked.sha256At(row) && tracked.settledAt(row, file)) {
         unchanged += 1;
         continue;
       }

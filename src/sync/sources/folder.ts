@@ -6,6 +6,7 @@ import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
 import { createTargetRules, type Refusal, type TargetRules } from './link-targets.js';
 import { createPathFilter, hasControlCharacter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
+import type { UnchangedRows } from './unchanged-rows.js';
 import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
 /** A folder source, its root already absolute. */
@@ -43,13 +44,16 @@ type Walk = {
   /** Called with each candidate file as soon as it is found (a hasher can start on it meanwhile). */
   onFile: ((file: ScannedFile) => void) | null;
   filter: PathFilter;
-  /** Where candidate files are lstat'ed, when the walk shares that with a helper thread (no onFile). */
-  pool: StatPool<ScannedFile> | null;
+  /** Where candidate files are lstat'ed, when the walk shares that with a helper thread (no onFile); by their index in result.files. */
+  pool: StatPool<number> | null;
   /** The helper walking ahead, when one was started for this walk (see WalkAhead); the pool is then null. */
   ahead: WalkAhead | null;
-  /** Listed files whose lstats the helper had in hand when the walk got there: taken at the end. */
-  deferred: { listing: Listing; files: ScannedFile[]; entries: number[] }[];
-  sink: StatSink<ScannedFile>;
+  /** Listed files (their index in result.files) whose lstats the helper had in hand when the walk got there: taken at the end. */
+  deferred: { listing: Listing; files: number[]; entries: number[] }[];
+  /** Each file's lstat, by the file's index in result.files. */
+  sink: StatSink<number>;
+  /** Files found unchanged are counted there and dropped (ScanOptions.unchanged). */
+  unchanged: UnchangedRows | null;
   realRoot: string;
   /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
   realStack: string[];
@@ -81,6 +85,11 @@ export type ScanOptions = {
    * ignore files of the folders above, the globs) are the full walk's. Files then come sorted by path.
    */
   scope?: readonly ScopeDir[] | null;
+  /**
+   * A full walk's files that UnchangedRows finds unchanged once lstat'ed are marked there and not
+   * returned (`kbsync watch`'s rescans: a delta plan only counts them). Not with onFile or scope.
+   */
+  unchanged?: UnchangedRows | null;
 };
 
 /** A folder of a scoped walk (ScanOptions.scope). */
@@ -88,6 +97,8 @@ export type ScopeDir = { dir: string; direct: boolean };
 
 /** A candidate's size while its lstat is pending, and after, if it was gone or unreadable. */
 const NO_SIZE = -1;
+/** What stands in result.files for a file dropped as unchanged (filtered out at the end with those of NO_SIZE). */
+const DROPPED: ScannedFile = Object.freeze({ source: '', path: '', absPath: '', size: NO_SIZE, mtimeNs: '', inode: 0 });
 
 /**
  * Walks a folder source synchronously (readdir with file types + one lstat per candidate: the
@@ -107,18 +118,25 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     });
   }
   const onFile = options.onFile ?? null;
+  const unchanged = onFile === null && options.scope == null ? (options.unchanged ?? null) : null;
   const result: ScanResult = { files: [], skipped: [], inPathOrder: true };
+  const { files } = result;
   let dropped = 0;
-  const sink: StatSink<ScannedFile> = {
-    file(file, size, mtimeMs, ino) {
+  const sink: StatSink<number> = {
+    file(k, size, mtimeMs, ino) {
+      const file = files[k] as ScannedFile;
       file.size = size;
       file.mtimeNs = mtimeNsOfMs(mtimeMs);
       file.inode = ino;
+      if (unchanged !== null && unchanged.take(spec.name, file.path, file)) {
+        files[k] = DROPPED;
+        dropped++;
+      }
     },
     gone: () => void dropped++, // gone (or replaced) since readdir: the next pass sees it
-    error(file, message) {
+    error(k, message) {
       dropped++;
-      result.skipped.push({ source: spec.name, path: file.path, reason: 'unreadable', detail: message, size: null });
+      result.skipped.push({ source: spec.name, path: (files[k] as ScannedFile).path, reason: 'unreadable', detail: message, size: null });
     },
   };
   const ahead = onFile === null ? (options.ahead ?? null) : null;
@@ -134,6 +152,7 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     ahead,
     deferred: [],
     sink,
+    unchanged,
     realRoot,
     realStack: [],
     followDepth: 0,
@@ -148,7 +167,7 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
   } finally {
     walk.pool?.finish();
   }
-  if (dropped > 0) result.files = result.files.filter((f) => f.size !== NO_SIZE);
+  if (dropped > 0) result.files = files.filter((f) => f.size !== NO_SIZE);
   return result;
 }
 
@@ -179,7 +198,7 @@ function walkDir(
   // The helper's lstats of this folder's files: here already, done here (claimed), or taken at the end.
   const claim = listing === null || walk.ahead === null ? null : walk.ahead.claimStats(listing);
   const stats = claim instanceof Float64Array ? claim : null;
-  const deferred = claim === 'helper' && listing !== null ? { listing, files: [] as ScannedFile[], entries: [] as number[] } : null;
+  const deferred = claim === 'helper' && listing !== null ? { listing, files: [] as number[], entries: [] as number[] } : null;
   if (deferred !== null) walk.deferred.push(deferred);
   // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
   const pathPrefix = dir === '' ? '' : `${dir}/`;
@@ -246,8 +265,7 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
   if (walk.followDepth > 0 && !linkChecked && refusedThroughLink(walk, abs, path)) return;
   if (stats === null && walk.pool !== null) {
     const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
-    walk.result.files.push(file);
-    return walk.pool.lstat(abs, file);
+    return walk.pool.lstat(abs, walk.result.files.push(file) - 1);
   }
   let st: Stats | undefined;
   try {
@@ -265,6 +283,7 @@ function visitFile(walk: Walk, abs: string, path: string, name: string, rules: D
     inode: st.ino,
     sha256: null,
   };
+  if (walk.unchanged?.take(file.source, path, file) === true) return;
   walk.result.files.push(file);
   walk.onFile?.(file);
 }
@@ -290,11 +309,11 @@ function visitListedFile(
   const size = stats === null ? Number.NaN : (stats[i * 3] as number);
   if (Number.isNaN(size) && deferred === null) return visitFile(walk, abs, path, name, rules, null);
   const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
-  walk.result.files.push(file);
+  const k = walk.result.files.push(file) - 1;
   if (Number.isNaN(size)) {
-    (deferred as NonNullable<typeof deferred>).files.push(file);
+    (deferred as NonNullable<typeof deferred>).files.push(k);
     (deferred as NonNullable<typeof deferred>).entries.push(i);
-  } else walk.sink.file(file, size, stats?.[i * 3 + 1] as number, stats?.[i * 3 + 2] as number);
+  } else walk.sink.file(k, size, stats?.[i * 3 + 1] as number, stats?.[i * 3 + 2] as number);
 }
 
 /** Gives the deferred files their stats: the helper's, or (where it has none) an lstat here. */
@@ -302,26 +321,26 @@ function takeDeferred(walk: Walk): void {
   for (const { listing, files, entries } of walk.deferred) {
     const stats = (walk.ahead as WalkAhead).statsOf(listing);
     for (let j = 0; j < files.length; j++) {
-      const file = files[j] as ScannedFile;
+      const k = files[j] as number;
       const at = (entries[j] as number) * 3;
       if (stats !== null && !Number.isNaN(stats[at]))
-        walk.sink.file(file, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
-      else statHere(walk, file);
+        walk.sink.file(k, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
+      else statHere(walk, k);
     }
   }
   walk.deferred = [];
 }
 
-/** An lstat of a listed file on this thread, to the sink. */
-function statHere(walk: Walk, file: ScannedFile): void {
+/** An lstat of a listed file (its index in result.files) on this thread, to the sink. */
+function statHere(walk: Walk, k: number): void {
   let st: Stats | undefined;
   try {
-    st = lstatSync(file.absPath, { throwIfNoEntry: false });
+    st = lstatSync((walk.result.files[k] as ScannedFile).absPath, { throwIfNoEntry: false });
   } catch (err) {
-    return walk.sink.error(file, errorText(err));
+    return walk.sink.error(k, errorText(err));
   }
-  if (st === undefined || !st.isFile()) return walk.sink.gone(file);
-  walk.sink.file(file, st.size, st.mtimeMs, st.ino);
+  if (st === undefined || !st.isFile()) return walk.sink.gone(k);
+  walk.sink.file(k, st.size, st.mtimeMs, st.ino);
 }
 
 function visitLink(walk: Walk, abs: string, path: string, name: string, rules: DirRules): void {

@@ -6,6 +6,7 @@ import { scanFolder, type ScanResult, type ScannedFile, type ScopeDir } from './
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
 import type { StatPoolOptions } from './stat-pool.js';
+import type { UnchangedRows } from './unchanged-rows.js';
 
 export { scanFolder, type ScopeDir } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
@@ -75,6 +76,11 @@ export type ObserveOptions = {
   scope?: ReadonlyMap<string, readonly ScopeDir[]> | null;
   /** How a folder walk shares its lstats with a helper thread (scanFolder's statPool). */
   statPool?: StatPoolOptions;
+  /**
+   * Full folder walks (no scope, not hashing while walking) drop the files found unchanged, marking
+   * their rows here (scanFolder's `unchanged`): `kbsync watch`, whose delta plan only counts them.
+   */
+  unchanged?: UnchangedRows | null;
 };
 
 /**
@@ -247,6 +253,7 @@ async function observeOne(source: Source, options: ObserveOptions, onFile: ((fil
       onFile,
       ahead: scope === null ? (options.walkAhead ?? null) : null,
       scope,
+      unchanged: onFile === null ? (options.unchanged ?? null) : null,
       ...(options.statPool !== undefined ? { statPool: options.statPool } : {}),
     },
   );

@@ -8,7 +8,7 @@ import { createBurst } from './burst.js';
 import { refreshKeptIndex } from './kept-index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
-import { releaseMemory } from '../../shared/release-memory.js';
+import { releaseMemory, whileYoungGenerationGrows } from '../../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createFileLines } from './file-lines.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
@@ -95,11 +95,15 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
-    const run = await runSync(deps, { signal: cycleAbort.signal, delta });
+    // A full cycle over the kept index keeps almost nothing of what it allocates (its walk drops the
+    // unchanged files): the young generation may grow for it (runCycle gives the memory back after).
+    const sync = (): Promise<SyncRun> => runSync(deps, { signal: cycleAbort.signal, delta });
+    const run = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
     const tookMs = nowMs() - startedMs;
-    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) kept = delta.tracked;
+    // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
+    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, run.items, deps.state)) (kept = delta.tracked).tagSha256s();
     else {
-      keptLoading = deps.state.loadTrackedFilesSoon();
+      keptLoading = deps.state.loadTrackedFilesSoon().then((index) => (index.tagSha256s(), index));
       keptLoading.catch(() => {}); // a damaged state fails the next cycle's own read, where it is reported
     }
     // What a cycle left to do (a failed or unknown call, a file changing while hashed, a stop) is in the

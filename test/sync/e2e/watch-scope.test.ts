@@ -32,6 +32,10 @@ async function startDaemon(ws: Workspace, baseUrl = suite.svc.url) {
     handlers = h;
     return { backend: 'events', close: async () => {} };
   };
+  // Whole reads of the tracked index (a kept index spares them).
+  let indexReads = 0;
+  const loadTrackedFilesSoon = state.loadTrackedFilesSoon.bind(state);
+  state.loadTrackedFilesSoon = () => (indexReads++, loadTrackedFilesSoon());
   const abort = new AbortController();
   const done = runWatchDaemon({ config, state, logger, getClient: async () => client }, { signal: abort.signal, createWatcher });
   const cycles = (): LogLine[] => lines.filter((l) => l.msg === 'sync cycle done');
@@ -46,6 +50,7 @@ async function startDaemon(ws: Workspace, baseUrl = suite.svc.url) {
       const from = n === 0 ? 0 : (ends[n - 1] as number);
       return new Map(lines.slice(from, ends[n]).flatMap((l) => (l.msg === 'file' ? [[l.path as string, l] as const] : [])));
     },
+    indexReads: () => indexReads,
     event: (path: string) => (handlers as WatcherHandlers | null)?.onEvent(join(root, path), 'update'),
     async stop() {
       abort.abort();
@@ -117,6 +122,34 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
       const names = (await ds.files()).map((f) => f.name).sort();
       expect(names.filter((n) => n === 'd/e/new.md')).toHaveLength(1);
       expect(names.filter((n) => n === 'x/out.md')).toHaveLength(2);
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('a rescan takes the statuses the listing gives into the kept index: a copy the service failed to process is reported, the index is not read again', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 50, rescanMinutes: 0.05, backend: 'events' } },
+    });
+    ws.write('a/ok.md', '# OK\n');
+    const d = await startDaemon(ws);
+    try {
+      ws.write('a/broken.docx', 'not a zip archive at all');
+      d.event('a/broken.docx');
+      await until('the cycle of the event', () => d.cycles().length === 2);
+      expect(d.filesOf(1).get('a/broken.docx')).toMatchObject({ action: 'upload', outcome: 'done' });
+      await until('the service failed it', async () => (await ds.files()).some((f) => f.name === 'a/broken.docx' && f.status === 'failed'));
+      const reads = d.indexReads();
+      // The state still says queued: the rescan lists the dataset, and its row comes back failed.
+      expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('queued');
+      await until('the rescan', () => d.cycles().length === 3, 15_000);
+      expect(d.cycles()[2]).toMatchObject({ reasons: ['rescan'], scope: 'all', uploaded: 0 });
+      expect(d.filesOf(2).get('a/broken.docx')).toMatchObject({ action: 'skip:remote-failed' });
+      expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('failed');
+      expect(d.indexReads()).toBe(reads);
     } finally {
       await d.stop();
     }

@@ -64,7 +64,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     if (reasons.includes('budget-rollover'))
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
     if (reasons.includes('budget-rollover')) rollover = null;
-    publish();
+    // That a cycle runs is published once it waits for something: the status file's write (~1 ms) is
+    // not on a change's way to the outbox.
+    setImmediate(publish);
     const scoped = await syncAndRecord(reasons);
     failuresInARow = 0;
     // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report

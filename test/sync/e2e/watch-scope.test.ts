@@ -11,6 +11,7 @@ import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js'
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { until, type LogLine } from '../../helpers/daemon-children.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
+import { freshDatabase } from '../../helpers/postgres.js';
 
 const suite = useE2eSuite({ proxy: true });
 
@@ -25,7 +26,7 @@ async function startDaemon(ws: Workspace, baseUrl = suite.svc.url) {
     write: (l: string) => void lines.push(JSON.parse(l) as LogLine),
   } as unknown as NodeJS.WritableStream);
   const config = loadConfig(ws.configPath, {});
-  const state: StateStore = openState(ws.statePath);
+  const state: StateStore = openState(config.state);
   const client = createClient({ baseUrl, apiKey: (config.target as { apiKey: string }).apiKey });
   let handlers: WatcherHandlers | null = null;
   const createWatcher: CreateWatcher = async (_spec, h) => {
@@ -127,33 +128,42 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
     }
   });
 
-  it('a rescan takes the statuses the listing gives into the kept index: a copy the service failed to process is reported, the index is not read again', async () => {
-    const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url,
-      apiKey: ds.apiKey,
-      config: { watch: { debounceMs: 50, rescanMinutes: 0.05, backend: 'events' } },
-    });
-    ws.write('a/ok.md', '# OK\n');
-    const d = await startDaemon(ws);
-    try {
+  it.each(['SQLite', 'PostgreSQL'])(
+    'a rescan takes the statuses the listing gives into the kept index: a copy the service failed to process is reported, the index is not read again (%s state)',
+    async (kind) => {
+      const ds = suite.svc.dataset();
+      const ws = createWorkspace(suite.temp.make(), {
+        baseUrl: suite.svc.url,
+        apiKey: ds.apiKey,
+        config: {
+          watch: { debounceMs: 50, rescanMinutes: 0.05, backend: 'events' },
+          ...(kind === 'PostgreSQL' ? { state: await freshDatabase('kept_listing') } : {}),
+        },
+      });
+      ws.write('a/ok.md', '# OK\n');
+      const d = await startDaemon(ws);
+      try {
+        expect(d.state.diagnostics().journalMode.startsWith('postgresql')).toBe(kind === 'PostgreSQL');
       ws.write('a/broken.docx', 'not a zip archive at all');
-      d.event('a/broken.docx');
-      await until('the cycle of the event', () => d.cycles().length === 2);
-      expect(d.filesOf(1).get('a/broken.docx')).toMatchObject({ action: 'upload', outcome: 'done' });
-      await until('the service failed it', async () => (await ds.files()).some((f) => f.name === 'a/broken.docx' && f.status === 'failed'));
-      const reads = d.indexReads();
-      // The state still says queued: the rescan lists the dataset, and its row comes back failed.
-      expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('queued');
-      await until('the rescan', () => d.cycles().length === 3, 15_000);
-      expect(d.cycles()[2]).toMatchObject({ reasons: ['rescan'], scope: 'all', uploaded: 0 });
-      expect(d.filesOf(2).get('a/broken.docx')).toMatchObject({ action: 'skip:remote-failed' });
-      expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('failed');
-      expect(d.indexReads()).toBe(reads);
-    } finally {
-      await d.stop();
-    }
-  });
+        d.event('a/broken.docx');
+        await until('the cycle of the event', () => d.cycles().length === 2);
+        expect(d.filesOf(1).get('a/broken.docx')).toMatchObject({ action: 'upload', outcome: 'done' });
+        await until('the service failed it', async () =>
+          (await ds.files()).some((f) => f.name === 'a/broken.docx' && f.status === 'failed'),
+        );
+        const reads = d.indexReads();
+        // The state still says queued: the rescan lists the dataset, and its row comes back failed.
+        expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('queued');
+        await until('the rescan', () => d.cycles().length === 3, 15_000);
+        expect(d.cycles()[2]).toMatchObject({ reasons: ['rescan'], scope: 'all', uploaded: 0 });
+        expect(d.filesOf(2).get('a/broken.docx')).toMatchObject({ action: 'skip:remote-failed' });
+        expect(d.state.getTracked('docs', 'a/broken.docx')?.remoteStatus).toBe('failed');
+        expect(d.indexReads()).toBe(reads);
+      } finally {
+        await d.stop();
+      }
+    },
+  );
 
   it("a file a scoped cycle failed to upload is in the next cycle's scope, whatever folder that cycle's events name", async () => {
     const ds = suite.svc.dataset();

@@ -1,70 +1,25 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { errorText, KbsyncError } from '../../shared/errors.js';
-import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
-import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
-import { mtimeNsOf, mtimeNsOfMs } from './fingerprint.js';
-import { createTargetRules, type Refusal, type TargetRules } from './link-targets.js';
-import { createPathFilter, hasControlCharacter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
+import { IGNORE_FILE_NAMES, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
+import { mtimeNsOfMs } from './fingerprint.js';
+import { createTargetRules } from './link-targets.js';
+import { createPathFilter, hasControlCharacter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
 import type { UnchangedRows } from './unchanged-rows.js';
-import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
+import type { WalkAhead } from './walk-ahead.js';
+import {
+  NO_SIZE,
+  leftOut,
+  skip,
+  takeDeferred,
+  walkDir,
+  type FolderSourceSpec,
+  type ScannedFile,
+  type ScanResult,
+  type Walk,
+} from './folder-walk.js';
 
-/** A folder source, its root already absolute. */
-export type FolderSourceSpec = {
-  name: string;
-  root: string;
-  include: readonly string[];
-  exclude: readonly string[];
-  followSymlinks: boolean;
-};
-
-/**
- * A file a source found, before hashing. A folder walk makes each one an ObservedFile with sha256
- * null already: observing then fills the field in rather than adding it (one object shape, no
- * property storage grown for 100k files).
- */
-export type ScannedFile = Omit<ObservedFile, 'sha256'>;
-
-/**
- * What one walk of a source saw: candidate files and every path it left out, with why.
- * `inPathOrder`: the files are strictly in path order (plain string order), as a folder walk
- * delivers them unless it followed a link to a folder (listed under the link's name, it sorts as
- * a file would); absent when not known.
- */
-export type ScanResult = { files: ScannedFile[]; skipped: SkippedPath[]; inPathOrder?: boolean };
-
-/**
- * The ignore-file rules in force in one folder (made once per folder, not per file), and whether
- * its path is free of control characters (then only each file's name is tested for one).
- */
-type DirRules = { levels: readonly IgnoreLevel[]; ignoredBy: (path: string, baseName: string) => string | null; clean: boolean };
-
-type Walk = {
-  spec: FolderSourceSpec;
-  /** Called with each candidate file as soon as it is found (a hasher can start on it meanwhile). */
-  onFile: ((file: ScannedFile) => void) | null;
-  filter: PathFilter;
-  /** Where candidate files are lstat'ed, when the walk shares that with a helper thread (no onFile); by their index in result.files. */
-  pool: StatPool<number> | null;
-  /** The helper walking ahead, when one was started for this walk (see WalkAhead); the pool is then null. */
-  ahead: WalkAhead | null;
-  /** Listed files (their index in result.files) whose lstats the helper had in hand when the walk got there: taken at the end. */
-  deferred: { listing: Listing; files: number[]; entries: number[] }[];
-  /** Each file's lstat, by the file's index in result.files. */
-  sink: StatSink<number>;
-  /** Files found unchanged are counted there and dropped (ScanOptions.unchanged). */
-  unchanged: UnchangedRows | null;
-  realRoot: string;
-  /** Real paths of the folders being walked right now, root first (cycle guard for followed links). */
-  realStack: string[];
-  /** How many followed folder links the walk is inside: there, each entry is held to its real path's rules too. */
-  followDepth: number;
-  /** The rules a followed link's target is held to, by its real path. */
-  targets: TargetRules;
-  result: ScanResult;
-  /** True while a scoped walk lists one folder's own entries: its sub-folders are not entered. */
-  direct: boolean;
-};
+export type { FolderSourceSpec, ScannedFile, ScanResult } from './folder-walk.js';
 
 export type ScanOptions = {
   /**
@@ -95,8 +50,6 @@ export type ScanOptions = {
 /** A folder of a scoped walk (ScanOptions.scope). */
 export type ScopeDir = { dir: string; direct: boolean };
 
-/** A candidate's size while its lstat is pending, and after, if it was gone or unreadable. */
-const NO_SIZE = -1;
 /** What stands in result.files for a file dropped as unchanged (filtered out at the end with those of NO_SIZE). */
 const DROPPED: ScannedFile = Object.freeze({ source: '', path: '', absPath: '', size: NO_SIZE, mtimeNs: '', inode: 0 });
 
@@ -171,259 +124,6 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
   return result;
 }
 
-function walkDir(
-  walk: Walk,
-  absDir: string,
-  realDir: string,
-  dir: string,
-  parentLevels: readonly IgnoreLevel[],
-  listedAhead: boolean,
-): void {
-  const listing = listedAhead && walk.ahead !== null ? walk.ahead.listing(absDir) : null;
-  let names: readonly string[];
-  let kinds: ArrayLike<number>;
-  let levels = parentLevels;
-  try {
-    if (listing !== null) ({ names, kinds } = listing);
-    else ({ names, kinds } = listingOf(readdirSync(absDir, { withFileTypes: true })));
-    let present: Set<string> | null = null;
-    // Only regular files: a symlinked .gitignore could point outside the root, which is never read.
-    for (let i = 0; i < names.length; i++)
-      if (kinds[i] === ENTRY_FILE && IGNORE_FILE_NAMES.includes(names[i] as string)) (present ??= new Set()).add(names[i] as string);
-    if (present !== null) levels = [...parentLevels, ...readIgnoreLevels(absDir, dir, present)];
-  } catch (err) {
-    skip(walk, dir === '' ? '.' : dir, 'unreadable', errorText(err), null);
-    return;
-  }
-  // The helper's lstats of this folder's files: here already, done here (claimed), or taken at the end.
-  const claim = listing === null || walk.ahead === null ? null : walk.ahead.claimStats(listing);
-  const stats = claim instanceof Float64Array ? claim : null;
-  const deferred = claim === 'helper' && listing !== null ? { listing, files: [] as number[], entries: [] as number[] } : null;
-  if (deferred !== null) walk.deferred.push(deferred);
-  // The folder's prefixes, made once: each path is then one concatenation (a 32-byte cons) per file, not two.
-  const pathPrefix = dir === '' ? '' : `${dir}/`;
-  const absPrefix = `${absDir}/`;
-  const rules: DirRules = {
-    levels,
-    ignoredBy: (path, baseName) => matchIgnoreRules(levels, path, false, baseName),
-    clean: !hasControlCharacter(dir),
-  };
-  walk.realStack.push(realDir);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i] as string;
-    const kind = kinds[i];
-    const path = pathPrefix + name;
-    const abs = absPrefix + name;
-    if (kind === ENTRY_FILE) {
-      if (stats === null && deferred === null) visitFile(walk, abs, path, name, rules, null);
-      else visitListedFile(walk, abs, path, name, rules, stats, i, deferred);
-    } else if (kind === ENTRY_DIR) visitDir(walk, abs, `${realDir}/${name}`, path, name, rules, listing !== null);
-    else if (kind === ENTRY_LINK) visitLink(walk, abs, path, name, rules);
-    else visitOther(walk, abs, realDir, path, name, rules);
-  }
-  walk.realStack.pop();
-}
-
-/** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */
-function visitDir(walk: Walk, abs: string, real: string, path: string, name: string, rules: DirRules, listedAhead = false): void {
-  if (walk.followDepth > 0) {
-    const refused = walk.targets.refused(walk.targets.relative(real), true);
-    if (refused !== null) return skip(walk, path, refused.reason, throughLink(walk, real, refused), null);
-  }
-  const left = leftOut(walk, path, name, rules);
-  if (left === undefined && walk.direct) return;
-  if (left === undefined) return walkDir(walk, abs, real, path, rules.levels, listedAhead);
-  // The helper walking ahead lists every folder but .git and node_modules: it need not read this one.
-  if (listedAhead && !NEVER_DESCEND.has(name)) walk.ahead?.skipped(walk.spec.root, abs);
-  if (left !== null) skip(walk, path, 'ignored', left, null);
-}
-
-/**
- * Why a folder is not walked, as its skip entry's detail; null when it is outside the include
- * globs (not listed at all); undefined when it is walked.
- */
-function leftOut(walk: Walk, path: string, name: string, rules: DirRules): string | null | undefined {
-  if (!walk.filter.mayIncludeUnder(path)) return null;
-  const never = NEVER_DESCEND.get(name);
-  if (never !== undefined) return never;
-  const ignored = matchIgnoreRules(rules.levels, path, true);
-  if (ignored !== null) return ignored;
-  const excluded = walk.filter.folderExcludedBy(path);
-  return excluded === null ? undefined : `matches exclude: ${excluded}`;
-}
-
-/**
- * `stats` is given when the file was already stat'ed (reached through a followed file link, abs is
- * then its real path and `linkChecked` true; or of a type readdir did not give).
- */
-function visitFile(walk: Walk, abs: string, path: string, name: string, rules: DirRules, stats: Stats | null, linkChecked = false): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
-  if (verdict === 'outside') return;
-  // Not even an unsupported file is stat'ed: its size is not worth a syscall (a docs tree is often a
-  // fifth images), and the walk's lstats are most of an unchanged plan's time.
-  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, stats === null ? null : stats.size);
-  if (walk.followDepth > 0 && !linkChecked && refusedThroughLink(walk, abs, path)) return;
-  if (stats === null && walk.pool !== null) {
-    const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
-    return walk.pool.lstat(abs, walk.result.files.push(file) - 1);
-  }
-  let st: Stats | undefined;
-  try {
-    st = stats ?? lstatSync(abs, { throwIfNoEntry: false });
-  } catch (err) {
-    return skip(walk, path, 'unreadable', errorText(err), null);
-  }
-  if (st === undefined || !st.isFile()) return; // gone (or replaced) since readdir: the next pass sees it
-  const file: ObservedFile = {
-    source: walk.spec.name,
-    path,
-    absPath: abs,
-    size: st.size,
-    mtimeNs: mtimeNsOf(st),
-    inode: st.ino,
-    sha256: null,
-  };
-  if (walk.unchanged?.take(file.source, path, file) === true) return;
-  walk.result.files.push(file);
-  walk.onFile?.(file);
-}
-
-/**
- * A file of a folder the helper listed: its lstat is in `stats` (NaN: none, lstat'ed here), or on
- * its way (`deferred`: the file is listed now and gets its stat at the end, see takeDeferred).
- */
-function visitListedFile(
-  walk: Walk,
-  abs: string,
-  path: string,
-  name: string,
-  rules: DirRules,
-  stats: Float64Array | null,
-  i: number,
-  deferred: Walk['deferred'][number] | null,
-): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
-  if (verdict === 'outside') return;
-  if (verdict !== 'candidate') return skip(walk, path, verdict.reason, verdict.detail, null);
-  if (walk.followDepth > 0 && refusedThroughLink(walk, abs, path)) return;
-  const size = stats === null ? Number.NaN : (stats[i * 3] as number);
-  if (Number.isNaN(size) && deferred === null) return visitFile(walk, abs, path, name, rules, null);
-  const file: ObservedFile = { source: walk.spec.name, path, absPath: abs, size: NO_SIZE, mtimeNs: '', inode: 0, sha256: null };
-  const k = walk.result.files.push(file) - 1;
-  if (Number.isNaN(size)) {
-    (deferred as NonNullable<typeof deferred>).files.push(k);
-    (deferred as NonNullable<typeof deferred>).entries.push(i);
-  } else walk.sink.file(k, size, stats?.[i * 3 + 1] as number, stats?.[i * 3 + 2] as number);
-}
-
-/** Gives the deferred files their stats: the helper's, or (where it has none) an lstat here. */
-function takeDeferred(walk: Walk): void {
-  for (const { listing, files, entries } of walk.deferred) {
-    const stats = (walk.ahead as WalkAhead).statsOf(listing);
-    for (let j = 0; j < files.length; j++) {
-      const k = files[j] as number;
-      const at = (entries[j] as number) * 3;
-      if (stats !== null && !Number.isNaN(stats[at]))
-        walk.sink.file(k, stats[at] as number, stats[at + 1] as number, stats[at + 2] as number);
-      else statHere(walk, k);
-    }
-  }
-  walk.deferred = [];
-}
-
-/** An lstat of a listed file (its index in result.files) on this thread, to the sink. */
-function statHere(walk: Walk, k: number): void {
-  let st: Stats | undefined;
-  try {
-    st = lstatSync((walk.result.files[k] as ScannedFile).absPath, { throwIfNoEntry: false });
-  } catch (err) {
-    return walk.sink.error(k, errorText(err));
-  }
-  if (st === undefined || !st.isFile()) return walk.sink.gone(k);
-  walk.sink.file(k, st.size, st.mtimeMs, st.ino);
-}
-
-function visitLink(walk: Walk, abs: string, path: string, name: string, rules: DirRules): void {
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
-  if (verdict !== 'outside' && verdict !== 'candidate' && verdict.reason !== 'unsupported') {
-    return skip(walk, path, verdict.reason, verdict.detail, null); // a secret's or an ignored name: not even resolved
-  }
-  // Listed only if it could hold or be an included file ("unsupported" may be a folder: no extension).
-  const listed = verdict !== 'outside' || walk.filter.mayIncludeUnder(path);
-  const skipLink = (detail: string): void => (listed ? skip(walk, path, 'symlink', detail, null) : undefined);
-  if (!walk.spec.followSymlinks) return skipLink('symbolic link not followed (followSymlinks is off)');
-
-  let real: string;
-  let st: Stats;
-  try {
-    real = realpathSync(abs);
-    // Checked before the target is even stat'ed: nothing outside the root is read.
-    if (!isInside(walk.realRoot, real)) return skipLink('symbolic link points outside the source root: not followed');
-    st = statSync(real);
-  } catch (err) {
-    return skipLink(`broken symbolic link (${errorText(err)})`);
-  }
-  // The target is held to the rules its own path is under: a link must not carry .git/config, a
-  // secret or an ignored folder's files in under an innocent name.
-  const rel = walk.targets.relative(real);
-  const refused = walk.targets.refused(rel, st.isDirectory());
-  if (refused !== null) {
-    const detail = `symbolic link to ${rel}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not followed'}`;
-    return listed ? skip(walk, path, refused.reason, detail, null) : undefined;
-  }
-  if (st.isFile()) return visitFile(walk, real, path, name, rules, st, true);
-  if (!st.isDirectory()) return visitOther(walk, real, real.slice(0, real.lastIndexOf('/')), path, name, rules);
-  // Following a link to a folder that is (or holds) one being walked would never end.
-  if (walk.realStack.some((walking) => isInside(real, walking)))
-    return skipLink('symbolic link loops back to a folder being walked: not followed');
-  walk.result.inPathOrder = false; // its files were placed as a file's name sorts, not a folder's
-  // Below it, entries are listed under the link's path, and their real paths must pass the rules too:
-  // an ignore file of a folder above the target, or an exclude naming the real path, still holds.
-  walk.followDepth++;
-  try {
-    visitDir(walk, real, real, path, name, rules);
-  } finally {
-    walk.followDepth--;
-  }
-}
-
-/** Skips a file found below a followed folder link when its real path is refused; true when it was. */
-function refusedThroughLink(walk: Walk, abs: string, path: string): boolean {
-  const refused = walk.targets.refused(walk.targets.relative(abs), false);
-  if (refused !== null) skip(walk, path, refused.reason, throughLink(walk, abs, refused), null);
-  return refused !== null;
-}
-
-/** The detail of an entry refused below a followed folder link. */
-function throughLink(walk: Walk, real: string, refused: Refusal): string {
-  return `reached through a symbolic link as ${walk.targets.relative(real)}: ${refused.why}; ${refused.reason === 'secret' ? 'never read' : 'not synced'}`;
-}
-
-/** Sockets, FIFOs, devices (and file-system entries of unknown type that turn out to be those). */
-function visitOther(walk: Walk, abs: string, realDir: string, path: string, name: string, rules: DirRules): void {
-  let st: Stats | undefined;
-  try {
-    st = lstatSync(abs, { throwIfNoEntry: false });
-  } catch (err) {
-    return skip(walk, path, 'unreadable', errorText(err), null);
-  }
-  if (st === undefined) return;
-  // Some file systems report no type in readdir: decide from lstat.
-  if (st.isFile()) return visitFile(walk, abs, path, name, rules, st);
-  if (st.isDirectory()) {
-    walk.result.inPathOrder = false; // placed as a file's name sorts (readdir gave no type)
-    return visitDir(walk, abs, `${realDir}/${name}`, path, name, rules);
-  }
-  if (st.isSymbolicLink()) return visitLink(walk, abs, path, name, rules);
-  const verdict = walk.filter.classifyFile(path, name, rules.ignoredBy, rules.clean);
-  if (verdict === 'outside') return;
-  skip(walk, path, 'unsupported', 'not a regular file', null);
-}
-
-function skip(walk: Walk, path: string, reason: SkipReason, detail: string, size: number | null): void {
-  walk.result.skipped.push({ source: walk.spec.name, path, reason, detail, size });
-}
-
 /**
  * Walks each folder of a scope (ScanOptions.scope) under the rules the full walk would hold it to: the
  * ignore files of the folders above are read, and a folder above that the walk would leave out leaves
@@ -467,9 +167,4 @@ function ignoreFilesIn(absDir: string): Set<string> {
   const present = new Set<string>();
   for (const name of IGNORE_FILE_NAMES) if (lstatSync(`${absDir}/${name}`, { throwIfNoEntry: false })?.isFile() === true) present.add(name);
   return present;
-}
-
-/** True when `path` is `dir` or below it (both real, absolute). */
-function isInside(dir: string, path: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }

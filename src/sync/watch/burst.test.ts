@@ -70,4 +70,32 @@ describe('the paths of a burst of events, as the folders its cycle walks', () =>
     now = ctime - 5_000;
     expect(b.add(join(dir, 'sub', 'f.md'))).toBe(now);
   });
+
+  it('untake puts the last take back, beside what came since (a cycle that waited for its folders to settle)', () => {
+    const b = burstOf();
+    b.add(`${root}/new`);
+    const first = b.take();
+    b.add(`${root}/other.md`);
+    b.untake();
+    const again = b.take();
+    expect(again === null ? null : again.get('docs')).toEqual([
+      { dir: 'other.md', direct: false },
+      { dir: 'new', direct: false },
+      { dir: '', direct: true },
+    ]);
+    expect(first === null ? null : first.get('docs')).toEqual([
+      { dir: 'new', direct: false },
+      { dir: '', direct: true },
+    ]);
+    // Once only: a second untake has nothing more to put back.
+    b.untake();
+    b.untake();
+    expect(b.take()).toEqual(again);
+    expect(b.take()).toEqual(new Map());
+    // A whole burst put back stays whole.
+    b.whole();
+    expect(b.take()).toBeNull();
+    b.untake();
+    expect(b.take()).toBeNull();
+  });
 });

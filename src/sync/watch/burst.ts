@@ -14,6 +14,8 @@ export type Burst = {
   carry(source: string, path: string): void;
   /** The scope of the events so far (null: whole), and a fresh start for the next burst. */
   take(): BurstScope;
+  /** Puts what the last take() took back into the burst (its cycle did not run): the next take() has it too. */
+  untake(): void;
 };
 
 /** Past this many paths a burst is a full cycle: a scope that large costs more than one walk. */
@@ -36,6 +38,8 @@ export function createBurst(o: {
   let paths = new Map<string, Set<string>>();
   let count = 0;
   let whole = false;
+  /** What the last take() took (see untake). */
+  let taken: { paths: Map<string, Set<string>>; whole: boolean } | null = null;
   const sourceOf = (absPath: string): { name: string; rel: string } | 'whole' | null => {
     for (const s of o.sources) {
       if (absPath === s.root) return 'whole';
@@ -98,11 +102,24 @@ export function createBurst(o: {
       count = 0;
     },
     take() {
-      const taken = whole ? null : scopeOf(paths);
+      const scope = whole ? null : scopeOf(paths);
+      taken = { paths, whole };
       whole = false;
       paths = new Map();
       count = 0;
-      return taken;
+      return scope;
+    },
+    untake() {
+      const back = taken;
+      taken = null;
+      if (back === null) return;
+      if (back.whole) whole = true;
+      if (whole) {
+        paths = new Map();
+        count = 0;
+        return;
+      }
+      for (const [source, set] of back.paths) for (const rel of set) record(source, rel);
     },
   };
 }

@@ -128,6 +128,31 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
     }
   });
 
+  it('a folder named by an event and written on without events (parcel-bundler/watcher#243) is synced once it settles, in one cycle', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 200, rescanMinutes: 60, backend: 'events' } },
+    });
+    ws.write('old.md', '# Old\n');
+    const d = await startDaemon(ws);
+    try {
+      // Only the folder's event: its files come after, for 4 debounce periods, with none of their own.
+      ws.write('new/f00.md', '# 0\n');
+      d.event('new');
+      for (let i = 1; i <= 16; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        ws.write(`new/sub/f${String(i).padStart(2, '0')}.md`, `# ${i}\n`);
+      }
+      await until('the cycle of the burst', () => d.cycles().length === 2);
+      expect(d.cycles()[1]).toMatchObject({ reasons: ['changes'], scope: 'folders', uploaded: 17 });
+      expect((await ds.files()).filter((f) => f.name.startsWith('new/'))).toHaveLength(17);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it.each(['SQLite', 'PostgreSQL'])(
     'a rescan takes the statuses the listing gives into the kept index: a copy the service failed to process is reported, the index is not read again (%s state)',
     async (kind) => {
@@ -144,7 +169,7 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
       const d = await startDaemon(ws);
       try {
         expect(d.state.diagnostics().journalMode.startsWith('postgresql')).toBe(kind === 'PostgreSQL');
-      ws.write('a/broken.docx', 'not a zip archive at all');
+        ws.write('a/broken.docx', 'not a zip archive at all');
         d.event('a/broken.docx');
         await until('the cycle of the event', () => d.cycles().length === 2);
         expect(d.filesOf(1).get('a/broken.docx')).toMatchObject({ action: 'upload', outcome: 'done' });

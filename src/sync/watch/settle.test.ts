@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { newestChangeUnder } from './settle.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const at = (iso: string): Date => new Date(iso);
+
+describe('newestChangeUnder (is a folder a burst named still being written?)', () => {
+  it('is the latest time of the folder and of every file and folder below it; links, .git and node_modules are not followed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-settle-'));
+    made.push(dir);
+    mkdirSync(join(dir, 'a/b'), { recursive: true });
+    mkdirSync(join(dir, '.git'));
+    mkdirSync(join(dir, 'node_modules'));
+    writeFileSync(join(dir, 'top.md'), 'x');
+    writeFileSync(join(dir, 'a/b/deep.md'), 'x');
+    writeFileSync(join(dir, '.git/index'), 'x');
+    writeFileSync(join(dir, 'node_modules/x.js'), 'x');
+    const outside = mkdtempSync(join(tmpdir(), 'kbsync-settle-out-'));
+    made.push(outside);
+    writeFileSync(join(outside, 'later.md'), 'x');
+    symlinkSync(outside, join(dir, 'link'));
+    const old = at('2020-01-01T00:00:00Z');
+    for (const p of ['top.md', 'a/b/deep.md', 'a/b', 'a', '.git/index', 'node_modules/x.js', '.git', 'node_modules', '.'])
+      utimesSync(join(dir, p), old, old);
+    utimesSync(join(outside, 'later.md'), old, at('2024-01-01T00:00:00Z'));
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(newestChangeUnder(dir, now)).toBe(old.getTime());
+
+    utimesSync(join(dir, 'a/b/deep.md'), old, at('2021-06-01T00:00:00Z'));
+    expect(newestChangeUnder(dir, now)).toBe(Date.parse('2021-06-01T00:00:00Z'));
+    // A time ahead of now (a skewed clock) is left out.
+    utimesSync(join(dir, 'top.md'), old, at('2030-01-01T00:00:00Z'));
+    expect(newestChangeUnder(dir, now)).toBe(Date.parse('2021-06-01T00:00:00Z'));
+  });
+
+  it('is nothing for a path gone or not a folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-settle-'));
+    made.push(dir);
+    writeFileSync(join(dir, 'f.md'), 'x');
+    expect(newestChangeUnder(join(dir, 'gone'), Date.now())).toBe(Number.NEGATIVE_INFINITY);
+    expect(newestChangeUnder(join(dir, 'f.md'), Date.now())).toBe(Number.NEGATIVE_INFINITY);
+  });
+});

@@ -61,14 +61,23 @@ async function startDaemon(ws: Workspace, baseUrl = suite.svc.url) {
   };
 }
 
+/** A dataset and a workspace whose daemon the test drives: events backend, these timings, SQLite unless `state` is given. */
+function drivenWorkspace(o: { debounceMs: number; rescanMinutes: number; via?: 'proxy'; state?: string }) {
+  const ds = suite.svc.dataset();
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: o.via === 'proxy' ? suite.proxy.url : suite.svc.url,
+    apiKey: ds.apiKey,
+    config: {
+      watch: { debounceMs: o.debounceMs, rescanMinutes: o.rescanMinutes, backend: 'events' },
+      ...(o.state !== undefined ? { state: o.state } : {}),
+    },
+  });
+  return { ds, ws };
+}
+
 describe('kbsync watch: a cycle after events looks at the folders they touched, the rescan at everything', () => {
   it('finds a create inside a folder just made, a folder deleted and a rename across folders; an edit no event named waits for the rescan', async () => {
-    const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url,
-      apiKey: ds.apiKey,
-      config: { watch: { debounceMs: 50, rescanMinutes: 0.05, backend: 'events' } },
-    });
+    const { ds, ws } = drivenWorkspace({ debounceMs: 50, rescanMinutes: 0.05 });
     ws.write('a/one.md', '# One\n');
     ws.write('b/two.md', '# Two\n');
     ws.write('c/three.md', '# Three\n');
@@ -129,12 +138,7 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
   });
 
   it('a folder named by an event and written on without events (parcel-bundler/watcher#243) is synced once it settles, in one cycle', async () => {
-    const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.svc.url,
-      apiKey: ds.apiKey,
-      config: { watch: { debounceMs: 200, rescanMinutes: 60, backend: 'events' } },
-    });
+    const { ds, ws } = drivenWorkspace({ debounceMs: 200, rescanMinutes: 60 });
     ws.write('old.md', '# Old\n');
     const d = await startDaemon(ws);
     try {
@@ -156,14 +160,10 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
   it.each(['SQLite', 'PostgreSQL'])(
     'a rescan takes the statuses the listing gives into the kept index: a copy the service failed to process is reported, the index is not read again (%s state)',
     async (kind) => {
-      const ds = suite.svc.dataset();
-      const ws = createWorkspace(suite.temp.make(), {
-        baseUrl: suite.svc.url,
-        apiKey: ds.apiKey,
-        config: {
-          watch: { debounceMs: 50, rescanMinutes: 0.05, backend: 'events' },
-          ...(kind === 'PostgreSQL' ? { state: await freshDatabase('kept_listing') } : {}),
-        },
+      const { ds, ws } = drivenWorkspace({
+        debounceMs: 50,
+        rescanMinutes: 0.05,
+        ...(kind === 'PostgreSQL' ? { state: await freshDatabase('kept_listing') } : {}),
       });
       ws.write('a/ok.md', '# OK\n');
       const d = await startDaemon(ws);
@@ -191,12 +191,7 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
   );
 
   it("a file a scoped cycle failed to upload is in the next cycle's scope, whatever folder that cycle's events name", async () => {
-    const ds = suite.svc.dataset();
-    const ws = createWorkspace(suite.temp.make(), {
-      baseUrl: suite.proxy.url,
-      apiKey: ds.apiKey,
-      config: { watch: { debounceMs: 50, rescanMinutes: 60, backend: 'events' } },
-    });
+    const { ws } = drivenWorkspace({ debounceMs: 50, rescanMinutes: 60, via: 'proxy' });
     ws.write('b/other.md', '# Other v1\n');
     const d = await startDaemon(ws, suite.proxy.url);
     try {

@@ -10,6 +10,10 @@ import type { RunItem } from '../types.js';
  * cycles before, which it does not replace.
  */
 export function createFileLines(logger: Logger): (items: readonly RunItem[], scoped?: boolean) => void {
+  // A file line holds six fields named below, none a secret, each a string or a number: it skips the
+  // logger's redaction, whose wildcard paths cost ~4 µs a line (a first cycle at 100k files logs ~18k
+  // skipped files: ~65 ms of its way to ready, against ~15 ms for the lines themselves).
+  const fileLog = logger.child({}, { redact: { paths: [], censor: '[redacted]' } });
   // `source\0path` → `action\0reason` of the files the last cycle skipped.
   let skippedBefore = new Map<string, string>();
   return (items, scoped = false) => {
@@ -24,7 +28,7 @@ export function createFileLines(logger: Logger): (items: readonly RunItem[], sco
         if (before === why) continue;
       }
       const { source, path, action, reason, creditsCharged: credits, outcome } = item;
-      logger.info({ source, path, action, reason, credits, outcome }, 'file');
+      fileLog.info({ source, path, action, reason, credits, outcome }, 'file');
     }
     skippedBefore = skipped;
   };

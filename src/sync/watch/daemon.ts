@@ -138,7 +138,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     for (const [name, dirs] of scope) {
       const root = folderSources.find((s) => s.name === name)?.path;
       if (root === undefined) continue;
-      for (const d of dirs) if (!d.direct && d.dir !== '') newest = Math.max(newest, newestChangeUnder(`${root}/${d.dir}`, startedMs));
+      for (const d of dirs)
+        if (!d.direct && d.dir !== '') newest = Math.max(newest, newestChangeUnder(`${root}/${d.dir}`, startedMs, ignored));
     }
     const waited = settlingSince === null ? 0 : startedMs - settlingSince;
     if (newest <= startedMs - w.debounceMs || waited >= SETTLE_MAX_WAIT_DEBOUNCES * w.debounceMs) {

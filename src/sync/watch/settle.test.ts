@@ -40,6 +40,19 @@ describe('newestChangeUnder (is a folder a burst named still being written?)', (
     expect(newestChangeUnder(dir, now)).toBe(Date.parse('2021-06-01T00:00:00Z'));
   });
 
+  it("leaves out what the daemon ignores (its state, the embedded service's data)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-settle-'));
+    made.push(dir);
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(join(dir, 'doc.md'), 'x');
+    writeFileSync(join(dir, 'data/busy.db'), 'x');
+    const old = at('2020-01-01T00:00:00Z');
+    for (const p of ['doc.md', '.']) utimesSync(join(dir, p), old, old);
+    const now = Date.now();
+    expect(newestChangeUnder(dir, now)).toBeGreaterThan(old.getTime());
+    expect(newestChangeUnder(dir, now, (abs) => abs === join(dir, 'data'))).toBe(old.getTime());
+  });
+
   it('is nothing for a path gone or not a folder', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kbsync-settle-'));
     made.push(dir);

@@ -1,7 +1,7 @@
-import { errorText } from '../shared/errors.js';
 import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
 import { isoOf } from './state/codec.js';
-import type { Fingerprint, RowDetails, TrackedColumns, TrackedDetails } from './tracked-columns.js';
+import type { Fingerprint, TrackedColumns } from './tracked-columns.js';
+import { PendingDetails } from './pending-details.js';
 import type { RemoteStatus, TrackedFile } from './types.js';
 import {
   checkLength,
@@ -10,14 +10,13 @@ import {
   DETAIL_COLUMNS,
   emptyRows,
   FEW_WANTED,
+  increasingFrom,
   rowsHolding,
-  rowsTagged,
-  sha256Tag,
+  Sha256Tags,
+  sortedRows,
   type Rows,
 } from './tracked-rows.js';
 
-/** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
-const ROW_DETAILS_MAX = 2048;
 /**
  * Tracked files in (source, path) order, as columns. It reads like a ReadonlyMap keyed by
  * trackedKey(source, path), but holds no Map and, until asked, no object per file: the hot paths
@@ -31,15 +30,8 @@ const ROW_DETAILS_MAX = 2048;
  */
 export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #rows: Rows = emptyRows();
-  /** Detail columns not decoded yet: rows start..start+count of `source` (see #decodeDetails). */
-  #pendingDetails: {
-    source: string;
-    start: number;
-    count: number;
-    decode: () => TrackedDetails;
-    detailsOf?: (index: number) => RowDetails;
-    lookups: number;
-  }[] = [];
+  /** Detail columns not decoded yet (see PendingDetails). */
+  readonly #details = new PendingDetails();
   /** True while the rows are strictly increasing, so searchable as they are. */
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
@@ -48,7 +40,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    * sha256Tag of each row, in row order, once tagSha256s() was called (a daemon's kept index): kept up
    * to date by every write of a row, dropped (null) by a bulk change (addColumns, a sort).
    */
-  #tags: number[] | null = null;
+  #tags: Sha256Tags | null = null;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
 
@@ -81,20 +73,20 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const { details } = columns;
     if (typeof details === 'function') {
       for (const name of DETAIL_COLUMNS) rows[name].length = before + n;
-      this.#pendingDetails.push({ source, start: before, count: n, decode: details, detailsOf: columns.detailsOf, lookups: 0 });
+      this.#details.add({ source, start: before, count: n, decode: details, detailsOf: columns.detailsOf });
     } else {
       for (const name of DETAIL_COLUMNS) {
         checkLength(source, name, details[name].length, n);
         (rows[name] as unknown[]) = before === 0 ? details[name] : (rows[name] as unknown[]).concat(details[name]);
       }
     }
-    if (this.#ordered) this.#ordered = this.#increasingFrom(Math.max(0, before - 1));
+    if (this.#ordered) this.#ordered = increasingFrom(rows, Math.max(0, before - 1));
     this.#tags = null;
   }
 
   /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
   add(file: TrackedFile): void {
-    this.#decodeDetails(); // a replaced row must not get its old details back later
+    this.#details.decodeAll(this.#rows); // a replaced row must not get its old details back later
     const rows = this.#rows;
     const last = rows.paths.length - 1;
     if (last >= 0 && this.#ordered) {
@@ -114,7 +106,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    * is about to change the state the index was read from, and wants every row as it was.
    */
   loadDetails(): void {
-    this.#decodeDetails();
+    this.#details.decodeAll(this.#rows);
   }
 
   /**
@@ -124,7 +116,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    */
   put(source: string, path: string, file: TrackedFile | null): void {
     this.#sort();
-    this.#decodeDetails();
+    this.#details.decodeAll(this.#rows);
     const rows = this.#rows;
     const at = this.#search(source, path);
     const found = at < rows.paths.length && rows.paths[at] === path && rows.sources[at] === source;
@@ -134,8 +126,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       if (file === null) (rows[name] as unknown[]).splice(at, 1);
       else (rows[name] as unknown[]).splice(at, 0, undefined);
     }
-    if (file === null) this.#tags?.splice(at, 1);
-    else this.#tags?.splice(at, 0, -1);
+    if (file === null) this.#tags?.remove(at);
+    else this.#tags?.insert(at);
     if (file !== null) this.#setRow(at, file);
     this.#cursor = 0;
   }
@@ -232,7 +224,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    */
   rowsWithSha256(wanted: ReadonlySet<string>): number[] {
     const { sha256 } = this.#sorted();
-    const tagged = this.#tags !== null && wanted.size > 0 && wanted.size <= FEW_WANTED ? rowsTagged(this.#tags, sha256, wanted) : null;
+    const tagged = this.#tags !== null && wanted.size > 0 && wanted.size <= FEW_WANTED ? this.#tags.rowsHolding(sha256, wanted) : null;
     return tagged ?? rowsHolding(sha256, wanted);
   }
 
@@ -243,7 +235,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    */
   tagSha256s(): void {
     const { sha256 } = this.#sorted();
-    if (this.#tags === null) this.#tags = sha256.map(sha256Tag);
+    this.#tags ??= new Sha256Tags(sha256);
   }
 
   /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
@@ -292,7 +284,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const made = rows.files[row];
     if (made !== undefined) return made;
     if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
-    this.#detailsOfRow(row);
+    this.#details.ofRow(this.#rows, row);
     const updatedAt = rows.updatedAt[row] as string | number;
     const file: TrackedFile = {
       source: rows.sources[row] as string,
@@ -362,12 +354,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.mtimeNs[row] = f.mtimeNs;
     rows.inodes[row] = f.inode;
     rows.sha256[row] = f.sha256;
-    const tags = this.#tags;
-    if (tags !== null) {
-      if (row < tags.length) tags[row] = sha256Tag(f.sha256);
-      else if (row === tags.length) tags.push(sha256Tag(f.sha256));
-      else this.#tags = null;
-    }
+    if (this.#tags !== null && !this.#tags.set(row, f.sha256)) this.#tags = null;
     rows.remoteNames[row] = f.remoteName;
     rows.remoteIds[row] = f.remoteId;
     rows.remoteStatuses[row] = f.remoteStatus;
@@ -378,87 +365,16 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.files[row] = f;
   }
 
-  /** True when the rows from `from` on are strictly increasing. */
-  #increasingFrom(from: number): boolean {
-    const { sources, paths } = this.#rows;
-    for (let i = from + 1; i < paths.length; i++) {
-      if (!keyBefore(sources[i - 1] as string, paths[i - 1] as string, sources[i] as string, paths[i] as string)) return false;
-    }
-    return true;
-  }
-
   #sorted(): Rows {
     this.#sort();
     return this.#rows;
   }
 
-  /** Makes sure the row has its details: looked up alone while its block allows, else all decoded. */
-  #detailsOfRow(row: number): void {
-    const block = this.#pendingDetails.find((b) => row >= b.start && row < b.start + b.count);
-    if (block === undefined) return;
-    if (block.detailsOf === undefined || block.lookups >= ROW_DETAILS_MAX) return this.#decodeDetails();
-    let d: RowDetails;
-    try {
-      d = block.detailsOf(row - block.start);
-    } catch (err) {
-      const prefix = `tracked files of source "${block.source}": `;
-      if (err instanceof Error && err.message.startsWith(prefix)) throw err;
-      throw new Error(`${prefix}details: ${errorText(err)}`, { cause: err });
-    }
-    block.lookups++;
-    const rows = this.#rows;
-    rows.reprocessAttempts[row] = d.reprocessAttempts;
-    rows.lastActions[row] = d.lastAction;
-    rows.lastReasons[row] = d.lastReason;
-    rows.updatedAt[row] = d.updatedAt;
-  }
-
-  /**
-   * Decodes the detail columns still pending, into their rows. A block is done only once it decoded
-   * whole: one that fails (a damaged state) fails again at the next call, never leaving rows without
-   * their details.
-   */
-  #decodeDetails(): void {
-    const pending = this.#pendingDetails;
-    const rows = this.#rows;
-    while (pending.length > 0) {
-      const { source, start, count, decode } = pending[0] as (typeof pending)[number];
-      let details: TrackedDetails;
-      try {
-        details = decode();
-      } catch (err) {
-        const prefix = `tracked files of source "${source}": `;
-        if (err instanceof Error && err.message.startsWith(prefix)) throw err;
-        throw new Error(`${prefix}details: ${errorText(err)}`, { cause: err });
-      }
-      for (const name of DETAIL_COLUMNS) checkLength(source, name, details[name].length, count);
-      for (const name of DETAIL_COLUMNS) {
-        const values = details[name];
-        if (start === 0 && count === rows.paths.length) (rows[name] as unknown[]) = values;
-        else for (let i = 0; i < count; i++) rows[name][start + i] = values[i] as never;
-      }
-      pending.shift();
-    }
-  }
-
-  /** Makes the rows strictly increasing if they came out of order: sorted (stably) and deduplicated, the last added winning. */
+  /** Makes the rows strictly increasing if they came out of order (see sortedRows). */
   #sort(): void {
     if (this.#ordered) return;
-    this.#decodeDetails();
-    const { sources, paths } = this.#rows;
-    const order = Array.from(paths.keys()).sort((a, b) => {
-      const sa = sources[a] as string;
-      const pa = paths[a] as string;
-      const sb = sources[b] as string;
-      const pb = paths[b] as string;
-      return sa === sb && pa === pb ? a - b : keyBefore(sa, pa, sb, pb) ? -1 : 1;
-    });
-    const sameKey = (a: number, b: number): boolean => sources[a] === sources[b] && paths[a] === paths[b];
-    const kept = order.filter((row, k) => k === order.length - 1 || !sameKey(row, order[k + 1] as number));
-    const rows = this.#rows;
-    const sorted = emptyRows();
-    for (const name of COLUMN_NAMES) (sorted[name] as unknown[]) = kept.map((row) => (rows[name] as unknown[])[row]);
-    this.#rows = sorted;
+    this.#details.decodeAll(this.#rows);
+    this.#rows = sortedRows(this.#rows);
     this.#tags = null;
     this.#ordered = true;
     this.#cursor = 0;

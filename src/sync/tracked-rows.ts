@@ -1,3 +1,4 @@
+import { keyBefore } from './planner/keys.js';
 import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
 import type { TrackedFile } from './types.js';
 
@@ -63,7 +64,7 @@ export function rowsHolding(column: readonly string[], wanted: ReadonlySet<strin
 const TAG_DIGITS = 7;
 
 /** The tag of a sha256: its first 7 hex digits as a number; -1 when they are not hex (no tag). */
-export function sha256Tag(sha256: string): number {
+function sha256Tag(sha256: string): number {
   if (sha256.length < TAG_DIGITS) return -1;
   let tag = 0;
   for (let i = 0; i < TAG_DIGITS; i++) {
@@ -76,12 +77,45 @@ export function sha256Tag(sha256: string): number {
 }
 
 /**
+ * The tags of a sha256 column (sha256Tag of each row), kept in step with the column by its writer: a
+ * kept index's (TrackedIndex.tagSha256s).
+ */
+export class Sha256Tags {
+  readonly #tags: number[];
+
+  constructor(column: readonly string[]) {
+    this.#tags = column.map(sha256Tag);
+  }
+
+  /** Tags row `row` (or appends it, one past the end); false for a row further on: these tags are then of no use. */
+  set(row: number, sha256: string): boolean {
+    if (row > this.#tags.length) return false;
+    this.#tags[row] = sha256Tag(sha256);
+    return true;
+  }
+
+  /** A row inserted at `at` (its tag set next). */
+  insert(at: number): void {
+    this.#tags.splice(at, 0, -1);
+  }
+
+  remove(at: number): void {
+    this.#tags.splice(at, 1);
+  }
+
+  /** rowsTagged over these tags. */
+  rowsHolding(column: readonly string[], wanted: ReadonlySet<string>): number[] | null {
+    return rowsTagged(this.#tags, column, wanted);
+  }
+}
+
+/**
  * rowsHolding for a few wanted hashes, over the column's tags (sha256Tag of each row, in a packed
  * array of small integers): a pass over 4 bytes a row, held together, instead of over 100k strings
  * spread across the heap (~3 ms at 100k rows, mostly cache misses). A row whose tag matches is
  * compared whole. Null when a wanted hash has no tag (not hex): the caller compares strings.
  */
-export function rowsTagged(tags: readonly number[], column: readonly string[], wanted: ReadonlySet<string>): number[] | null {
+function rowsTagged(tags: readonly number[], column: readonly string[], wanted: ReadonlySet<string>): number[] | null {
   const few = [...wanted];
   const wantedTags = few.map(sha256Tag);
   if (wantedTags.includes(-1)) return null;
@@ -96,6 +130,32 @@ export function rowsTagged(tags: readonly number[], column: readonly string[], w
     }
   }
   return rows;
+}
+
+/** True when the rows from `from` on are strictly increasing in (source, path). */
+export function increasingFrom(rows: Rows, from: number): boolean {
+  const { sources, paths } = rows;
+  for (let i = from + 1; i < paths.length; i++) {
+    if (!keyBefore(sources[i - 1] as string, paths[i - 1] as string, sources[i] as string, paths[i] as string)) return false;
+  }
+  return true;
+}
+
+/** The rows sorted (stably) in (source, path) order and deduplicated, the last added of a key winning. Their details must be decoded. */
+export function sortedRows(rows: Rows): Rows {
+  const { sources, paths } = rows;
+  const order = Array.from(paths.keys()).sort((a, b) => {
+    const sa = sources[a] as string;
+    const pa = paths[a] as string;
+    const sb = sources[b] as string;
+    const pb = paths[b] as string;
+    return sa === sb && pa === pb ? a - b : keyBefore(sa, pa, sb, pb) ? -1 : 1;
+  });
+  const sameKey = (a: number, b: number): boolean => sources[a] === sources[b] && paths[a] === paths[b];
+  const kept = order.filter((row, k) => k === order.length - 1 || !sameKey(row, order[k + 1] as number));
+  const sorted = emptyRows();
+  for (const name of COLUMN_NAMES) (sorted[name] as unknown[]) = kept.map((row) => (rows[name] as unknown[])[row]);
+  return sorted;
 }
 
 /** Throws when a column of a source's block does not hold one value per file. */

@@ -4,8 +4,8 @@ import { errorText, isKbsyncError } from '../../shared/errors.js';
 import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
 import type { DeltaPass } from '../executor/prepare.js';
 import type { TrackedIndex } from '../tracked-index.js';
-import { createBurst, type BurstScope } from './burst.js';
-import { newestChangeUnder } from './settle.js';
+import { createBurst } from './burst.js';
+import { createSettleWait } from './settle.js';
 import { refreshKeptIndex } from './kept-index.js';
 import type { BudgetPeriod } from '../types.js';
 import { cronWindow } from '../../shared/cron.js';
@@ -28,9 +28,6 @@ export type DaemonOptions = {
 };
 
 export type DaemonResult = { cycles: number; graceExpired: boolean };
-
-/** How many debounce periods a burst's cycle waits at most for its new folders to settle (see stillBeingWritten). */
-const SETTLE_MAX_WAIT_DEBOUNCES = 20;
 
 /** Names of the probe files the daemon writes at start; their events are the probe's, not changes. */
 const PROBE_PREFIX = '.kbsync-watch-probe-';
@@ -98,7 +95,14 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     keptLoading = null;
     const burstScope = burst.take();
     const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
-    if (scoped && stillBeingWritten(burstScope, startedMs)) return true;
+    const waitFor = scoped ? settleWait(burstScope, startedMs) : null;
+    if (waitFor !== null) {
+      // A folder the burst names whole is still being written (see createSettleWait): the burst waits for it.
+      burst.untake();
+      scheduler.hint('changes', waitFor);
+      logger.debug({ newestChangeAt: iso(waitFor) }, 'a new folder is still being written: its cycle waits for it to settle');
+      return true;
+    }
     const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
@@ -120,37 +124,6 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
         burst.carry(item.source, item.path);
     recordCycle(run, reasons, tookMs, scoped);
     return scoped;
-  };
-
-  // When the cycles of a burst began waiting for its new folders to settle (null: they do not wait).
-  let settlingSince: number | null = null;
-  /**
-   * True when a folder the burst names whole (one just made or moved in) still changes: something in it
-   * is newer than watch.debounceMs. Files written into a new folder before @parcel/watcher watches it have
-   * no event of their own, so the debounce, which only sees events, may end while they are still being
-   * written (a test saw 70 of 1,000 files left to the hourly rescan). The burst is then put back and its
-   * cycle armed again, debounceMs after that newest change: one plan for the whole burst, once it is
-   * quiet. A folder that never settles (a clock ahead, a process writing on) waits at most
-   * SETTLE_MAX_WAIT_DEBOUNCES debounces, then is synced as it is.
-   */
-  const stillBeingWritten = (scope: NonNullable<BurstScope>, startedMs: number): boolean => {
-    let newest = Number.NEGATIVE_INFINITY;
-    for (const [name, dirs] of scope) {
-      const root = folderSources.find((s) => s.name === name)?.path;
-      if (root === undefined) continue;
-      for (const d of dirs)
-        if (!d.direct && d.dir !== '') newest = Math.max(newest, newestChangeUnder(`${root}/${d.dir}`, startedMs, ignored));
-    }
-    const waited = settlingSince === null ? 0 : startedMs - settlingSince;
-    if (newest <= startedMs - w.debounceMs || waited >= SETTLE_MAX_WAIT_DEBOUNCES * w.debounceMs) {
-      settlingSince = null;
-      return false;
-    }
-    settlingSince ??= startedMs;
-    burst.untake();
-    scheduler.hint('changes', newest);
-    logger.debug({ newestChangeAt: iso(newest) }, 'a new folder is still being written: its cycle waits for it to settle');
-    return true;
   };
 
   const recordCycle = (run: SyncRun, reasons: readonly CycleReason[], tookMs: number, scoped: boolean): void => {
@@ -272,6 +245,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
     nowMs,
   });
+  const settleWait = createSettleWait({ debounceMs: w.debounceMs, roots: new Map(folderSources.map((s) => [s.name, s.path])), ignored });
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newestChangeUnder } from './settle.js';
+import { createSettleWait, newestChangeUnder } from './settle.js';
 
 const made: string[] = [];
 afterEach(() => {
@@ -59,5 +59,46 @@ describe('newestChangeUnder (is a folder a burst named still being written?)', (
     writeFileSync(join(dir, 'f.md'), 'x');
     expect(newestChangeUnder(join(dir, 'gone'), Date.now())).toBe(Number.NEGATIVE_INFINITY);
     expect(newestChangeUnder(join(dir, 'f.md'), Date.now())).toBe(Number.NEGATIVE_INFINITY);
+  });
+});
+
+describe('createSettleWait (does a burst wait for the folders it names whole?)', () => {
+  it('waits while a folder named whole changed within debounceMs, never for a folder named for its own entries, and at most 20 debounces in a row', () => {
+    const root = mkdtempSync(join(tmpdir(), 'kbsync-settle-'));
+    made.push(root);
+    mkdirSync(join(root, 'new'));
+    writeFileSync(join(root, 'new/f.md'), 'x');
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    const writtenAt = (ms: number): void => {
+      for (const p of ['new/f.md', 'new']) utimesSync(join(root, p), new Date(ms), new Date(ms));
+    };
+    const wait = createSettleWait({ debounceMs: 100, roots: new Map([['docs', root]]), ignored: () => false });
+    const whole = new Map([['docs', [{ dir: 'new', direct: false }]]]);
+    const direct = new Map([
+      [
+        'docs',
+        [
+          { dir: 'new', direct: true },
+          { dir: '', direct: false },
+        ],
+      ],
+    ]);
+
+    writtenAt(t0 - 10);
+    expect(wait(whole, t0)).toBe(t0 - 10);
+    expect(wait(direct, t0)).toBeNull();
+    expect(wait(new Map([['other', [{ dir: 'new', direct: false }]]]), t0)).toBeNull();
+    // Settled: no wait.
+    expect(wait(whole, t0 + 90)).toBeNull();
+    // Written on and on: waited for, until 20 debounces have passed since the wait began.
+    writtenAt(t0 + 1000);
+    expect(wait(whole, t0 + 1001)).toBe(t0 + 1000);
+    writtenAt(t0 + 2990);
+    expect(wait(whole, t0 + 3000)).toBe(t0 + 2990);
+    writtenAt(t0 + 3000);
+    expect(wait(whole, t0 + 3001)).toBeNull();
+    // The next burst waits again.
+    writtenAt(t0 + 3005);
+    expect(wait(whole, t0 + 3010)).toBe(t0 + 3005);
   });
 });

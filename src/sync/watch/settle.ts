@@ -1,4 +1,45 @@
 import { lstatSync, readdirSync } from 'node:fs';
+import type { BurstScope } from './burst.js';
+
+/** How many debounce periods a burst's cycle waits at most for its new folders to settle. */
+const SETTLE_MAX_WAIT_DEBOUNCES = 20;
+
+/**
+ * Whether a burst's cycle must wait: files written into a folder just made, before @parcel/watcher
+ * watches it, have no event of their own, so the debounce, which only sees events, may end while they
+ * are still being written (a test saw 70 of 1,000 files left to the hourly rescan). The check looks at
+ * the newest time under each folder the burst names whole (a folder made or moved in): when something
+ * there is newer than debounceMs, it returns that time, and the daemon puts the burst back and arms its
+ * cycle debounceMs after it: one plan for the whole burst, once it is quiet. Null: go on. A folder that
+ * never settles (a clock ahead, a process writing on) is waited for at most SETTLE_MAX_WAIT_DEBOUNCES
+ * debounces in a row, then synced as it is.
+ */
+export function createSettleWait(o: {
+  debounceMs: number;
+  /** Each folder source's root (real path), by name. */
+  roots: ReadonlyMap<string, string>;
+  /** Paths the daemon ignores (its own files): left out. */
+  ignored: (absPath: string) => boolean;
+}): (scope: NonNullable<BurstScope>, nowMs: number) => number | null {
+  // When the cycles of this burst began waiting (null: they do not wait).
+  let since: number | null = null;
+  return (scope, nowMs) => {
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const [name, dirs] of scope) {
+      const root = o.roots.get(name);
+      if (root === undefined) continue;
+      for (const d of dirs)
+        if (!d.direct && d.dir !== '') newest = Math.max(newest, newestChangeUnder(`${root}/${d.dir}`, nowMs, o.ignored));
+    }
+    const waited = since === null ? 0 : nowMs - since;
+    if (newest <= nowMs - o.debounceMs || waited >= SETTLE_MAX_WAIT_DEBOUNCES * o.debounceMs) {
+      since = null;
+      return null;
+    }
+    since ??= nowMs;
+    return newest;
+  };
+}
 
 /** Folders never looked into (as the walk never descends into them). */
 const NEVER = new Set(['.git', 'node_modules']);

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
+import { createTempDirs } from '../helpers/e2e-workspace.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/server.js';
 import type { Plan } from '../../src/shared/plans.js';
 
@@ -158,4 +160,27 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not reached in time');
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * For a test file: a local service started before its tests and closed after them, and temp folders
+ * removed after them. `harness()` is the service (from the first test on).
+ */
+export function useHarness(): { harness: () => Harness; temp: ReturnType<typeof createTempDirs> } {
+  let h: Harness | undefined;
+  const temp = createTempDirs();
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+    temp.cleanup();
+  });
+  return {
+    harness: () => {
+      if (h === undefined) throw new Error('useHarness: the service starts before the first test');
+      return h;
+    },
+    temp,
+  };
 }

@@ -1,11 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AuditReport } from '../../../src/sync/audit/compare.js';
 import { openState } from '../../../src/sync/state/index.js';
 import { junitSchemaErrors, parseJunit } from '../../helpers/ci-reports.js';
-import { createTempDirs, createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
-import { apiFor, credits, newAgent, startHarness, type Api, type Harness } from '../../service/helpers.js';
+import { createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
+import { apiFor, credits, newAgent, useHarness, type Api } from '../../service/helpers.js';
 
 /*
  * `kbsync audit` with an intelligence source (`as: intelligence`), against the local service: entries the
@@ -14,21 +14,13 @@ import { apiFor, credits, newAgent, startHarness, type Api, type Harness } from 
  * sync's progress bar, which counts the entry writes.
  */
 
-let h: Harness;
-const temp = createTempDirs();
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  temp.cleanup();
-});
+const { harness, temp } = useHarness();
 
 async function setup(plan: 'basic' | 'pro' = 'basic'): Promise<{ api: Api; agent: number; ws: Workspace }> {
-  const api = apiFor(h, { plan, credits: 1000 });
+  const api = apiFor(harness(), { plan, credits: 1000 });
   const agent = await newAgent(api);
   const ws = createWorkspace(temp.make(), {
-    baseUrl: h.service.url,
+    baseUrl: harness().service.url,
     apiKey: api.key,
     plan,
     config: {

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../../src/client/index.js';
 import type { CheckReport } from '../../../src/sync/report/format-check.js';
-import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { apiFor, startHarness, type Harness } from '../../service/helpers.js';
+import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
+import { apiFor, useHarness } from '../../service/helpers.js';
 
 /*
  * `kbsync check` with expected paths that are intelligence entries (`source/file#key`, `file#key`, or
@@ -12,15 +12,7 @@ import { apiFor, startHarness, type Harness } from '../../service/helpers.js';
  * local service, entries written by `kbsync sync` from a Markdown entry file.
  */
 
-let h: Harness;
-const temp = createTempDirs();
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  temp.cleanup();
-});
+const { harness, temp } = useHarness();
 
 const FAQ_MD = [
   '## Office parrot',
@@ -43,12 +35,12 @@ const CHECKS = [
 
 /** A workspace with a folder source and an intelligence source, synced, its two entries processed by the service. */
 async function synced(): Promise<Workspace> {
-  const api = apiFor(h, { plan: 'basic', credits: 1000 });
-  const client = createClient({ baseUrl: h.service.url, apiKey: api.key });
+  const api = apiFor(harness(), { plan: 'basic', credits: 1000 });
+  const client = createClient({ baseUrl: harness().service.url, apiKey: api.key });
   const agent = await client.createAgent({ name: 'faq' });
   await client.setDatasetMode(agent.id, api.datasetId, 'self_learning');
   const ws = createWorkspace(temp.make(), {
-    baseUrl: h.service.url,
+    baseUrl: harness().service.url,
     apiKey: api.key,
     plan: 'basic',
     config: {

@@ -1,34 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
-import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { apiFor, newAgent, startHarness, type Harness } from '../../service/helpers.js';
+import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
+import { apiFor, newAgent, useHarness } from '../../service/helpers.js';
+import { FAQ_YAML } from '../../helpers/entry-files.js';
 
 /* `kbsync explain PATH` for intelligence entries, through the CLI against the local service. */
 
-let h: Harness;
-const temp = createTempDirs();
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h.close();
-  temp.cleanup();
-});
-
-const FAQ_YAML = [
-  '- question: When do we deploy?',
-  '  answer: On Tuesdays, after the standup.',
-  '- question: Who is on call?',
-  '  answer: The rotation in PagerDuty.',
-].join('\n');
+const { harness, temp } = useHarness();
 
 async function setup(): Promise<Workspace> {
-  const api = apiFor(h, { plan: 'basic', credits: 1000 });
+  const api = apiFor(harness(), { plan: 'basic', credits: 1000 });
   const agent = await newAgent(api);
   const ws = createWorkspace(temp.make(), {
-    baseUrl: h.service.url,
+    baseUrl: harness().service.url,
     apiKey: api.key,
     plan: 'basic',
     config: { sources: [{ name: 'kb', path: './kb', as: 'intelligence', agent }] },

@@ -12,6 +12,7 @@ import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../hel
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.js';
 import { apiFor, credits, newAgent, startHarness, type Api, type Harness } from '../../service/helpers.js';
 import type { Plan } from '../../../src/shared/plans.js';
+import { FAQ_YAML } from '../../helpers/entry-files.js';
 
 /*
  * Sources with `as: intelligence` against the local service (started with allowInsecureWebhooks so that its
@@ -98,12 +99,6 @@ function ledgerRows(ws: Workspace, kind: string): { credits: number }[] {
   }
 }
 
-const FAQ_YAML = [
-  '- question: When do we deploy?',
-  '  answer: On Tuesdays, after the standup.',
-  '- question: Who is on call?',
-  '  answer: The rotation in PagerDuty.',
-].join('\n');
 const FACTS_JSONL = [
   '{"content": "Backups run nightly at 02:00 UTC.", "title": "Backups"}',
   '{"content": "The VPN needs a hardware key."}',

@@ -2,7 +2,7 @@ import { ConfigError, formatProblem } from '../../config/errors.js';
 import { errorText, isKbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import type { CiReport } from './model.js';
-import { writeCiReports, type CiReportOptions } from './write.js';
+import { checkCiReportTargets, writeCiReports, type CiReportOptions } from './write.js';
 
 /**
  * The CI report of a command that failed before it had a result to report (a bad config or checks
@@ -29,7 +29,9 @@ export function failureCiReport(title: string, err: unknown, o: { startedAt: str
 }
 
 /**
- * Runs a command that writes CI reports (`sync`, `check`, `audit`), and when it fails before it has
+ * Runs a command that writes CI reports (`sync`, `check`, `audit`). First, before the command does (or
+ * pays for) anything, checks that each report asked for can be written (checkCiReportTargets: a usage
+ * error otherwise). Then, when the command fails before it has
  * written them, writes the failure's reports (failureCiReport) before the error goes on to be printed
  * with its exit code. `command` calls `onReported` once its own reports are written: a failure after
  * that leaves them as they are. A failure report that cannot be written is left: the error that ended
@@ -41,6 +43,7 @@ export async function reportingFailures(
   ctx: CliContext,
   command: (onReported: () => void) => Promise<void>,
 ): Promise<void> {
+  await checkCiReportTargets(opts, ctx);
   const startedMs = Date.now();
   let reported = false;
   try {

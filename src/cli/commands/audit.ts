@@ -28,9 +28,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--junit <file>', 'write a JUnit XML report: one failed test case per finding, a suite per kind (one passed case when clean)')
     .action(async (options: AuditCliOptions, cmd: Command) => {
       const startedMs = Date.now();
-      const { checkCiReportTargets } = await import('../ci-report/index.js');
-      await checkCiReportTargets(options, ctx);
-      // An audit that fails before its report (config, state, service): the report says so.
+      // The report targets checked first; an audit that fails before its report (config, state, service): the report says so.
       const { reportingFailures } = await import('../ci-report/from-failure.js');
       await reportingFailures('kbsync audit', options, ctx, (onReported) => auditCommand(cmd, ctx, options, startedMs, onReported));
     });

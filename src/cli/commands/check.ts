@@ -37,10 +37,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--junit <file>', 'write a JUnit XML report: one test case per check')
     .action(async (options: CheckCliOptions, cmd: Command) => {
       const startedMs = Date.now();
-      const { checkCiReportTargets } = await import('../ci-report/index.js');
-      // Before anything is spent: a report that cannot be written is a usage error now, not after the queries.
-      await checkCiReportTargets(options, ctx);
-      // A check that fails before its report (checks file, config, state, service): the report says so.
+      // The report targets checked before anything is spent; a check that fails before its report (checks
+      // file, config, state, service): the report says so.
       const { reportingFailures } = await import('../ci-report/from-failure.js');
       await reportingFailures('kbsync check', options, ctx, (onReported) => checkCommand(cmd, ctx, options, startedMs, onReported));
     });

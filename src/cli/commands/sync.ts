@@ -31,9 +31,6 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--junit <file>', 'write a JUnit XML report: one test case per file action')
     .action(async (options: SyncCliOptions, cmd: Command) => {
-      const { checkCiReportTargets } = await import('../ci-report/index.js');
-      // Before anything is spent: a report that cannot be written is a usage error now, not after the run.
-      await checkCiReportTargets(options, ctx);
       // A sync that dies before its report (config, state, target, the run itself): the report says so.
       const { reportingFailures } = await import('../ci-report/from-failure.js');
       await reportingFailures('kbsync sync', options, ctx, (onReported) => syncCommand(cmd, ctx, options, onReported));

@@ -81,6 +81,22 @@ export default tseslint.config(
     },
   },
   {
+    // The daemon drives sync cycles; it never reaches into the service or the CLI.
+    files: ['src/watch/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: ['**/service/**', '**/cli/**'],
+          paths: [
+            { name: 'better-sqlite3', message: 'only src/sync/state/ opens SQLite on the sync side' },
+            { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/client/**/*.ts', 'src/config/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/sync/**', '**/cli/**'] }] },
   },

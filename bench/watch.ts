@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createChokidarWatcher } from '../src/sync/watch/chokidar-watcher.js';
-import { createParcelWatcher } from '../src/sync/watch/parcel-watcher.js';
-import type { CreateWatcher } from '../src/sync/watch/watcher.js';
+import { createChokidarWatcher } from '../src/watch/chokidar-watcher.js';
+import { createParcelWatcher } from '../src/watch/parcel-watcher.js';
+import type { CreateWatcher } from '../src/watch/watcher.js';
 import { round1 } from './measure.js';
 import { benchTreeOf, timeBareWalk } from './scan-tree.js';
 

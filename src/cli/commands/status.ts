@@ -23,7 +23,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: { json?: boolean }, cmd: Command) => {
       // A running `kbsync watch` holds the state's lock: its status file says what it does, and the state is read beside it.
       const { config: loaded } = await loadCommandConfig(cmd, ctx);
-      const { readRunningDaemon } = await import('../../sync/watch/status-file.js');
+      const { readRunningDaemon } = await import('../../watch/status-file.js');
       const daemon = readRunningDaemon(localStatePath(loaded));
       await withSession(
         cmd,

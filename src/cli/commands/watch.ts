@@ -20,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
       'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464',
     )
     .action(async (options: { http?: string }, cmd: Command) => {
-      const { parseListenAddress } = await import('../../daemon/http-server.js');
+      const { parseListenAddress } = await import('../../watch/http/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
       const { createLogger, logFormatOf } = await import('../../shared/logger.js');
       // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
@@ -37,13 +37,13 @@ export function register(program: Command, ctx: CliContext): void {
         // A daemon lives on: its memory between cycles matters more than a one-shot command's (docs/benchmarks.md).
         const { keepYoungGenerationSmall } = await import('../../shared/release-memory.js');
         keepYoungGenerationSmall();
-        const { runWatchDaemon } = await import('../../sync/watch/daemon.js');
-        const { createChokidarWatcher } = await import('../../sync/watch/chokidar-watcher.js');
+        const { runWatchDaemon } = await import('../../watch/daemon.js');
+        const { createChokidarWatcher } = await import('../../watch/chokidar-watcher.js');
         let createWatcher = createChokidarWatcher;
         let library = 'chokidar';
         if (session.config.watch.watcher === 'parcel') {
           try {
-            createWatcher = (await import('../../sync/watch/parcel-watcher.js')).createParcelWatcher;
+            createWatcher = (await import('../../watch/parcel-watcher.js')).createParcelWatcher;
             library = '@parcel/watcher';
           } catch (err) {
             // No prebuilt @parcel/watcher for this platform: chokidar watches instead, at a cost in memory.
@@ -52,7 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         if (session.config.watch.backend !== 'polling')
           logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
-        const { writeDaemonStatus } = await import('../../sync/watch/status-file.js');
+        const { writeDaemonStatus } = await import('../../watch/status-file.js');
         type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
         const { config, state } = session;
         let snapshot: Snapshot | null = null;
@@ -76,8 +76,8 @@ export function register(program: Command, ctx: CliContext): void {
         let http: { address: string; close(): Promise<void> } | null = null;
         try {
           if (listen !== null) {
-            const { startDaemonHttp } = await import('../../daemon/http-server.js');
-            const { createMetrics } = await import('../../daemon/metrics.js');
+            const { startDaemonHttp } = await import('../../watch/http/http-server.js');
+            const { createMetrics } = await import('../../watch/http/metrics.js');
             const { capsOf } = await import('../../sync/executor/index.js');
             const secret = config.watch.webhookSecret;
             const outcomes: Record<string, number> = {};
@@ -87,7 +87,7 @@ export function register(program: Command, ctx: CliContext): void {
               caps: capsOf(config),
               ...(secret === null ? {} : { webhooks: () => outcomes }),
             });
-            const { receiveWebhook } = await import('../../daemon/webhooks.js');
+            const { receiveWebhook } = await import('../../watch/http/webhooks.js');
             const webhooks =
               secret === null
                 ? null

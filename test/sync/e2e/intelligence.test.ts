@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { receiveWebhook } from '../../../src/daemon/webhooks.js';
+import { receiveWebhook } from '../../../src/watch/http/webhooks.js';
 import { openState } from '../../../src/sync/state/index.js';
 import type { EntryTotals } from '../../../src/sync/types.js';
 import { createTempDirs, createWorkspace, type JsonReport, type Workspace } from '../../helpers/e2e-workspace.js';

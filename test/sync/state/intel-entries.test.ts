@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { receiveWebhook } from '../../../src/daemon/webhooks.js';
+import { receiveWebhook } from '../../../src/watch/http/webhooks.js';
 import { signWebhook } from '../../../src/client/webhook-verify.js';
 import type { StateStore } from '../../../src/sync/state/index.js';
 import { tempState } from './fixtures/state-dir.js';

@@ -1,7 +1,7 @@
-import { verifyWebhook, type VerifyFailure, type WebhookHeaders } from '../client/webhook-verify.js';
-import { isRecord } from '../config/is-record.js';
-import type { Logger } from '../shared/logger.js';
-import type { StateStore } from '../sync/state/index.js';
+import { verifyWebhook, type VerifyFailure, type WebhookHeaders } from '../../client/webhook-verify.js';
+import { isRecord } from '../../config/is-record.js';
+import type { Logger } from '../../shared/logger.js';
+import type { StateStore } from '../../sync/state/index.js';
 
 /** How a delivery ended: accepted, or why it was refused. */
 export type WebhookOutcome = 'accepted' | VerifyFailure | 'replayed' | 'invalid_body';

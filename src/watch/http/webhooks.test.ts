@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { signWebhook } from '../client/webhook-verify.js';
-import { openState, type StateStore } from '../sync/state/index.js';
+import { signWebhook } from '../../client/webhook-verify.js';
+import { openState, type StateStore } from '../../sync/state/index.js';
 import { receiveWebhook, type WebhookDeps } from './webhooks.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;

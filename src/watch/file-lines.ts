@@ -1,5 +1,5 @@
-import type { Logger } from '../../shared/logger.js';
-import type { RunItem } from '../types.js';
+import type { Logger } from '../shared/logger.js';
+import type { RunItem } from '../sync/types.js';
 
 /**
  * The daemon's `file` log lines: one per file action of a cycle, with its reason. Unchanged files get

@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { sep } from 'node:path';
-import type { ScopeDir } from '../sources/index.js';
+import type { ScopeDir } from '../sync/sources/index.js';
 
 /** The folders a cycle after a burst looks at, per source; null: every source, whole (a full cycle). */
 export type BurstScope = ReadonlyMap<string, readonly ScopeDir[]> | null;

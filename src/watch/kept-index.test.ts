@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openState } from '../state/index.js';
-import type { TrackedFileInput } from '../state/tracked-files.js';
-import type { PlanItem, TrackedFile } from '../types.js';
+import { openState } from '../sync/state/index.js';
+import type { TrackedFileInput } from '../sync/state/tracked-files.js';
+import type { PlanItem, TrackedFile } from '../sync/types.js';
 import { refreshKeptIndex } from './kept-index.js';
 
 const row = (path: string, sha = 'a'): TrackedFileInput => ({

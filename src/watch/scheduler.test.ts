@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cronWindow } from '../../shared/cron.js';
+import { cronWindow } from '../shared/cron.js';
 import { createScheduler, type CycleReason } from './scheduler.js';
 
 /** A scheduler whose cycles are recorded and end when the test says (`finish`), or at once. */

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { BudgetCaps, StateStore } from '../sync/state/index.js';
-import type { DaemonSnapshot } from '../sync/watch/snapshot.js';
+import type { BudgetCaps, StateStore } from '../../sync/state/index.js';
+import type { DaemonSnapshot } from '../snapshot.js';
 
 /**
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the

@@ -1,4 +1,4 @@
-import type { BudgetPeriod } from '../types.js';
+import type { BudgetPeriod } from '../sync/types.js';
 
 /**
  * When the budget period that deferred work opens again: the next UTC midnight for the day cap, the

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { inotifyWatches } from '../../../bench/watch.js';
+import { inotifyWatches } from '../../bench/watch.js';
 import { createChokidarWatcher } from './chokidar-watcher.js';
 import { createParcelWatcher } from './parcel-watcher.js';
 import type { CreateWatcher, FolderWatcher } from './watcher.js';

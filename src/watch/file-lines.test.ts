@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/logger.js';
-import type { PlanAction, RunItem } from '../types.js';
+import { createLogger } from '../shared/logger.js';
+import type { PlanAction, RunItem } from '../sync/types.js';
 import { createFileLines } from './file-lines.js';
 
 function item(path: string, action: PlanAction, reason: string): RunItem {

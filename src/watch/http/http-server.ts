@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { KbsyncError } from '../shared/errors.js';
+import { KbsyncError } from '../../shared/errors.js';
 
 /** `--http HOST:PORT` parsed; the port may be 0 (any free port). */
 export function parseListenAddress(value: string): { host: string; port: number } {

@@ -1,22 +1,22 @@
 import { basename, dirname, sep } from 'node:path';
 import { realpathSync, unlinkSync, writeFileSync } from 'node:fs';
-import { errorText, isKbsyncError } from '../../shared/errors.js';
-import { runSync, type SyncDeps, type SyncRun } from '../executor/index.js';
-import type { DeltaPass } from '../executor/prepare.js';
-import type { TrackedIndex } from '../tracked-index.js';
+import { errorText, isKbsyncError } from '../shared/errors.js';
+import { runSync, type SyncDeps, type SyncRun } from '../sync/executor/index.js';
+import type { DeltaPass } from '../sync/executor/prepare.js';
+import type { TrackedIndex } from '../sync/tracked-index.js';
 import { createBurst } from './burst.js';
 import { createSettleWait } from './settle.js';
 import { refreshKeptIndex } from './kept-index.js';
-import type { BudgetPeriod } from '../types.js';
-import { cronWindow } from '../../shared/cron.js';
-import { releaseMemory, whileYoungGenerationGrows } from '../../shared/release-memory.js';
+import type { BudgetPeriod } from '../sync/types.js';
+import { cronWindow } from '../shared/cron.js';
+import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memory.js';
 import { rolloverAtMs } from './rollover.js';
 import { createFileLines } from './file-lines.js';
 import { createScheduler, type CycleReason, type Scheduler } from './scheduler.js';
 import { waitingFor } from './waiting-for.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
 import { newSnapshot, type DaemonSnapshot, type SourceWatch } from './snapshot.js';
-import { localStatePath } from '../../shared/state-url.js';
+import { localStatePath } from '../shared/state-url.js';
 
 export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */

@@ -1,6 +1,6 @@
-import type { StateStore } from '../state/index.js';
-import type { TrackedIndex } from '../tracked-index.js';
-import type { PlanItem } from '../types.js';
+import type { StateStore } from '../sync/state/index.js';
+import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { PlanItem } from '../sync/types.js';
 
 /** Past this many rows to read again, the whole index is read again instead (one bulk read beats many lookups). */
 const KEPT_INDEX_MAX_UPDATES = 2000;

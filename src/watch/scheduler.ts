@@ -1,4 +1,4 @@
-import type { CronWindow } from '../../shared/cron.js';
+import type { CronWindow } from '../shared/cron.js';
 
 /** Why a sync cycle of `kbsync watch` runs. */
 export type CycleReason = 'start' | 'changes' | 'rescan' | 'git-poll' | 'budget-rollover' | 'retry';

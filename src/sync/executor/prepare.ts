@@ -164,6 +164,7 @@ export async function preparePlan(
     tracked,
     ...(delta !== undefined ? { delta } : {}),
     remote: listing,
+    held: state.heldCopies(),
     plan: config.target.plan,
     limits: { maxFileBytes: config.limits.maxFileBytes },
     uploadCost: config.target.uploadCost,

@@ -84,6 +84,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
       call<number>('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    heldCopies: fwd('heldCopies'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),
     originsOfRemoteIds: fwd('originsOfRemoteIds'),

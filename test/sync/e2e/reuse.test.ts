@@ -7,6 +7,7 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, itemOf, pathsWith, type Workspace } from '../../helpers/e2e-workspace.js';
 import { git } from '../../helpers/git.js';
+import { freshDatabase } from '../../helpers/postgres.js';
 
 const suite = useE2eSuite();
 const REAL_DOCX = join(import.meta.dirname, '../../fixtures/real/docx');
@@ -24,15 +25,25 @@ async function syncCharged(ws: Workspace, ds: E2eDataset, ...args: string[]) {
   return { ...run, charged: before - (await ds.balance()) };
 }
 
-function folderWorkspace(): { ws: Workspace; ds: E2eDataset } {
+function folderWorkspace(state?: string): { ws: Workspace; ds: E2eDataset } {
   const ds = suite.svc.dataset({ credits: 1000 });
-  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey });
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: suite.svc.url,
+    apiKey: ds.apiKey,
+    config: state === undefined ? {} : { state },
+  });
   return { ws, ds };
 }
 
-describe('content the dataset already holds is pointed at, not bought again', () => {
-  it('an edit undone costs nothing: plan says reuse with the copy id, and the path tracks that copy again', async () => {
-    const { ws, ds } = folderWorkspace();
+const STATES = [
+  { name: 'sqlite', state: async (): Promise<string | undefined> => undefined },
+  { name: 'postgres', state: async (): Promise<string | undefined> => freshDatabase('reuse') },
+];
+
+describe.each(STATES)('an edit undone ($name state)', ({ state }) => {
+  it('costs nothing: plan says reuse with the copy id, and the path tracks that copy again', async () => {
+    const url = await state();
+    const { ws, ds } = folderWorkspace(url);
     ws.write('a.md', '# A\nalpha\n');
     const first = await syncCharged(ws, ds, '--wait');
     const firstId = String(itemOf(first.report, 'a.md').remoteId);
@@ -56,11 +67,11 @@ describe('content the dataset already holds is pointed at, not bought again', ()
     expect(itemOf(undone.report, 'a.md').reason).toContain(`the copy it replaces (id ${editedId}) stays, stale`);
     expect(undone.charged).toBe(0);
     expect((await ds.files()).filter((f) => f.name === 'a.md')).toHaveLength(2);
-    const state = openState(ws.statePath);
+    const view = openState(url ?? ws.statePath, { lock: false });
     try {
-      expect(state.getTracked('docs', 'a.md')).toMatchObject({ remoteId: firstId, remoteStatus: 'processed', lastAction: 'reuse' });
+      expect(view.getTracked('docs', 'a.md')).toMatchObject({ remoteId: firstId, remoteStatus: 'processed', lastAction: 'reuse' });
     } finally {
-      state.close();
+      view.close();
     }
 
     // Unchanged from now on; and the edit back is free too (its copy is the one held now).
@@ -75,7 +86,9 @@ describe('content the dataset already holds is pointed at, not bought again', ()
     const audit = await ws.run('audit');
     expect(audit.stdout).toContain(firstId);
   });
+});
 
+describe('content the dataset already holds', () => {
   it('a copy the service failed to process is never reused: that content is uploaded again', async () => {
     const { ws, ds } = folderWorkspace();
     // The service cannot parse a truncated DOCX (parse_failed); the copy is kept, failed.

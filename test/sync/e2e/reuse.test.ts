@@ -61,6 +61,13 @@ describe.each(STATES)('an edit undone ($name state)', ({ state }) => {
     expect(itemOf(planned.report, 'a.md')).toMatchObject({ action: 'reuse', credits: 0, remoteId: firstId });
     expect(planned.report.summary).toMatchObject({ uploaded: 0, renamed: 1, creditsPlanned: 0 });
 
+    const explain = await ws.run('explain', 'a.md');
+    expect(explain.stdout).toMatch(
+      new RegExp(`decision: +reuse: the dataset holds this content \\(file ${firstId}, uploaded as a\\.md\\)`),
+    );
+    expect(explain.stdout).toMatch(new RegExp(`reuses: +a\\.md, id ${firstId} \\(processed\\): a copy of this content the dataset holds`));
+    expect(explain.stdout).toMatch(new RegExp(`stale copy: +a\\.md, id ${editedId}: stays in the dataset`));
+
     const undone = await syncCharged(ws, ds);
     expect(undone.code).toBe(0);
     expect(itemOf(undone.report, 'a.md')).toMatchObject({ action: 'reuse', credits: 0, remoteId: firstId, outcome: 'done' });
@@ -84,7 +91,8 @@ describe.each(STATES)('an edit undone ($name state)', ({ state }) => {
 
     // The audit still reports the copy the path left as stale.
     const audit = await ws.run('audit');
-    expect(audit.stdout).toContain(firstId);
+    expect(audit.stdout).toMatch(new RegExp(`^stale-copy +a\\.md +#${firstId} +an older copy of a\\.md`, 'm'));
+    expect(audit.stdout).toContain('1 finding (1 stale-copy)');
   });
 });
 

@@ -164,7 +164,7 @@ export function createStateStore(o: Open): StateStore {
   const audit = createLedgerAudit(db);
   const webhookEvents = createWebhookEvents(db, nowMs);
   const intelEntries = createIntelEntries(db, sources, nowMs);
-  const held = createHeldCopies(db);
+  const held = createHeldCopies(db, sources);
   const tidy = (): void => {
     outbox.pruneSettled();
     webhookEvents.pruneWebhookEvents();
@@ -204,7 +204,7 @@ export function createStateStore(o: Open): StateStore {
     setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number =>
       db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
-      rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
+      rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {
       const num = (pragma: string): number => db.pragma(pragma, { simple: true }) as number;
       return {

@@ -163,6 +163,8 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     );
     expect(report).toEqual({ inserted: 1, unmapped: 1, withoutHash: 1, superseded: 1, kept: 0 });
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ remoteId: '2', sha256: sha(2), lastAction: 'rebuilt', mtimeNs: '-1' });
+    // The older upload of a.md is held: a.md going back to that content reuses it.
+    expect(store.heldCopies()).toEqual([{ remoteId: '1', sha256: sha(1), remoteName: 'docs/a.md', status: 'processed' }]);
     expect(store.remoteCheckPending()).toBe(false);
   });
 

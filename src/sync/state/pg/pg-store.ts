@@ -56,8 +56,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
   }
   const loadTrackedFiles = (): TrackedIndex => trackedIndexOf(call<PgTrackedSource[]>('loadTrackedSources'), call);
   const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
-    const { report, files } = rebuildPlan(remoteFiles, mapName);
-    return call<RebuildReport>('rebuildApply', files, report);
+    const { report, files, older } = rebuildPlan(remoteFiles, mapName);
+    return call<RebuildReport>('rebuildApply', files, report, older);
   };
   let closed = false;
   const fwd =

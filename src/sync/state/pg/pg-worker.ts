@@ -67,7 +67,7 @@ const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });
 const misc = createPgMisc(db);
-const held = createPgHeldCopies(db);
+const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
 const handlers: Record<string, Handler> = {
@@ -116,10 +116,11 @@ const handlers: Record<string, Handler> = {
     await runs.finishRun(runId, status, summary);
     await outbox.pruneSettled();
   },
-  rebuildApply: (files: TrackedFileInput[], report: RebuildReport): Promise<RebuildReport> =>
+  rebuildApply: (files: TrackedFileInput[], report: RebuildReport, older: TrackedFileInput[]): Promise<RebuildReport> =>
     db.tx(async () => {
       const at = db.nowMs();
       const written = await tracked.writeTrackedIfNew(files, at);
+      await held.addHeld(older);
       const done = { ...report, inserted: written, kept: files.length - written };
       await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
       await misc.setMeta('remote_check', null);

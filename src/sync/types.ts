@@ -126,8 +126,11 @@ export type PlanInput = {
   tracked: ReadonlyMap<string, TrackedFile>;
   /** The remote listing when it was fetched (null: not fetched; duplicates are then found from state only). */
   remote: readonly RemoteCopy[] | null;
-  /** Copies the dataset holds that no tracked path points at (absent: none known). */
-  held?: readonly HeldCopy[];
+  /**
+   * The copies the dataset holds that no tracked path points at, of the given contents (absent: none known).
+   * Asked once, with the candidates' hashes, only when some file is a candidate (the state's table may be long).
+   */
+  held?: (sha256s: readonly string[]) => readonly HeldCopy[];
   plan: Plan;
   limits: { maxFileBytes: number | null };
   /** How the service prices an upload (target.uploadCost). @default docs/api.md's: 5 + 1 per started MiB over 5 MiB */

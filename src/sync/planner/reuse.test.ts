@@ -15,7 +15,7 @@ describe('planSync: reuse of held copies, and empty files', () => {
     const observation = fakeObservation().file('a.md', { content: 'X' }).build();
     const tracked = fakeState().tracked('a.md', { content: 'Y', remoteId: '2' }).build();
 
-    const plan = planSync(planInput({ observation, tracked, held: [held('1', 'X')] }));
+    const plan = planSync(planInput({ observation, tracked, held: () => [held('1', 'X')] }));
 
     expect(plan.items).toEqual([
       expect.objectContaining({
@@ -37,7 +37,7 @@ describe('planSync: reuse of held copies, and empty files', () => {
     const tracked = fakeState().tracked('a.md', { content: 'Y', remoteId: '2' }).build();
 
     const plan = planSync(
-      planInput({ observation, tracked, held: [held('1', 'X', 'failed'), held('3', 'Z', 'unknown'), held('4', 'Z', null)] }),
+      planInput({ observation, tracked, held: () => [held('1', 'X', 'failed'), held('3', 'Z', 'unknown'), held('4', 'Z', null)] }),
     );
 
     expect(plan.items.map((i) => [i.path, i.action])).toEqual([
@@ -51,7 +51,7 @@ describe('planSync: reuse of held copies, and empty files', () => {
     const tracked = fakeState().build();
     const remote = [remoteCopy('elsewhere.md', { id: '3', content: 'Z', status: 'failed' })];
 
-    const plan = planSync(planInput({ observation, tracked, remote, held: [held('1', 'X'), held('3', 'Z', 'processed', 'b.md')] }));
+    const plan = planSync(planInput({ observation, tracked, remote, held: () => [held('1', 'X'), held('3', 'Z', 'processed', 'b.md')] }));
 
     expect(plan.items.map((i) => [i.path, i.action])).toEqual([
       ['a.md', 'upload'],
@@ -65,7 +65,7 @@ describe('planSync: reuse of held copies, and empty files', () => {
     const copies = [held('5', 'X', 'queued'), held('9', 'X'), held('7', 'X')];
 
     for (const list of [copies, [...copies].reverse()]) {
-      const plan = planSync(planInput({ observation, tracked, held: list }));
+      const plan = planSync(planInput({ observation, tracked, held: () => list }));
       expect(plan.items[0]).toMatchObject({ action: 'reuse', remoteId: '7' });
     }
   });
@@ -74,7 +74,7 @@ describe('planSync: reuse of held copies, and empty files', () => {
     const observation = fakeObservation().file('a.md', { content: 'X' }).file('b.md', { content: 'X' }).build();
     const tracked = fakeState().tracked('b.md', { content: 'X', remoteId: '8' }).build();
 
-    const plan = planSync(planInput({ observation, tracked, held: [held('1', 'X')] }));
+    const plan = planSync(planInput({ observation, tracked, held: () => [held('1', 'X')] }));
 
     expect(plan.items[0]).toMatchObject({ path: 'a.md', action: 'skip:duplicate-content', remoteId: '8' });
   });

@@ -16,6 +16,11 @@ export function createHeldCopies(db: Database, sources: SourceIds) {
     `SELECT c.remote_id, c.sha256, s.name AS source, c.path, c.remote_name, c.status
        FROM remote_copies c JOIN sources s ON s.id = c.source_id ORDER BY c.remote_id`,
   );
+  const bySha = db.prepare<[Buffer], Row>(
+    `SELECT c.remote_id, c.sha256, s.name AS source, c.path, c.remote_name, c.status
+       FROM remote_copies c JOIN sources s ON s.id = c.source_id WHERE c.sha256 = ?`,
+  );
+  const count = db.prepare<[], number>('SELECT count(*) FROM remote_copies').pluck();
   const ids = db.prepare<[], string>('SELECT remote_id FROM remote_copies').pluck();
   const setStatus = db.prepare<[RemoteStatus, string]>('UPDATE remote_copies SET status = ? WHERE remote_id = ?');
   // A copy some row tracks (a path kept by the rebuild) is not held: a scan of files, once per older upload.
@@ -25,14 +30,21 @@ export function createHeldCopies(db: Database, sources: SourceIds) {
        ON CONFLICT (remote_id) DO NOTHING`,
   );
   return {
-    /** Every held copy no tracked file points at, by remote id. */
-    heldCopies(): HeldCopy[] {
-      return all.all().map((r) => ({
-        remoteId: r.remote_id,
-        sha256: blobToSha(r.sha256),
-        remoteName: decodeRemoteName(r.source, r.path, r.remote_name),
-        status: r.status,
-      }));
+    /** The held copies no tracked file points at: all of them, or those of these contents (the candidates of a plan). */
+    heldCopies(sha256s?: readonly string[]): HeldCopy[] {
+      if (sha256s === undefined) return all.all().map(heldOf);
+      if (sha256s.length === 0) return [];
+      const held = count.get() ?? 0;
+      if (held === 0) return [];
+      // As many hashes asked about as copies held (a first sync asks about every file): one read of the table.
+      if (held <= sha256s.length) {
+        const wanted = new Set(sha256s);
+        return all
+          .all()
+          .map(heldOf)
+          .filter((h) => wanted.has(h.sha256));
+      }
+      return sha256s.flatMap((sha) => bySha.all(shaToBlob(sha)).map(heldOf));
     },
     /** Records copies a listing showed that no row tracks (a rebuilt state's older uploads of a name), inside the caller's transaction. */
     addHeld(copies: readonly TrackedFileInput[]): void {
@@ -49,6 +61,15 @@ export function createHeldCopies(db: Database, sources: SourceIds) {
         if (status !== undefined) setStatus.run(status, id);
       }
     },
+  };
+}
+
+function heldOf(r: Row): HeldCopy {
+  return {
+    remoteId: r.remote_id,
+    sha256: blobToSha(r.sha256),
+    remoteName: decodeRemoteName(r.source, r.path, r.remote_name),
+    status: r.status,
   };
 }
 

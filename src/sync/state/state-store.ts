@@ -62,8 +62,8 @@ export type StateStore = {
   setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
   trackedCount(): number;
   hasUnsettledRemote(): boolean;
-  /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed). */
-  heldCopies(): HeldCopy[];
+  /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
+  heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
   /** True until a rebuild from the remote listing has matched this (empty when created) state against the dataset. */
   remoteCheckPending(): boolean;

@@ -70,7 +70,13 @@ describe.each(STATES)('an edit undone ($name state)', ({ state }) => {
 
     const undone = await syncCharged(ws, ds);
     expect(undone.code).toBe(0);
-    expect(itemOf(undone.report, 'a.md')).toMatchObject({ action: 'reuse', credits: 0, remoteId: firstId, staleRemoteId: editedId, outcome: 'done' });
+    expect(itemOf(undone.report, 'a.md')).toMatchObject({
+      action: 'reuse',
+      credits: 0,
+      remoteId: firstId,
+      staleRemoteId: editedId,
+      outcome: 'done',
+    });
     expect(itemOf(undone.report, 'a.md').reason).toContain(`the copy it replaces (id ${editedId}) stays, stale`);
     expect(undone.charged).toBe(0);
     expect((await ds.files()).filter((f) => f.name === 'a.md')).toHaveLength(2);

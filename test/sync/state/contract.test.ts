@@ -122,6 +122,13 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     store.upsertTracked({ ...file, path: 'b.md', remoteName: 'a.md', sha256: sha(2), remoteId: 'r2' });
     store.upsertTracked({ ...file, lastReason: 'touched' });
     expect(store.heldCopies()).toEqual([]);
+    // Asked by content: by the sha256 index for a few hashes, by one read of the table for many.
+    store.upsertTracked({ ...file, sha256: sha(3), remoteId: 'r3' });
+    store.upsertTracked({ ...file, sha256: sha(4), remoteId: 'r4' });
+    expect(store.heldCopies([sha(3)]).map((c) => c.remoteId)).toEqual(['r3']);
+    expect(store.heldCopies([sha(5), sha(1), sha(3)]).map((c) => c.remoteId)).toEqual(['r1', 'r3']);
+    expect(store.heldCopies([sha(5)])).toEqual([]);
+    expect(store.heldCopies([])).toEqual([]);
   });
 
   it('loads every tracked file with its details, also paths and remote ids holding a control character', () => {

@@ -7,7 +7,9 @@ import type { PgSources } from './pg-sources.js';
 /** The `remote_copies` table on PostgreSQL (held-copies.ts is the SQLite one); a trigger on `files` writes its rows. */
 export function createPgHeldCopies(db: Db, sources: PgSources) {
   return {
-    async heldCopies(): Promise<HeldCopy[]> {
+    /** The held copies no tracked file points at: all of them, or those of these contents (the candidates of a plan). */
+    async heldCopies(sha256s?: readonly string[]): Promise<HeldCopy[]> {
+      if (sha256s !== undefined && sha256s.length === 0) return [];
       const rows = await db.q<{
         remote_id: string;
         sha256: string;
@@ -17,7 +19,9 @@ export function createPgHeldCopies(db: Db, sources: PgSources) {
         status: RemoteStatus | null;
       }>(
         `SELECT c.remote_id, encode(c.sha256, 'hex') AS sha256, s.name AS source, c.path, c.remote_name, c.status
-           FROM remote_copies c JOIN sources s ON s.id = c.source_id ORDER BY c.remote_id COLLATE "C"`,
+           FROM remote_copies c JOIN sources s ON s.id = c.source_id
+          WHERE $1::bytea[] IS NULL OR c.sha256 = ANY($1::bytea[]) ORDER BY c.remote_id COLLATE "C"`,
+        [sha256s === undefined ? null : sha256s.map(shaToBlob)],
       );
       return rows.map((r) => ({
         remoteId: r.remote_id,

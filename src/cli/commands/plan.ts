@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withReaderSession } from '../session.js';
 
 /** `kbsync plan`: what a sync would do, per file, with reasons and credits; makes no paid call. */
 export function register(program: Command, ctx: CliContext): void {
@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--all', 'list every item: unchanged files too, and each unsupported file when there are many')
     .action(async (options: { json?: boolean; all?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async (session) => {
+      await withReaderSession(cmd, ctx, async (session) => {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { plan, notes } = await preparePlan(session, null);

@@ -69,7 +69,12 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 export async function preparePlan(
   deps: SyncDeps,
   runId: number | null,
-  o: { onHashProgress?: (done: number, total: number) => void; delta?: DeltaPass } = {},
+  o: {
+    onHashProgress?: (done: number, total: number) => void;
+    delta?: DeltaPass;
+    /** A full plan over this tracked index (the daemon's, kept in memory) instead of the state's rows. */
+    tracked?: TrackedIndex;
+  } = {},
 ): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
@@ -126,14 +131,14 @@ export async function preparePlan(
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
   // A listing that rebuilt the state or settled outcomes may have changed any row: a kept index is read again.
-  const kept = listing === null || keptThroughListing ? (o.delta?.tracked ?? null) : null;
+  const kept = listing === null || keptThroughListing ? (o.delta?.tracked ?? o.tracked ?? null) : null;
   // The helper is there to walk while the state is read: with the index kept, nothing is read.
   const ahead = rebuild || kept !== null ? null : startWalkAhead(fileSources, state);
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
   // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
-  const walked = kept !== null && scope === null ? new UnchangedRows(kept) : null;
+  const walked = o.delta !== undefined && kept !== null && scope === null ? new UnchangedRows(kept) : null;
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {

@@ -169,7 +169,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   state_version: {
     exit: 2,
     meaning: 'The state database was written by a newer kbsync.',
-    action: 'Upgrade kbsync, or give this version another `state` path.',
+    action: 'Upgrade kbsync. (Another `state` for the same dataset is no way out: it would upload every file again.)',
   },
   state_conflict: {
     exit: 5,

@@ -47,7 +47,9 @@ async function fromDaemon(cmd: Command, ctx: CliContext, options: { json?: boole
   const reply = await askDaemonPlan(localStatePath(config), req, DAEMON_ANSWER_TIMEOUT_MS);
   if (reply === null) return false;
   if (!reply.ok) {
-    ctx.stderr.write(`kbsync: the running kbsync watch (pid ${reply.pid}) cannot answer now (${reply.reason}); reading the state beside it\n`);
+    ctx.stderr.write(
+      `kbsync: the running kbsync watch (pid ${reply.pid}) cannot answer now (${reply.reason}); reading the state beside it\n`,
+    );
     return false;
   }
   ctx.exitCode = exitCodeForRun(reply.totals);

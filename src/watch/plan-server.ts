@@ -23,7 +23,13 @@ export async function startPlanServer(o: {
     return null;
   }
   unlinkQuietly(path);
-  const server = createServer((socket) => serve(socket, o.answer));
+  // Closing waits for no asker: one that connected and said nothing must not hold the daemon's shutdown.
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    serve(socket, o.answer);
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -39,6 +45,7 @@ export async function startPlanServer(o: {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const socket of open) socket.destroy();
         unlinkQuietly(path);
       }),
   };

@@ -10,11 +10,6 @@ export type FormatOptions = {
    * when there are more than MAX_UNSUPPORTED_LISTED. @default false
    */
   showUnchanged?: boolean;
-  /**
-   * Whether paths are shown with their source: for a delta plan (kbsync watch's answer to `plan`),
-   * whose items leave out the unchanged files, the full plan's. @default the items have several sources
-   */
-  severalSources?: boolean;
 };
 
 /** Up to this many unsupported files are listed one per line; more are counted by file type (a docs tree full of images). */
@@ -24,7 +19,7 @@ export const MAX_UNSUPPORTED_LISTED = 50;
 export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
   // A delta plan's unchanged files are only counted: the lines are the full plan's all the same.
   const unlisted = plan.unchangedNotListed ?? 0;
-  const multi = opts.severalSources ?? hasSeveralSources(plan.items);
+  const multi = hasSeveralSources(plan.items);
   const { shown, notes } = listed(plan.items, opts, unlisted);
   const lines = columns(
     shown.map((i) => [i.action, String(i.credits), displayPath(i, multi), i.reason]),

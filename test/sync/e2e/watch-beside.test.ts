@@ -9,6 +9,7 @@ import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js'
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { logsOf, until, useChildren } from '../../helpers/daemon-children.js';
+import { freshDatabase } from '../../helpers/postgres.js';
 
 /**
  * Every other command beside a running `kbsync watch` (a real child process holding the state's lock):
@@ -35,9 +36,8 @@ function kbsync(ws: Workspace, ...args: string[]): KbsyncChild {
   return k;
 }
 
-async function startWatch(ws: Workspace): Promise<KbsyncChild> {
+async function startWatch(ws: Workspace, statusPath = `${ws.statePath}.watch.json`): Promise<KbsyncChild> {
   const k = kbsync(ws, 'watch');
-  const statusPath = `${ws.statePath}.watch.json`;
   const ready = (): boolean => {
     if (!existsSync(statusPath)) return false;
     const s = JSON.parse(readFileSync(statusPath, 'utf8')) as { ready: boolean; pid: number };
@@ -172,6 +172,43 @@ describe('commands beside a running kbsync watch', () => {
       expect(run.stderr).toContain('stop that one');
       expect(run.stderr).toContain('PostgreSQL');
       expect(run.stderr).not.toMatch(/another `?state`? path|another state/i);
+    }
+  });
+
+  it('on a PostgreSQL state too: plan is answered by the daemon, and a query is a runner of no source (no wait for the source lock), charged once', async () => {
+    const url = await freshDatabase('watch_beside');
+    const ds = suite.svc.dataset({ credits: 1000 });
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { state: url, watch: { debounceMs: 300 } },
+    });
+    for (const [path, text] of Object.entries(DOCS)) ws.write(path, text);
+    const daemon = await startWatch(ws, join(ws.root, '.kbsync', 'postgres.state.watch.json'));
+    const balance = await ds.balance();
+
+    const plan = await kbsync(ws, 'plan').exited;
+    const fresh = await kbsync(ws, 'plan', '--no-daemon').exited;
+    const started = Date.now();
+    const query = await kbsync(ws, 'query', 'WireGuard', '--json').exited;
+    const queryMs = Date.now() - started;
+    const charged = balance - (await ds.balance());
+    await stop(daemon);
+
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(`answered by the running kbsync watch (pid ${daemon.child.pid})`);
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(plan.stdout).toBe(fresh.stdout);
+    expect(query.code, query.stderr).toBe(0);
+    // A runner of the daemon's sources would have waited 3 s for their lock, then been refused.
+    expect(queryMs).toBeLessThan(3000);
+    expect(charged).toBe(1);
+    const state = openState(url, { lock: false });
+    try {
+      // The two uploads (5 credits each) and the query, each once.
+      expect(state.creditsUsed(null).spent.day).toBe(10 + 1);
+    } finally {
+      state.close();
     }
   });
 });

@@ -18,6 +18,8 @@ export type DaemonCycle = {
   onError(err: unknown): void;
   /** The error that stopped the daemon, if one did. */
   fatal(): unknown;
+  /** The tracked index kept between cycles (being read again, or null during a cycle). */
+  keptIndex(): Promise<TrackedIndex | null>;
 };
 
 /**
@@ -181,5 +183,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     ctx.publish();
   };
 
-  return { run, onError, fatal: () => fatal };
+  const keptIndex = (): Promise<TrackedIndex | null> =>
+    kept !== null ? Promise.resolve(kept) : (keptLoading?.catch(() => null) ?? Promise.resolve(null));
+  return { run, onError, fatal: () => fatal, keptIndex };
 }

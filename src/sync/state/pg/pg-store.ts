@@ -79,6 +79,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     isNew: opened.from === 0,
     lockTakenOver: null,
     recoveredInFlight: opened.recovered,
+    readOnly: options.lock === false,
     runnerId: opened.runnerId,
     loadTrackedFiles,
     loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),

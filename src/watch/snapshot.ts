@@ -1,3 +1,4 @@
+import type { DeferredWork } from './deferred.js';
 import type { CycleReason } from './scheduler.js';
 import type { WatchBackend } from './watcher.js';
 
@@ -11,6 +12,8 @@ export type DaemonCounters = {
   rescans: number;
   uploads: number;
   failures: number;
+  /** Copies the service finished processing, as the daemon's listing saw them. */
+  processed: number;
   retries: number;
   watcherErrors: number;
   events: number;
@@ -33,6 +36,8 @@ export type DaemonSnapshot = {
     failed: number;
     creditsSpent: number;
   } | null;
+  /** What the last cycle deferred by the budget, and what it waits for (null: nothing). */
+  deferred: DeferredWork | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
@@ -47,9 +52,10 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     ready: false,
     watches: [],
     lastSync: null,
+    deferred: null,
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],
-    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, processed: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
   };
 }

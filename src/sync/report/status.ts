@@ -48,6 +48,8 @@ export type DaemonStatus = {
     creditsSpent: number;
   } | null;
   lastError: { at: string; message: string } | null;
+  /** What the daemon's last cycle deferred by the budget, and what it waits for (null or absent: nothing). */
+  deferred?: { files: number; waitsFor: string[] } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
 };
@@ -131,12 +133,7 @@ export function formatStatus(r: StatusReport): string {
           ]),
       ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
       ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
-      [
-        'pending work',
-        r.outbox.pending === 0 && r.outbox.unknown === 0
-          ? 'none'
-          : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`,
-      ],
+      ['pending work', pendingWork(r)],
       [
         'last sync',
         last === null
@@ -152,6 +149,15 @@ export function formatStatus(r: StatusReport): string {
     ],
     '',
   ).join('\n');
+}
+
+function pendingWork(r: StatusReport): string {
+  const parts: string[] = [];
+  if (r.outbox.pending > 0 || r.outbox.unknown > 0) parts.push(`${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`);
+  const deferred = r.daemon?.deferred;
+  if (deferred != null && deferred.files > 0)
+    parts.push(`${plural(deferred.files, 'file')} deferred by the budget (${deferred.waitsFor.join('; ')})`);
+  return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
 function daemonLines(d: DaemonStatus | null): [string, string][] {

@@ -176,3 +176,39 @@ describe('kbsync watch goes on with work the budget deferred', () => {
     );
   });
 });
+
+describe('kbsync watch during a long, rate-limited cycle', () => {
+  it('logs the pace with an ETA, each file as its call settles, moves the counters mid-cycle; /metrics has the process metrics', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, { upload: { concurrency: 2, requestsPerSecond: 2 } });
+    for (let i = 0; i < 24; i++) ws.write(`f${String(i).padStart(2, '0')}.md`, `# F${i}\n`);
+    const k = watch(ws);
+    await until('the http server up', () => statusFile(ws)?.http != null);
+    await until('a few uploads done', () => logsOf(k).filter((l) => l.msg === 'file' && l.outcome === 'done').length >= 4);
+    const uploadsMid = await metric(ws, 'kbsync_uploads_total');
+    const spentMid = await metric(ws, 'kbsync_credits_spent_total');
+    const dayMid = await metric(ws, 'kbsync_credits_spent{period="day"}');
+    const cyclesMid = cyclesOf(k).length;
+    await ready(ws, k);
+    const logs = logsOf(k);
+    const files = logs.filter((l) => l.msg === 'file');
+    const done = cyclesOf(k)[0] as LogLine;
+    const pace = logs.find((l) => /^24 uploads at 2\/s: about 12 s$/.test(l.msg));
+
+    expect(cyclesMid).toBe(0);
+    expect(uploadsMid).toBeGreaterThanOrEqual(4);
+    expect(uploadsMid).toBeLessThan(24);
+    expect(spentMid).toBeGreaterThanOrEqual(uploadsMid * 5);
+    expect(spentMid).toBeLessThan(120);
+    expect(dayMid).toBeGreaterThanOrEqual(spentMid);
+    expect(dayMid).toBeLessThan(120);
+    expect(pace).toMatchObject({ calls: 24, requestsPerSecond: 2, etaSeconds: 12 });
+    expect(files).toHaveLength(24);
+    // The lines come as the calls settle, spread through the cycle, not all at its end.
+    expect((done.time as number) - ((files[0] as LogLine).time as number)).toBeGreaterThan(5000);
+    expect(await metric(ws, 'kbsync_uploads_total')).toBe(24);
+    expect(await metric(ws, 'kbsync_credits_spent_total')).toBe(120);
+    expect(await metric(ws, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(await metric(ws, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+  });
+});

@@ -125,14 +125,15 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
         delta,
         onPaidCalls: (n) => {
           const pace = paceLine(n, config.upload.requestsPerSecond);
-          if (pace !== null) logger.info({ calls: n, requestsPerSecond: config.upload.requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
+          if (pace !== null)
+            logger.info({ calls: n, requestsPerSecond: config.upload.requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
         },
         // Each paid call's line and counters as it settles, not at the end of a long cycle.
         onProgress: (_done, _total, item, r) => {
           logFileLines.settled(item, r);
           if (r.deferred !== undefined) return;
           if (r.outcome === 'done') counters.uploads++;
-          else counters.failures++;
+          else if (r.outcome === 'failed' || r.outcome === 'unknown') counters.failures++;
           counters.creditsSpent += r.creditsCharged;
           spentInCycle += r.creditsCharged;
         },

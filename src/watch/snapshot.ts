@@ -56,6 +56,17 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],
-    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, processed: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+    counters: {
+      cycles: 0,
+      cyclesFailed: 0,
+      rescans: 0,
+      uploads: 0,
+      failures: 0,
+      processed: 0,
+      retries: 0,
+      watcherErrors: 0,
+      events: 0,
+      creditsSpent: 0,
+    },
   };
 }

@@ -47,7 +47,11 @@ export function createMetrics(o: {
     'Paid calls that failed or whose outcome is unknown, and copies the service failed to process.',
     (s) => s.counters.failures,
   );
-  counter('kbsync_files_processed_total', 'Copies the service finished processing, as the listing showed them.', (s) => s.counters.processed);
+  counter(
+    'kbsync_files_processed_total',
+    'Copies the service finished processing, as the listing showed them.',
+    (s) => s.counters.processed,
+  );
   counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
   counter(
     'kbsync_watcher_errors_total',

@@ -78,7 +78,11 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     ws.write('b.md', '# B\n');
     await until('b.md uploaded', () => fileLines(k, 'b.md').some((l) => l.outcome === 'done'));
     const sentAt = performance.now();
-    await until('b.md processed in the status', async () => itemOf((await ws.runJson('status')).report, 'b.md').remoteStatus === 'processed', 30_000);
+    await until(
+      'b.md processed in the status',
+      async () => itemOf((await ws.runJson('status')).report, 'b.md').remoteStatus === 'processed',
+      30_000,
+    );
     const listings = listingsOf(ds).filter((r) => r.receivedAtMs > sentAt);
     await new Promise((r) => setTimeout(r, 3000));
     const after = listingsOf(ds).filter((r) => r.receivedAtMs > sentAt).length;
@@ -104,11 +108,17 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     const k = watch(ws);
     await ready(ws, k);
     // retry.json fails as the service's own fault would (a code worth a retry); broken.json as it is, parse_failed.
-    rewriteListings(ds, (f) => (f.name === 'retry.json' && typeof f.error === 'string' ? { error: f.error.replace(/^[a-z_]+: /, 'internal: ') } : null));
+    rewriteListings(ds, (f) =>
+      f.name === 'retry.json' && typeof f.error === 'string' ? { error: f.error.replace(/^[a-z_]+: /, 'internal: ') } : null,
+    );
     ws.write('broken.json', '{"unterminated": [1,\n');
     ws.write('retry.json', '{"also": [2,\n');
     const failed = (path: string): LogLine[] => logsOf(k).filter((l) => l.msg === 'remote processing failed' && l.path === path);
-    await until('retry.json failed again after its reprocess', () => failed('retry.json').length === 2 && failed('broken.json').length === 1, 30_000);
+    await until(
+      'retry.json failed again after its reprocess',
+      () => failed('retry.json').length === 2 && failed('broken.json').length === 1,
+      30_000,
+    );
     await new Promise((r) => setTimeout(r, 3000));
 
     expect(await metric(ws, 'kbsync_failures_total')).toBe(3);
@@ -119,7 +129,10 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     ]);
     expect(fileLines(k, 'broken.json').filter((l) => l.action === 'reprocess')).toEqual([]);
     expect(failed('broken.json')[0]?.next).toMatch(/^not reprocessed: the service says the same file would fail again/);
-    expect(failed('retry.json').map((l) => l.next)).toEqual(['reprocessed now (1 of 1)', 'not reprocessed: already reprocessed 1 of 1 times']);
+    expect(failed('retry.json').map((l) => l.next)).toEqual([
+      'reprocessed now (1 of 1)',
+      'not reprocessed: already reprocessed 1 of 1 times',
+    ]);
     const status = (await ws.runJson('status')).report;
     expect(itemOf(status, 'broken.json').remoteStatus).toBe('failed');
     expect(itemOf(status, 'retry.json').remoteStatus).toBe('failed');
@@ -157,7 +170,9 @@ describe('kbsync watch goes on with work the budget deferred', () => {
 
     expect(cyclesOf(k)).toHaveLength(1);
     expect(logsOf(k).some((l) => l.msg.startsWith('files that cost more than budget.maxCreditsPerRun'))).toBe(true);
-    expect(status.stdout).toMatch(/pending work: +1 file deferred by the budget \(1 by budget.maxCreditsPerRun: each costs more than the cap/);
+    expect(status.stdout).toMatch(
+      /pending work: +1 file deferred by the budget \(1 by budget.maxCreditsPerRun: each costs more than the cap/,
+    );
   });
 
   it('deferred by maxCreditsPerDay: waits for the day; status counts it and says so', async () => {

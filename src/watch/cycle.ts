@@ -7,7 +7,7 @@ import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memo
 import type { DaemonContext } from './context.js';
 import { refreshKeptIndex } from './kept-index.js';
 import { createFileLines } from './file-lines.js';
-import { deferredWork, nextForRunCap } from './deferred.js';
+import { createDeferredFiles, deferredWork, nextForRunCap } from './deferred.js';
 import { paceLine } from './pace.js';
 import { createRemotePoll } from './remote-poll.js';
 import { nextPeriodStartMs, rolloverAtMs } from './rollover.js';
@@ -64,6 +64,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     else wholeNext = true;
   };
   const remote = createRemotePoll(ctx, { kept: keptNow, reprocess: (f) => carry(f.source, f.path) });
+  const deferredFiles = createDeferredFiles();
   // What the paid calls of the cycle running moved in the counters as they settled (record adds the rest).
   let spentInCycle = 0;
 
@@ -182,7 +183,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     for (const note of result.notes) logger.info({ note }, 'sync note');
     if (result.stop !== null && result.stop.by !== 'shutdown')
       logger.warn({ by: result.stop.by, code: result.stop.code, message: result.stop.message }, 'the sync stopped spending');
-    recordDeferred(result);
+    recordDeferred(result, scoped);
     const next = rolloverAtMs(deferredBy, nowMs());
     if (next !== null && (rollover === null || rollover.atMs !== next.atMs)) {
       rollover = next;
@@ -209,7 +210,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
   };
 
   /** Work deferred by the per-run cap goes on in a cycle of its own, right after this one (see nextForRunCap). */
-  const recordDeferred = (result: SyncRun): void => {
+  const recordDeferred = (result: SyncRun, scoped: boolean): void => {
     const runCap = nextForRunCap(result.items, capsOf(config), result.totals.uploaded > 0);
     if (runCap.again && result.stop === null) {
       for (const item of result.items) if (item.deferredBy === 'run') carry(item.source, item.path);
@@ -226,7 +227,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
       const at = nextPeriodStartMs(period, nowMs());
       return at === null ? null : iso(at);
     };
-    snapshot.deferred = deferredWork(result.items, {
+    snapshot.deferred = deferredWork(deferredFiles(result.items, scoped), {
       again: runCap.again && result.stop === null,
       neverFit: runCap.neverFit.length,
       periodOpensAt: opensAt,

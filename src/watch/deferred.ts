@@ -26,16 +26,32 @@ export function nextForRunCap(items: readonly RunItem[], caps: BudgetCaps, progr
   return { again, files: deferred.length, neverFit };
 }
 
-/** The deferred work of a cycle, counted by the cap that held it back, with what it waits for. */
+/**
+ * The files the budget deferred, by the cap that held each back, as the cycles saw them: a cycle of
+ * every source says them all; a scoped one says those it looked at, and the others stay as they were.
+ */
+export function createDeferredFiles(): (items: readonly RunItem[], scoped: boolean) => Iterable<BudgetPeriod> {
+  let deferred = new Map<string, BudgetPeriod>();
+  return (items, scoped) => {
+    if (!scoped) deferred = new Map();
+    for (const item of items) {
+      const key = `${item.source}\0${item.path}`;
+      if (item.deferredBy === undefined) deferred.delete(key);
+      else deferred.set(key, item.deferredBy);
+    }
+    return deferred.values();
+  };
+}
+
+/** Deferred work counted by the cap that held it back (see createDeferredFiles), with what it waits for. */
 export function deferredWork(
-  items: readonly RunItem[],
+  periods: Iterable<BudgetPeriod>,
   o: { again: boolean; neverFit: number; periodOpensAt: (period: BudgetPeriod) => string | null },
 ): DeferredWork | null {
   const byPeriod: Partial<Record<BudgetPeriod, number>> = {};
   let files = 0;
-  for (const item of items) {
-    if (item.deferredBy === undefined) continue;
-    byPeriod[item.deferredBy] = (byPeriod[item.deferredBy] ?? 0) + 1;
+  for (const period of periods) {
+    byPeriod[period] = (byPeriod[period] ?? 0) + 1;
     files++;
   }
   if (files === 0) return null;

@@ -9,8 +9,8 @@ export const PACE_LINE_MIN_SECONDS = 10;
  */
 export function paceLine(calls: number, requestsPerSecond: number): { seconds: number; line: string } | null {
   const perSecond = requestsPerSecond >= 1 ? Math.floor(requestsPerSecond) : 1000 / Math.ceil(1000 / requestsPerSecond);
+  if (calls / perSecond < PACE_LINE_MIN_SECONDS) return null;
   const seconds = Math.round(calls / perSecond);
-  if (seconds < PACE_LINE_MIN_SECONDS) return null;
   const eta = seconds < 90 ? `${seconds} s` : seconds < 5400 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`;
   const rate = perSecond >= 1 ? `${perSecond}/s` : `1 every ${Math.round(1 / perSecond)} s`;
   return { seconds, line: `${calls.toLocaleString('en-US')} uploads at ${rate}: about ${eta}` };

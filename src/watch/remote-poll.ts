@@ -47,6 +47,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let closed = false;
+  const sources = new Set(config.sources.map((s) => s.name));
 
   const arm = (ms: number): void => {
     if (closed) return;
@@ -69,7 +70,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   const poll = async (): Promise<void> => {
     const index = await o.kept();
     if (index === null) return;
-    const wanted = processingIds(index);
+    const wanted = processingIds(index, sources);
     if (wanted.size === 0) {
       delayMs = firstMs;
       return;
@@ -93,7 +94,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     }
     if (retry) ctx.scheduler.soon('reprocess');
     ctx.publish();
-    const left = processingIds(index).size;
+    const left = processingIds(index, sources).size;
     delayMs = Math.min(delayMs * 2, maxMs);
     logger.debug({ copies: wanted.size, settled: wanted.size - left, nextInMs: left > 0 ? delayMs : null }, 'remote listing read');
     if (left > 0) arm(delayMs);
@@ -140,12 +141,15 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   };
 }
 
-/** The remote ids of the index's copies still queued or processing. */
-function processingIds(index: TrackedIndex): Set<string> {
+/**
+ * The remote ids of the index's copies still queued or processing, of `sources` only: on a shared
+ * (PostgreSQL) state, another runner's copies are its own to follow.
+ */
+function processingIds(index: TrackedIndex, sources: ReadonlySet<string>): Set<string> {
   const ids = new Set<string>();
   for (let row = 0; row < index.size; row++) {
     const id = index.remoteIdAt(row);
-    if (id !== null && PROCESSING.has(index.remoteStatusAt(row) as RemoteStatus)) ids.add(id);
+    if (id !== null && PROCESSING.has(index.remoteStatusAt(row) as RemoteStatus) && sources.has(index.fileAt(row).source)) ids.add(id);
   }
   return ids;
 }

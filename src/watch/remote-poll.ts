@@ -73,6 +73,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     const wanted = processingIds(index, sources);
     if (wanted.size === 0) {
       delayMs = firstMs;
+      snapshot.remote = null;
       return;
     }
     const listing = await (await deps.getClient()).listAllFiles();
@@ -93,12 +94,13 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       if (file !== null && settled(file)) retry = true;
     }
     if (retry) ctx.scheduler.soon('reprocess');
-    ctx.publish();
     const left = processingIds(index, sources).size;
     delayMs = Math.min(delayMs * 2, maxMs);
     logger.debug({ copies: wanted.size, settled: wanted.size - left, nextInMs: left > 0 ? delayMs : null }, 'remote listing read');
+    snapshot.remote = left > 0 ? { processing: left, nextListingAt: ctx.iso(ctx.nowMs() + delayMs) } : null;
     if (left > 0) arm(delayMs);
     else delayMs = firstMs;
+    ctx.publish();
   };
 
   /** Logs and counts a copy whose processing ended; true when the reprocess rule retries it. */

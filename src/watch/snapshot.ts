@@ -36,6 +36,8 @@ export type DaemonSnapshot = {
     failed: number;
     creditsSpent: number;
   } | null;
+  /** Copies sent and still queued or processing at the daemon's last listing, and when it reads the next (null: none). */
+  remote: { processing: number; nextListingAt: string } | null;
   /** What the last cycle deferred by the budget, and what it waits for (null: nothing). */
   deferred: DeferredWork | null;
   lastSuccessAt: string | null;
@@ -53,6 +55,7 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     watches: [],
     lastSync: null,
     deferred: null,
+    remote: null,
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],

@@ -50,6 +50,8 @@ export type DaemonStatus = {
   lastError: { at: string; message: string } | null;
   /** What the daemon's last cycle deferred by the budget, and what it waits for (null or absent: nothing). */
   deferred?: { files: number; waitsFor: string[] } | null;
+  /** Copies still processing at the daemon's last listing, and when it reads the next. */
+  remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
 };
@@ -181,6 +183,14 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
         : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`,
     ],
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
+    ...(d.remote == null
+      ? []
+      : [
+          [
+            'remote processing',
+            `${plural(d.remote.processing, 'copy', 'copies')} queued or processing; the daemon lists them again at ${d.remote.nextListingAt}`,
+          ] as [string, string],
+        ]),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];
 }

@@ -78,6 +78,9 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     ws.write('b.md', '# B\n');
     await until('b.md uploaded', () => fileLines(k, 'b.md').some((l) => l.outcome === 'done'));
     const sentAt = performance.now();
+    await until('the status saying b.md is still processing', async () =>
+      /remote processing: +1 copy queued or processing; the daemon lists them again at \d{4}-/.test((await ws.run('status')).stdout),
+    );
     await until(
       'b.md processed in the status',
       async () => itemOf((await ws.runJson('status')).report, 'b.md').remoteStatus === 'processed',
@@ -86,6 +89,7 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     const listings = listingsOf(ds).filter((r) => r.receivedAtMs > sentAt);
     await new Promise((r) => setTimeout(r, 3000));
     const after = listingsOf(ds).filter((r) => r.receivedAtMs > sentAt).length;
+    const settledStatus = await ws.run('status');
     suite.proxy.setHooks({});
 
     expect(listings).toHaveLength(3);
@@ -95,6 +99,7 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     expect(gaps[2]).toBeGreaterThan(1.5 * (gaps[1] as number));
     // Settled: no listing after the one that saw it processed; and no cycle but the first and b.md's.
     expect(after).toBe(3);
+    expect(settledStatus.stdout).not.toMatch(/remote processing/);
     expect(cyclesOf(k)).toHaveLength(2);
     expect(logsOf(k).some((l) => l.msg === 'remote processing done' && l.path === 'b.md')).toBe(true);
     // a.md (the first cycle's upload) and b.md.

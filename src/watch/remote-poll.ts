@@ -58,7 +58,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   const tick = (): void => {
     timer = null;
     // A cycle running now ends with afterCycle, which arms the poll again.
-    if (closed || inFlight !== null || ctx.scheduler.state().running) return;
+    if (closed || ctx.lifetime.signal.aborted || inFlight !== null || ctx.scheduler.state().running) return;
     inFlight = poll()
       .catch((err: unknown) => {
         logger.warn({ err: errorText(err), retryInMs: delayMs }, 'reading the remote listing failed; trying again later');

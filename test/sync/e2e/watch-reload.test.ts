@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
-import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { request } from 'undici';
+import { freePort, useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
@@ -21,8 +22,8 @@ function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}): Works
   });
 }
 
-function watch(ws: Workspace): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
+function watch(ws: Workspace, ...args: string[]): KbsyncChild {
+  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root);
   children.push(k);
   return k;
 }
@@ -168,7 +169,8 @@ describe('kbsync watch reloads its config', () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds);
     ws.write('a.md', '# A\n');
-    const k = watch(ws);
+    const port = await freePort();
+    const k = watch(ws, '--http', `127.0.0.1:${port}`);
     await ready(ws, k);
 
     const newKey = 'kb_not_the_real_key_0123456789';
@@ -189,6 +191,9 @@ describe('kbsync watch reloads its config', () => {
     ws.write('x-1.md', '# X\n');
     await until('x-1.md uploaded under the old config', () => uploadsOf(k, 'x-1.md').length === 1);
     expect(statusFile(ws)?.config.reloads).toEqual({ applied: 0, refused: 1, failed: 0 });
+    const metrics = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+    expect(metrics).toContain('kbsync_config_reloads_total{outcome="refused"} 1');
+    expect(metrics).toContain('kbsync_config_reloads_total{outcome="applied"} 0');
     k.child.kill('SIGTERM');
     const exit = await k.exited;
     expect(exit.code).toBe(0);

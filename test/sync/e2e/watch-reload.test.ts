@@ -7,16 +7,17 @@ import { freePort, useChildren, until, logsOf, type LogLine } from '../../helper
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
+import { isUpload } from '../../helpers/fault-proxy.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 
-const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
+const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 const children = useChildren();
 
 type StatusFile = { pid: number; ready: boolean; counters: { cycles: number }; config: { reloads: Record<string, number> } };
 
-function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}): Workspace {
+function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}, via?: 'proxy'): Workspace {
   return createWorkspace(suite.temp.make(), {
-    baseUrl: suite.svc.url,
+    baseUrl: via === 'proxy' ? suite.proxy.url : suite.svc.url,
     apiKey: ds.apiKey,
     config: { watch: { debounceMs: 200, probeTimeoutMs: 1000 }, ...config },
   });
@@ -199,5 +200,43 @@ describe('kbsync watch reloads its config', () => {
     expect(exit.code).toBe(0);
     expect(exit.stderr).not.toContain(newKey);
     expect(exit.stderr).not.toContain(ds.apiKey);
+  });
+
+  it('a reload while a cycle runs waits for it: that cycle ends on the old config, the new one applies after', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, {}, 'proxy');
+    ws.write('a.md', '# A\n');
+    const k = watch(ws);
+    await ready(ws, k);
+
+    // b.md's upload is held at the proxy; meanwhile the config changes and SIGHUP comes.
+    let held = false;
+    suite.proxy.setHooks({
+      onRequest: async (req) => {
+        if (!isUpload(req) || held) return { kind: 'forward' };
+        held = true;
+        ws.configure({ sources: [{ name: 'docs', path: './docs', exclude: ['b.md'] }] });
+        k.child.kill('SIGHUP');
+        await until('the reload waiting', () => linesWith(k, 'applied when the sync cycle running ends').length === 1);
+        await new Promise((r) => setTimeout(r, 300));
+        return { kind: 'forward' };
+      },
+    });
+    ws.write('b.md', '# B\n');
+    await until('the config reloaded', () => linesWith(k, 'config reloaded').length === 1);
+    suite.proxy.setHooks({});
+
+    const lines = logsOf(k);
+    const at = (pred: (l: LogLine) => boolean): number => lines.findIndex(pred);
+    const waiting = at((l) => l.msg === 'config change: applied when the sync cycle running ends');
+    const cycleEnd = at((l) => l.msg === 'sync cycle done' && (l.reasons as string[]).includes('changes'));
+    const reloaded = at((l) => l.msg.startsWith('config reloaded'));
+    expect(waiting).toBeGreaterThan(0);
+    expect(cycleEnd).toBeGreaterThan(waiting);
+    expect(reloaded).toBeGreaterThan(cycleEnd);
+    // The cycle under way finished on the old config: b.md, excluded by the new one, was uploaded.
+    expect(uploadsOf(k, 'b.md')).toHaveLength(1);
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
@@ -98,7 +98,7 @@ describe('kbsync watch reloads its config', () => {
     expect(k.stderrSoFar()).not.toContain(ds.apiKey);
   });
 
-  it('an atomic save of the config (rename over it) is picked up without a signal', async () => {
+  it('an atomic save of the config (rename over it) is picked up without a signal; a deleted file is logged and the config kept', async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds);
     ws.write('a.md', '# A\n');
@@ -116,6 +116,15 @@ describe('kbsync watch reloads its config', () => {
 
     expect(linesWith(k, 'config reloaded')[0]).toMatchObject({ trigger: 'file', changed: ['sources.docs.exclude: [] → ["secret-*.md"]'] });
     expect(uploadsOf(k, 'secret-1.md')).toHaveLength(0);
+
+    // The file deleted: logged once, and the daemon syncs on under the config it holds.
+    rmSync(ws.configPath);
+    await until('the deletion logged', () => linesWith(k, 'the config file is gone').length === 1);
+    ws.write('secret-2.md', '# S2\n');
+    ws.write('d.md', '# D\n');
+    await until('d.md uploaded', () => uploadsOf(k, 'd.md').length === 1);
+    expect(uploadsOf(k, 'secret-2.md')).toHaveLength(0);
+    expect(linesWith(k, 'the config file is gone')[0]?.level).toBe(40);
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);
   });
@@ -215,7 +224,7 @@ describe('kbsync watch reloads its config', () => {
       onRequest: async (req) => {
         if (!isUpload(req) || held) return { kind: 'forward' };
         held = true;
-        ws.configure({ sources: [{ name: 'docs', path: './docs', exclude: ['b.md'] }] });
+        ws.configure({ budget: { maxCreditsPerRun: 90_000, maxCreditsPerDay: 100_000, maxCreditsPerMonth: 100_000 } });
         k.child.kill('SIGHUP');
         await until('the reload waiting', () => linesWith(k, 'applied when the sync cycle running ends').length === 1);
         await new Promise((r) => setTimeout(r, 300));
@@ -234,7 +243,7 @@ describe('kbsync watch reloads its config', () => {
     expect(waiting).toBeGreaterThan(0);
     expect(cycleEnd).toBeGreaterThan(waiting);
     expect(reloaded).toBeGreaterThan(cycleEnd);
-    // The cycle under way finished on the old config: b.md, excluded by the new one, was uploaded.
+    expect(lines[reloaded]?.changed).toEqual(['budget.maxCreditsPerRun: 100000 → 90000']);
     expect(uploadsOf(k, 'b.md')).toHaveLength(1);
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);

@@ -56,15 +56,16 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     createWatcher: o.createWatcher,
     ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
   };
+  const retired = new WeakSet<DaemonGeneration>();
   const follow = (g: DaemonGeneration): DaemonGeneration => {
-    g.ctx.lifetime.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
+    g.ctx.lifetime.signal.addEventListener('abort', () => retired.has(g) || lifetime.abort(), { once: true });
     return g;
   };
   let gen = follow(await startGeneration(live, parts));
   const { snapshot } = gen.ctx;
   let fatal: unknown = null;
   // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
-  let remaking: Promise<void> | null = null;
+  let remaking: Promise<void> = Promise.resolve();
 
   const apply = async (next: { config: ResolvedConfig }, changes: readonly { key: string }[]): Promise<boolean> => {
     // Between cycles: the one running ends on the config it started with.
@@ -82,16 +83,24 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     remaking = (async () => {
       await old.close();
       fatal ??= old.cycle.fatal();
+      // Ended, so that nothing of it starts again (a watcher falling back to polling late).
+      retired.add(old);
+      old.ctx.lifetime.abort();
+      if (lifetime.signal.aborted) return;
       snapshot.watches.length = 0;
-      gen = follow(await startGeneration(live, { ...parts, snapshot }));
+      try {
+        gen = follow(await startGeneration(live, { ...parts, snapshot }));
+      } catch (err) {
+        // The old parts are closed and no new ones run: nothing would sync. Stop; the supervisor restarts.
+        logger.error({ err: String(err) }, 'the daemon could not start again on the reloaded config: stopping');
+        fatal ??= err;
+        lifetime.abort();
+        throw err;
+      }
       gen.scheduler.soon('reload');
       gen.ctx.publish();
     })();
-    try {
-      await remaking;
-    } finally {
-      remaking = null;
-    }
+    await remaking;
     return true;
   };
 
@@ -124,7 +133,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   });
   stopListening();
   const closingReloader = reloader?.close().catch(() => {});
-  await remaking;
+  await remaking.catch(() => {});
   const graceSeconds = live.config.watch.shutdownGraceSeconds;
   logger.info({ graceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
   await gen.closeWatchers();

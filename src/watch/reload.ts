@@ -1,5 +1,5 @@
 import { readFileSync, unwatchFile, watch, watchFile, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { configChanges, describeChange, restartNeeded, type ConfigChange } from '../config/diff.js';
 import { ConfigError, formatProblem } from '../config/errors.js';
 import type { Env } from '../config/interpolate.js';
@@ -124,7 +124,13 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
       record('refused', why, { changed, errors: refused.map((r) => `${r.key}: needs a restart (${r.why})`) });
       return;
     }
-    if (!(await o.apply(next, changes))) return;
+    try {
+      if (!(await o.apply(next, changes))) return;
+    } catch (err) {
+      logger.error({ trigger: why, config: o.path, err: errorText(err) }, 'the reloaded config could not be applied');
+      record('failed', why, { changed, errors: [errorText(err)] });
+      return;
+    }
     current = next;
     logger.info({ trigger: why, config: o.path, changed }, `config reloaded: ${changes.map((c) => c.key).join(', ')}`);
     record('applied', why, { changed });
@@ -177,12 +183,10 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
       return reload(why);
     },
     watchFile() {
-      const name = basename(o.path);
       try {
-        // The folder, not the file: an editor's atomic save renames a new file over the old one.
-        folderWatch = watch(dirname(o.path), { persistent: false }, (_event, file) => {
-          if (file === null || file === name) soon();
-        });
+        // The folder, not the file: an editor's atomic save renames a new file over the old one, and a
+        // mounted ConfigMap swaps a symlink of another name. Any event reads the file; its text decides.
+        folderWatch = watch(dirname(o.path), { persistent: false }, soon);
         folderWatch.on('error', () => folderWatch?.close());
       } catch (err) {
         logger.debug({ config: o.path, err: errorText(err) }, 'the config folder cannot be watched; the config file is stat-polled');

@@ -77,4 +77,20 @@ describe('restartNeeded', () => {
     const onPostgres = { ...a.config, state: 'postgres://kbsync@db/kbsync' };
     expect(restartNeeded(onPostgres, changes).map((r) => r.key)).toEqual(['state', 'sources.notes', 'watch.watcher']);
   });
+
+  it('a remote target’s new API key is live when the daemon can open the target again; its URL or dataset never is', () => {
+    const remote = (key: string, dataset: string): string =>
+      `target:\n  kind: remote\n  baseUrl: https://kb.example.org\n  apiKey: ${key}\n  datasetId: "${dataset}"\n`;
+    const [a, b, c] = loadAll({}, remote('key-1', '7'), remote('key-2', '7'), remote('key-2', '8')) as [
+      LoadedConfig,
+      LoadedConfig,
+      LoadedConfig,
+    ];
+    const keys = (x: LoadedConfig, y: LoadedConfig, credentialsLive: boolean): string[] =>
+      restartNeeded(x.config, configChanges(x.config, y.config), { credentialsLive }).map((r) => r.key);
+
+    expect(keys(a, b, true)).toEqual([]);
+    expect(keys(a, b, false)).toEqual(['target.apiKey']);
+    expect(keys(a, c, true)).toEqual(['target.datasetId']);
+  });
 });

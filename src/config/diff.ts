@@ -21,7 +21,7 @@ export type RestartNeeded = { key: string; why: string };
 /** Keys the daemon reads once at start: a change to them needs a restart. */
 const AT_START: { test: (key: string) => boolean; why: string }[] = [
   { test: (k) => k === 'state', why: 'the state is opened at start' },
-  { test: (k) => k === 'target' || k.startsWith('target.'), why: 'the target (service, dataset, credentials) is opened at start' },
+  { test: (k) => k === 'target' || k.startsWith('target.'), why: 'the target (service, dataset) is opened at start' },
   { test: (k) => k === 'watch.watcher', why: 'the watcher library is loaded at start' },
   { test: (k) => k === 'watch.webhookSecret', why: 'the --http server takes its webhook secret at start' },
 ];
@@ -62,10 +62,22 @@ export function configChanges(
   return out;
 }
 
-/** The changes among `changes` that a running daemon cannot apply (it keeps its config and says so). */
-export function restartNeeded(before: ResolvedConfig, changes: readonly ConfigChange[]): RestartNeeded[] {
+/** A remote target's API key: the daemon can open the same target again with a new one. */
+const CREDENTIALS = new Set(['target.apiKey', 'target.apiKeyFile']);
+
+/**
+ * The changes among `changes` that a running daemon cannot apply (it keeps its config and says so).
+ * `credentialsLive`: the daemon can open its remote target again with a new API key.
+ */
+export function restartNeeded(
+  before: ResolvedConfig,
+  changes: readonly ConfigChange[],
+  o: { credentialsLive?: boolean } = {},
+): RestartNeeded[] {
   const out: RestartNeeded[] = [];
+  const credentialsLive = o.credentialsLive === true && before.target.kind === 'remote';
   for (const c of changes) {
+    if (credentialsLive && CREDENTIALS.has(c.key)) continue;
     const rule = AT_START.find((r) => r.test(c.key));
     if (rule !== undefined) out.push({ key: c.key, why: rule.why });
     // A runner of a shared state works the outbox of its own set of source names, fixed at start.

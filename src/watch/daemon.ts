@@ -24,10 +24,15 @@ export type DaemonOptions = {
     watchFile?: boolean;
     /** A new config is in force (for what the daemon's host reads from it: the metrics' caps). */
     onApplied?: (config: ResolvedConfig) => void;
+    /** Opens the (remote) target again with a new API key; without it a new key needs a restart. */
+    reopenTarget?: (config: ResolvedConfig) => Promise<ReopenedTarget>;
   };
 };
 
 export type DaemonResult = { cycles: number; graceExpired: boolean };
+
+/** The target opened again by a reload (a new API key): the client the cycles use from then on. */
+export type ReopenedTarget = { getClient: SyncDeps['getClient']; close(): Promise<void> };
 
 /** Config keys whose change makes the daemon's parts again (watchers, scheduler, cycle): sources and watch.*. */
 const remakes = (key: string): boolean => key.startsWith('sources.') || (key.startsWith('watch.') && key !== 'watch.shutdownGraceSeconds');
@@ -67,12 +72,26 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
   let remaking: Promise<void> = Promise.resolve();
 
+  // The target a reload opened with a new API key (the session closes the one it opened).
+  const opened: { target: ReopenedTarget | null } = { target: null };
+
   const apply = async (next: { config: ResolvedConfig }, changes: readonly { key: string }[]): Promise<boolean> => {
+    const reopen = o.reload?.reopenTarget;
+    const target = reopen !== undefined && changes.some((c) => c.key.startsWith('target.')) ? await reopen(next.config) : null;
     // Between cycles: the one running ends on the config it started with.
     if (gen.scheduler.state().running) logger.info('config change: applied when the sync cycle running ends');
     while (gen.scheduler.state().running && !lifetime.signal.aborted) await gen.scheduler.current();
-    if (lifetime.signal.aborted) return false;
+    if (lifetime.signal.aborted) {
+      await target?.close();
+      return false;
+    }
     live.config = next.config;
+    if (target !== null) {
+      const previous = opened.target;
+      opened.target = target;
+      live.getClient = target.getClient;
+      void previous?.close().catch(() => {});
+    }
     o.reload?.onApplied?.(next.config);
     if (!changes.some((c) => remakes(c.key))) {
       // Budget, upload, reindex, limits: read by each sync; the kept tracked index stays good.
@@ -118,6 +137,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       nowIso: () => new Date(nowMs()).toISOString(),
       apply,
       onStatus: () => gen.ctx.publish(),
+      credentialsLive: r.reopenTarget !== undefined,
     });
     reloader = reload;
     if (r.watchFile === true) reload.watchFile();
@@ -143,7 +163,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const ended = await Promise.race([gen.scheduler.stop().then(() => 'ended' as const), grace]);
   clearTimeout(graceTimer);
   // A reload waiting for the cycle has given up by now (unless that cycle outlived the grace period).
-  if (ended === 'ended') await closingReloader;
+  if (ended === 'ended') {
+    await closingReloader;
+    await opened.target?.close().catch(() => {});
+  }
   gen.ctx.publish();
   const { counters } = snapshot;
   if (ended === 'expired')

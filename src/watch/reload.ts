@@ -52,6 +52,8 @@ export type ConfigReloaderOptions = {
   apply(next: LoadedConfig, changes: readonly ConfigChange[]): Promise<boolean>;
   /** The status changed (for the snapshot's readers). */
   onStatus(): void;
+  /** A remote target's API key can change live (apply opens the target again). */
+  credentialsLive?: boolean;
 };
 
 export type ConfigReloader = {
@@ -115,7 +117,7 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
       return;
     }
     const changed = changes.map(describeChange);
-    const refused = restartNeeded(current.config, changes);
+    const refused = restartNeeded(current.config, changes, { credentialsLive: o.credentialsLive === true });
     if (refused.length > 0) {
       logger.warn(
         { trigger: why, config: o.path, restartNeeded: refused.map((r) => r.key), changed },

@@ -127,6 +127,11 @@ export function register(program: Command, ctx: CliContext): void {
               requests: reloads,
               watchFile: true,
               onApplied: (next) => Object.assign(caps, capsOf(next)),
+              // A new API key for the remote target: a new client, from the next cycle on.
+              reopenTarget: async (next) => {
+                const opened = await (await import('../target.js')).openTarget(next, logger);
+                return { getClient: () => Promise.resolve(opened.client), close: opened.close };
+              },
             },
             onSnapshot: (s) => {
               snapshot = s;

@@ -175,7 +175,7 @@ describe('kbsync watch reloads its config', () => {
     expect((await k.exited).code).toBe(0);
   });
 
-  it('a change that needs a restart (the API key) is refused whole, says so, and never logs a key', async () => {
+  it('a change that needs a restart (the dataset) is refused whole and says so', async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds);
     ws.write('a.md', '# A\n');
@@ -183,21 +183,18 @@ describe('kbsync watch reloads its config', () => {
     const k = watch(ws, '--http', `127.0.0.1:${port}`);
     await ready(ws, k);
 
-    const newKey = 'kb_not_the_real_key_0123456789';
     ws.configure({
-      target: { kind: 'remote', baseUrl: suite.svc.url, apiKey: newKey, plan: 'basic' },
+      target: { kind: 'remote', baseUrl: suite.svc.url, apiKey: ds.apiKey, plan: 'basic', datasetId: '424242' },
       sources: [{ name: 'docs', path: './docs', exclude: ['x-*.md'] }],
     });
     k.child.kill('SIGHUP');
     await until('the refusal logged', () => linesWith(k, 'config not reloaded').length > 0);
     const refusal = linesWith(k, 'config not reloaded')[0] as LogLine;
-    expect(refusal.msg).toContain(
-      'target.apiKey changed (the target (service, dataset, credentials) is opened at start): restart kbsync watch',
-    );
-    expect(refusal.restartNeeded).toEqual(['target.apiKey']);
-    expect(refusal.changed).toEqual(['target.apiKey (secret, value not shown)', 'sources.docs.exclude: [] → ["x-*.md"]']);
+    expect(refusal.msg).toContain('target.datasetId changed (the target (service, dataset) is opened at start): restart kbsync watch');
+    expect(refusal.restartNeeded).toEqual(['target.datasetId']);
+    expect(refusal.changed).toEqual(['target.datasetId: (unset) → "424242"', 'sources.docs.exclude: [] → ["x-*.md"]']);
 
-    // Kept whole: the exclude that came with the key is not in force either.
+    // Kept whole: the exclude that came with the dataset is not in force either.
     ws.write('x-1.md', '# X\n');
     await until('x-1.md uploaded under the old config', () => uploadsOf(k, 'x-1.md').length === 1);
     expect(statusFile(ws)?.config.reloads).toEqual({ applied: 0, refused: 1, failed: 0 });
@@ -207,7 +204,6 @@ describe('kbsync watch reloads its config', () => {
     k.child.kill('SIGTERM');
     const exit = await k.exited;
     expect(exit.code).toBe(0);
-    expect(exit.stderr).not.toContain(newKey);
     expect(exit.stderr).not.toContain(ds.apiKey);
   });
 
@@ -248,4 +244,39 @@ describe('kbsync watch reloads its config', () => {
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);
   });
+
+  it('a new API key for the remote target applies from the next cycle, and is never logged', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds);
+    ws.write('a.md', '# A\n');
+    const k = watch(ws);
+    await ready(ws, k);
+    const target = (apiKey: string): Record<string, unknown> => ({ kind: 'remote', baseUrl: suite.svc.url, apiKey, plan: 'basic' });
+
+    // A key the service refuses: the next cycle is refused with it, so the new key is the one in use.
+    const wrongKey = 'kb_wrong_key_0123456789abcdef';
+    ws.configure({ target: target(wrongKey) });
+    k.child.kill('SIGHUP');
+    await until('the new key in force', () => linesWith(k, 'config reloaded').length === 1);
+    ws.write('b.md', '# B\n');
+    await until('the cycle refused with the wrong key', () =>
+      logsOf(k).some((l) => Number(l.level) >= 40 && /401|unauthori[sz]ed|API key/i.test(JSON.stringify(l))),
+    );
+    expect(uploadsOf(k, 'b.md')).toHaveLength(0);
+
+    // The right key again: b.md goes up.
+    ws.configure({ target: target(ds.apiKey) });
+    k.child.kill('SIGHUP');
+    await until('b.md uploaded with the right key', () => uploadsOf(k, 'b.md').length === 1, 60_000);
+
+    expect(linesWith(k, 'config reloaded').map((l) => l.changed)).toEqual([
+      ['target.apiKey (secret, value not shown)'],
+      ['target.apiKey (secret, value not shown)'],
+    ]);
+    k.child.kill('SIGTERM');
+    const exit = await k.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stderr).not.toContain(wrongKey);
+    expect(exit.stderr).not.toContain(ds.apiKey);
+  }, 90_000);
 });

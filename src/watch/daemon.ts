@@ -5,7 +5,7 @@ import { createDaemonCycle } from './cycle.js';
 import { createScheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
-import { createDaemonWatching } from './watching.js';
+import { createDaemonWatching, type DaemonWatching } from './watching.js';
 
 export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */
@@ -31,7 +31,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const w = config.watch;
   const nowMs = o.nowMs ?? Date.now;
   const ctx = createDaemonContext(deps, { signal: o.signal, nowMs, ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}) });
-  const cycle = createDaemonCycle(ctx);
+  // The watchers are made once the scheduler is attached; a cycle runs only after that.
+  let watching: DaemonWatching | null = null;
+  const cycle = createDaemonCycle(ctx, { afterCycle: (scope, reasons) => watching?.afterCycle(scope, reasons) ?? Promise.resolve() });
   const scheduler = createScheduler({
     debounceMs: w.debounceMs,
     rescanMs: w.rescanMinutes * 60_000,
@@ -42,7 +44,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     onCycleError: cycle.onError,
   });
   ctx.attach(scheduler);
-  const watching = createDaemonWatching(ctx, o.createWatcher);
+  watching = createDaemonWatching(ctx, o.createWatcher);
   await watching.start();
 
   // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).

@@ -14,6 +14,8 @@ export type DaemonCounters = {
   retries: number;
   watcherErrors: number;
   events: number;
+  /** Folders found not watched after a cycle walked them, and watched since (see createWatchRepair). */
+  watchRepairs: number;
   creditsSpent: number;
 };
 
@@ -50,6 +52,17 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],
-    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+    counters: {
+      cycles: 0,
+      cyclesFailed: 0,
+      rescans: 0,
+      uploads: 0,
+      failures: 0,
+      retries: 0,
+      watcherErrors: 0,
+      events: 0,
+      watchRepairs: 0,
+      creditsSpent: 0,
+    },
   };
 }

@@ -52,6 +52,11 @@ export function createMetrics(o: {
     'File-system events received (hints: each burst leads to one sync cycle).',
     (s) => s.counters.events,
   );
+  counter(
+    'kbsync_watch_repairs_total',
+    'Folders a sync cycle walked that the watcher did not watch (a folder made inside a new folder), watched since.',
+    (s) => s.counters.watchRepairs,
+  );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
   gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
   gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));

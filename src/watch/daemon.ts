@@ -2,6 +2,7 @@ import type { SyncDeps } from '../sync/executor/index.js';
 import { cronWindow } from '../shared/cron.js';
 import { createDaemonContext } from './context.js';
 import { createDaemonCycle } from './cycle.js';
+import { createGitPoll } from './git-poll.js';
 import { createScheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
@@ -47,10 +48,9 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   watching = createDaemonWatching(ctx, o.createWatcher);
   await watching.start();
 
-  // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
-  const gitTimers = config.sources
-    .filter((s) => s.git !== undefined)
-    .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
+  // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
+  const gitPoll = createGitPoll(ctx);
+  gitPoll.start();
 
   if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
   scheduler.soon('start');
@@ -61,7 +61,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     else ctx.lifetime.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
-  for (const t of gitTimers) clearInterval(t);
+  gitPoll.stop();
   await watching.close();
   ctx.cycleAbort.abort();
   let graceTimer: NodeJS.Timeout | undefined;

@@ -65,4 +65,18 @@ describe('the daemon file lines', () => {
       ['a.md', 'upload'],
     ]);
   });
+
+  it('logs a deleted file once, not at every later cycle; again if it comes back and is deleted again', () => {
+    const { lines, log } = capture();
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    log([item('gone.md', 'upload', 'new file')], true);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    expect(lines()).toEqual([
+      ['gone.md', 'deleted'],
+      ['gone.md', 'upload'],
+      ['gone.md', 'deleted'],
+    ]);
+  });
 });

@@ -120,21 +120,21 @@ describe('kbsync watch: folders made inside new folders are watched too', () => 
     for (let i = 0; i < TREES; i++) await uploaded(k, `g${i}/h/i/j/f.md`, 2, EDIT_SEEN_MS);
   }, 120_000);
 
-  it('a burst of 2,000 files into a new nested folder, then an edit deep inside', async () => {
+  it('a burst of 2,000 files into new nested folders, then an edit deep inside each', async () => {
     const ds = suite.svc.dataset({ plan: 'pro' });
     const ws = workspace(ds, { upload: { concurrency: 8, requestsPerSecond: 1000 } });
     ws.configure({ target: { kind: 'remote', baseUrl: suite.svc.url, apiKey: ds.apiKey, plan: 'pro' } });
     const k = await watch(ws);
     const staged = suite.temp.make();
+    const deepOf = (i: number): string => `burst/d${i % 20}/x/y/z`;
     for (let i = 0; i < 2000; i++) {
-      const dir = join(staged, 'burst', `d${i % 20}`, 'deep');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `f${i}.md`), `# file ${i}\n`);
+      mkdirSync(join(staged, deepOf(i)), { recursive: true });
+      writeFileSync(join(staged, deepOf(i), `f${i}.md`), `# file ${i}\n`);
     }
     sh(ws.docs, `cp -r ${join(staged, 'burst')} burst`);
     await until('2,000 uploads', () => logsOf(k).filter((l) => l.msg === 'file' && l.outcome === 'done').length >= 2000, 120_000);
     await quiet(k);
-    ws.write('burst/d7/deep/f7.md', '# file 7, edited\n');
-    await uploaded(k, 'burst/d7/deep/f7.md', 2, EDIT_SEEN_MS);
+    for (let i = 0; i < 20; i++) ws.write(`${deepOf(i)}/f${i}.md`, `# file ${i}, edited\n`);
+    for (let i = 0; i < 20; i++) await uploaded(k, `${deepOf(i)}/f${i}.md`, 2, EDIT_SEEN_MS);
   }, 240_000);
 });

@@ -14,7 +14,9 @@ export function createMetrics(o: {
   webhooks?: () => Readonly<Record<string, number>>;
 }): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
+  // idle daemon 100 times a second; once a second still shows a stalled loop.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,

@@ -5,7 +5,8 @@ import { createDaemonCycle, type DaemonCycle } from './cycle.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
-import { createDaemonWatching } from './watching.js';
+import { createGitPoll } from './git-poll.js';
+import { createDaemonWatching, type DaemonWatching } from './watching.js';
 import { createPlanAnswerer, cycleAlone } from './plan-answer.js';
 import type { PlanReply, PlanRequest } from './plan-socket.js';
 
@@ -44,7 +45,10 @@ export async function startGeneration(
     ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
   });
-  const cycle = createDaemonCycle(ctx);
+  // The watchers are made once the scheduler is attached; a cycle runs only after that. After each
+  // cycle they check that every folder it walked is watched (watch-repair.ts).
+  let watching: DaemonWatching | null = null;
+  const cycle = createDaemonCycle(ctx, { afterCycle: (scope, reasons) => watching?.afterCycle(scope, reasons) ?? Promise.resolve() });
   const scheduler = createScheduler({
     debounceMs: w.debounceMs,
     rescanMs: w.rescanMinutes * 60_000,
@@ -56,19 +60,19 @@ export async function startGeneration(
     onCycleError: cycle.onError,
   });
   ctx.attach(scheduler);
-  const watching = createDaemonWatching(ctx, o.createWatcher);
-  await watching.start();
+  const watchers = createDaemonWatching(ctx, o.createWatcher);
+  watching = watchers;
+  await watchers.start();
   const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
 
-  // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
-  const gitTimers = config.sources
-    .filter((s) => s.git !== undefined)
-    .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
+  // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
+  const gitPoll = createGitPoll(ctx);
+  gitPoll.start();
 
   if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
   const closeWatchers = async (): Promise<void> => {
-    for (const t of gitTimers) clearInterval(t);
-    await watching.close();
+    gitPoll.stop();
+    await watchers.close();
   };
   return {
     ctx,

@@ -1,4 +1,5 @@
-import type { EntryColumns, FileColumns, OpColumns, RunRow } from './rows.js';
+import type { EntryColumns } from './intel-entries.js';
+import type { FileColumns, OpColumns, RunRow } from './rows.js';
 
 /**
  * A whole state as plain rows, the same for both stores (`kbsync state migrate`): ids kept, so that

@@ -41,6 +41,8 @@ export type StateStore = {
   readonly lockTakenOver: LockOwner | null;
   /** Operations a crashed process left in flight, turned 'unknown' by this open (reconcile before planning). */
   readonly recoveredInFlight: number;
+  /** True for an open that only reads, beside the runner that holds the state: repairs are that runner's. */
+  readonly readOnly: boolean;
 
   // tracked files
   /** Every tracked file, in (source, path) order, readable as a ReadonlyMap keyed by trackedKey(source, path). */
@@ -148,6 +150,9 @@ type Open = {
   isNew: boolean;
   lockTakenOver: LockOwner | null;
   recover: boolean;
+  /** When the oldest live guest came (read inside the recovery's transaction), or null: none. */
+  oldestGuestMs?: () => number | null;
+  readOnly?: boolean;
   onClose: () => void;
 };
 
@@ -174,7 +179,14 @@ export function createStateStore(o: Open): StateStore {
   // Only the lock holder may decide that the process behind an in-flight call or a running run is dead.
   let recoveredInFlight = 0;
   if (o.recover) {
-    recoveredInFlight = db.transaction(() => (runs.interruptRunning(), outbox.recoverInFlight())).immediate();
+    // Read inside the transaction: a guest that comes later starts its run after this recovery.
+    recoveredInFlight = db
+      .transaction(() => {
+        const spared = o.oldestGuestMs?.() ?? Number.MAX_SAFE_INTEGER;
+        runs.interruptRunning(spared);
+        return outbox.recoverInFlight(spared);
+      })
+      .immediate();
     tidy();
   }
 
@@ -252,5 +264,6 @@ export function createStateStore(o: Open): StateStore {
     isNew: o.isNew,
     lockTakenOver: o.lockTakenOver,
     recoveredInFlight,
+    readOnly: o.readOnly === true,
   };
 }

@@ -70,7 +70,7 @@ const misc = createPgMisc(db);
 const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
-const handlers: Record<string, Handler> = {
+const handlers = {
   ...tracked,
   ...outbox,
   ...runs,
@@ -142,7 +142,10 @@ const handlers: Record<string, Handler> = {
     if (connected && lost === null) await db.q('SELECT pg_advisory_unlock_all()').catch(() => {});
     await client.end().catch(() => {});
   },
-};
+} satisfies Record<string, Handler>;
+
+/** What the main thread may call (pg-store.ts forwards each StateStore method to its handler here). */
+export type PgHandlers = typeof handlers;
 
 /** Handlers that only read: run as they are. */
 const READS = new Set([
@@ -182,7 +185,7 @@ const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback',
  * so that one PostgreSQL ends to break a deadlock is run again whole (pg-db.ts), never half applied.
  */
 function dispatch(method: string, args: unknown[]): Promise<unknown> {
-  const handler = handlers[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+  const handler = (handlers as Record<string, Handler>)[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
   if (handler === undefined) throw new Error(`no PostgreSQL state handler ${method}`);
   if (READS.has(method) || OWN_TRANSACTION.has(method) || db.inTransaction()) return handler(...args);
   return db.tx(() => handler(...args));

@@ -1,0 +1,116 @@
+import { basename, dirname, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import type { SyncDeps } from '../sync/executor/index.js';
+import { localStatePath } from '../shared/state-url.js';
+import { createBurst, type Burst } from './burst.js';
+import { createPlanGate, type PlanGate } from './plan-answer.js';
+import type { Scheduler } from './scheduler.js';
+import { newSnapshot, type DaemonSnapshot } from './snapshot.js';
+import { waitingFor } from './waiting-for.js';
+
+/** Names of the probe files the daemon writes at start; their events are the probe's, not changes. */
+export const PROBE_PREFIX = '.kbsync-watch-probe-';
+export const PATHS_NEVER_WATCHED = new Set(['.git', 'node_modules']);
+
+/** A folder source as the daemon watches it: by its real path. */
+export type FolderSource = { name: string; path: string; followSymlinks: boolean };
+
+/**
+ * What the daemon's parts share: the sync's dependencies, the snapshot they report into, the burst of
+ * events the next cycle looks at, and the scheduler (attached once made, since it calls the cycle).
+ */
+export type DaemonContext = {
+  deps: SyncDeps;
+  nowMs: () => number;
+  iso: (ms?: number) => string;
+  snapshot: DaemonSnapshot;
+  /** Ended by the signal, or by an error no retry can mend. */
+  lifetime: AbortController;
+  /** Aborted at shutdown: no new paid call starts. */
+  cycleAbort: AbortController;
+  folderSources: readonly FolderSource[];
+  burst: Burst;
+  /** Paths whose events are not changes: the state, the embedded service's data, `.git`, `node_modules`. */
+  ignored: (absPath: string) => boolean;
+  /** What the cycles and the answers to `kbsync plan` tell each other (plan-answer.ts). */
+  plans: PlanGate;
+  readonly scheduler: Scheduler;
+  attach(scheduler: Scheduler): void;
+  /** Recomputes what the daemon waits for and hands the snapshot to its reader. */
+  publish(): void;
+};
+
+export function createDaemonContext(
+  deps: SyncDeps,
+  o: { signal: AbortSignal; nowMs: () => number; onSnapshot?: (snapshot: DaemonSnapshot) => void },
+): DaemonContext {
+  const { config } = deps;
+  const { nowMs } = o;
+  const iso = (ms = nowMs()): string => new Date(ms).toISOString();
+  const snapshot = newSnapshot(iso());
+  o.onSnapshot?.(snapshot);
+  const lifetime = new AbortController();
+  if (o.signal.aborted) lifetime.abort();
+  else o.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
+
+  // What the state and the embedded service write is not a change. A watcher reports real paths: a
+  // folder reached through a symlink is compared under both names.
+  const stateFile = basename(localStatePath(config));
+  const stateDirs = bothNames(dirname(localStatePath(config)));
+  const dataDirs = config.target.kind === 'embedded' ? bothNames(config.target.dataDir) : [];
+  const ignored = (absPath: string): boolean => {
+    if (dataDirs.some((dataDir) => absPath === dataDir || absPath.startsWith(dataDir + sep))) return true;
+    if (stateDirs.includes(dirname(absPath)) && basename(absPath).startsWith(stateFile)) return true;
+    return absPath.split(sep).some((part) => PATHS_NEVER_WATCHED.has(part));
+  };
+  // Watched by their real path: inotify (@parcel/watcher) refuses a symlink as the root ("Not a
+  // directory"), which left a symlinked source polled, and events and probe files come back real.
+  const folderSources = config.sources
+    .filter((s): s is typeof s & { path: string } => s.path !== undefined)
+    .map((s) => ({ name: s.name, path: realPathOr(s.path), followSymlinks: s.followSymlinks }));
+  const burst = createBurst({
+    sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
+    nowMs,
+  });
+
+  let attached: Scheduler | null = null;
+  const ctx: DaemonContext = {
+    deps,
+    nowMs,
+    iso,
+    snapshot,
+    lifetime,
+    cycleAbort: new AbortController(),
+    folderSources,
+    burst,
+    ignored,
+    plans: createPlanGate(),
+    get scheduler(): Scheduler {
+      if (attached === null) throw new Error('the daemon scheduler is not attached yet');
+      return attached;
+    },
+    attach(scheduler) {
+      attached = scheduler;
+    },
+    publish() {
+      if (attached !== null) snapshot.waitingFor = waitingFor(attached, snapshot.watches, config.sources, iso);
+      o.onSnapshot?.(snapshot);
+    },
+  };
+  return ctx;
+}
+
+/** The real path of `path` (symlinks resolved), or `path` itself when it cannot be resolved (missing). */
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** `path` and its real path, once each. */
+function bothNames(path: string): string[] {
+  const real = realPathOr(path);
+  return real === path ? [path] : [path, real];
+}

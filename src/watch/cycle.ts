@@ -1,0 +1,189 @@
+import { errorText, isKbsyncError } from '../shared/errors.js';
+import { runSync, type SyncRun } from '../sync/executor/index.js';
+import type { DeltaPass } from '../sync/executor/prepare.js';
+import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { BudgetPeriod } from '../sync/types.js';
+import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memory.js';
+import type { DaemonContext } from './context.js';
+import { refreshKeptIndex } from './kept-index.js';
+import { createFileLines } from './file-lines.js';
+import { rolloverAtMs } from './rollover.js';
+import type { CycleReason } from './scheduler.js';
+import { createSettleWait } from './settle.js';
+
+export type DaemonCycle = {
+  /** One sync cycle and its record (the scheduler's runCycle). */
+  run(reasons: readonly CycleReason[]): Promise<void>;
+  /** A cycle threw: back off and retry, or stop the daemon on an error no retry mends. */
+  onError(err: unknown): void;
+  /** The error that stopped the daemon, if one did. */
+  fatal(): unknown;
+  /** The tracked index kept between cycles (being read again, or null during a cycle). */
+  keptIndex(): Promise<TrackedIndex | null>;
+};
+
+/**
+ * The daemon's sync cycles: each an ordinary sync (the same walk, plan, outbox and cost rules) over
+ * the tracked index kept from the last cycle, scoped to the folders a burst of events touched when
+ * only events asked for it, then recorded in the snapshot, the counters and the log.
+ */
+export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
+  const { deps, snapshot, nowMs, iso, burst } = ctx;
+  const { config, logger } = deps;
+  const { counters } = snapshot;
+  const w = config.watch;
+  const logFileLines = createFileLines(logger);
+  const settleWait = createSettleWait({
+    debounceMs: w.debounceMs,
+    roots: new Map(ctx.folderSources.map((s) => [s.name, s.path])),
+    ignored: ctx.ignored,
+  });
+  let failuresInARow = 0;
+  let fatal: unknown = null;
+  let rollover: { atMs: number; period: BudgetPeriod } | null = null;
+  // The tracked index, kept from one cycle to the next (null: read it whole at the next cycle).
+  let kept: TrackedIndex | null = null;
+  // The whole index read again after a cycle that changed too much of it to update, while nothing waits.
+  let keptLoading: Promise<TrackedIndex> | null = null;
+
+  const run = async (reasons: readonly CycleReason[]): Promise<void> => {
+    if (reasons.includes('budget-rollover')) {
+      logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
+      rollover = null;
+    }
+    // That a cycle runs is published once it waits for something: the status file's write is not on
+    // a change's way to the outbox.
+    setImmediate(ctx.publish);
+    const scoped = await syncAndRecord(reasons);
+    failuresInARow = 0;
+    // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
+    // are garbage now. Given back before the snapshot says ready, not whenever V8 gets to it. Not after a
+    // cycle of a few folders: little garbage, and a full collection between two changes is not worth it.
+    const releasedMs = nowMs();
+    if (!scoped && releaseMemory())
+      logger.debug({ tookMs: nowMs() - releasedMs, rssBytes: process.memoryUsage.rss() }, 'memory released after the cycle');
+  };
+
+  /**
+   * One sync and its record. A cycle run only by events looks at the folders they touched (see
+   * createBurst); any other (the start, the rescan timer, a git poll, a rollover, a retry) at every
+   * source, whole. Either way unchanged files are counted, not planned, and the tracked index is the
+   * one kept from the last cycle, brought up to date with what that cycle wrote.
+   */
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<boolean> => {
+    const startedMs = nowMs();
+    if (kept === null && keptLoading !== null) kept = await keptLoading.catch(() => null);
+    keptLoading = null;
+    const burstScope = burst.take();
+    const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
+    const waitFor = scoped ? settleWait(burstScope, startedMs) : null;
+    if (waitFor !== null) {
+      // A folder the burst names whole is still being written (see createSettleWait): the burst waits for it.
+      burst.untake();
+      ctx.scheduler.hint('changes', waitFor);
+      logger.debug({ newestChangeAt: iso(waitFor) }, 'a new folder is still being written: its cycle waits for it to settle');
+      return true;
+    }
+    const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
+    // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
+    kept = null;
+    // A full cycle over the kept index keeps almost nothing of what it allocates (its walk drops the
+    // unchanged files): the young generation may grow for it (run gives the memory back after).
+    const sync = (): Promise<SyncRun> => runSync(deps, { signal: ctx.cycleAbort.signal, delta });
+    const result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    const tookMs = nowMs() - startedMs;
+    // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
+    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) (kept = delta.tracked).tagSha256s();
+    else {
+      keptLoading = deps.state.loadTrackedFilesSoon().then((index) => (index.tagSha256s(), index));
+      keptLoading.catch(() => {}); // a damaged state fails the next cycle's own read, where it is reported
+    }
+    // What a cycle left to do (a failed or unknown call, a file changing while hashed, a stop) is in the
+    // next cycle's scope, whatever folders its events name: as when every cycle walked everything.
+    for (const item of result.items)
+      if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && ctx.folderSources.some((s) => s.name === item.source))
+        burst.carry(item.source, item.path);
+    record(result, reasons, tookMs, scoped);
+    return scoped;
+  };
+
+  const record = (result: SyncRun, reasons: readonly CycleReason[], tookMs: number, scoped: boolean): void => {
+    counters.cycles++;
+    if (reasons.includes('rescan')) counters.rescans++;
+    const deferredBy: BudgetPeriod[] = [];
+    for (const item of result.items) {
+      if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
+      if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
+      if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
+    }
+    logFileLines(result.items, scoped);
+    counters.creditsSpent += result.totals.creditsSpent;
+    const { totals } = result;
+    logger.info(
+      {
+        reasons,
+        runId: result.runId,
+        scope: scoped ? 'folders' : 'all',
+        tookMs,
+        uploaded: totals.uploaded,
+        unchanged: totals.unchanged,
+        deferred: totals.deferred,
+        failed: totals.failed,
+        creditsSpent: totals.creditsSpent,
+        reindex: result.reindex.outcome,
+      },
+      'sync cycle done',
+    );
+    for (const note of result.notes) logger.info({ note }, 'sync note');
+    if (result.stop !== null && result.stop.by !== 'shutdown')
+      logger.warn({ by: result.stop.by, code: result.stop.code, message: result.stop.message }, 'the sync stopped spending');
+    const next = rolloverAtMs(deferredBy, nowMs());
+    if (next !== null && (rollover === null || rollover.atMs !== next.atMs)) {
+      rollover = next;
+      ctx.scheduler.at(next.atMs, 'budget-rollover');
+      logger.info(
+        { period: next.period, at: iso(next.atMs), files: deferredBy.length },
+        'work deferred by the budget: it starts when the period opens',
+      );
+    }
+    // The embedded service starts with the first upload: started now, while nothing waits, it is not
+    // part of the first change's way to the outbox.
+    if (!snapshot.ready && config.target.kind === 'embedded') deps.getClient().catch(() => {});
+    snapshot.ready = true;
+    snapshot.lastSuccessAt = iso();
+    snapshot.lastSync = {
+      at: iso(),
+      reasons: [...reasons],
+      status: result.stop !== null || totals.deferred > 0 ? 'stopped' : 'done',
+      uploaded: totals.uploaded,
+      deferred: totals.deferred,
+      failed: totals.failed,
+      creditsSpent: totals.creditsSpent,
+    };
+  };
+
+  const onError = (err: unknown): void => {
+    counters.cyclesFailed++;
+    failuresInARow++;
+    snapshot.lastError = { at: iso(), message: errorText(err) };
+    if (isKbsyncError(err, 'state_unavailable')) {
+      // The PostgreSQL session is gone, and with it this runner's source locks: another runner may hold
+      // them now, so no retry here. The daemon stops; its supervisor starts it again (a new session).
+      fatal ??= err;
+      logger.error({ err: errorText(err) }, 'the state cannot be reached: stopping (restart kbsync watch, e.g. by its supervisor)');
+      ctx.lifetime.abort();
+      ctx.publish();
+      return;
+    }
+    // Never an exit: the next try comes after a back-off (5 s, 10 s... at most the rescan period), or a change.
+    const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), w.rescanMinutes * 60_000);
+    counters.retries++;
+    logger.error({ err: errorText(err), retryInMs: waitMs }, 'sync cycle failed; trying again later');
+    if (!ctx.lifetime.signal.aborted) ctx.scheduler.at(nowMs() + waitMs, 'retry');
+    ctx.publish();
+  };
+
+  const keptIndex = (): Promise<TrackedIndex | null> =>
+    kept !== null ? Promise.resolve(kept) : (keptLoading?.catch(() => null) ?? Promise.resolve(null));
+  return { run, onError, fatal: () => fatal, keptIndex };
+}

@@ -16,6 +16,7 @@ RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY bin ./bin
+COPY kbsync.schema.json ./
 COPY src ./src
 # The bundle is all that bin/kbsync.js loads; the packages it leaves as imports are copied alone,
 # without source maps, type declarations or other platforms' binaries (scripts/image-modules.js).
@@ -23,7 +24,7 @@ RUN npm run build \
  && node scripts/image-modules.js /out \
  && mkdir -p /out/dist/bundle \
  && cp dist/bundle/*.js dist/bundle/*.cjs /out/dist/bundle/ \
- && cp -r package.json bin /out/
+ && cp -r package.json bin kbsync.schema.json /out/
 
 FROM node:24-slim
 # git and CA certificates for Git sources; tini as PID 1, which forwards signals to node and reaps

@@ -48,7 +48,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const watching = createDaemonWatching(ctx, o.createWatcher);
   await watching.start();
   // `kbsync plan` asks the daemon over a local socket, and is answered from what it holds in memory.
-  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
+  const eventsSeeAll = (): boolean => ctx.snapshot.watches.every((watch) => watch.backend === 'events');
+  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, eventsSeeAll, logger });
   const plans = await startPlanServer({ localStatePath: localStatePath(config), answer, logger });
 
   // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).

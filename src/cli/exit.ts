@@ -3,7 +3,7 @@ import { errorText, KbsyncError, type ErrorCode } from '../shared/errors.js';
 import type { CliContext } from './context.js';
 import { ERROR_TABLE } from './error-table.js';
 
-/** kbsync's exit codes (issue 4); docs/errors.md lists them. */
+/** kbsync's exit codes; docs/errors.md lists them. */
 export const EXIT = {
   /** Done, or nothing to do. */
   ok: 0,

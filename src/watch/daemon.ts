@@ -74,6 +74,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), w.shutdownGraceSeconds * 1000)));
   const ended = await Promise.race([scheduler.stop().then(() => 'ended' as const), grace]);
   clearTimeout(graceTimer);
+  await cycle.close();
   ctx.publish();
   const { counters } = ctx.snapshot;
   if (ended === 'expired')

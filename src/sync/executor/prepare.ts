@@ -171,6 +171,7 @@ export async function preparePlan(
     tracked,
     ...(delta !== undefined ? { delta } : {}),
     remote: listing,
+    held: (sha256s) => state.heldCopies(sha256s),
     plan: config.target.plan,
     limits: { maxFileBytes: config.limits.maxFileBytes },
     uploadCost: config.target.uploadCost,

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { BudgetWindow, RemoteStatus, TrackedFile } from '../types.js';
+import type { BudgetWindow, HeldCopy, RemoteStatus, TrackedFile } from '../types.js';
 import { createBudget } from './budget.js';
+import { createHeldCopies } from './held-copies.js';
 import { createLedgerAudit } from './ledger-audit.js';
 import type { LockOwner } from './lock-file.js';
 import { createMeta } from './meta.js';
@@ -63,6 +64,8 @@ export type StateStore = {
   setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
   trackedCount(): number;
   hasUnsettledRemote(): boolean;
+  /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
+  heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
   /** True until a rebuild from the remote listing has matched this (empty when created) state against the dataset. */
   remoteCheckPending(): boolean;
@@ -166,6 +169,7 @@ export function createStateStore(o: Open): StateStore {
   const audit = createLedgerAudit(db);
   const webhookEvents = createWebhookEvents(db, nowMs);
   const intelEntries = createIntelEntries(db, sources, nowMs);
+  const held = createHeldCopies(db, sources);
   const tidy = (): void => {
     outbox.pruneSettled();
     webhookEvents.pruneWebhookEvents();
@@ -205,8 +209,14 @@ export function createStateStore(o: Open): StateStore {
     ...webhookEvents,
     ...intelEntries,
     ...createRemotePaths(db),
+    heldCopies: held.heldCopies,
+    // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
+    setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
+      db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
+    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number =>
+      db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
-      rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
+      rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {
       const num = (pragma: string): number => db.pragma(pragma, { simple: true }) as number;
       return {

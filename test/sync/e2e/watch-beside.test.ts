@@ -40,7 +40,8 @@ function kbsync(ws: Workspace, ...args: string[]): KbsyncChild {
   return k;
 }
 
-async function startWatch(ws: Workspace, statusPath = `${ws.statePath}.watch.json`): Promise<KbsyncChild> {
+async function startWatch(ws: Workspace, pg?: { url: string; statusPath: string }): Promise<KbsyncChild> {
+  const statusPath = pg?.statusPath ?? `${ws.statePath}.watch.json`;
   const k = kbsync(ws, 'watch');
   const ready = (): boolean => {
     if (!existsSync(statusPath)) return false;
@@ -48,6 +49,15 @@ async function startWatch(ws: Workspace, statusPath = `${ws.statePath}.watch.jso
     return s.ready && s.pid === k.child.pid;
   };
   await until('the daemon ready after its first sync', ready);
+  // And the copies it sent seen processed (its remote poll): their statuses change no more under the plans compared.
+  await until('the copies of the first sync processed', () => {
+    const state = pg === undefined ? openState(ws.statePath, { access: 'reader' }) : openState(pg.url, { lock: false });
+    try {
+      return !state.hasUnsettledRemote();
+    } finally {
+      state.close();
+    }
+  });
   return k;
 }
 
@@ -206,7 +216,7 @@ describe('commands beside a running kbsync watch', () => {
       config: { state: url, watch: { debounceMs: 300 } },
     });
     for (const [path, text] of Object.entries(DOCS)) ws.write(path, text);
-    const daemon = await startWatch(ws, join(ws.root, '.kbsync', 'postgres.state.watch.json'));
+    const daemon = await startWatch(ws, { url, statusPath: join(ws.root, '.kbsync', 'postgres.state.watch.json') });
     const balance = await ds.balance();
 
     const plan = await kbsync(ws, 'plan').exited;

@@ -40,9 +40,8 @@ type Answer = { totals: { failed: number; deferred: number }; notes: string[]; o
  * change whose events are still being debounced is in it. For the text report of one folder source,
  * a delta plan (unchanged files counted, as a cycle does), kept as text until the next event, cycle
  * or budget change while every folder is watched by events: a plan asked again of an unchanged tree
- * is answered from memory. Nothing is paid
- * or written; while a cycle runs, or repairs wait for the next one, the daemon says why and the asker
- * reads the state itself.
+ * is answered from memory. Nothing is paid or written; while a cycle runs, or repairs wait for the
+ * next one, the daemon says why and the asker reads the state itself.
  */
 export function createPlanAnswerer(o: {
   deps: SyncDeps;
@@ -53,11 +52,14 @@ export function createPlanAnswerer(o: {
   logger: Pick<Logger, 'info'>;
 }): (req: PlanRequest) => Promise<PlanReply> {
   const { deps, gate } = o;
-  const { config, state } = deps;
-  const fileSources = config.sources.filter((s) => !isIntelligenceSource(s));
+  const { state } = deps;
+  // Sources are this generation's (a reload that changes them makes a new one); the caps are read
+  // from deps.config at each answer, which a reload of the budget swaps in place.
+  const { sources } = deps.config;
+  const fileSources = sources.filter((s) => !isIntelligenceSource(s));
   // A delta plan's text is the full plan's when its paths need no source (one source) and every
   // change comes with an event (no git source, which is polled).
-  const deltaText = fileSources.length === 1 && config.sources.every((s) => s.git === undefined);
+  const deltaText = fileSources.length === 1 && sources.every((s) => s.git === undefined);
   let cached: (Answer & { key: string }) | null = null;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -71,7 +73,7 @@ export function createPlanAnswerer(o: {
 
   const make = async (req: PlanRequest, started: number): Promise<PlanReply> => {
     const delta = deltaText && !req.json && !req.all;
-    const key = delta && o.eventsSeeAll() ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(config), null))}` : null;
+    const key = delta && o.eventsSeeAll() ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(deps.config), null))}` : null;
     let from: 'memory' | 'walk' = 'memory';
     let answer: Answer | null = key !== null && cached?.key === key ? cached : null;
     if (answer === null) {

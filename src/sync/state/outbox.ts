@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
 import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+import { assertOpKind, type NewOp, type OpKind, type OpState, type OutboxOp } from './state-types.js';
 import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from './rows.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
@@ -66,6 +66,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const enqueue = db.transaction((op: NewOp): number => {
     if (!Number.isSafeInteger(op.credits) || op.credits < 0)
       throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    assertOpKind(op.kind);
     const at = nowMs();
     if (op.kind === 'reindex') {
       const open = openReindex.get();

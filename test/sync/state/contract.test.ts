@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../src/shared/errors.js';
 import { openState, type OpenStateOptions, type StateStore } from '../../../src/sync/state/index.js';
+import { OP_KINDS } from '../../../src/sync/state/state-types.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 import { fakeClock, tempState, uploadOp, type FakeClock } from './fixtures/state-dir.js';
 
@@ -201,6 +202,18 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     store.settle(id, { outcome: 'done', creditsCharged: 2 });
     expect(store.getOp(id)).toMatchObject({ kind, state: 'done', source: null, path: null, reason: 'asked' });
     expect(store.creditsUsed(run).spent.run).toBe(2);
+  });
+
+  it('writes an op of every kind in OP_KINDS, and refuses a kind outside it before anything is written', () => {
+    const run = store.startRun('sync');
+    for (const kind of OP_KINDS.filter((k) => k !== 'upload' && k !== 'reprocess' && k !== 'intelligence' && k !== 'intelligence_batch'))
+      expect(store.getOp(store.enqueue({ kind, credits: 1, reason: 'asked', runId: run }))).toMatchObject({ kind, state: 'pending' });
+    const pending = store.pendingOps().length;
+
+    expect(() => store.enqueue({ kind: 'agent_delete' as 'query', credits: 1, reason: 'asked', runId: run })).toThrow(
+      /unknown operation kind "agent_delete"/,
+    );
+    expect(store.pendingOps()).toHaveLength(pending);
   });
 
   it('admits exactly up to each cap and names the first period that would overrun', () => {

@@ -168,6 +168,23 @@ $fn$;
 CREATE TRIGGER files_copies AFTER INSERT OR UPDATE OF remote_id ON files FOR EACH ROW EXECUTE FUNCTION kbsync_files_copies();
 `;
 
+/*
+ * v3: the outbox's kind is checked where a row is written (state-types.ts OP_KINDS, assertOpKind), so a
+ * new paid operation kind needs no schema step. The CHECK of v1 on the kind is dropped, whatever its name.
+ */
+const V3 = `
+DO $$
+DECLARE c text;
+BEGIN
+  FOR c IN SELECT conname FROM pg_constraint
+    WHERE conrelid = 'outbox'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%(kind = ANY%'
+  LOOP
+    EXECUTE format('ALTER TABLE outbox DROP CONSTRAINT %I', c);
+  END LOOP;
+END
+$$;
+`;
+
 /** One PostgreSQL schema step. Append only: never edit a step that has shipped. */
 type PgMigration = { version: number; name: string; sql: string };
 
@@ -175,6 +192,7 @@ type PgMigration = { version: number; name: string; sql: string };
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'initial shared schema', sql: V1 },
   { version: 2, name: 'remote copies no tracked file points at any more', sql: V2 },
+  { version: 3, name: 'outbox kinds checked where rows are written, not by a CHECK', sql: V3 },
 ];
 
 /** The advisory-lock class of kbsync's locks (the first key of the two-int form). */

@@ -23,6 +23,8 @@ export type DaemonCycle = {
   fatal(): unknown;
   /** Stops the remote listing poll (at shutdown, after the last cycle). */
   close(): Promise<void>;
+  /** The tracked index kept between cycles (being read again, or null during a cycle). */
+  keptIndex(): Promise<TrackedIndex | null>;
 };
 
 /** Reasons a cycle may look at the burst's folders and carried paths only (a kept index permitting). */
@@ -255,5 +257,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     ctx.publish();
   };
 
-  return { run, onError, fatal: () => fatal, close: () => remote.close() };
+  const keptIndex = (): Promise<TrackedIndex | null> =>
+    kept !== null ? Promise.resolve(kept) : (keptLoading?.catch(() => null) ?? Promise.resolve(null));
+  return { run, onError, fatal: () => fatal, close: () => remote.close(), keptIndex };
 }

@@ -2,7 +2,10 @@ import type { SyncDeps } from '../sync/executor/index.js';
 import { cronWindow } from '../shared/cron.js';
 import { createDaemonContext } from './context.js';
 import { createDaemonCycle } from './cycle.js';
+import { cycleAlone, createPlanAnswerer } from './plan-answer.js';
+import { startPlanServer } from './plan-server.js';
 import { createScheduler } from './scheduler.js';
+import { localStatePath } from '../shared/state-url.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
 import { createDaemonWatching } from './watching.js';
@@ -37,13 +40,16 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     rescanMs: w.rescanMinutes * 60_000,
     nowMs,
     window: w.schedule === null ? null : cronWindow(w.schedule),
-    runCycle: cycle.run,
+    runCycle: (reasons) => cycleAlone(ctx.plans, () => cycle.run(reasons)),
     onIdle: ctx.publish,
     onCycleError: cycle.onError,
   });
   ctx.attach(scheduler);
   const watching = createDaemonWatching(ctx, o.createWatcher);
   await watching.start();
+  // `kbsync plan` asks the daemon over a local socket, and is answered from what it holds in memory.
+  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
+  const plans = await startPlanServer({ localStatePath: localStatePath(config), answer, logger });
 
   // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
   const gitTimers = config.sources
@@ -61,6 +67,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
   for (const t of gitTimers) clearInterval(t);
   await watching.close();
+  await plans?.close();
   ctx.cycleAbort.abort();
   let graceTimer: NodeJS.Timeout | undefined;
   const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), w.shutdownGraceSeconds * 1000)));

@@ -84,9 +84,13 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       statuses.set(f.id, toRemoteStatus(f.status));
       if (f.error !== null) errors.set(f.id, f.error);
     }
+    // A plan the daemon is making over the kept index ends first; from here to the end nothing awaits.
+    while (ctx.plans.computing !== null) await ctx.plans.computing;
     state.setRemoteStatuses(statuses, errors);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));
+    // A plan answered before this listing is stale.
+    if (moved.length > 0) ctx.plans.generation++;
     let retry = false;
     for (const before of moved) {
       const file = state.getTracked(before.source, before.path);

@@ -135,13 +135,20 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
         onProgress: (_done, _total, item, r) => {
           logFileLines.settled(item, r);
           if (r.deferred !== undefined) return;
+          if (r.outcome === 'done' && r.remoteId !== null) remote.sent(item.source, item.path, r.remoteId);
           if (r.outcome === 'done') counters.uploads++;
           else if (r.outcome === 'failed' || r.outcome === 'unknown') counters.failures++;
           counters.creditsSpent += r.creditsCharged;
           spentInCycle += r.creditsCharged;
         },
       });
-    const result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    remote.cycleStarts();
+    let result: SyncRun;
+    try {
+      result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    } finally {
+      await remote.cycleEnds();
+    }
     const tookMs = nowMs() - startedMs;
     // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) (kept = delta.tracked).tagSha256s();

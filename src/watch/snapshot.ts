@@ -17,7 +17,23 @@ export type DaemonCounters = {
   retries: number;
   watcherErrors: number;
   events: number;
+  /** Folders found not watched after a cycle walked them, and watched since (see createWatchRepair). */
+  watchRepairs: number;
   creditsSpent: number;
+};
+
+/** The config reloads of a running daemon (SIGHUP, the config file changed): how many, and the last one. */
+export type ConfigReloadStatus = {
+  reloads: { applied: number; refused: number; failed: number };
+  last: {
+    at: string;
+    trigger: 'SIGHUP' | 'file';
+    outcome: 'applied' | 'refused' | 'failed' | 'unchanged';
+    /** The keys changed, with their values when not secret. */
+    changed: string[];
+    /** Each problem with its file and line, or what needs a restart. */
+    errors: string[];
+  } | null;
 };
 
 /** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
@@ -44,6 +60,7 @@ export type DaemonSnapshot = {
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
   counters: DaemonCounters;
+  config: ConfigReloadStatus;
 };
 
 /** The snapshot of a daemon that has just started: not ready, nothing synced, every counter 0. */
@@ -69,7 +86,9 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
       retries: 0,
       watcherErrors: 0,
       events: 0,
+      watchRepairs: 0,
       creditsSpent: 0,
     },
+    config: { reloads: { applied: 0, refused: 0, failed: 0 }, last: null },
   };
 }

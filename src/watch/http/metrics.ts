@@ -14,7 +14,9 @@ export function createMetrics(o: {
   webhooks?: () => Readonly<Record<string, number>>;
 }): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
+  // idle daemon 100 times a second; once a second still shows a stalled loop.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,
@@ -63,6 +65,11 @@ export function createMetrics(o: {
     'File-system events received (hints: each burst leads to one sync cycle).',
     (s) => s.counters.events,
   );
+  counter(
+    'kbsync_watch_repairs_total',
+    'Folders a sync cycle walked that the watcher did not watch (a folder made inside a new folder), watched since.',
+    (s) => s.counters.watchRepairs,
+  );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
   gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
   gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
@@ -86,6 +93,16 @@ export function createMetrics(o: {
   });
   gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
     for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
+  });
+  new Counter({
+    name: 'kbsync_config_reloads_total',
+    help: 'Config reloads (SIGHUP, the config file changed) by outcome: applied, refused (needs a restart), failed (invalid).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(o.snapshot().config.reloads)) this.inc({ outcome }, n);
+    },
   });
   const webhooks = o.webhooks;
   if (webhooks !== undefined) {

@@ -46,14 +46,14 @@ export type RemotePollOptions = {
  */
 export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): RemotePoll {
   const { deps, snapshot } = ctx;
-  const { logger, state, config } = deps;
+  const { logger, state } = deps;
   const firstMs = o.firstMs ?? REMOTE_POLL_FIRST_MS;
   const maxMs = o.maxMs ?? REMOTE_POLL_MAX_MS;
   let delayMs = firstMs;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let closed = false;
-  const sources = new Set(config.sources.map((s) => s.name));
+  const sources = new Set(deps.config.sources.map((s) => s.name));
   // The copies the cycle running has sent and whose processing has not ended, by remote id.
   const sentInCycle = new Map<string, { source: string; path: string }>();
   let inCycle = false;
@@ -159,7 +159,8 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     }
     if (remoteStatus !== 'failed') return false;
     snapshot.counters.failures++;
-    const max = config.upload.maxReprocessAttempts;
+    // Read at each use: a config reload may change it between cycles.
+    const max = deps.config.upload.maxReprocessAttempts;
     const permanent = processingErrorClass(remoteError) === 'permanent';
     const retry = !permanent && file.reprocessAttempts < max;
     const next = retry

@@ -72,10 +72,13 @@ export function register(program: Command, ctx: CliContext): void {
         const { config, state } = session;
         let snapshot: Snapshot | null = null;
         let httpAddress: string | null = null;
+        // Once the daemon has stopped, a late snapshot (a timer of a part already closing) keeps saying so.
+        let stopped: string | null = null;
         const save = (stoppedAt: string | null): void => {
           if (snapshot === null) return;
+          stopped ??= stoppedAt;
           try {
-            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
+            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt: stopped });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }

@@ -131,21 +131,28 @@ export function createDaemonCycle(
         signal: ctx.cycleAbort.signal,
         delta,
         onPaidCalls: (n) => {
-          const pace = paceLine(n, config.upload.requestsPerSecond);
-          if (pace !== null)
-            logger.info({ calls: n, requestsPerSecond: config.upload.requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
+          const { requestsPerSecond } = deps.config.upload;
+          const pace = paceLine(n, requestsPerSecond);
+          if (pace !== null) logger.info({ calls: n, requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
         },
         // Each paid call's line and counters as it settles, not at the end of a long cycle.
         onProgress: (_done, _total, item, r) => {
           logFileLines.settled(item, r);
           if (r.deferred !== undefined) return;
+          if (r.outcome === 'done' && r.remoteId !== null) remote.sent(item.source, item.path, r.remoteId);
           if (r.outcome === 'done') counters.uploads++;
           else if (r.outcome === 'failed' || r.outcome === 'unknown') counters.failures++;
           counters.creditsSpent += r.creditsCharged;
           spentInCycle += r.creditsCharged;
         },
       });
-    const result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    remote.cycleStarts();
+    let result: SyncRun;
+    try {
+      result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    } finally {
+      await remote.cycleEnds();
+    }
     const tookMs = nowMs() - startedMs;
     // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) (kept = delta.tracked).tagSha256s();
@@ -218,7 +225,7 @@ export function createDaemonCycle(
 
   /** Work deferred by the per-run cap goes on in a cycle of its own, right after this one (see nextForRunCap). */
   const recordDeferred = (result: SyncRun, scoped: boolean): void => {
-    const runCap = nextForRunCap(result.items, capsOf(config), result.totals.uploaded > 0);
+    const runCap = nextForRunCap(result.items, capsOf(deps.config), result.totals.uploaded > 0);
     if (runCap.again && result.stop === null) {
       for (const item of result.items) if (item.deferredBy === 'run') carry(item.source, item.path);
       // A second apart: the new cycle's queue starts a rate window of its own.
@@ -227,7 +234,7 @@ export function createDaemonCycle(
     }
     if (runCap.neverFit.length > 0)
       logger.warn(
-        { files: runCap.neverFit.length, cap: config.budget.maxCreditsPerRun, paths: runCap.neverFit.slice(0, 5).map((i) => i.path) },
+        { files: runCap.neverFit.length, cap: deps.config.budget.maxCreditsPerRun, paths: runCap.neverFit.slice(0, 5).map((i) => i.path) },
         'files that cost more than budget.maxCreditsPerRun alone: no cycle sends them until the cap is raised',
       );
     const opensAt = (period: BudgetPeriod): string | null => {

@@ -13,6 +13,12 @@ export const REMOTE_POLL_MAX_MS = 5 * 60_000;
 const PROCESSING: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing']);
 
 export type RemotePoll = {
+  /** A cycle starts: the copies it sends are followed while it runs (see `sent`). */
+  cycleStarts(): void;
+  /** A copy the cycle running sent: the first of a cycle arms a listing 2 s later, during the cycle. */
+  sent(source: string, path: string, remoteId: string): void;
+  /** The cycle's calls are over: no listing starts for it any more, and one in flight ends first. */
+  cycleEnds(): Promise<void>;
   /** A cycle ended; `sent`: it uploaded or reprocessed something (new copies processing: the wait starts again short). */
   afterCycle(sent: boolean): void;
   /** Resolves once no listing is being read or applied: a cycle waits for it before it reads the kept index. */
@@ -40,14 +46,17 @@ export type RemotePollOptions = {
  */
 export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): RemotePoll {
   const { deps, snapshot } = ctx;
-  const { logger, state, config } = deps;
+  const { logger, state } = deps;
   const firstMs = o.firstMs ?? REMOTE_POLL_FIRST_MS;
   const maxMs = o.maxMs ?? REMOTE_POLL_MAX_MS;
   let delayMs = firstMs;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let closed = false;
-  const sources = new Set(config.sources.map((s) => s.name));
+  const sources = new Set(deps.config.sources.map((s) => s.name));
+  // The copies the cycle running has sent and whose processing has not ended, by remote id.
+  const sentInCycle = new Map<string, { source: string; path: string }>();
+  let inCycle = false;
 
   const arm = (ms: number): void => {
     if (closed) return;
@@ -57,9 +66,11 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
 
   const tick = (): void => {
     timer = null;
-    // A cycle running now ends with afterCycle, which arms the poll again.
-    if (closed || ctx.lifetime.signal.aborted || inFlight !== null || ctx.scheduler.state().running) return;
-    inFlight = poll()
+    if (closed || ctx.lifetime.signal.aborted || inFlight !== null) return;
+    // During a cycle only what it sent is looked for; afterCycle arms the poll of the kept index again.
+    const running = ctx.scheduler.state().running;
+    if (running && (!inCycle || sentInCycle.size === 0)) return;
+    inFlight = (running ? pollInCycle() : poll())
       .catch((err: unknown) => {
         logger.warn({ err: errorText(err), retryInMs: delayMs }, 'reading the remote listing failed; trying again later');
         arm(delayMs);
@@ -84,12 +95,13 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       statuses.set(f.id, toRemoteStatus(f.status));
       if (f.error !== null) errors.set(f.id, f.error);
     }
-    // Not under a plan the daemon is making from the kept index; and a plan kept as text is stale after.
+    // A plan the daemon is making over the kept index ends first; from here to the end nothing awaits.
     while (ctx.plans.computing !== null) await ctx.plans.computing;
-    ctx.plans.generation++;
     state.setRemoteStatuses(statuses, errors);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));
+    // A plan answered before this listing is stale.
+    if (moved.length > 0) ctx.plans.generation++;
     let retry = false;
     for (const before of moved) {
       const file = state.getTracked(before.source, before.path);
@@ -106,6 +118,37 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     ctx.publish();
   };
 
+  /**
+   * During a long cycle: the listing read for the copies it sent, and those whose processing ended
+   * written to the state only. The kept index is not touched while the cycle plans from it: the cycle
+   * reads its items' rows again at its end (cycleEnds first waits for this listing).
+   */
+  const pollInCycle = async (): Promise<void> => {
+    const listing = await (await deps.getClient()).listAllFiles();
+    if (!inCycle) return;
+    const statuses = new Map<string, RemoteStatus>();
+    const errors = new Map<string, string>();
+    for (const f of listing) {
+      const status = toRemoteStatus(f.status);
+      if (!sentInCycle.has(f.id) || (status !== 'processed' && status !== 'failed')) continue;
+      statuses.set(f.id, status);
+      if (f.error !== null) errors.set(f.id, f.error);
+    }
+    state.setRemoteStatuses(statuses, errors);
+    let retry = false;
+    for (const id of statuses.keys()) {
+      const at = sentInCycle.get(id) as { source: string; path: string };
+      sentInCycle.delete(id);
+      const file = state.getTracked(at.source, at.path);
+      if (file !== null && file.remoteId === id && settled(file)) retry = true;
+    }
+    // The reprocess is the next cycle's, started once this one ends.
+    if (retry) ctx.scheduler.soon('reprocess');
+    delayMs = Math.min(delayMs * 2, maxMs);
+    if (statuses.size > 0) ctx.publish();
+    if (sentInCycle.size > 0) arm(delayMs);
+  };
+
   /** Logs and counts a copy whose processing ended; true when the reprocess rule retries it. */
   const settled = (file: TrackedFile): boolean => {
     const { source, path, remoteStatus, remoteError } = file;
@@ -116,7 +159,8 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     }
     if (remoteStatus !== 'failed') return false;
     snapshot.counters.failures++;
-    const max = config.upload.maxReprocessAttempts;
+    // Read at each use: a config reload may change it between cycles.
+    const max = deps.config.upload.maxReprocessAttempts;
     const permanent = processingErrorClass(remoteError) === 'permanent';
     const retry = !permanent && file.reprocessAttempts < max;
     const next = retry
@@ -130,6 +174,22 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   };
 
   return {
+    cycleStarts() {
+      inCycle = true;
+      sentInCycle.clear();
+    },
+    sent(source, path, remoteId) {
+      if (!inCycle) return;
+      sentInCycle.set(remoteId, { source, path });
+      if (sentInCycle.size > 1) return;
+      delayMs = firstMs;
+      arm(firstMs);
+    },
+    async cycleEnds() {
+      inCycle = false;
+      sentInCycle.clear();
+      await inFlight;
+    },
     afterCycle(sent) {
       if (sent) delayMs = firstMs;
       if (sent || timer === null) arm(delayMs);

@@ -198,7 +198,7 @@ describe('kbsync watch goes on with work the budget deferred', () => {
 });
 
 describe('kbsync watch during a long, rate-limited cycle', () => {
-  it('logs the pace with an ETA, each file as its call settles, moves the counters mid-cycle; /metrics has the process metrics', async () => {
+  it('logs the pace with an ETA, each file as its call settles, moves the counters and learns remote outcomes mid-cycle; /metrics has the process metrics', async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds, { upload: { concurrency: 2, requestsPerSecond: 2 } });
     for (let i = 0; i < 24; i++) ws.write(`f${String(i).padStart(2, '0')}.md`, `# F${i}\n`);
@@ -209,6 +209,11 @@ describe('kbsync watch during a long, rate-limited cycle', () => {
     const spentMid = await metric(ws, 'kbsync_credits_spent_total');
     const dayMid = await metric(ws, 'kbsync_credits_spent{period="day"}');
     const cyclesMid = cyclesOf(k).length;
+    // The listing is read during the cycle too, for the copies it sent: status shows them processed.
+    await until('a copy processed in the status while the cycle runs', async () =>
+      (await ws.runJson('status')).report.items.some((i) => i.remoteStatus === 'processed'),
+    );
+    const cyclesAtProcessed = cyclesOf(k).length;
     await ready(ws, k);
     const logs = logsOf(k);
     const files = logs.filter((l) => l.msg === 'file');
@@ -216,6 +221,12 @@ describe('kbsync watch during a long, rate-limited cycle', () => {
     const pace = logs.find((l) => /^24 uploads at 2\/s: about 12 s$/.test(l.msg));
 
     expect(cyclesMid).toBe(0);
+    expect(cyclesAtProcessed).toBe(0);
+    // The rest after the cycle, each counted once.
+    await until('every copy processed', () => logsOf(k).filter((l) => l.msg === 'remote processing done').length >= 24, 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(logsOf(k).filter((l) => l.msg === 'remote processing done')).toHaveLength(24);
+    expect(await metric(ws, 'kbsync_files_processed_total')).toBe(24);
     expect(uploadsMid).toBeGreaterThanOrEqual(4);
     expect(uploadsMid).toBeLessThan(24);
     expect(spentMid).toBeGreaterThanOrEqual(uploadsMid * 5);

@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import type { SyncDeps } from '../sync/executor/index.js';
 import { localStatePath } from '../shared/state-url.js';
 import { createBurst, type Burst } from './burst.js';
+import { createPlanGate, type PlanGate } from './plan-answer.js';
 import type { Scheduler } from './scheduler.js';
 import { newSnapshot, type DaemonSnapshot } from './snapshot.js';
 import { waitingFor } from './waiting-for.js';
@@ -31,6 +32,8 @@ export type DaemonContext = {
   burst: Burst;
   /** Paths whose events are not changes: the state, the embedded service's data, `.git`, `node_modules`. */
   ignored: (absPath: string) => boolean;
+  /** What the cycles and the answers to `kbsync plan` tell each other (plan-answer.ts). */
+  plans: PlanGate;
   readonly scheduler: Scheduler;
   attach(scheduler: Scheduler): void;
   /** Recomputes what the daemon waits for and hands the snapshot to its reader. */
@@ -82,6 +85,7 @@ export function createDaemonContext(
     folderSources,
     burst,
     ignored,
+    plans: createPlanGate(),
     get scheduler(): Scheduler {
       if (attached === null) throw new Error('the daemon scheduler is not attached yet');
       return attached;

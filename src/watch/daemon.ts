@@ -2,7 +2,9 @@ import type { Env } from '../config/interpolate.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Interpolation } from '../config/yaml-source.js';
 import type { SyncDeps } from '../sync/executor/index.js';
+import { localStatePath } from '../shared/state-url.js';
 import { startGeneration, type DaemonGeneration } from './generation.js';
+import { startPlanServer } from './plan-server.js';
 import { createConfigReloader, type ConfigReloader, type ReloadRequests } from './reload.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
@@ -68,6 +70,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   };
   let gen = follow(await startGeneration(live, parts));
   const { snapshot } = gen.ctx;
+  // One socket for the daemon's life; each answer from the generation in force.
+  const plans = await startPlanServer({ localStatePath: localStatePath(deps.config), answer: (req) => gen.answer(req), logger });
   let fatal: unknown = null;
   // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
   let remaking: Promise<void> = Promise.resolve();
@@ -95,6 +99,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     o.reload?.onApplied?.(next.config);
     if (!changes.some((c) => remakes(c.key))) {
       // Budget, upload, reindex, limits: read by each sync; the kept tracked index stays good.
+      gen.renewAnswers();
       gen.scheduler.soon('reload');
       return true;
     }
@@ -157,11 +162,13 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
   const graceSeconds = live.config.watch.shutdownGraceSeconds;
   logger.info({ graceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
   await gen.closeWatchers();
+  await plans?.close();
   gen.ctx.cycleAbort.abort();
   let graceTimer: NodeJS.Timeout | undefined;
   const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), graceSeconds * 1000)));
   const ended = await Promise.race([gen.scheduler.stop().then(() => 'ended' as const), grace]);
   clearTimeout(graceTimer);
+  await gen.cycle.close();
   // A reload waiting for the cycle has given up by now (unless that cycle outlived the grace period).
   if (ended === 'ended') {
     await closingReloader;

@@ -2,6 +2,8 @@ import type { SyncDeps } from '../sync/executor/index.js';
 import { cronWindow } from '../shared/cron.js';
 import { createDaemonContext, type DaemonContext } from './context.js';
 import { createDaemonCycle, type DaemonCycle } from './cycle.js';
+import { cycleAlone, createPlanAnswerer } from './plan-answer.js';
+import type { PlanReply, PlanRequest } from './plan-socket.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
@@ -15,6 +17,10 @@ export type DaemonGeneration = {
   ctx: DaemonContext;
   cycle: DaemonCycle;
   scheduler: Scheduler;
+  /** The answer to `kbsync plan` from what this generation holds in memory. */
+  answer(req: PlanRequest): Promise<PlanReply>;
+  /** Makes the plan answers again (a reload changed the config they read, e.g. the budget). */
+  renewAnswers(): void;
   /** Stops the git timers and the watchers (the scheduler goes on). */
   closeWatchers(): Promise<void>;
   /** Stops the scheduler (at once: no cycle starts after this call), the git timers and the watchers. */
@@ -46,7 +52,7 @@ export async function startGeneration(
     rescanMs: w.rescanMinutes * 60_000,
     nowMs,
     window: w.schedule === null ? null : cronWindow(w.schedule),
-    runCycle: cycle.run,
+    runCycle: (reasons) => cycleAlone(ctx.plans, () => cycle.run(reasons)),
     onIdle: ctx.publish,
     onCycleError: cycle.onError,
   });
@@ -60,6 +66,9 @@ export async function startGeneration(
     .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
 
   if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
+  // `kbsync plan` asks the daemon over a local socket, and is answered from what it holds in memory.
+  const answerer = () => createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
+  let answer = answerer();
   const closeWatchers = async (): Promise<void> => {
     for (const t of gitTimers) clearInterval(t);
     await watching.close();
@@ -68,11 +77,14 @@ export async function startGeneration(
     ctx,
     cycle,
     scheduler,
+    answer: (req) => answer(req),
+    renewAnswers: () => (answer = answerer()),
     closeWatchers,
     async close() {
       const stopped = scheduler.stop();
       await closeWatchers();
       await stopped;
+      await cycle.close();
     },
   };
 }

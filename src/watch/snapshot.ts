@@ -1,3 +1,4 @@
+import type { DeferredWork } from './deferred.js';
 import type { CycleReason } from './scheduler.js';
 import type { WatchBackend } from './watcher.js';
 
@@ -11,6 +12,8 @@ export type DaemonCounters = {
   rescans: number;
   uploads: number;
   failures: number;
+  /** Copies the service finished processing, as the daemon's listing saw them. */
+  processed: number;
   retries: number;
   watcherErrors: number;
   events: number;
@@ -47,6 +50,10 @@ export type DaemonSnapshot = {
     failed: number;
     creditsSpent: number;
   } | null;
+  /** Copies sent and still queued or processing at the daemon's last listing, and when it reads the next (null: none). */
+  remote: { processing: number; nextListingAt: string } | null;
+  /** What the last cycle deferred by the budget, and what it waits for (null: nothing). */
+  deferred: DeferredWork | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
@@ -62,10 +69,23 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     ready: false,
     watches: [],
     lastSync: null,
+    deferred: null,
+    remote: null,
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],
-    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+    counters: {
+      cycles: 0,
+      cyclesFailed: 0,
+      rescans: 0,
+      uploads: 0,
+      failures: 0,
+      processed: 0,
+      retries: 0,
+      watcherErrors: 0,
+      events: 0,
+      creditsSpent: 0,
+    },
     config: { reloads: { applied: 0, refused: 0, failed: 0 }, last: null },
   };
 }

@@ -34,6 +34,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
       return;
     }
     counters.events++;
+    ctx.plans.generation++;
     ctx.scheduler.hint('changes', burst.add(absPath));
   };
 

@@ -52,7 +52,8 @@ export function register(program: Command, ctx: CliContext): void {
           else writeLines(ctx, formatStatus(report));
         },
         // A shared PostgreSQL state is read as a view: status is no runner, and takes no source from one that runs elsewhere.
-        { lock: daemon === null && !isPostgresUrl(loaded.state) },
+        // Beside a runner that holds a SQLite state, it is read read-only.
+        { lock: !isPostgresUrl(loaded.state), access: 'reader' },
       );
     });
 }

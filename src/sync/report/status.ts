@@ -48,6 +48,10 @@ export type DaemonStatus = {
     creditsSpent: number;
   } | null;
   lastError: { at: string; message: string } | null;
+  /** What the daemon's last cycle deferred by the budget, and what it waits for (null or absent: nothing). */
+  deferred?: { files: number; waitsFor: string[] } | null;
+  /** Copies still processing at the daemon's last listing, and when it reads the next. */
+  remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
   /** The daemon's last config reload (absent in the status file of an older kbsync). */
@@ -133,12 +137,7 @@ export function formatStatus(r: StatusReport): string {
           ]),
       ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
       ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
-      [
-        'pending work',
-        r.outbox.pending === 0 && r.outbox.unknown === 0
-          ? 'none'
-          : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`,
-      ],
+      ['pending work', pendingWork(r)],
       [
         'last sync',
         last === null
@@ -159,6 +158,15 @@ export function formatStatus(r: StatusReport): string {
 /** A running daemon alone, for people: what `status` shows of it when the config does not load. */
 export function formatDaemonStatus(d: DaemonStatus): string {
   return fields(daemonLines(d), '').join('\n');
+}
+
+function pendingWork(r: StatusReport): string {
+  const parts: string[] = [];
+  if (r.outbox.pending > 0 || r.outbox.unknown > 0) parts.push(`${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`);
+  const deferred = r.daemon?.deferred;
+  if (deferred != null && deferred.files > 0)
+    parts.push(`${plural(deferred.files, 'file')} deferred by the budget (${deferred.waitsFor.join('; ')})`);
+  return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
 function daemonLines(d: DaemonStatus | null): [string, string][] {
@@ -182,6 +190,14 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
         : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`,
     ],
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
+    ...(d.remote == null
+      ? []
+      : [
+          [
+            'remote processing',
+            `${plural(d.remote.processing, 'copy', 'copies')} queued or processing; the daemon lists them again at ${d.remote.nextListingAt}`,
+          ] as [string, string],
+        ]),
     ...reloadLines(d.config?.last ?? null),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];

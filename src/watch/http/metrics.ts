@@ -1,10 +1,11 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { BudgetCaps, StateStore } from '../../sync/state/index.js';
 import type { DaemonSnapshot } from '../snapshot.js';
 
 /**
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
- * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start.
+ * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start,
+ * moved as each paid call settles. With prom-client's default process metrics (process_*, nodejs_*).
  */
 export function createMetrics(o: {
   snapshot: () => DaemonSnapshot;
@@ -13,6 +14,7 @@ export function createMetrics(o: {
   webhooks?: () => Readonly<Record<string, number>>;
 }): Registry {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,
@@ -40,7 +42,16 @@ export function createMetrics(o: {
   counter('kbsync_sync_cycles_failed_total', 'Sync cycles that ended with an error (tried again later).', (s) => s.counters.cyclesFailed);
   counter('kbsync_rescans_total', 'Sync cycles started by the periodic rescan (watch.rescanMinutes).', (s) => s.counters.rescans);
   counter('kbsync_uploads_total', 'Uploads and reprocesses done.', (s) => s.counters.uploads);
-  counter('kbsync_failures_total', 'Paid calls that failed or whose outcome is unknown.', (s) => s.counters.failures);
+  counter(
+    'kbsync_failures_total',
+    'Paid calls that failed or whose outcome is unknown, and copies the service failed to process.',
+    (s) => s.counters.failures,
+  );
+  counter(
+    'kbsync_files_processed_total',
+    'Copies the service finished processing, as the listing showed them.',
+    (s) => s.counters.processed,
+  );
   counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
   counter(
     'kbsync_watcher_errors_total',

@@ -65,8 +65,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
       trackedDetailsOf: (sourceId) => call('trackedDetailsOf', sourceId),
     });
   const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
-    const { report, files } = rebuildPlan(remoteFiles, mapName);
-    return call('rebuildApply', files, report);
+    const { report, files, older } = rebuildPlan(remoteFiles, mapName);
+    return call('rebuildApply', files, report, older);
   };
   let closed = false;
   const fwd =
@@ -79,6 +79,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     isNew: opened.from === 0,
     lockTakenOver: null,
     recoveredInFlight: opened.recovered,
+    readOnly: options.lock === false,
     runnerId: opened.runnerId,
     loadTrackedFiles,
     loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),
@@ -93,6 +94,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
       call('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    heldCopies: fwd('heldCopies'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),
     originsOfRemoteIds: fwd('originsOfRemoteIds'),

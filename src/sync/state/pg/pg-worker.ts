@@ -9,6 +9,7 @@ import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js
 import { redactUrl } from './pg-url.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { RebuildReport } from '../state-types.js';
+import type { RemoteStatus } from '../../types.js';
 import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
 import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
@@ -20,6 +21,7 @@ import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
 import { createPgTransfer } from './pg-transfer.js';
 import { createPgEntries } from './pg-entries.js';
+import { createPgHeldCopies } from './pg-held-copies.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -65,6 +67,7 @@ const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });
 const misc = createPgMisc(db);
+const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
 const handlers = {
@@ -75,6 +78,16 @@ const handlers = {
   ...misc,
   ...createPgTransfer(db, sources),
   ...createPgEntries(db, sources),
+  heldCopies: held.heldCopies,
+  // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
+  setRemoteStatus: async (remoteId: string, status: RemoteStatus): Promise<number> => {
+    await held.setHeldStatuses(new Map([[remoteId, status]]));
+    return tracked.setRemoteStatus(remoteId, status);
+  },
+  setRemoteStatuses: async (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> => {
+    await held.setHeldStatuses(statuses);
+    return tracked.setRemoteStatuses(statuses, errors);
+  },
   async open(): Promise<PgOpenReply> {
     try {
       await client.connect();
@@ -103,10 +116,11 @@ const handlers = {
     await runs.finishRun(runId, status, summary);
     await outbox.pruneSettled();
   },
-  rebuildApply: (files: TrackedFileInput[], report: RebuildReport): Promise<RebuildReport> =>
+  rebuildApply: (files: TrackedFileInput[], report: RebuildReport, older: TrackedFileInput[]): Promise<RebuildReport> =>
     db.tx(async () => {
       const at = db.nowMs();
       const written = await tracked.writeTrackedIfNew(files, at);
+      await held.addHeld(older);
       const done = { ...report, inserted: written, kept: files.length - written };
       await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
       await misc.setMeta('remote_check', null);
@@ -142,6 +156,7 @@ const READS = new Set([
   'findBySha256',
   'trackedCount',
   'hasUnsettledRemote',
+  'heldCopies',
   'remoteCheckPending',
   'originsOfRemoteIds',
   'getOp',

@@ -4,6 +4,7 @@ import type { DeltaPass } from '../sync/executor/prepare.js';
 import type { TrackedIndex } from '../sync/tracked-index.js';
 import type { BudgetPeriod } from '../sync/types.js';
 import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memory.js';
+import type { BurstScope } from './burst.js';
 import type { DaemonContext } from './context.js';
 import { refreshKeptIndex } from './kept-index.js';
 import { createFileLines } from './file-lines.js';
@@ -35,7 +36,10 @@ const SCOPED_REASONS: ReadonlySet<CycleReason> = new Set(['changes', 'reprocess'
  * the tracked index kept from the last cycle, scoped to the folders a burst of events touched when
  * only events asked for it, then recorded in the snapshot, the counters and the log.
  */
-export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
+export function createDaemonCycle(
+  ctx: DaemonContext,
+  o: { afterCycle?: (scope: BurstScope, reasons: readonly CycleReason[]) => Promise<void> } = {},
+): DaemonCycle {
   const { deps, snapshot, nowMs, iso, burst } = ctx;
   const { config, logger } = deps;
   const { counters } = snapshot;
@@ -155,6 +159,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
       if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && ctx.folderSources.some((s) => s.name === item.source))
         burst.carry(item.source, item.path);
     record(result, reasons, tookMs, scoped);
+    await o.afterCycle?.(scoped ? burstScope : null, reasons);
     return { scoped, sent: result.totals.uploaded > 0 };
   };
 

@@ -69,9 +69,10 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     return g;
   };
   let gen = follow(await startGeneration(live, parts));
-  const { snapshot } = gen.ctx;
-  // One socket for the daemon's life; each answer from the generation in force.
+  // `kbsync plan` asks the daemon over a local socket (beside the state, which a reload cannot move),
+  // and is answered by the generation in force from what it holds in memory.
   const plans = await startPlanServer({ localStatePath: localStatePath(deps.config), answer: (req) => gen.answer(req), logger });
+  const { snapshot } = gen.ctx;
   let fatal: unknown = null;
   // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
   let remaking: Promise<void> = Promise.resolve();
@@ -99,7 +100,6 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     o.reload?.onApplied?.(next.config);
     if (!changes.some((c) => remakes(c.key))) {
       // Budget, upload, reindex, limits: read by each sync; the kept tracked index stays good.
-      gen.renewAnswers();
       gen.scheduler.soon('reload');
       return true;
     }

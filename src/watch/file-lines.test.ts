@@ -66,6 +66,20 @@ describe('the daemon file lines', () => {
     ]);
   });
 
+  it('logs a deleted file once, not at every later cycle; again if it comes back and is deleted again', () => {
+    const { lines, log } = capture();
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    log([item('gone.md', 'upload', 'new file')], true);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    expect(lines()).toEqual([
+      ['gone.md', 'deleted'],
+      ['gone.md', 'upload'],
+      ['gone.md', 'deleted'],
+    ]);
+  });
+
   it('a paid call is logged as it settles and not again at the cycle end; one deferred unsent is logged at the end only', () => {
     const { lines, log } = capture();
     const paid = { outcome: 'done' as const, creditsCharged: 5, remoteId: '1', error: null };

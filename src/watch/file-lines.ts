@@ -10,7 +10,7 @@ export type FileLines = ((items: readonly RunItem[], scoped?: boolean) => void) 
 
 /**
  * The daemon's `file` log lines: one per file action of a cycle, with its reason. Unchanged files get
- * none, and a file skipped again for the same reason as in the last cycle gets none either: every cycle
+ * none, and a file skipped (or found deleted) again for the same reason as in the last cycle gets none either: every cycle
  * plans the whole tree, and at 100k files a tree's images and dotfiles were ~18k identical lines a
  * cycle (~70 ms of logging each time). A skip is logged again once its reason changes. `scoped`: the
  * items are of a cycle that looked at some folders only: the skips it saw are added to those of the
@@ -35,13 +35,16 @@ export function createFileLines(logger: Logger): FileLines {
     const skipped = scoped ? skippedBefore : new Map<string, string>();
     for (const item of items) {
       if (item.action === 'skip:unchanged') continue;
-      if ((item.action === 'upload' || item.action === 'reprocess') && logged.has(`${item.source}\0${item.path}`)) continue;
-      if (item.action.startsWith('skip:')) {
-        const key = `${item.source}\0${item.path}`;
+      const key = `${item.source}\0${item.path}`;
+      // A deleted file's row stays tracked (its remote copy is kept): every full cycle reports it again.
+      if (item.action.startsWith('skip:') || item.action === 'deleted') {
         const why = `${item.action}\0${item.reason}`;
         const before = skippedBefore.get(key);
         skipped.set(key, why);
         if (before === why) continue;
+      } else {
+        skipped.delete(key);
+        if ((item.action === 'upload' || item.action === 'reprocess') && logged.has(key)) continue;
       }
       const { source, path, action, reason, creditsCharged: credits, outcome } = item;
       fileLog.info({ source, path, action, reason, credits, outcome }, 'file');

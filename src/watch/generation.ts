@@ -2,12 +2,13 @@ import type { SyncDeps } from '../sync/executor/index.js';
 import { cronWindow } from '../shared/cron.js';
 import { createDaemonContext, type DaemonContext } from './context.js';
 import { createDaemonCycle, type DaemonCycle } from './cycle.js';
-import { cycleAlone, createPlanAnswerer } from './plan-answer.js';
-import type { PlanReply, PlanRequest } from './plan-socket.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
-import { createDaemonWatching } from './watching.js';
+import { createGitPoll } from './git-poll.js';
+import { createDaemonWatching, type DaemonWatching } from './watching.js';
+import { createPlanAnswerer, cycleAlone } from './plan-answer.js';
+import type { PlanReply, PlanRequest } from './plan-socket.js';
 
 /**
  * The daemon's parts made from one config: context, cycle, scheduler, watchers and git poll timers.
@@ -17,10 +18,8 @@ export type DaemonGeneration = {
   ctx: DaemonContext;
   cycle: DaemonCycle;
   scheduler: Scheduler;
-  /** The answer to `kbsync plan` from what this generation holds in memory. */
+  /** Answers `kbsync plan` from this generation's kept index (plan-answer.ts). */
   answer(req: PlanRequest): Promise<PlanReply>;
-  /** Makes the plan answers again (a reload changed the config they read, e.g. the budget). */
-  renewAnswers(): void;
   /** Stops the git timers and the watchers (the scheduler goes on). */
   closeWatchers(): Promise<void>;
   /** Stops the scheduler (at once: no cycle starts after this call), the git timers and the watchers. */
@@ -46,39 +45,40 @@ export async function startGeneration(
     ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
   });
-  const cycle = createDaemonCycle(ctx);
+  // The watchers are made once the scheduler is attached; a cycle runs only after that. After each
+  // cycle they check that every folder it walked is watched (watch-repair.ts).
+  let watching: DaemonWatching | null = null;
+  const cycle = createDaemonCycle(ctx, { afterCycle: (scope, reasons) => watching?.afterCycle(scope, reasons) ?? Promise.resolve() });
   const scheduler = createScheduler({
     debounceMs: w.debounceMs,
     rescanMs: w.rescanMinutes * 60_000,
     nowMs,
     window: w.schedule === null ? null : cronWindow(w.schedule),
+    // A cycle waits for a plan being answered, and a plan is refused while a cycle runs (plan-answer.ts).
     runCycle: (reasons) => cycleAlone(ctx.plans, () => cycle.run(reasons)),
     onIdle: ctx.publish,
     onCycleError: cycle.onError,
   });
   ctx.attach(scheduler);
-  const watching = createDaemonWatching(ctx, o.createWatcher);
-  await watching.start();
+  const watchers = createDaemonWatching(ctx, o.createWatcher);
+  watching = watchers;
+  await watchers.start();
+  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
 
-  // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
-  const gitTimers = config.sources
-    .filter((s) => s.git !== undefined)
-    .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
+  // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
+  const gitPoll = createGitPoll(ctx);
+  gitPoll.start();
 
   if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
-  // `kbsync plan` asks the daemon over a local socket, and is answered from what it holds in memory.
-  const answerer = () => createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
-  let answer = answerer();
   const closeWatchers = async (): Promise<void> => {
-    for (const t of gitTimers) clearInterval(t);
-    await watching.close();
+    gitPoll.stop();
+    await watchers.close();
   };
   return {
     ctx,
     cycle,
     scheduler,
-    answer: (req) => answer(req),
-    renewAnswers: () => (answer = answerer()),
+    answer,
     closeWatchers,
     async close() {
       const stopped = scheduler.stop();

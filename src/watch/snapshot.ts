@@ -17,6 +17,8 @@ export type DaemonCounters = {
   retries: number;
   watcherErrors: number;
   events: number;
+  /** Folders found not watched after a cycle walked them, and watched since (see createWatchRepair). */
+  watchRepairs: number;
   creditsSpent: number;
 };
 
@@ -84,6 +86,7 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
       retries: 0,
       watcherErrors: 0,
       events: 0,
+      watchRepairs: 0,
       creditsSpent: 0,
     },
     config: { reloads: { applied: 0, refused: 0, failed: 0 }, last: null },

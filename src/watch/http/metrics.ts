@@ -14,7 +14,9 @@ export function createMetrics(o: {
   webhooks?: () => Readonly<Record<string, number>>;
 }): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
+  // idle daemon 100 times a second; once a second still shows a stalled loop.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,
@@ -62,6 +64,11 @@ export function createMetrics(o: {
     'kbsync_watch_events_total',
     'File-system events received (hints: each burst leads to one sync cycle).',
     (s) => s.counters.events,
+  );
+  counter(
+    'kbsync_watch_repairs_total',
+    'Folders a sync cycle walked that the watcher did not watch (a folder made inside a new folder), watched since.',
+    (s) => s.counters.watchRepairs,
   );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
   gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));

@@ -183,8 +183,9 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   git_failed: {
     exit: 1,
-    meaning: 'A git clone, fetch or checkout failed.',
-    action: 'Check `sources[].git.url`, `ref` and your git credentials; run with KBSYNC_DEBUG=1 for git output.',
+    meaning: 'A git clone, fetch or checkout failed, or git is not installed (the message then says so).',
+    action:
+      'Install git if the message says it is missing; otherwise check `sources[].git.url`, `ref` and your git credentials; run with KBSYNC_DEBUG=1 for git output.',
   },
   budget_exhausted: {
     exit: 3,

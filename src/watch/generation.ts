@@ -63,7 +63,8 @@ export async function startGeneration(
   const watchers = createDaemonWatching(ctx, o.createWatcher);
   watching = watchers;
   await watchers.start();
-  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, logger });
+  const eventsSeeAll = (): boolean => ctx.snapshot.watches.every((watch) => watch.backend === 'events');
+  const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, eventsSeeAll, logger });
 
   // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
   const gitPoll = createGitPoll(ctx);

@@ -39,14 +39,16 @@ type Answer = { totals: { failed: number; deferred: number }; notes: string[]; o
  * the tracked index the daemon keeps in memory instead of the state's rows. The walk is whole, so a
  * change whose events are still being debounced is in it. For the text report of one folder source,
  * a delta plan (unchanged files counted, as a cycle does), kept as text until the next event, cycle
- * or budget change: a plan asked again of an unchanged tree is answered from memory. Nothing is paid
- * or written; while a cycle runs, or repairs wait for the next one, the daemon says why and the asker
- * reads the state itself.
+ * or budget change while every folder is watched by events: a plan asked again of an unchanged tree
+ * is answered from memory. Nothing is paid or written; while a cycle runs, or repairs wait for the
+ * next one, the daemon says why and the asker reads the state itself.
  */
 export function createPlanAnswerer(o: {
   deps: SyncDeps;
   gate: PlanGate;
   keptIndex: () => Promise<TrackedIndex | null>;
+  /** False while a folder is polled or not watched: its changes come late or never, so no answer is kept. */
+  eventsSeeAll: () => boolean;
   logger: Pick<Logger, 'info'>;
 }): (req: PlanRequest) => Promise<PlanReply> {
   const { deps, gate } = o;
@@ -71,7 +73,7 @@ export function createPlanAnswerer(o: {
 
   const make = async (req: PlanRequest, started: number): Promise<PlanReply> => {
     const delta = deltaText && !req.json && !req.all;
-    const key = delta ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(deps.config), null))}` : null;
+    const key = delta && o.eventsSeeAll() ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(deps.config), null))}` : null;
     let from: 'memory' | 'walk' = 'memory';
     let answer: Answer | null = key !== null && cached?.key === key ? cached : null;
     if (answer === null) {

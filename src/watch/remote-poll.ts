@@ -84,6 +84,9 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       statuses.set(f.id, toRemoteStatus(f.status));
       if (f.error !== null) errors.set(f.id, f.error);
     }
+    // Not under a plan the daemon is making from the kept index; and a plan kept as text is stale after.
+    while (ctx.plans.computing !== null) await ctx.plans.computing;
+    ctx.plans.generation++;
     state.setRemoteStatuses(statuses, errors);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));

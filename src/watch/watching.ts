@@ -132,10 +132,10 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
         logger.warn({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
         await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
       } else if (verdict === 'unwritable') {
-        logger.info(
-          { source: source.name, root: source.path },
-          'the folder is not writable, so file-system events were not probed; the rescans cover what they miss',
-        );
+        // A read-only mount (a container's `:ro` volume) may deliver no events either: unproven, it is polled.
+        const why = 'the folder is not writable, so no probe file could prove its file-system events (watch.backend: events trusts them)';
+        logger.info({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
+        await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
       }
     }
     for (const s of snapshot.watches) logger.info({ source: s.source, root: s.root, backend: s.backend, note: s.note }, 'watching');

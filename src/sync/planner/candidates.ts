@@ -65,8 +65,9 @@ function resolveOne(
     wasTracked: c.tracked !== undefined,
   };
 
+  // A held copy under this very name (the listing shows the path's earlier content) is a reuse, said as such.
   const own = sameNameCopy(index, c.remoteName, sha256);
-  if (own !== undefined)
+  if (own !== undefined && !index.heldIds.has(own.id))
     return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id, adoptedStatus: own.status };
 
   // Nothing to learn from, and an upload costs the same as any small file's. A tracked path keeps its

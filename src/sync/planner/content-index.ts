@@ -12,6 +12,8 @@ export type ContentIndex = {
   bySha: ReadonlyMap<string, DatasetCopy>;
   remoteByName: ReadonlyMap<string, readonly RemoteCopy[]>;
   held: ReadonlyMap<string, HeldCopy & { status: RemoteStatus }>;
+  /** The ids of every held copy that may be reused (`held` keeps one per sha256). */
+  heldIds: ReadonlySet<string>;
 };
 
 /** Statuses of a held copy that may be reused: processed, or on its way there (never failed or unknown). */
@@ -51,7 +53,8 @@ export function buildContentIndex(
   const result = new Map<string, DatasetCopy>();
   for (const [sha, row] of bySha) result.set(sha, { name: tracked.remoteNameAt(row), remoteId: tracked.remoteIdAt(row), tracked: true });
   for (const [sha, r] of remoteBySha) if (!result.has(sha)) result.set(sha, { name: r.name, remoteId: r.id, tracked: false });
-  return { bySha: result, remoteByName, held: reusableHeld(heldCopies, remote, wanted) };
+  const heldIds = new Set<string>();
+  return { bySha: result, remoteByName, held: reusableHeld(heldCopies, remote, wanted, heldIds), heldIds };
 }
 
 /**
@@ -63,6 +66,7 @@ function reusableHeld(
   heldCopies: readonly HeldCopy[],
   remote: readonly RemoteCopy[] | null,
   wanted: ReadonlySet<string>,
+  ids: Set<string>,
 ): Map<string, HeldCopy & { status: RemoteStatus }> {
   const result = new Map<string, HeldCopy & { status: RemoteStatus }>();
   if (heldCopies.length === 0) return result;
@@ -77,6 +81,7 @@ function reusableHeld(
     }
     if (status === null || !REUSABLE.has(status)) continue;
     const copy = { ...h, status };
+    ids.add(h.remoteId);
     const prev = result.get(h.sha256);
     if (prev === undefined || betterHeld(copy, prev)) result.set(h.sha256, copy);
   }

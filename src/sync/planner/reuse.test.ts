@@ -98,3 +98,17 @@ describe('planSync: reuse of held copies, and empty files', () => {
     expect(plan.totals).toMatchObject({ skipped: 2, uploaded: 0, creditsPlanned: 0 });
   });
 });
+
+describe('planSync: a held copy the listing shows under the path name', () => {
+  it('is a reuse, not an adoption, when the listing was fetched this pass', () => {
+    const observation = fakeObservation().file('a.md', { content: 'X' }).build();
+    const tracked = fakeState().tracked('a.md', { content: 'Y', remoteId: '2' }).build();
+    const remote = [remoteCopy('a.md', { id: '1', content: 'X' }), remoteCopy('a.md', { id: '2', content: 'Y' })];
+
+    const plan = planSync(planInput({ observation, tracked, remote, held: () => [held('1', 'X')] }));
+    const adopted = planSync(planInput({ observation, tracked, remote }));
+
+    expect(plan.items[0]).toMatchObject({ action: 'reuse', remoteId: '1', staleRemoteId: '2' });
+    expect(adopted.items[0]).toMatchObject({ action: 'skip:unchanged', remoteId: '1' });
+  });
+});

@@ -43,6 +43,7 @@ export type OpenStateOptions = {
 const NO_LOG: Pick<Logger, 'warn'> = { warn: () => {} };
 
 const PRIVATE_FILE = 0o600;
+const GUEST_BUSY_TIMEOUT_MS = 30_000;
 const PRIVATE_DIR = 0o700;
 
 /**
@@ -107,15 +108,17 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
 function openBeside(path: string, access: 'reader' | 'guest', options: OpenStateOptions): StateStore {
   const now = options.now ?? ((): Date => new Date());
   const abs = resolve(path);
+  // A guest's write may wait for a runner's large transaction (a first sync's bookkeeping of every file).
+  const busyMs = options.busyTimeoutMs ?? (access === 'guest' ? GUEST_BUSY_TIMEOUT_MS : 5000);
   let db: Database.Database | null = null;
   let guest: { release(): void } | null = null;
   try {
     if (access === 'guest') guest = joinAsGuest(abs, now().getTime());
-    db = new Database(abs, { readonly: access === 'reader', fileMustExist: true, timeout: options.busyTimeoutMs ?? 5000 });
+    db = new Database(abs, { readonly: access === 'reader', fileMustExist: true, timeout: busyMs });
     if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('the state database is not in WAL mode');
     db.pragma('foreign_keys = ON');
     db.pragma('temp_store = MEMORY');
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${busyMs}`);
     const version = db.pragma('user_version', { simple: true }) as number;
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     if (version > latest) migrate(db); // throws state_version, naming both versions

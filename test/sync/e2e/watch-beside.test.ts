@@ -24,8 +24,12 @@ const DOCS: Record<string, string> = {
   'vpn.md': '# VPN access\n\nThe WireGuard VPN gateway is vpn.example.net. Import the tunnel profile from the IT portal.\n',
 };
 
-function workspace(ds: E2eDataset, debounceMs = 300): Workspace {
-  const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs } } });
+function workspace(ds: E2eDataset, debounceMs = 300, watch: Record<string, unknown> = {}): Workspace {
+  const ws = createWorkspace(suite.temp.make(), {
+    baseUrl: suite.svc.url,
+    apiKey: ds.apiKey,
+    config: { watch: { debounceMs, ...watch } },
+  });
   for (const [path, text] of Object.entries(DOCS)) ws.write(path, text);
   return ws;
 }
@@ -36,7 +40,8 @@ function kbsync(ws: Workspace, ...args: string[]): KbsyncChild {
   return k;
 }
 
-async function startWatch(ws: Workspace, statusPath = `${ws.statePath}.watch.json`): Promise<KbsyncChild> {
+async function startWatch(ws: Workspace, pg?: { url: string; statusPath: string }): Promise<KbsyncChild> {
+  const statusPath = pg?.statusPath ?? `${ws.statePath}.watch.json`;
   const k = kbsync(ws, 'watch');
   const ready = (): boolean => {
     if (!existsSync(statusPath)) return false;
@@ -44,6 +49,15 @@ async function startWatch(ws: Workspace, statusPath = `${ws.statePath}.watch.jso
     return s.ready && s.pid === k.child.pid;
   };
   await until('the daemon ready after its first sync', ready);
+  // And the copies it sent seen processed (its remote poll): their statuses change no more under the plans compared.
+  await until('the copies of the first sync processed', () => {
+    const state = pg === undefined ? openState(ws.statePath, { access: 'reader' }) : openState(pg.url, { lock: false });
+    try {
+      return !state.hasUnsettledRemote();
+    } finally {
+      state.close();
+    }
+  });
   return k;
 }
 
@@ -110,6 +124,24 @@ describe('commands beside a running kbsync watch', () => {
         .map((l) => l.from),
     ).toEqual(['walk', 'memory', 'walk', 'walk']);
     expect(await ds.files()).toHaveLength(2);
+  });
+
+  it('a polled folder (its changes come late): no answer is kept, each plan walks again', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds, 60_000, { backend: 'polling', pollIntervalMs: 5000 });
+    const daemon = await startWatch(ws);
+    const first = await kbsync(ws, 'plan').exited;
+    ws.write('new.md', '# New\n');
+    const second = await kbsync(ws, 'plan').exited;
+    await stop(daemon);
+
+    expect(first.stderr).toContain('answered by the running kbsync watch');
+    expect(second.stdout).toMatch(/upload\s+5\s+new\.md/);
+    expect(
+      logsOf(daemon)
+        .filter((l) => l.msg === 'plan answered')
+        .map((l) => l.from),
+    ).toEqual(['walk', 'walk']);
   });
 
   it('status, explain, audit, agents list, query, check, agents create and chat all work beside it; the paid ones are recorded and charged once', async () => {
@@ -184,7 +216,7 @@ describe('commands beside a running kbsync watch', () => {
       config: { state: url, watch: { debounceMs: 300 } },
     });
     for (const [path, text] of Object.entries(DOCS)) ws.write(path, text);
-    const daemon = await startWatch(ws, join(ws.root, '.kbsync', 'postgres.state.watch.json'));
+    const daemon = await startWatch(ws, { url, statusPath: join(ws.root, '.kbsync', 'postgres.state.watch.json') });
     const balance = await ds.balance();
 
     const plan = await kbsync(ws, 'plan').exited;

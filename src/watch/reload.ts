@@ -113,7 +113,8 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
     const changes = configChanges(current.config, next.config, { before: current.interpolations, after: next.interpolations });
     if (changes.length === 0) {
       if (why === 'SIGHUP') logger.info({ trigger: why, config: o.path }, 'config reloaded: nothing changed');
-      record('unchanged', why, {});
+      // A file edit that changed no value (a comment) is not worth a status line.
+      if (why === 'SIGHUP') record('unchanged', why, {});
       return;
     }
     const changed = changes.map(describeChange);
@@ -194,6 +195,8 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
         logger.debug({ config: o.path, err: errorText(err) }, 'the config folder cannot be watched; the config file is stat-polled');
       }
       watchFile(o.path, { interval: FILE_POLL_MS, persistent: false }, soon);
+      // An edit made while the daemon started (after the config was read) has had no event of its own.
+      void reload('file');
     },
     async close() {
       closed = true;

@@ -7,6 +7,7 @@ import { freePort, useChildren, until, logsOf, type LogLine } from '../../helper
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
+import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 
@@ -24,7 +25,7 @@ function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}, via?: 
 }
 
 function watch(ws: Workspace, ...args: string[]): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root);
+  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root, GIT_ENV);
   children.push(k);
   return k;
 }
@@ -80,6 +81,9 @@ describe('kbsync watch reloads its config', () => {
     ws.write('draft-1.md', '# Draft\n');
     ws.write('b.md', '# B\n');
     await until('b.md uploaded', () => uploadsOf(k, 'b.md').length === 1);
+    // The new source is watched: a file made in it is synced after its event.
+    writeFileSync(join(notes, 'm.md'), '# M\n');
+    await until('m.md, new in the new source, uploaded', () => uploadsOf(k, 'm.md').length === 1);
 
     const reloaded = linesWith(k, 'config reloaded')[0] as LogLine;
     expect(reloaded.trigger).toBe('SIGHUP');
@@ -279,4 +283,29 @@ describe('kbsync watch reloads its config', () => {
     expect(exit.stderr).not.toContain(wrongKey);
     expect(exit.stderr).not.toContain(ds.apiKey);
   }, 90_000);
+
+  it('a git source added by a reload is synced at once, then polled', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds);
+    ws.write('a.md', '# A\n');
+    const origin = createGitOrigin(suite.temp.make(), { 'guide.md': '# Guide\n' });
+    const k = watch(ws);
+    await ready(ws, k);
+
+    ws.configure({
+      sources: [
+        { name: 'docs', path: './docs' },
+        { name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } },
+      ],
+    });
+    k.child.kill('SIGHUP');
+    await until('guide.md uploaded by the reload cycle', () => uploadsOf(k, 'guide.md').length === 1);
+    origin.commit({ 'news.md': '# News\n' }, 'add news');
+    await until('news.md uploaded after a poll', () => uploadsOf(k, 'news.md').length === 1);
+
+    expect(linesWith(k, 'config reloaded')[0]?.changed).toEqual(['sources.repo added']);
+    expect(reloadCycles(k)[0]?.uploaded).toBe(1);
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  });
 });

@@ -142,7 +142,7 @@ function idleFigures(daemon: WatchDaemonResult, group: string): Figure[] {
       ratio: null,
       target: `≤ ${WATCH_IDLE_MAX_WAKEUPS_PER_S}/s`,
       pass: idle === null ? false : idle.wakeupsPerS <= WATCH_IDLE_MAX_WAKEUPS_PER_S,
-      note: `over ${idle?.windowMs ?? '?'} ms, by thread: ${threads}`,
+      note: `over ${idle?.windowMs ?? '?'} ms, no --http, by thread: ${threads}; 2/s of "MainThread" are @parcel/watcher's inotify thread (a poll with a 500 ms timeout fixed in its native code)`,
     },
     info(group, 'idle CPU (user + system, share of one core)', idle?.cpuPercent ?? null, '%'),
   ];

@@ -59,7 +59,7 @@ export function reportError(err: unknown, ctx: CliContext, options: { json: bool
   return exitCode;
 }
 
-function errorDocument(err: unknown, exitCode: ExitCode): Record<string, unknown> {
+export function errorDocument(err: unknown, exitCode: ExitCode): Record<string, unknown> {
   if (err instanceof ConfigError) return { code: err.code, exitCode, message: err.message, file: err.file, problems: err.problems };
   if (err instanceof KbsyncError) return { code: err.code, exitCode, message: err.message };
   const code: ErrorCode = 'internal_error';

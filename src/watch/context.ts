@@ -42,12 +42,13 @@ export type DaemonContext = {
 
 export function createDaemonContext(
   deps: SyncDeps,
-  o: { signal: AbortSignal; nowMs: () => number; onSnapshot?: (snapshot: DaemonSnapshot) => void },
+  o: { signal: AbortSignal; nowMs: () => number; onSnapshot?: (snapshot: DaemonSnapshot) => void; snapshot?: DaemonSnapshot },
 ): DaemonContext {
   const { config } = deps;
   const { nowMs } = o;
   const iso = (ms = nowMs()): string => new Date(ms).toISOString();
-  const snapshot = newSnapshot(iso());
+  // A context made again after a config reload reports into the daemon's snapshot.
+  const snapshot = o.snapshot ?? newSnapshot(iso());
   o.onSnapshot?.(snapshot);
   const lifetime = new AbortController();
   if (o.signal.aborted) lifetime.abort();

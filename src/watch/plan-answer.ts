@@ -50,11 +50,14 @@ export function createPlanAnswerer(o: {
   logger: Pick<Logger, 'info'>;
 }): (req: PlanRequest) => Promise<PlanReply> {
   const { deps, gate } = o;
-  const { config, state } = deps;
-  const fileSources = config.sources.filter((s) => !isIntelligenceSource(s));
+  const { state } = deps;
+  // Sources are this generation's (a reload that changes them makes a new one); the caps are read
+  // from deps.config at each answer, which a reload of the budget swaps in place.
+  const { sources } = deps.config;
+  const fileSources = sources.filter((s) => !isIntelligenceSource(s));
   // A delta plan's text is the full plan's when its paths need no source (one source) and every
   // change comes with an event (no git source, which is polled).
-  const deltaText = fileSources.length === 1 && config.sources.every((s) => s.git === undefined);
+  const deltaText = fileSources.length === 1 && sources.every((s) => s.git === undefined);
   let cached: (Answer & { key: string }) | null = null;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -68,7 +71,7 @@ export function createPlanAnswerer(o: {
 
   const make = async (req: PlanRequest, started: number): Promise<PlanReply> => {
     const delta = deltaText && !req.json && !req.all;
-    const key = delta ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(config), null))}` : null;
+    const key = delta ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(deps.config), null))}` : null;
     let from: 'memory' | 'walk' = 'memory';
     let answer: Answer | null = key !== null && cached?.key === key ? cached : null;
     if (answer === null) {

@@ -22,6 +22,20 @@ export type DaemonCounters = {
   creditsSpent: number;
 };
 
+/** The config reloads of a running daemon (SIGHUP, the config file changed): how many, and the last one. */
+export type ConfigReloadStatus = {
+  reloads: { applied: number; refused: number; failed: number };
+  last: {
+    at: string;
+    trigger: 'SIGHUP' | 'file';
+    outcome: 'applied' | 'refused' | 'failed' | 'unchanged';
+    /** The keys changed, with their values when not secret. */
+    changed: string[];
+    /** Each problem with its file and line, or what needs a restart. */
+    errors: string[];
+  } | null;
+};
+
 /** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
 export type DaemonSnapshot = {
   pid: number;
@@ -46,6 +60,7 @@ export type DaemonSnapshot = {
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
   counters: DaemonCounters;
+  config: ConfigReloadStatus;
 };
 
 /** The snapshot of a daemon that has just started: not ready, nothing synced, every counter 0. */
@@ -74,5 +89,6 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
       watchRepairs: 0,
       creditsSpent: 0,
     },
+    config: { reloads: { applied: 0, refused: 0, failed: 0 }, last: null },
   };
 }

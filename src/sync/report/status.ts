@@ -55,6 +55,8 @@ export type DaemonStatus = {
   remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
+  /** The daemon's last config reload (absent in the status file of an older kbsync). */
+  config?: { last: { at: string; trigger: string; outcome: string; changed: string[]; errors: string[] } | null };
 };
 
 type StatusInput = {
@@ -173,6 +175,11 @@ function pendingWork(r: StatusReport): string {
   return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
+/** A running daemon alone, for people: what `status` shows of it when the config does not load. */
+export function formatDaemonStatus(d: DaemonStatus): string {
+  return fields(daemonLines(d), '').join('\n');
+}
+
 function daemonLines(d: DaemonStatus | null): [string, string][] {
   if (d === null) return [];
   const last = d.lastSync;
@@ -202,6 +209,7 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
             `${plural(d.remote.processing, 'copy', 'copies')} queued or processing; the daemon lists them again at ${d.remote.nextListingAt}`,
           ] as [string, string],
         ]),
+    ...reloadLines(d.config?.last ?? null),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];
 }
@@ -216,4 +224,16 @@ function runnerLines(runners: readonly RunnerStatus[] | undefined): [string, str
     ]);
   }
   return lines;
+}
+
+/** The daemon's last config reload: what it applied, or why it runs on its previous config. */
+function reloadLines(last: NonNullable<DaemonStatus['config']>['last']): [string, string][] {
+  if (last === null) return [];
+  const what =
+    last.outcome === 'applied'
+      ? `applied: ${last.changed.join('; ')}`
+      : last.outcome === 'unchanged'
+        ? 'nothing changed'
+        : `${last.outcome === 'refused' ? 'refused' : 'failed'}, running on the previous config: ${last.errors.join('; ')}`;
+  return [['daemon config reload', `${last.at} (${last.trigger}): ${what}`]];
 }

@@ -94,6 +94,16 @@ export function createMetrics(o: {
   gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
     for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
   });
+  new Counter({
+    name: 'kbsync_config_reloads_total',
+    help: 'Config reloads (SIGHUP, the config file changed) by outcome: applied, refused (needs a restart), failed (invalid).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(o.snapshot().config.reloads)) this.inc({ outcome }, n);
+    },
+  });
   const webhooks = o.webhooks;
   if (webhooks !== undefined) {
     new Counter({

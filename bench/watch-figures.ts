@@ -135,7 +135,7 @@ function idleFigures(daemon: WatchDaemonResult, group: string): Figure[] {
   return [
     {
       group,
-      name: 'idle wake-ups (context switches of every thread, between the first sync and the first rescan)',
+      name: 'idle wake-ups (context switches of every thread, between two rescans)',
       value: idle?.wakeupsPerS ?? null,
       unit: '/s',
       reference: null,

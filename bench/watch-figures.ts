@@ -135,14 +135,14 @@ function idleFigures(daemon: WatchDaemonResult, group: string): Figure[] {
   return [
     {
       group,
-      name: 'idle wake-ups (context switches of every thread, between the first sync and the first rescan)',
+      name: 'idle wake-ups (context switches of every thread, between two rescans)',
       value: idle?.wakeupsPerS ?? null,
       unit: '/s',
       reference: null,
       ratio: null,
       target: `≤ ${WATCH_IDLE_MAX_WAKEUPS_PER_S}/s`,
       pass: idle === null ? false : idle.wakeupsPerS <= WATCH_IDLE_MAX_WAKEUPS_PER_S,
-      note: `over ${idle?.windowMs ?? '?'} ms, by thread: ${threads}`,
+      note: `over ${idle?.windowMs ?? '?'} ms, no --http, by thread: ${threads}; 2/s of "MainThread" are @parcel/watcher's inotify thread (a poll with a 500 ms timeout fixed in its native code)`,
     },
     info(group, 'idle CPU (user + system, share of one core)', idle?.cpuPercent ?? null, '%'),
   ];

@@ -137,4 +137,27 @@ describe('kbsync watch: folders made inside new folders are watched too', () => 
     for (let i = 0; i < 20; i++) ws.write(`${deepOf(i)}/f${i}.md`, `# file ${i}, edited\n`);
     for (let i = 0; i < 20; i++) await uploaded(k, `${deepOf(i)}/f${i}.md`, 2, EDIT_SEEN_MS);
   }, 240_000);
+
+  for (const [label, watch_] of [
+    ['chokidar (watch.watcher: chokidar)', { watcher: 'chokidar' }],
+    ['stat polling (watch.backend: polling)', { backend: 'polling', pollIntervalMs: 200 }],
+  ] as const)
+    it(`${label}: a tree moved in and a mkdir -p are watched to their depth by the backend itself`, async () => {
+      const ds = suite.svc.dataset();
+      const ws = workspace(ds, { watch: { debounceMs: DEBOUNCE_MS, rescanMinutes: 60, ...watch_ } });
+      const outside = suite.temp.make();
+      mkdirSync(join(outside, 'moved/p/q/r'), { recursive: true });
+      writeFileSync(join(outside, 'moved/p/q/r/f.md'), '# moved\n');
+      const k = await watch(ws);
+
+      sh(ws.docs, 'mkdir -p a/b/c/d && echo made > a/b/c/d/f.md');
+      renameSync(join(outside, 'moved'), join(ws.docs, 'moved'));
+      const deep = ['a/b/c/d/f.md', 'moved/p/q/r/f.md'];
+      for (const path of deep) await uploaded(k, path, 1);
+      await quiet(k);
+      for (const path of deep) ws.write(path, `# ${path}, edited\n`);
+      for (const path of deep) await uploaded(k, path, 2, EDIT_SEEN_MS + 1000);
+      // Nothing for the repair to do: chokidar lists each new folder itself.
+      expect(logsOf(k).filter((l) => l.msg.startsWith('folders the watcher had missed'))).toEqual([]);
+    }, 60_000);
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../shared/errors.js';
 import { chunkDocument, chunkSections } from '../chunker.js';
 import { SECTION_CUT_CHARS } from '../line-sections.js';
-import { parseContent, tempFile } from '../test-support.js';
+import { parseContent, parseFailure, tempFile } from '../test-support.js';
 import type { Section } from '../types.js';
 import { mdParser } from './md.js';
 import { txtParser } from './txt.js';
@@ -34,8 +34,12 @@ describe('txt parser', () => {
     expect((err as Error).message).toBe('not a text file: NUL character at offset 4 (binary data, or UTF-16 without a byte order mark)');
   });
 
-  it('replaces invalid UTF-8 bytes instead of failing', async () => {
-    expect(texts(await parseContent(txtParser, 'a.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])))).toEqual(['caf\uFFFD']);
+  it('fails bytes that are not UTF-8 naming their offset, instead of storing U+FFFD', async () => {
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+
+    expect(await parseFailure(parseContent(txtParser, 'a.txt', latin1))).toBe(
+      'not valid UTF-8 (byte offset 3); save the file as UTF-8 and upload it again',
+    );
   });
 
   it('cuts a long text into continuing sections at paragraph breaks', async () => {

@@ -31,7 +31,9 @@ export async function* readText(path: string, rules?: EncodingRules): AsyncGener
     if (sniffed < SNIFF_CHARS) {
       const nul = text.slice(0, SNIFF_CHARS - sniffed).indexOf('\u0000');
       if (nul >= 0)
-        throw parseFailed(`not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark)`);
+        throw parseFailed(
+          `not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)`,
+        );
       sniffed += text.length;
     }
     if (text.length > 0) yield text;
@@ -110,7 +112,10 @@ export function createLineSplitter(): LineSplitter {
       }
       lineCount += out.length;
       const pending = crLine === undefined ? partChars : crLine.length + 1;
-      if (pending > MAX_LINE_CHARS) throw parseFailed(`line ${lineCount + 1}: longer than ${MAX_LINE_CHARS} characters`);
+      if (pending > MAX_LINE_CHARS)
+        throw parseFailed(
+          `line ${lineCount + 1}: longer than ${MAX_LINE_CHARS} characters; break it into shorter lines and upload the file again`,
+        );
       return out;
     },
     end() {

@@ -49,7 +49,7 @@ describe('csv parser', () => {
 
     const message = await parseFailure(parseContent(csvParser, 'bad.csv', csv));
 
-    expect(message).toBe('invalid CSV: line 3: a quoted field is never closed (the file ends inside it)');
+    expect(message).toBe('invalid CSV: line 3: a quoted field is never closed (the file ends inside it); fix the file and upload it again');
   });
 
   it.each([
@@ -121,7 +121,7 @@ describe('leading comment lines', () => {
     const csv = '# one\n# two\na,b\n1,2\n3,"never closed\n4,5\n';
 
     expect(await parseFailure(parseContent(csvParser, 'bad.csv', csv))).toBe(
-      'invalid CSV: line 5: a quoted field is never closed (the file ends inside it)',
+      'invalid CSV: line 5: a quoted field is never closed (the file ends inside it); fix the file and upload it again',
     );
   });
 

@@ -110,7 +110,10 @@ async function* parseDelimited(path: string, delimiter: string, format: string):
     if (isKbsyncError(failure)) throw failure;
     if (failure instanceof CsvError) {
       const lastLine = await lastRecordLineBeforeError(path, delimiter);
-      throw parseFailed(`invalid ${format}: ${describeCsvError(failure, lastLine, lines.dropped)}`, failure);
+      throw parseFailed(
+        `invalid ${format}: ${describeCsvError(failure, lastLine, lines.dropped)}; fix the file and upload it again`,
+        failure,
+      );
     }
     throw failure;
   }

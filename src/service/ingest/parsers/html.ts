@@ -12,7 +12,8 @@ async function* parseHtml(path: string): AsyncGenerator<Section> {
   for await (const piece of readText(path, HTML_ENCODING)) {
     // readText checks the start; HTML is text throughout, so binary data further on fails the file too.
     const nul = piece.indexOf('\u0000');
-    if (nul >= 0) throw parseFailed(`not an HTML file: NUL character at offset ${offset + nul} (binary data)`);
+    if (nul >= 0)
+      throw parseFailed(`not an HTML file: NUL character at offset ${offset + nul} (binary data); upload the page saved as text`);
     offset += piece.length;
     const out: Section[] = [];
     sections.write(piece, out);

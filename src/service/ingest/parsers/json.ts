@@ -26,7 +26,7 @@ async function* parseJson(path: string, maxBytes: number): AsyncGenerator<Sectio
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw parseFailed(`invalid JSON: ${describeJsonError(err, text)}`, err);
+    throw parseFailed(`invalid JSON: ${describeJsonError(err, text)}; fix it and upload the file again`, err);
   }
   const batcher = createRecordBatcher();
   for (const record of jsonRecords(value)) {

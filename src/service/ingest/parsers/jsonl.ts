@@ -20,7 +20,7 @@ async function* parseJsonl(path: string): AsyncGenerator<Section> {
         const where = describeJsonError(err, line)
           .replace(/^line 1, column (\d+)/, 'column $1')
           .replace(/^line 1: /, '');
-        throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}`, err);
+        throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}; fix the line and upload the file again`, err);
       }
       const section = batcher.add(flattenJson(value).join('\n'), firstLineNo + i);
       if (section) out.push(section);

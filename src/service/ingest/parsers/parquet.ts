@@ -89,7 +89,7 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
   const metadataBytes = await footerLength(path);
   if (metadataBytes > limits.maxMetadataBytes) {
     throw parseFailed(
-      `the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit`,
+      `the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit; write the data in several files (fewer row groups or columns each)`,
     );
   }
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
@@ -98,7 +98,10 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
   try {
     metadata = await parquetMetadataAsync(file);
   } catch (err) {
-    throw parseFailed(`not a readable Parquet file: its metadata (the footer) is damaged (${messageOf(err)})`, err);
+    throw parseFailed(
+      `not a readable Parquet file: its metadata (the footer) is damaged (${messageOf(err)}); write the file again and upload that copy`,
+      err,
+    );
   }
   const depth = schemaDepth(metadata);
   if (depth > MAX_PARQUET_SCHEMA_DEPTH) {
@@ -125,7 +128,7 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
       objects = await parquetReadObjects({ file, metadata, compressors, rowStart, rowEnd, utf8: true });
     } catch (err) {
       if (isKbsyncError(err)) throw err;
-      throw parseFailed(`could not read ${where}: the data is damaged (${messageOf(err)})`, err);
+      throw parseFailed(`could not read ${where}: the data is damaged (${messageOf(err)}); write the file again and upload that copy`, err);
     }
     for (const [i, row] of objects.entries()) {
       const parts: string[] = [];

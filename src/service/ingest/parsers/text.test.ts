@@ -31,7 +31,9 @@ describe('txt parser', () => {
     const err = await parseContent(txtParser, 'a.txt', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])).catch((e: unknown) => e);
 
     expect(isKbsyncError(err, 'parse_failed')).toBe(true);
-    expect((err as Error).message).toBe('not a text file: NUL character at offset 4 (binary data, or UTF-16 without a byte order mark)');
+    expect((err as Error).message).toBe(
+      'not a text file: NUL character at offset 4 (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)',
+    );
   });
 
   it('fails bytes that are not UTF-8 naming their offset, instead of storing U+FFFD', async () => {

@@ -43,7 +43,7 @@ function prng(seed: number): (n: number) => number {
 const NAMES = ['Natalia', 'Weng', 'Betty', 'Julie', 'James', 'Albert', 'Ken', 'Alexis', 'Tina', 'Randy', 'Joy', 'Mark', 'Janet', 'Carla'];
 const ITEMS = ['clips', 'apples', 'marbles', 'stickers', 'books', 'cupcakes', 'tickets', 'pencils', 'shells', 'cards'];
 const TEMPLATES = [
-  (n: string, i: string, a: number, b: number) =>
+  (n: string, i: string, a: number, _b: number) =>
     `${n} sold ${a} ${i} to her friends in April, and then she sold half as many ${i} in May. How many ${i} did ${n} sell altogether in April and May?`,
   (n: string, i: string, a: number, b: number) =>
     `${n} earns $${a} an hour for babysitting. Yesterday, she just did ${b} minutes of babysitting. How much did she earn?`,
@@ -55,7 +55,7 @@ const TEMPLATES = [
     `${n} is saving money for a new wallet which costs $${a * 10}. She has only half of the money she needs. Her parents give her $${b}. How much more money does she need?`,
   (n: string, i: string, a: number, b: number) =>
     `In a raffle, ${n} can win ${a} ${i} for every ticket. The details say each ticket costs $${b}. How many ${i} does ${n} win with $${a * b}?`,
-  (n: string, i: string, a: number, b: number) =>
+  (n: string, i: string, a: number, _b: number) =>
     `${n} is reading a ${a * 12}-page book. Yesterday, she was able to read ${a} pages and today, she read twice as many pages as yesterday. How many pages are left?`,
   (n: string, i: string, a: number, b: number) =>
     `A bakery packs ${a} ${i} into each tray and bakes ${b} trays every morning. How many ${i} does the bakery make in a week?`,

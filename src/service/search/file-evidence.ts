@@ -20,7 +20,7 @@ export const REPEAT_FACTOR = 0.8;
  * No file of the evaluation sets is this large: both sets rank as before (docs/service.md: Evaluation).
  */
 export const LARGE_FILE_CHUNKS = 200;
-export const LARGE_FILE_PENALTY = 0.05;
+const LARGE_FILE_PENALTY = 0.05;
 
 /** A ranked candidate: its id, its file (source) and its score in [0, 1]. */
 export type FileScored = { id: number; sourceId: number; score: number };

@@ -109,7 +109,6 @@ describe('the registry guard', () => {
     const recurse = (n: number): number => (n === 0 ? 0 : 1 + recurse(n - 1));
     const overflowing: Parser = {
       extensions: ['txt'],
-      // eslint-disable-next-line require-yield
       async *parse() {
         recurse(Number.MAX_SAFE_INTEGER);
       },

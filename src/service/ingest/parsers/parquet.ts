@@ -26,7 +26,7 @@ export const DEFAULT_PARQUET_LIMITS: ParquetLimits = {
 };
 
 /** A schema nested deeper than this fails the file (hyparquet builds and walks the schema tree recursively). */
-export const MAX_PARQUET_SCHEMA_DEPTH = 64;
+const MAX_PARQUET_SCHEMA_DEPTH = 64;
 
 /** How deep the schema's groups nest, from its flat list of elements (`num_children`), without recursion. */
 function schemaDepth(metadata: FileMetaData): number {

@@ -2,7 +2,10 @@ import { sep } from 'node:path';
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../shared/errors.js';
 import { PATHS_NEVER_WATCHED, PROBE_PREFIX, type DaemonContext } from './context.js';
+import type { BurstScope } from './burst.js';
+import type { CycleReason } from './scheduler.js';
 import type { SourceWatch } from './snapshot.js';
+import { createWatchRepair } from './watch-repair.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
 
 const ENOSPC_ADVICE =
@@ -11,6 +14,8 @@ const ENOSPC_ADVICE =
 export type DaemonWatching = {
   /** Watches every folder source: events where a probe proves them (watch.backend: auto), else polling. */
   start(): Promise<void>;
+  /** After a cycle: every folder it walked is watched (see createWatchRepair). */
+  afterCycle(scope: BurstScope, reasons: readonly CycleReason[]): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -34,6 +39,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
       return;
     }
     counters.events++;
+    ctx.plans.generation++;
     ctx.scheduler.hint('changes', burst.add(absPath));
   };
 
@@ -135,10 +141,35 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
     for (const s of snapshot.watches) logger.info({ source: s.source, root: s.root, backend: s.backend, note: s.note }, 'watching');
   };
 
+  const repair = createWatchRepair(ctx, {
+    byEvents: (source) => snapshot.watches.find((s) => s.source === source)?.backend === 'events',
+    watchFolder: (source, dir) =>
+      createWatcher(
+        { root: dir, backend: 'events', ignored: ctx.ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs },
+        {
+          onEvent,
+          onError: (err) => {
+            counters.watcherErrors++;
+            logger.warn({ source, root: dir, err: errorText(err) }, 'the watcher reported an error; rescanning');
+            burst.whole();
+            ctx.scheduler.hint('changes');
+          },
+        },
+      ),
+    rewatchRoot: async (source) => {
+      const entry = snapshot.watches.find((s) => s.source === source) as SourceWatch;
+      const current = watchers.get(source);
+      watchers.delete(source);
+      await current?.close().catch(() => {});
+      await startWatch(source, entry.root, 'events', entry.note);
+    },
+  });
+
   const close = async (): Promise<void> => {
+    await repair.close();
     await Promise.all([...watchers.values()].map((x) => x.close().catch(() => {})));
     watchers.clear();
   };
 
-  return { start, close };
+  return { start, afterCycle: repair.afterCycle, close };
 }

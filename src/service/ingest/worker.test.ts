@@ -249,6 +249,26 @@ describe('waking', () => {
     expect(before).toBe('queued');
     expect(fileRow(t.db, id).status).toBe('processed');
   });
+
+  it('idle, looks twice as late after each empty look, up to 8 times the idle poll; a kick still wakes it at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const w = startWorker({ idlePollMs: 2000 });
+    await w.whenIdle();
+    // Empty looks at 2 s, 6 s, 14 s, 30 s; the next at 46 s (16 s apart from then on).
+    await vi.advanceTimersByTimeAsync(30_000);
+    const unkicked = addFile(t, { name: 'a.txt', content: 'unkicked' });
+    await vi.advanceTimersByTimeAsync(15_999);
+    const before = fileRow(t.db, unkicked).status;
+    await vi.advanceTimersByTimeAsync(1);
+    await w.whenIdle();
+    const kicked = addFile(t, { name: 'b.txt', content: 'kicked' });
+    w.kick();
+    await w.whenIdle();
+
+    expect(before).toBe('queued');
+    expect(fileRow(t.db, unkicked).status).toBe('processed');
+    expect(fileRow(t.db, kicked).status).toBe('processed');
+  });
 });
 
 describe('intelligence entries', () => {

@@ -18,7 +18,7 @@ export type ProcessingWorkerOptions = {
   onIntelligenceEvent: IntelligenceEventSink;
   chunking?: ChunkOptions;
   parsing?: ParseOptions;
-  /** With nothing to do, look again this often even without a kick (a safety net). @default 2000 */
+  /** With nothing to do, look again this often even without a kick (a safety net), twice as long after each empty look up to 8 times this. @default 2000 */
   idlePollMs?: number;
   /** After an unexpected error (database busy), wait this long before the next try. @default 250 */
   retryDelayMs?: number;
@@ -65,6 +65,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   let idle = false;
   let wake: (() => void) | undefined;
   let idleWaiters: (() => void)[] = [];
+  let idleFor = idlePollMs;
 
   const fileContext = {
     db,
@@ -125,12 +126,15 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       }
       if (stopping) break;
       if (worked || kicked) {
+        idleFor = idlePollMs;
         await nextTurn();
         continue;
       }
       idle = true;
       settleIdle();
-      await sleep(idlePollMs);
+      // An idle process wakes rarely: each empty look waits longer (a kick still wakes it at once).
+      await sleep(idleFor);
+      idleFor = Math.min(idleFor * 2, idlePollMs * 8);
     }
     idle = true;
     settleIdle();

@@ -24,6 +24,7 @@ describe('migrate', () => {
       'ledger',
       'meta',
       'outbox',
+      'remote_copies',
       'runs',
       'sources',
       'sqlite_sequence',

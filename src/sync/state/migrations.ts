@@ -227,6 +227,43 @@ CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
 `);
 }
 
+/*
+ * v9: remote copies the dataset holds that no tracked row points at any more: a path's earlier content,
+ * which stays in the dataset when the path moves on (the API has no delete). A path whose content
+ * becomes that again is pointed back at the copy for free (the planner's `reuse`). Triggers keep the
+ * table whatever writes `files`: a row that leaves a remote copy for another (or for none) records the
+ * one it left, and a row that takes a copy removes it from here. One row per edit, not per file: a
+ * tree synced once adds nothing. remote_name is stored as in `files` (codec.ts), for the row's source and path.
+ */
+const V9 = `
+CREATE TABLE remote_copies (
+  remote_id   TEXT PRIMARY KEY,
+  sha256      BLOB NOT NULL CHECK (length(sha256) = 32),
+  source_id   INTEGER NOT NULL REFERENCES sources(id),
+  path        TEXT NOT NULL,
+  remote_name TEXT,
+  status      TEXT CHECK (status IN ('queued','processing','processed','failed','unknown'))
+) STRICT, WITHOUT ROWID;
+CREATE INDEX remote_copies_sha ON remote_copies (sha256);
+CREATE TRIGGER files_copy_left AFTER UPDATE OF remote_id ON files
+  WHEN OLD.remote_id IS NOT NULL AND OLD.remote_id IS NOT NEW.remote_id
+BEGIN
+  INSERT INTO remote_copies (remote_id, sha256, source_id, path, remote_name, status)
+    VALUES (OLD.remote_id, OLD.sha256, OLD.source_id, OLD.path, OLD.remote_name, OLD.remote_status)
+    ON CONFLICT (remote_id) DO UPDATE SET status = excluded.status;
+END;
+CREATE TRIGGER files_copy_taken AFTER UPDATE OF remote_id ON files
+  WHEN NEW.remote_id IS NOT NULL AND NEW.remote_id IS NOT OLD.remote_id
+BEGIN
+  DELETE FROM remote_copies WHERE remote_id = NEW.remote_id;
+END;
+CREATE TRIGGER files_copy_inserted AFTER INSERT ON files
+  WHEN NEW.remote_id IS NOT NULL
+BEGIN
+  DELETE FROM remote_copies WHERE remote_id = NEW.remote_id;
+END;
+`;
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -237,6 +274,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
   { version: 7, name: 'agent create and agent config ops in the outbox', up: v7 },
   { version: 8, name: 'intelligence entries, and their writes in the outbox', up: v8 },
+  { version: 9, name: 'remote copies no tracked file points at any more', up: (db) => db.exec(V9) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

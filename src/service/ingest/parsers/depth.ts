@@ -9,8 +9,6 @@ export const MAX_JSON_DEPTH = 512;
 /** Elements of an Office part (DOCX, XLSX) nested deeper than this fail the file. */
 export const MAX_OFFICE_XML_DEPTH = 256;
 
-const JSON_STRUCTURE = /["[\]{}]/g;
-
 /**
  * The offset of the bracket that takes JSON text past `max` levels of arrays and objects, or
  * undefined when it stays within. Strings are skipped (brackets inside them do not count); the text
@@ -18,17 +16,16 @@ const JSON_STRUCTURE = /["[\]{}]/g;
  */
 export function jsonDepthOver(text: string, max: number): number | undefined {
   let depth = 0;
-  JSON_STRUCTURE.lastIndex = 0;
-  for (let m = JSON_STRUCTURE.exec(text); m !== null; m = JSON_STRUCTURE.exec(text)) {
-    const c = m[0];
-    if (c === '"') {
-      let end = text.indexOf('"', m.index + 1);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = text.indexOf('"', i + 1);
       while (end > 0 && backslashesBefore(text, end) % 2 === 1) end = text.indexOf('"', end + 1);
       if (end < 0) return undefined;
-      JSON_STRUCTURE.lastIndex = end + 1;
-    } else if (c === '[' || c === '{') {
-      if (++depth > max) return m.index;
-    } else depth--;
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return undefined;
 }

@@ -77,8 +77,12 @@ describe('files', () => {
   });
 
   it.each([
-    ['bad.csv', 'a,b\n1,2\n3,"open\n', 'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it)'],
-    ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON'],
+    [
+      'bad.csv',
+      'a,b\n1,2\n3,"open\n',
+      'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it); fix the file and upload it again',
+    ],
+    ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON; fix the line and upload the file again'],
     [
       'report.docx',
       'PK',
@@ -88,7 +92,7 @@ describe('files', () => {
     [
       'bin.txt',
       Buffer.from([0, 1, 2]),
-      'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)',
+      'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)',
     ],
   ])('fails %s with a clear error', async (name, content, error) => {
     const id = addFile(t, { name, content });

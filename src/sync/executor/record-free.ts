@@ -80,7 +80,13 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         const row = tracked.rowOf(item.source, item.path);
         if (row >= 0 && !tracked.sameStat(row, file)) {
           const before = tracked.fileAt(row);
-          state.upsertTracked({ ...fingerprintOf(before, file), lastAction: before.lastAction, lastReason: before.lastReason });
+          // A file deleted and then restored with the same content is in the source again: no longer 'deleted'.
+          const back = before.lastAction === 'deleted';
+          state.upsertTracked({
+            ...fingerprintOf(before, file),
+            lastAction: back ? action : before.lastAction,
+            lastReason: back ? item.reason : before.lastReason,
+          });
         }
       }
     }

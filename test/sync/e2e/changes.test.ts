@@ -175,6 +175,9 @@ describe('changes after the first sync', () => {
     expect(itemOf(run.report, 'c.csv').credits).toBe(0);
     expect(run.charged).toBe(0);
     expect((await ds.files()).length).toBe(3);
+    // Back in the source: tracked again, no longer counted as deleted by status.
+    const status = await ws.run('status', '--json');
+    expect(JSON.parse(status.stdout).tracked).toMatchObject({ files: 3, deleted: 0 });
   });
 
   it('two files that swap contents cost nothing: both contents are already in the dataset', async () => {

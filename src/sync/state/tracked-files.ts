@@ -133,7 +133,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       `SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`,
     )
     .pluck();
-  const count = db.prepare('SELECT count(*) FROM files').pluck();
+  const count = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted'").pluck();
   const unsettled = db
     .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
     .pluck();
@@ -249,7 +249,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       clearStaged.run();
       return changed;
     }),
-    /** How many files are tracked. */
+    /** How many files are tracked in their source now (a file deleted locally is not, as in `kbsync status`). */
     trackedCount(): number {
       return count.get() as number;
     },

@@ -224,7 +224,7 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
       return found;
     },
     async trackedCount(): Promise<number> {
-      return (await db.q<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]?.n ?? 0;
+      return (await db.q<{ n: number }>("SELECT count(*)::int AS n FROM files WHERE last_action IS DISTINCT FROM 'deleted'"))[0]?.n ?? 0;
     },
     async hasUnsettledRemote(): Promise<boolean> {
       const rows = await db.q(

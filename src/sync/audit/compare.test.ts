@@ -88,6 +88,20 @@ describe('auditDataset', () => {
     expect(report.summary).toMatchObject({ local: 4, tracked: 2, remote: 2, drift: 2 });
   });
 
+  it('an empty file is not counted as not uploaded: a sync skips it (skip:empty), never uploads it', () => {
+    const report = auditDataset({
+      observed: [observed('docs', 'a.md', SHA_A), observed('docs', 'empty.md', SHA_B, 0)],
+      tracked: [tracked('docs', 'a.md', SHA_A, '1')],
+      listing: [remote('1', 'a.md', SHA_A)],
+      sourceNames: ['docs'],
+      maxFileBytes: 1000,
+      now: NOW,
+    });
+
+    expect(report.items).toEqual([]);
+    expect(report.summary).toMatchObject({ local: 2, tracked: 1, remote: 1, drift: 0 });
+  });
+
   it('a second, untracked copy of the current content is reported as untracked, with its path', () => {
     const report = auditDataset({
       observed: [observed('docs', 'a.md', SHA_A)],

@@ -90,7 +90,7 @@ export type AuditInput = {
   tracked: Iterable<TrackedFile>;
   listing: readonly AuditRemote[];
   sourceNames: readonly string[];
-  /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`. */
+  /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`; nor are empty files. */
   maxFileBytes: number;
   now: Date;
   /** With intelligence sources: their records, the state's entries and the entry listing. */
@@ -174,7 +174,8 @@ export function auditDataset(input: AuditInput): AuditReport {
   const bySha = new Map<string, AuditRemote>();
   for (const f of input.listing) if (f.sha256 !== null && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
   for (const f of input.observed) {
-    if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes) continue;
+    // Over the size limit or empty (skip:empty): a sync never uploads it.
+    if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes || f.size === 0) continue;
     // A moved file or a copy of another: its content is in the dataset already, and a sync records it for free.
     const held = f.sha256 === null ? undefined : bySha.get(f.sha256);
     const detail =

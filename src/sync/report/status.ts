@@ -156,7 +156,12 @@ export function formatStatus(r: StatusReport): string {
       ],
       [
         'last sync totals',
-        `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
+        // A killed run never wrote its totals, and a running one has not yet: zeros would be wrong.
+        last?.status === 'interrupted'
+          ? 'not recorded: the run did not end (what it paid is in the credits above)'
+          : last?.status === 'running'
+            ? 'not yet: the run is under way'
+            : `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
       ],
       ...daemonLines(r.daemon),
       ...runnerLines(r.runners),

@@ -138,7 +138,7 @@ export function reindexReason(
 ): string {
   const files = plural(changed, 'changed file');
   if (changed < min) return `${files}, fewer than reindex.minChangedFiles (${formatCount(min)})`;
-  if (blockedBy === 'tier') return `${files}, but reindex is not available on the ${plan} plan (Advanced tier only); not attempted`;
-  if (blockedBy !== null) return `${files}, but a reindex ${budgetReason}; not attempted`;
+  if (blockedBy === 'tier') return `${files}, but reindex is not available on the ${plan} plan (Advanced tier only)`;
+  if (blockedBy !== null) return `${files}, but a reindex ${budgetReason}`;
   return `${files} (reindex.minChangedFiles is ${formatCount(min)})`;
 }

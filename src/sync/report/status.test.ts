@@ -47,6 +47,23 @@ describe('the status for people', () => {
     expect(text).not.toMatch(/\d{4}/);
   });
 
+  it('names the files whose processing failed (at most 5), not only their count', () => {
+    const failed = Array.from({ length: 7 }, (_, i) => file(`bad${i}.json`, 'failed', 'upload'));
+    const text = formatStatus(
+      statusReport({
+        tracked: [file('a.md', 'processed', 'upload'), file('gone.json', 'failed', 'deleted'), ...failed],
+        lastRun: null,
+        credits: { day: 0, month: 0, utcDay: 'd', utcMonth: 'm' },
+        caps: { run: 500, day: 2000, month: 20000 },
+        outbox: { pending: 0, unknown: 0 },
+      }),
+    );
+    expect(text).toMatch(/^tracked: +8 files \(1 processed, 7 failed\); 1 deleted locally/m);
+    expect(text).toMatch(
+      /^failed processing: +bad0\.json, bad1\.json, bad2\.json, bad3\.json, bad4\.json and 2 more \(why: kbsync explain FILE; all: kbsync audit\)$/m,
+    );
+  });
+
   it('a sync that was killed has no totals: status says so rather than zeros', () => {
     const text = formatStatus(
       statusReport({

@@ -187,6 +187,8 @@ export function createDaemonCycle(
         tookMs,
         uploaded: totals.uploaded,
         unchanged: totals.unchanged,
+        renamed: totals.renamed,
+        skipped: totals.skipped,
         deferred: totals.deferred,
         failed: totals.failed,
         creditsSpent: totals.creditsSpent,

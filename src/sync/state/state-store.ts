@@ -62,8 +62,11 @@ export type StateStore = {
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
   /** `errors`: the service's reason for each failed copy, kept while it stays failed. */
   setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
-  /** Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status` neither). */
-  trackedCount(): number;
+  /**
+   * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
+   * neither). `remoteStatus`: only those whose remote copy has it.
+   */
+  trackedCount(remoteStatus?: RemoteStatus): number;
   hasUnsettledRemote(): boolean;
   /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
   heldCopies(sha256s?: readonly string[]): HeldCopy[];

@@ -87,6 +87,8 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.markDeleted('docs', 'a.md', 'gone')).toBe(true);
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ lastAction: 'deleted', lastReason: 'gone' });
     expect(store.trackedCount()).toBe(1); // as `kbsync status` counts: a file deleted locally is not tracked
+    expect(store.trackedCount('failed')).toBe(1);
+    expect(store.trackedCount('processed')).toBe(0);
     expect(store.removeTracked('docs', 'a.md')).toBe(true);
     expect(store.removeTracked('docs', 'a.md')).toBe(false);
     expect(store.getTracked('nope', 'a.md')).toBeNull();

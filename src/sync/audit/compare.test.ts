@@ -102,6 +102,26 @@ describe('auditDataset', () => {
     expect(report.summary).toMatchObject({ local: 2, tracked: 1, remote: 1, drift: 0 });
   });
 
+  it('a tracked file the config now leaves out (exclude) is not said to be deleted locally', () => {
+    const report = auditDataset({
+      observed: [],
+      skipped: [{ source: 'docs', path: 'old.md', reason: 'ignored', detail: 'matches exclude: old.md', size: null }],
+      tracked: [tracked('docs', 'old.md', SHA_A, '1')],
+      listing: [remote('1', 'old.md', SHA_A)],
+      sourceNames: ['docs'],
+      maxFileBytes: 1000,
+      now: NOW,
+    });
+
+    expect(report.items.map((i) => [i.kind, i.path, i.detail])).toEqual([
+      [
+        'deleted-remains',
+        'old.md',
+        'left out of the sync (ignored: matches exclude: old.md); its remote copy (id 1) remains (the API has no delete)',
+      ],
+    ]);
+  });
+
   it('a second, untracked copy of the current content is reported as untracked, with its path', () => {
     const report = auditDataset({
       observed: [observed('docs', 'a.md', SHA_A)],

@@ -180,6 +180,25 @@ describe('changes after the first sync', () => {
     expect(JSON.parse(status.stdout).tracked).toMatchObject({ files: 3, deleted: 0 });
   });
 
+  it('a copy of a synced file is tracked with the status of the copy it points at, not as not uploaded', async () => {
+    ws.write('copy-of-a.md', '# A\nalpha\n');
+
+    const run = await syncCharged();
+
+    expect(itemOf(run.report, 'copy-of-a.md')).toMatchObject({ action: 'skip:duplicate-content', credits: 0 });
+    const state = openState(ws.statePath);
+    try {
+      const original = state.getTracked('docs', 'a.md');
+      expect(original?.remoteStatus).not.toBeNull();
+      expect(state.getTracked('docs', 'copy-of-a.md')).toMatchObject({
+        remoteId: original?.remoteId,
+        remoteStatus: original?.remoteStatus,
+      });
+    } finally {
+      state.close();
+    }
+  });
+
   it('two files that swap contents cost nothing: both contents are already in the dataset', async () => {
     ws.write('a.md', 'bravo\n');
     ws.write('notes/b.txt', '# A\nalpha\n');

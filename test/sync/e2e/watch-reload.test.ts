@@ -202,6 +202,24 @@ describe('kbsync watch reloads its config', () => {
     expect((await k.exited).code).toBe(0);
   });
 
+  it('a reload that makes new watchers does not log again the skips the cycle before logged', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds);
+    ws.write('a.md', '# A\n');
+    ws.write('empty.md', '');
+    const k = watch(ws);
+    await ready(ws, k);
+    const emptyLines = (): LogLine[] => logsOf(k).filter((l) => l.msg === 'file' && l.path === 'empty.md');
+    expect(emptyLines()).toHaveLength(1);
+
+    saveAtomically(ws, configText(ws).replace('"debounceMs": 200', '"debounceMs": 100'));
+    await until('the reload cycle', () => reloadCycles(k).length === 1);
+
+    expect(emptyLines()).toHaveLength(1);
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  });
+
   it('a change that needs a restart (the dataset) is refused whole and says so', async () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds);

@@ -347,6 +347,9 @@ describe('kbsync watch as a child process against the local service', () => {
 
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`\`kbsync watch\` (pid ${first.child.pid} on `);
+    // The two ways on and the commands that work beside it are said once, not again by the hint line.
+    expect(second.stderr.match(/share one PostgreSQL state/g)).toHaveLength(1);
+    expect(second.stderr.match(/work beside it/g)).toHaveLength(1);
   });
 
   it("--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon", async () => {

@@ -1,7 +1,7 @@
 import { errorText } from '../shared/errors.js';
 import { processingErrorClass } from '../shared/processing-errors.js';
 import { toRemoteStatus } from '../sync/state/index.js';
-import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { RemoteStatus, TrackedFile } from '../sync/types.js';
 import type { DaemonContext } from './context.js';
 

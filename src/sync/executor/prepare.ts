@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
-import { UnchangedRows } from '../sources/unchanged-rows.js';
+import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';

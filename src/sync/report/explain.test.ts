@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeBudget, fakeObservation, fakeSha, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
 import { MIB } from '../../shared/plans.js';
-import { trackedKey } from '../planner/keys.js';
+import { trackedKey } from '../tracked/keys.js';
 import { planSync } from '../planner/plan-sync.js';
 import { explainItem, findItems } from './explain.js';
 

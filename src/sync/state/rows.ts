@@ -1,5 +1,5 @@
 import type { RemoteStatus, TrackedFile } from '../types.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../tracked/codec.js';
 import type { TrackedFileInput } from './tracked-files.js';
 import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
 

@@ -29,7 +29,7 @@ import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
 import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
 import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
 export type StateStore = {

@@ -1,16 +1,16 @@
 import type { Database } from 'better-sqlite3';
 import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
-import { decodeRemoteName, isoOf, shaToBlob } from './codec.js';
+import { decodeRemoteName, isoOf, shaToBlob } from '../tracked/codec.js';
 import type { SourceIds } from './source-ids.js';
-import type { TrackedColumns } from '../tracked-columns.js';
-import { TrackedIndex } from '../tracked-index.js';
+import type { TrackedColumns } from '../tracked/columns.js';
+import { TrackedIndex } from '../tracked/tracked-index.js';
 import { fileValues } from './rows.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
 
-export { trackedKey } from '../planner/keys.js';
+export { trackedKey } from '../tracked/keys.js';
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 

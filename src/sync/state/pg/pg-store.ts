@@ -1,6 +1,6 @@
 import type { Logger } from '../../../shared/logger.js';
 import type { RemoteStatus } from '../../types.js';
-import type { TrackedIndex } from '../../tracked-index.js';
+import type { TrackedIndex } from '../../tracked/tracked-index.js';
 import { trackedIndexOf } from './pg-load.js';
 import { rebuildPlan, type NameMapper } from '../rebuild.js';
 import type { StateStore } from '../state-store.js';

@@ -1,5 +1,5 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
-import { shaToBlob } from '../codec.js';
+import { shaToBlob } from '../../tracked/codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { TrackedOrigin } from '../remote-paths.js';
 import type { Db } from './pg-db.js';

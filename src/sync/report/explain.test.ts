@@ -56,6 +56,21 @@ describe('explainItem', () => {
     );
   });
 
+  it("the state names the remote copy's chunk count once the listing gave it", () => {
+    const { plan, tracked } = setup();
+    const [item] = findItems(plan, 'changed.md');
+    if (item === undefined) throw new Error('no item changed.md');
+    const row = tracked.get(trackedKey(item.source, item.path));
+    if (row === undefined) throw new Error('changed.md is not tracked');
+    const state = (remoteChunks: number) =>
+      explainItem(item, { ...row, remoteChunks }, plan)
+        .split('\n')
+        .find((l) => l.includes('state:'));
+
+    expect(state(3)).toContain('remote id 31 (processed, 3 chunks);');
+    expect(state(1)).toContain('remote id 31 (processed, 1 chunk);');
+  });
+
   it('a rename says where it moved from and which name the remote copy keeps', () => {
     expect(explain('moved.md')).toContain('  moved from:  docs/orig.md; the remote copy keeps the name orig.md');
   });

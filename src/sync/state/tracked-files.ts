@@ -94,14 +94,17 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
   // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
   // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT) WITHOUT ROWID');
-  const stage = db.prepare<[string, string, string | null]>(
-    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error) VALUES (?, ?, ?)',
+  // A chunk count the listing gave is recorded; none (NULL) keeps the one known.
+  db.exec(
+    'CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, chunks INTEGER) WITHOUT ROWID',
   );
-  const applyStaged = db.prepare<
-    [number]
-  >(`UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = ? FROM temp.status_updates AS u
-    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error)`);
+  const stage = db.prepare<[string, string, string | null, number | null]>(
+    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error, chunks) VALUES (?, ?, ?, ?)',
+  );
+  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error,
+      remote_chunks = coalesce(u.chunks, files.remote_chunks), updated_at = ? FROM temp.status_updates AS u
+    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error
+      OR files.remote_chunks IS NOT coalesce(u.chunks, files.remote_chunks))`);
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const remoteErrorOf = db
     .prepare<[number, string], string | null>(
@@ -196,15 +199,19 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     },
     /**
      * Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed.
-     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL).
+     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL); `chunks`: the
+     * chunk count listed for a copy (one not given keeps the count known).
      */
-    setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number => {
-      clearStaged.run();
-      for (const [remoteId, status] of statuses) stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null);
-      const changed = applyStaged.run(nowMs()).changes;
-      clearStaged.run();
-      return changed;
-    }),
+    setRemoteStatuses: db.transaction(
+      (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, number>): number => {
+        clearStaged.run();
+        for (const [remoteId, status] of statuses)
+          stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null, chunks?.get(remoteId) ?? null);
+        const changed = applyStaged.run(nowMs()).changes;
+        clearStaged.run();
+        return changed;
+      },
+    ),
     /** How many files are tracked. */
     trackedCount(): number {
       return count.get() as number;

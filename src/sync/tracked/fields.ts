@@ -104,6 +104,15 @@ export const FILE_FIELDS = [
     optional: true,
     kept: remoteCopyKept('remote_error', "excluded.remote_status = 'failed' AND "),
   }),
+  // How many chunks the service listed for the remote copy: kept while the copy is the same.
+  field<number | null, 'remote_chunks'>({
+    column: 'remote_chunks',
+    kind: 'row',
+    pg: 'int',
+    prop: 'remoteChunks',
+    optional: true,
+    kept: remoteCopyKept('remote_chunks'),
+  }),
 ] as const;
 
 type Fields = (typeof FILE_FIELDS)[number];

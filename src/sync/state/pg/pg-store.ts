@@ -90,8 +90,17 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     removeTracked: fwd('removeTracked'),
     findBySha256: fwd('findBySha256'),
     setRemoteStatus: fwd('setRemoteStatus'),
-    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>) =>
-      call('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
+    setRemoteStatuses: (
+      statuses: ReadonlyMap<string, RemoteStatus>,
+      errors?: ReadonlyMap<string, string>,
+      chunks?: ReadonlyMap<string, number>,
+    ) =>
+      call(
+        'setRemoteStatuses',
+        new Map(statuses),
+        errors === undefined ? undefined : new Map(errors),
+        chunks === undefined ? undefined : new Map(chunks),
+      ),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
     heldCopies: fwd('heldCopies'),

@@ -192,16 +192,23 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
-    async setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> {
+    async setRemoteStatuses(
+      statuses: ReadonlyMap<string, RemoteStatus>,
+      errors?: ReadonlyMap<string, string>,
+      chunks?: ReadonlyMap<string, number>,
+    ): Promise<number> {
       const ids = [...statuses.keys()];
       const values = ids.map((id) => statuses.get(id) as RemoteStatus);
       const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
+      const counts = ids.map((id) => chunks?.get(id) ?? null);
       return db.run(
-        `UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = $4
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS u (remote_id, status, error)
+        `UPDATE files SET remote_status = u.status, remote_error = u.error, remote_chunks = coalesce(u.chunks, files.remote_chunks),
+            updated_at = $4
+           FROM unnest($1::text[], $2::text[], $3::text[], $5::int[]) AS u (remote_id, status, error, chunks)
           WHERE files.remote_id = u.remote_id
-            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)${ownOnly('$5')}`,
-        [ids, values, errs, db.nowMs(), ...(scope === '' ? [] : [await ownIds()])],
+            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error
+              OR files.remote_chunks IS DISTINCT FROM coalesce(u.chunks, files.remote_chunks))${ownOnly('$6')}`,
+        [ids, values, errs, db.nowMs(), counts, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */

@@ -7,6 +7,7 @@ import type { ChunkInput } from '../store/chunks.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
 import type { IngestReply, IngestTask, TaskFailure } from './ingest-messages.js';
+import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from './limits.js';
 import { parseFailed } from './parse-error.js';
 import type { ParseOptions } from './types.js';
 
@@ -22,8 +23,6 @@ export type IngestLimits = {
   idleExitMs?: number;
 };
 
-export const DEFAULT_PARSE_TIME_LIMIT_MS = 300_000;
-export const DEFAULT_PARSE_MEMORY_LIMIT_MB = 1024;
 const DEFAULT_IDLE_EXIT_MS = 5000;
 const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 

@@ -19,6 +19,8 @@ export type TaskFailure =
   | { kind: 'internal'; message: string };
 
 export type IngestReply =
+  /** Posted once, when the worker has loaded its modules (a task's time limit starts after). */
+  | { type: 'ready' }
   | { type: 'batch'; chunks: ChunkInput[] }
   | { type: 'done' }
   | { type: 'entry'; chunks: string[] }

@@ -28,7 +28,7 @@ const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 
 export type IngestPool = ChunkSource & { readonly size: number };
 
-type Slot = { worker: Worker | undefined; busy: boolean; idleTimer: NodeJS.Timeout | undefined };
+type Slot = { worker: Worker | undefined; ready: Promise<void>; busy: boolean; idleTimer: NodeJS.Timeout | undefined };
 
 /** The default number of parsing workers: one per core the process may use. */
 export function defaultIngestWorkers(): number {
@@ -47,7 +47,12 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const memoryLimitMb = o.memoryLimitMb ?? DEFAULT_PARSE_MEMORY_LIMIT_MB;
   const idleExitMs = o.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
   const chunking = o.chunking ?? DEFAULT_CHUNK_OPTIONS;
-  const slots: Slot[] = Array.from({ length: size }, () => ({ worker: undefined, busy: false, idleTimer: undefined }));
+  const slots: Slot[] = Array.from({ length: size }, () => ({
+    worker: undefined,
+    ready: Promise.resolve(),
+    busy: false,
+    idleTimer: undefined,
+  }));
   const waiting: ((slot: Slot) => void)[] = [];
   let closed = false;
 
@@ -97,9 +102,28 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const workerOf = (slot: Slot): Worker => {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
-    slot.worker ??= startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
-    // A worker never keeps the process alive on its own: the service's server does while it runs.
-    slot.worker.unref();
+    if (slot.worker === undefined) {
+      const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
+      // A worker never keeps the process alive on its own: the service's server does while it runs.
+      worker.unref();
+      slot.worker = worker;
+      // Loading its modules is not part of any file's time: a task is posted once the worker says it is ready.
+      slot.ready = new Promise<void>((resolve, reject) => {
+        const onExit = (): void => reject(new Error('the ingest worker ended before it was ready'));
+        const onReady = (reply: IngestReply): void => {
+          if (reply.type !== 'ready') return;
+          worker.off('message', onReady);
+          worker.off('error', reject);
+          worker.off('exit', onExit);
+          resolve();
+        };
+        worker.on('message', onReady);
+        worker.once('error', reject);
+        worker.once('exit', onExit);
+      });
+      // Awaited by the task that started the worker; a failure is that task's.
+      slot.ready.catch(() => {});
+    }
     return slot.worker;
   };
 
@@ -146,6 +170,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     };
     try {
       worker = workerOf(slot);
+      await slot.ready;
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);

@@ -67,3 +67,4 @@ port.on('message', (task: IngestTask) => {
   tasks.push(task);
   void drain();
 });
+post({ type: 'ready' });

@@ -1,3 +1,5 @@
+import { hashedVector } from '../search/hashed-vector.js';
+import { quantize } from '../store/chunk-vectors.js';
 import type { ChunkInput } from '../store/chunks.js';
 import type { ChunkOptions } from './chunk-options.js';
 import { chunkDocument, chunkSectionsWithOrigin } from './chunker.js';
@@ -34,7 +36,8 @@ export async function* fileChunkBatches(
   let batch: ChunkInput[] = [];
   let chars = 0;
   for await (const chunk of chunkSectionsWithOrigin(parser.parse(path, o.parsing), o.chunking)) {
-    batch.push(chunk);
+    // The hashed vector too: computed where the file is parsed, the writer only stores it.
+    batch.push({ ...chunk, vector: quantize(hashedVector(chunk.text)) });
     chars += chunk.text.length;
     if (batch.length < o.batchSize && chars < o.batchChars) continue;
     yield batch;

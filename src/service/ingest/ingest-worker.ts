@@ -23,6 +23,13 @@ function failureOf(err: unknown): TaskFailure {
   if (isKbsyncError(err, 'parse_failed')) return { kind: 'parse_failed', message: err.message };
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code === 'ERR_WORKER_OUT_OF_MEMORY') return { kind: 'out_of_memory' };
+  // The worker's stack is a limit too: input nested deeper than a parser's recursion can follow.
+  if (err instanceof RangeError && /call stack size/i.test(err.message)) {
+    return {
+      kind: 'parse_failed',
+      message: 'nested too deeply for the parser (its stack limit); refused (is the file generated or hostile?)',
+    };
+  }
   const message = err instanceof Error ? err.message : String(err);
   if (typeof code === 'string') return { kind: 'errno', code, message };
   return { kind: 'internal', message };

@@ -23,11 +23,12 @@ export type ProcessingWorkerOptions = {
   idlePollMs?: number;
   /** After an unexpected error (database busy), wait this long before the next try. @default 250 */
   retryDelayMs?: number;
-  /** Most chunks written per transaction while a file is read. @default 512 */
+  /** Most chunks written per transaction while a file is read. @default 256 */
   batchSize?: number;
   /**
    * A transaction is written once its chunks hold this many characters; with `batchSize` it bounds
-   * how long one write blocks the event loop (about 10–20 ms for the default). @default 256 KiB
+   * how long one write blocks the event loop (the parse and the vectors are the workers'; the write is
+   * SQLite's rows and full-text index: about 5–10 ms for the default). @default 128 KiB
    */
   batchChars?: number;
   /** Retired chunks deleted per transaction when there is nothing else to do. @default 200 */
@@ -67,7 +68,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const chunking = opts.chunking ?? DEFAULT_CHUNK_OPTIONS;
   const garbageBatch = opts.garbageBatch ?? 200;
   const parsing = opts.parsing ?? {};
-  const batches = { batchSize: opts.batchSize ?? 512, batchChars: opts.batchChars ?? 256 * 1024 };
+  const batches = { batchSize: opts.batchSize ?? 256, batchChars: opts.batchChars ?? 128 * 1024 };
   const custom = opts.parserFor;
   let source: ChunkSource | undefined;
   let lanes = 1;

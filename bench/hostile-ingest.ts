@@ -158,13 +158,16 @@ export async function runHostileIngestBench(
     // A burst like a first sync: 141 files of every type, 64 KiB to 2 MiB of content each.
     const burst = join(work, 'burst');
     rmSync(burst, { recursive: true, force: true });
-    const ids: number[] = [];
+    const burstFiles: { name: string; path: string }[] = [];
     for (let i = 0; i < 141; i++) {
       const format = FORMATS[i % FORMATS.length] as Format;
       const path = `${burst}-${i}.${format}`;
       await writeFormatFile(path, format, (64 << 10) * (1 + (i % 32)));
-      ids.push(await uploadFile(s, `burst-${i}.${format}`, readFileSync(path)));
+      burstFiles.push({ name: `burst-${i}.${format}`, path });
     }
+    // Generated first, then uploaded back to back: the service sees a burst.
+    const ids: number[] = [];
+    for (const f of burstFiles) ids.push(await uploadFile(s, f.name, readFileSync(f.path)));
     let burstMb = 0;
     for (;;) {
       burstMb = Math.max(burstMb, rssMb(pid));

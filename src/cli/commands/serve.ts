@@ -161,10 +161,6 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const first = service.admin.datasetCount() === 0 ? service.admin.createDataset(FIRST_DATASET) : undefined;
         writeLines(ctx, `listening on ${service.url}`);
-        // A long-running server: memory it grows to is kept (src/service/memory.ts). Set once listening:
-        // a young generation held small from the first allocation costs the start collections.
-        const { keepHeapSmall } = await import('../../service/memory.js');
-        keepHeapSmall();
         if (first !== undefined) {
           writeLines(
             ctx,
@@ -173,6 +169,10 @@ export function register(program: Command, ctx: CliContext): void {
             'this key is shown once: keep it now (X-API-Key header)',
           );
         }
+        // A long-running server: memory it grows to is kept (src/service/memory.ts). Set once listening
+        // (its lines written): a young generation held small from the first allocation costs start-up collections.
+        const { keepHeapSmall } = await import('../../service/memory.js');
+        keepHeapSmall();
         const signal = await untilSignal();
         ctx.stderr.write(`kbsync serve: ${signal}, shutting down\n`);
       } finally {

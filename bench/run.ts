@@ -14,6 +14,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { cliFigures } from './cli-figures.js';
 import type { CliSpeedResult } from './cli-speed.js';
+import type { DaemonPlanResult } from './daemon-plan.js';
+import { daemonPlanFigures } from './daemon-plan-figures.js';
 import type { Figure } from './figure.js';
 import { currentLoad, machineFacts } from './machine.js';
 import { ingestFigures, planFigures, scanFigures, uploadFigures, type IngestLike } from './other-figures.js';
@@ -85,6 +87,13 @@ else
     target: 'measured',
     pass: false,
   });
+
+// kbsync plan beside a running kbsync watch: answered by the daemon, beside the fresh walk and the empty folder (issue 25).
+add(
+  daemonPlanFigures(
+    inChild<DaemonPlanResult>('kbsync plan beside kbsync watch', './daemon-plan.js', 'runDaemonPlanBench', { files, full, runs }),
+  ),
+);
 
 const upload = inChild<UploadMemoryResult>('upload memory (1 GiB)', './upload-memory.js', 'runUploadMemoryBench');
 if (upload !== null) add(uploadFigures(upload));

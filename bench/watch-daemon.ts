@@ -8,6 +8,7 @@ import { round1 } from './measure.js';
 import { kbsyncBin } from './paths.js';
 import { benchTreeOf, timeBareWalk } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
+import { measureIdle, type IdleSample } from './idle.js';
 import { inotifyWatches } from './watch.js';
 import { measureChanges, measureRescans } from './watch-latency.js';
 
@@ -18,6 +19,7 @@ import { measureChanges, measureRescans } from './watch-latency.js';
  * readdirSync + lstatSync walk of the same tree, measured in this process just before. Then, the daemon
  * left running: CHANGES new files written one at a time, each timed until its op is in the outbox; and
  * RESCANS cycles of the rescan timer alone (the unchanged tree), each one's duration as the daemon logs it.
+ * Last, a few seconds of the daemon idle between two rescans: its wake-ups (context switches of its threads) and CPU.
  */
 export type WatchDaemonResult = {
   files: number;
@@ -39,6 +41,8 @@ export type WatchDaemonResult = {
   changeCycleMs: (number | null)[];
   /** tookMs of each cycle run by the rescan timer alone, the tree unchanged. */
   rescanMs: number[];
+  /** The daemon idle between two rescans: wake-ups and CPU. */
+  idle: IdleSample | null;
   problem: string | null;
   /** Why the change or rescan figures are missing or short. */
   latencyProblem: string | null;
@@ -48,6 +52,9 @@ export type WatchDaemonResult = {
 export const DAEMON_DEBOUNCE_MS = 1500;
 const RESCAN_MINUTES = 0.1;
 const CHANGES = 5;
+/** The idle window: it starts IDLE_AFTER_MS after the last rescan measured ends, and ends before the next rescan. */
+const IDLE_AFTER_MS = 1500;
+const IDLE_MS = 3500;
 const RESCANS = 3;
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
@@ -126,11 +133,17 @@ export async function runWatchDaemonBench(options: {
   const alive = (): boolean => child.exitCode === null;
   let changes: Awaited<ReturnType<typeof measureChanges>> | null = null;
   let rescans: Awaited<ReturnType<typeof measureRescans>> | null = null;
+  let idle: IdleSample | null = null;
   if (readyMs !== null) {
     changes = await measureChanges({ treeDir: tree.dir, statePath, count: CHANGES, stderr: () => stderr, alive });
     log(`changes: ${JSON.stringify(changes.samples)}${changes.problem === null ? '' : ` (${changes.problem})`}`);
     rescans = await measureRescans({ count: RESCANS, rescanMs: RESCAN_MINUTES * 60_000, stderr: () => stderr, alive });
     log(`rescans: ${JSON.stringify(rescans.tookMs)} ms${rescans.problem === null ? '' : ` (${rescans.problem})`}`);
+    if (alive()) {
+      await new Promise((r) => setTimeout(r, IDLE_AFTER_MS));
+      idle = await measureIdle(pid, IDLE_MS);
+      log(`idle: ${JSON.stringify(idle)}`);
+    }
   }
   child.kill('SIGTERM');
   const code = await exited;
@@ -160,6 +173,7 @@ export async function runWatchDaemonBench(options: {
     changeSeenMs: changes?.samples.map((c) => c.seenMs) ?? [],
     changeCycleMs: changes?.samples.map((c) => c.cycleMs) ?? [],
     rescanMs: rescans?.tookMs ?? [],
+    idle,
     problem,
     latencyProblem: readyMs === null ? 'the daemon was never ready' : (changes?.problem ?? rescans?.problem ?? null),
   };

@@ -8,6 +8,11 @@ export const WATCH_READY_MAX_MS = 2000;
 export const WATCH_RSS_MAX_MB = 250;
 /** A change reaches the outbox within watch.debounceMs + this. */
 export const WATCH_CHANGE_SLACK_MS = 10;
+/**
+ * An idle daemon wakes at most this often, every thread counted: kbsync's own at most once a second,
+ * beside @parcel/watcher's inotify thread, whose poll has a 500 ms timeout fixed in its native code (2/s).
+ */
+export const WATCH_IDLE_MAX_WAKEUPS_PER_S = 3.5;
 /** A rescan of the unchanged tree takes at most this times the bare walk. */
 export const WATCH_RESCAN_MAX_RATIO = 1.2;
 
@@ -53,6 +58,7 @@ export function watchFigures(daemon: WatchDaemonResult | null, backends: readonl
         pass: daemon.inotifyWatches === null ? null : daemon.inotifyWatches <= daemon.folders,
       },
       ...latencyFigures(daemon, group, walk),
+      ...idleFigures(daemon, group),
     );
   }
   for (const b of backends) {
@@ -122,5 +128,25 @@ function latencyFigures(daemon: WatchDaemonResult, group: string, walk: { name: 
       pass: rescanPass,
       note: rescanNote,
     },
+  ];
+}
+
+/** The daemon idle (no change, no cycle): how often its threads wake, and the CPU that costs. */
+function idleFigures(daemon: WatchDaemonResult, group: string): Figure[] {
+  const idle = daemon.idle;
+  const threads = idle === null ? 'not measured' : idle.byThread.map(([name, n]) => `${name} ${n}/s`).join(', ');
+  return [
+    {
+      group,
+      name: 'idle wake-ups (context switches of every thread, between two rescans)',
+      value: idle?.wakeupsPerS ?? null,
+      unit: '/s',
+      reference: null,
+      ratio: null,
+      target: `≤ ${WATCH_IDLE_MAX_WAKEUPS_PER_S}/s`,
+      pass: idle === null ? false : idle.wakeupsPerS <= WATCH_IDLE_MAX_WAKEUPS_PER_S,
+      note: `over ${idle?.windowMs ?? '?'} ms, no --http, by thread: ${threads}; 2/s of "MainThread" are @parcel/watcher's inotify thread (a poll with a 500 ms timeout fixed in its native code)`,
+    },
+    info(group, 'idle CPU (user + system, share of one core)', idle?.cpuPercent ?? null, '%'),
   ];
 }

@@ -145,7 +145,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning:
       'Another kbsync process is using the same state database; on a shared PostgreSQL state, another runner is syncing a source of the same name.',
     action:
-      "Wait for it to finish or stop it, or give this run another `state` path; on PostgreSQL, give each runner's sources distinct names (docs/scale.md).",
+      "The message names the holder (command, pid, host, since). Wait for it or stop it, or have every runner share one PostgreSQL state (docs/scale.md); never give a run another `state` for the same dataset (it would upload the same files again). plan, status, explain, audit, query, chat, check and agents work beside it. On PostgreSQL, give each runner's sources distinct names.",
   },
   state_corrupt: {
     exit: 2,
@@ -169,7 +169,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   state_version: {
     exit: 2,
     meaning: 'The state database was written by a newer kbsync.',
-    action: 'Upgrade kbsync, or give this version another `state` path.',
+    action: 'Upgrade kbsync. (Another `state` for the same dataset is no way out: it would upload every file again.)',
   },
   state_conflict: {
     exit: 5,
@@ -183,8 +183,9 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   git_failed: {
     exit: 1,
-    meaning: 'A git clone, fetch or checkout failed.',
-    action: 'Check `sources[].git.url`, `ref` and your git credentials; run with KBSYNC_DEBUG=1 for git output.',
+    meaning: 'A git clone, fetch or checkout failed, or git is not installed (the message then says so).',
+    action:
+      'Install git if the message says it is missing; otherwise check `sources[].git.url`, `ref` and your git credentials; run with KBSYNC_DEBUG=1 for git output.',
   },
   budget_exhausted: {
     exit: 3,

@@ -3,7 +3,7 @@ import { errorText, KbsyncError, type ErrorCode } from '../shared/errors.js';
 import type { CliContext } from './context.js';
 import { ERROR_TABLE } from './error-table.js';
 
-/** kbsync's exit codes (issue 4); docs/errors.md lists them. */
+/** kbsync's exit codes; docs/errors.md lists them. */
 export const EXIT = {
   /** Done, or nothing to do. */
   ok: 0,
@@ -59,7 +59,7 @@ export function reportError(err: unknown, ctx: CliContext, options: { json: bool
   return exitCode;
 }
 
-function errorDocument(err: unknown, exitCode: ExitCode): Record<string, unknown> {
+export function errorDocument(err: unknown, exitCode: ExitCode): Record<string, unknown> {
   if (err instanceof ConfigError) return { code: err.code, exitCode, message: err.message, file: err.file, problems: err.problems };
   if (err instanceof KbsyncError) return { code: err.code, exitCode, message: err.message };
   const code: ErrorCode = 'internal_error';

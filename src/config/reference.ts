@@ -30,6 +30,13 @@ resolved, with secrets redacted.
   content becomes the API key. Printed configs show \`[redacted]\` for the key, for values taken from
   secret-looking variables (\`*_KEY\`, \`*_TOKEN\`, \`*_SECRET\`, \`*_PASSWORD\`...) and for passwords in URLs.
 - An empty section (\`budget:\` with every line under it commented out) means "all defaults".
+- **A running \`kbsync watch\` reloads the file** on SIGHUP (\`systemctl reload\`) and when it changes
+  (an editor's atomic save included), between two syncs: it logs \`config reloaded\` with each changed
+  key (a secret's value never) and syncs everything under the new config. An invalid file is logged
+  with each problem's \`FILE:LINE\` and the daemon runs on with the config it has. A change to
+  \`state\`, \`target.*\` (but a remote target's \`apiKey\`/\`apiKeyFile\`), \`watch.watcher\` or
+  \`watch.webhookSecret\` (and, on a PostgreSQL state, a source added or removed) needs a restart: the
+  whole edit is refused, with a log line saying so.
 `;
 
 /** The markdown of docs/config.md, built from the zod schema's descriptions, types and defaults. */

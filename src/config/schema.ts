@@ -240,12 +240,12 @@ export const Watch = z
       .describe(
         'How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts).',
       ),
-    /** Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar's either way. @default "parcel" */
+    /** Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder, the lighter and faster to start) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way. @default "parcel" */
     watcher: z
       .enum(['parcel', 'chokidar'])
       .default('parcel')
       .describe(
-        "Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder; about 1 s and 95 MB to watch 100k files here) or `chokidar` (one watch per file: 6–8 s and about 800 MB). Polling is chokidar's either way.",
+        "Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder, the lighter and faster to start) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way.",
       ),
     /** How often the polling backend stats each file, in milliseconds. @default 1000 */
     pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),

@@ -24,11 +24,9 @@ export const RELEASE_MIN_HEAP_BYTES = 64 << 20;
 /**
  * Gives back to the system the heap a finished piece of work left behind, as V8 does under memory
  * pressure: one full collection of the "last resort" kind, which also shrinks the young generation.
- * A sync of 100k files grows that generation to its maximum (128 MB on Node 24 on a machine with
- * plenty of memory) and an ordinary collection keeps it at that size, so a daemon that has finished its
- * cycle would sit on ~200 MB of empty heap until V8's memory reducer runs, seconds later or not at
- * all. Measured at 100k files: RSS at ready 359 MB before, 155 MB after, in 40-120 ms on a loaded machine (docs/benchmarks.md).
- * For a long-lived process between bursts of work only (`kbsync watch` after a sync cycle): a one-shot
+ * A large sync grows that generation to its maximum and an ordinary collection keeps it at that size,
+ * so a daemon that has finished its cycle would sit on empty heap until V8's memory reducer runs,
+ * seconds later or not at all (RSS at ready: docs/benchmarks.md). For a long-lived process between bursts of work only (`kbsync watch` after a sync cycle): a one-shot
  * command exits instead. Does nothing when the heap is small (`minHeapBytes`) or V8 gives no `gc`.
  * Returns true when it collected.
  */
@@ -41,13 +39,10 @@ export function releaseMemory(minHeapBytes: number = RELEASE_MIN_HEAP_BYTES): bo
 }
 
 /**
- * Keeps V8's young generation at its start size (1 MB a semi-space) for the rest of the process,
- * instead of letting it grow to 64 MB a semi-space (Node 24 on a machine with plenty of memory) under
- * a sync's allocation. A sync keeps most of what it allocates (the walk's files, the plan's items)
- * until its end, so a large young generation only copies the same survivors again before promoting
- * them: at 100k files the daemon's first cycle peaked at 355-363 MB RSS with growth and 235-248 MB
- * without, and took no longer (641-1034 ms against 767-2138 ms, on a shared machine). For a
- * long-lived process (`kbsync watch`), where memory is the cost that lasts. V8 reads this flag each
+ * Keeps V8's young generation at its start size for the rest of the process, instead of letting it
+ * grow under a sync's allocation. A sync keeps most of what it allocates (the walk's files, the
+ * plan's items) until its end, so a large young generation only copies the same survivors again
+ * before promoting them: a higher peak for no gain in time. For a long-lived process (`kbsync watch`), where memory is the cost that lasts. V8 reads this flag each
  * time it would grow the young generation, so setting it at run time takes effect (a V8 without it
  * would print "unrecognized flag" once and go on as before).
  */
@@ -65,10 +60,9 @@ const DEFAULT_GROWTH_FACTOR = 2;
  * Runs `work` with the young generation free to grow as V8 grows it by default, then pinned again
  * (when keepYoungGenerationSmall() pinned it; otherwise `work` just runs). For work that allocates a
  * lot and keeps almost none of it: the daemon's full cycle over a kept index, whose walk drops each
- * unchanged file once lstat'ed (~1 KB allocated per file, nearly all dead within the next thousand).
- * A scavenge costs what survives it, so a pinned 1 MB young generation made that work pay a fixed cost
- * ~120 times per 100k files: ~70 ms of a ~280 ms rescan, against ~10 ms grown. The caller gives the
- * grown young generation back after (releaseMemory).
+ * unchanged file once lstat'ed, nearly all of it dead soon after). A scavenge costs what survives it
+ * and a pinned young generation is scavenged over and over for that work, a large share of a rescan.
+ * The caller gives the grown young generation back after (releaseMemory).
  */
 export async function whileYoungGenerationGrows<T>(work: () => Promise<T>): Promise<T> {
   if (!keptSmall) return work();

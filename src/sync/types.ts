@@ -77,6 +77,10 @@ export type PlanAction =
   | 'skip:unchanged'
   | 'skip:duplicate-content'
   | 'rename'
+  /** The content is a copy the dataset holds that no tracked path points at (an edit undone, a commit checked out again). */
+  | 'reuse'
+  /** A 0-byte file: nothing to learn from, not worth an upload. */
+  | 'skip:empty'
   | 'skip:unsupported'
   | 'skip:too-large'
   | 'skip:ignored'
@@ -108,6 +112,13 @@ export type RemoteCopy = {
   status: string;
 };
 
+/**
+ * A copy the dataset holds that no tracked path points at any more: a path's earlier content, kept when
+ * the path moved on (the API has no delete). The state records it (StateStore.heldCopies); the planner
+ * points a path back at it when the path's content is that again.
+ */
+export type HeldCopy = { remoteId: string; sha256: string; remoteName: string; status: RemoteStatus | null };
+
 /** Everything planSync needs; it reads nothing else (no fs, no database, no network, no clock). */
 export type PlanInput = {
   observation: Observation;
@@ -115,6 +126,11 @@ export type PlanInput = {
   tracked: ReadonlyMap<string, TrackedFile>;
   /** The remote listing when it was fetched (null: not fetched; duplicates are then found from state only). */
   remote: readonly RemoteCopy[] | null;
+  /**
+   * The copies the dataset holds that no tracked path points at, of the given contents (absent: none known).
+   * Asked once, with the candidates' hashes, only when some file is a candidate (the state's table may be long).
+   */
+  held?: (sha256s: readonly string[]) => readonly HeldCopy[];
   plan: Plan;
   limits: { maxFileBytes: number | null };
   /** How the service prices an upload (target.uploadCost). @default docs/api.md's: 5 + 1 per started MiB over 5 MiB */
@@ -149,7 +165,7 @@ export type PlanItem = {
   sha256: string | null;
   /** The name on the service: an upload's new name, or the existing copy's name (unchanged, rename, reprocess, deleted). */
   remoteName: string;
-  /** The existing remote copy this item is about (unchanged, reprocess, rename, deleted, duplicate-content); null when none. */
+  /** The existing remote copy this item is about (unchanged, reprocess, rename, reuse, deleted, duplicate-content); null when none. */
   remoteId: string | null;
   /** What the item would cost if it ran (set on `defer:over-budget`, `upload`, `reprocess`). */
   cost?: number;
@@ -166,6 +182,8 @@ export type PlanItem = {
   renamedFrom?: { source: string; path: string };
   /** `skip:duplicate-content`: the copy that already holds this content (or will, when `inThisRun`). */
   duplicateOf?: { name: string; remoteId: string | null; inThisRun: boolean };
+  /** `reuse`: the held copy the path now points at, and its last known remote status. */
+  reuses?: { remoteId: string; name: string; status: RemoteStatus };
   /** `skip:too-large`: the limit applied, and where it came from. */
   limitBytes?: number;
   /** `reprocess`: which attempt this is (1-based). */

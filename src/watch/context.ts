@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import type { SyncDeps } from '../sync/executor/index.js';
 import { localStatePath } from '../shared/state-url.js';
 import { createBurst, type Burst } from './burst.js';
+import { createPlanGate, type PlanGate } from './plan-answer.js';
 import type { Scheduler } from './scheduler.js';
 import { newSnapshot, type DaemonSnapshot } from './snapshot.js';
 import { waitingFor } from './waiting-for.js';
@@ -31,6 +32,8 @@ export type DaemonContext = {
   burst: Burst;
   /** Paths whose events are not changes: the state, the embedded service's data, `.git`, `node_modules`. */
   ignored: (absPath: string) => boolean;
+  /** What the cycles and the answers to `kbsync plan` tell each other (plan-answer.ts). */
+  plans: PlanGate;
   readonly scheduler: Scheduler;
   attach(scheduler: Scheduler): void;
   /** Recomputes what the daemon waits for and hands the snapshot to its reader. */
@@ -39,12 +42,13 @@ export type DaemonContext = {
 
 export function createDaemonContext(
   deps: SyncDeps,
-  o: { signal: AbortSignal; nowMs: () => number; onSnapshot?: (snapshot: DaemonSnapshot) => void },
+  o: { signal: AbortSignal; nowMs: () => number; onSnapshot?: (snapshot: DaemonSnapshot) => void; snapshot?: DaemonSnapshot },
 ): DaemonContext {
   const { config } = deps;
   const { nowMs } = o;
   const iso = (ms = nowMs()): string => new Date(ms).toISOString();
-  const snapshot = newSnapshot(iso());
+  // A context made again after a config reload reports into the daemon's snapshot.
+  const snapshot = o.snapshot ?? newSnapshot(iso());
   o.onSnapshot?.(snapshot);
   const lifetime = new AbortController();
   if (o.signal.aborted) lifetime.abort();
@@ -81,6 +85,7 @@ export function createDaemonContext(
     folderSources,
     burst,
     ignored,
+    plans: createPlanGate(),
     get scheduler(): Scheduler {
       if (attached === null) throw new Error('the daemon scheduler is not attached yet');
       return attached;

@@ -1,13 +1,17 @@
 import { errorText, isKbsyncError } from '../shared/errors.js';
-import { runSync, type SyncRun } from '../sync/executor/index.js';
+import { capsOf, runSync, type SyncRun } from '../sync/executor/index.js';
 import type { DeltaPass } from '../sync/executor/prepare.js';
 import type { TrackedIndex } from '../sync/tracked-index.js';
 import type { BudgetPeriod } from '../sync/types.js';
 import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memory.js';
+import type { BurstScope } from './burst.js';
 import type { DaemonContext } from './context.js';
 import { refreshKeptIndex } from './kept-index.js';
 import { createFileLines } from './file-lines.js';
-import { rolloverAtMs } from './rollover.js';
+import { createDeferredFiles, deferredWork, nextForRunCap } from './deferred.js';
+import { paceLine } from './pace.js';
+import { createRemotePoll } from './remote-poll.js';
+import { nextPeriodStartMs, rolloverAtMs } from './rollover.js';
 import type { CycleReason } from './scheduler.js';
 import { createSettleWait } from './settle.js';
 
@@ -18,14 +22,24 @@ export type DaemonCycle = {
   onError(err: unknown): void;
   /** The error that stopped the daemon, if one did. */
   fatal(): unknown;
+  /** The tracked index kept between cycles (being read again, or null during a cycle). */
+  keptIndex(): Promise<TrackedIndex | null>;
+  /** Stops the remote listing poll (at shutdown, after the last cycle). */
+  close(): Promise<void>;
 };
+
+/** Reasons a cycle may look at the burst's folders and carried paths only (a kept index permitting). */
+const SCOPED_REASONS: ReadonlySet<CycleReason> = new Set(['changes', 'reprocess', 'deferred']);
 
 /**
  * The daemon's sync cycles: each an ordinary sync (the same walk, plan, outbox and cost rules) over
  * the tracked index kept from the last cycle, scoped to the folders a burst of events touched when
  * only events asked for it, then recorded in the snapshot, the counters and the log.
  */
-export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
+export function createDaemonCycle(
+  ctx: DaemonContext,
+  o: { afterCycle?: (scope: BurstScope, reasons: readonly CycleReason[]) => Promise<void> } = {},
+): DaemonCycle {
   const { deps, snapshot, nowMs, iso, burst } = ctx;
   const { config, logger } = deps;
   const { counters } = snapshot;
@@ -43,6 +57,22 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
   let kept: TrackedIndex | null = null;
   // The whole index read again after a cycle that changed too much of it to update, while nothing waits.
   let keptLoading: Promise<TrackedIndex> | null = null;
+  // The next cycle must look at every source: work left over outside the folders (a git source's) is for it.
+  let wholeNext = false;
+  const keptNow = async (): Promise<TrackedIndex | null> => {
+    if (kept === null && keptLoading !== null) kept = await keptLoading.catch(() => null);
+    keptLoading = null;
+    return kept;
+  };
+  // Work carried to the next cycle: a folder's path in its scope; another source's makes it whole.
+  const carry = (source: string, path: string): void => {
+    if (ctx.folderSources.some((s) => s.name === source)) burst.carry(source, path);
+    else wholeNext = true;
+  };
+  const remote = createRemotePoll(ctx, { kept: keptNow, reprocess: (f) => carry(f.source, f.path) });
+  const deferredFiles = createDeferredFiles();
+  // What the paid calls of the cycle running moved in the counters as they settled (record adds the rest).
+  let spentInCycle = 0;
 
   const run = async (reasons: readonly CycleReason[]): Promise<void> => {
     if (reasons.includes('budget-rollover')) {
@@ -52,7 +82,15 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     // That a cycle runs is published once it waits for something: the status file's write is not on
     // a change's way to the outbox.
     setImmediate(ctx.publish);
-    const scoped = await syncAndRecord(reasons);
+    // A listing being applied to the kept index ends first.
+    await remote.quiet();
+    let sent = false;
+    let scoped: boolean;
+    try {
+      ({ scoped, sent } = await syncAndRecord(reasons));
+    } finally {
+      remote.afterCycle(sent);
+    }
     failuresInARow = 0;
     // Between cycles the daemon holds only what it tracks and watches: the cycle's walk, plan and report
     // are garbage now. Given back before the snapshot says ready, not whenever V8 gets to it. Not after a
@@ -68,27 +106,53 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
    * source, whole. Either way unchanged files are counted, not planned, and the tracked index is the
    * one kept from the last cycle, brought up to date with what that cycle wrote.
    */
-  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<boolean> => {
+  const syncAndRecord = async (reasons: readonly CycleReason[]): Promise<{ scoped: boolean; sent: boolean }> => {
     const startedMs = nowMs();
-    if (kept === null && keptLoading !== null) kept = await keptLoading.catch(() => null);
-    keptLoading = null;
+    await keptNow();
     const burstScope = burst.take();
-    const scoped = kept !== null && burstScope !== null && reasons.every((r) => r === 'changes');
+    const scoped = kept !== null && burstScope !== null && !wholeNext && reasons.every((r) => SCOPED_REASONS.has(r));
+    if (!scoped) wholeNext = false;
     const waitFor = scoped ? settleWait(burstScope, startedMs) : null;
     if (waitFor !== null) {
       // A folder the burst names whole is still being written (see createSettleWait): the burst waits for it.
       burst.untake();
       ctx.scheduler.hint('changes', waitFor);
       logger.debug({ newestChangeAt: iso(waitFor) }, 'a new folder is still being written: its cycle waits for it to settle');
-      return true;
+      return { scoped: true, sent: false };
     }
     const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
     // A full cycle over the kept index keeps almost nothing of what it allocates (its walk drops the
     // unchanged files): the young generation may grow for it (run gives the memory back after).
-    const sync = (): Promise<SyncRun> => runSync(deps, { signal: ctx.cycleAbort.signal, delta });
-    const result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    spentInCycle = 0;
+    const sync = (): Promise<SyncRun> =>
+      runSync(deps, {
+        signal: ctx.cycleAbort.signal,
+        delta,
+        onPaidCalls: (n) => {
+          const { requestsPerSecond } = deps.config.upload;
+          const pace = paceLine(n, requestsPerSecond);
+          if (pace !== null) logger.info({ calls: n, requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
+        },
+        // Each paid call's line and counters as it settles, not at the end of a long cycle.
+        onProgress: (_done, _total, item, r) => {
+          logFileLines.settled(item, r);
+          if (r.deferred !== undefined) return;
+          if (r.outcome === 'done' && r.remoteId !== null) remote.sent(item.source, item.path, r.remoteId);
+          if (r.outcome === 'done') counters.uploads++;
+          else if (r.outcome === 'failed' || r.outcome === 'unknown') counters.failures++;
+          counters.creditsSpent += r.creditsCharged;
+          spentInCycle += r.creditsCharged;
+        },
+      });
+    remote.cycleStarts();
+    let result: SyncRun;
+    try {
+      result = delta.tracked !== null && !scoped ? await whileYoungGenerationGrows(sync) : await sync();
+    } finally {
+      await remote.cycleEnds();
+    }
     const tookMs = nowMs() - startedMs;
     // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
     if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) (kept = delta.tracked).tagSha256s();
@@ -102,20 +166,18 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
       if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && ctx.folderSources.some((s) => s.name === item.source))
         burst.carry(item.source, item.path);
     record(result, reasons, tookMs, scoped);
-    return scoped;
+    await o.afterCycle?.(scoped ? burstScope : null, reasons);
+    return { scoped, sent: result.totals.uploaded > 0 };
   };
 
   const record = (result: SyncRun, reasons: readonly CycleReason[], tookMs: number, scoped: boolean): void => {
     counters.cycles++;
     if (reasons.includes('rescan')) counters.rescans++;
     const deferredBy: BudgetPeriod[] = [];
-    for (const item of result.items) {
-      if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
-      if (item.outcome === 'done' && (item.action === 'upload' || item.action === 'reprocess')) counters.uploads++;
-      if (item.outcome === 'failed' || item.outcome === 'unknown') counters.failures++;
-    }
+    for (const item of result.items) if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
     logFileLines(result.items, scoped);
-    counters.creditsSpent += result.totals.creditsSpent;
+    // The paid calls moved the counters as they settled; the rest (reindex, intelligence writes) now.
+    counters.creditsSpent += result.totals.creditsSpent - spentInCycle;
     const { totals } = result;
     logger.info(
       {
@@ -135,6 +197,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     for (const note of result.notes) logger.info({ note }, 'sync note');
     if (result.stop !== null && result.stop.by !== 'shutdown')
       logger.warn({ by: result.stop.by, code: result.stop.code, message: result.stop.message }, 'the sync stopped spending');
+    recordDeferred(result, scoped);
     const next = rolloverAtMs(deferredBy, nowMs());
     if (next !== null && (rollover === null || rollover.atMs !== next.atMs)) {
       rollover = next;
@@ -160,6 +223,31 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     };
   };
 
+  /** Work deferred by the per-run cap goes on in a cycle of its own, right after this one (see nextForRunCap). */
+  const recordDeferred = (result: SyncRun, scoped: boolean): void => {
+    const runCap = nextForRunCap(result.items, capsOf(deps.config), result.totals.uploaded > 0);
+    if (runCap.again && result.stop === null) {
+      for (const item of result.items) if (item.deferredBy === 'run') carry(item.source, item.path);
+      // A second apart: the new cycle's queue starts a rate window of its own.
+      ctx.scheduler.at(nowMs() + 1000, 'deferred');
+      logger.info({ files: runCap.files }, 'work deferred by budget.maxCreditsPerRun: the next cycle sends it');
+    }
+    if (runCap.neverFit.length > 0)
+      logger.warn(
+        { files: runCap.neverFit.length, cap: deps.config.budget.maxCreditsPerRun, paths: runCap.neverFit.slice(0, 5).map((i) => i.path) },
+        'files that cost more than budget.maxCreditsPerRun alone: no cycle sends them until the cap is raised',
+      );
+    const opensAt = (period: BudgetPeriod): string | null => {
+      const at = nextPeriodStartMs(period, nowMs());
+      return at === null ? null : iso(at);
+    };
+    snapshot.deferred = deferredWork(deferredFiles(result.items, scoped), {
+      again: runCap.again && result.stop === null,
+      neverFit: runCap.neverFit.length,
+      periodOpensAt: opensAt,
+    });
+  };
+
   const onError = (err: unknown): void => {
     counters.cyclesFailed++;
     failuresInARow++;
@@ -181,5 +269,7 @@ export function createDaemonCycle(ctx: DaemonContext): DaemonCycle {
     ctx.publish();
   };
 
-  return { run, onError, fatal: () => fatal };
+  const keptIndex = (): Promise<TrackedIndex | null> =>
+    kept !== null ? Promise.resolve(kept) : (keptLoading?.catch(() => null) ?? Promise.resolve(null));
+  return { run, onError, fatal: () => fatal, keptIndex, close: () => remote.close() };
 }

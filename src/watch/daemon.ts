@@ -1,11 +1,13 @@
+import type { Env } from '../config/interpolate.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Interpolation } from '../config/yaml-source.js';
 import type { SyncDeps } from '../sync/executor/index.js';
-import { cronWindow } from '../shared/cron.js';
-import { createDaemonContext } from './context.js';
-import { createDaemonCycle } from './cycle.js';
-import { createScheduler } from './scheduler.js';
+import { localStatePath } from '../shared/state-url.js';
+import { startGeneration, type DaemonGeneration } from './generation.js';
+import { startPlanServer } from './plan-server.js';
+import { createConfigReloader, type ConfigReloader, type ReloadRequests } from './reload.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
-import { createDaemonWatching } from './watching.js';
 
 export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */
@@ -14,67 +16,173 @@ export type DaemonOptions = {
   /** Called whenever the snapshot changes (after a cycle, at start and at the end). */
   onSnapshot?: (snapshot: DaemonSnapshot) => void;
   nowMs?: () => number;
+  /** Config reload: the file read again at each request (SIGHUP) and, with `watchFile`, when it changes. */
+  reload?: {
+    path: string;
+    env: Env;
+    /** Which values of the running config came from `${VAR}` (never logged when secret). */
+    interpolations: readonly Interpolation[];
+    requests?: ReloadRequests;
+    watchFile?: boolean;
+    /** A new config is in force (for what the daemon's host reads from it: the metrics' caps). */
+    onApplied?: (config: ResolvedConfig) => void;
+    /** Opens the (remote) target again with a new API key; without it a new key needs a restart. */
+    reopenTarget?: (config: ResolvedConfig) => Promise<ReopenedTarget>;
+  };
 };
 
 export type DaemonResult = { cycles: number; graceExpired: boolean };
+
+/** The target opened again by a reload (a new API key): the client the cycles use from then on. */
+export type ReopenedTarget = { getClient: SyncDeps['getClient']; close(): Promise<void> };
+
+/** Config keys whose change makes the daemon's parts again (watchers, scheduler, cycle): sources and watch.*. */
+const remakes = (key: string): boolean => key.startsWith('sources.') || (key.startsWith('watch.') && key !== 'watch.shutdownGraceSeconds');
 
 /**
  * `kbsync watch`: a first sync (which finds what changed while nothing was watching), then a sync cycle
  * after each burst of file-system events has been quiet for watch.debounceMs, after each git source's
  * pollSeconds, when a budget period that deferred work opens again, and at least every
  * watch.rescanMinutes. Each cycle is an ordinary sync (cycle.ts); the watchers (watching.ts) only say
- * when to look. At the abort of `signal` the watchers close, no new paid call starts, and the cycle
- * running is given watch.shutdownGraceSeconds to finish.
+ * when to look. A config reload waits for the cycle running, then puts the new config in force and
+ * starts a full cycle under it (reload.ts). At the abort of `signal` the watchers close, no new paid
+ * call starts, and the cycle running is given watch.shutdownGraceSeconds to finish.
  */
 export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<DaemonResult> {
-  const { config, logger } = deps;
-  const w = config.watch;
+  const { logger } = deps;
+  // The deps every cycle reads: a reload swaps their config between two cycles.
+  const live: SyncDeps = { ...deps };
   const nowMs = o.nowMs ?? Date.now;
-  const ctx = createDaemonContext(deps, { signal: o.signal, nowMs, ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}) });
-  const cycle = createDaemonCycle(ctx);
-  const scheduler = createScheduler({
-    debounceMs: w.debounceMs,
-    rescanMs: w.rescanMinutes * 60_000,
+  // Ended by the signal, or by an error no retry mends (a generation's own lifetime ends it).
+  const lifetime = new AbortController();
+  if (o.signal.aborted) lifetime.abort();
+  else o.signal.addEventListener('abort', () => lifetime.abort(), { once: true });
+  const parts = {
+    signal: lifetime.signal,
     nowMs,
-    window: w.schedule === null ? null : cronWindow(w.schedule),
-    runCycle: cycle.run,
-    onIdle: ctx.publish,
-    onCycleError: cycle.onError,
-  });
-  ctx.attach(scheduler);
-  const watching = createDaemonWatching(ctx, o.createWatcher);
-  await watching.start();
+    createWatcher: o.createWatcher,
+    ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
+  };
+  const retired = new WeakSet<DaemonGeneration>();
+  const follow = (g: DaemonGeneration): DaemonGeneration => {
+    g.ctx.lifetime.signal.addEventListener('abort', () => retired.has(g) || lifetime.abort(), { once: true });
+    return g;
+  };
+  let gen = follow(await startGeneration(live, parts));
+  // `kbsync plan` asks the daemon over a local socket (beside the state, which a reload cannot move),
+  // and is answered by the generation in force from what it holds in memory.
+  const plans = await startPlanServer({ localStatePath: localStatePath(deps.config), answer: (req) => gen.answer(req), logger });
+  const { snapshot } = gen.ctx;
+  let fatal: unknown = null;
+  // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
+  let remaking: Promise<void> = Promise.resolve();
 
-  // Git sources: each fetched every pollSeconds by a sync cycle (which syncs what a moved ref changed).
-  const gitTimers = config.sources
-    .filter((s) => s.git !== undefined)
-    .map((s) => setInterval(() => scheduler.soon('git-poll'), (s.git as { pollSeconds: number }).pollSeconds * 1000));
+  // The target a reload opened with a new API key (the session closes the one it opened).
+  const opened: { target: ReopenedTarget | null } = { target: null };
 
-  if (w.schedule !== null) logger.info({ schedule: w.schedule }, 'syncing only in the minutes watch.schedule matches (UTC)');
-  scheduler.soon('start');
-  ctx.publish();
+  const apply = async (next: { config: ResolvedConfig }, changes: readonly { key: string }[]): Promise<boolean> => {
+    const reopen = o.reload?.reopenTarget;
+    const target = reopen !== undefined && changes.some((c) => c.key.startsWith('target.')) ? await reopen(next.config) : null;
+    // Between cycles: the one running ends on the config it started with.
+    if (gen.scheduler.state().running) logger.info('config change: applied when the sync cycle running ends');
+    while (gen.scheduler.state().running && !lifetime.signal.aborted) await gen.scheduler.current();
+    if (lifetime.signal.aborted) {
+      await target?.close();
+      return false;
+    }
+    live.config = next.config;
+    if (target !== null) {
+      const previous = opened.target;
+      opened.target = target;
+      live.getClient = target.getClient;
+      void previous?.close().catch(() => {});
+    }
+    o.reload?.onApplied?.(next.config);
+    if (!changes.some((c) => remakes(c.key))) {
+      // Budget, upload, reindex, limits: read by each sync; the kept tracked index stays good.
+      gen.scheduler.soon('reload');
+      return true;
+    }
+    const old = gen;
+    remaking = (async () => {
+      await old.close();
+      fatal ??= old.cycle.fatal();
+      // Ended, so that nothing of it starts again (a watcher falling back to polling late).
+      retired.add(old);
+      old.ctx.lifetime.abort();
+      if (lifetime.signal.aborted) return;
+      snapshot.watches.length = 0;
+      try {
+        gen = follow(await startGeneration(live, { ...parts, snapshot }));
+      } catch (err) {
+        // The old parts are closed and no new ones run: nothing would sync. Stop; the supervisor restarts.
+        logger.error({ err: String(err) }, 'the daemon could not start again on the reloaded config: stopping');
+        fatal ??= err;
+        lifetime.abort();
+        throw err;
+      }
+      gen.scheduler.soon('reload');
+      gen.ctx.publish();
+    })();
+    await remaking;
+    return true;
+  };
+
+  let reloader: ConfigReloader | null = null;
+  let stopListening = (): void => {};
+  if (o.reload !== undefined) {
+    const r = o.reload;
+    const loaded = { config: deps.config, interpolations: r.interpolations };
+    const reload = createConfigReloader({
+      path: r.path,
+      env: r.env,
+      logger,
+      initial: loaded,
+      status: snapshot.config,
+      nowIso: () => new Date(nowMs()).toISOString(),
+      apply,
+      onStatus: () => gen.ctx.publish(),
+      credentialsLive: r.reopenTarget !== undefined,
+    });
+    reloader = reload;
+    if (r.watchFile === true) reload.watchFile();
+    if (r.requests !== undefined) stopListening = r.requests.listen((why) => void reload.reload(why));
+  }
+
+  gen.scheduler.soon('start');
+  gen.ctx.publish();
 
   await new Promise<void>((resolve) => {
-    if (ctx.lifetime.signal.aborted) resolve();
-    else ctx.lifetime.signal.addEventListener('abort', () => resolve(), { once: true });
+    if (lifetime.signal.aborted) resolve();
+    else lifetime.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  logger.info({ graceSeconds: w.shutdownGraceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
-  for (const t of gitTimers) clearInterval(t);
-  await watching.close();
-  ctx.cycleAbort.abort();
+  stopListening();
+  const closingReloader = reloader?.close().catch(() => {});
+  await remaking.catch(() => {});
+  const graceSeconds = live.config.watch.shutdownGraceSeconds;
+  logger.info({ graceSeconds }, 'shutting down: no new paid call starts; calls in flight may finish');
+  await gen.closeWatchers();
+  await plans?.close();
+  gen.ctx.cycleAbort.abort();
   let graceTimer: NodeJS.Timeout | undefined;
-  const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), w.shutdownGraceSeconds * 1000)));
-  const ended = await Promise.race([scheduler.stop().then(() => 'ended' as const), grace]);
+  const grace = new Promise<'expired'>((resolve) => (graceTimer = setTimeout(() => resolve('expired'), graceSeconds * 1000)));
+  const ended = await Promise.race([gen.scheduler.stop().then(() => 'ended' as const), grace]);
   clearTimeout(graceTimer);
-  ctx.publish();
-  const { counters } = ctx.snapshot;
+  await gen.cycle.close();
+  // A reload waiting for the cycle has given up by now (unless that cycle outlived the grace period).
+  if (ended === 'ended') {
+    await closingReloader;
+    await opened.target?.close().catch(() => {});
+  }
+  gen.ctx.publish();
+  const { counters } = snapshot;
   if (ended === 'expired')
     logger.warn(
-      { graceSeconds: w.shutdownGraceSeconds },
+      { graceSeconds },
       'calls still in flight after the grace period; the next start settles their outcome from the remote listing',
     );
   else logger.info({ cycles: counters.cycles }, 'stopped');
-  const fatal = cycle.fatal();
+  fatal ??= gen.cycle.fatal();
   if (fatal !== null) throw fatal;
   return { cycles: counters.cycles, graceExpired: ended === 'expired' };
 }

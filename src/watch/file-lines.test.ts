@@ -65,4 +65,33 @@ describe('the daemon file lines', () => {
       ['a.md', 'upload'],
     ]);
   });
+
+  it('logs a deleted file once, not at every later cycle; again if it comes back and is deleted again', () => {
+    const { lines, log } = capture();
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')]);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    log([item('gone.md', 'upload', 'new file')], true);
+    log([item('gone.md', 'deleted', 'deleted locally; the remote copy is kept')], true);
+    expect(lines()).toEqual([
+      ['gone.md', 'deleted'],
+      ['gone.md', 'upload'],
+      ['gone.md', 'deleted'],
+    ]);
+  });
+
+  it('a paid call is logged as it settles and not again at the cycle end; one deferred unsent is logged at the end only', () => {
+    const { lines, log } = capture();
+    const paid = { outcome: 'done' as const, creditsCharged: 5, remoteId: '1', error: null };
+    log.settled(item('a.md', 'upload', 'new file'), paid);
+    log.settled(item('b.md', 'upload', 'new file'), { ...paid, deferred: { by: 'budget', period: 'run', used: 5, cap: 5 } });
+    expect(lines()).toEqual([['a.md', 'upload']]);
+    log([item('a.md', 'upload', 'new file'), item('b.md', 'defer:over-budget', 'over the cap')]);
+    log([item('a.md', 'upload', 'new file')]);
+    expect(lines()).toEqual([
+      ['a.md', 'upload'],
+      ['b.md', 'defer:over-budget'],
+      ['a.md', 'upload'],
+    ]);
+  });
 });

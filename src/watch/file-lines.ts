@@ -1,35 +1,56 @@
 import type { Logger } from '../shared/logger.js';
-import type { RunItem } from '../sync/types.js';
+import type { PaidResult } from '../sync/executor/paid-ops.js';
+import type { PlanItem, RunItem } from '../sync/types.js';
+
+/** The daemon's file lines: a cycle's, at its end (see createFileLines), and a paid call's, as it settles. */
+export type FileLines = ((items: readonly RunItem[], scoped?: boolean) => void) & {
+  /** A paid call settled: its line now, not at the cycle's end (which then skips it). A call deferred unsent waits for the end. */
+  settled(item: PlanItem, result: PaidResult): void;
+};
 
 /**
  * The daemon's `file` log lines: one per file action of a cycle, with its reason. Unchanged files get
- * none, and a file skipped again for the same reason as in the last cycle gets none either: every cycle
+ * none, and a file skipped (or found deleted) again for the same reason as in the last cycle gets none either: every cycle
  * plans the whole tree, and at 100k files a tree's images and dotfiles were ~18k identical lines a
  * cycle (~70 ms of logging each time). A skip is logged again once its reason changes. `scoped`: the
  * items are of a cycle that looked at some folders only: the skips it saw are added to those of the
  * cycles before, which it does not replace.
  */
-export function createFileLines(logger: Logger): (items: readonly RunItem[], scoped?: boolean) => void {
+export function createFileLines(logger: Logger): FileLines {
   // A file line holds six fields named below, none a secret, each a string or a number: it skips the
   // logger's redaction, whose wildcard paths cost ~4 µs a line (a first cycle at 100k files logs ~18k
   // skipped files: ~65 ms of its way to ready, against ~15 ms for the lines themselves).
   const fileLog = logger.child({}, { redact: { paths: [], censor: '[redacted]' } });
   // `source\0path` → `action\0reason` of the files the last cycle skipped.
   let skippedBefore = new Map<string, string>();
-  return (items, scoped = false) => {
+  // `source\0path` of the paid calls of the cycle running whose line was written as they settled.
+  const logged = new Set<string>();
+  const settled = (item: PlanItem, r: PaidResult): void => {
+    if (r.deferred !== undefined) return;
+    const { source, path, action, reason } = item;
+    logged.add(`${source}\0${path}`);
+    fileLog.info({ source, path, action, reason, credits: r.creditsCharged, outcome: r.outcome }, 'file');
+  };
+  const cycle = (items: readonly RunItem[], scoped = false): void => {
     const skipped = scoped ? skippedBefore : new Map<string, string>();
     for (const item of items) {
       if (item.action === 'skip:unchanged') continue;
-      if (item.action.startsWith('skip:')) {
-        const key = `${item.source}\0${item.path}`;
+      const key = `${item.source}\0${item.path}`;
+      // A deleted file's row stays tracked (its remote copy is kept): every full cycle reports it again.
+      if (item.action.startsWith('skip:') || item.action === 'deleted') {
         const why = `${item.action}\0${item.reason}`;
         const before = skippedBefore.get(key);
         skipped.set(key, why);
         if (before === why) continue;
+      } else {
+        skipped.delete(key);
+        if ((item.action === 'upload' || item.action === 'reprocess') && logged.has(key)) continue;
       }
       const { source, path, action, reason, creditsCharged: credits, outcome } = item;
       fileLog.info({ source, path, action, reason, credits, outcome }, 'file');
     }
     skippedBefore = skipped;
+    logged.clear();
   };
+  return Object.assign(cycle, { settled });
 }

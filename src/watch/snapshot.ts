@@ -1,3 +1,4 @@
+import type { DeferredWork } from './deferred.js';
 import type { CycleReason } from './scheduler.js';
 import type { WatchBackend } from './watcher.js';
 
@@ -11,10 +12,28 @@ export type DaemonCounters = {
   rescans: number;
   uploads: number;
   failures: number;
+  /** Copies the service finished processing, as the daemon's listing saw them. */
+  processed: number;
   retries: number;
   watcherErrors: number;
   events: number;
+  /** Folders found not watched after a cycle walked them, and watched since (see createWatchRepair). */
+  watchRepairs: number;
   creditsSpent: number;
+};
+
+/** The config reloads of a running daemon (SIGHUP, the config file changed): how many, and the last one. */
+export type ConfigReloadStatus = {
+  reloads: { applied: number; refused: number; failed: number };
+  last: {
+    at: string;
+    trigger: 'SIGHUP' | 'file';
+    outcome: 'applied' | 'refused' | 'failed' | 'unchanged';
+    /** The keys changed, with their values when not secret. */
+    changed: string[];
+    /** Each problem with its file and line, or what needs a restart. */
+    errors: string[];
+  } | null;
 };
 
 /** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
@@ -33,10 +52,15 @@ export type DaemonSnapshot = {
     failed: number;
     creditsSpent: number;
   } | null;
+  /** Copies sent and still queued or processing at the daemon's last listing, and when it reads the next (null: none). */
+  remote: { processing: number; nextListingAt: string } | null;
+  /** What the last cycle deferred by the budget, and what it waits for (null: nothing). */
+  deferred: DeferredWork | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
   waitingFor: string[];
   counters: DaemonCounters;
+  config: ConfigReloadStatus;
 };
 
 /** The snapshot of a daemon that has just started: not ready, nothing synced, every counter 0. */
@@ -47,9 +71,24 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     ready: false,
     watches: [],
     lastSync: null,
+    deferred: null,
+    remote: null,
     lastSuccessAt: null,
     lastError: null,
     waitingFor: [],
-    counters: { cycles: 0, cyclesFailed: 0, rescans: 0, uploads: 0, failures: 0, retries: 0, watcherErrors: 0, events: 0, creditsSpent: 0 },
+    counters: {
+      cycles: 0,
+      cyclesFailed: 0,
+      rescans: 0,
+      uploads: 0,
+      failures: 0,
+      processed: 0,
+      retries: 0,
+      watcherErrors: 0,
+      events: 0,
+      watchRepairs: 0,
+      creditsSpent: 0,
+    },
+    config: { reloads: { applied: 0, refused: 0, failed: 0 }, last: null },
   };
 }

@@ -2,7 +2,10 @@ import { sep } from 'node:path';
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../shared/errors.js';
 import { PATHS_NEVER_WATCHED, PROBE_PREFIX, type DaemonContext } from './context.js';
+import type { BurstScope } from './burst.js';
+import type { CycleReason } from './scheduler.js';
 import type { SourceWatch } from './snapshot.js';
+import { createWatchRepair } from './watch-repair.js';
 import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
 
 const ENOSPC_ADVICE =
@@ -11,6 +14,8 @@ const ENOSPC_ADVICE =
 export type DaemonWatching = {
   /** Watches every folder source: events where a probe proves them (watch.backend: auto), else polling. */
   start(): Promise<void>;
+  /** After a cycle: every folder it walked is watched (see createWatchRepair). */
+  afterCycle(scope: BurstScope, reasons: readonly CycleReason[]): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -34,6 +39,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
       return;
     }
     counters.events++;
+    ctx.plans.generation++;
     ctx.scheduler.hint('changes', burst.add(absPath));
   };
 
@@ -126,19 +132,44 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
         logger.warn({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
         await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
       } else if (verdict === 'unwritable') {
-        logger.info(
-          { source: source.name, root: source.path },
-          'the folder is not writable, so file-system events were not probed; the rescans cover what they miss',
-        );
+        // A read-only mount (a container's `:ro` volume) may deliver no events either: unproven, it is polled.
+        const why = 'the folder is not writable, so no probe file could prove its file-system events (watch.backend: events trusts them)';
+        logger.info({ source: source.name, root: source.path, pollIntervalMs: w.pollIntervalMs }, `${why}: polling instead`);
+        await switchToPolling(snapshot.watches.find((s) => s.source === source.name) as SourceWatch, why);
       }
     }
     for (const s of snapshot.watches) logger.info({ source: s.source, root: s.root, backend: s.backend, note: s.note }, 'watching');
   };
 
+  const repair = createWatchRepair(ctx, {
+    byEvents: (source) => snapshot.watches.find((s) => s.source === source)?.backend === 'events',
+    watchFolder: (source, dir) =>
+      createWatcher(
+        { root: dir, backend: 'events', ignored: ctx.ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs },
+        {
+          onEvent,
+          onError: (err) => {
+            counters.watcherErrors++;
+            logger.warn({ source, root: dir, err: errorText(err) }, 'the watcher reported an error; rescanning');
+            burst.whole();
+            ctx.scheduler.hint('changes');
+          },
+        },
+      ),
+    rewatchRoot: async (source) => {
+      const entry = snapshot.watches.find((s) => s.source === source) as SourceWatch;
+      const current = watchers.get(source);
+      watchers.delete(source);
+      await current?.close().catch(() => {});
+      await startWatch(source, entry.root, 'events', entry.note);
+    },
+  });
+
   const close = async (): Promise<void> => {
+    await repair.close();
     await Promise.all([...watchers.values()].map((x) => x.close().catch(() => {})));
     watchers.clear();
   };
 
-  return { start, close };
+  return { start, afterCycle: repair.afterCycle, close };
 }

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { STARTER_CONFIG } from '../../src/config/starter.js';
@@ -17,7 +18,13 @@ describe('kbsync init', () => {
     expect(init).toMatchObject({ code: 0, stderr: '' });
     expect(init.stdout).toContain('wrote ./kbsync.yaml');
     expect(init.stdout).toContain('created docs/');
-    expect(readFileSync(join(dir, 'kbsync.yaml'), 'utf8')).toBe(STARTER_CONFIG);
+    const written = readFileSync(join(dir, 'kbsync.yaml'), 'utf8');
+    const [modeline, ...rest] = written.split('\n');
+    expect(rest.join('\n')).toBe(STARTER_CONFIG);
+    // The first line names the JSON Schema for editors, as a file that exists.
+    const schemaUrl = /^# yaml-language-server: \$schema=(file:\/\/\S+)$/.exec(modeline ?? '')?.[1];
+    expect(schemaUrl, modeline).toBeDefined();
+    expect(JSON.parse(readFileSync(fileURLToPath(schemaUrl as string), 'utf8'))).toMatchObject({ title: 'kbsync.yaml' });
     expect(existsSync(join(dir, 'docs'))).toBe(true);
     expect(check.stderr).toBe('');
     expect(check.code).toBe(0);
@@ -37,7 +44,7 @@ describe('kbsync init', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('./kbsync.yaml already exists; use --force to overwrite it');
     expect(forced.code).toBe(0);
-    expect(readFileSync(join(dir, 'kbsync.yaml'), 'utf8')).toBe(STARTER_CONFIG);
+    expect(readFileSync(join(dir, 'kbsync.yaml'), 'utf8')).toMatch(/^# yaml-language-server: .*\n# kbsync configuration/);
   });
 
   it('writes to -c FILE, creating its folder, and leaves an existing docs folder alone', async () => {

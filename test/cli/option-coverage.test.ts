@@ -162,6 +162,10 @@ const COVERAGE: Record<string, Cover> = {
   'plan --json': JSON_REPORTS,
   'plan --all': ALL,
   'plan --config': { file: OPTIONS, test: 'plan -c FILE --json: plans the sources of FILE' },
+  'plan --no-daemon': {
+    file: 'test/sync/e2e/watch-beside.test.ts',
+    test: 'plan is answered by the daemon (the same report, --json and exit code as a plan that reads the state), a change of a moment ago included',
+  },
   'plan --version': VERSION,
 
   'query --top-k': {

@@ -125,6 +125,7 @@ export function planInput(over: Partial<PlanInput> & { plan?: Plan } = {}): Plan
     observation: over.observation ?? fakeObservation().build(),
     tracked: over.tracked ?? new Map(),
     remote: over.remote ?? null,
+    ...(over.held !== undefined ? { held: over.held } : {}),
     plan: over.plan ?? 'basic',
     limits: over.limits ?? { maxFileBytes: null },
     budget: over.budget ?? fakeBudget(),

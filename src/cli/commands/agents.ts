@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { addConfigOptions, collectKey, type AgentConfigOptions } from '../agents/config-options.js';
 import type { CliContext } from '../context.js';
-import { withSession } from '../session.js';
+import { withGuestSession, withSession } from '../session.js';
 
 type Json = { json?: boolean };
 
@@ -36,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"agent": {id, name, config, createdAt, datasets}, "credits"}')
     .action(async (name: string, options: AgentConfigOptions & Json, cmd: Command) => {
       const { createAgent } = await import('../agents/actions.js');
-      await withSession(cmd, ctx, (s) => createAgent(s, name, options));
+      await withGuestSession(cmd, ctx, (s) => createAgent(s, name, options));
     });
 
   agents
@@ -59,7 +59,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"agent": {...}, "changed", "credits"}')
     .action(async (ref: string, options: AgentConfigOptions & Json, cmd: Command) => {
       const { configureAgent } = await import('../agents/actions.js');
-      await withSession(cmd, ctx, (s) => configureAgent(s, ref, options));
+      await withGuestSession(cmd, ctx, (s) => configureAgent(s, ref, options));
     });
 
   agents

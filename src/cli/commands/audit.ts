@@ -6,7 +6,7 @@ import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession, type Session } from '../session.js';
+import { withReaderSession, type Session } from '../session.js';
 
 type AuditCliOptions = { json?: boolean; failOnDrift?: boolean } & CiReportOptions;
 
@@ -42,7 +42,7 @@ async function auditCommand(
   startedMs: number,
   onReported: () => void,
 ): Promise<void> {
-  await withSession(cmd, ctx, async (session) => {
+  await withReaderSession(cmd, ctx, async (session) => {
     const { preparePlan } = await import('../../sync/executor/prepare.js');
     const { auditDataset } = await import('../../sync/audit/compare.js');
     const { formatAudit } = await import('../../sync/report/format-audit.js');

@@ -4,7 +4,7 @@ import { resolveAgent } from '../agents/resolve.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { originLabel } from '../result-origin.js';
-import { withSession } from '../session.js';
+import { withGuestSession } from '../session.js';
 import { nameResults, sourceLabel } from '../source-names.js';
 
 /**
@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<text...>', 'the message')
     .option('--json', 'print {"response", "agent", "sources": [{text, score, knowledgeSourceId, chunkIndex, source, path}]} as JSON')
     .action(async (agentRef: string, words: string[], options: { json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
+      await withGuestSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
         const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
         const agent = await resolveAgent(client, agentRef);

@@ -7,7 +7,7 @@ import { isAdvancedPlan } from '../../shared/plans.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession, type Session } from '../session.js';
+import { withGuestSession, type Session } from '../session.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import { parseTopK } from './query.js';
 
@@ -55,7 +55,7 @@ async function checkCommand(
   const { loadChecks } = await import('../../sync/check/questions.js');
   // A bad checks file is refused before the state or the service is touched.
   const checks = loadChecks(resolve(ctx.cwd, options.questions));
-  await withSession(cmd, ctx, async (session) => {
+  await withGuestSession(cmd, ctx, async (session) => {
     const { getClient, state, config } = session;
     const { capsOf } = await import('../../sync/executor/prepare.js');
     const { askChecks, planCheckCalls } = await import('../../sync/check/run-checks.js');

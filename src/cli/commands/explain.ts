@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withReaderSession } from '../session.js';
 
 /** `kbsync explain PATH`: why this file (or intelligence entry) would be uploaded, written, skipped or deferred, with the facts behind it. */
 export function register(program: Command, ctx: CliContext): void {
@@ -14,7 +14,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<path>', 'the file, entry or entry file')
     .option('--json', 'print the plan item(s) as JSON')
     .action(async (path: string, options: { json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async (session) => {
+      await withReaderSession(cmd, ctx, async (session) => {
         const { preparePlan } = await import('../../sync/executor/index.js');
         const { explainEntry, explainItem, findEnclosingSkips, findEntryItems, findItems } = await import('../../sync/report/index.js');
         const { trackedKey } = await import('../../sync/planner/index.js');

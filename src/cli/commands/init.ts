@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { schemaModeline } from '../../config/schema-file.js';
 import { STARTER_CONFIG } from '../../config/starter.js';
 import { KbsyncError } from '../../shared/errors.js';
 import { configPathOf } from '../config-option.js';
@@ -23,7 +24,8 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const folder = dirname(absolute);
       mkdirSync(folder, { recursive: true });
-      writeFileSync(absolute, STARTER_CONFIG);
+      // Its first line names the JSON Schema, so editors complete and check the keys.
+      writeFileSync(absolute, schemaModeline(folder) + STARTER_CONFIG);
       const lines = [`wrote ${given}`];
       const docs = join(folder, 'docs');
       if (!existsSync(docs)) {

@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
+import { loadCommandConfig } from '../config-option.js';
 import { exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
-import { withSession } from '../session.js';
+import { withReaderSession } from '../session.js';
+import { localStatePath } from '../../shared/state-url.js';
+
+/** How long `plan` waits for a running daemon's answer before it reads the state itself. */
+const DAEMON_ANSWER_TIMEOUT_MS = 15_000;
 
 /** `kbsync plan`: what a sync would do, per file, with reasons and credits; makes no paid call. */
 export function register(program: Command, ctx: CliContext): void {
@@ -11,8 +16,11 @@ export function register(program: Command, ctx: CliContext): void {
     .description('show what a sync would do, per file, with reasons and credits (makes no paid call)')
     .option('--json', 'print one JSON document: {"summary": {...}, "items": [...]}')
     .option('--all', 'list every item: unchanged files too, and each unsupported file when there are many')
-    .action(async (options: { json?: boolean; all?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async (session) => {
+    .option('--no-daemon', 'read the state and walk the sources here, even when a running `kbsync watch` could answer')
+    .action(async (options: { json?: boolean; all?: boolean; daemon: boolean }, cmd: Command) => {
+      // A running `kbsync watch` answers from what it holds in memory (plan-socket.ts): the same report.
+      if (options.daemon && (await fromDaemon(cmd, ctx, options))) return;
+      await withReaderSession(cmd, ctx, async (session) => {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
         const { preparePlan } = await import('../../sync/executor/prepare.js');
         const { plan, notes } = await preparePlan(session, null);
@@ -29,4 +37,24 @@ export function register(program: Command, ctx: CliContext): void {
         writeLines(ctx, formatPlan(plan, { showUnchanged: options.all === true }));
       });
     });
+}
+
+/** Prints the plan of the daemon of this state, if one runs and answers; false: the caller makes the plan itself. */
+async function fromDaemon(cmd: Command, ctx: CliContext, options: { json?: boolean; all?: boolean }): Promise<boolean> {
+  const { config } = await loadCommandConfig(cmd, ctx);
+  const { askDaemonPlan } = await import('../../watch/plan-socket.js');
+  const req = { json: options.json === true, all: options.all === true };
+  const reply = await askDaemonPlan(localStatePath(config), req, DAEMON_ANSWER_TIMEOUT_MS);
+  if (reply === null) return false;
+  if (!reply.ok) {
+    ctx.stderr.write(
+      `kbsync: the running kbsync watch (pid ${reply.pid}) cannot answer now (${reply.reason}); reading the state beside it\n`,
+    );
+    return false;
+  }
+  ctx.exitCode = exitCodeForRun(reply.totals);
+  for (const note of reply.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+  ctx.stderr.write(`kbsync: answered by the running kbsync watch (pid ${reply.pid}) from what it holds in memory\n`);
+  ctx.stdout.write(reply.out);
+  return true;
 }

@@ -4,7 +4,7 @@ import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { originLabel } from '../result-origin.js';
-import { withSession } from '../session.js';
+import { withGuestSession } from '../session.js';
 import { nameResults, sourceLabel } from '../source-names.js';
 
 /**
@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--top-k <n>', 'how many results (1-20)').default(5).argParser(parseTopK))
     .option('--json', 'print the results as JSON: {"results": [{text, score, knowledgeSourceId, chunkIndex, source, path}]}')
     .action(async (words: string[], options: { topK: number; json?: boolean }, cmd: Command) => {
-      await withSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
+      await withGuestSession(cmd, ctx, async ({ getClient, state, config, logger }) => {
         const { paidCall, capsOf } = await import('../../sync/executor/index.js');
         const client = await getClient();
         const text = words.join(' ');

@@ -1,25 +1,32 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
+import { configPathOf, loadCommandConfig } from '../config-option.js';
 import { withSession } from '../session.js';
 import { localStatePath } from '../../shared/state-url.js';
 
 /**
  * `kbsync watch`: the daemon. A first sync, then a sync cycle after each settled burst of changes, each
  * git poll, each budget period that opens on deferred work, and every watch.rescanMinutes; until SIGTERM
- * or SIGINT, after which it exits 0. Logs are pino JSON lines on stderr, one per file action.
+ * or SIGINT, after which it exits 0. SIGHUP, or an edit of the config file, reloads the config.
+ * Logs are pino JSON lines on stderr, one per file action.
  */
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('watch')
     .description(
-      'keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; stops on SIGTERM/SIGINT (exit 0)',
+      'keep syncing: a first sync, then one after each burst of changes, each git poll and every watch.rescanMinutes; reloads the config on SIGHUP and when it changes; stops on SIGTERM/SIGINT (exit 0)',
     )
     .option(
       '--http <host:port>',
       'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464',
     )
     .action(async (options: { http?: string }, cmd: Command) => {
+      // SIGHUP reloads the config (its default action would end the process); one that comes before the
+      // daemon listens is kept for it.
+      const reloads = (await import('../../watch/reload.js')).createReloadRequests();
+      const onHangUp = (): void => reloads.request('SIGHUP');
+      process.on('SIGHUP', onHangUp);
       const { parseListenAddress } = await import('../../watch/http/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
       const { createLogger, logFormatOf } = await import('../../shared/logger.js');
@@ -33,6 +40,11 @@ export function register(program: Command, ctx: CliContext): void {
             )
           : await ctx.getLogger();
       const watchCtx: CliContext = { ...ctx, getLogger: () => Promise.resolve(logger) };
+      // Which config values came from `${VAR}`: a reload's log never shows a secret one.
+      const { interpolations } = await loadCommandConfig(cmd, ctx).catch((err: unknown) => {
+        process.off('SIGHUP', onHangUp);
+        throw err;
+      });
       await withSession(cmd, watchCtx, async (session) => {
         // A daemon lives on: its memory between cycles matters more than a one-shot command's (docs/benchmarks.md).
         const { keepYoungGenerationSmall } = await import('../../shared/release-memory.js');
@@ -53,14 +65,20 @@ export function register(program: Command, ctx: CliContext): void {
         if (session.config.watch.backend !== 'polling')
           logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
         const { writeDaemonStatus } = await import('../../watch/status-file.js');
+        const { capsOf } = await import('../../sync/executor/index.js');
+        // The metrics' caps: updated in place when a reload changes the budget.
+        const caps = capsOf(session.config);
         type Snapshot = Parameters<NonNullable<Parameters<typeof runWatchDaemon>[1]['onSnapshot']>>[0];
         const { config, state } = session;
         let snapshot: Snapshot | null = null;
         let httpAddress: string | null = null;
+        // Once the daemon has stopped, a late snapshot (a timer of a part already closing) keeps saying so.
+        let stopped: string | null = null;
         const save = (stoppedAt: string | null): void => {
           if (snapshot === null) return;
+          stopped ??= stoppedAt;
           try {
-            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
+            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt: stopped });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }
@@ -78,13 +96,12 @@ export function register(program: Command, ctx: CliContext): void {
           if (listen !== null) {
             const { startDaemonHttp } = await import('../../watch/http/http-server.js');
             const { createMetrics } = await import('../../watch/http/metrics.js');
-            const { capsOf } = await import('../../sync/executor/index.js');
             const secret = config.watch.webhookSecret;
             const outcomes: Record<string, number> = {};
             const metrics = createMetrics({
               snapshot: () => snapshot as Snapshot,
               state,
-              caps: capsOf(config),
+              caps,
               ...(secret === null ? {} : { webhooks: () => outcomes }),
             });
             const { receiveWebhook } = await import('../../watch/http/webhooks.js');
@@ -106,6 +123,19 @@ export function register(program: Command, ctx: CliContext): void {
           const result = await runWatchDaemon(session, {
             signal: stop.signal,
             createWatcher,
+            reload: {
+              path: configPathOf(cmd, ctx).absolute,
+              env: ctx.env,
+              interpolations,
+              requests: reloads,
+              watchFile: true,
+              onApplied: (next) => Object.assign(caps, capsOf(next)),
+              // A new API key for the remote target: a new client, from the next cycle on.
+              reopenTarget: async (next) => {
+                const opened = await (await import('../target.js')).openTarget(next, logger);
+                return { getClient: () => Promise.resolve(opened.client), close: opened.close };
+              },
+            },
             onSnapshot: (s) => {
               snapshot = s;
               save(null);
@@ -122,6 +152,6 @@ export function register(program: Command, ctx: CliContext): void {
           process.off('SIGINT', onSignal);
           await http?.close();
         }
-      });
+      }).finally(() => process.off('SIGHUP', onHangUp));
     });
 }

@@ -1,8 +1,10 @@
 import { open as openFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Entry as YauzlEntry, ZipFile as YauzlZip } from 'yauzl';
+import { isKbsyncError } from '../../shared/errors.js';
 import { MIB } from '../../shared/plans.js';
 import { parseFailed } from './parse-error.js';
+import { MAX_OFFICE_XML_DEPTH, scanXmlPart } from './parsers/depth.js';
 import { sizeText } from './size-text.js';
 
 /**
@@ -172,8 +174,11 @@ export async function readOfficeZip(
     const parts = new Map<string, Buffer>();
     for (const e of kept) {
       try {
-        parts.set(e.fileName, await inflateEntry(zip, e, Math.min(e.uncompressedSize, limits.maxPartBytes)));
+        const data = await inflateEntry(zip, e, Math.min(e.uncompressedSize, limits.maxPartBytes));
+        checkXmlPart(format, e.fileName, data);
+        parts.set(e.fileName, data);
       } catch (err) {
+        if (isKbsyncError(err, 'parse_failed')) throw err;
         if (err instanceof InflateLimit || /too many bytes in the stream/i.test(String(err))) {
           throw parseFailed(
             `the ${format} part ${e.fileName} inflates past its declared size of ${sizeText(e.uncompressedSize)}; refused as a damaged or hostile archive (a possible zip bomb)`,
@@ -186,6 +191,26 @@ export async function readOfficeZip(
     return parts;
   } finally {
     zip.close();
+  }
+}
+
+/**
+ * An XML part is refused when it declares a DTD (Office never writes one; its entities could read
+ * other files or expand without bound) or nests elements past MAX_OFFICE_XML_DEPTH (the libraries
+ * that read it recurse on its elements).
+ */
+function checkXmlPart(format: string, name: string, data: Buffer): void {
+  if (!/\.(xml|rels)$/i.test(name)) return;
+  const scan = scanXmlPart(data, MAX_OFFICE_XML_DEPTH);
+  if (scan.doctypeAt !== undefined) {
+    throw parseFailed(
+      `the ${format} part ${name} declares a DTD (<!DOCTYPE>), which Office never writes; refused, as its entities could read other files or expand without bound. Open the file in Office or LibreOffice, save it again and upload that copy`,
+    );
+  }
+  if (scan.depthOverAt !== undefined) {
+    throw parseFailed(
+      `the ${format} part ${name} nests XML elements more than ${MAX_OFFICE_XML_DEPTH} deep, over kbsync's limit; simplify the document (fewer nested tables or content controls) and upload it again`,
+    );
   }
 }
 

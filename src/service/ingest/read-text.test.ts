@@ -57,7 +57,9 @@ describe('createLineSplitter', () => {
 
     expect(splitter.lineCount).toBe(2);
     expect(isKbsyncError(err, 'parse_failed')).toBe(true);
-    expect((err as Error).message).toBe(`line 3: longer than ${MAX_LINE_CHARS} characters`);
+    expect((err as Error).message).toBe(
+      `line 3: longer than ${MAX_LINE_CHARS} characters; break it into shorter lines and upload the file again`,
+    );
   });
 });
 

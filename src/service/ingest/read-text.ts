@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { TextDecoder } from 'node:util';
 import { parseFailed } from './parse-error.js';
+import { createStrictDecoder, type EncodingRules, type StrictDecoder } from './parsers/decode.js';
 
 /** A line longer than this fails the file instead of growing memory without bound. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
@@ -9,37 +9,37 @@ export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 export const READ_PIECE_BYTES = 128 * 1024;
 const SNIFF_CHARS = 64 * 1024;
 
-function encodingOf(head: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' {
-  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
-  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
-  return 'utf-8';
-}
-
 /**
- * The file's text in decoded pieces, streamed. UTF-8 by default; a UTF-16 byte order mark switches
- * to UTF-16; any BOM is dropped; invalid UTF-8 bytes become U+FFFD. A NUL character near the start
- * means the file is not text, which fails it rather than indexing binary noise.
+ * The file's text in decoded pieces, streamed. UTF-8 by default; a byte order mark (UTF-8, UTF-16LE
+ * or BE) or an encoding the format lets the file declare (`rules`, decode.ts) decides otherwise; any
+ * BOM is dropped. Bytes not valid in the encoding fail the file naming their offset, never become
+ * U+FFFD. A NUL character near the start means the file is not text, which fails it rather than
+ * indexing binary noise.
  *
  * Before reading on it yields to the event loop: the read-ahead is usually already buffered, so
  * without that a consumer's work on piece after piece would run as one long synchronous stretch.
  */
-export async function* readText(path: string): AsyncGenerator<string> {
-  let decoder: TextDecoder | undefined;
+export async function* readText(path: string, rules?: EncodingRules): AsyncGenerator<string> {
+  let decoder: StrictDecoder | undefined;
   let sniffed = 0;
+  let bytesRead = 0;
   for await (const buf of createReadStream(path, { highWaterMark: READ_PIECE_BYTES })) {
     const bytes = buf as Buffer;
-    decoder ??= new TextDecoder(encodingOf(bytes));
-    const text = decoder.decode(bytes, { stream: true });
+    decoder ??= createStrictDecoder(bytes, rules);
+    const text = decoder.decode(bytes, bytesRead);
+    bytesRead += bytes.length;
     if (sniffed < SNIFF_CHARS) {
       const nul = text.slice(0, SNIFF_CHARS - sniffed).indexOf('\u0000');
       if (nul >= 0)
-        throw parseFailed(`not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark)`);
+        throw parseFailed(
+          `not a text file: NUL character at offset ${sniffed + nul} (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)`,
+        );
       sniffed += text.length;
     }
     if (text.length > 0) yield text;
     await nextTurn();
   }
-  const rest = decoder?.decode() ?? '';
+  const rest = decoder?.end(bytesRead) ?? '';
   if (rest.length > 0) yield rest;
 }
 
@@ -112,7 +112,10 @@ export function createLineSplitter(): LineSplitter {
       }
       lineCount += out.length;
       const pending = crLine === undefined ? partChars : crLine.length + 1;
-      if (pending > MAX_LINE_CHARS) throw parseFailed(`line ${lineCount + 1}: longer than ${MAX_LINE_CHARS} characters`);
+      if (pending > MAX_LINE_CHARS)
+        throw parseFailed(
+          `line ${lineCount + 1}: longer than ${MAX_LINE_CHARS} characters; break it into shorter lines and upload the file again`,
+        );
       return out;
     },
     end() {

@@ -11,7 +11,30 @@ import { txtParser } from './parsers/txt.js';
 import { xlsParser } from './parsers/xls.js';
 import { xlsxParser } from './parsers/xlsx.js';
 import { xmlParser } from './parsers/xml.js';
-import type { Parser } from './types.js';
+import { parseFailed } from './parse-error.js';
+import type { Parser, Section } from './types.js';
+
+/**
+ * The parse of `parser` with one more guard: a stack overflow is input nested past what a library
+ * recurses through (the depth pre-scans, depth.ts, should have refused it first), so it fails the
+ * file as `parse_failed`, never as a fault of the service that a retry could fix.
+ */
+export function guarded(parser: Parser): Parser {
+  async function* parse(path: string, options?: Parameters<Parser['parse']>[1]): AsyncGenerator<Section> {
+    try {
+      yield* parser.parse(path, options);
+    } catch (err) {
+      if (err instanceof RangeError && /call stack/i.test(err.message)) {
+        throw parseFailed(
+          'the file is nested too deeply to read (the parser ran out of stack); flatten its structure and upload it again',
+          err,
+        );
+      }
+      throw err;
+    }
+  }
+  return { extensions: parser.extensions, parse };
+}
 
 /** Every parser; a new format is one new module and one entry here. */
 export const PARSERS: readonly Parser[] = [
@@ -27,7 +50,7 @@ export const PARSERS: readonly Parser[] = [
   xlsxParser,
   xlsParser,
   parquetParser,
-];
+].map(guarded);
 
 const BY_EXTENSION = new Map(PARSERS.flatMap((p) => p.extensions.map((ext) => [ext, p] as const)));
 

@@ -77,8 +77,12 @@ describe('files', () => {
   });
 
   it.each([
-    ['bad.csv', 'a,b\n1,2\n3,"open\n', 'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it)'],
-    ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON'],
+    [
+      'bad.csv',
+      'a,b\n1,2\n3,"open\n',
+      'parse_failed: invalid CSV: line 3: a quoted field is never closed (the file ends inside it); fix the file and upload it again',
+    ],
+    ['bad.jsonl', '{"a":1}\n{"a":\n', 'parse_failed: line 2: invalid JSON: unexpected end of JSON; fix the line and upload the file again'],
     [
       'report.docx',
       'PK',
@@ -88,7 +92,7 @@ describe('files', () => {
     [
       'bin.txt',
       Buffer.from([0, 1, 2]),
-      'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark)',
+      'parse_failed: not a text file: NUL character at offset 0 (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)',
     ],
   ])('fails %s with a clear error', async (name, content, error) => {
     const id = addFile(t, { name, content });
@@ -244,6 +248,26 @@ describe('waking', () => {
 
     expect(before).toBe('queued');
     expect(fileRow(t.db, id).status).toBe('processed');
+  });
+
+  it('idle, looks twice as late after each empty look, up to 8 times the idle poll; a kick still wakes it at once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const w = startWorker({ idlePollMs: 2000 });
+    await w.whenIdle();
+    // Empty looks at 2 s, 6 s, 14 s, 30 s; the next at 46 s (16 s apart from then on).
+    await vi.advanceTimersByTimeAsync(30_000);
+    const unkicked = addFile(t, { name: 'a.txt', content: 'unkicked' });
+    await vi.advanceTimersByTimeAsync(15_999);
+    const before = fileRow(t.db, unkicked).status;
+    await vi.advanceTimersByTimeAsync(1);
+    await w.whenIdle();
+    const kicked = addFile(t, { name: 'b.txt', content: 'kicked' });
+    w.kick();
+    await w.whenIdle();
+
+    expect(before).toBe('queued');
+    expect(fileRow(t.db, unkicked).status).toBe('processed');
+    expect(fileRow(t.db, kicked).status).toBe('processed');
   });
 });
 

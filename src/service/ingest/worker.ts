@@ -19,7 +19,7 @@ export type ProcessingWorkerOptions = {
   onIntelligenceEvent: IntelligenceEventSink;
   chunking?: ChunkOptions;
   parsing?: ParseOptions;
-  /** With nothing to do, look again this often even without a kick (a safety net). @default 2000 */
+  /** With nothing to do, look again this often even without a kick (a safety net), twice as long after each empty look up to 8 times this. @default 2000 */
   idlePollMs?: number;
   /** After an unexpected error (database busy), wait this long before the next try. @default 250 */
   retryDelayMs?: number;
@@ -93,6 +93,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const inFlight = new Set<Promise<void>>();
   let entryInFlight = false;
   let failedLately = false;
+  let idleFor = idlePollMs;
 
   const isStopping = (): boolean => stopping;
   const onEvent = opts.onIntelligenceEvent;
@@ -183,12 +184,15 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
         continue;
       }
       if (started || kicked) {
+        idleFor = idlePollMs;
         await nextTurn();
         continue;
       }
       idle = true;
       settleIdle();
-      await sleep(idlePollMs);
+      // An idle process wakes rarely: each empty look waits longer (a kick still wakes it at once).
+      await sleep(idleFor);
+      idleFor = Math.min(idleFor * 2, idlePollMs * 8);
     }
     await Promise.all(inFlight);
     idle = true;

@@ -3,7 +3,7 @@ import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { migrateChunks, replaceChunks, searchChunks } from '../store/chunks.js';
 import { hashedEmbedder } from './embedder.js';
-import { rankWithFileEvidence, REPEAT_FACTOR } from './file-evidence.js';
+import { LARGE_FILE_CHUNKS, rankWithFileEvidence, REPEAT_FACTOR } from './file-evidence.js';
 import { retrieve } from './retrieve.js';
 
 describe('rankWithFileEvidence', () => {
@@ -60,6 +60,29 @@ describe('rankWithFileEvidence', () => {
   });
 });
 
+describe('rankWithFileEvidence: large files', () => {
+  const candidates = [
+    { id: 1, sourceId: 1, score: 0.5 },
+    { id: 2, sourceId: 2, score: 0.52 },
+    { id: 3, sourceId: 2, score: 0.5 },
+    { id: 4, sourceId: 2, score: 0.5 },
+  ];
+
+  it("puts a small file's lone match before a large file's several matches of the same strength", () => {
+    const sizes = new Map([
+      [1, 3],
+      [2, 40 * LARGE_FILE_CHUNKS],
+    ]);
+
+    expect(rankWithFileEvidence(candidates, 4, (id) => sizes.get(id) ?? 1)[0]).toMatchObject({ id: 1 });
+  });
+
+  it('ranks files up to LARGE_FILE_CHUNKS chunks as before', () => {
+    expect(rankWithFileEvidence(candidates, 4, () => LARGE_FILE_CHUNKS)).toEqual(rankWithFileEvidence(candidates, 4));
+    expect(rankWithFileEvidence(candidates, 4)[0]).toMatchObject({ id: 2 });
+  });
+});
+
 describe('hybrid retrieval with file evidence', () => {
   let db: Database;
   beforeEach(() => {
@@ -107,6 +130,32 @@ describe('hybrid retrieval with file evidence', () => {
 
     expect(bm25.map((h) => h.knowledgeSourceId)).toEqual([1, 1, 1]);
     expect(hits.map((h) => h.knowledgeSourceId)).toContain(2);
+  });
+
+  it("finds a small file's phrase of common words before the chunks of two large files that use the words too", async () => {
+    // The shape of a GSM8K dump: thousands of short word problems, "win" and "details" in a few of them.
+    const problems = (file: number): string[] =>
+      Array.from({ length: 4 * LARGE_FILE_CHUNKS }, (_, i) =>
+        [
+          `Problem ${file}.${i}: a baker packs ${i} cupcakes into boxes of 6. How many boxes does the baker fill, and how many are left?`,
+          i % 8 === 0
+            ? `A team must win ${i % 40} of its games to reach the final; the details of the league give 3 points a game. How many points?`
+            : `Natalia sold ${i % 50} clips to her friends in April and half as many in May. How many clips did she sell in all?`,
+          `Weng earns $12 an hour for babysitting. Yesterday she did ${i % 60} minutes of babysitting. How much did she earn?`,
+        ].join(' '),
+      );
+    replaceChunks(db, { datasetId: 1, sourceId: 1, title: 'gsm-train.jsonl', chunks: problems(1) });
+    replaceChunks(db, { datasetId: 1, sourceId: 2, title: 'gsm-test.jsonl', chunks: problems(2) });
+    replaceChunks(db, {
+      datasetId: 1,
+      sourceId: 3,
+      title: 'offsite-notes.md',
+      chunks: ['Agenda. Afternoon: the customer panel, then the details for the win: each team brings one change it will ship.'],
+    });
+
+    const hits = await retrieve(db, hashedEmbedder, { datasetId: 1, query: 'details for the win', topK: 5 });
+
+    expect(hits[0]?.knowledgeSourceId).toBe(3);
   });
 
   it('gives the same first results whatever top_k is asked for (up to 25)', async () => {

@@ -44,6 +44,25 @@ export type HybridQuery = {
 
 type Candidate = { id: number; bm25?: number; cosine: number };
 
+/** How many chunks a source's live generation holds (file evidence weighs a large file's matches less), looked up once per source. */
+function liveChunkCounts(db: Database): (sourceId: number) => number {
+  const stmt = db
+    .prepare(
+      `SELECT MAX(c.chunk_index) + 1 FROM chunks c
+       WHERE c.generation = (SELECT id FROM chunk_generations WHERE source_id = ? AND state = 'live')`,
+    )
+    .pluck();
+  const counts = new Map<number, number>();
+  return (sourceId) => {
+    let n = counts.get(sourceId);
+    if (n === undefined) {
+      n = (stmt.get(sourceId) as number | null) ?? 1;
+      counts.set(sourceId, n);
+    }
+    return n;
+  };
+}
+
 /**
  * Hybrid ranking: the dataset's best chunks by FTS5 BM25 (text, heading path and file name, each
  * column weighted: search/fields.ts) and by vector cosine, each scored
@@ -116,7 +135,7 @@ export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {
     ];
   });
   const threshold = q.scoreThreshold ?? 0;
-  return rankWithFileEvidence(fused, topK)
+  return rankWithFileEvidence(fused, topK, liveChunkCounts(db))
     .filter((c) => c.score >= threshold)
     .map((c) => ({ text: c.row.text, score: c.score, knowledgeSourceId: c.sourceId, chunkIndex: c.row.chunkIndex, origin: c.row.origin }));
 }

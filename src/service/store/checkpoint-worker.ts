@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of the checkpointer (checkpointer.ts): a PASSIVE checkpoint of the WAL every
- * intervalMs on a connection of its own; on any message, a last one, then it closes and exits.
+ * intervalMs on a connection of its own while others write; on any message, a last one, then it closes and exits.
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -13,9 +13,23 @@ const db = new Database(path, { fileMustExist: true });
 const checkpoint = (): void => {
   db.pragma('wal_checkpoint(PASSIVE)');
 };
-const timer = setInterval(checkpoint, intervalMs);
+// While no other connection commits (data_version unchanged) there is nothing to checkpoint: the
+// worker looks twice as late each time, up to IDLE_FACTOR × intervalMs, and an idle process sleeps.
+const IDLE_FACTOR = 16;
+let version = db.pragma('data_version', { simple: true }) as number;
+let delayMs = intervalMs;
+const tick = (): void => {
+  const now = db.pragma('data_version', { simple: true }) as number;
+  if (now !== version) {
+    version = now;
+    delayMs = intervalMs;
+    checkpoint();
+  } else delayMs = Math.min(delayMs * 2, intervalMs * IDLE_FACTOR);
+  timer = setTimeout(tick, delayMs);
+};
+let timer = setTimeout(tick, delayMs);
 port.on('message', () => {
-  clearInterval(timer);
+  clearTimeout(timer);
   try {
     checkpoint();
   } finally {

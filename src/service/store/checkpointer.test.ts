@@ -70,6 +70,18 @@ describe('startCheckpointer', () => {
     expect(autocheckpoint()).toBe(1000);
   });
 
+  it('after a long idle time (its looks spaced out), a write is still copied into the database file', async () => {
+    const checkpointer = startCheckpointer(db, { intervalMs: 20 });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const before = dbFileBytes();
+
+    writeSome();
+    const copied = await until(() => dbFileBytes() >= before + 2 * 1024 * 1024);
+    await checkpointer.stop();
+
+    expect(copied).toBe(true);
+  });
+
   it('with its automatic checkpoints off and no checkpointer, the same writes stay in the WAL (what the test above rules out)', async () => {
     db.pragma('wal_autocheckpoint = 0');
     const before = dbFileBytes();

@@ -10,8 +10,8 @@ import { bumpVectorRevision, migrateChunkVectors, quantize, type QuantizedVector
  *
  * `chunks_fts` is an external-content FTS5 table over `chunks` (the text is stored once); triggers
  * keep the index in step with every insert, update and delete of a chunk row, in the same
- * transaction. (External content rather than contentless_delete: measured on 49k chunks, deletes
- * are 2.5× faster and a 500-row delete batch blocks 0.2 s instead of 2.2 s.)
+ * transaction. (External content rather than contentless_delete: its deletes are several times
+ * faster, so a batch of garbage deletes does not block the service.)
  *
  * Each write of a source's chunks is a *generation*. A new generation is written while `staging`
  * (invisible to search), in batches, then made `live` in one O(1) transaction that retires the old
@@ -22,9 +22,7 @@ import { bumpVectorRevision, migrateChunkVectors, quantize, type QuantizedVector
  * Staging batches and garbage deletes are written with `synchronous = NORMAL` (see `relaxedSync`):
  * losing them to a power cut loses nothing (a staging generation left by a crash becomes garbage and
  * its file is processed again), and a sync to disk on each of a large file's many batches cost more
- * than the writes themselves and stalled the event loop (measured: 20 MiB of chunks in 128-chunk
- * batches, 5.9 s with FULL, single batches blocking 200–300 ms on the disk; 1.8 s with NORMAL). The
- * commit that makes a generation live keeps the connection's own setting.
+ * than the writes themselves and stalled the event loop. The commit that makes a generation live keeps the connection's own setting.
  */
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS chunk_generations (

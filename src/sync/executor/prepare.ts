@@ -69,7 +69,12 @@ export function capsOf(config: ResolvedConfig): BudgetCaps {
 export async function preparePlan(
   deps: SyncDeps,
   runId: number | null,
-  o: { onHashProgress?: (done: number, total: number) => void; delta?: DeltaPass } = {},
+  o: {
+    onHashProgress?: (done: number, total: number) => void;
+    delta?: DeltaPass;
+    /** A full plan over this tracked index (the daemon's, kept in memory) instead of the state's rows. */
+    tracked?: TrackedIndex;
+  } = {},
 ): Promise<PreparedPlan> {
   const { config, state } = deps;
   const now = deps.now ?? (() => new Date());
@@ -78,18 +83,20 @@ export async function preparePlan(
   // sources alone decide remote names, so adding an intelligence source renames no uploaded file.
   const fileSources = config.sources.filter((s) => !isIntelligenceSource(s));
   const intelSources = config.sources.filter(isIntelligenceSource);
+  // Read beside the runner that holds the state: the repairs below are that runner's to make.
+  if (state.readOnly) notes.push(...besideNotes(state));
   // Unknown writes are settled even when their source is gone from the config: their reservations must not stay held.
-  notes.push(...(await reconcileEntries(state, deps.getClient, { adopt: intelSources.length > 0 })));
+  if (!state.readOnly) notes.push(...(await reconcileEntries(state, deps.getClient, { adopt: intelSources.length > 0 })));
   let listing: RemoteFile[] | null = null;
   // True when a kept index was brought up to date with what the listing changed (see below).
   let keptThroughListing = false;
   // Not "created by this open": a state another command created empty, or whose first listing failed, still needs it.
-  const rebuild = state.remoteCheckPending();
+  const rebuild = !state.readOnly && state.remoteCheckPending();
   const scope = o.delta?.scope ?? null;
   // The kept index answers from memory what the state answers with a scan of its rows.
   const unsettled = (): boolean => (o.delta?.tracked != null ? o.delta.tracked.hasRemoteStatus(UNSETTLED) : state.hasUnsettledRemote());
   const refresh = runId !== null && !rebuild && scope === null && unsettled();
-  if (rebuild || state.unknownOps().length > 0 || refresh) {
+  if (rebuild || (!state.readOnly && state.unknownOps().length > 0) || refresh) {
     listing = await (await deps.getClient()).listAllFiles();
     if (rebuild) {
       const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(fileSources.map((s) => s.name)));
@@ -124,14 +131,14 @@ export async function preparePlan(
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
   // A listing that rebuilt the state or settled outcomes may have changed any row: a kept index is read again.
-  const kept = listing === null || keptThroughListing ? (o.delta?.tracked ?? null) : null;
+  const kept = listing === null || keptThroughListing ? (o.delta?.tracked ?? o.tracked ?? null) : null;
   // The helper is there to walk while the state is read: with the index kept, nothing is read.
   const ahead = rebuild || kept !== null ? null : startWalkAhead(fileSources, state);
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
   // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
-  const walked = kept !== null && scope === null ? new UnchangedRows(kept) : null;
+  const walked = o.delta !== undefined && kept !== null && scope === null ? new UnchangedRows(kept) : null;
   let observation: Observation;
   try {
     observation = await observeSources(fileSources, {
@@ -164,6 +171,7 @@ export async function preparePlan(
     tracked,
     ...(delta !== undefined ? { delta } : {}),
     remote: listing,
+    held: (sha256s) => state.heldCopies(sha256s),
     plan: config.target.plan,
     limits: { maxFileBytes: config.limits.maxFileBytes },
     uploadCost: config.target.uploadCost,
@@ -194,6 +202,15 @@ export async function preparePlan(
   if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
   return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents };
+}
+
+/** What a read-only plan leaves to the runner that holds the state, for people. */
+function besideNotes(state: StateStore): string[] {
+  const notes: string[] = [];
+  if (state.remoteCheckPending()) notes.push('the state is not yet checked against the dataset; the runner holding it does that first');
+  const unknown = state.unknownOps().length;
+  if (unknown > 0) notes.push(`${unknown} outcome(s) unknown, to be settled against the remote listing by the runner holding the state`);
+  return notes;
 }
 
 /**

@@ -5,7 +5,8 @@ import type { ObservedLookup } from './observed-lookup.js';
 
 /**
  * Records the decisions that cost nothing, in one transaction: renames move the tracked row (the remote
- * copy keeps its old name), duplicate content is tracked against the copy that holds it, deleted paths
+ * copy keeps its old name), duplicate content is tracked against the copy that holds it, a reused copy
+ * becomes the path's (the copy the path left is then held, by the state's trigger), deleted paths
  * are marked, and unchanged files whose stat moved get their new fingerprint (so they are not hashed again).
  */
 export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[], observed: ObservedLookup, tracked: TrackedIndex): void {
@@ -17,7 +18,7 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         continue;
       }
       // Only these read the observed file: a skipped path has none to find.
-      if (action !== 'rename' && action !== 'skip:duplicate-content' && action !== 'skip:unchanged') continue;
+      if (action !== 'rename' && action !== 'skip:duplicate-content' && action !== 'skip:unchanged' && action !== 'reuse') continue;
       const file = observed(item.source, item.path);
       if (file === undefined || file.sha256 === null) continue;
       if (action === 'rename' && item.renamedFrom !== undefined) {
@@ -25,6 +26,21 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         if (before === undefined) continue;
         state.upsertTracked({ ...fingerprintOf(before, file), lastAction: 'rename', lastReason: item.reason });
         state.removeTracked(item.renamedFrom.source, item.renamedFrom.path);
+      } else if (action === 'reuse' && item.reuses !== undefined) {
+        state.upsertTracked({
+          source: item.source,
+          path: item.path,
+          size: file.size,
+          mtimeNs: file.mtimeNs,
+          inode: file.inode,
+          sha256: file.sha256,
+          remoteName: item.reuses.name,
+          remoteId: item.reuses.remoteId,
+          remoteStatus: item.reuses.status,
+          reprocessAttempts: 0,
+          lastAction: action,
+          lastReason: item.reason,
+        });
       } else if (action === 'skip:duplicate-content') {
         const before = tracked.find(item.source, item.path);
         state.upsertTracked({

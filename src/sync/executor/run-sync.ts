@@ -17,8 +17,9 @@ import { prepareWrites, sendWrites, type EntryProgress } from '../intelligence/r
 export type SyncOptions = {
   /** Wait for remote processing, then reprocess failures (within budget and maxReprocessAttempts). */
   wait?: { timeoutMs: number; intervalMs?: number; nowMs?: () => number };
-  /** Called after each paid call settles: done so far, total paid calls. */
-  onProgress?: (done: number, total: number, item: PlanItem) => void;
+  /** Called once before the paid calls start, with how many there are; then after each settles: done so far, total, how it ended. */
+  onPaidCalls?: (total: number) => void;
+  onProgress?: (done: number, total: number, item: PlanItem, result: PaidResult) => void;
   /** Called after each intelligence write settles: entries written (or failed) so far, of those to write, and the write's entries. */
   onEntryProgress?: EntryProgress;
   /** Called as files are hashed: so far, of those found to hash so far. */
@@ -82,6 +83,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const writes = await prepareWrites(plan.intelligence, prepared.entryContents, deps);
     if (paid.length > 0) {
       const client = await deps.getClient();
+      options.onPaidCalls?.(paid.length);
       let done = 0;
       const result = await runPaidTasks(
         paid.map((item) => taskFor(item, observed, client)),
@@ -89,7 +91,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
           ...paidOpts,
           onSettled: (index, r) => {
             outcomes.set(paid[index] as PlanItem, r);
-            options.onProgress?.(++done, paid.length, paid[index] as PlanItem);
+            options.onProgress?.(++done, paid.length, paid[index] as PlanItem, r);
           },
         },
       );
@@ -277,10 +279,6 @@ async function maybeReindex(
 }
 
 /**
- * A git source's commit becomes the base of the next run's `git diff` only when nothing of that source
- * is left to do (no failed, unknown or deferred item): files left over must be looked at again next time.
- */
-/**
  * A duplicate of content this run meant to upload relies on that upload: when it did not happen (over
  * budget at reservation, changed since hashed, stopped, failed, unknown), the duplicate is not in the
  * dataset either. Its row was recorded without a remote copy, so the next run looks at it again; the
@@ -310,6 +308,7 @@ function formatSeconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
+/** A git source's commit is the next `git diff`'s base only when nothing of it is left to do (failed, unknown, deferred). */
 function recordSyncedCommits(state: StateStore, observation: Observation, items: readonly RunItem[]): void {
   for (const source of observation.sources) {
     if (source.kind !== 'git' || source.commit === null || source.scope === null) continue;

@@ -4,15 +4,26 @@ import type { ContentIndex } from './content-index.js';
 import { sameNameCopy } from './content-index.js';
 import type { Candidate, PlanContext } from './context.js';
 import { compareByPath } from './keys.js';
-import { REASON_NEW, adoptedReason, changedReason, duplicateReason, notInDatasetReason, renameReason, tooLargeReason } from './reasons.js';
+import {
+  REASON_NEW,
+  adoptedReason,
+  changedReason,
+  duplicateReason,
+  emptyReason,
+  notInDatasetReason,
+  renameReason,
+  reuseReason,
+  tooLargeReason,
+} from './reasons.js';
 
 /** Decided candidates, plus which vanished rows were consumed by renames. */
 export type ResolvedCandidates = { items: PlanItem[]; consumed: Set<TrackedFile> };
 
 /**
- * Decides each candidate, cheapest outcome first: already stored under its own name (adopt),
- * a vanished path's content (rename), content already in the dataset (duplicate), over the size
- * limit, the same content as an earlier upload of this plan (duplicate), else upload.
+ * Decides each candidate, cheapest outcome first: already stored under its own name (adopt), empty,
+ * a vanished path's content (rename), content a tracked path's copy holds (duplicate), a held copy no
+ * path points at (reuse), content the listing shows (duplicate), over the size limit, the same content
+ * as an earlier upload of this plan (duplicate), else upload.
  * Candidates are taken in source/path order so pairings never depend on input order.
  */
 export function resolveCandidates(
@@ -54,9 +65,21 @@ function resolveOne(
     wasTracked: c.tracked !== undefined,
   };
 
+  // A held copy under this very name (the listing shows the path's earlier content) is a reuse, said as such.
   const own = sameNameCopy(index, c.remoteName, sha256);
-  if (own !== undefined)
+  if (own !== undefined && !index.heldIds.has(own.id))
     return { ...base, action: 'skip:unchanged', reason: adoptedReason(own.id), remoteId: own.id, adoptedStatus: own.status };
+
+  // Nothing to learn from, and an upload costs the same as any small file's. A tracked path keeps its
+  // row: its earlier copy stays in the dataset, and the path is unchanged again if that content comes back.
+  if (file.size === 0)
+    return {
+      ...base,
+      action: 'skip:empty',
+      reason: emptyReason(c.tracked),
+      remoteName: c.tracked?.remoteName ?? c.remoteName,
+      remoteId: c.tracked?.remoteId ?? null,
+    };
 
   if (c.kind === 'new') {
     const from = renameFrom.get(sha256)?.shift();
@@ -76,6 +99,18 @@ function resolveOne(
 
   const stale = c.kind === 'changed' && c.tracked !== undefined ? staleOf(c.tracked) : {};
   const copy = index.bySha.get(sha256);
+  const held = copy?.tracked === true ? undefined : index.held.get(sha256);
+  if (held !== undefined) {
+    return {
+      ...base,
+      ...stale,
+      action: 'reuse',
+      reason: reuseReason(held.remoteId, held.remoteName, stale.staleRemoteId ?? null),
+      remoteName: held.remoteName,
+      remoteId: held.remoteId,
+      reuses: { remoteId: held.remoteId, name: held.remoteName, status: held.status },
+    };
+  }
   if (copy !== undefined) {
     return {
       ...base,

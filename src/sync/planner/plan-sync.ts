@@ -64,7 +64,8 @@ export function planSync(input: PlanInput): SyncPlan {
   const vanished = join.unmatched.filter((t) => !skippedKeys.has(trackedKey(t.source, t.path))).sort(compareByPath);
   let consumed: ReadonlySet<TrackedFile> = new Set();
   if (candidates.length > 0) {
-    const index = buildContentIndex(tracked, input.remote, new Set(candidates.map((c) => c.sha256)));
+    const wanted = new Set(candidates.map((c) => c.sha256));
+    const index = buildContentIndex(tracked, input.remote, wanted, input.held?.([...wanted]) ?? []);
     const resolved = resolveCandidates(candidates, renameSources(vanished), index, ctx);
     for (const item of resolved.items) extra.push(item);
     consumed = resolved.consumed;

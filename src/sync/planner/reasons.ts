@@ -49,6 +49,18 @@ export function renameReason(from: string, remoteName: string): string {
   return `moved from ${from} (same content): no upload; the remote copy keeps the name ${remoteName}`;
 }
 
+/** A held copy no tracked path pointed at (the path's content before an edit, an older commit's file). */
+export function reuseReason(remoteId: string, remoteName: string, staleRemoteId: string | null): string {
+  const base = `the dataset holds this content (file ${remoteId}, uploaded as ${remoteName}): no upload`;
+  return staleRemoteId === null ? base : `${base}; the copy it replaces (id ${staleRemoteId}) stays, stale`;
+}
+
+/** A 0-byte file; a tracked one keeps its earlier copy. */
+export function emptyReason(tracked: TrackedFile | undefined): string {
+  const base = 'empty file (0 bytes): nothing to upload';
+  return tracked?.remoteId ? `${base}; the copy of its earlier content (id ${tracked.remoteId}) remains in the dataset` : base;
+}
+
 export function duplicateReason(name: string, inThisRun: boolean): string {
   return inThisRun ? `same content as ${name}, uploaded in this run` : `same content as ${name} already in the dataset`;
 }

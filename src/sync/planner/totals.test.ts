@@ -22,10 +22,10 @@ describe('tallyPlan', () => {
     expect(totals).toEqual({
       uploaded: 3,
       unchanged: 3,
-      renamed: 4,
-      skipped: 5 + 6 + 7 + 8 + 9 + 10 + 11,
-      deferred: 12 + 13,
-      failed: 14,
+      renamed: 4 + 5,
+      skipped: 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13,
+      deferred: 14 + 15,
+      failed: 16,
       creditsPlanned: 3 + 2 + 2,
       creditsSpent: 0,
     });

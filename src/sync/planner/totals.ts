@@ -9,6 +9,8 @@ export const ACTION_BUCKET: Record<PlanAction, TotalsBucket> = {
   reprocess: 'uploaded',
   'skip:unchanged': 'unchanged',
   rename: 'renamed',
+  reuse: 'renamed',
+  'skip:empty': 'skipped',
   'skip:duplicate-content': 'skipped',
   'skip:unsupported': 'skipped',
   'skip:too-large': 'skipped',

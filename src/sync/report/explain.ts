@@ -80,6 +80,12 @@ function actionFacts(item: PlanItem, plan: SyncPlan | undefined): [string, strin
       : `already in the dataset${item.duplicateOf.remoteId ? ` (id ${item.duplicateOf.remoteId})` : ''}`;
     out.push(['same content', `${item.duplicateOf.name}, ${where}`]);
   }
+  if (item.reuses !== undefined) {
+    out.push([
+      'reuses',
+      `${item.reuses.name}, id ${item.reuses.remoteId} (${item.reuses.status}): a copy of this content the dataset holds, which no tracked file pointed at; no upload`,
+    ]);
+  }
   if (item.previousSha256 !== undefined) out.push(['previous sha256', item.previousSha256]);
   if (item.staleRemoteId != null) {
     out.push([

@@ -17,14 +17,16 @@ export const MAX_UNSUPPORTED_LISTED = 50;
 
 /** A plan for people: one aligned line per item (action, credits, path, reason), then totals, budget and reindex lines. */
 export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
+  // A delta plan's unchanged files are only counted: the lines are the full plan's all the same.
+  const unlisted = plan.unchangedNotListed ?? 0;
   const multi = hasSeveralSources(plan.items);
-  const { shown, notes } = listed(plan.items, opts);
+  const { shown, notes } = listed(plan.items, opts, unlisted);
   const lines = columns(
     shown.map((i) => [i.action, String(i.credits), displayPath(i, multi), i.reason]),
     ['left', 'right', 'left', 'left'],
   );
   lines.push(...notes);
-  if (plan.items.length === 0 && plan.intelligence === undefined) lines.push('nothing to sync');
+  if (plan.items.length + unlisted === 0 && plan.intelligence === undefined) lines.push('nothing to sync');
   if (plan.intelligence !== undefined) lines.push(...entryLines(plan.intelligence, 'plan', opts.showUnchanged === true));
   lines.push('', totalsLine(plan.totals, 'plan'), budgetLine(plan), reindexLine(plan.reindex));
   return lines.join('\n');
@@ -34,7 +36,11 @@ export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
  * The items a report lists one per line, and a line for each kind left out: unchanged files, and
  * unsupported files past MAX_UNSUPPORTED_LISTED (counted by type). `showUnchanged` lists all.
  */
-export function listed<T extends PlanItem>(items: readonly T[], opts: FormatOptions): { shown: readonly T[]; notes: string[] } {
+export function listed<T extends PlanItem>(
+  items: readonly T[],
+  opts: FormatOptions,
+  unlisted = 0,
+): { shown: readonly T[]; notes: string[] } {
   if (opts.showUnchanged === true) return { shown: items, notes: [] };
   // Indexed loops, here and in byType: a for-of over 100k items allocates a result object per item
   // in code run once (never optimized), ~4 MB a loop. One pass over all items: the rest of the work
@@ -49,7 +55,7 @@ export function listed<T extends PlanItem>(items: readonly T[], opts: FormatOpti
   }
   const fold = unsupported > MAX_UNSUPPORTED_LISTED;
   const shown = fold ? kept.filter((i) => i.action !== 'skip:unsupported') : kept;
-  const unchanged = items.length - kept.length;
+  const unchanged = items.length - kept.length + unlisted;
   const notes: string[] = [];
   if (fold) notes.push(`(${plural(unsupported, 'unsupported file')} not listed: ${byType(kept)}; --all lists them)`);
   if (unchanged > 0) notes.push(`(${plural(unchanged, 'unchanged file')} not listed)`);

@@ -91,9 +91,8 @@ function runItemJson(item: RunItem): JsonReportItem {
 }
 
 /**
- * Items per chunk of jsonReportChunks: ~64 KB of text, so each chunk's strings are young-generation
- * garbage. At 2,048 (~500 KB) they went to the large-object space, and a 100k-item report ended
- * with a full GC of a 220 MB heap (peak RSS 240 MB against 218 MB now; time unchanged).
+ * Items per chunk of jsonReportChunks: ~64 KB of text, small enough for each chunk's strings to die
+ * young. Much larger chunks land in the large-object space and end a big report with a full GC.
  */
 const ITEMS_PER_CHUNK = 256;
 
@@ -102,25 +101,8 @@ const ITEMS_PER_CHUNK = 256;
  * `JSON.stringify(toJsonReport(result))`, laid out with the summary on one line and one item per
  * line (greppable, and a third of the pretty-printed size). Each chunk of items is one
  * JSON.stringify of an array (V8's fastest path), split into lines where one item ends and the
- * next begins: `},{"source":` cannot occur inside a value, where every `"` is escaped.
- *
- * Measured on the 100k bench tree (thread CPU of the report in a fresh process, medians of 7):
- * this takes ~55 ms to make the text, JSON.stringify being ~620M of its instructions (callgrind).
- * No cheaper way was found: a template per item with the repeated strings stringified once
- * (~5 ms slower), one JSON.stringify per item joined by lines (the same), chunks of 64 or 1,024
- * items (10–15 ms slower).
- *
- * Nor a second thread (tried for issue 15, 2026-11-26; commit bf582f9, reverted): a worker at the
- * lowest priority (nice 19 on its own thread id), handed the state's rows as loaded, made every
- * tracked row's line as if unchanged, as UTF-8 batches; the report copied the bytes of each
- * unchanged item whose fields were its row's and made the rest (byte-identical, tested). The
- * main thread's report took ~35 ms instead of ~60 when every line was ready, but the worker cost
- * ~170 ms more CPU per run (its isolate, decoding the rows again, 81k stringify; 1,130 ms against
- * 960 ms of CPU), posting the rows cost the main thread ~10 ms, and on a busy machine the
- * low-priority thread starved and its lines came too late. bench/compare.ts on the 100k tree,
- * 15 interleaved rounds, load average 4-5 (medians of per-round ratios to main's build): `plan
- * --json` 1.12x with it, 0.98x for the same code without it; fastest --json run 638 ms against 573.
- * (Text, which never starts it, came out 1.07x and 0.98x: the noise of such a machine is ~5%.)
+ * next begins: `},{"source":` cannot occur inside a value, where every `"` is escaped. Per-item
+ * templates, per-item stringify and a second thread making the lines ahead were all slower in all.
  */
 export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
   yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;

@@ -1,4 +1,4 @@
-import { plural } from '../planner/format.js';
+import { formatCount, plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
 import type { PgRunnerRecord } from '../state/pg/index.js';
@@ -17,7 +17,8 @@ export type StatusReport = {
     remoteId: string | null;
     remoteStatus: string | null;
   }[];
-  tracked: { files: number; byRemoteStatus: Record<string, number> };
+  /** Files in the source now, by the status of their remote copy; `deleted`: rows of files deleted locally whose remote copies are kept. */
+  tracked: { files: number; byRemoteStatus: Record<string, number>; deleted: number };
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
@@ -48,8 +49,14 @@ export type DaemonStatus = {
     creditsSpent: number;
   } | null;
   lastError: { at: string; message: string } | null;
+  /** What the daemon's last cycle deferred by the budget, and what it waits for (null or absent: nothing). */
+  deferred?: { files: number; waitsFor: string[] } | null;
+  /** Copies still processing at the daemon's last listing, and when it reads the next. */
+  remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
+  /** The daemon's last config reload (absent in the status file of an older kbsync). */
+  config?: { last: { at: string; trigger: string; outcome: string; changed: string[]; errors: string[] } | null };
 };
 
 type StatusInput = {
@@ -69,7 +76,12 @@ const ZERO: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, de
 /** Builds the status document from what the state holds. */
 export function statusReport(input: StatusInput): StatusReport {
   const byRemoteStatus: Record<string, number> = {};
+  let deleted = 0;
   for (const f of input.tracked) {
+    if (f.lastAction === 'deleted') {
+      deleted++;
+      continue;
+    }
     const key = f.remoteStatus ?? 'not uploaded';
     byRemoteStatus[key] = (byRemoteStatus[key] ?? 0) + 1;
   }
@@ -86,7 +98,7 @@ export function statusReport(input: StatusInput): StatusReport {
       remoteId: f.remoteId,
       remoteStatus: f.remoteStatus,
     })),
-    tracked: { files: input.tracked.length, byRemoteStatus },
+    tracked: { files: input.tracked.length - deleted, byRemoteStatus, deleted },
     credits: {
       run: 0,
       day: input.credits.day,
@@ -110,33 +122,32 @@ function entriesOf(statuses: readonly string[]): Pick<StatusReport, 'entries'> {
   return { entries: { total: statuses.length, byStatus } };
 }
 
+/** Every count of the status for people is written one way: digits grouped by commas. */
+const n = formatCount;
+
 /** The status for people. */
 export function formatStatus(r: StatusReport): string {
   const statuses = Object.entries(r.tracked.byRemoteStatus)
-    .map(([s, n]) => `${n} ${s}`)
+    .map(([s, n]) => `${formatCount(n)} ${s}`)
     .join(', ');
+  const deleted = r.tracked.deleted > 0 ? `; ${formatCount(r.tracked.deleted)} deleted locally (remote copies kept)` : '';
   const last = r.lastRun;
   return fields(
     [
-      ['tracked', `${plural(r.tracked.files, 'file')}${statuses === '' ? '' : ` (${statuses})`}`],
+      ['tracked', `${plural(r.tracked.files, 'file')}${statuses === '' ? '' : ` (${statuses})`}${deleted}`],
       ...(r.entries === undefined
         ? []
         : [
             [
               'intelligence entries',
-              `${r.entries.total} (${Object.entries(r.entries.byStatus)
-                .map(([status, n]) => `${n} ${status}`)
+              `${formatCount(r.entries.total)} (${Object.entries(r.entries.byStatus)
+                .map(([status, n]) => `${formatCount(n)} ${status}`)
                 .join(', ')})`,
             ] as [string, string],
           ]),
-      ['credits today', `${r.credits.day} of ${r.credits.caps.day} (UTC ${r.credits.utcDay})`],
-      ['credits this month', `${r.credits.month} of ${r.credits.caps.month} (${r.credits.utcMonth})`],
-      [
-        'pending work',
-        r.outbox.pending === 0 && r.outbox.unknown === 0
-          ? 'none'
-          : `${r.outbox.pending} queued, ${r.outbox.unknown} awaiting reconciliation`,
-      ],
+      ['credits today', `${formatCount(r.credits.day)} of ${formatCount(r.credits.caps.day)} (UTC ${r.credits.utcDay})`],
+      ['credits this month', `${formatCount(r.credits.month)} of ${formatCount(r.credits.caps.month)} (${r.credits.utcMonth})`],
+      ['pending work', pendingWork(r)],
       [
         'last sync',
         last === null
@@ -145,13 +156,28 @@ export function formatStatus(r: StatusReport): string {
       ],
       [
         'last sync totals',
-        `${r.summary.uploaded} uploaded, ${r.summary.unchanged} unchanged, ${r.summary.renamed} renamed, ${r.summary.skipped} skipped, ${r.summary.deferred} deferred, ${r.summary.failed} failed; ${r.summary.creditsSpent} credits spent`,
+        `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
       ],
       ...daemonLines(r.daemon),
       ...runnerLines(r.runners),
     ],
     '',
   ).join('\n');
+}
+
+function pendingWork(r: StatusReport): string {
+  const parts: string[] = [];
+  if (r.outbox.pending > 0 || r.outbox.unknown > 0)
+    parts.push(`${n(r.outbox.pending)} queued, ${n(r.outbox.unknown)} awaiting reconciliation`);
+  const deferred = r.daemon?.deferred;
+  if (deferred != null && deferred.files > 0)
+    parts.push(`${plural(deferred.files, 'file')} deferred by the budget (${deferred.waitsFor.join('; ')})`);
+  return parts.length === 0 ? 'none' : parts.join('; ');
+}
+
+/** A running daemon alone, for people: what `status` shows of it when the config does not load. */
+export function formatDaemonStatus(d: DaemonStatus): string {
+  return fields(daemonLines(d), '').join('\n');
 }
 
 function daemonLines(d: DaemonStatus | null): [string, string][] {
@@ -172,9 +198,18 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
       'daemon last sync',
       last === null
         ? 'none yet'
-        : `${last.at} (${last.reasons.join(', ')}): ${last.uploaded} uploaded, ${last.deferred} deferred, ${last.failed} failed; ${last.creditsSpent} credits spent`,
+        : `${last.at} (${last.reasons.join(', ')}): ${n(last.uploaded)} uploaded, ${n(last.deferred)} deferred, ${n(last.failed)} failed; ${n(last.creditsSpent)} credits spent`,
     ],
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
+    ...(d.remote == null
+      ? []
+      : [
+          [
+            'remote processing',
+            `${plural(d.remote.processing, 'copy', 'copies')} queued or processing; the daemon lists them again at ${d.remote.nextListingAt}`,
+          ] as [string, string],
+        ]),
+    ...reloadLines(d.config?.last ?? null),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];
 }
@@ -185,8 +220,20 @@ function runnerLines(runners: readonly RunnerStatus[] | undefined): [string, str
   for (const r of runners) {
     lines.push([
       `  #${r.id}`,
-      `${r.host} pid ${r.pid}, sources ${r.sources === '' ? '(none)' : r.sources}, ${r.alive ? 'running' : 'ended'}; last run ${r.lastRunAt ?? 'never'} (${plural(r.runs, 'run')}); ${r.spent} credits spent${r.reserved > 0 ? `, ${r.reserved} reserved` : ''}`,
+      `${r.host} pid ${r.pid}, sources ${r.sources === '' ? '(none)' : r.sources}, ${r.alive ? 'running' : 'ended'}; last run ${r.lastRunAt ?? 'never'} (${plural(r.runs, 'run')}); ${n(r.spent)} credits spent${r.reserved > 0 ? `, ${n(r.reserved)} reserved` : ''}`,
     ]);
   }
   return lines;
+}
+
+/** The daemon's last config reload: what it applied, or why it runs on its previous config. */
+function reloadLines(last: NonNullable<DaemonStatus['config']>['last']): [string, string][] {
+  if (last === null) return [];
+  const what =
+    last.outcome === 'applied'
+      ? `applied: ${last.changed.join('; ')}`
+      : last.outcome === 'unchanged'
+        ? 'nothing changed'
+        : `${last.outcome === 'refused' ? 'refused' : 'failed'}, running on the previous config: ${last.errors.join('; ')}`;
+  return [['daemon config reload', `${last.at} (${last.trigger}): ${what}`]];
 }

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactCredentials } from './git-runner.js';
+import { createGitRunner, redactCredentials } from './git-runner.js';
 
 describe('redactCredentials', () => {
   it.each([
@@ -9,5 +12,25 @@ describe('redactCredentials', () => {
     ['git@github.com:o/r.git', 'git@github.com:o/r.git'],
   ])('%s', (input, expected) => {
     expect(redactCredentials(input)).toBe(expected);
+  });
+});
+
+describe('createGitRunner', () => {
+  it('without git on PATH, the error says git is missing, not that the URL, ref or credentials are wrong', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-nogit-'));
+    const path = process.env.PATH;
+    process.env.PATH = dir;
+    try {
+      const git = createGitRunner(dir, 'guide');
+      await expect(git(['status'])).rejects.toMatchObject({
+        code: 'git_failed',
+        message: expect.stringMatching(
+          /^source "guide": git status failed: git is not installed or not on PATH \(.*ENOENT.*\): install git$/,
+        ),
+      });
+    } finally {
+      process.env.PATH = path;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -71,7 +71,9 @@ export function createGitRunner(cwd: string, label: string): GitRun {
     try {
       return await git.raw([...args]);
     } catch (err) {
-      const message = redactCredentials(errorText(err)).trim();
+      const text = redactCredentials(errorText(err)).trim();
+      // No git at all is not a problem of the URL, ref or credentials: say so.
+      const message = /spawn git ENOENT/.test(text) ? `git is not installed or not on PATH (${text.split('\n')[0]}): install git` : text;
       // The cause is rebuilt from the redacted text: git's own message may hold a token from the URL.
       throw new KbsyncError('git_failed', `source "${label}": git ${args[0] ?? ''} failed: ${message}`, { cause: new Error(message) });
     }

@@ -1,7 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import { entryOfRow, type EntryColumns } from './rows.js';
 
 /** Where an intelligence entry's processing stands, as far as kbsync knows (docs/api.md: pending → processed | failed). */
 export type EntryStatus = 'pending' | 'processed' | 'failed' | 'unknown';
@@ -41,6 +40,32 @@ const STATUSES: ReadonlySet<string> = new Set(['pending', 'processed', 'failed']
 /** The service's status word as an EntryStatus (an unknown word is 'unknown'). */
 export function toEntryStatus(status: string | null): EntryStatus {
   return status !== null && STATUSES.has(status) ? (status as EntryStatus) : 'unknown';
+}
+
+/** An `intel_entries` row's columns but its source and hash. */
+export type EntryColumns = {
+  agent_id: string;
+  remote_id: string | null;
+  status: string | null;
+  error: string | null;
+  path: string | null;
+  title: string | null;
+  updated_at: number;
+};
+
+/** An `intel_entries` row as a TrackedEntry, given its hash as hex and its source's name (null when it has none). */
+export function entryOfRow(r: EntryColumns, sha256: string, source: string | null): TrackedEntry {
+  return {
+    sha256,
+    agentId: r.agent_id,
+    remoteId: r.remote_id,
+    status: toEntryStatus(r.status),
+    error: r.error,
+    source,
+    path: r.path,
+    title: r.title,
+    updatedAt: new Date(r.updated_at).toISOString(),
+  };
 }
 
 /** The `intel_entries` table (schema v7): the intelligence content written to the dataset. */

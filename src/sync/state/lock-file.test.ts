@@ -54,8 +54,21 @@ describe('acquireLock', () => {
 
     expect(err.code).toBe('state_locked');
     expect(err.message).toBe(
-      `another kbsync (pid ${process.pid}, started 2025-03-14T12:00:00.000Z) is using .kbsync/state.db; wait for it or stop it`,
+      `another kbsync (pid ${process.pid} on ${hostname()}, since 2025-03-14T12:00:00.000Z) holds the writer lock of .kbsync/state.db. ` +
+        'Only one runner may sync a state: stop that one, or have every runner share one PostgreSQL state (docs/scale.md). ' +
+        'plan, status, explain, audit, query, chat, check and agents work beside it',
     );
+    first.release();
+  });
+
+  it('names the command that holds the lock, and never suggests another state', () => {
+    const first = acquireLock(lockPath, '.kbsync/state.db', now, 'watch');
+
+    const err = catchError(() => acquireLock(lockPath, '.kbsync/state.db', now));
+
+    expect(err.message).toMatch(/^`kbsync watch` \(pid \d+ on /);
+    expect(JSON.parse(readFileSync(lockPath, 'utf8'))).toMatchObject({ command: 'watch' });
+    expect(err.message).not.toMatch(/another (`state`|state path)/);
     first.release();
   });
 

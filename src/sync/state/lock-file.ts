@@ -2,8 +2,8 @@ import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, wr
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../shared/errors.js';
 
-/** What a lock file holds: who has the state open. */
-export type LockOwner = { pid: number; host: string; startedAt: string };
+/** What a lock file holds: who has the state open (`command`: the kbsync command, when known). */
+export type LockOwner = { pid: number; host: string; startedAt: string; command?: string };
 
 /** A held lock; `takenOver` names the dead owner whose stale lock was replaced, if any. */
 export type HeldLock = { path: string; owner: LockOwner; takenOver: LockOwner | null; release: () => void };
@@ -13,8 +13,13 @@ export type HeldLock = { path: string; owner: LockOwner; takenOver: LockOwner | 
  * A lock whose pid is not alive on this host is stale and taken over; any other existing lock
  * throws KbsyncError('state_locked') naming its owner. `label` is the state path shown in messages.
  */
-export function acquireLock(lockPath: string, label: string, now: () => Date): HeldLock {
-  const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: now().toISOString() };
+export function acquireLock(lockPath: string, label: string, now: () => Date, command?: string): HeldLock {
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    startedAt: now().toISOString(),
+    ...(command === undefined ? {} : { command }),
+  };
   let takenOver: LockOwner | null = null;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (tryCreate(lockPath, owner)) return held(lockPath, owner, takenOver);
@@ -92,7 +97,8 @@ function readOwner(path: string): LockOwner | 'missing' | 'unreadable' {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
     if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.startedAt === 'string') {
-      return { pid: value.pid, host: value.host, startedAt: value.startedAt };
+      const command = typeof value.command === 'string' ? { command: value.command } : {};
+      return { pid: value.pid, host: value.host, startedAt: value.startedAt, ...command };
     }
   } catch {
     // fall through: a half-written or foreign file
@@ -111,9 +117,18 @@ function isStale(owner: LockOwner): boolean {
   }
 }
 
+/**
+ * Names the holder and the two safe ways on. Never another state path: two states for one dataset
+ * each think the other's uploads are new files, and upload them again.
+ */
 function lockedError(owner: LockOwner, label: string): KbsyncError {
-  const where = owner.host === hostname() ? `pid ${owner.pid}` : `pid ${owner.pid} on ${owner.host}`;
-  return new KbsyncError('state_locked', `another kbsync (${where}, started ${owner.startedAt}) is using ${label}; wait for it or stop it`);
+  const what = owner.command === undefined ? 'another kbsync' : `\`kbsync ${owner.command}\``;
+  return new KbsyncError(
+    'state_locked',
+    `${what} (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}) holds the writer lock of ${label}. ` +
+      'Only one runner may sync a state: stop that one, or have every runner share one PostgreSQL state (docs/scale.md). ' +
+      'plan, status, explain, audit, query, chat, check and agents work beside it',
+  );
 }
 
 function restore(aside: string, lockPath: string): void {

@@ -24,6 +24,7 @@ describe('migrate', () => {
       'ledger',
       'meta',
       'outbox',
+      'remote_copies',
       'runs',
       'sources',
       'sqlite_sequence',
@@ -103,7 +104,7 @@ describe('migrate', () => {
     db.prepare(`DELETE FROM outbox WHERE id IN (1, 3)`).run(); // pruned: ids 1 and 3 live on in the ledger
     expect(() => insert.run('query', 1, 'k4', 'pending')).toThrow(/CHECK constraint/);
 
-    migrate(db);
+    migrate(db, MIGRATIONS.slice(0, 9));
 
     expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([
       { id: 2, kind: 'reindex', idempotency_key: 'k2', state: 'unknown' },
@@ -127,7 +128,7 @@ describe('migrate', () => {
     db.prepare(`DELETE FROM outbox WHERE id = 2`).run();
     expect(() => insert.run('agent_create', 5, 'k3', 'pending')).toThrow(/CHECK constraint/);
 
-    migrate(db);
+    migrate(db, MIGRATIONS.slice(0, 9));
 
     expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([
       { id: 1, kind: 'chat', idempotency_key: 'k1', state: 'unknown' },
@@ -136,6 +137,31 @@ describe('migrate', () => {
     insert.run('agent_config', 2, 'k5', 'pending');
     for (const kind of ['upload', 'reprocess', 'reindex', 'query', 'chat']) insert.run(kind, 1, `k-${kind}`, 'pending');
     expect(() => insert.run('agent_delete', 1, 'k6', 'pending')).toThrow(/CHECK constraint/);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+  });
+
+  it('v10 drops the outbox kind CHECK, keeping its rows, their ids and its high-water mark', () => {
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, 9));
+    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
+    const insert = db.prepare(
+      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
+    );
+    insert.run('reindex', 2, 'k1', 'pending');
+    insert.run('query', 1, 'k2', 'done');
+    db.prepare(`DELETE FROM outbox WHERE id = 2`).run();
+    expect(() => insert.run('agent_delete', 1, 'k3', 'pending')).toThrow(/CHECK constraint/);
+
+    migrate(db);
+
+    expect(db.prepare('SELECT id, kind, idempotency_key, state FROM outbox').all()).toEqual([
+      { id: 1, kind: 'reindex', idempotency_key: 'k1', state: 'pending' },
+    ]);
+    // A new kind needs no schema step now: the state refuses unknown kinds where it writes (assertOpKind).
+    expect(Number(insert.run('agent_delete', 1, 'k4', 'pending').lastInsertRowid)).toBe(3);
+    const sql = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get();
+    expect(sql).toMatch(/kind\s+TEXT NOT NULL,/);
+    expect(sql).toMatch(/CHECK \(state IN/);
     expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
   });
 
@@ -185,7 +211,7 @@ describe('migrate', () => {
     db.prepare('DELETE FROM outbox WHERE id = 1').run();
     expect(() => insert.run('intelligence', 1, 'k3', 'pending')).toThrow(/CHECK constraint/);
 
-    migrate(db);
+    migrate(db, MIGRATIONS.slice(0, 9));
 
     expect(db.prepare('SELECT id, kind, idempotency_key, state, payload_json FROM outbox').all()).toEqual([
       { id: 2, kind: 'query', idempotency_key: 'k2', state: 'unknown', payload_json: null },

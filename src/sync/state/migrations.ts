@@ -180,12 +180,18 @@ function widenOutboxKinds(db: Database, kinds: readonly string[], step: number):
   if (sql === undefined || check === null) throw new Error(`migration ${step}: the outbox kind CHECK was not found`);
   const known = (check[1] ?? '').split(',').map((k) => k.trim().replace(/^'|'$/g, ''));
   const all = [...known, ...kinds.filter((k) => !known.includes(k))];
+  rebuildOutbox(db, sql.replace(check[0], `CHECK (kind IN (${all.map((k) => `'${k}'`).join(',')}))`));
+}
+
+/**
+ * Rebuilds the outbox as `sql` (its CREATE TABLE, same columns in the same order), keeping every row,
+ * its index and the AUTOINCREMENT high-water mark: an op id, which the ledger keeps after the op is
+ * pruned, is never handed out again. SQLite cannot alter a CHECK in place.
+ */
+function rebuildOutbox(db: Database, sql: string): void {
   const seq = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get() ?? 0;
-  const widened = sql
-    .replace(check[0], `CHECK (kind IN (${all.map((k) => `'${k}'`).join(',')}))`)
-    .replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_widened (');
-  db.exec(widened);
-  db.exec('INSERT INTO outbox_widened SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_widened RENAME TO outbox;');
+  db.exec(sql.replace(/^CREATE TABLE "?outbox"? \(/, 'CREATE TABLE outbox_rebuilt ('));
+  db.exec('INSERT INTO outbox_rebuilt SELECT * FROM outbox; DROP TABLE outbox; ALTER TABLE outbox_rebuilt RENAME TO outbox;');
   db.exec(`CREATE INDEX outbox_open ON outbox (state, source_id, path) WHERE state IN ('pending','in_flight','unknown')`);
   const now = db.prepare<[], number>(`SELECT seq FROM sqlite_sequence WHERE name = 'outbox'`).pluck().get();
   if (now === undefined) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('outbox', ?)`).run(seq);
@@ -227,6 +233,54 @@ CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
 `);
 }
 
+/*
+ * v9: remote copies the dataset holds that no tracked row points at any more: a path's earlier content,
+ * which stays in the dataset when the path moves on (the API has no delete). A path whose content
+ * becomes that again is pointed back at the copy for free (the planner's `reuse`). Triggers keep the
+ * table whatever writes `files`: a row that leaves a remote copy for another (or for none) records the
+ * one it left, and a row that takes a copy removes it from here. One row per edit, not per file: a
+ * tree synced once adds nothing. remote_name is stored as in `files` (codec.ts), for the row's source and path.
+ */
+const V9 = `
+CREATE TABLE remote_copies (
+  remote_id   TEXT PRIMARY KEY,
+  sha256      BLOB NOT NULL CHECK (length(sha256) = 32),
+  source_id   INTEGER NOT NULL REFERENCES sources(id),
+  path        TEXT NOT NULL,
+  remote_name TEXT,
+  status      TEXT CHECK (status IN ('queued','processing','processed','failed','unknown'))
+) STRICT, WITHOUT ROWID;
+CREATE INDEX remote_copies_sha ON remote_copies (sha256);
+CREATE TRIGGER files_copy_left AFTER UPDATE OF remote_id ON files
+  WHEN OLD.remote_id IS NOT NULL AND OLD.remote_id IS NOT NEW.remote_id
+BEGIN
+  INSERT INTO remote_copies (remote_id, sha256, source_id, path, remote_name, status)
+    VALUES (OLD.remote_id, OLD.sha256, OLD.source_id, OLD.path, OLD.remote_name, OLD.remote_status)
+    ON CONFLICT (remote_id) DO UPDATE SET status = excluded.status;
+END;
+CREATE TRIGGER files_copy_taken AFTER UPDATE OF remote_id ON files
+  WHEN NEW.remote_id IS NOT NULL AND NEW.remote_id IS NOT OLD.remote_id
+BEGIN
+  DELETE FROM remote_copies WHERE remote_id = NEW.remote_id;
+END;
+CREATE TRIGGER files_copy_inserted AFTER INSERT ON files
+  WHEN NEW.remote_id IS NOT NULL
+BEGIN
+  DELETE FROM remote_copies WHERE remote_id = NEW.remote_id;
+END;
+`;
+
+/*
+ * v10: the outbox's kind is checked where a row is written (state-types.ts OP_KINDS, assertOpKind), not
+ * by a CHECK: a new paid operation kind no longer needs a schema step. The table is rebuilt without it.
+ */
+function v10(db: Database): void {
+  const sql = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get();
+  const check = sql === undefined ? null : / CHECK \(kind IN \([^)]*\)\)/.exec(sql);
+  if (sql === undefined || check === null) throw new Error('migration 10: the outbox kind CHECK was not found');
+  rebuildOutbox(db, sql.replace(check[0], ''));
+}
+
 /** Every schema step, in order. Append only: never edit a step that has shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', up: (db) => db.exec(V1) },
@@ -237,6 +291,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "keep the service's reason for a failed remote copy", up: (db) => db.exec(V6) },
   { version: 7, name: 'agent create and agent config ops in the outbox', up: v7 },
   { version: 8, name: 'intelligence entries, and their writes in the outbox', up: v8 },
+  { version: 9, name: 'remote copies no tracked file points at any more', up: (db) => db.exec(V9) },
+  { version: 10, name: 'outbox kinds checked where rows are written, not by a CHECK', up: v10 },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

@@ -3,7 +3,9 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
 import { acquireLock, type HeldLock } from './lock-file.js';
-import { migrate } from './migrations.js';
+import { KbsyncError } from '../../shared/errors.js';
+import { joinAsGuest, oldestLiveGuestMs } from './guests.js';
+import { migrate, MIGRATIONS } from './migrations.js';
 import { isPostgresUrl, openPgState } from './pg/index.js';
 import { classifyStateError } from './sqlite-errors.js';
 import { createStateStore, type StateStore } from './state-store.js';
@@ -19,6 +21,15 @@ export type OpenStateOptions = {
    * @default true
    */
   lock?: boolean;
+  /**
+   * SQLite only. `reader`: opened read-only, without the lock (a command that only reads, beside the
+   * runner that holds it). `guest`: without the lock, but writing its own paid calls in short
+   * transactions, registered as a guest so that a new lock holder does not recover them (guests.ts).
+   * Both need the state to exist and be migrated. @default the writer: `lock` decides
+   */
+  access?: 'reader' | 'guest';
+  /** The kbsync command, named in the lock file (and so in another command's state_locked message). */
+  command?: string;
   /** How long a write waits for another connection's transaction. @default 5000 */
   busyTimeoutMs?: number;
   /**
@@ -32,6 +43,7 @@ export type OpenStateOptions = {
 const NO_LOG: Pick<Logger, 'warn'> = { warn: () => {} };
 
 const PRIVATE_FILE = 0o600;
+const GUEST_BUSY_TIMEOUT_MS = 30_000;
 const PRIVATE_DIR = 0o700;
 
 /**
@@ -45,6 +57,7 @@ const PRIVATE_DIR = 0o700;
  */
 export function openState(path: string, options: OpenStateOptions = {}): StateStore {
   if (isPostgresUrl(path)) return openPgState(path, options);
+  if (options.access !== undefined) return openBeside(path, options.access, options);
   const now = options.now ?? ((): Date => new Date());
   const log = options.logger ?? NO_LOG;
   const abs = resolve(path);
@@ -52,7 +65,7 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
   try {
     ensurePrivateDir(dirname(abs), log);
     if (options.lock !== false) {
-      lock = acquireLock(`${abs}.lock`, path, now);
+      lock = acquireLock(`${abs}.lock`, path, now, options.command);
       if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
     }
   } catch (err) {
@@ -81,11 +94,53 @@ export function openState(path: string, options: OpenStateOptions = {}): StateSt
       isNew: from === 0,
       lockTakenOver: lock?.takenOver ?? null,
       recover: lock !== null,
+      oldestGuestMs: () => oldestLiveGuestMs(abs),
       onClose: () => heldLock?.release(),
     });
   } catch (err) {
     db?.close();
     lock?.release();
+    throw classifyStateError(err, path, { opening: true });
+  }
+}
+
+/** A reader's or a guest's open of an existing, migrated SQLite state, beside its lock holder. */
+function openBeside(path: string, access: 'reader' | 'guest', options: OpenStateOptions): StateStore {
+  const now = options.now ?? ((): Date => new Date());
+  const abs = resolve(path);
+  // A guest's write may wait for a runner's large transaction (a first sync's bookkeeping of every file).
+  const busyMs = options.busyTimeoutMs ?? (access === 'guest' ? GUEST_BUSY_TIMEOUT_MS : 5000);
+  let db: Database.Database | null = null;
+  let guest: { release(): void } | null = null;
+  try {
+    if (access === 'guest') guest = joinAsGuest(abs, now().getTime());
+    db = new Database(abs, { readonly: access === 'reader', fileMustExist: true, timeout: busyMs });
+    if (db.pragma('journal_mode', { simple: true }) !== 'wal') throw new Error('the state database is not in WAL mode');
+    db.pragma('foreign_keys = ON');
+    db.pragma('temp_store = MEMORY');
+    db.pragma(`busy_timeout = ${busyMs}`);
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const latest = MIGRATIONS.at(-1)?.version ?? 0;
+    if (version > latest) migrate(db); // throws state_version, naming both versions
+    if (version < latest)
+      throw new KbsyncError(
+        'state_unavailable',
+        `${path} has schema version ${version}: its writer must migrate it first (stop it and run again)`,
+      );
+    const opened = guest;
+    return createStateStore({
+      db,
+      label: path,
+      now,
+      isNew: false,
+      lockTakenOver: null,
+      recover: false,
+      readOnly: access === 'reader',
+      onClose: () => opened?.release(),
+    });
+  } catch (err) {
+    db?.close();
+    guest?.release();
     throw classifyStateError(err, path, { opening: true });
   }
 }

@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
 import { blobToSha, shaToBlob } from './codec.js';
 import type { SourceIds } from './source-ids.js';
-import type { NewOp, OpKind, OpState, OutboxOp } from './state-types.js';
+import { assertOpKind, type NewOp, type OpKind, type OpState, type OutboxOp } from './state-types.js';
 import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from './rows.js';
 
 export type Outbox = ReturnType<typeof createOutbox>;
@@ -47,9 +47,11 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
       OR (state = 'failed' AND EXISTS (SELECT 1 FROM outbox AS later WHERE later.source_id IS outbox.source_id
         AND later.path IS outbox.path AND later.kind = outbox.kind AND later.id > outbox.id)))
     AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE status = 'running'))`);
-  const toUnknown = db.prepare<[number]>(
+  // The calls of runs started since a live guest came may be that guest's, still under way (guests.ts).
+  const toUnknown = db.prepare<[number, number]>(
     `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome',
-       error = 'kbsync stopped while the call was in flight', updated_at = ? WHERE ${OPEN} AND state = 'in_flight'`,
+       error = 'kbsync stopped while the call was in flight', updated_at = ? WHERE ${OPEN} AND state = 'in_flight'
+       AND (run_id IS NULL OR run_id NOT IN (SELECT id FROM runs WHERE started_at >= ?))`,
   );
 
   const toOp = (r: OpRow): OutboxOp =>
@@ -64,6 +66,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
   const enqueue = db.transaction((op: NewOp): number => {
     if (!Number.isSafeInteger(op.credits) || op.credits < 0)
       throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    assertOpKind(op.kind);
     const at = nowMs();
     if (op.kind === 'reindex') {
       const open = openReindex.get();
@@ -144,9 +147,12 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
         throw new KbsyncError('state_conflict', `operation ${opId} is not pending`);
       }
     },
-    /** Turns operations a dead process left in flight into 'unknown' (their reservation stays); returns how many. */
-    recoverInFlight(): number {
-      return toUnknown.run(nowMs()).changes;
+    /**
+     * Turns operations a dead process left in flight into 'unknown' (their reservation stays); returns
+     * how many. Those of runs started at or after `sparedSinceMs` (a live guest's, maybe) are left alone.
+     */
+    recoverInFlight(sparedSinceMs = Number.MAX_SAFE_INTEGER): number {
+      return toUnknown.run(nowMs(), sparedSinceMs).changes;
     },
     /** Deletes done and cancelled ops of runs no longer running (their outcome lives in files and ledger); returns how many. */
     pruneSettled(): number {

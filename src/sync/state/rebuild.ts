@@ -4,6 +4,7 @@ import type { Meta } from './meta.js';
 import { REMOTE_CHECK_KEY } from './migrations.js';
 import type { RebuildReport, RemoteListingEntry } from './state-types.js';
 import type { TrackedFileInput, TrackedFiles } from './tracked-files.js';
+import type { HeldCopies } from './held-copies.js';
 
 /** Maps a remote file name back to the source path it was uploaded from, or null when it is not ours. */
 export type NameMapper = (name: string) => { source: string; path: string } | null;
@@ -17,11 +18,11 @@ export type NameMapper = (name: string) => { source: string; path: string } | nu
  */
 export function rebuildFromRemote(
   db: Database,
-  deps: { tracked: TrackedFiles; meta: Meta; nowMs: () => number },
+  deps: { tracked: TrackedFiles; held: HeldCopies; meta: Meta; nowMs: () => number },
   remoteFiles: readonly RemoteListingEntry[],
   mapName: NameMapper,
 ): RebuildReport {
-  const { report, files } = rebuildPlan(remoteFiles, mapName);
+  const { report, files, older } = rebuildPlan(remoteFiles, mapName);
   db.transaction(() => {
     const at = deps.nowMs();
     for (const f of files) {
@@ -30,6 +31,7 @@ export function rebuildFromRemote(
       if (written) report.inserted++;
       else report.kept++;
     }
+    deps.held.addHeld(older);
     deps.meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...report }));
     deps.meta.setMeta(REMOTE_CHECK_KEY, null);
   }).immediate();
@@ -37,15 +39,17 @@ export function rebuildFromRemote(
 }
 
 /**
- * The rows a rebuild writes (the newest listing entry of each mapped name, with unknown mtime/inode), and its
+ * The rows a rebuild writes (the newest listing entry of each mapped name, with unknown mtime/inode), the
+ * older uploads of those names (held copies: a path whose content goes back to one reuses it), and its
  * report so far: names not ours, entries without a hash and older uploads of a name counted; the same for both stores.
  */
 export function rebuildPlan(
   remoteFiles: readonly RemoteListingEntry[],
   mapName: NameMapper,
-): { report: RebuildReport; files: TrackedFileInput[] } {
+): { report: RebuildReport; files: TrackedFileInput[]; older: TrackedFileInput[] } {
   const report: RebuildReport = { inserted: 0, unmapped: 0, withoutHash: 0, superseded: 0, kept: 0 };
   const latest = new Map<string, TrackedFileInput>();
+  const older: TrackedFileInput[] = [];
   for (const entry of remoteFiles) {
     const target = mapName(entry.name);
     if (target === null) {
@@ -57,7 +61,11 @@ export function rebuildPlan(
       continue;
     }
     const key = `${target.source}\0${target.path}`;
-    if (latest.has(key)) report.superseded++;
+    const before = latest.get(key);
+    if (before !== undefined) {
+      report.superseded++;
+      older.push(before);
+    }
     latest.set(key, {
       source: target.source,
       path: target.path,
@@ -73,5 +81,5 @@ export function rebuildPlan(
       lastReason: 'rebuilt from the remote listing',
     });
   }
-  return { report, files: [...latest.values()] };
+  return { report, files: [...latest.values()], older };
 }

@@ -1,6 +1,5 @@
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
-import { toEntryStatus, type TrackedEntry } from './intel-entries.js';
 import type { TrackedFileInput } from './tracked-files.js';
 import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
 
@@ -201,31 +200,5 @@ export function runOfRow(r: RunRow): RunRecord {
     startedAt: isoOf(r.started_at),
     finishedAt: r.finished_at === null ? null : isoOf(r.finished_at),
     summary: r.summary_json === null ? null : (JSON.parse(r.summary_json) as unknown),
-  };
-}
-
-/** An `intel_entries` row's columns but its source and hash. */
-export type EntryColumns = {
-  agent_id: string;
-  remote_id: string | null;
-  status: string | null;
-  error: string | null;
-  path: string | null;
-  title: string | null;
-  updated_at: number;
-};
-
-/** An `intel_entries` row as a TrackedEntry, given its hash as hex and its source's name (null when it has none). */
-export function entryOfRow(r: EntryColumns, sha256: string, source: string | null): TrackedEntry {
-  return {
-    sha256,
-    agentId: r.agent_id,
-    remoteId: r.remote_id,
-    status: toEntryStatus(r.status),
-    error: r.error,
-    source,
-    path: r.path,
-    title: r.title,
-    updatedAt: new Date(r.updated_at).toISOString(),
   };
 }

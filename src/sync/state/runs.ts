@@ -32,7 +32,9 @@ export function createRuns(db: Database, nowMs: () => number) {
   const last = db.prepare<[], RunRow>('SELECT * FROM runs ORDER BY id DESC LIMIT 1');
   const lastOf = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE command = ? ORDER BY id DESC LIMIT 1');
   const byId = db.prepare<[number], RunRow>('SELECT * FROM runs WHERE id = ?');
-  const interrupt = db.prepare<[number]>(`UPDATE runs SET status = 'interrupted', finished_at = ? WHERE status = 'running'`);
+  const interrupt = db.prepare<[number, number]>(
+    `UPDATE runs SET status = 'interrupted', finished_at = ? WHERE status = 'running' AND started_at < ?`,
+  );
   const prune = db.prepare<[number]>(PRUNE);
   // One transaction: the prune costs no disk sync of its own.
   const finishAndPrune = db.transaction((runId: number, status: string, summary: unknown): void => {
@@ -61,9 +63,9 @@ export function createRuns(db: Database, nowMs: () => number) {
       const r = byId.get(runId);
       return r === undefined ? null : runOfRow(r);
     },
-    /** Marks runs a dead process left 'running' as interrupted; returns how many. */
-    interruptRunning(): number {
-      return interrupt.run(nowMs()).changes;
+    /** Marks runs a dead process left 'running' as interrupted, but those started at or after `sparedSinceMs`; returns how many. */
+    interruptRunning(sparedSinceMs = Number.MAX_SAFE_INTEGER): number {
+      return interrupt.run(nowMs(), sparedSinceMs).changes;
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { EntryColumns, FileColumns, OpColumns, RunRow } from './rows.js';
+import type { EntryColumns } from './intel-entries.js';
+import type { FileColumns, OpColumns, RunRow } from './rows.js';
 
 /**
  * A whole state as plain rows, the same for both stores (`kbsync state migrate`): ids kept, so that
@@ -22,6 +23,8 @@ export type StateSnapshot = {
   meta: { key: string; value: string }[];
   webhookEvents: { id: string; type: string; sent_at: number; received_at: number; data_json: string | null }[];
   intelEntries: (EntryColumns & { sha256: string; source: string | null })[];
+  /** Held copies (remote_copies): remote_name stored as in files, for the row's source and path. */
+  remoteCopies: { remote_id: string; sha256: string; source: string; path: string; remote_name: string | null; status: string | null }[];
 };
 
 /** The outbox columns snapshotOpValues() gives values for, in its order: all but id, run_id, source, sha256 and mtime_ns. */
@@ -63,5 +66,6 @@ export function snapshotCounts(s: StateSnapshot): Record<string, number> {
     meta: s.meta.length,
     webhookEvents: s.webhookEvents.length,
     intelEntries: s.intelEntries.length,
+    remoteCopies: s.remoteCopies.length,
   };
 }

@@ -49,6 +49,14 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
           )
           .all() as (Omit<StateSnapshot['intelEntries'][number], 'sha256'> & { sha256: Buffer })[]
       ).map((e) => ({ ...e, sha256: e.sha256.toString('hex') })),
+      remoteCopies: (
+        db
+          .prepare(
+            `SELECT c.remote_id, c.sha256, s.name AS source, c.path, c.remote_name, c.status
+               FROM remote_copies c JOIN sources s ON s.id = c.source_id ORDER BY c.remote_id`,
+          )
+          .all() as (Omit<StateSnapshot['remoteCopies'][number], 'sha256'> & { sha256: Buffer })[]
+      ).map((c) => ({ ...c, sha256: c.sha256.toString('hex') })),
     };
   } finally {
     db.close();
@@ -137,6 +145,8 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
           e.title,
           e.updated_at,
         );
+      const copy = db.prepare('INSERT INTO remote_copies (remote_id, sha256, source_id, path, remote_name, status) VALUES (?,?,?,?,?,?)');
+      for (const c of s.remoteCopies) copy.run(c.remote_id, blob(c.sha256), idOf(c.source), c.path, c.remote_name, c.status);
     }).immediate();
   } finally {
     db.close();

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { BudgetWindow, RemoteStatus, TrackedFile } from '../types.js';
+import type { BudgetWindow, HeldCopy, RemoteStatus, TrackedFile } from '../types.js';
 import { createBudget } from './budget.js';
+import { createHeldCopies } from './held-copies.js';
 import { createLedgerAudit } from './ledger-audit.js';
 import type { LockOwner } from './lock-file.js';
 import { createMeta } from './meta.js';
@@ -40,6 +41,8 @@ export type StateStore = {
   readonly lockTakenOver: LockOwner | null;
   /** Operations a crashed process left in flight, turned 'unknown' by this open (reconcile before planning). */
   readonly recoveredInFlight: number;
+  /** True for an open that only reads, beside the runner that holds the state: repairs are that runner's. */
+  readonly readOnly: boolean;
 
   // tracked files
   /** Every tracked file, in (source, path) order, readable as a ReadonlyMap keyed by trackedKey(source, path). */
@@ -61,6 +64,8 @@ export type StateStore = {
   setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
   trackedCount(): number;
   hasUnsettledRemote(): boolean;
+  /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
+  heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
   /** True until a rebuild from the remote listing has matched this (empty when created) state against the dataset. */
   remoteCheckPending(): boolean;
@@ -145,6 +150,9 @@ type Open = {
   isNew: boolean;
   lockTakenOver: LockOwner | null;
   recover: boolean;
+  /** When the oldest live guest came (read inside the recovery's transaction), or null: none. */
+  oldestGuestMs?: () => number | null;
+  readOnly?: boolean;
   onClose: () => void;
 };
 
@@ -161,6 +169,7 @@ export function createStateStore(o: Open): StateStore {
   const audit = createLedgerAudit(db);
   const webhookEvents = createWebhookEvents(db, nowMs);
   const intelEntries = createIntelEntries(db, sources, nowMs);
+  const held = createHeldCopies(db, sources);
   const tidy = (): void => {
     outbox.pruneSettled();
     webhookEvents.pruneWebhookEvents();
@@ -170,7 +179,14 @@ export function createStateStore(o: Open): StateStore {
   // Only the lock holder may decide that the process behind an in-flight call or a running run is dead.
   let recoveredInFlight = 0;
   if (o.recover) {
-    recoveredInFlight = db.transaction(() => (runs.interruptRunning(), outbox.recoverInFlight())).immediate();
+    // Read inside the transaction: a guest that comes later starts its run after this recovery.
+    recoveredInFlight = db
+      .transaction(() => {
+        const spared = o.oldestGuestMs?.() ?? Number.MAX_SAFE_INTEGER;
+        runs.interruptRunning(spared);
+        return outbox.recoverInFlight(spared);
+      })
+      .immediate();
     tidy();
   }
 
@@ -193,8 +209,14 @@ export function createStateStore(o: Open): StateStore {
     ...webhookEvents,
     ...intelEntries,
     ...createRemotePaths(db),
+    heldCopies: held.heldCopies,
+    // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
+    setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
+      db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
+    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number =>
+      db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
-      rebuildFromRemote(db, { tracked, meta, nowMs }, remoteFiles, mapName),
+      rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {
       const num = (pragma: string): number => db.pragma(pragma, { simple: true }) as number;
       return {
@@ -242,5 +264,6 @@ export function createStateStore(o: Open): StateStore {
     isNew: o.isNew,
     lockTakenOver: o.lockTakenOver,
     recoveredInFlight,
+    readOnly: o.readOnly === true,
   };
 }

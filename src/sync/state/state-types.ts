@@ -1,11 +1,29 @@
 import type { RemoteStatus } from '../types.js';
 
 /**
- * A paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit each),
- * the agents commands' (create 5, config 2), and intelligence writes (1 per new entry).
+ * Every paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit
+ * each), the agents commands' (create 5, config 2), and intelligence writes (1 per new entry). The one
+ * list: a new paid endpoint adds its kind here, and no schema step (the kind is checked where a row is
+ * written, assertOpKind).
  */
-export type OpKind =
-  'upload' | 'reprocess' | 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config' | 'intelligence' | 'intelligence_batch';
+export const OP_KINDS = [
+  'upload',
+  'reprocess',
+  'reindex',
+  'query',
+  'chat',
+  'agent_create',
+  'agent_config',
+  'intelligence',
+  'intelligence_batch',
+] as const;
+export type OpKind = (typeof OP_KINDS)[number];
+
+/** Refuses an outbox row of a kind not in OP_KINDS (a row is never written with a kind nothing can settle). */
+export function assertOpKind(kind: string): asserts kind is OpKind {
+  if (!(OP_KINDS as readonly string[]).includes(kind))
+    throw new Error(`outbox: unknown operation kind "${kind}" (the kinds are ${OP_KINDS.join(', ')})`);
+}
 
 /** What an intelligence write sends: its agent, and per entry the SHA-256 of its content and where it comes from. */
 export type IntelPayload = {

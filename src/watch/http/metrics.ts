@@ -1,10 +1,11 @@
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { BudgetCaps, StateStore } from '../../sync/state/index.js';
 import type { DaemonSnapshot } from '../snapshot.js';
 
 /**
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
- * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start.
+ * state (one SQLite read: tracked files, outbox, credits per period). Counters are totals since start,
+ * moved as each paid call settles. With prom-client's default process metrics (process_*, nodejs_*).
  */
 export function createMetrics(o: {
   snapshot: () => DaemonSnapshot;
@@ -13,6 +14,9 @@ export function createMetrics(o: {
   webhooks?: () => Readonly<Record<string, number>>;
 }): Registry {
   const registry = new Registry();
+  // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
+  // idle daemon 100 times a second; once a second still shows a stalled loop.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,
@@ -40,7 +44,16 @@ export function createMetrics(o: {
   counter('kbsync_sync_cycles_failed_total', 'Sync cycles that ended with an error (tried again later).', (s) => s.counters.cyclesFailed);
   counter('kbsync_rescans_total', 'Sync cycles started by the periodic rescan (watch.rescanMinutes).', (s) => s.counters.rescans);
   counter('kbsync_uploads_total', 'Uploads and reprocesses done.', (s) => s.counters.uploads);
-  counter('kbsync_failures_total', 'Paid calls that failed or whose outcome is unknown.', (s) => s.counters.failures);
+  counter(
+    'kbsync_failures_total',
+    'Paid calls that failed or whose outcome is unknown, and copies the service failed to process.',
+    (s) => s.counters.failures,
+  );
+  counter(
+    'kbsync_files_processed_total',
+    'Copies the service finished processing, as the listing showed them.',
+    (s) => s.counters.processed,
+  );
   counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
   counter(
     'kbsync_watcher_errors_total',
@@ -51,6 +64,11 @@ export function createMetrics(o: {
     'kbsync_watch_events_total',
     'File-system events received (hints: each burst leads to one sync cycle).',
     (s) => s.counters.events,
+  );
+  counter(
+    'kbsync_watch_repairs_total',
+    'Folders a sync cycle walked that the watcher did not watch (a folder made inside a new folder), watched since.',
+    (s) => s.counters.watchRepairs,
   );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
   gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
@@ -75,6 +93,16 @@ export function createMetrics(o: {
   });
   gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
     for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
+  });
+  new Counter({
+    name: 'kbsync_config_reloads_total',
+    help: 'Config reloads (SIGHUP, the config file changed) by outcome: applied, refused (needs a restart), failed (invalid).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(o.snapshot().config.reloads)) this.inc({ outcome }, n);
+    },
   });
   const webhooks = o.webhooks;
   if (webhooks !== undefined) {

@@ -68,4 +68,24 @@ describe('a file the service cannot parse (embedded target)', () => {
     expect(itemOf(fixed.report, 'report.docx')).toMatchObject({ action: 'upload', outcome: 'done', credits: 5 });
     expect(1000 - balanceOf(ws)).toBe(15);
   });
+
+  it('a JSON file nested 10,000 deep is charged once: parse_failed, not reprocessed by sync --wait', async () => {
+    const ws = createWorkspace(temp.make(), { baseUrl: 'http://unused.invalid', apiKey: 'unused' });
+    ws.configure({
+      target: { kind: 'embedded', plan: 'basic', dataDir: '.kbsync/service', startCredits: 1000 },
+      upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 },
+    });
+    ws.write('deep.json', `${'['.repeat(10_000)}${']'.repeat(10_000)}`);
+
+    const run = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
+
+    expect(run.code, run.stderr).toBe(1);
+    const deep = itemOf(run.report, 'deep.json');
+    expect(deep).toMatchObject({ action: 'upload', outcome: 'failed', credits: 5 });
+    expect(String(deep.error)).toMatch(
+      /^remote processing failed: parse_failed: line 1, column 513: JSON arrays and objects nested more than 512 deep.*not reprocessed/,
+    );
+    expect(run.report.summary).toMatchObject({ failed: 1, creditsSpent: 5 });
+    expect(1000 - balanceOf(ws)).toBe(5);
+  });
 });

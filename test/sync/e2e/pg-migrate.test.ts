@@ -22,6 +22,7 @@ function contents(where: string): unknown {
       webhooks: s.webhookEvents().map((w) => w.id),
       entries: [...s.trackedEntries().values()],
       payloads: s.pendingOps().map((o) => o.payload),
+      held: s.heldCopies(),
     };
   } finally {
     s.close();
@@ -35,6 +36,9 @@ describe('kbsync state migrate', () => {
     const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey });
     for (const n of [1, 2, 3]) ws.write(`d${n}.md`, `# doc ${n}\n`);
     expect((await ws.runJson('sync')).report.summary).toMatchObject({ uploaded: 3, creditsSpent: 15 });
+    // A copy no file points at any more travels too: d1.md going back to it is free on the new state.
+    ws.write('d1.md', '# doc 1, edited\n');
+    expect((await ws.runJson('sync')).report.summary).toMatchObject({ uploaded: 1, creditsSpent: 5 });
     // Open work travels too: a queued op keeps its idempotency key.
     const file = openState(ws.statePath);
     const run = file.startRun('sync');
@@ -64,7 +68,7 @@ describe('kbsync state migrate', () => {
 
     const out = await ws.run('state', 'migrate', '--to', url, '--json');
     expect(out.code, out.stderr).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ counts: { files: 3, outbox: 2, webhookEvents: 1, intelEntries: 1 } });
+    expect(JSON.parse(out.stdout)).toMatchObject({ counts: { files: 3, outbox: 2, webhookEvents: 1, intelEntries: 1, remoteCopies: 1 } });
     expect(contents(url)).toEqual(before);
 
     // Into a database that is not empty: refused, nothing written.
@@ -74,6 +78,9 @@ describe('kbsync state migrate', () => {
 
     ws.configure({ state: url });
     expect((await ws.runJson('plan')).report.summary).toMatchObject({ uploaded: 0, unchanged: 3 });
+    ws.write('d1.md', '# doc 1\n');
+    expect((await ws.runJson('plan')).report.summary).toMatchObject({ uploaded: 0, renamed: 1, unchanged: 2, creditsPlanned: 0 });
+    ws.write('d1.md', '# doc 1, edited\n');
 
     const back = join(ws.root, 'back', 'state.db');
     const home = await runKbsync(['state', 'migrate', '--to', back, '-c', ws.configPath], ws.root);
@@ -83,6 +90,7 @@ describe('kbsync state migrate', () => {
     expect(contents(back)).toEqual(before);
     ws.configure({ state: back });
     expect((await ws.runJson('sync')).report.summary).toMatchObject({ uploaded: 0, unchanged: 3, creditsSpent: 0 });
-    expect((await ds.files()).length).toBe(3);
+    // The three first uploads and the edit's: nothing bought again.
+    expect((await ds.files()).length).toBe(4);
   });
 });

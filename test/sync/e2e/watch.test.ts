@@ -342,7 +342,7 @@ describe('kbsync watch as a child process against the local service', () => {
     await stop(first);
 
     expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/state_locked|another kbsync/i);
+    expect(second.stderr).toContain(`\`kbsync watch\` (pid ${first.child.pid} on `);
   });
 
   it("--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon", async () => {

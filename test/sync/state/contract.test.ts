@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../src/shared/errors.js';
 import { openState, type OpenStateOptions, type StateStore } from '../../../src/sync/state/index.js';
+import { OP_KINDS } from '../../../src/sync/state/state-types.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 import { fakeClock, tempState, uploadOp, type FakeClock } from './fixtures/state-dir.js';
 
@@ -90,6 +91,47 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.getTracked('nope', 'a.md')).toBeNull();
   });
 
+  it('holds the remote copies no tracked file points at: a row that moves on leaves its copy here, one that takes it back removes it', () => {
+    const file = {
+      source: 'docs',
+      path: 'a.md',
+      size: 10,
+      mtimeNs: '1',
+      inode: 7,
+      sha256: sha(1),
+      remoteName: 'docs/a.md',
+      remoteId: 'r1',
+      remoteStatus: 'processed' as const,
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: 'new file',
+    };
+    store.upsertTracked(file);
+    expect(store.heldCopies()).toEqual([]);
+    // Uploaded again with other content: r1 stays in the dataset, held by no row.
+    store.upsertTracked({ ...file, sha256: sha(2), remoteId: 'r2', remoteStatus: 'queued' });
+    expect(store.heldCopies()).toEqual([{ remoteId: 'r1', sha256: sha(1), remoteName: 'docs/a.md', status: 'processed' }]);
+    // Statuses learned from a listing reach held copies too.
+    store.setRemoteStatuses(new Map([['r1', 'failed']]));
+    expect(store.heldCopies()).toMatchObject([{ remoteId: 'r1', status: 'failed' }]);
+    store.setRemoteStatus('r1', 'processed');
+    expect(store.heldCopies()).toMatchObject([{ remoteId: 'r1', status: 'processed' }]);
+    // Pointed back at r1: r1 is the row's again, r2 is held now (with the status the row last had).
+    store.upsertTracked({ ...file, remoteStatus: 'processed' });
+    expect(store.heldCopies()).toEqual([{ remoteId: 'r2', sha256: sha(2), remoteName: 'docs/a.md', status: 'queued' }]);
+    // A new row that takes a held copy (a path recorded against it) removes it too; a row written without a change of copy leaves it.
+    store.upsertTracked({ ...file, path: 'b.md', remoteName: 'a.md', sha256: sha(2), remoteId: 'r2' });
+    store.upsertTracked({ ...file, lastReason: 'touched' });
+    expect(store.heldCopies()).toEqual([]);
+    // Asked by content: by the sha256 index for a few hashes, by one read of the table for many.
+    store.upsertTracked({ ...file, sha256: sha(3), remoteId: 'r3' });
+    store.upsertTracked({ ...file, sha256: sha(4), remoteId: 'r4' });
+    expect(store.heldCopies([sha(3)]).map((c) => c.remoteId)).toEqual(['r3']);
+    expect(store.heldCopies([sha(5), sha(1), sha(3)]).map((c) => c.remoteId)).toEqual(['r1', 'r3']);
+    expect(store.heldCopies([sha(5)])).toEqual([]);
+    expect(store.heldCopies([])).toEqual([]);
+  });
+
   it('loads every tracked file with its details, also paths and remote ids holding a control character', () => {
     const base = {
       source: 'docs',
@@ -129,6 +171,8 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     );
     expect(report).toEqual({ inserted: 1, unmapped: 1, withoutHash: 1, superseded: 1, kept: 0 });
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ remoteId: '2', sha256: sha(2), lastAction: 'rebuilt', mtimeNs: '-1' });
+    // The older upload of a.md is held: a.md going back to that content reuses it.
+    expect(store.heldCopies()).toEqual([{ remoteId: '1', sha256: sha(1), remoteName: 'docs/a.md', status: 'processed' }]);
     expect(store.remoteCheckPending()).toBe(false);
   });
 
@@ -158,6 +202,18 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     store.settle(id, { outcome: 'done', creditsCharged: 2 });
     expect(store.getOp(id)).toMatchObject({ kind, state: 'done', source: null, path: null, reason: 'asked' });
     expect(store.creditsUsed(run).spent.run).toBe(2);
+  });
+
+  it('writes an op of every kind in OP_KINDS, and refuses a kind outside it before anything is written', () => {
+    const run = store.startRun('sync');
+    for (const kind of OP_KINDS.filter((k) => k !== 'upload' && k !== 'reprocess' && k !== 'intelligence' && k !== 'intelligence_batch'))
+      expect(store.getOp(store.enqueue({ kind, credits: 1, reason: 'asked', runId: run }))).toMatchObject({ kind, state: 'pending' });
+    const pending = store.pendingOps().length;
+
+    expect(() => store.enqueue({ kind: 'agent_delete' as 'query', credits: 1, reason: 'asked', runId: run })).toThrow(
+      /unknown operation kind "agent_delete"/,
+    );
+    expect(store.pendingOps()).toHaveLength(pending);
   });
 
   it('admits exactly up to each cap and names the first period that would overrun', () => {

@@ -88,7 +88,9 @@ describe('openState', () => {
 
     expect(err.code).toBe('state_locked');
     expect(err.message).toBe(
-      `another kbsync (pid ${process.pid}, started 2025-03-14T12:00:00.000Z) is using ${t.path}; wait for it or stop it`,
+      `another kbsync (pid ${process.pid} on ${hostname()}, since 2025-03-14T12:00:00.000Z) holds the writer lock of ${t.path}. ` +
+        'Only one runner may sync a state: stop that one, or have every runner share one PostgreSQL state (docs/scale.md). ' +
+        'plan, status, explain, audit, query, chat, check and agents work beside it',
     );
     first.close();
     expect(existsSync(`${t.path}.lock`)).toBe(false);

@@ -49,7 +49,7 @@ describe('csv parser', () => {
 
     const message = await parseFailure(parseContent(csvParser, 'bad.csv', csv));
 
-    expect(message).toBe('invalid CSV: line 3: a quoted field is never closed (the file ends inside it)');
+    expect(message).toBe('invalid CSV: line 3: a quoted field is never closed (the file ends inside it); fix the file and upload it again');
   });
 
   it.each([
@@ -80,6 +80,53 @@ describe('tsv parser', () => {
 
   it('fails an unclosed quote as TSV', async () => {
     expect(await parseFailure(parseContent(tsvParser, 'a.tsv', 'a\tb\n"open\tx\n'))).toMatch(/^invalid TSV: line 2: /);
+  });
+});
+
+describe('leading comment lines', () => {
+  it('skips them in a CSV, keeping # lines after the header as data', async () => {
+    const csv = '# exported 2025-01-01\n#\n# columns: name, city\n\nname,city\nAda,London\n#hashtag,Paris\n';
+
+    expect(recordsOf(await parseContent(csvParser, 'a.csv', csv))).toEqual(['name: Ada; city: London', 'name: #hashtag; city: Paris']);
+  });
+
+  it('takes the last comment of a TSV as its header when it has tabs (zone1970.tab)', async () => {
+    const tab = [
+      '# tzdb timezone descriptions',
+      '#',
+      "# Lines beginning with '#' are comments.",
+      '#country-',
+      '#codes\tcoordinates\tTZ\tcomments',
+      'AD\t+4230+00131\tEurope/Andorra',
+      'AE,OM\t+2518+05518\tAsia/Dubai\tCrozet',
+    ].join('\r\n');
+
+    expect(recordsOf(await parseContent(tsvParser, 'zone1970.tsv', tab))).toEqual([
+      'codes: AD; coordinates: +4230+00131; TZ: Europe/Andorra',
+      'codes: AE,OM; coordinates: +2518+05518; TZ: Asia/Dubai; comments: Crozet',
+    ]);
+  });
+
+  it('skips them in a TSV whose header is not commented', async () => {
+    expect(recordsOf(await parseContent(tsvParser, 'a.tsv', '# a comment\ncode\tname\nAD\tAndorra\n'))).toEqual([
+      'code: AD; name: Andorra',
+    ]);
+  });
+
+  it('keeps a header whose first column is named "#"', async () => {
+    expect(recordsOf(await parseContent(csvParser, 'a.csv', '#,name\n1,Ada\n'))).toEqual(['#: 1; name: Ada']);
+  });
+
+  it('counts them in the line an error names', async () => {
+    const csv = '# one\n# two\na,b\n1,2\n3,"never closed\n4,5\n';
+
+    expect(await parseFailure(parseContent(csvParser, 'bad.csv', csv))).toBe(
+      'invalid CSV: line 5: a quoted field is never closed (the file ends inside it); fix the file and upload it again',
+    );
+  });
+
+  it('yields nothing for a file of comments only', async () => {
+    expect(await parseContent(tsvParser, 'a.tsv', '# only\n# comments')).toEqual([]);
   });
 });
 

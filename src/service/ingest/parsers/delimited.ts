@@ -6,6 +6,7 @@ import { MIB } from '../../../shared/plans.js';
 import { parseFailed } from '../parse-error.js';
 import { readText } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
+import { withoutLeadingComments, type DroppedLines } from './comment-lines.js';
 import { createRecordBatcher } from './records.js';
 
 /** A record longer than this (e.g. a quote never closed) fails the file instead of filling memory. */
@@ -32,14 +33,22 @@ export function renderRow(columns: readonly string[], row: readonly string[]): s
   return parts.join('; ');
 }
 
-function describeCsvError(err: CsvError, lastRecordLine: number): string {
+/** The file's text as csv-parse reads it: leading `#` comment lines left out (a commented TSV header kept). */
+function tableText(path: string, delimiter: string, lines: DroppedLines): Readable {
+  return Readable.from(withoutLeadingComments(readText(path), delimiter, delimiter === '\t', lines));
+}
+
+/** `lastRecordLine` and csv-parse's line numbers count from the first line it was handed; `dropped` lines came before. */
+function describeCsvError(err: CsvError, lastRecordLine: number, dropped: number): string {
+  const csvLine = (err as CsvError & { lines?: number }).lines;
+  const line = csvLine === undefined ? undefined : csvLine + dropped;
+  lastRecordLine += dropped;
   if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
     return `line ${lastRecordLine + 1}: a quoted field is never closed (the file ends inside it)`;
   }
   if (err.code === 'CSV_MAX_RECORD_SIZE') {
     return `line ${lastRecordLine + 1}: a record is longer than ${MAX_RECORD_BYTES / MIB} MiB (is a quote left open?)`;
   }
-  const line = (err as CsvError & { lines?: number }).lines;
   return `${line === undefined ? '' : `line ${line}: `}${err.message}`;
 }
 
@@ -59,7 +68,7 @@ const parseOptions = (delimiter: string) =>
  */
 async function lastRecordLineBeforeError(path: string, delimiter: string): Promise<number> {
   const parser = parse({ ...parseOptions(delimiter), info: true });
-  const feeding = pipeline(Readable.from(readText(path)), parser).catch(() => undefined);
+  const feeding = pipeline(tableText(path, delimiter, { dropped: 0 }), parser).catch(() => undefined);
   let lastLine = 0;
   try {
     for await (const { info } of parser as AsyncIterable<{ info: Info }>) lastLine = info.lines;
@@ -74,7 +83,8 @@ async function lastRecordLineBeforeError(path: string, delimiter: string): Promi
 
 async function* parseDelimited(path: string, delimiter: string, format: string): AsyncGenerator<Section> {
   const parser = parse(parseOptions(delimiter));
-  const feeding = pipeline(Readable.from(readText(path)), parser).catch(() => undefined);
+  const lines: DroppedLines = { dropped: 0 };
+  const feeding = pipeline(tableText(path, delimiter, lines), parser).catch(() => undefined);
   const batcher = createRecordBatcher();
   let columns: string[] | undefined;
   let failure: unknown;
@@ -100,7 +110,10 @@ async function* parseDelimited(path: string, delimiter: string, format: string):
     if (isKbsyncError(failure)) throw failure;
     if (failure instanceof CsvError) {
       const lastLine = await lastRecordLineBeforeError(path, delimiter);
-      throw parseFailed(`invalid ${format}: ${describeCsvError(failure, lastLine)}`, failure);
+      throw parseFailed(
+        `invalid ${format}: ${describeCsvError(failure, lastLine, lines.dropped)}; fix the file and upload it again`,
+        failure,
+      );
     }
     throw failure;
   }
@@ -108,7 +121,10 @@ async function* parseDelimited(path: string, delimiter: string, format: string):
   if (last) yield last;
 }
 
-/** A delimited-text parser: the first row names the columns; each row is one `col: value; ...` record. */
+/**
+ * A delimited-text parser: the first row names the columns (after any leading `#` comment lines);
+ * each row is one `col: value; ...` record.
+ */
 export function delimitedParser(extensions: readonly string[], delimiter: string, format: string): Parser {
   return { extensions, parse: (path) => parseDelimited(path, delimiter, format) };
 }

@@ -5,6 +5,7 @@ import { chunkDocument } from '../chunker.js';
 import { DEFAULT_ZIP_LIMITS } from '../office-zip.js';
 import { parseContent, parseFailure } from '../test-support.js';
 import { docxParser, docxParserWith } from './docx.js';
+import { describeMammothError } from './office-messages.js';
 import { bombDocument, deflated, docxEntries, docxOf, documentXml, paragraph, table, zipOf } from './office-files.test-util.js';
 
 const chunksOf = async (docx: Buffer): Promise<string[]> => chunkDocument({ sections: await parseContent(docxParser, 'a.docx', docx) });
@@ -139,5 +140,24 @@ describe('docx zip limits (hostile archives)', () => {
     const message = await parseFailure(parseContent(docxParser, 'secret.docx', ole));
 
     expect(message).toMatch(/^the DOCX file is password-protected \(encrypted\) or is an older binary Office file renamed/);
+  });
+});
+
+describe('docx failures read as sentences', () => {
+  it("refuses a DTD (an XXE) naming the part, without the XML library's raw text", async () => {
+    const xxe = `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${documentXml(paragraph('&xxe;')).replace(/^<\?xml[^>]*>/, '')}`;
+    const docx = zipOf(docxEntries(deflated('word/document.xml', xxe.replace('&amp;xxe;', '&xxe;'))));
+
+    const message = await parseFailure(parseContent(docxParser, 'a.docx', docx));
+
+    expect(message).toBe(
+      'the DOCX part word/document.xml declares a DTD (<!DOCTYPE>), which Office never writes; refused, as its entities could read other files or expand without bound. Open the file in Office or LibreOffice, save it again and upload that copy',
+    );
+  });
+
+  it("writes mammoth's xmldom errors without their tags and empty locations", () => {
+    expect(describeMammothError('error: [xmldom error]\tentity not found:&foo;\n@#[line:undefined,col:undefined]')).toBe(
+      'could not read the DOCX document (entity not found:&foo;); open it in Word or LibreOffice, save it again and upload that copy',
+    );
   });
 });

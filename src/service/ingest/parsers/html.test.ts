@@ -62,7 +62,7 @@ describe('html parser', () => {
     const data = Buffer.concat([Buffer.from(`<p>${'a'.repeat(100_000)}</p>`), Buffer.alloc(10)]);
 
     expect(await parseFailure(parseContent(htmlParser, 'page.html', data))).toBe(
-      'not an HTML file: NUL character at offset 100007 (binary data)',
+      'not an HTML file: NUL character at offset 100007 (binary data); upload the page saved as text',
     );
   });
 

@@ -2,14 +2,18 @@ import { createHtmlSections } from '../html-sections.js';
 import { parseFailed } from '../parse-error.js';
 import { readText } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
+import { htmlDeclaredEncoding } from './decode.js';
+
+const HTML_ENCODING = { declared: htmlDeclaredEncoding, hint: ' (or declare its encoding with <meta charset="..."> in its head)' };
 
 async function* parseHtml(path: string): AsyncGenerator<Section> {
   const sections = await createHtmlSections();
   let offset = 0;
-  for await (const piece of readText(path)) {
+  for await (const piece of readText(path, HTML_ENCODING)) {
     // readText checks the start; HTML is text throughout, so binary data further on fails the file too.
     const nul = piece.indexOf('\u0000');
-    if (nul >= 0) throw parseFailed(`not an HTML file: NUL character at offset ${offset + nul} (binary data)`);
+    if (nul >= 0)
+      throw parseFailed(`not an HTML file: NUL character at offset ${offset + nul} (binary data); upload the page saved as text`);
     offset += piece.length;
     const out: Section[] = [];
     sections.write(piece, out);
@@ -22,9 +26,9 @@ async function* parseHtml(path: string): AsyncGenerator<Section> {
 
 /**
  * HTML, streamed (htmlparser2): the body's text without the head, scripts, styles, navigation or
- * hidden elements; each h1-h6 starts a section headed by its heading path. UTF-8 (or UTF-16 with a
- * byte order mark), as every text format here; a page in another charset reads with U+FFFD in place
- * of its non-ASCII characters.
+ * hidden elements; each h1-h6 starts a section headed by its heading path. A byte order mark, then
+ * the charset the head declares (`<meta charset>` or `http-equiv`), then UTF-8 decide the encoding;
+ * bytes invalid in it fail the file.
  */
 export const htmlParser: Parser = {
   extensions: ['html'],

@@ -1,4 +1,5 @@
 import { errorText } from '../../../shared/errors.js';
+import { jsonDepthOver, MAX_JSON_DEPTH } from './depth.js';
 import { jsonErrorOffset } from './json-locate.js';
 
 /** Line and column (1-based) of a character offset in text. */
@@ -29,4 +30,15 @@ export function describeJsonError(err: unknown, text: string): string {
   if (offset >= text.length) return `line ${lineColumnAt(text, text.length).line}: unexpected end of JSON`;
   const { line, column } = lineColumnAt(text, offset);
   return `line ${line}, column ${column}: ${what}`;
+}
+
+/**
+ * Why JSON text nested past MAX_JSON_DEPTH is refused, with where (`line 1, column 513: ...`), or
+ * undefined when it is within the limit. Checked before JSON.parse: the flattening recurses.
+ */
+export function jsonDepthProblem(text: string): string | undefined {
+  const offset = jsonDepthOver(text, MAX_JSON_DEPTH);
+  if (offset === undefined) return undefined;
+  const { line, column } = lineColumnAt(text, offset);
+  return `line ${line}, column ${column}: JSON arrays and objects nested more than ${MAX_JSON_DEPTH} deep, over kbsync's limit; flatten the data (or store the deep part as a string) and upload it again`;
 }

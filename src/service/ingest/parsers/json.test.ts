@@ -38,7 +38,7 @@ describe('json parser', () => {
     ['a trailing comma', '{\n  "a": 1,\n}', 'invalid JSON: line 3, column 1: '],
     ['a truncated word', '{\n  "a":\n   tru}', 'invalid JSON: line 3, column 4: '],
     ['a missing comma (CRLF)', '{"a": 1,\r\n "b": 2\r\n "c": 3}', 'invalid JSON: line 3, column 2: '],
-    ['an unterminated document', '[1,\n2', 'invalid JSON: line 2: unexpected end of JSON'],
+    ['an unterminated document', '[1,\n2', 'invalid JSON: line 2: unexpected end of JSON; fix it and upload the file again'],
   ])('fails %s naming the line and column', async (_label, json, prefix) => {
     expect(await parseFailure(parseContent(jsonParser, 'bad.json', json))).toMatch(new RegExp(`^${prefix.replace(/[[\]()]/g, '\\$&')}`));
   });
@@ -84,7 +84,7 @@ describe('jsonl parser', () => {
 
   it('fails a truncated last line', async () => {
     expect(await parseFailure(parseContent(jsonlParser, 'a.jsonl', '{"id":1}\n{"id":'))).toBe(
-      'line 2: invalid JSON: unexpected end of JSON',
+      'line 2: invalid JSON: unexpected end of JSON; fix the line and upload the file again',
     );
   });
 

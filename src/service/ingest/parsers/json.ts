@@ -4,7 +4,7 @@ import { jsonRecords } from '../flatten.js';
 import { parseFailed } from '../parse-error.js';
 import { readText } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
-import { describeJsonError } from './json-error.js';
+import { describeJsonError, jsonDepthProblem } from './json-error.js';
 import { createRecordBatcher } from './records.js';
 
 /** JSON needs the whole document in memory; larger files fail with a clear error instead of exhausting it. */
@@ -20,11 +20,13 @@ async function* parseJson(path: string, maxBytes: number): AsyncGenerator<Sectio
   let text = '';
   for await (const piece of readText(path)) text += piece;
   if (text.trim() === '') return;
+  const tooDeep = jsonDepthProblem(text);
+  if (tooDeep !== undefined) throw parseFailed(tooDeep);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw parseFailed(`invalid JSON: ${describeJsonError(err, text)}`, err);
+    throw parseFailed(`invalid JSON: ${describeJsonError(err, text)}; fix it and upload the file again`, err);
   }
   const batcher = createRecordBatcher();
   for (const record of jsonRecords(value)) {

@@ -2,7 +2,7 @@ import { flattenJson } from '../flatten.js';
 import { parseFailed } from '../parse-error.js';
 import { readLineBatches } from '../read-text.js';
 import type { Parser, Section } from '../types.js';
-import { describeJsonError } from './json-error.js';
+import { describeJsonError, jsonDepthProblem } from './json-error.js';
 import { createRecordBatcher } from './records.js';
 
 async function* parseJsonl(path: string): AsyncGenerator<Section> {
@@ -11,6 +11,8 @@ async function* parseJsonl(path: string): AsyncGenerator<Section> {
     const out: Section[] = [];
     lines.forEach((line, i) => {
       if (line.trim() === '') return;
+      const tooDeep = jsonDepthProblem(line);
+      if (tooDeep !== undefined) throw parseFailed(tooDeep.replace(/^line 1,/, `line ${firstLineNo + i},`));
       let value: unknown;
       try {
         value = JSON.parse(line);
@@ -18,7 +20,7 @@ async function* parseJsonl(path: string): AsyncGenerator<Section> {
         const where = describeJsonError(err, line)
           .replace(/^line 1, column (\d+)/, 'column $1')
           .replace(/^line 1: /, '');
-        throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}`, err);
+        throw parseFailed(`line ${firstLineNo + i}: invalid JSON: ${where}; fix the line and upload the file again`, err);
       }
       const section = batcher.add(flattenJson(value).join('\n'), firstLineNo + i);
       if (section) out.push(section);

@@ -25,6 +25,25 @@ export const DEFAULT_PARQUET_LIMITS: ParquetLimits = {
   maxPageBytes: 64 * MIB,
 };
 
+/** A schema nested deeper than this fails the file (hyparquet builds and walks the schema tree recursively). */
+const MAX_PARQUET_SCHEMA_DEPTH = 64;
+
+/** How deep the schema's groups nest, from its flat list of elements (`num_children`), without recursion. */
+function schemaDepth(metadata: FileMetaData): number {
+  const open: number[] = [];
+  let deepest = 0;
+  for (const element of metadata.schema) {
+    while (open.length > 0 && open.at(-1) === 0) open.pop();
+    if (open.length > 0) open[open.length - 1] = (open.at(-1) as number) - 1;
+    const children = element.num_children ?? 0;
+    if (children > 0) {
+      open.push(children);
+      deepest = Math.max(deepest, open.length);
+    }
+  }
+  return deepest;
+}
+
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The footer's length, from the file's last 8 bytes (`<length> PAR1`), checked before hyparquet reads it. */
@@ -70,7 +89,7 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
   const metadataBytes = await footerLength(path);
   if (metadataBytes > limits.maxMetadataBytes) {
     throw parseFailed(
-      `the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit`,
+      `the Parquet footer declares ${sizeText(metadataBytes)} of metadata, over the ${sizeText(limits.maxMetadataBytes)} limit; write the data in several files (fewer row groups or columns each)`,
     );
   }
   const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } = await import('hyparquet');
@@ -79,7 +98,16 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
   try {
     metadata = await parquetMetadataAsync(file);
   } catch (err) {
-    throw parseFailed(`not a readable Parquet file: its metadata (the footer) is damaged (${messageOf(err)})`, err);
+    throw parseFailed(
+      `not a readable Parquet file: its metadata (the footer) is damaged (${messageOf(err)}); write the file again and upload that copy`,
+      err,
+    );
+  }
+  const depth = schemaDepth(metadata);
+  if (depth > MAX_PARQUET_SCHEMA_DEPTH) {
+    throw parseFailed(
+      `the Parquet schema nests columns ${depth} levels deep, over kbsync's limit of ${MAX_PARQUET_SCHEMA_DEPTH}; write the data with a flatter schema and upload it again`,
+    );
   }
   const compressors = await boundedCompressors(limits.maxPageBytes);
   const batcher = createRecordBatcher();
@@ -100,7 +128,7 @@ async function* parseParquet(path: string, limits: ParquetLimits): AsyncGenerato
       objects = await parquetReadObjects({ file, metadata, compressors, rowStart, rowEnd, utf8: true });
     } catch (err) {
       if (isKbsyncError(err)) throw err;
-      throw parseFailed(`could not read ${where}: the data is damaged (${messageOf(err)})`, err);
+      throw parseFailed(`could not read ${where}: the data is damaged (${messageOf(err)}); write the file again and upload that copy`, err);
     }
     for (const [i, row] of objects.entries()) {
       const parts: string[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../shared/errors.js';
 import { chunkDocument, chunkSections } from '../chunker.js';
 import { SECTION_CUT_CHARS } from '../line-sections.js';
-import { parseContent, tempFile } from '../test-support.js';
+import { parseContent, parseFailure, tempFile } from '../test-support.js';
 import type { Section } from '../types.js';
 import { mdParser } from './md.js';
 import { txtParser } from './txt.js';
@@ -31,11 +31,17 @@ describe('txt parser', () => {
     const err = await parseContent(txtParser, 'a.txt', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])).catch((e: unknown) => e);
 
     expect(isKbsyncError(err, 'parse_failed')).toBe(true);
-    expect((err as Error).message).toBe('not a text file: NUL character at offset 4 (binary data, or UTF-16 without a byte order mark)');
+    expect((err as Error).message).toBe(
+      'not a text file: NUL character at offset 4 (binary data, or UTF-16 without a byte order mark); upload text saved as UTF-8 (or UTF-16 with a byte order mark)',
+    );
   });
 
-  it('replaces invalid UTF-8 bytes instead of failing', async () => {
-    expect(texts(await parseContent(txtParser, 'a.txt', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])))).toEqual(['caf\uFFFD']);
+  it('fails bytes that are not UTF-8 naming their offset, instead of storing U+FFFD', async () => {
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+
+    expect(await parseFailure(parseContent(txtParser, 'a.txt', latin1))).toBe(
+      'not valid UTF-8 (byte offset 3); save the file as UTF-8 and upload it again',
+    );
   });
 
   it('cuts a long text into continuing sections at paragraph breaks', async () => {

@@ -44,7 +44,7 @@ describe('xml parser', () => {
 
   it('fails malformed XML naming the line and column', async () => {
     expect(await parseFailure(parse('<a>\n  <b>text</a>'))).toBe(
-      "invalid XML: line 2, column 10: Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'a'.",
+      "invalid XML: line 2, column 10: Expected closing tag 'b' (opened in line 2, col 3) instead of closing tag 'a'; fix the document (or save it again from the program that wrote it) and upload it again",
     );
   });
 
@@ -53,7 +53,7 @@ describe('xml parser', () => {
     const xml = `<?xml version="1.0"?>\n<!DOCTYPE lolz [\n<!ENTITY lol0 "lol">\n${lols}\n]>\n<lolz>&lol9;</lolz>`;
 
     expect(await parseFailure(parse(xml))).toBe(
-      'the XML document\'s DTD declares entity "lol1" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)',
+      'the XML document\'s DTD declares entity "lol1" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded). Remove the entity declarations and upload it again',
     );
   });
 
@@ -66,7 +66,28 @@ describe('xml parser', () => {
   it('fails elements nested deeper than the limit', async () => {
     const xml = `${'<a>'.repeat(300)}x${'</a>'.repeat(300)}`;
 
-    expect(await parseFailure(parse(xml))).toBe('elements are nested more than 256 deep; refused (is the file generated or hostile?)');
+    expect(await parseFailure(parse(xml))).toBe(
+      "XML elements nested more than 256 deep, over kbsync's limit; refused (is the file generated or hostile?): flatten the structure and upload it again",
+    );
+  });
+
+  it.each([10_000, 100_000])('fails elements nested %i deep with the same limit', async (depth) => {
+    expect(await parseFailure(parse(`${'<a>'.repeat(depth)}x${'</a>'.repeat(depth)}`))).toMatch(/^XML elements nested more than 256 deep/);
+  });
+
+  it.each([
+    [
+      'a parameter entity',
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY % ext SYSTEM "http://example.com/x.dtd"> %ext;]><d>x</d>',
+      'the XML document\'s DTD declares the parameter entity "%ext;", which kbsync does not read (DTDs are not processed); remove it from the DOCTYPE and upload the file again',
+    ],
+    [
+      'an external entity (XXE)',
+      '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><d>&xxe;</d>',
+      'the XML document\'s DTD declares the external entity "xxe", which would read another file; refused (kbsync never reads files a document points to). Put the text in the document itself and upload it again',
+    ],
+  ])('refuses %s in a sentence that says what to do', async (_label, xml, message) => {
+    expect(await parseFailure(parse(xml))).toBe(message);
   });
 
   it('fails a file over the whole-document limit before reading it', async () => {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { MIB } from '../../../shared/plans.js';
 import { parseFailed } from '../parse-error.js';
 import { readText } from '../read-text.js';
+import { xmlDeclaredEncoding } from './decode.js';
 import type { Parser, RecordSection, Section } from '../types.js';
 import { DEFAULT_MAX_WHOLE_FILE_BYTES } from './json.js';
 import { RECORD_SECTION_CHARS } from './records.js';
@@ -26,12 +27,39 @@ export function decodeXmlText(text: string): string {
   });
 }
 
-/** A document whose DTD declares an entity built of other entities (the billion-laughs shape) is refused. */
-function entityBomb(text: string): string | undefined {
+const XML_ENCODING = {
+  declared: xmlDeclaredEncoding,
+  hint: ' (or name its encoding in the XML declaration, as in <?xml version="1.0" encoding="windows-1251"?>)',
+};
+
+/**
+ * Why the document's DTD is refused, or undefined: an entity built of other entities (the
+ * billion-laughs shape), a parameter entity, or an external entity. Entities are never expanded and
+ * no other file is read, so these are refused with what to do rather than half-read.
+ */
+function dtdProblem(text: string): string | undefined {
   const doctype = text.indexOf('<!DOCTYPE');
   if (doctype < 0) return undefined;
-  const declaration = /<!ENTITY\s+(%\s*)?([^\s"']+)\s+(["'])([^"']*&[^"']*)\3/.exec(text.slice(doctype));
-  return declaration?.[2];
+  const dtd = text.slice(doctype);
+  const bomb = /<!ENTITY\s+(%\s*)?([^\s"']+)\s+(["'])([^"']*&[^"']*)\3/.exec(dtd)?.[2];
+  if (bomb !== undefined) {
+    return `the XML document's DTD declares entity "${bomb}" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded). Remove the entity declarations and upload it again`;
+  }
+  const parameter = /<!ENTITY\s+%\s*([^\s"'>]+)/.exec(dtd)?.[1];
+  if (parameter !== undefined) {
+    return `the XML document's DTD declares the parameter entity "%${parameter};", which kbsync does not read (DTDs are not processed); remove it from the DOCTYPE and upload the file again`;
+  }
+  const external = /<!ENTITY\s+([^\s"'>]+)\s+(SYSTEM|PUBLIC)\b/.exec(dtd)?.[1];
+  if (external !== undefined) {
+    return `the XML document's DTD declares the external entity "${external}", which would read another file; refused (kbsync never reads files a document points to). Put the text in the document itself and upload it again`;
+  }
+  return undefined;
+}
+
+/** fast-xml-parser's complaint as a sentence that says what to do. */
+function invalidXml(where: string, message: string): string {
+  const what = message.trim().replace(/\.$/, '');
+  return `invalid XML: ${where}${what}; fix the document (or save it again from the program that wrote it) and upload it again`;
 }
 
 const tagOf = (node: XmlNode): string | undefined => Object.keys(node).find((k) => k !== ':@');
@@ -150,17 +178,13 @@ async function* parseXml(path: string, maxBytes: number): AsyncGenerator<Section
     );
   }
   let text = '';
-  for await (const piece of readText(path)) text += piece;
+  for await (const piece of readText(path, XML_ENCODING)) text += piece;
   if (text.trim() === '') return;
-  const bomb = entityBomb(text);
-  if (bomb !== undefined) {
-    throw parseFailed(
-      `the XML document's DTD declares entity "${bomb}" in terms of other entities; refused as a possible entity-expansion bomb (entities are never expanded)`,
-    );
-  }
+  const dtd = dtdProblem(text);
+  if (dtd !== undefined) throw parseFailed(dtd);
   const { XMLParser, XMLValidator } = await import('fast-xml-parser');
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: true });
-  if (valid !== true) throw parseFailed(`invalid XML: line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  if (valid !== true) throw parseFailed(invalidXml(`line ${valid.err.line}, column ${valid.err.col}: `, valid.err.msg));
   let tree: XmlNode[];
   try {
     tree = new XMLParser({
@@ -180,8 +204,11 @@ async function* parseXml(path: string, maxBytes: number): AsyncGenerator<Section
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/nested tags/i.test(message))
-      throw parseFailed(`elements are nested more than ${MAX_XML_DEPTH} deep; refused (is the file generated or hostile?)`, err);
-    throw parseFailed(`invalid XML: ${message}`, err);
+      throw parseFailed(
+        `XML elements nested more than ${MAX_XML_DEPTH} deep, over kbsync's limit; refused (is the file generated or hostile?): flatten the structure and upload it again`,
+        err,
+      );
+    throw parseFailed(invalidXml('', message), err);
   }
   text = '';
   const out: Section[] = [];

@@ -1,8 +1,7 @@
 import { shaToBlob } from '../codec.js';
-import { toEntryStatus, type EntryRecord, type EntryStatus, type TrackedEntry } from '../intel-entries.js';
+import { entryOfRow, toEntryStatus, type EntryColumns, type EntryRecord, type EntryStatus, type TrackedEntry } from '../intel-entries.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
-import { entryOfRow, type EntryColumns } from '../rows.js';
 
 type Row = EntryColumns & { sha256: string; source_id: number | null };
 

@@ -4,15 +4,18 @@ import type { TrackedDetails } from '../../tracked-columns.js';
 import { decodeRemoteName } from '../codec.js';
 import { SEP, type PgDetails, type PgTrackedSource } from './pg-tracked.js';
 
-/** Synchronous calls into the worker (see sync-bridge.ts). */
-type Call = <T>(method: string, ...args: unknown[]) => T;
+/** The worker's reads this needs, as synchronous calls (see sync-bridge.ts). */
+export type PgIndexReads = {
+  trackedRowsOf(source: string): TrackedFile[];
+  trackedDetailsOf(sourceId: number): PgDetails;
+};
 
 /**
  * The TrackedIndex of the joined columns the worker read (pg-tracked.ts, PgTrackedSource). A source
  * whose text columns do not split into one value per file (a path or remote id holding the separator)
  * is read again one row at a time. The details are read when the first TrackedFile is made.
  */
-export function trackedIndexOf(list: readonly PgTrackedSource[], call: Call): TrackedIndex {
+export function trackedIndexOf(list: readonly PgTrackedSource[], read: PgIndexReads): TrackedIndex {
   const index = new TrackedIndex();
   const errors = new Map<string, string>();
   for (const s of list) {
@@ -21,7 +24,7 @@ export function trackedIndexOf(list: readonly PgTrackedSource[], call: Call): Tr
     const names = s.remoteNames.split(SEP);
     const ids = s.remoteIds.split(SEP);
     if (paths.length !== s.count || names.length !== s.count || ids.length !== s.count) {
-      for (const file of call<TrackedFile[]>('trackedRowsOf', s.source)) index.add(file);
+      for (const file of read.trackedRowsOf(s.source)) index.add(file);
       continue;
     }
     const sha256: string[] = new Array<string>(s.count);
@@ -36,7 +39,7 @@ export function trackedIndexOf(list: readonly PgTrackedSource[], call: Call): Tr
       remoteNames: names.map((stored, i) => decodeRemoteName(s.source, paths[i] as string, stored === '' ? null : stored)),
       remoteIds: ids.map((id, i) => (s.nullIds[i] === '1' ? null : id)),
       remoteStatuses: statuses.map((st) => (st === '' ? null : (st as RemoteStatus))),
-      details: () => detailsInOrder(s, paths, call<PgDetails>('trackedDetailsOf', s.sourceId)),
+      details: () => detailsInOrder(s, paths, read.trackedDetailsOf(s.sourceId)),
     });
   }
   index.remoteErrorOf = (source, path) => errors.get(`${source}\0${path}`) ?? null;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
 import { shaToBlob } from '../codec.js';
-import type { NewOp, OpKind, OpState, OutboxOp } from '../state-types.js';
+import { assertOpKind, type NewOp, type OpKind, type OpState, type OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from '../rows.js';
@@ -63,6 +63,7 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
   const enqueueOne = async (op: NewOp): Promise<number> => {
     if (!Number.isSafeInteger(op.credits) || op.credits < 0)
       throw new RangeError(`planned credits must be a non-negative integer, got ${op.credits}`);
+    assertOpKind(op.kind);
     const at = db.nowMs();
     if (op.kind === 'reindex') {
       const open = await db.q<{ id: number }>(

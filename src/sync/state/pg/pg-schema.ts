@@ -138,11 +138,62 @@ CREATE INDEX intel_entries_remote ON intel_entries (remote_id);
 INSERT INTO meta (key, value) VALUES ('remote_check', 'pending');
 `;
 
+/*
+ * v2: remote copies the dataset holds that no tracked row points at any more (see the SQLite state's v9,
+ * migrations.ts): the planner's `reuse`. One trigger on `files` keeps it, whichever runner writes the row.
+ */
+const V2 = `
+CREATE TABLE remote_copies (
+  remote_id   text PRIMARY KEY,
+  sha256      bytea NOT NULL CHECK (length(sha256) = 32),
+  source_id   integer NOT NULL REFERENCES sources(id),
+  path        text COLLATE "C" NOT NULL,
+  remote_name text,
+  status      text CHECK (status IN ('queued','processing','processed','failed','unknown'))
+);
+CREATE INDEX remote_copies_sha ON remote_copies (sha256);
+CREATE FUNCTION kbsync_files_copies() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.remote_id IS NOT NULL AND OLD.remote_id IS DISTINCT FROM NEW.remote_id THEN
+    INSERT INTO remote_copies (remote_id, sha256, source_id, path, remote_name, status)
+      VALUES (OLD.remote_id, OLD.sha256, OLD.source_id, OLD.path, OLD.remote_name, OLD.remote_status)
+      ON CONFLICT (remote_id) DO UPDATE SET status = excluded.status;
+  END IF;
+  IF NEW.remote_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.remote_id IS DISTINCT FROM OLD.remote_id) THEN
+    DELETE FROM remote_copies WHERE remote_id = NEW.remote_id;
+  END IF;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER files_copies AFTER INSERT OR UPDATE OF remote_id ON files FOR EACH ROW EXECUTE FUNCTION kbsync_files_copies();
+`;
+
+/*
+ * v3: the outbox's kind is checked where a row is written (state-types.ts OP_KINDS, assertOpKind), so a
+ * new paid operation kind needs no schema step. The CHECK of v1 on the kind is dropped, whatever its name.
+ */
+const V3 = `
+DO $$
+DECLARE c text;
+BEGIN
+  FOR c IN SELECT conname FROM pg_constraint
+    WHERE conrelid = 'outbox'::regclass AND contype = 'c' AND pg_get_constraintdef(oid) LIKE '%(kind = ANY%'
+  LOOP
+    EXECUTE format('ALTER TABLE outbox DROP CONSTRAINT %I', c);
+  END LOOP;
+END
+$$;
+`;
+
 /** One PostgreSQL schema step. Append only: never edit a step that has shipped. */
 type PgMigration = { version: number; name: string; sql: string };
 
 /** Every PostgreSQL schema step, in order (independent of the SQLite numbering: the two schemas differ). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [{ version: 1, name: 'initial shared schema', sql: V1 }];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, name: 'initial shared schema', sql: V1 },
+  { version: 2, name: 'remote copies no tracked file points at any more', sql: V2 },
+  { version: 3, name: 'outbox kinds checked where rows are written, not by a CHECK', sql: V3 },
+];
 
 /** The advisory-lock class of kbsync's locks (the first key of the two-int form). */
 export const LOCK_CLASS = 0x6b62; // "kb"

@@ -7,14 +7,17 @@ import type { StateStore } from '../state-store.js';
 import type { RebuildReport, RemoteListingEntry } from '../state-types.js';
 import type { StateSnapshot } from '../snapshot.js';
 import type { PgRunnerRecord } from './index.js';
-import type { PgTrackedSource } from './pg-tracked.js';
-import type { PgOpenReply, PgOpenRequest } from './pg-worker.js';
+import type { PgHandlers, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
 import { redactUrl } from './pg-url.js';
 export { redactUrl } from './pg-url.js';
 export { isPostgresUrl } from '../../../shared/state-url.js';
 
 const MAX_TX_ATTEMPTS = 5;
+
+/** A worker handler as the main thread sees it through the bridge: the same arguments, its value at once. */
+type Blocking<F> = F extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never;
+type Method = keyof PgHandlers;
 
 /** How openPgState opens. */
 export type PgOpenOptions = {
@@ -46,30 +49,37 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
   const now = options.now ?? ((): Date => new Date());
   const request: PgOpenRequest = { scope: options.scope ?? '', register: options.lock !== false };
   const bridge = startBridge(url, request);
-  const call = <T>(method: string, ...args: unknown[]): T => bridge.call<T>(method, args, now().getTime());
-  let opened: PgOpenReply;
+  // Checked by the compiler: a method the worker lacks, or other arguments or value, does not build.
+  const call = <K extends Method>(method: K, ...args: Parameters<Blocking<PgHandlers[K]>>): ReturnType<Blocking<PgHandlers[K]>> =>
+    bridge.call(method, args, now().getTime());
+  let opened: ReturnType<Blocking<PgHandlers['open']>>;
   try {
-    opened = call<PgOpenReply>('open');
+    opened = call('open');
   } catch (err) {
     bridge.close();
     throw err;
   }
-  const loadTrackedFiles = (): TrackedIndex => trackedIndexOf(call<PgTrackedSource[]>('loadTrackedSources'), call);
+  const loadTrackedFiles = (): TrackedIndex =>
+    trackedIndexOf(call('loadTrackedSources'), {
+      trackedRowsOf: (source) => call('trackedRowsOf', source),
+      trackedDetailsOf: (sourceId) => call('trackedDetailsOf', sourceId),
+    });
   const rebuildFromRemote = (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport => {
-    const { report, files } = rebuildPlan(remoteFiles, mapName);
-    return call<RebuildReport>('rebuildApply', files, report);
+    const { report, files, older } = rebuildPlan(remoteFiles, mapName);
+    return call('rebuildApply', files, report, older);
   };
   let closed = false;
   const fwd =
-    (method: string) =>
-    (...args: unknown[]): never =>
-      call<never>(method, ...args);
+    <K extends Method>(method: K) =>
+    (...args: Parameters<Blocking<PgHandlers[K]>>): ReturnType<Blocking<PgHandlers[K]>> =>
+      call(method, ...args);
   const store: PgStateStore = {
     kind: 'postgres',
     path: redactUrl(url),
     isNew: opened.from === 0,
     lockTakenOver: null,
     recoveredInFlight: opened.recovered,
+    readOnly: options.lock === false,
     runnerId: opened.runnerId,
     loadTrackedFiles,
     loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),
@@ -81,9 +91,10 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     findBySha256: fwd('findBySha256'),
     setRemoteStatus: fwd('setRemoteStatus'),
     setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>) =>
-      call<number>('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
+      call('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    heldCopies: fwd('heldCopies'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),
     originsOfRemoteIds: fwd('originsOfRemoteIds'),
@@ -122,9 +133,9 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     webhookEvents: fwd('webhookEvents'),
     runners: fwd('runners'),
     exportSnapshot: fwd('exportSnapshot'),
-    importSnapshot: (snapshot: StateSnapshot, from: string) => call<void>('importSnapshot', snapshot, request.scope, from),
+    importSnapshot: (snapshot: StateSnapshot, from: string) => call('importSnapshot', snapshot, request.scope, from),
     diagnostics() {
-      const d = call<{ schemaVersion: number; server: string; database: string }>('diagnostics');
+      const d = call('diagnostics');
       return {
         schemaVersion: d.schemaVersion,
         journalMode: `postgresql ${d.server}`,

@@ -27,6 +27,8 @@ export function createPgTransfer(db: Db, sources: PgSources) {
           webhookEvents: await db.q('SELECT id, type, sent_at, received_at, data_json FROM webhook_events'),
           intelEntries: await db.q(`SELECT encode(e.sha256, 'hex') AS sha256, agent_id, remote_id, status, error, s.name AS source, path,
               title, updated_at FROM intel_entries e LEFT JOIN sources s ON s.id = e.source_id`),
+          remoteCopies: await db.q(`SELECT c.remote_id, encode(c.sha256, 'hex') AS sha256, s.name AS source, c.path, c.remote_name, c.status
+              FROM remote_copies c JOIN sources s ON s.id = c.source_id ORDER BY c.remote_id COLLATE "C"`),
         } as StateSnapshot;
       }),
     /**
@@ -126,6 +128,11 @@ export function createPgTransfer(db: Db, sources: PgSources) {
               e.title,
               e.updated_at,
             ],
+          );
+        for (const c of s.remoteCopies)
+          await db.run(
+            `INSERT INTO remote_copies (remote_id, sha256, source_id, path, remote_name, status) VALUES ($1, decode($2, 'hex'), $3, $4, $5, $6)`,
+            [c.remote_id, c.sha256, await sources.idOf(c.source), c.path, c.remote_name, c.status],
           );
         // Content bought already: a later upload of it anywhere in the dataset reuses that copy.
         await db.run(

@@ -9,6 +9,7 @@ import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js
 import { redactUrl } from './pg-url.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { RebuildReport } from '../state-types.js';
+import type { RemoteStatus } from '../../types.js';
 import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
 import { createDb } from './pg-db.js';
 import { createPgBudget } from './pg-budget.js';
@@ -20,6 +21,7 @@ import { createPgSources } from './pg-sources.js';
 import { createPgTracked } from './pg-tracked.js';
 import { createPgTransfer } from './pg-transfer.js';
 import { createPgEntries } from './pg-entries.js';
+import { createPgHeldCopies } from './pg-held-copies.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -65,9 +67,10 @@ const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });
 const misc = createPgMisc(db);
+const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
-const handlers: Record<string, Handler> = {
+const handlers = {
   ...tracked,
   ...outbox,
   ...runs,
@@ -75,6 +78,16 @@ const handlers: Record<string, Handler> = {
   ...misc,
   ...createPgTransfer(db, sources),
   ...createPgEntries(db, sources),
+  heldCopies: held.heldCopies,
+  // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
+  setRemoteStatus: async (remoteId: string, status: RemoteStatus): Promise<number> => {
+    await held.setHeldStatuses(new Map([[remoteId, status]]));
+    return tracked.setRemoteStatus(remoteId, status);
+  },
+  setRemoteStatuses: async (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> => {
+    await held.setHeldStatuses(statuses);
+    return tracked.setRemoteStatuses(statuses, errors);
+  },
   async open(): Promise<PgOpenReply> {
     try {
       await client.connect();
@@ -103,10 +116,11 @@ const handlers: Record<string, Handler> = {
     await runs.finishRun(runId, status, summary);
     await outbox.pruneSettled();
   },
-  rebuildApply: (files: TrackedFileInput[], report: RebuildReport): Promise<RebuildReport> =>
+  rebuildApply: (files: TrackedFileInput[], report: RebuildReport, older: TrackedFileInput[]): Promise<RebuildReport> =>
     db.tx(async () => {
       const at = db.nowMs();
       const written = await tracked.writeTrackedIfNew(files, at);
+      await held.addHeld(older);
       const done = { ...report, inserted: written, kept: files.length - written };
       await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
       await misc.setMeta('remote_check', null);
@@ -128,7 +142,10 @@ const handlers: Record<string, Handler> = {
     if (connected && lost === null) await db.q('SELECT pg_advisory_unlock_all()').catch(() => {});
     await client.end().catch(() => {});
   },
-};
+} satisfies Record<string, Handler>;
+
+/** What the main thread may call (pg-store.ts forwards each StateStore method to its handler here). */
+export type PgHandlers = typeof handlers;
 
 /** Handlers that only read: run as they are. */
 const READS = new Set([
@@ -139,6 +156,7 @@ const READS = new Set([
   'findBySha256',
   'trackedCount',
   'hasUnsettledRemote',
+  'heldCopies',
   'remoteCheckPending',
   'originsOfRemoteIds',
   'getOp',
@@ -167,7 +185,7 @@ const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback',
  * so that one PostgreSQL ends to break a deadlock is run again whole (pg-db.ts), never half applied.
  */
 function dispatch(method: string, args: unknown[]): Promise<unknown> {
-  const handler = handlers[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+  const handler = (handlers as Record<string, Handler>)[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
   if (handler === undefined) throw new Error(`no PostgreSQL state handler ${method}`);
   if (READS.has(method) || OWN_TRANSACTION.has(method) || db.inTransaction()) return handler(...args);
   return db.tx(() => handler(...args));

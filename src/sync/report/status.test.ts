@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { TrackedFile } from '../types.js';
+import { formatStatus, statusReport } from './status.js';
+
+const file = (path: string, remoteStatus: string | null, lastAction: string): TrackedFile =>
+  ({ source: 'docs', path, remoteStatus, lastAction, lastReason: '', remoteId: null }) as unknown as TrackedFile;
+
+describe('the status for people', () => {
+  it('writes every count with its digits grouped, the breakdown of tracked files as their total', () => {
+    const tracked = [
+      ...Array.from({ length: 2912 }, (_, i) => file(`p${i}.md`, 'processed', 'upload')),
+      ...Array.from({ length: 1160 }, (_, i) => file(`q${i}.md`, 'processing', 'upload')),
+      ...Array.from({ length: 1234 }, (_, i) => file(`d${i}.md`, 'processed', 'deleted')),
+    ];
+    const text = formatStatus(
+      statusReport({
+        tracked,
+        lastRun: {
+          id: 1,
+          status: 'done',
+          startedAt: 'x',
+          finishedAt: null,
+          summary: {
+            totals: {
+              uploaded: 4072,
+              unchanged: 12345,
+              renamed: 0,
+              skipped: 0,
+              deferred: 0,
+              failed: 0,
+              creditsPlanned: 0,
+              creditsSpent: 20360,
+            },
+          },
+        },
+        credits: { day: 20360, month: 20360, utcDay: 'd', utcMonth: 'm' },
+        caps: { run: 100_000, day: 100_000, month: 1_000_000 },
+        outbox: { pending: 1500, unknown: 0 },
+        entryStatuses: Array.from({ length: 1001 }, () => 'processed'),
+      }),
+    );
+    expect(text).toMatch(/^tracked: +4,072 files \(2,912 processed, 1,160 processing\); 1,234 deleted locally \(remote copies kept\)$/m);
+    expect(text).toMatch(/^intelligence entries: +1,001 \(1,001 processed\)$/m);
+    expect(text).toMatch(/^credits today: +20,360 of 100,000 /m);
+    expect(text).toMatch(/^pending work: +1,500 queued, 0 awaiting reconciliation$/m);
+    expect(text).toMatch(/^last sync totals: +4,072 uploaded, 12,345 unchanged, .*; 20,360 credits spent$/m);
+    expect(text).not.toMatch(/\d{4}/);
+  });
+});

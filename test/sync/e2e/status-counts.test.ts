@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../helpers/e2e-workspace.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
+
+const suite = useE2eSuite();
+
+describe('kbsync status: what it counts', () => {
+  it('a file deleted locally is not counted as tracked but named apart', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: {} });
+    for (let i = 0; i < 3; i++) ws.write(`f${i}.md`, `# ${i}\n`);
+    expect((await ws.run('sync')).code).toBe(0);
+    ws.remove('f2.md');
+    expect((await ws.run('sync')).code).toBe(0);
+
+    const text = await ws.run('status');
+    const json = await ws.runJson('status');
+    expect(text.code).toBe(0);
+    const tracked = (json.report as unknown as { tracked: { files: number; deleted: number; byRemoteStatus: Record<string, number> } })
+      .tracked;
+    expect(tracked).toMatchObject({ files: 2, deleted: 1 });
+    expect(Object.values(tracked.byRemoteStatus).reduce((a, b) => a + b, 0)).toBe(2);
+    expect(text.stdout).toMatch(/^tracked: +2 files \([^)]*\); 1 deleted locally \(remote copies kept\)$/m);
+    // Every count in one format: 100,000 credits, not 100000.
+    expect(text.stdout).toMatch(/^credits today: +15 of 100,000 /m);
+  });
+});

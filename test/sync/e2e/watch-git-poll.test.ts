@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ensureDist } from '../../helpers/build-dist.js';
+import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
+import { createWorkspace } from '../../helpers/e2e-workspace.js';
+import { spawnKbsync } from '../../helpers/kbsync-child.js';
+import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { useChildren, until, logsOf } from '../../helpers/daemon-children.js';
+
+const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
+const children = useChildren();
+
+describe('kbsync watch: git sources', () => {
+  it('a poll that finds no moved ref runs no cycle; a moved ref is synced; the clone is logged', async () => {
+    const ds = suite.svc.dataset();
+    const root = suite.temp.make();
+    const origin = createGitOrigin(root, { 'guide.md': '# Guide\n' });
+    const ws = createWorkspace(root, {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } }], watch: { rescanMinutes: 60 } },
+    });
+    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, GIT_ENV);
+    children.push(k);
+    const status = (): { ready: boolean; counters: { cycles: number } } | null => {
+      const path = `${ws.statePath}.watch.json`;
+      return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { ready: boolean; counters: { cycles: number } }) : null;
+    };
+    const cycles = (): number => logsOf(k).filter((l) => l.msg === 'sync cycle done').length;
+    await until('the daemon ready', () => status()?.ready === true);
+    const clone = logsOf(k).find((l) => l.msg.startsWith('cloning the git source'));
+    expect(clone).toMatchObject({ source: 'repo', ref: 'main' });
+    const at = (msg: string): number => logsOf(k).findIndex((l) => l.msg.startsWith(msg));
+    expect(at('cloning the git source')).toBeLessThan(at('sync cycle done'));
+
+    // Four polls with the ref where it was: no cycle, no line.
+    await new Promise((r) => setTimeout(r, 4500));
+    expect(cycles()).toBe(1);
+    expect(status()?.counters.cycles).toBe(1);
+
+    origin.commit({ 'news.md': '# News\n' }, 'add news');
+    await until('news.md uploaded after a poll', () =>
+      logsOf(k).some((l) => l.msg === 'file' && l.path === 'news.md' && l.action === 'upload' && l.outcome === 'done'),
+    );
+    expect(logsOf(k).filter((l) => l.msg === 'sync cycle done')[1]).toMatchObject({ reasons: ['git-poll'], uploaded: 1 });
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(cycles()).toBe(2);
+    expect(logsOf(k).filter((l) => l.msg.startsWith('cloning the git source'))).toHaveLength(1);
+  }, 60_000);
+});

@@ -158,6 +158,8 @@ export function register(program: Command, ctx: CliContext): void {
       }).catch((err: unknown) => {
         throw listenFailure(err, options.host, options.port);
       });
+      // Listened for before `listening` is printed: a signal sent as soon as that line shows stops the server.
+      const signalled = untilSignal();
       try {
         const first = service.admin.datasetCount() === 0 ? service.admin.createDataset(FIRST_DATASET) : undefined;
         writeLines(ctx, `listening on ${service.url}`);
@@ -173,7 +175,7 @@ export function register(program: Command, ctx: CliContext): void {
         // (its lines written): a young generation held small from the first allocation costs start-up collections.
         const { keepHeapSmall } = await import('../../service/memory.js');
         keepHeapSmall();
-        const signal = await untilSignal();
+        const signal = await signalled;
         ctx.stderr.write(`kbsync serve: ${signal}, shutting down\n`);
       } finally {
         await service.close();

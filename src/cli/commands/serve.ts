@@ -15,7 +15,7 @@ import {
   parseRateLimit,
   parseWholeNumber,
 } from '../serve-options.js';
-import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from '../../service/ingest/limits.js';
+import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from '../../shared/parse-limits.js';
 
 /** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
 const DEFAULT_DATA_DIR = '.kbsync/service';

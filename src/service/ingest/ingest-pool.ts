@@ -7,7 +7,7 @@ import type { ChunkInput } from '../store/chunks.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
 import type { IngestReply, IngestTask, TaskFailure } from './ingest-messages.js';
-import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from './limits.js';
+import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from '../../shared/parse-limits.js';
 import { parseFailed } from './parse-error.js';
 import type { ParseOptions } from './types.js';
 

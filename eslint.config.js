@@ -80,8 +80,31 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: ['**/service/**', '**/cli/**', '**/state/**', '**/client/**'],
+          // Pure: data in, plan out. It reads the tracked files through sync/tracked/, never a store or a walk.
+          patterns: ['**/service/**', '**/cli/**', '**/state/**', '**/client/**', '**/sources/**', '**/executor/**', '**/watch/**'],
           paths: ['better-sqlite3', 'undici', 'node:fs', 'node:fs/promises', 'fs'],
+        },
+      ],
+    },
+  },
+  {
+    // The tracked files' schema, rows and index: below the state, the planner and the sources, which all use it.
+    files: ['src/sync/tracked/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            '**/service/**',
+            '**/cli/**',
+            '**/state/**',
+            '**/client/**',
+            '**/sources/**',
+            '**/planner/**',
+            '**/executor/**',
+            '**/watch/**',
+          ],
+          paths: ['better-sqlite3', 'undici'],
         },
       ],
     },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { trackedKey } from '../src/sync/planner/keys.js';
+import { trackedKey } from '../src/sync/tracked/keys.js';
 import { planSync } from '../src/sync/planner/plan-sync.js';
 import type { ObservedFile, PlanInput, TrackedFile } from '../src/sync/types.js';
 

@@ -30,6 +30,8 @@ import type { CsvRssResult, FormatIngestResult } from './ingest-formats.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
+import { hostileFigures } from './hostile-figures.js';
+import type { HostileIngestResult } from './hostile-ingest.js';
 import type { ServiceStartResult } from './service-start.js';
 import type { UploadMemoryResult } from './upload-memory.js';
 import type { WatchDaemonResult } from './watch-daemon.js';
@@ -149,6 +151,13 @@ const formats = inChild<FormatIngestResult[]>(
   {},
 );
 if (formats !== null) add(formatIngestFigures(formats));
+const hostile = inChild<HostileIngestResult>(
+  'service while it parses the worst input of each type',
+  './hostile-ingest.js',
+  'runHostileIngestBench',
+  {},
+);
+if (hostile !== null) add(hostileFigures(hostile));
 const csvRss = inChild<CsvRssResult>('service ingest, peak RSS of a 200 MiB CSV', './ingest-formats.js', 'runCsvRssBench', {});
 if (csvRss !== null) add(csvRssFigures(csvRss));
 

@@ -8,8 +8,11 @@ export const WATCH_READY_MAX_MS = 2000;
 export const WATCH_RSS_MAX_MB = 250;
 /** A change reaches the outbox within watch.debounceMs + this. */
 export const WATCH_CHANGE_SLACK_MS = 10;
-/** An idle daemon wakes at most this often (every thread counted). */
-export const WATCH_IDLE_MAX_WAKEUPS_PER_S = 1;
+/**
+ * An idle daemon wakes at most this often, every thread counted: kbsync's own at most once a second,
+ * beside @parcel/watcher's inotify thread, whose poll has a 500 ms timeout fixed in its native code (2/s).
+ */
+export const WATCH_IDLE_MAX_WAKEUPS_PER_S = 3.5;
 /** A rescan of the unchanged tree takes at most this times the bare walk. */
 export const WATCH_RESCAN_MAX_RATIO = 1.2;
 

@@ -77,6 +77,7 @@ await build({
     'checkpoint-worker': 'dist/service/store/checkpoint-worker.js',
     'pg-worker': 'dist/sync/state/pg/pg-worker.js',
     'office-worker': 'dist/service/ingest/parsers/office-worker.js',
+    'ingest-worker': 'dist/service/ingest/ingest-worker.js',
   },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },

@@ -21,6 +21,14 @@ export function parseRateLimit(value: string): number {
   return perMinute;
 }
 
+/** An option's whole number from `min` to `max`. */
+export function parseWholeNumber(option: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new KbsyncError('usage', `${option}: a whole number from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
 /** A whole, non-negative number of credits. */
 export function parseCredits(value: string): number {
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))

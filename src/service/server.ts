@@ -8,6 +8,7 @@ import { buildApp } from './http/app.js';
 import type { ServiceContext } from './http/context.js';
 import type { ServedRoute } from './http/route-table.js';
 import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
+import type { IngestLimits } from './ingest/ingest-pool.js';
 import { createProcessingWorker } from './ingest/worker.js';
 import { hashedEmbedder } from './search/embedder.js';
 import { openAiEmbedder, type OpenAiEmbedderOptions } from './search/openai-embedder.js';
@@ -39,6 +40,8 @@ export type ServiceOptions = {
   maxFileBytes?: Partial<Record<Plan, number>>;
   /** Milliseconds since the epoch. @default Date.now */
   clock?: () => number;
+  /** The parsing workers and each file's time and memory limits (docs/service.md). */
+  ingest?: IngestLimits;
 };
 
 export type RunningService = {
@@ -69,13 +72,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   mkdirSync(tmpDir, { mode: 0o700 });
 
   const db = openServiceDb(join(dataDir, 'service.db'));
-  // WAL checkpoints off the event loop: on a busy disk one held requests up for most of a second.
-  const checkpointer = startCheckpointer(db);
   const webhooks = createDispatcher({ db, logger, allowInsecure: opts.allowInsecureWebhooks ?? false, now: clock });
   const worker = createProcessingWorker({
     db,
     logger,
     onIntelligenceEvent: (kind, entry) => webhooks.emit(entry.datasetId, kind, intelligenceEventData(kind, entry)),
+    ...(opts.ingest === undefined ? {} : { limits: opts.ingest }),
   });
   const ctx: ServiceContext = {
     db,
@@ -99,10 +101,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   } catch (err) {
     await built?.app.close();
     await webhooks.stop();
-    await checkpointer.stop();
     db.close();
     throw err;
   }
+  // WAL checkpoints off the event loop (on a busy disk one held requests up for most of a second);
+  // its thread starts once the server listens, not before.
+  const checkpointer = startCheckpointer(db);
   worker.start();
   webhooks.start();
 

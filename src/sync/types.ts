@@ -66,6 +66,8 @@ export type TrackedFile = {
   reprocessAttempts: number;
   /** The service's reason when remoteStatus is 'failed' (shown in plans and `kbsync explain`). */
   remoteError?: string | null;
+  /** How many chunks the service listed for the remote copy (read with a file's row; absent until listed). */
+  remoteChunks?: number | null;
   lastAction: string | null;
   lastReason: string | null;
   updatedAt: string;

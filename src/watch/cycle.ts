@@ -1,7 +1,7 @@
 import { errorText, isKbsyncError } from '../shared/errors.js';
 import { capsOf, runSync, type SyncRun } from '../sync/executor/index.js';
 import type { DeltaPass } from '../sync/executor/prepare.js';
-import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { BudgetPeriod } from '../sync/types.js';
 import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memory.js';
 import type { BurstScope } from './burst.js';

@@ -1,5 +1,5 @@
 import type { StateStore } from '../sync/state/index.js';
-import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { PlanItem } from '../sync/types.js';
 
 /** Past this many rows to read again, the whole index is read again instead (one bulk read beats many lookups). */

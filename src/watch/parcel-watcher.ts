@@ -5,7 +5,7 @@ import type { CreateWatcher, FolderWatcher } from './watcher.js';
 /**
  * The @parcel/watcher backend: a native watcher that watches folders, not files (inotify: one watch per
  * folder; FSEvents and ReadDirectoryChangesW: one per tree), so a 100k-file tree is watched in well under
- * a second with little memory (figures in docs/architecture.md). It has no stat polling: `backend:
+ * a second with little memory (figures in docs/benchmarks.md). It has no stat polling: `backend:
  * polling` is chokidar's. Like every backend it only gives hints; a dropped event (an inotify queue
  * overflow, a create in a folder made an instant before) is found by the next walk.
  */

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { isIntelligenceSource } from '../config/source-kinds.js';
 import type { Logger } from '../shared/logger.js';
 import { capsOf, preparePlan, type SyncDeps } from '../sync/executor/prepare.js';
-import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import { PLAN_PROTOCOL, type PlanReply, type PlanRequest } from './plan-socket.js';
 
 /** What the daemon's cycles and its plan answers tell each other. */

@@ -35,8 +35,8 @@ export function createReloadRequests(): ReloadRequests {
 
 /** How long the config file must be quiet before it is read (an editor's save is several events). */
 const FILE_QUIET_MS = 300;
-/** How often the config file is also stat'ed, for mounts whose folder events do not arrive. */
-const FILE_POLL_MS = 2000;
+/** How often the config file is also stat'ed, for mounts whose folder events do not arrive (rare: kept slow, an idle daemon's wake-ups). */
+const FILE_POLL_MS = 10_000;
 
 export type ConfigReloaderOptions = {
   path: string;

@@ -1,7 +1,7 @@
 import { errorText } from '../shared/errors.js';
 import { processingErrorClass } from '../shared/processing-errors.js';
 import { toRemoteStatus } from '../sync/state/index.js';
-import type { TrackedIndex } from '../sync/tracked-index.js';
+import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { RemoteStatus, TrackedFile } from '../sync/types.js';
 import type { DaemonContext } from './context.js';
 
@@ -90,14 +90,16 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     const listing = await (await deps.getClient()).listAllFiles();
     const statuses = new Map<string, RemoteStatus>();
     const errors = new Map<string, string>();
+    const chunks = new Map<string, number>();
     for (const f of listing) {
       if (!wanted.has(f.id)) continue;
       statuses.set(f.id, toRemoteStatus(f.status));
       if (f.error !== null) errors.set(f.id, f.error);
+      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
     }
     // A plan the daemon is making over the kept index ends first; from here to the end nothing awaits.
     while (ctx.plans.computing !== null) await ctx.plans.computing;
-    state.setRemoteStatuses(statuses, errors);
+    state.setRemoteStatuses(statuses, errors, chunks);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));
     // A plan answered before this listing is stale.
@@ -128,13 +130,15 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     if (!inCycle) return;
     const statuses = new Map<string, RemoteStatus>();
     const errors = new Map<string, string>();
+    const chunks = new Map<string, number>();
     for (const f of listing) {
       const status = toRemoteStatus(f.status);
       if (!sentInCycle.has(f.id) || (status !== 'processed' && status !== 'failed')) continue;
       statuses.set(f.id, status);
       if (f.error !== null) errors.set(f.id, f.error);
+      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
     }
-    state.setRemoteStatuses(statuses, errors);
+    state.setRemoteStatuses(statuses, errors, chunks);
     let retry = false;
     for (const id of statuses.keys()) {
       const at = sentInCycle.get(id) as { source: string; path: string };

@@ -188,6 +188,16 @@ describe('kbsync explain PATH', () => {
     expect(run.stdout).toMatch(/state: .*last decision upload \(new file\)/);
   });
 
+  it("after the syncs: the remote copy's chunk count, as the listing gave it, in the text and in --json", async () => {
+    const text = await kbsync('explain', '-c', CONFIG, 'policies/expenses.md');
+    const json = await kbsync('explain', '-c', CONFIG, 'policies/expenses.md', '--json');
+
+    expect(text.stdout).toMatch(/remote id \d+ \(processed, [1-9]\d* chunks?\)/);
+    const items = (JSON.parse(json.stdout) as { items: { path: string; remoteChunks: number | null }[] }).items;
+    expect(items.map((i) => i.remoteChunks)).toEqual([expect.any(Number)]);
+    expect(text.stdout).toContain(`, ${String(items[0]?.remoteChunks)} chunk`);
+  });
+
   it('an unsupported file (notes.rtf) is skipped, with why', async () => {
     const run = await kbsync('explain', '-c', CONFIG, 'notes.rtf');
 

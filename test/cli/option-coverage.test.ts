@@ -26,6 +26,7 @@ const E2E = 'test/cli/commands-e2e.test.ts';
 const CONFIG_CMDS = 'test/cli/config-commands.test.ts';
 const OPTIONS = 'test/cli/options.test.ts';
 const SERVE = 'test/service/serve-cli.test.ts';
+const SERVE_PARSE = 'test/service/serve-parse-limits.test.ts';
 const WAIT = 'test/sync/e2e/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
 const WATCH = 'test/sync/e2e/watch.test.ts';
@@ -194,6 +195,15 @@ const COVERAGE: Record<string, Cover> = {
   },
   'serve --llm-url': { file: SERVE, test: '--llm-url URL: agent chat answers come from that OpenAI-compatible server' },
   'serve --max-file-mb': { file: SERVE, test: 'serves with the given limit: basic=1 takes 1 MiB and refuses 1 MiB + 1 byte with 413' },
+  'serve --parse-time-limit': {
+    file: SERVE_PARSE,
+    test: '--parse-time-limit 1 --parse-workers 1: a long parse fails naming 1 s, and the file after it waited for the one worker',
+  },
+  'serve --parse-workers': {
+    file: SERVE_PARSE,
+    test: '--parse-time-limit 1 --parse-workers 1: a long parse fails naming 1 s, and the file after it waited for the one worker',
+  },
+  'serve --parse-memory-limit': { file: SERVE_PARSE, test: '--parse-memory-limit 64: a parse past 64 MB fails naming the limit' },
   'serve --config': SERVE_REFUSES,
   'serve --version': VERSION,
 
@@ -212,6 +222,9 @@ const COVERAGE: Record<string, Cover> = {
   'serve dataset create --rate-limit': SERVE_REFUSES,
   'serve dataset create --llm-url': SERVE_REFUSES,
   'serve dataset create --max-file-mb': SERVE_REFUSES,
+  'serve dataset create --parse-time-limit': SERVE_REFUSES,
+  'serve dataset create --parse-memory-limit': SERVE_REFUSES,
+  'serve dataset create --parse-workers': SERVE_REFUSES,
   'serve dataset create --config': SERVE_REFUSES,
   'serve dataset create --version': VERSION,
 
@@ -224,6 +237,9 @@ const COVERAGE: Record<string, Cover> = {
   'serve credits add --rate-limit': SERVE_REFUSES,
   'serve credits add --llm-url': SERVE_REFUSES,
   'serve credits add --max-file-mb': SERVE_REFUSES,
+  'serve credits add --parse-time-limit': SERVE_REFUSES,
+  'serve credits add --parse-memory-limit': SERVE_REFUSES,
+  'serve credits add --parse-workers': SERVE_REFUSES,
   'serve credits add --config': SERVE_REFUSES,
   'serve credits add --version': VERSION,
 

@@ -47,7 +47,8 @@ describe('the Dockerfile', () => {
     const entry = jsonArgs('ENTRYPOINT');
     const cmd = jsonArgs('CMD');
     const health = jsonArgs('HEALTHCHECK');
-    expect(entry).toEqual(['node', '/app/bin/kbsync.js']);
+    // tini is PID 1 (it forwards signals and reaps git's children); node runs kbsync under it.
+    expect(entry).toEqual(['/usr/bin/tini', '--', 'node', '/app/bin/kbsync.js']);
     expect(cmd.slice(0, 1)).toEqual(['watch']);
     const http = cmd[cmd.indexOf('--http') + 1] as string;
     const port = http.split(':')[1] as string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Plan } from '../../src/shared/plans.js';
-import { remoteNameFor, trackedKey } from '../../src/sync/planner/keys.js';
+import { remoteNameFor, trackedKey } from '../../src/sync/tracked/keys.js';
 import { summarize } from '../../src/sync/planner/totals.js';
 import type {
   BudgetWindow,

@@ -343,6 +343,12 @@ describe("kbsync serve dataset create / credits add: --data is the folder the RE
     [['serve', ...add, '--rate-limit', '5'], notFor('--rate-limit', 'credits add')],
     [['serve', '--llm-url', 'http://127.0.0.1:1/v1', ...add], notFor('--llm-url', 'credits add')],
     [['serve', ...add, '--max-file-mb', 'basic=1'], notFor('--max-file-mb', 'credits add')],
+    [['serve', '--parse-time-limit', '9', ...create], notFor('--parse-time-limit', 'dataset create')],
+    [['serve', ...create, '--parse-memory-limit', '256'], notFor('--parse-memory-limit', 'dataset create')],
+    [['serve', ...create, '--parse-workers', '1'], notFor('--parse-workers', 'dataset create')],
+    [['serve', ...add, '--parse-time-limit', '9'], notFor('--parse-time-limit', 'credits add')],
+    [['serve', '--parse-memory-limit', '256', ...add], notFor('--parse-memory-limit', 'credits add')],
+    [['serve', ...add, '--parse-workers', '1'], notFor('--parse-workers', 'credits add')],
     // -c names a sync config; no serve command reads one.
     [['serve', '--port', '0', '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve" reads no config file; its data folder is --data DIR'],
     [['serve', ...create, '-c', 'kbsync.yaml'], '-c/--config: "kbsync serve dataset create" reads no config file'],

@@ -89,4 +89,16 @@ describe('kbsync serve start', () => {
       expect(packages, unwanted).not.toContain(unwanted);
     }
   });
+
+  it('loads no parser, chunker or gpt-tokenizer before "listening on": they load in the ingest workers', async () => {
+    const { firstLine, urls } = await modulesUntilListening(join(dir.path, 'data-ingest'), join(dir.path, 'modules-ingest.txt'));
+    // The bundle's files name the modules they hold ("// node_modules/gpt-tokenizer/...", "// dist/service/ingest/...").
+    const held = urls
+      .filter((u) => u.includes('/dist/bundle/'))
+      .flatMap((u) => readFileSync(new URL(u), 'utf8').match(/^\/\/ (?:node_modules|dist)\/\S+/gm) ?? []);
+
+    expect(firstLine).toMatch(/^listening on /);
+    expect(held.some((m) => m.includes('dist/service/server.js'))).toBe(true);
+    expect(held.filter((m) => /gpt-tokenizer|htmlparser2|ingest\/(?:parsers\/|chunker|token-budget|registry)/.test(m))).toEqual([]);
+  });
 });

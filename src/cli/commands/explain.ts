@@ -43,11 +43,14 @@ export function register(program: Command, ctx: CliContext): void {
         if (items.length === 0) {
           throw new KbsyncError('usage', `"${path}" is not in any source (neither found nor tracked); paths are relative to a source root`);
         }
+        // The state's row: it holds what the index leaves out (the remote copy's chunk count).
+        const rowOf = (item: { source: string; path: string }) =>
+          session.state.getTracked(item.source, item.path) ?? tracked.get(trackedKey(item.source, item.path));
         if (options.json === true) {
-          writeJson(ctx, { items });
+          writeJson(ctx, { items: items.map((item) => ({ ...item, remoteChunks: rowOf(item)?.remoteChunks ?? null })) });
           return;
         }
-        const explained = items.map((item) => explainItem(item, tracked.get(trackedKey(item.source, item.path)), plan)).join('\n\n');
+        const explained = items.map((item) => explainItem(item, rowOf(item), plan)).join('\n\n');
         if (exact.length > 0) writeLines(ctx, explained);
         else writeLines(ctx, `${path} is inside a folder that is skipped as a whole (its files are not looked at):`, '', explained);
       });

@@ -13,7 +13,9 @@ import {
   parseMaxFileMb,
   parsePort,
   parseRateLimit,
+  parseWholeNumber,
 } from '../serve-options.js';
+import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from '../../shared/parse-limits.js';
 
 /** Where `kbsync serve` keeps its data unless `--data` says otherwise (the embedded target's default too). */
 const DEFAULT_DATA_DIR = '.kbsync/service';
@@ -95,6 +97,9 @@ type ServeOptions = {
   rateLimit?: number;
   llmUrl?: string;
   maxFileMb?: Partial<Record<Plan, number>>;
+  parseTimeLimit?: number;
+  parseMemoryLimit?: number;
+  parseWorkers?: number;
 };
 
 /** `kbsync serve`: the local knowledge service over HTTP, plus `serve dataset create` and `serve credits add`. */
@@ -117,13 +122,23 @@ export function register(program: Command, ctx: CliContext): void {
       "per-plan upload limits in MB, e.g. team=1000,enterprise=2000 (default: docs/api.md's)",
       parseMaxFileMb,
     )
+    .option(
+      '--parse-time-limit <seconds>',
+      `longest a file's parse may take; past it the file fails parse_failed (default: ${DEFAULT_PARSE_TIME_LIMIT_MS / 1000})`,
+      (v) => parseWholeNumber('--parse-time-limit', v, 1, 86_400),
+    )
+    .option(
+      '--parse-memory-limit <mb>',
+      `largest JavaScript heap of a file's parse, in MB; past it the file fails parse_failed (default: ${DEFAULT_PARSE_MEMORY_LIMIT_MB})`,
+      (v) => parseWholeNumber('--parse-memory-limit', v, 64, 65_536),
+    )
+    .option('--parse-workers <n>', 'worker threads that parse files, one file each at a time (default: the number of cores)', (v) =>
+      parseWholeNumber('--parse-workers', v, 1, 256),
+    )
     .hook('preAction', (_serve, action): void => refuseUnusedOptions(program, serve, action))
     .action(async (options: ServeOptions) => {
       const embeddings = embeddingsFromEnv(ctx.env);
       const { startService } = await import('../../service/server.js');
-      // A long-running server: memory it grows to is kept (src/service/memory.ts).
-      const { keepHeapSmall } = await import('../../service/memory.js');
-      keepHeapSmall();
       const logger = await ctx.getLogger();
       const service = await startService({
         dataDir: resolve(ctx.cwd, dataDirOf(serve)),
@@ -135,9 +150,16 @@ export function register(program: Command, ctx: CliContext): void {
         ...(options.llmUrl === undefined ? {} : { llmUrl: options.llmUrl }),
         ...(embeddings === undefined ? {} : { embeddings }),
         ...(options.maxFileMb === undefined ? {} : { maxFileBytes: options.maxFileMb }),
+        ingest: {
+          ...(options.parseTimeLimit === undefined ? {} : { timeLimitMs: options.parseTimeLimit * 1000 }),
+          ...(options.parseMemoryLimit === undefined ? {} : { memoryLimitMb: options.parseMemoryLimit }),
+          ...(options.parseWorkers === undefined ? {} : { workers: options.parseWorkers }),
+        },
       }).catch((err: unknown) => {
         throw listenFailure(err, options.host, options.port);
       });
+      // Listened for before `listening` is printed: a signal sent as soon as that line shows stops the server.
+      const signalled = untilSignal();
       try {
         const first = service.admin.datasetCount() === 0 ? service.admin.createDataset(FIRST_DATASET) : undefined;
         writeLines(ctx, `listening on ${service.url}`);
@@ -149,7 +171,11 @@ export function register(program: Command, ctx: CliContext): void {
             'this key is shown once: keep it now (X-API-Key header)',
           );
         }
-        const signal = await untilSignal();
+        // A long-running server: memory it grows to is kept (src/service/memory.ts). Set once listening
+        // (its lines written): a young generation held small from the first allocation costs start-up collections.
+        const { keepHeapSmall } = await import('../../service/memory.js');
+        keepHeapSmall();
+        const signal = await signalled;
         ctx.stderr.write(`kbsync serve: ${signal}, shutting down\n`);
       } finally {
         await service.close();

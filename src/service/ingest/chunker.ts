@@ -1,21 +1,9 @@
 import { hasTwoLines, PARAGRAPH_BREAK, paragraphLinePieces, truncateAtWord, unitPieces, wordTail, type Piece } from './split.js';
 import { createTokenGauge, emitWithinTokens, withinTokens } from './token-budget.js';
 import { isRecordSection, type ParsedDocument, type Section } from './types.js';
+import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 
-export type ChunkOptions = {
-  /** Largest chunk, in characters (UTF-16 units), heading line included. @default 1500 */
-  maxChars: number;
-  /** Prose only: how much of a chunk's end is repeated at the start of the next one. @default 200 */
-  overlapChars: number;
-  /**
-   * Largest chunk in tokens (cl100k_base), heading line included: a chunk packed to maxChars that
-   * holds more (dense text: numbers, code, CJK) is cut in two until each part fits. @default 512
-   */
-  maxTokens?: number;
-};
-
-/** About 350 tokens of English prose a chunk (~4 characters a token), at most 512 for denser text. */
-export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 512 };
+export { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 const DEFAULT_MAX_TOKENS = 512;
 const MIN_MAX_TOKENS = 96;
 

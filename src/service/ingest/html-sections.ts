@@ -6,6 +6,12 @@ import { pushProse, type Section } from './types.js';
 /** A tag, comment or attribute still open after this many characters fails the file (its text would be held whole). */
 export const MAX_HTML_TOKEN_CHARS = 4 * MIB;
 
+/**
+ * Elements open at once beyond this fail the file: the HTML parser's work per tag grows with the
+ * depth, so a bound keeps a page of unclosed tags linear. Browsers stop nesting at 512 as well.
+ */
+export const MAX_HTML_DEPTH = 512;
+
 export type HtmlSectionOptions = {
   /**
    * mammoth's HTML for a DOCX: its footnote and endnote links ("[1]", "↑") are dropped, and the
@@ -235,6 +241,11 @@ export async function createHtmlSections(options: HtmlSectionOptions = {}): Prom
   const onOpen = (name: string, attribs: Record<string, string>): void => {
     const skip = skipping > 0 || isSkipped(name, attribs) || (options.docx === true && name === 'a' && isNoteLink(attribs));
     open.push({ name, skip });
+    if (open.length > MAX_HTML_DEPTH) {
+      throw parseFailed(
+        `elements are nested more than ${MAX_HTML_DEPTH} deep (<${name}> near offset ${parser.startIndex}; unclosed tags?); refused (is the file generated or damaged?)`,
+      );
+    }
     if (skip) {
       skipping++;
       return;

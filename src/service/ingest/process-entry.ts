@@ -2,28 +2,20 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
 import { replaceChunks } from '../store/chunks.js';
 import { markEntryFailed, markEntryProcessed, type PendingEntry } from '../store/processing.js';
-import { chunkDocument, type ChunkOptions } from './chunker.js';
-import { textSections } from './line-sections.js';
+import type { ChunkSource } from './chunk-source.js';
 
 export type IntelligenceEventKind = 'intelligence.processed' | 'intelligence.failed';
 export type IntelligenceEventEntry = { id: number; datasetId: number; agentId: number; sha256: string; error?: string };
 export type IntelligenceEventSink = (kind: IntelligenceEventKind, entry: IntelligenceEventEntry) => void;
 
-type EntryContext = { db: Database; logger: Logger; chunking: ChunkOptions; now: () => string; onEvent: IntelligenceEventSink };
-
-/** The chunks of an entry: its content split like Markdown, every chunk headed by the title when there is one. */
-export function entryChunks(entry: { title: string | null; content: string }, chunking: ChunkOptions): string[] {
-  const title = entry.title?.trim();
-  const sections = textSections(entry.content, { markdown: true, ...(title ? { title } : {}) });
-  return chunkDocument({ sections }, chunking);
-}
+type EntryContext = { db: Database; logger: Logger; source: ChunkSource; now: () => string; onEvent: IntelligenceEventSink };
 
 /** Indexes one pending entry (`pending → processed | failed`, chunks and status in one transaction) and reports the event. */
-export function processEntry(ctx: EntryContext, entry: PendingEntry): void {
+export async function processEntry(ctx: EntryContext, entry: PendingEntry): Promise<void> {
   const base = { id: entry.id, datasetId: entry.datasetId, agentId: entry.agentId, sha256: entry.sha256 };
   let error: string | undefined;
   try {
-    const chunks = entryChunks(entry, ctx.chunking);
+    const chunks = await ctx.source.entryChunks(entry);
     if (chunks.length === 0) error = 'the entry has no text to index';
     else {
       const done = ctx.db.transaction(() => {

@@ -4,21 +4,15 @@ import { extensionOf } from '../../shared/file-types.js';
 import { isKbsyncError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { processingError } from '../../shared/processing-errors.js';
-import { beginChunkReplace, type ChunkInput, type ChunkReplace } from '../store/chunks.js';
+import { beginChunkReplace, type ChunkReplace } from '../store/chunks.js';
 import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
-import { chunkSectionsWithOrigin, type ChunkOptions } from './chunker.js';
-import type { ParseOptions, Parser } from './types.js';
+import type { ChunkSource } from './chunk-source.js';
 
 type FileContext = {
   db: Database;
   logger: Logger;
-  chunking: ChunkOptions;
-  parsing: ParseOptions;
-  /** Most chunks written per transaction while the file is read. */
-  batchSize: number;
-  /** A transaction is written once its chunks hold this many characters (bounds how long one write blocks). */
-  batchChars: number;
-  parserFor: (fileName: string) => Parser | undefined;
+  /** Parses and chunks the file (the ingest pool's workers), handing its chunks in batches of one transaction each. */
+  source: ChunkSource;
   now: () => string;
   /** True once the worker is asked to stop: the file is put back in the queue at the next batch. */
   isStopping: () => boolean;
@@ -42,8 +36,7 @@ function failureText(err: unknown): string {
 
 /** Parses, chunks and indexes one claimed file; the old chunks stay searchable until the new ones are complete. */
 export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<FileOutcome> {
-  const parser = ctx.parserFor(file.name);
-  if (parser === undefined) {
+  if (!ctx.source.supports(file.name)) {
     const ext = extensionOf(file.name);
     const text = ext === '' ? 'no parser for files without an extension' : `no parser for .${ext} files`;
     markFileFailed(ctx.db, file.id, processingError('unsupported_type', text), ctx.now());
@@ -52,25 +45,18 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
   let replace: ChunkReplace | undefined;
   try {
     replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id, title: file.name });
-    let batch: ChunkInput[] = [];
-    let batchChars = 0;
-    for await (const chunk of chunkSectionsWithOrigin(parser.parse(file.storedPath, ctx.parsing), ctx.chunking)) {
-      batch.push(chunk);
-      batchChars += chunk.text.length;
-      if (batch.length < ctx.batchSize && batchChars < ctx.batchChars) continue;
+    for await (const batch of ctx.source.fileBatches(file)) {
       replace.add(batch);
-      batch = [];
-      batchChars = 0;
-      // Let requests in between writes (the parser's own work is sliced by the reader).
+      // Let requests in between writes.
       await nextTurn();
       if (ctx.isStopping()) throw new Stopped();
     }
-    replace.add(batch);
     replace.commit((count) => markFileProcessed(ctx.db, file.id, count, ctx.now()));
     return 'processed';
   } catch (err) {
     replace?.abort();
-    if (err instanceof Stopped) {
+    // A parse ended by the stop (its worker terminated) is not the file's fault either.
+    if (err instanceof Stopped || ctx.isStopping()) {
       releaseFile(ctx.db, file.id, ctx.now());
       return 'released';
     }

@@ -3,10 +3,11 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
 import { collectChunkGarbage } from '../store/chunks.js';
 import { claimNextFile, nextPendingEntry, requeueProcessingFiles } from '../store/processing.js';
-import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunker.js';
+import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
+import type { ChunkSource } from './chunk-source.js';
+import { createIngestPool, type IngestLimits } from './ingest-pool.js';
 import { processEntry, type IntelligenceEventSink } from './process-entry.js';
 import { processFile } from './process-file.js';
-import { parserFor } from './registry.js';
 import type { ParseOptions, Parser } from './types.js';
 
 export type { IntelligenceEventEntry, IntelligenceEventKind, IntelligenceEventSink } from './process-entry.js';
@@ -22,16 +23,22 @@ export type ProcessingWorkerOptions = {
   idlePollMs?: number;
   /** After an unexpected error (database busy), wait this long before the next try. @default 250 */
   retryDelayMs?: number;
-  /** Most chunks written per transaction while a file is read. @default 512 */
+  /** Most chunks written per transaction while a file is read. @default 256 */
   batchSize?: number;
   /**
    * A transaction is written once its chunks hold this many characters; with `batchSize` it bounds
-   * how long one write blocks the event loop (about 10–20 ms for the default). @default 256 KiB
+   * how long one write blocks the event loop (the parse and the vectors are the workers'; the write is
+   * SQLite's rows and full-text index: about 5–10 ms for the default). @default 128 KiB
    */
   batchChars?: number;
   /** Retired chunks deleted per transaction when there is nothing else to do. @default 200 */
   garbageBatch?: number;
-  /** Which parser reads a file name. @default the registry's parserFor */
+  /** The ingest pool's workers and limits (docs/service.md). */
+  limits?: IngestLimits;
+  /**
+   * Tests only: parsers of their own, run on this thread one file at a time instead of in the pool.
+   * @default the registry's parsers, in the ingest pool's worker threads
+   */
   parserFor?: (fileName: string) => Parser | undefined;
   now?: () => Date;
 };
@@ -48,9 +55,10 @@ export type ProcessingWorker = {
 };
 
 /**
- * The background processor: one item at a time, intelligence entries before files (they are small
- * and someone may be waiting for their webhook). Between items it yields to the event loop; with
- * the queues empty it sleeps until `kick()` or the idle poll.
+ * The background processor: intelligence entries before files (they are small and someone may be
+ * waiting for their webhook). Parsing and chunking run in the ingest pool's worker threads, as many
+ * items at a time as it has workers; this thread claims items and writes their chunks. With the
+ * queues empty it sleeps until `kick()` or the idle poll.
  */
 export function createProcessingWorker(opts: ProcessingWorkerOptions): ProcessingWorker {
   const { db, logger } = opts;
@@ -59,26 +67,36 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const now = (): string => (opts.now?.() ?? new Date()).toISOString();
   const chunking = opts.chunking ?? DEFAULT_CHUNK_OPTIONS;
   const garbageBatch = opts.garbageBatch ?? 200;
+  const parsing = opts.parsing ?? {};
+  const batches = { batchSize: opts.batchSize ?? 256, batchChars: opts.batchChars ?? 128 * 1024 };
+  const custom = opts.parserFor;
+  let source: ChunkSource | undefined;
+  let lanes = 1;
+  if (custom === undefined) {
+    const pool = createIngestPool({ ...opts.limits, parsing, chunking, ...batches });
+    source = pool;
+    lanes = pool.size;
+  }
+  // Parsers given by a test run here; loaded on first use so the service's own start never loads the chunker.
+  const sourceReady = async (): Promise<ChunkSource> => {
+    if (source !== undefined) return source;
+    const { inlineChunkSource } = await import('./chunk-source.js');
+    source = inlineChunkSource(custom ?? (() => undefined), { parsing, chunking, ...batches });
+    return source;
+  };
   let stopping = false;
   let loop: Promise<void> | undefined;
   let kicked = false;
   let idle = false;
   let wake: (() => void) | undefined;
   let idleWaiters: (() => void)[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let entryInFlight = false;
+  let failedLately = false;
   let idleFor = idlePollMs;
 
-  const fileContext = {
-    db,
-    logger,
-    chunking,
-    parsing: opts.parsing ?? {},
-    batchSize: opts.batchSize ?? 512,
-    batchChars: opts.batchChars ?? 256 * 1024,
-    parserFor: opts.parserFor ?? parserFor,
-    now,
-    isStopping: () => stopping,
-  };
-  const entryContext = { db, logger, chunking, now, onEvent: opts.onIntelligenceEvent };
+  const isStopping = (): boolean => stopping;
+  const onEvent = opts.onIntelligenceEvent;
 
   const settleIdle = (): void => {
     const waiters = idleWaiters;
@@ -98,34 +116,74 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       wake = done;
     });
 
-  /** Processes one item; false when there was none. */
-  const step = async (): Promise<boolean> => {
+  const track = (work: Promise<unknown>): void => {
+    const p: Promise<void> = work.then(
+      () => {},
+      (err: unknown) => {
+        logger.error({ err }, 'processing worker step failed');
+        failedLately = true;
+      },
+    );
+    const done = p.finally(() => {
+      inFlight.delete(done);
+      wake?.();
+    });
+    inFlight.add(done);
+  };
+
+  /** Starts the next item when there is one; false when there was none. */
+  const startNext = async (): Promise<boolean> => {
+    const src = await sourceReady();
+    // Entries one at a time, and no file claimed while one is pending.
     const entry = nextPendingEntry(db);
     if (entry !== undefined) {
-      processEntry(entryContext, entry);
+      if (entryInFlight) return false;
+      entryInFlight = true;
+      track(processEntry({ db, logger, source: src, now, onEvent }, entry).finally(() => (entryInFlight = false)));
       return true;
     }
     const file = claimNextFile(db, now());
-    // Idle work: delete the chunks that replaced or stopped generations left behind, a batch at a time.
-    if (file === undefined) return collectChunkGarbage(db, garbageBatch) > 0;
-    const outcome = await processFile(fileContext, file);
-    logger.debug({ fileId: file.id, outcome }, 'file processed');
+    if (file === undefined) return false;
+    track(
+      processFile({ db, logger, source: src, now, isStopping }, file).then((outcome) =>
+        logger.debug({ fileId: file.id, outcome }, 'file processed'),
+      ),
+    );
     return true;
   };
+
+  /** Waits until an item in flight ends, or a kick. */
+  const untilChange = (): Promise<void> =>
+    new Promise((resolve) => {
+      wake = () => {
+        wake = undefined;
+        resolve();
+      };
+    });
 
   const run = async (): Promise<void> => {
     while (!stopping) {
       kicked = false;
-      let worked: boolean;
+      let started = false;
       try {
-        worked = await step();
+        while (!stopping && inFlight.size < lanes && (await startNext())) started = true;
+        // Idle work: delete the chunks that replaced or stopped generations left behind, a batch at a time.
+        if (!started && inFlight.size === 0 && collectChunkGarbage(db, garbageBatch) > 0) started = true;
       } catch (err) {
         logger.error({ err }, 'processing worker step failed');
+        failedLately = true;
+      }
+      if (stopping) break;
+      if (failedLately) {
+        failedLately = false;
         await sleep(retryDelayMs);
         continue;
       }
-      if (stopping) break;
-      if (worked || kicked) {
+      if (inFlight.size > 0) {
+        await untilChange();
+        continue;
+      }
+      if (started || kicked) {
         idleFor = idlePollMs;
         await nextTurn();
         continue;
@@ -136,6 +194,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       await sleep(idleFor);
       idleFor = Math.min(idleFor * 2, idlePollMs * 8);
     }
+    await Promise.all(inFlight);
     idle = true;
     settleIdle();
   };
@@ -151,8 +210,11 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
     async stop() {
       stopping = true;
       wake?.();
+      // Ends the parses under way: their files go back to the queue (processFile sees the stop).
+      await source?.close();
       await loop;
       loop = undefined;
+      source = custom === undefined ? createIngestPool({ ...opts.limits, parsing, chunking, ...batches }) : undefined;
     },
     kick() {
       kicked = true;

@@ -16,7 +16,8 @@ const checkpoint = (): void => {
 // While no other connection commits (data_version unchanged) there is nothing to checkpoint: the
 // worker looks twice as late each time, up to IDLE_FACTOR × intervalMs, and an idle process sleeps.
 const IDLE_FACTOR = 16;
-let version = db.pragma('data_version', { simple: true }) as number;
+// NaN: the first look checkpoints whatever the WAL holds (writes made before this worker opened).
+let version = Number.NaN;
 let delayMs = intervalMs;
 const tick = (): void => {
   const now = db.pragma('data_version', { simple: true }) as number;

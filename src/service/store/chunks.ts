@@ -3,7 +3,7 @@ import { toFtsQuery } from '../search/query-terms.js';
 import { scoreFromBm25 } from '../search/score.js';
 import { FIELD_BM25 } from '../search/fields.js';
 import { HASHED_DIMS, HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
-import { bumpVectorRevision, migrateChunkVectors, quantize } from './chunk-vectors.js';
+import { bumpVectorRevision, migrateChunkVectors, quantize, type QuantizedVector } from './chunk-vectors.js';
 
 /**
  * Chunks of every knowledge source (file or intelligence entry) and their FTS5 index.
@@ -80,7 +80,9 @@ export type ChunkHit = { text: string; score: number; knowledgeSourceId: number;
  * spreadsheet), and the first and last source rows its records hold (CSV, TSV and JSONL rows, sheet rows,
  * Parquet rows); null where the format has none. A bare string is a chunk with no origin.
  */
-export type ChunkInput = string | { text: string; heading: string | null; firstRow: number | null; lastRow: number | null };
+/** A chunk to write; `vector`, its hashed vector quantized, when the ingest worker computed it already (else computed here). */
+export type ChunkInput =
+  string | { text: string; heading: string | null; firstRow: number | null; lastRow: number | null; vector?: QuantizedVector };
 
 /**
  * The origin columns, added to a chunks table made before they existed (no data is rewritten: old
@@ -147,6 +149,11 @@ function insertStatement(
   return (datasetId, sourceId, index, chunk, generation) => {
     const c = typeof chunk === 'string' ? { text: chunk, heading: null, firstRow: null, lastRow: null } : chunk;
     const id = insert.run(datasetId, sourceId, index, c.text, generation, c.heading, c.firstRow, c.lastRow, title).lastInsertRowid;
+    const given = typeof chunk === 'string' ? undefined : chunk.vector;
+    if (given !== undefined) {
+      vector.run(HASHED_MODEL, id, datasetId, given.scale, Buffer.from(given.vec.buffer, given.vec.byteOffset, given.vec.byteLength));
+      return;
+    }
     const { scale } = quantize(hashedVector(c.text, undefined, floats), bytes);
     vector.run(HASHED_MODEL, id, datasetId, scale, blob);
   };

@@ -1,5 +1,5 @@
 import { remoteNameMapper } from '../executor/remote-names.js';
-import { trackedKey } from '../planner/keys.js';
+import { trackedKey } from '../tracked/keys.js';
 import { planPath } from '../../shared/plan-path.js';
 import type { ObservedFile, SkippedPath, TrackedFile } from '../types.js';
 import { auditEntries, ENTRY_AUDIT_KINDS, type EntryAuditInput, type EntryAuditKind } from './compare-entries.js';

@@ -1,4 +1,4 @@
-import { isStrictlyInPathOrder, pathOrderedFinder, trackedKey } from '../planner/keys.js';
+import { isStrictlyInPathOrder, pathOrderedFinder, trackedKey } from '../tracked/keys.js';
 import type { ObservedFile } from '../types.js';
 
 /** The observed file at a source and path, if the pass saw one. */

@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../../config/schema.js';
 import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
-import { UnchangedRows } from '../sources/unchanged-rows.js';
+import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
 import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
@@ -113,7 +113,8 @@ export async function preparePlan(
     if (refresh || rebuild) {
       const errors = new Map(listing.flatMap((f) => (f.error === null ? [] : [[f.id, f.error] as const])));
       const statuses = new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)]));
-      state.setRemoteStatuses(statuses, errors);
+      const chunks = new Map(listing.flatMap((f) => (f.chunkCount === null ? [] : [[f.id, f.chunkCount] as const])));
+      state.setRemoteStatuses(statuses, errors, chunks);
       // A listing fetched only for the statuses changed only their rows: a kept index takes those, not a whole read again.
       if (o.delta?.tracked != null && !rebuild && reconciled.found + reconciled.notFound === 0) {
         const tracked = o.delta.tracked;

@@ -1,5 +1,5 @@
 import { toRemoteStatus, type StateStore } from '../state/index.js';
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile, PlanItem, RemoteStatus, TrackedFile } from '../types.js';
 import type { ObservedLookup } from './observed-lookup.js';
 

@@ -1,5 +1,5 @@
 import type { BudgetPeriod, BudgetWindow, PlanItem } from '../types.js';
-import { compareByPath } from './keys.js';
+import { compareByPath } from '../tracked/keys.js';
 import { deferredReason, duplicateDeferredReason, overBudgetReason } from './reasons.js';
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];

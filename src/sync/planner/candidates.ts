@@ -3,7 +3,7 @@ import type { PlanItem, TrackedFile } from '../types.js';
 import type { ContentIndex } from './content-index.js';
 import { sameNameCopy } from './content-index.js';
 import type { Candidate, PlanContext } from './context.js';
-import { compareByPath } from './keys.js';
+import { compareByPath } from '../tracked/keys.js';
 import {
   REASON_NEW,
   adoptedReason,

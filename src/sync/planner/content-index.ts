@@ -1,4 +1,4 @@
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { HeldCopy, RemoteCopy, RemoteStatus } from '../types.js';
 
 /** A copy of some content that is already in the dataset; `tracked`: a tracked path points at it (else it is listed). */

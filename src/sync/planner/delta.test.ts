@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { fakeBudget, fakeSha, planInput } from '../../../test/helpers/plan-fakes.js';
 import { createPrng } from '../../../test/helpers/prng.js';
-import { TrackedIndex } from '../tracked-index.js';
+import { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile, PlanInput, PlanItem, SkippedPath, TrackedFile } from '../types.js';
 import { deltaOf } from './delta.js';
-import { UnchangedRows } from '../sources/unchanged-rows.js';
+import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { planSync } from './plan-sync.js';
 
 /**

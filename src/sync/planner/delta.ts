@@ -1,6 +1,6 @@
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile } from '../types.js';
-import type { UnchangedRows } from '../sources/unchanged-rows.js';
+import type { UnchangedRows } from '../tracked/unchanged-rows.js';
 
 /** What a delta plan is made of (PlanInput.delta, with the files that may have changed). */
 export type Delta = {

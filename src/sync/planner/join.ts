@@ -1,6 +1,6 @@
-import { TrackedIndex } from '../tracked-index.js';
+import { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile, TrackedFile } from '../types.js';
-import { isStrictlyInPathOrder, pathOrderedFinder, trackedKey } from './keys.js';
+import { isStrictlyInPathOrder, pathOrderedFinder, trackedKey } from '../tracked/keys.js';
 
 /** Each observed file's tracked row (aligned with the files), and the tracked rows no file matched. */
 export type Join = {

@@ -1,9 +1,9 @@
 import { costOf } from '../../shared/plans.js';
 import { processingErrorClass } from '../../shared/processing-errors.js';
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
 import type { Candidate, PlanContext } from './context.js';
-import { remoteNameFor } from './keys.js';
+import { remoteNameFor } from '../tracked/keys.js';
 import { permanentFailureReason, REASON_CHANGING, remoteFailedReason, reprocessReason, unchangedReason } from './reasons.js';
 
 /**

@@ -1,6 +1,6 @@
 import { KbsyncError } from '../../shared/errors.js';
 import type { PlanItem } from '../types.js';
-import { compareByPath, lowerBoundFrom } from './keys.js';
+import { compareByPath, lowerBoundFrom } from '../tracked/keys.js';
 
 /**
  * The plan's items in source/path order. `bulk` holds one item per observed file in observation

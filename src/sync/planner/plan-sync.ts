@@ -4,7 +4,7 @@ import { resolveCandidates } from './candidates.js';
 import { buildContentIndex } from './content-index.js';
 import { contextOf, type Candidate } from './context.js';
 import { deletedItem } from './deleted.js';
-import { compareByPath, isStrictlyInPathOrder, trackedKey } from './keys.js';
+import { compareByPath, isStrictlyInPathOrder, trackedKey } from '../tracked/keys.js';
 import { orderItems } from './order.js';
 import { classifyObserved, isCandidate } from './observed.js';
 import { budgetPlan } from './reindex.js';

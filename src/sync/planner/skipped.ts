@@ -1,5 +1,5 @@
 import type { PlanAction, PlanItem, SkippedPath, SkipReason, TrackedFile } from '../types.js';
-import { remoteNameFor } from './keys.js';
+import { remoteNameFor } from '../tracked/keys.js';
 import { skippedReason } from './reasons.js';
 
 /** The action each source skip reason maps to (a symlink not followed is an ignore rule at work). */

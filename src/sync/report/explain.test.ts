@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeBudget, fakeObservation, fakeSha, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
 import { MIB } from '../../shared/plans.js';
-import { trackedKey } from '../planner/keys.js';
+import { trackedKey } from '../tracked/keys.js';
 import { planSync } from '../planner/plan-sync.js';
 import { explainItem, findItems } from './explain.js';
 
@@ -54,6 +54,21 @@ describe('explainItem', () => {
     expect(lines.find((l) => l.includes('state:'))).toBe(
       `  state:            100 bytes, sha256 ${fakeSha('v1').slice(0, 12)}…, remote id 31 (processed); updated 2024-05-02T10:00:00.000Z; last decision upload (new file)`,
     );
+  });
+
+  it("the state names the remote copy's chunk count once the listing gave it", () => {
+    const { plan, tracked } = setup();
+    const [item] = findItems(plan, 'changed.md');
+    if (item === undefined) throw new Error('no item changed.md');
+    const row = tracked.get(trackedKey(item.source, item.path));
+    if (row === undefined) throw new Error('changed.md is not tracked');
+    const state = (remoteChunks: number) =>
+      explainItem(item, { ...row, remoteChunks }, plan)
+        .split('\n')
+        .find((l) => l.includes('state:'));
+
+    expect(state(3)).toContain('remote id 31 (processed, 3 chunks);');
+    expect(state(1)).toContain('remote id 31 (processed, 1 chunk);');
   });
 
   it('a rename says where it moved from and which name the remote copy keeps', () => {

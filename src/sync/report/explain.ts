@@ -105,7 +105,8 @@ function actionFacts(item: PlanItem, plan: SyncPlan | undefined): [string, strin
 }
 
 function trackedFact(t: TrackedFile): string {
-  const remote = t.remoteId === null ? 'no remote copy' : `remote id ${t.remoteId} (${t.remoteStatus ?? 'status unknown'})`;
+  const chunks = typeof t.remoteChunks === 'number' ? `, ${t.remoteChunks} chunk${t.remoteChunks === 1 ? '' : 's'}` : '';
+  const remote = t.remoteId === null ? 'no remote copy' : `remote id ${t.remoteId} (${t.remoteStatus ?? 'status unknown'}${chunks})`;
   const failed =
     t.remoteStatus === 'failed'
       ? `, reprocessed ${t.reprocessAttempts} time${t.reprocessAttempts === 1 ? '' : 's'}${t.remoteError ? `, error: ${t.remoteError}` : ''}`

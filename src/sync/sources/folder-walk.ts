@@ -6,7 +6,7 @@ import { mtimeNsOf } from './fingerprint.js';
 import type { Refusal, TargetRules } from './link-targets.js';
 import { hasControlCharacter, NEVER_DESCEND, type PathFilter } from './path-filter.js';
 import type { StatPool, StatSink } from './stat-pool.js';
-import type { UnchangedRows } from './unchanged-rows.js';
+import type { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { ENTRY_DIR, ENTRY_FILE, ENTRY_LINK, listingOf, type Listing, type WalkAhead } from './walk-ahead.js';
 
 /**

@@ -5,7 +5,7 @@ import { mtimeNsOfMs } from './fingerprint.js';
 import { createTargetRules } from './link-targets.js';
 import { createPathFilter, hasControlCharacter } from './path-filter.js';
 import { StatPool, type StatPoolOptions, type StatSink } from './stat-pool.js';
-import type { UnchangedRows } from './unchanged-rows.js';
+import type { UnchangedRows } from '../tracked/unchanged-rows.js';
 import type { WalkAhead } from './walk-ahead.js';
 import {
   NO_SIZE,

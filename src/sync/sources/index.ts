@@ -1,12 +1,12 @@
 import type { Source } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
-import { sameFingerprint, type Fingerprint } from '../tracked-columns.js';
+import { sameFingerprint, type Fingerprint } from '../tracked/columns.js';
 import type { Observation, ObservedFile, SkippedPath } from '../types.js';
 import { scanFolder, type ScanResult, type ScannedFile, type ScopeDir } from './folder.js';
 import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './hash.js';
 import type { WalkAhead } from './walk-ahead.js';
 import type { StatPoolOptions } from './stat-pool.js';
-import type { UnchangedRows } from './unchanged-rows.js';
+import type { UnchangedRows } from '../tracked/unchanged-rows.js';
 
 export { scanFolder, type ScopeDir } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call

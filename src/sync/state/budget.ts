@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
 import type { BudgetWindow, RemoteStatus } from '../types.js';
-import { decodeRemoteName } from './codec.js';
+import { decodeRemoteName } from '../tracked/codec.js';
 import type { Meta } from './meta.js';
 import type { OpRow, Outbox } from './outbox.js';
 import { creditsUsedOf } from './ledger-math.js';

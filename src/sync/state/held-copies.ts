@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { HeldCopy, RemoteStatus } from '../types.js';
-import { blobToSha, decodeRemoteName, encodeRemoteName, shaToBlob } from './codec.js';
+import { blobToSha, decodeRemoteName, encodeRemoteName, shaToBlob } from '../tracked/codec.js';
 import type { SourceIds } from './source-ids.js';
 import type { TrackedFileInput } from './tracked-files.js';
 

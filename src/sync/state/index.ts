@@ -2,8 +2,8 @@
 export { openState, moveAsideCorrupt, type OpenStateOptions } from './open-state.js';
 export type { StateDiagnostics, StateStore } from './state-store.js';
 export { trackedKey, type TrackedFileInput } from './tracked-files.js';
-export { TrackedIndex } from '../tracked-index.js';
-export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
+export { TrackedIndex } from '../tracked/tracked-index.js';
+export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../tracked/codec.js';
 export type { LockOwner } from './lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';

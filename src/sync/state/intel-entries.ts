@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { blobToSha, shaToBlob } from './codec.js';
+import { blobToSha, shaToBlob } from '../tracked/codec.js';
 import type { SourceIds } from './source-ids.js';
 
 /** Where an intelligence entry's processing stands, as far as kbsync knows (docs/api.md: pending → processed | failed). */

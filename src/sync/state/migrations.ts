@@ -167,6 +167,7 @@ CREATE TABLE webhook_events (
  * cannot change. NULL for every other row (one byte of record header).
  */
 const V6 = 'ALTER TABLE files ADD COLUMN remote_error TEXT';
+const V11 = 'ALTER TABLE files ADD COLUMN remote_chunks INTEGER';
 
 /**
  * Widens the outbox's kind CHECK by `kinds`, keeping every row and the AUTOINCREMENT high-water mark (an op
@@ -293,6 +294,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'intelligence entries, and their writes in the outbox', up: v8 },
   { version: 9, name: 'remote copies no tracked file points at any more', up: (db) => db.exec(V9) },
   { version: 10, name: 'outbox kinds checked where rows are written, not by a CHECK', up: v10 },
+  { version: 11, name: 'the chunk count the service lists for a remote copy', up: (db) => db.exec(V11) },
 ];
 
 /** Brings the database to the newest version in `migrations`; returns the version it started from. */

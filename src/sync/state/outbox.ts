@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
-import { blobToSha, shaToBlob } from './codec.js';
+import { blobToSha, shaToBlob } from '../tracked/codec.js';
 import type { SourceIds } from './source-ids.js';
 import { assertOpKind, type NewOp, type OpKind, type OpState, type OutboxOp } from './state-types.js';
 import { NEW_OP_COLUMNS, newOpValues, opOfRow, type OpColumns } from './rows.js';

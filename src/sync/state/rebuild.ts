@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from './codec.js';
+import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../tracked/codec.js';
 import type { Meta } from './meta.js';
 import { REMOTE_CHECK_KEY } from './migrations.js';
 import type { RebuildReport, RemoteListingEntry } from './state-types.js';

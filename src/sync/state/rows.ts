@@ -1,70 +1,9 @@
-import type { RemoteStatus, TrackedFile } from '../types.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
-import type { TrackedFileInput } from './tracked-files.js';
+import type { TrackedFile } from '../types.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../tracked/codec.js';
 import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
 
 // Row shapes and decoders both stores share (SQLite and PostgreSQL, and the `kbsync state migrate` snapshot):
 // only where the source (an id or a name) and a hash (a BLOB or hex) are kept differs, so those are left out.
-
-/** A `files` row's columns but its source and hash, with mtime as text (remote_status as read, or a plain string). */
-export type FileColumns<Status extends string = string> = {
-  path: string;
-  size: number;
-  mtime_ns: string;
-  inode: number;
-  remote_name: string | null;
-  remote_id: string | null;
-  remote_status: Status | null;
-  reprocess_attempts: number;
-  last_action: string | null;
-  last_reason: string | null;
-  updated_at: number;
-  remote_error: string | null;
-};
-
-/** A `files` row as a TrackedFile, given its source's name and its hash as hex. */
-export function trackedOfRow(r: FileColumns<RemoteStatus>, source: string, sha256: string): TrackedFile {
-  return {
-    source,
-    path: r.path,
-    size: r.size,
-    mtimeNs: r.mtime_ns,
-    inode: r.inode,
-    sha256,
-    remoteName: decodeRemoteName(source, r.path, r.remote_name),
-    remoteId: r.remote_id,
-    remoteStatus: r.remote_status,
-    reprocessAttempts: r.reprocess_attempts,
-    lastAction: r.last_action,
-    lastReason: r.last_reason,
-    updatedAt: isoOf(r.updated_at),
-    // Set for a failed copy whose reason the service gave (see v6), as the bulk load does.
-    ...(r.remote_error !== null ? { remoteError: r.remote_error } : {}),
-  };
-}
-
-/**
- * The values a `files` upsert binds for a file, in column order (source_id, path, size, mtime_ns, inode, sha256,
- * remote_name, remote_id, remote_status, reprocess_attempts, last_action, last_reason, updated_at); `mtime`
- * gives the form the driver binds a nanosecond mtime in.
- */
-export function fileValues<M>(f: TrackedFileInput, sourceId: number, at: number, mtime: (ns: bigint) => M): unknown[] {
-  return [
-    sourceId,
-    f.path,
-    f.size,
-    mtime(mtimeToBind(f.mtimeNs)),
-    f.inode,
-    shaToBlob(f.sha256),
-    encodeRemoteName(f.source, f.path, f.remoteName),
-    f.remoteId,
-    f.remoteStatus,
-    f.reprocessAttempts,
-    f.lastAction,
-    f.lastReason,
-    at,
-  ];
-}
 
 /** An outbox row's columns but its source and hash, with mtime as text (kind and state as read, or as plain strings). */
 export type OpColumns<Kind extends string = string, State extends string = string> = {

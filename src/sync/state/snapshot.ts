@@ -1,12 +1,13 @@
 import type { EntryColumns } from './intel-entries.js';
-import type { FileColumns, OpColumns, RunRow } from './rows.js';
+import type { FileRow } from '../tracked/fields.js';
+import type { OpColumns, RunRow } from './rows.js';
 
 /**
  * A whole state as plain rows, the same for both stores (`kbsync state migrate`): ids kept, so that
  * ledger rows still name their ops and runs; hashes as hex; source names instead of ids.
  */
 export type StateSnapshot = {
-  files: (FileColumns & { source: string; sha256: string })[];
+  files: (FileRow & { source: string })[];
   runs: RunRow[];
   outbox: (OpColumns & { source: string | null; sha256: string | null })[];
   ledger: {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { KbsyncError } from '../../shared/errors.js';
+import { ALL_COLUMNS, fileSelect, rowValues } from '../tracked/fields.js';
 import { openState } from './open-state.js';
 import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from './snapshot.js';
 
@@ -15,11 +16,8 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
   try {
     const hex = (b: Buffer | null): string | null => (b === null ? null : b.toString('hex'));
     const files = db
-      .prepare(
-        `SELECT s.name AS source, path, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
-           reprocess_attempts, last_action, last_reason, updated_at, remote_error FROM files JOIN sources s ON s.id = files.source_id`,
-      )
-      .all() as (Omit<StateSnapshot['files'][number], 'sha256'> & { sha256: Buffer })[];
+      .prepare(`SELECT s.name AS source, ${fileSelect('sqlite')} FROM files JOIN sources s ON s.id = files.source_id`)
+      .all() as StateSnapshot['files'];
     const outbox = db
       .prepare(
         `SELECT o.id, run_id, kind, s.name AS source, path, sha256, size, CAST(mtime_ns AS TEXT) AS mtime_ns, inode, remote_name, remote_id,
@@ -28,7 +26,7 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
       )
       .all() as (Omit<StateSnapshot['outbox'][number], 'sha256'> & { sha256: Buffer | null })[];
     return {
-      files: files.map((f) => ({ ...f, sha256: f.sha256.toString('hex') })),
+      files,
       runs: db
         .prepare('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id')
         .all() as StateSnapshot['runs'],
@@ -82,25 +80,10 @@ export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
         return id;
       };
       const blob = (hex: string | null): Buffer | null => (hex === null ? null : Buffer.from(hex, 'hex'));
-      const file = db.prepare(`INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
-        reprocess_attempts, last_action, last_reason, updated_at, remote_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`);
-      for (const f of s.files)
-        file.run(
-          idOf(f.source),
-          f.path,
-          f.size,
-          BigInt(f.mtime_ns),
-          f.inode,
-          blob(f.sha256),
-          f.remote_name,
-          f.remote_id,
-          f.remote_status,
-          f.reprocess_attempts,
-          f.last_action,
-          f.last_reason,
-          f.updated_at,
-          f.remote_error,
-        );
+      const file = db.prepare(
+        `INSERT INTO files (source_id, ${ALL_COLUMNS.join(', ')}) VALUES (?, ${ALL_COLUMNS.map(() => '?').join(',')})`,
+      );
+      for (const f of s.files) file.run(idOf(f.source), ...rowValues(f, (ns) => ns));
       const run = db.prepare('INSERT INTO runs (id, command, status, started_at, finished_at, summary_json) VALUES (?,?,?,?,?,?)');
       for (const r of s.runs) run.run(r.id, r.command, r.status, r.started_at, r.finished_at, r.summary_json);
       const op = db.prepare(`INSERT INTO outbox (id, run_id, source_id, sha256, mtime_ns, ${SNAPSHOT_OP_COLUMNS})

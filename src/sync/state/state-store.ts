@@ -29,7 +29,7 @@ import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
 import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
 import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
-import type { TrackedIndex } from '../tracked-index.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
 export type StateStore = {
@@ -60,8 +60,15 @@ export type StateStore = {
   removeTracked(source: string, path: string): boolean;
   findBySha256(sha256: string): TrackedFile[];
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
-  /** `errors`: the service's reason for each failed copy, kept while it stays failed. */
-  setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number;
+  /**
+   * `errors`: the service's reason for each failed copy, kept while it stays failed; `chunks`: the chunk
+   * count listed for each copy (a copy not in it keeps the count known).
+   */
+  setRemoteStatuses(
+    statuses: ReadonlyMap<string, RemoteStatus>,
+    errors?: ReadonlyMap<string, string>,
+    chunks?: ReadonlyMap<string, number>,
+  ): number;
   /**
    * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
    * neither). `remoteStatus`: only those whose remote copy has it.
@@ -217,8 +224,11 @@ export function createStateStore(o: Open): StateStore {
     // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
     setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
       db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
-    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number =>
-      db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors)))(),
+    setRemoteStatuses: (
+      statuses: ReadonlyMap<string, RemoteStatus>,
+      errors?: ReadonlyMap<string, string>,
+      chunks?: ReadonlyMap<string, number>,
+    ): number => db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors, chunks)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {

@@ -1,40 +1,21 @@
 import type { Database } from 'better-sqlite3';
 import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
-import { decodeRemoteName, isoOf, shaToBlob } from './codec.js';
+import { decodeRemoteName, shaToBlob } from '../tracked/codec.js';
+import { fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow, type TrackedFileInput } from '../tracked/fields.js';
 import type { SourceIds } from './source-ids.js';
-import type { TrackedColumns } from '../tracked-columns.js';
-import { TrackedIndex } from '../tracked-index.js';
-import { fileValues } from './rows.js';
+import type { TrackedColumns } from '../tracked/columns.js';
+import { TrackedIndex } from '../tracked/tracked-index.js';
 
-/** A tracked file to write; `updatedAt` is stamped by the store. */
-export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
+export type { TrackedFileInput } from '../tracked/fields.js';
 
-export { trackedKey } from '../planner/keys.js';
+export { trackedKey } from '../tracked/keys.js';
 
 export type TrackedFiles = ReturnType<typeof createTrackedFiles>;
 
-type Row = [
-  number,
-  string,
-  number,
-  string,
-  number,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  number,
-  string | null,
-  string | null,
-  number,
-  string | null,
-];
-
 // Hex and text conversions happen in SQLite: cheaper than a Buffer and a BigInt per row in JS.
-const FILE_COLUMNS = `path, size, CAST(mtime_ns AS TEXT), inode, lower(hex(sha256)), remote_name, remote_id, remote_status,
-  reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
-const COLUMNS = `source_id, ${FILE_COLUMNS}`;
+const COLUMNS = `source_id, ${fileSelect('sqlite')}`;
+type Row = FileRow & { source_id: number };
 
 /**
  * One source's files as one row of columns built by SQLite: reading 100k rows one by one costs ~3 µs
@@ -103,30 +84,27 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const detailsOfFile = db
     .prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`)
     .raw(true);
-  const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`).raw(true);
-  const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`).raw(true);
-  const INSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
-      reprocess_attempts, last_action, last_reason, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`;
-  const upsert = db.prepare(`${INSERT}
-    ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
-      sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
-      remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
-      last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at,
-      remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS files.remote_id THEN files.remote_error END`);
+  const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`);
+  const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`);
+  const INSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')}) VALUES (${UPSERT_COLUMNS.map(() => '?').join(',')})`;
+  const upsert = db.prepare(`${INSERT} ON CONFLICT (source_id, path) DO UPDATE SET ${upsertSet((a, b) => `${a} IS ${b}`)}`);
   const insertNew = db.prepare(`${INSERT} ON CONFLICT (source_id, path) DO NOTHING`);
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
   // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
   // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
-  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT) WITHOUT ROWID');
-  const stage = db.prepare<[string, string, string | null]>(
-    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error) VALUES (?, ?, ?)',
+  // A chunk count the listing gave is recorded; none (NULL) keeps the one known.
+  db.exec(
+    'CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, chunks INTEGER) WITHOUT ROWID',
   );
-  const applyStaged = db.prepare<
-    [number]
-  >(`UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = ? FROM temp.status_updates AS u
-    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error)`);
+  const stage = db.prepare<[string, string, string | null, number | null]>(
+    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error, chunks) VALUES (?, ?, ?, ?)',
+  );
+  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error,
+      remote_chunks = coalesce(u.chunks, files.remote_chunks), updated_at = ? FROM temp.status_updates AS u
+    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error
+      OR files.remote_chunks IS NOT coalesce(u.chunks, files.remote_chunks))`);
   const clearStaged = db.prepare('DELETE FROM temp.status_updates');
   const remoteErrorOf = db
     .prepare<[number, string], string | null>(
@@ -139,26 +117,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
     .pluck();
 
-  const toTracked = (r: Row): TrackedFile => {
-    const source = sources.nameOf(r[0]);
-    return {
-      source,
-      path: r[1],
-      size: r[2],
-      mtimeNs: r[3],
-      inode: r[4],
-      sha256: r[5],
-      remoteName: decodeRemoteName(source, r[1], r[6]),
-      remoteId: r[7],
-      remoteStatus: r[8] as RemoteStatus | null,
-      reprocessAttempts: r[9],
-      lastAction: r[10],
-      lastReason: r[11],
-      updatedAt: isoOf(r[12]),
-      // Set for a failed copy whose reason the service gave (see v6), as the bulk load does.
-      ...(r[13] !== null ? { remoteError: r[13] } : {}),
-    };
-  };
+  const toTracked = (r: Row): TrackedFile => trackedOfRow(r, sources.nameOf(r.source_id));
 
   const argsOf = (f: TrackedFileInput, at: number) => fileValues(f, sources.idOf(f.source), at, (ns) => ns);
   const write = (f: TrackedFileInput, at = nowMs()): void => {
@@ -241,15 +200,19 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     },
     /**
      * Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed.
-     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL).
+     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL); `chunks`: the
+     * chunk count listed for a copy (one not given keeps the count known).
      */
-    setRemoteStatuses: db.transaction((statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): number => {
-      clearStaged.run();
-      for (const [remoteId, status] of statuses) stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null);
-      const changed = applyStaged.run(nowMs()).changes;
-      clearStaged.run();
-      return changed;
-    }),
+    setRemoteStatuses: db.transaction(
+      (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, number>): number => {
+        clearStaged.run();
+        for (const [remoteId, status] of statuses)
+          stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null, chunks?.get(remoteId) ?? null);
+        const changed = applyStaged.run(nowMs()).changes;
+        clearStaged.run();
+        return changed;
+      },
+    ),
     /** How many files are tracked in their source now (a file deleted locally is not, as in `kbsync status`). */
     trackedCount(remoteStatus?: RemoteStatus): number {
       return (remoteStatus === undefined ? count.get() : countWith.get(remoteStatus)) as number;

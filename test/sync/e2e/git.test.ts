@@ -148,7 +148,7 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     expect(edited.charged).toBe(10);
   });
 
-  it('content back to an earlier version: the copy already under that name is adopted, and tracked from then on', async () => {
+  it('content back to an earlier version: the copy the dataset holds is reused, and tracked from then on', async () => {
     const origin = createGitOrigin(suite.temp.make(), { 'a.md': '# A\nversion 1\n' });
     const ds = suite.svc.dataset({ credits: 1000 });
     const ws = createWorkspace(suite.temp.make(), {
@@ -166,7 +166,7 @@ describe('a Git source (local bare repository, pushed to from a working clone)',
     const after = await syncCharged(ws, ds);
 
     expect(v1).not.toBe(v2);
-    expect(itemOf(back.report, 'a.md')).toMatchObject({ action: 'skip:unchanged', remoteId: v1, credits: 0 });
+    expect(itemOf(back.report, 'a.md')).toMatchObject({ action: 'reuse', remoteId: v1, credits: 0 });
     expect(back.charged).toBe(0);
     expect(itemOf(after.report, 'a.md')).toMatchObject({ action: 'skip:unchanged', remoteId: v1 });
     expect(after.charged).toBe(0);

@@ -13,8 +13,11 @@ function contents(where: string): unknown {
   const s: StateStore = openState(where, { lock: false, scope: 'docs' });
   try {
     const ledger = s.ledgerTotals();
+    const tracked = [...s.loadTrackedFiles().values()];
     return {
-      files: [...s.loadTrackedFiles().values()].map((f) => [f.source, f.path, f.sha256, f.remoteId, f.remoteName, f.mtimeNs, f.lastAction]),
+      files: tracked.map((f) => [f.source, f.path, f.sha256, f.remoteId, f.remoteName, f.mtimeNs, f.lastAction]),
+      // Each row whole, with what the index leaves out (the chunk count, the service's reason).
+      rows: tracked.map((f) => s.getTracked(f.source, f.path)),
       ledger: { all: ledger.all, byMonth: [...ledger.byMonth] },
       problems: s.verifyTotals(),
       pending: s.pendingOps().map((o) => [o.id, o.path, o.idempotencyKey]),
@@ -63,8 +66,11 @@ describe('kbsync state migrate', () => {
     file.recordEntries([
       { sha256: 'a'.repeat(64), agentId: 'ag1', remoteId: 'e9', status: 'processed', source: 'docs', path: 'x.json#k', title: 'K' },
     ]);
+    const d2 = file.getTracked('docs', 'd2.md');
+    file.setRemoteStatuses(new Map([[d2?.remoteId as string, 'processed']]), undefined, new Map([[d2?.remoteId as string, 7]]));
     file.close();
     const before = contents(ws.statePath);
+    expect(JSON.stringify(before)).toContain('"remoteChunks":7');
 
     const out = await ws.run('state', 'migrate', '--to', url, '--json');
     expect(out.code, out.stderr).toBe(0);

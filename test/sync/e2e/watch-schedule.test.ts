@@ -46,7 +46,7 @@ describe('kbsync watch with watch.schedule', () => {
     expect(status()?.ready).toBe(false);
     expect(await ds.files()).toEqual([]);
     expect(exit.stderr).not.toMatch(/"msg":"sync cycle done"/);
-    // The default events library (watch.watcher), chosen by measurement (docs/architecture.md).
+    // The default events library (watch.watcher), chosen by measurement (docs/watch.md).
     expect(exit.stderr).toContain('"watcher":"@parcel/watcher"');
   });
 });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanOptions } from '../../../src/sync/sources/folder.js';
 import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
-import { UnchangedRows } from '../../../src/sync/sources/unchanged-rows.js';
-import { TrackedIndex } from '../../../src/sync/tracked-index.js';
+import { UnchangedRows } from '../../../src/sync/tracked/unchanged-rows.js';
+import { TrackedIndex } from '../../../src/sync/tracked/tracked-index.js';
 import type { RemoteStatus, TrackedFile } from '../../../src/sync/types.js';
 import { tempDir, writeTree } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { scanFolder, type FolderSourceSpec } from '../../../src/sync/sources/folder.js';
 import { observeSources } from '../../../src/sync/sources/index.js';
 import { WalkAhead } from '../../../src/sync/sources/walk-ahead.js';
-import { isStrictlyInPathOrder } from '../../../src/sync/planner/keys.js';
+import { isStrictlyInPathOrder } from '../../../src/sync/tracked/keys.js';
 import { createPrng } from '../../helpers/prng.js';
 import { gitdir, testdir, type TreeEntry } from './helpers.js';
 import type { Source } from '../../../src/config/schema.js';

@@ -94,6 +94,36 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.getTracked('nope', 'a.md')).toBeNull();
   });
 
+  it('records the chunk count the listing gave for a remote copy, and keeps it while the copy stays the same', () => {
+    const file = {
+      source: 'docs',
+      path: 'a.md',
+      size: 10,
+      mtimeNs: '1',
+      inode: 7,
+      sha256: sha(1),
+      remoteName: 'a.md',
+      remoteId: 'r1',
+      remoteStatus: 'queued' as const,
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: 'new file',
+    };
+    store.upsertTracked(file);
+    expect(store.getTracked('docs', 'a.md')?.remoteChunks).toBeUndefined();
+    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]), undefined, new Map([['r1', 4]]))).toBe(1);
+    expect(store.getTracked('docs', 'a.md')).toMatchObject({ remoteStatus: 'processed', remoteChunks: 4 });
+    // A listing that says nothing of the count keeps it; a new count is recorded even when the status stays.
+    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]))).toBe(0);
+    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]), undefined, new Map([['r1', 5]]))).toBe(1);
+    expect(store.findBySha256(sha(1))[0]?.remoteChunks).toBe(5);
+    // A row written again for the same copy keeps it; one pointing at another copy does not.
+    store.upsertTracked({ ...file, remoteStatus: 'processed', lastAction: 'unchanged' });
+    expect(store.getTracked('docs', 'a.md')?.remoteChunks).toBe(5);
+    store.upsertTracked({ ...file, remoteId: 'r2' });
+    expect(store.getTracked('docs', 'a.md')?.remoteChunks).toBeUndefined();
+  });
+
   it('holds the remote copies no tracked file points at: a row that moves on leaves its copy here, one that takes it back removes it', () => {
     const file = {
       source: 'docs',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument } from '../chunker.js';
-import { MAX_HTML_TOKEN_CHARS } from '../html-sections.js';
+import { MAX_HTML_DEPTH, MAX_HTML_TOKEN_CHARS } from '../html-sections.js';
 import { parseContent, parseFailure } from '../test-support.js';
 import { htmlParser } from './html.js';
 
@@ -64,5 +64,22 @@ describe('html parser', () => {
     expect(await parseFailure(parseContent(htmlParser, 'page.html', data))).toBe(
       'not an HTML file: NUL character at offset 100007 (binary data); upload the page saved as text',
     );
+  });
+
+  it('refuses elements nested past the depth bound, unclosed or closed, naming the bound', async () => {
+    const unclosed = `<p>intro</p>${'<div>'.repeat(200_000)}text`;
+    const closed = `${'<div>'.repeat(100_000)}deep${'</div>'.repeat(100_000)}`;
+
+    for (const html of [unclosed, closed]) {
+      expect(await parseFailure(parseContent(htmlParser, 'page.html', html))).toMatch(
+        new RegExp(`^elements are nested more than ${MAX_HTML_DEPTH} deep \\(<div> near offset \\d+; unclosed tags\\?\\); refused`),
+      );
+    }
+  });
+
+  it('reads a page nested right up to the depth bound', async () => {
+    const html = `${'<div>'.repeat(MAX_HTML_DEPTH)}deep text${'</div>'.repeat(MAX_HTML_DEPTH)}<p>after</p>`;
+
+    expect(await chunksOf(html)).toEqual(['deep text\n\nafter']);
   });
 });

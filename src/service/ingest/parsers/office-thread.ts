@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads';
+import { resourceLimits, type Worker } from 'node:worker_threads';
 import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
 import { parseFailed } from '../parse-error.js';
 import type { Section } from '../types.js';
@@ -34,7 +34,12 @@ async function* officeReplies(task: OfficeTask): AsyncGenerator<OfficeReply> {
     wake = undefined;
   };
   const owned = task.data.byteOffset === 0 && task.data.byteLength === task.data.buffer.byteLength ? task.data : task.data.slice();
-  const worker: Worker = startWorker(WORKER_ENTRY, { workerData: { ...task, data: owned }, transferList: [owned.buffer as ArrayBuffer] });
+  // Started from an ingest worker, it gets that worker's memory limit (resourceLimits is empty on the main thread).
+  const worker: Worker = startWorker(WORKER_ENTRY, {
+    workerData: { ...task, data: owned },
+    transferList: [owned.buffer as ArrayBuffer],
+    resourceLimits,
+  });
   worker.on('message', (reply: OfficeReply) => {
     queue.push(reply);
     notify();

@@ -1,6 +1,6 @@
 import { KbsyncError } from '../../../shared/errors.js';
 import type { RemoteStatus } from '../../types.js';
-import { decodeRemoteName } from '../codec.js';
+import { decodeRemoteName } from '../../tracked/codec.js';
 import { creditsUsedOf } from '../ledger-math.js';
 import { uploadedFile } from '../rows.js';
 import { epochDay, periodKeys, periodKeysOfDay, type Periods } from '../periods.js';

@@ -1,4 +1,4 @@
-import { shaToBlob } from '../codec.js';
+import { shaToBlob } from '../../tracked/codec.js';
 import { entryOfRow, toEntryStatus, type EntryColumns, type EntryRecord, type EntryStatus, type TrackedEntry } from '../intel-entries.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';

@@ -1,5 +1,5 @@
 import type { HeldCopy, RemoteStatus } from '../../types.js';
-import { decodeRemoteName, encodeRemoteName, shaToBlob } from '../codec.js';
+import { decodeRemoteName, encodeRemoteName, shaToBlob } from '../../tracked/codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';

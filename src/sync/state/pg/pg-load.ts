@@ -1,7 +1,7 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
-import { TrackedIndex } from '../../tracked-index.js';
-import type { TrackedDetails } from '../../tracked-columns.js';
-import { decodeRemoteName } from '../codec.js';
+import { TrackedIndex } from '../../tracked/tracked-index.js';
+import type { TrackedDetails } from '../../tracked/columns.js';
+import { decodeRemoteName } from '../../tracked/codec.js';
 import { SEP, type PgDetails, type PgTrackedSource } from './pg-tracked.js';
 
 /** The worker's reads this needs, as synchronous calls (see sync-bridge.ts). */

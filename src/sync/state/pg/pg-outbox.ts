@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { KbsyncError } from '../../../shared/errors.js';
-import { shaToBlob } from '../codec.js';
+import { shaToBlob } from '../../tracked/codec.js';
 import { assertOpKind, type NewOp, type OpKind, type OpState, type OutboxOp } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';

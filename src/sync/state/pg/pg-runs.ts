@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../../shared/errors.js';
-import { isoOf } from '../codec.js';
+import { isoOf } from '../../tracked/codec.js';
 import { RUNS_KEPT } from '../runs.js';
 import type { RunRecord, RunStatus } from '../state-types.js';
 import type { Db } from './pg-db.js';

@@ -193,6 +193,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, name: 'initial shared schema', sql: V1 },
   { version: 2, name: 'remote copies no tracked file points at any more', sql: V2 },
   { version: 3, name: 'outbox kinds checked where rows are written, not by a CHECK', sql: V3 },
+  { version: 4, name: 'the chunk count the service lists for a remote copy', sql: 'ALTER TABLE files ADD COLUMN remote_chunks integer' },
 ];
 
 /** The advisory-lock class of kbsync's locks (the first key of the two-int form). */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../shared/logger.js';
 import type { RemoteStatus } from '../../types.js';
-import type { TrackedIndex } from '../../tracked-index.js';
+import type { TrackedIndex } from '../../tracked/tracked-index.js';
 import { trackedIndexOf } from './pg-load.js';
 import { rebuildPlan, type NameMapper } from '../rebuild.js';
 import type { StateStore } from '../state-store.js';
@@ -90,8 +90,17 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     removeTracked: fwd('removeTracked'),
     findBySha256: fwd('findBySha256'),
     setRemoteStatus: fwd('setRemoteStatus'),
-    setRemoteStatuses: (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>) =>
-      call('setRemoteStatuses', new Map(statuses), errors === undefined ? undefined : new Map(errors)),
+    setRemoteStatuses: (
+      statuses: ReadonlyMap<string, RemoteStatus>,
+      errors?: ReadonlyMap<string, string>,
+      chunks?: ReadonlyMap<string, number>,
+    ) =>
+      call(
+        'setRemoteStatuses',
+        new Map(statuses),
+        errors === undefined ? undefined : new Map(errors),
+        chunks === undefined ? undefined : new Map(chunks),
+      ),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
     heldCopies: fwd('heldCopies'),

@@ -1,10 +1,19 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
-import { shaToBlob } from '../codec.js';
+import { shaToBlob } from '../../tracked/codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { TrackedOrigin } from '../remote-paths.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
-import { fileValues, trackedOfRow, type FileColumns } from '../rows.js';
+import {
+  fileSelect,
+  fileValues,
+  PG_TYPES,
+  trackedOfRow,
+  upsertSet,
+  UPSERT_COLUMNS,
+  ALL_COLUMNS,
+  type FileRow,
+} from '../../tracked/fields.js';
 
 /**
  * One source's tracked files as columns, each joined into one string by PostgreSQL (SEP between text
@@ -54,19 +63,14 @@ const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, 
   string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses
   FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
 
-const COLUMNS = `source_id, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256, remote_name, remote_id,
-  remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error`;
-type Row = FileColumns<RemoteStatus> & { source_id: number; sha256: string };
+const COLUMNS = `source_id, ${fileSelect('pg')}`;
+type Row = FileRow & { source_id: number };
 
-const UPSERT = `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status,
-    reprocess_attempts, last_action, last_reason, updated_at)
-  SELECT * FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[], $7::text[], $8::text[], $9::text[],
-    $10::int[], $11::text[], $12::text[], $13::bigint[])`;
-const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, inode = excluded.inode,
-  sha256 = excluded.sha256, remote_name = excluded.remote_name, remote_id = excluded.remote_id,
-  remote_status = excluded.remote_status, reprocess_attempts = excluded.reprocess_attempts,
-  last_action = excluded.last_action, last_reason = excluded.last_reason, updated_at = excluded.updated_at,
-  remote_error = CASE WHEN excluded.remote_status = 'failed' AND excluded.remote_id IS NOT DISTINCT FROM files.remote_id THEN files.remote_error END`;
+/** The PostgreSQL type of each upsert column (source_id's first). */
+const UPSERT_TYPES = ['int', ...UPSERT_COLUMNS.slice(1).map((c) => PG_TYPES[ALL_COLUMNS.indexOf(c)] as string)];
+const UPSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${UPSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
+const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET ${upsertSet((a, b) => `${a} IS NOT DISTINCT FROM ${b}`)}`;
 
 /** The `files` table on PostgreSQL (tracked-files.ts is the SQLite one). */
 export function createPgTracked(db: Db, sources: PgSources, scope: string) {
@@ -83,9 +87,9 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     return own;
   };
   const ownOnly = (param: string): string => (scope === '' ? '' : ` AND files.source_id = ANY(${param}::int[])`);
-  const toTracked = async (r: Row): Promise<TrackedFile> => trackedOfRow(r, await sources.nameOf(r.source_id), r.sha256);
+  const toTracked = async (r: Row): Promise<TrackedFile> => trackedOfRow(r, await sources.nameOf(r.source_id));
   const columnsOf = async (files: readonly TrackedFileInput[], at: number): Promise<unknown[][]> => {
-    const cols: unknown[][] = Array.from({ length: 13 }, () => []);
+    const cols: unknown[][] = Array.from({ length: UPSERT_COLUMNS.length }, () => []);
     for (const f of files) {
       const values = fileValues(f, await sources.idOf(f.source), at, (ns) => ns.toString());
       values.forEach((v, i) => (cols[i] as unknown[]).push(v));
@@ -188,16 +192,23 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
-    async setRemoteStatuses(statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> {
+    async setRemoteStatuses(
+      statuses: ReadonlyMap<string, RemoteStatus>,
+      errors?: ReadonlyMap<string, string>,
+      chunks?: ReadonlyMap<string, number>,
+    ): Promise<number> {
       const ids = [...statuses.keys()];
       const values = ids.map((id) => statuses.get(id) as RemoteStatus);
       const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
+      const counts = ids.map((id) => chunks?.get(id) ?? null);
       return db.run(
-        `UPDATE files SET remote_status = u.status, remote_error = u.error, updated_at = $4
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS u (remote_id, status, error)
+        `UPDATE files SET remote_status = u.status, remote_error = u.error, remote_chunks = coalesce(u.chunks, files.remote_chunks),
+            updated_at = $4
+           FROM unnest($1::text[], $2::text[], $3::text[], $5::int[]) AS u (remote_id, status, error, chunks)
           WHERE files.remote_id = u.remote_id
-            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error)${ownOnly('$5')}`,
-        [ids, values, errs, db.nowMs(), ...(scope === '' ? [] : [await ownIds()])],
+            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error
+              OR files.remote_chunks IS DISTINCT FROM coalesce(u.chunks, files.remote_chunks))${ownOnly('$6')}`,
+        [ids, values, errs, db.nowMs(), counts, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */
@@ -247,8 +258,8 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     async writeTrackedIfNew(files: readonly TrackedFileInput[], at: number): Promise<number> {
       if (files.length === 0) return 0;
       return db.run(
-        `${UPSERT} AS t (a, b, c, d, e, f, g, h, i, j, k, l, m)
-           WHERE t.h IS NULL OR NOT EXISTS (SELECT 1 FROM files WHERE remote_id = t.h)
+        `${UPSERT} AS t (${UPSERT_COLUMNS.join(', ')})
+           WHERE t.remote_id IS NULL OR NOT EXISTS (SELECT 1 FROM files WHERE remote_id = t.remote_id)
          ON CONFLICT (source_id, path) DO NOTHING`,
         await columnsOf(files, at),
       );

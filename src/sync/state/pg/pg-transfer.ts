@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../../shared/errors.js';
 import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from '../snapshot.js';
+import { ALL_COLUMNS, fileSelect, PG_TYPES, rowValues } from '../../tracked/fields.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 
@@ -13,9 +14,7 @@ export function createPgTransfer(db: Db, sources: PgSources) {
       db.tx(async () => {
         await db.run('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
         return {
-          files: await db.q(`SELECT s.name AS source, path, size, mtime_ns::text AS mtime_ns, inode, encode(sha256, 'hex') AS sha256,
-              remote_name, remote_id, remote_status, reprocess_attempts, last_action, last_reason, updated_at, remote_error
-              FROM files JOIN sources s ON s.id = files.source_id`),
+          files: await db.q(`SELECT s.name AS source, ${fileSelect('pg')} FROM files JOIN sources s ON s.id = files.source_id`),
           runs: await db.q('SELECT id, command, status, started_at, finished_at, summary_json FROM runs ORDER BY id'),
           outbox:
             await db.q(`SELECT o.id, run_id, kind, s.name AS source, path, encode(sha256, 'hex') AS sha256, size, mtime_ns::text AS mtime_ns,
@@ -51,29 +50,12 @@ export function createPgTransfer(db: Db, sources: PgSources) {
           const part = s.files.slice(i, i + CHUNK);
           const ids: number[] = [];
           for (const f of part) ids.push(await sources.idOf(f.source));
-          const col = <K extends keyof StateSnapshot['files'][number]>(k: K) => part.map((f) => f[k]);
+          const cols: unknown[][] = [ids, ...ALL_COLUMNS.map(() => [])];
+          for (const f of part) rowValues(f, (ns) => ns.toString()).forEach((v, c) => (cols[c + 1] as unknown[]).push(v));
+          const types = ['int', ...PG_TYPES];
           await db.run(
-            `INSERT INTO files (source_id, path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status, reprocess_attempts,
-               last_action, last_reason, updated_at, remote_error)
-             SELECT a, b, c, d, e, decode(f, 'hex'), g, h, i, j, k, l, m, n FROM unnest($1::int[], $2::text[], $3::bigint[], $4::bigint[],
-               $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::bigint[], $14::text[])
-               AS t (a, b, c, d, e, f, g, h, i, j, k, l, m, n)`,
-            [
-              ids,
-              col('path'),
-              col('size'),
-              col('mtime_ns'),
-              col('inode'),
-              col('sha256'),
-              col('remote_name'),
-              col('remote_id'),
-              col('remote_status'),
-              col('reprocess_attempts'),
-              col('last_action'),
-              col('last_reason'),
-              col('updated_at'),
-              col('remote_error'),
-            ],
+            `INSERT INTO files (source_id, ${ALL_COLUMNS.join(', ')}) SELECT * FROM unnest(${types.map((t, c) => `$${c + 1}::${t}[]`).join(', ')})`,
+            cols,
           );
         }
         for (const r of s.runs)

@@ -84,9 +84,13 @@ const handlers = {
     await held.setHeldStatuses(new Map([[remoteId, status]]));
     return tracked.setRemoteStatus(remoteId, status);
   },
-  setRemoteStatuses: async (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>): Promise<number> => {
+  setRemoteStatuses: async (
+    statuses: ReadonlyMap<string, RemoteStatus>,
+    errors?: ReadonlyMap<string, string>,
+    chunks?: ReadonlyMap<string, number>,
+  ): Promise<number> => {
     await held.setHeldStatuses(statuses);
-    return tracked.setRemoteStatuses(statuses, errors);
+    return tracked.setRemoteStatuses(statuses, errors, chunks);
   },
   async open(): Promise<PgOpenReply> {
     try {

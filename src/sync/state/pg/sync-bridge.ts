@@ -40,7 +40,7 @@ export type SyncBridge = {
  * Starts the worker that owns the PostgreSQL connection, and makes calls to it synchronous: the
  * request is posted, this thread sleeps on a shared flag (Atomics.wait) until the worker sets it,
  * then takes the reply off the port with receiveMessageOnPort. The sync engine above the StateStore
- * seam stays synchronous; the price is one thread hop per call (docs/architecture.md has the figures).
+ * seam stays synchronous; the price is one thread hop per call (docs/benchmarks.md has the figures).
  *
  * Asleep in Atomics.wait, this thread sees none of the worker's events ('error', 'exit'). So a worker
  * that dies says so in the shared buffer (pg-worker.ts: its uncaught-error and exit handlers post a

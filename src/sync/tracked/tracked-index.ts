@@ -1,8 +1,8 @@
-import { keyBefore, lowerBoundFrom, trackedKey } from './planner/keys.js';
-import { isoOf } from './state/codec.js';
-import type { Fingerprint, TrackedColumns } from './tracked-columns.js';
+import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
+import { isoOf } from './codec.js';
+import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
-import type { RemoteStatus, TrackedFile } from './types.js';
+import type { RemoteStatus, TrackedFile } from '../types.js';
 import {
   checkLength,
   COLUMN_NAMES,
@@ -15,7 +15,7 @@ import {
   Sha256Tags,
   sortedRows,
   type Rows,
-} from './tracked-rows.js';
+} from './rows.js';
 
 /**
  * Tracked files in (source, path) order, as columns. It reads like a ReadonlyMap keyed by

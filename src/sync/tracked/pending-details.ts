@@ -1,6 +1,6 @@
-import { errorText } from '../shared/errors.js';
-import type { RowDetails, TrackedDetails } from './tracked-columns.js';
-import { checkLength, DETAIL_COLUMNS, type Rows } from './tracked-rows.js';
+import { errorText } from '../../shared/errors.js';
+import type { RowDetails, TrackedDetails } from './columns.js';
+import { checkLength, DETAIL_COLUMNS, type Rows } from './rows.js';
 
 /** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
 const ROW_DETAILS_MAX = 2048;

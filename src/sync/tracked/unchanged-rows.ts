@@ -1,4 +1,4 @@
-import type { Fingerprint } from '../tracked-columns.js';
+import type { Fingerprint } from './columns.js';
 
 /** What UnchangedRows asks of the tracked rows (a TrackedIndex answers it). */
 export type RowsByPath = {

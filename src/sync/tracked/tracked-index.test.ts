@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { TrackedFile } from './types.js';
-import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
+import type { TrackedFile } from '../types.js';
+import type { TrackedColumns, TrackedDetails } from './columns.js';
 import { TrackedIndex } from './tracked-index.js';
-import { trackedKey } from './planner/keys.js';
-import { createPrng } from '../../test/helpers/prng.js';
+import { trackedKey } from './keys.js';
+import { createPrng } from '../../../test/helpers/prng.js';
 
 const tracked = (source: string, path: string, size = 1): TrackedFile => ({
   source,

@@ -1,6 +1,6 @@
-import { keyBefore } from './planner/keys.js';
-import type { TrackedColumns, TrackedDetails } from './tracked-columns.js';
-import type { TrackedFile } from './types.js';
+import { keyBefore } from './keys.js';
+import type { TrackedColumns, TrackedDetails } from './columns.js';
+import type { TrackedFile } from '../types.js';
 
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
 export const FEW_WANTED = 8;

@@ -1,4 +1,4 @@
-import type { RemoteStatus } from './types.js';
+import type { RemoteStatus } from '../types.js';
 
 /** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
 

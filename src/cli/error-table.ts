@@ -145,7 +145,7 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
     meaning:
       'Another kbsync process is using the same state database; on a shared PostgreSQL state, another runner is syncing a source of the same name.',
     action:
-      "The message names the holder (command, pid, host, since). Wait for it or stop it, or have every runner share one PostgreSQL state (docs/scale.md); never give a run another `state` for the same dataset (it would upload the same files again). plan, status, explain, audit, query, chat, check and agents work beside it. On PostgreSQL, give each runner's sources distinct names.",
+      'Follow the message, which names the holder (command, pid, host, since) and the two ways on. Never give a run another `state` for the same dataset: it would upload the same files again. On a shared PostgreSQL state, runners whose sources have distinct names run side by side.',
   },
   state_corrupt: {
     exit: 2,

@@ -184,6 +184,16 @@ describe('loadConfig: every problem at once, with its line', () => {
     expect(problemLines(file)[0]).toMatch(/^3: : YAML syntax: /);
   });
 
+  it('reports an unclosed bracket mid-file once, at the line that opens it, not the cascade after it', () => {
+    const { file } = configDir(
+      'target:\n  kind: embedded\nwatch:\n  debounceMs: [800\n  rescanMinutes: 60\n  backend: auto\nstate: a.db\n',
+    );
+
+    expect(problemLines(file)).toEqual([
+      '4: : YAML syntax: Flow sequence in block collection must be sufficiently indented and end with a ] (the [ on this line is not closed)',
+    ]);
+  });
+
   it('reports duplicate keys as a YAML error', () => {
     const { file } = configDir('state: a.db\nstate: b.db\n');
 

@@ -1,4 +1,4 @@
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, stringify, type Document, type Node } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, stringify, visit, type Document, type Node } from 'yaml';
 import type { ConfigPath, ConfigProblem } from './errors.js';
 import { formatPath } from './errors.js';
 import { interpolate, type Env } from './interpolate.js';
@@ -26,11 +26,17 @@ export function readYamlSource(text: string, env: Env): YamlSource {
   if (doc.errors.length > 0) {
     // An error "at the end" (an unclosed bracket) points one past the last line; show the last line.
     const lastLine = Math.max(1, text.replace(/\n$/, '').split('\n').length);
-    const problems = doc.errors.map((e) => ({
-      path: '',
-      line: Math.min(e.linePos?.[0].line ?? 1, lastLine),
-      message: syntaxMessage(e.message),
-    }));
+    const problems: ConfigProblem[] = [];
+    for (const e of doc.errors) {
+      const open = /^Flow (sequence|map)\b/.test(e.message) ? unclosedFlowBefore(doc, text, e.pos[0]) : undefined;
+      if (open !== undefined) {
+        // The parser reads every line after an unclosed [ or { as part of it: one problem, at the bracket.
+        const bracket = text[open] ?? '[';
+        problems.push({ path: '', line: lineAt(open), message: `${syntaxMessage(e.message)} (the ${bracket} on this line is not closed)` });
+        break;
+      }
+      problems.push({ path: '', line: Math.min(e.linePos?.[0].line ?? 1, lastLine), message: syntaxMessage(e.message) });
+    }
     return { data: undefined, problems, interpolations: [], lineOf };
   }
   const problems: ConfigProblem[] = [];
@@ -97,6 +103,21 @@ function plainScalarValue(text: string): unknown {
   if (/^(false|False|FALSE)$/.test(text)) return false;
   if (/^(null|Null|NULL|~)$/.test(text)) return null;
   return text;
+}
+
+/** The offset of the last flow collection (`[`, `{`) opened before `offset` and never closed, if any. */
+function unclosedFlowBefore(doc: Document, text: string, offset: number): number | undefined {
+  let found: number | undefined;
+  visit(doc, {
+    Collection(_key, node) {
+      const range = node.range;
+      if (!node.flow || range == null || range[0] >= offset) return;
+      const close = text[range[0]] === '{' ? '}' : ']';
+      if (text.slice(range[0], range[1]).trimEnd().endsWith(close)) return;
+      if (found === undefined || range[0] > found) found = range[0];
+    },
+  });
+  return found;
 }
 
 /** The yaml package's first message line, without its own " at line N, column M:" suffix. */

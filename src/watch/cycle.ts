@@ -7,7 +7,7 @@ import { releaseMemory, whileYoungGenerationGrows } from '../shared/release-memo
 import type { BurstScope } from './burst.js';
 import type { DaemonContext } from './context.js';
 import { refreshKeptIndex } from './kept-index.js';
-import { createFileLines } from './file-lines.js';
+import { createFileLines, type FileLines } from './file-lines.js';
 import { createDeferredFiles, deferredWork, nextForRunCap } from './deferred.js';
 import { paceLine } from './pace.js';
 import { createRemotePoll } from './remote-poll.js';
@@ -38,13 +38,17 @@ const SCOPED_REASONS: ReadonlySet<CycleReason> = new Set(['changes', 'reprocess'
  */
 export function createDaemonCycle(
   ctx: DaemonContext,
-  o: { afterCycle?: (scope: BurstScope, reasons: readonly CycleReason[]) => Promise<void> } = {},
+  o: {
+    afterCycle?: (scope: BurstScope, reasons: readonly CycleReason[]) => Promise<void>;
+    /** The daemon's file lines, kept across config reloads (a skip logged before is not logged again). */
+    fileLines?: FileLines;
+  } = {},
 ): DaemonCycle {
   const { deps, snapshot, nowMs, iso, burst } = ctx;
   const { config, logger } = deps;
   const { counters } = snapshot;
   const w = config.watch;
-  const logFileLines = createFileLines(logger);
+  const logFileLines = o.fileLines ?? createFileLines(logger);
   const settleWait = createSettleWait({
     debounceMs: w.debounceMs,
     roots: new Map(ctx.folderSources.map((s) => [s.name, s.path])),
@@ -187,6 +191,8 @@ export function createDaemonCycle(
         tookMs,
         uploaded: totals.uploaded,
         unchanged: totals.unchanged,
+        renamed: totals.renamed,
+        skipped: totals.skipped,
         deferred: totals.deferred,
         failed: totals.failed,
         creditsSpent: totals.creditsSpent,

@@ -4,6 +4,7 @@ import type { Interpolation } from '../config/yaml-source.js';
 import type { SyncDeps } from '../sync/executor/index.js';
 import { localStatePath } from '../shared/state-url.js';
 import { startGeneration, type DaemonGeneration } from './generation.js';
+import { createFileLines } from './file-lines.js';
 import { startPlanServer } from './plan-server.js';
 import { createConfigReloader, type ConfigReloader, type ReloadRequests } from './reload.js';
 import type { DaemonSnapshot } from './snapshot.js';
@@ -62,6 +63,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     nowMs,
     createWatcher: o.createWatcher,
     ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
+    // One memory of the skips logged, for every generation: a reload does not log them all again.
+    fileLines: createFileLines(deps.logger),
   };
   const retired = new WeakSet<DaemonGeneration>();
   const follow = (g: DaemonGeneration): DaemonGeneration => {

@@ -5,6 +5,7 @@ import { createDaemonCycle, type DaemonCycle } from './cycle.js';
 import { createScheduler, type Scheduler } from './scheduler.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
+import type { FileLines } from './file-lines.js';
 import { createGitPoll } from './git-poll.js';
 import { createDaemonWatching, type DaemonWatching } from './watching.js';
 import { createPlanAnswerer, cycleAlone } from './plan-answer.js';
@@ -34,6 +35,7 @@ export async function startGeneration(
     createWatcher: CreateWatcher;
     onSnapshot?: (snapshot: DaemonSnapshot) => void;
     snapshot?: DaemonSnapshot;
+    fileLines?: FileLines;
   },
 ): Promise<DaemonGeneration> {
   const { config, logger } = deps;
@@ -48,7 +50,10 @@ export async function startGeneration(
   // The watchers are made once the scheduler is attached; a cycle runs only after that. After each
   // cycle they check that every folder it walked is watched (watch-repair.ts).
   let watching: DaemonWatching | null = null;
-  const cycle = createDaemonCycle(ctx, { afterCycle: (scope, reasons) => watching?.afterCycle(scope, reasons) ?? Promise.resolve() });
+  const cycle = createDaemonCycle(ctx, {
+    afterCycle: (scope, reasons) => watching?.afterCycle(scope, reasons) ?? Promise.resolve(),
+    ...(o.fileLines ? { fileLines: o.fileLines } : {}),
+  });
   const scheduler = createScheduler({
     debounceMs: w.debounceMs,
     rescanMs: w.rescanMinutes * 60_000,

@@ -112,9 +112,12 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
     }
     const changes = configChanges(current.config, next.config, { before: current.interpolations, after: next.interpolations });
     if (changes.length === 0) {
-      if (why === 'SIGHUP') logger.info({ trigger: why, config: o.path }, 'config reloaded: nothing changed');
-      // A file edit that changed no value (a comment) is not worth a status line.
-      if (why === 'SIGHUP') record('unchanged', why, {});
+      // A file edit that changed no value (a comment) is not worth a status line, unless it undoes a
+      // failed or refused edit: the status must stop saying so.
+      const undone = status.last?.outcome === 'failed' || status.last?.outcome === 'refused';
+      if (why !== 'SIGHUP' && !undone) return;
+      logger.info({ trigger: why, config: o.path }, 'config reloaded: nothing changed');
+      record('unchanged', why, {});
       return;
     }
     const changed = changes.map(describeChange);

@@ -53,6 +53,7 @@ async function auditCommand(
     const entries = await entryAuditInput(session, prepared.entryContents.values());
     const report = auditDataset({
       observed: prepared.observation.files,
+      skipped: prepared.observation.skipped,
       tracked: prepared.tracked.values(),
       listing,
       sourceNames: fileSourceNames(session.config.sources),

@@ -88,6 +88,40 @@ describe('auditDataset', () => {
     expect(report.summary).toMatchObject({ local: 4, tracked: 2, remote: 2, drift: 2 });
   });
 
+  it('an empty file is not counted as not uploaded: a sync skips it (skip:empty), never uploads it', () => {
+    const report = auditDataset({
+      observed: [observed('docs', 'a.md', SHA_A), observed('docs', 'empty.md', SHA_B, 0)],
+      tracked: [tracked('docs', 'a.md', SHA_A, '1')],
+      listing: [remote('1', 'a.md', SHA_A)],
+      sourceNames: ['docs'],
+      maxFileBytes: 1000,
+      now: NOW,
+    });
+
+    expect(report.items).toEqual([]);
+    expect(report.summary).toMatchObject({ local: 2, tracked: 1, remote: 1, drift: 0 });
+  });
+
+  it('a tracked file the config now leaves out (exclude) is not said to be deleted locally', () => {
+    const report = auditDataset({
+      observed: [],
+      skipped: [{ source: 'docs', path: 'old.md', reason: 'ignored', detail: 'matches exclude: old.md', size: null }],
+      tracked: [tracked('docs', 'old.md', SHA_A, '1')],
+      listing: [remote('1', 'old.md', SHA_A)],
+      sourceNames: ['docs'],
+      maxFileBytes: 1000,
+      now: NOW,
+    });
+
+    expect(report.items.map((i) => [i.kind, i.path, i.detail])).toEqual([
+      [
+        'deleted-remains',
+        'old.md',
+        'left out of the sync (ignored: matches exclude: old.md); its remote copy (id 1) remains (the API has no delete)',
+      ],
+    ]);
+  });
+
   it('a second, untracked copy of the current content is reported as untracked, with its path', () => {
     const report = auditDataset({
       observed: [observed('docs', 'a.md', SHA_A)],

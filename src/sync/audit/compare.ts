@@ -1,7 +1,7 @@
 import { remoteNameMapper } from '../executor/remote-names.js';
 import { trackedKey } from '../tracked/keys.js';
 import { planPath } from '../../shared/plan-path.js';
-import type { ObservedFile, TrackedFile } from '../types.js';
+import type { ObservedFile, SkippedPath, TrackedFile } from '../types.js';
 import { auditEntries, ENTRY_AUDIT_KINDS, type EntryAuditInput, type EntryAuditKind } from './compare-entries.js';
 
 /**
@@ -87,10 +87,12 @@ export type AuditRemote = {
 export type AuditInput = {
   /** Supported local files the walk found, with their content hash (null: changing while hashed). */
   observed: readonly ObservedFile[];
+  /** Paths the walk saw and left out (excluded, ignored...): a tracked one is not deleted locally. */
+  skipped?: readonly SkippedPath[];
   tracked: Iterable<TrackedFile>;
   listing: readonly AuditRemote[];
   sourceNames: readonly string[];
-  /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`. */
+  /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`; nor are empty files. */
   maxFileBytes: number;
   now: Date;
   /** With intelligence sources: their records, the state's entries and the entry listing. */
@@ -103,6 +105,7 @@ export function auditDataset(input: AuditInput): AuditReport {
   const items: AuditItem[] = [];
   const listed = new Map(input.listing.map((f) => [f.id, f]));
   const observed = new Map(input.observed.map((f) => [trackedKey(f.source, f.path), f]));
+  const leftOut = new Map((input.skipped ?? []).map((f) => [trackedKey(f.source, f.path), f]));
   const trackedKeys = new Set<string>();
   const trackedIds = new Set<string>();
   const currentPaths = new Set<string>();
@@ -135,11 +138,13 @@ export function auditDataset(input: AuditInput): AuditReport {
     if (local === undefined) {
       if (remote !== null) {
         outdated.add(remote.id);
+        const skip = leftOut.get(key);
+        const gone = skip === undefined ? 'deleted locally' : `left out of the sync (${skip.reason}: ${skip.detail})`;
         push(
           'deleted-remains',
           path,
           remote,
-          `deleted locally; its remote copy (id ${remote.id}) remains (the API has no delete)${statusNote(remote)}`,
+          `${gone}; its remote copy (id ${remote.id}) remains (the API has no delete)${statusNote(remote)}`,
           {
             error: remote.error,
           },
@@ -174,7 +179,8 @@ export function auditDataset(input: AuditInput): AuditReport {
   const bySha = new Map<string, AuditRemote>();
   for (const f of input.listing) if (f.sha256 !== null && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
   for (const f of input.observed) {
-    if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes) continue;
+    // Over the size limit or empty (skip:empty): a sync never uploads it.
+    if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes || f.size === 0) continue;
     // A moved file or a copy of another: its content is in the dataset already, and a sync records it for free.
     const held = f.sha256 === null ? undefined : bySha.get(f.sha256);
     const detail =

@@ -1,6 +1,6 @@
 import { toRemoteStatus, type StateStore } from '../state/index.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
-import type { ObservedFile, PlanItem, TrackedFile } from '../types.js';
+import type { ObservedFile, PlanItem, RemoteStatus, TrackedFile } from '../types.js';
 import type { ObservedLookup } from './observed-lookup.js';
 
 /**
@@ -10,6 +10,7 @@ import type { ObservedLookup } from './observed-lookup.js';
  * are marked, and unchanged files whose stat moved get their new fingerprint (so they are not hashed again).
  */
 export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[], observed: ObservedLookup, tracked: TrackedIndex): void {
+  const copyStatus = statusesOfDuplicatedCopies(items, tracked);
   state.transaction(() => {
     for (const item of items) {
       const { action } = item;
@@ -52,7 +53,8 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
           sha256: file.sha256,
           remoteName: item.duplicateOf?.name ?? item.remoteName,
           remoteId: item.duplicateOf?.remoteId ?? null,
-          remoteStatus: before?.remoteStatus ?? null,
+          // The copy it points at is the one whose status counts (a new path has no row of its own yet).
+          remoteStatus: copyStatus.get(item.duplicateOf?.remoteId ?? '') ?? before?.remoteStatus ?? null,
           reprocessAttempts: 0,
           lastAction: action,
           lastReason: item.reason,
@@ -80,11 +82,40 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         const row = tracked.rowOf(item.source, item.path);
         if (row >= 0 && !tracked.sameStat(row, file)) {
           const before = tracked.fileAt(row);
-          state.upsertTracked({ ...fingerprintOf(before, file), lastAction: before.lastAction, lastReason: before.lastReason });
+          // A file deleted and then restored with the same content is in the source again: no longer 'deleted'.
+          const back = before.lastAction === 'deleted';
+          state.upsertTracked({
+            ...fingerprintOf(before, file),
+            lastAction: back ? action : before.lastAction,
+            lastReason: back ? item.reason : before.lastReason,
+          });
         }
       }
     }
   });
+}
+
+/**
+ * The status of each tracked copy a `skip:duplicate-content` item points at, by remote id: one pass over
+ * the rows holding those contents (a copy found only in the remote listing has none here).
+ */
+function statusesOfDuplicatedCopies(items: readonly PlanItem[], tracked: TrackedIndex): Map<string, RemoteStatus> {
+  const wanted = new Set<string>();
+  const ids = new Set<string>();
+  for (const item of items) {
+    const id = item.duplicateOf?.remoteId;
+    if (item.action !== 'skip:duplicate-content' || id == null || item.sha256 === null) continue;
+    wanted.add(item.sha256);
+    ids.add(id);
+  }
+  const statuses = new Map<string, RemoteStatus>();
+  if (wanted.size === 0) return statuses;
+  for (const row of tracked.rowsWithSha256(wanted)) {
+    const id = tracked.remoteIdAt(row);
+    const status = tracked.remoteStatusAt(row);
+    if (id !== null && status !== null && ids.has(id) && !statuses.has(id)) statuses.set(id, status);
+  }
+  return statuses;
 }
 
 function fingerprintOf(before: TrackedFile, file: ObservedFile) {

@@ -365,6 +365,7 @@ function runItemOf(
             deferred.period,
             action,
             item.reason,
+            item.credits > deferred.cap,
           )
         : REASON_CHANGED_SINCE_HASHED;
     const extra = deferred.by === 'budget' ? { deferredBy: deferred.period, deferredAction: action, cost: item.credits } : {};

@@ -138,7 +138,19 @@ describe('planSync: budget admission', () => {
       action: 'defer:over-budget',
       deferredAction: 'reprocess',
       reason:
-        'would exceed maxCreditsPerRun (0 + 5 > 4); reprocess (remote processing failed: bad pdf; reprocess 1 of 2) waits for the next run',
+        'would exceed maxCreditsPerRun (0 + 5 > 4); reprocess (remote processing failed: bad pdf; reprocess 1 of 2) waits until maxCreditsPerRun is raised (it costs more than the cap alone)',
+    });
+  });
+
+  it('a file that costs more than the cap alone says the cap must be raised, not that the next run sends it', () => {
+    const observation = fakeObservation().file('a.md').build();
+
+    const plan = planSync(planInput({ observation, budget: fakeBudget({ run: 4 }) }));
+
+    expect(plan.items[0]).toMatchObject({
+      action: 'defer:over-budget',
+      reason:
+        'would exceed maxCreditsPerRun (0 + 5 > 4); upload (new file) waits until maxCreditsPerRun is raised (it costs more than the cap alone)',
     });
   });
 

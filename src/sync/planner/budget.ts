@@ -61,7 +61,7 @@ export function applyAdmission(ordered: readonly PlanItem[], admission: Admissio
     if (block === undefined || block === null) return;
     const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
     const check = overBudgetReason(block.period, block.committed, block.cost, block.cap, reserved);
-    item.reason = deferredReason(check, block.period, action, item.reason);
+    item.reason = deferredReason(check, block.period, action, item.reason, block.cost > block.cap);
     item.action = 'defer:over-budget';
     item.credits = 0;
     item.deferredBy = block.period;

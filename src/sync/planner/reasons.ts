@@ -95,9 +95,19 @@ export function overBudgetReason(period: BudgetPeriod, committed: number, cost: 
   return `would exceed ${BUDGET_SETTING[period]} (${formatCount(committed)} + ${formatCount(cost)} > ${formatCount(cap)}${incl})`;
 }
 
-/** A paid item the budget stopped: the check, then what waits and until when. */
-export function deferredReason(budgetReason: string, period: BudgetPeriod, action: 'upload' | 'reprocess', was: string): string {
-  return `${budgetReason}; ${action} (${was}) waits for ${NEXT_PERIOD[period]}`;
+/**
+ * A paid item the budget stopped: the check, then what waits and until when. `overCap`: the item costs
+ * more than the cap alone, so no next period sends it; only a higher cap does.
+ */
+export function deferredReason(
+  budgetReason: string,
+  period: BudgetPeriod,
+  action: 'upload' | 'reprocess',
+  was: string,
+  overCap = false,
+): string {
+  const until = overCap ? `until ${BUDGET_SETTING[period]} is raised (it costs more than the cap alone)` : `for ${NEXT_PERIOD[period]}`;
+  return `${budgetReason}; ${action} (${was}) waits ${until}`;
 }
 
 export function deletedReason(tracked: TrackedFile, sourceStillSynced: boolean): string {
@@ -138,7 +148,7 @@ export function reindexReason(
 ): string {
   const files = plural(changed, 'changed file');
   if (changed < min) return `${files}, fewer than reindex.minChangedFiles (${formatCount(min)})`;
-  if (blockedBy === 'tier') return `${files}, but reindex is not available on the ${plan} plan (Advanced tier only); not attempted`;
-  if (blockedBy !== null) return `${files}, but a reindex ${budgetReason}; not attempted`;
+  if (blockedBy === 'tier') return `${files}, but reindex is not available on the ${plan} plan (Advanced tier only)`;
+  if (blockedBy !== null) return `${files}, but a reindex ${budgetReason}`;
   return `${files} (reindex.minChangedFiles is ${formatCount(min)})`;
 }

@@ -15,8 +15,8 @@ describe('planSync: reindex', () => {
     ['pro', 3, 3, true, true, 2, '3 changed files (reindex.minChangedFiles is 3)'],
     ['pro', 2, 3, false, true, 0, '2 changed files, fewer than reindex.minChangedFiles (3)'],
     ['team', 5, 3, true, true, 2, '5 changed files (reindex.minChangedFiles is 3)'],
-    ['basic', 3, 3, true, false, 0, '3 changed files, but reindex is not available on the basic plan (Advanced tier only); not attempted'],
-    ['free', 4, 3, true, false, 0, '4 changed files, but reindex is not available on the free plan (Advanced tier only); not attempted'],
+    ['basic', 3, 3, true, false, 0, '3 changed files, but reindex is not available on the basic plan (Advanced tier only)'],
+    ['free', 4, 3, true, false, 0, '4 changed files, but reindex is not available on the free plan (Advanced tier only)'],
     ['free', 1, 3, false, false, 0, '1 changed file, fewer than reindex.minChangedFiles (3)'],
   ] as const)(
     '%s plan, %i changed, threshold %i → wanted %s, allowed %s, %i credits',
@@ -56,7 +56,7 @@ describe('planSync: reindex', () => {
       allowed: false,
       blockedBy: 'run',
       credits: 0,
-      reason: '3 changed files, but a reindex would exceed maxCreditsPerRun (15 + 2 > 15); not attempted',
+      reason: '3 changed files, but a reindex would exceed maxCreditsPerRun (15 + 2 > 15)',
     });
     expect(plan.totals.creditsPlanned).toBe(15);
   });

@@ -46,4 +46,35 @@ describe('the status for people', () => {
     expect(text).toMatch(/^last sync totals: +4,072 uploaded, 12,345 unchanged, .*; 20,360 credits spent$/m);
     expect(text).not.toMatch(/\d{4}/);
   });
+
+  it('names the files whose processing failed (at most 5), not only their count', () => {
+    const failed = Array.from({ length: 7 }, (_, i) => file(`bad${i}.json`, 'failed', 'upload'));
+    const text = formatStatus(
+      statusReport({
+        tracked: [file('a.md', 'processed', 'upload'), file('gone.json', 'failed', 'deleted'), ...failed],
+        lastRun: null,
+        credits: { day: 0, month: 0, utcDay: 'd', utcMonth: 'm' },
+        caps: { run: 500, day: 2000, month: 20000 },
+        outbox: { pending: 0, unknown: 0 },
+      }),
+    );
+    expect(text).toMatch(/^tracked: +8 files \(1 processed, 7 failed\); 1 deleted locally/m);
+    expect(text).toMatch(
+      /^failed processing: +bad0\.json, bad1\.json, bad2\.json, bad3\.json, bad4\.json and 2 more \(why: kbsync explain FILE; all: kbsync audit\)$/m,
+    );
+  });
+
+  it('a sync that was killed has no totals: status says so rather than zeros', () => {
+    const text = formatStatus(
+      statusReport({
+        tracked: [file('a.md', 'processed', 'upload')],
+        lastRun: { id: 7, status: 'interrupted', startedAt: 'x', finishedAt: 'y', summary: null },
+        credits: { day: 125, month: 125, utcDay: 'd', utcMonth: 'm' },
+        caps: { run: 500, day: 2000, month: 20000 },
+        outbox: { pending: 0, unknown: 0 },
+      }),
+    );
+    expect(text).toMatch(/^last sync: +#7 interrupted, /m);
+    expect(text).toMatch(/^last sync totals: +not recorded: the run did not end \(what it paid is in the credits above\)$/m);
+  });
 });

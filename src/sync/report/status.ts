@@ -125,6 +125,19 @@ function entriesOf(statuses: readonly string[]): Pick<StatusReport, 'entries'> {
 /** Every count of the status for people is written one way: digits grouped by commas. */
 const n = formatCount;
 
+/** How many failed files `status` names; `kbsync audit` lists every one. */
+const FAILED_NAMED = 5;
+
+/** The files whose remote copy the service failed to process, by name: a count alone says not which to fix. */
+function failedLines(r: StatusReport): [string, string][] {
+  const failed = r.items.filter((i) => i.remoteStatus === 'failed' && i.action !== 'deleted');
+  if (failed.length === 0) return [];
+  const multi = new Set(r.items.map((i) => i.source)).size > 1;
+  const names = failed.slice(0, FAILED_NAMED).map((i) => (multi ? `${i.source}/${i.path}` : i.path));
+  const more = failed.length > FAILED_NAMED ? ` and ${formatCount(failed.length - FAILED_NAMED)} more` : '';
+  return [['failed processing', `${names.join(', ')}${more} (why: kbsync explain FILE; all: kbsync audit)`]];
+}
+
 /** The status for people. */
 export function formatStatus(r: StatusReport): string {
   const statuses = Object.entries(r.tracked.byRemoteStatus)
@@ -148,6 +161,7 @@ export function formatStatus(r: StatusReport): string {
       ['credits today', `${formatCount(r.credits.day)} of ${formatCount(r.credits.caps.day)} (UTC ${r.credits.utcDay})`],
       ['credits this month', `${formatCount(r.credits.month)} of ${formatCount(r.credits.caps.month)} (${r.credits.utcMonth})`],
       ['pending work', pendingWork(r)],
+      ...failedLines(r),
       [
         'last sync',
         last === null
@@ -156,7 +170,12 @@ export function formatStatus(r: StatusReport): string {
       ],
       [
         'last sync totals',
-        `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
+        // A killed run never wrote its totals, and a running one has not yet: zeros would be wrong.
+        last?.status === 'interrupted'
+          ? 'not recorded: the run did not end (what it paid is in the credits above)'
+          : last?.status === 'running'
+            ? 'not yet: the run is under way'
+            : `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
       ],
       ...daemonLines(r.daemon),
       ...runnerLines(r.runners),

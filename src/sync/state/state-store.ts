@@ -69,7 +69,11 @@ export type StateStore = {
     errors?: ReadonlyMap<string, string>,
     chunks?: ReadonlyMap<string, number>,
   ): number;
-  trackedCount(): number;
+  /**
+   * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
+   * neither). `remoteStatus`: only those whose remote copy has it.
+   */
+  trackedCount(remoteStatus?: RemoteStatus): number;
   hasUnsettledRemote(): boolean;
   /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
   heldCopies(sha256s?: readonly string[]): HeldCopy[];

@@ -111,7 +111,8 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       `SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`,
     )
     .pluck();
-  const count = db.prepare('SELECT count(*) FROM files').pluck();
+  const count = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted'").pluck();
+  const countWith = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted' AND remote_status = ?").pluck();
   const unsettled = db
     .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
     .pluck();
@@ -212,9 +213,9 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
         return changed;
       },
     ),
-    /** How many files are tracked. */
-    trackedCount(): number {
-      return count.get() as number;
+    /** How many files are tracked in their source now (a file deleted locally is not, as in `kbsync status`). */
+    trackedCount(remoteStatus?: RemoteStatus): number {
+      return (remoteStatus === undefined ? count.get() : countWith.get(remoteStatus)) as number;
     },
     /** True when some remote copy was last seen queued, processing or not yet listed: its outcome is still to learn. */
     hasUnsettledRemote(): boolean {

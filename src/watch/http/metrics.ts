@@ -71,7 +71,12 @@ export function createMetrics(o: {
     (s) => s.counters.watchRepairs,
   );
   counter('kbsync_credits_spent_total', 'Credits spent by this daemon since it started.', (s) => s.counters.creditsSpent);
-  gauge('kbsync_files_tracked', 'Files in the sync state.', [], (g) => g.set(o.state.trackedCount()));
+  gauge('kbsync_files_tracked', 'Files tracked in their source now (as kbsync status; files deleted locally not counted).', [], (g) =>
+    g.set(o.state.trackedCount()),
+  );
+  gauge('kbsync_files_failed', 'Files tracked whose remote copy the service failed to process (kbsync status names them).', [], (g) =>
+    g.set(o.state.trackedCount('failed')),
+  );
   gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
   gauge('kbsync_files_deferred', 'Files the last sync cycle left for later (budget, changing).', [], (g) =>
     g.set(o.snapshot().lastSync?.deferred ?? 0),

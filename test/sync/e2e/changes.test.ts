@@ -175,6 +175,28 @@ describe('changes after the first sync', () => {
     expect(itemOf(run.report, 'c.csv').credits).toBe(0);
     expect(run.charged).toBe(0);
     expect((await ds.files()).length).toBe(3);
+    // Back in the source: tracked again, no longer counted as deleted by status.
+    const status = await ws.run('status', '--json');
+    expect(JSON.parse(status.stdout).tracked).toMatchObject({ files: 3, deleted: 0 });
+  });
+
+  it('a copy of a synced file is tracked with the status of the copy it points at, not as not uploaded', async () => {
+    ws.write('copy-of-a.md', '# A\nalpha\n');
+
+    const run = await syncCharged();
+
+    expect(itemOf(run.report, 'copy-of-a.md')).toMatchObject({ action: 'skip:duplicate-content', credits: 0 });
+    const state = openState(ws.statePath);
+    try {
+      const original = state.getTracked('docs', 'a.md');
+      expect(original?.remoteStatus).not.toBeNull();
+      expect(state.getTracked('docs', 'copy-of-a.md')).toMatchObject({
+        remoteId: original?.remoteId,
+        remoteStatus: original?.remoteStatus,
+      });
+    } finally {
+      state.close();
+    }
   });
 
   it('two files that swap contents cost nothing: both contents are already in the dataset', async () => {

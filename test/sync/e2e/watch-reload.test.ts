@@ -14,7 +14,12 @@ import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 const children = useChildren();
 
-type StatusFile = { pid: number; ready: boolean; counters: { cycles: number }; config: { reloads: Record<string, number> } };
+type StatusFile = {
+  pid: number;
+  ready: boolean;
+  counters: { cycles: number };
+  config: { reloads: Record<string, number>; last: { outcome: string } | null };
+};
 
 function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}, via?: 'proxy'): Workspace {
   return createWorkspace(suite.temp.make(), {
@@ -175,6 +180,42 @@ describe('kbsync watch reloads its config', () => {
     await until('the fix applied', () => linesWith(k, 'config reloaded').length === 1);
     expect(linesWith(k, 'config reloaded')[0]?.changed).toEqual(['watch.debounceMs: 200 → 100']);
     expect(k.child.exitCode).toBeNull();
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  });
+
+  it('a broken edit undone (the file back to the config in force) is logged and clears the failure in status', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds);
+    ws.write('a.md', '# A\n');
+    const k = watch(ws);
+    await ready(ws, k);
+    const good = configText(ws);
+
+    saveAtomically(ws, good.replace('"debounceMs": 200', '"debounceMs": [200'));
+    await until('the YAML error logged', () => linesWith(k, 'config not reloaded').length === 1);
+    saveAtomically(ws, good);
+    await until('the fix logged', () => linesWith(k, 'config reloaded: nothing changed').length === 1, 10_000);
+    await until('the status file no longer says failed', () => statusFile(ws)?.config.last?.outcome === 'unchanged');
+    expect((await ws.run('status')).stdout).not.toMatch(/daemon config reload: .*failed/);
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  });
+
+  it('a reload that makes new watchers does not log again the skips the cycle before logged', async () => {
+    const ds = suite.svc.dataset();
+    const ws = workspace(ds);
+    ws.write('a.md', '# A\n');
+    ws.write('empty.md', '');
+    const k = watch(ws);
+    await ready(ws, k);
+    const emptyLines = (): LogLine[] => logsOf(k).filter((l) => l.msg === 'file' && l.path === 'empty.md');
+    expect(emptyLines()).toHaveLength(1);
+
+    saveAtomically(ws, configText(ws).replace('"debounceMs": 200', '"debounceMs": 100'));
+    await until('the reload cycle', () => reloadCycles(k).length === 1);
+
+    expect(emptyLines()).toHaveLength(1);
     k.child.kill('SIGTERM');
     expect((await k.exited).code).toBe(0);
   });

@@ -127,6 +127,8 @@ describe('kbsync watch learns remote outcomes between rescans', () => {
     await new Promise((r) => setTimeout(r, 3000));
 
     expect(await metric(ws, 'kbsync_failures_total')).toBe(3);
+    // The files failed now, which a restart (counters from 0) does not lose.
+    expect(await metric(ws, 'kbsync_files_failed')).toBe(2);
     expect(reprocessesOf(ds)).toHaveLength(1);
     expect(fileLines(k, 'retry.json').map((l) => [l.action, l.outcome])).toEqual([
       ['upload', 'done'],

@@ -89,6 +89,10 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(uploadsOf(k, 'c.md')).toHaveLength(0);
     expect(uploadsOf(k, 'b.md')).toHaveLength(1);
     expect(logsOf(k).find((l) => l.path === 'c.md' && l.action === 'rename')?.reason).toMatch(/b\.md/);
+    // The cycle's line counts the rename: not "0 uploaded, 0 unchanged" alone.
+    const lines = logsOf(k);
+    const renameAt = lines.findIndex((l) => l.path === 'c.md' && l.action === 'rename');
+    expect(lines.slice(renameAt).find((l) => l.msg === 'sync cycle done')).toMatchObject({ uploaded: 0, renamed: 1 });
     expect(logsOf(k).some((l) => l.path === '.notes.md.swp' && l.action === 'upload')).toBe(false);
     // 2 first uploads, b.md, a.md again, notes.md again: 5 uploads of 5 credits.
     expect(await copies(ds)).toEqual({ 'a.md': 2, 'b.md': 1, 'notes.md': 2 });
@@ -343,6 +347,9 @@ describe('kbsync watch as a child process against the local service', () => {
 
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`\`kbsync watch\` (pid ${first.child.pid} on `);
+    // The two ways on and the commands that work beside it are said once, not again by the hint line.
+    expect(second.stderr.match(/share one PostgreSQL state/g)).toHaveLength(1);
+    expect(second.stderr.match(/work beside it/g)).toHaveLength(1);
   });
 
   it("--http: /healthz, /readyz after the first sync, /metrics with the run's values; kbsync status shows the running daemon", async () => {

@@ -86,6 +86,9 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(index.find('docs', 'a.md')).toMatchObject({ remoteName: 'docs/a.md', mtimeNs: '1718000000123456789' });
     expect(store.markDeleted('docs', 'a.md', 'gone')).toBe(true);
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ lastAction: 'deleted', lastReason: 'gone' });
+    expect(store.trackedCount()).toBe(1); // as `kbsync status` counts: a file deleted locally is not tracked
+    expect(store.trackedCount('failed')).toBe(1);
+    expect(store.trackedCount('processed')).toBe(0);
     expect(store.removeTracked('docs', 'a.md')).toBe(true);
     expect(store.removeTracked('docs', 'a.md')).toBe(false);
     expect(store.getTracked('nope', 'a.md')).toBeNull();

@@ -234,8 +234,13 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
       }
       return found;
     },
-    async trackedCount(): Promise<number> {
-      return (await db.q<{ n: number }>('SELECT count(*)::int AS n FROM files'))[0]?.n ?? 0;
+    async trackedCount(remoteStatus?: RemoteStatus): Promise<number> {
+      const live = "SELECT count(*)::int AS n FROM files WHERE last_action IS DISTINCT FROM 'deleted'";
+      const rows =
+        remoteStatus === undefined
+          ? await db.q<{ n: number }>(live)
+          : await db.q<{ n: number }>(`${live} AND remote_status = $1`, [remoteStatus]);
+      return rows[0]?.n ?? 0;
     },
     async hasUnsettledRemote(): Promise<boolean> {
       const rows = await db.q(

@@ -60,8 +60,15 @@ describe('parseChecks', () => {
     ]);
   });
 
+  it('takes one expected path written alone as a list of one', () => {
+    expect(parseChecks('- question: where?\n  expect: docs/a.md\n', 'c.yaml')).toEqual([
+      { question: 'where?', expect: ['docs/a.md'], topK: null, line: 1 },
+    ]);
+  });
+
   it.each([
     ['question: x\n', /c\.yaml:1: the file must be a YAML list/],
+    ['- question: x\n  expect: 3\n', /c\.yaml:2: \[0\]\.expect: a source path, or a list of source paths, is required/],
     ['- question: [x\n', /c\.yaml:1: YAML syntax/],
     ['[]\n', /c\.yaml:1: no checks/],
     ['- question: x\n  expect: [a.md, 3]\n', /c\.yaml:2: \[0\]\.expect\[1\]: a source path \(text\), or id:N/],

@@ -24,11 +24,15 @@ export type KnowledgeCheck = {
 
 const CheckItem = z.strictObject({
   question: z.string({ error: 'a question (text) is required' }).trim().min(1, 'a question (text) is required'),
-  expect: z
-    .array(z.string({ error: 'a source path (text), or id:N' }).trim().min(1, 'an empty path'), {
-      error: 'a list of source paths is required',
-    })
-    .min(1, 'a list of at least one source path is required'),
+  // One path may be written alone (`expect: a.md`), as a list of one.
+  expect: z.preprocess(
+    (v) => (typeof v === 'string' ? [v] : v),
+    z
+      .array(z.string({ error: 'a source path (text), or id:N' }).trim().min(1, 'an empty path'), {
+        error: 'a source path, or a list of source paths, is required',
+      })
+      .min(1, 'a list of at least one source path is required'),
+  ),
   topK: z
     .number({ error: `a whole number from 1 to ${MAX_TOP_K}` })
     .int(`a whole number from 1 to ${MAX_TOP_K}`)

@@ -8,7 +8,15 @@ export type IntelligenceEventKind = 'intelligence.processed' | 'intelligence.fai
 export type IntelligenceEventEntry = { id: number; datasetId: number; agentId: number; sha256: string; error?: string };
 export type IntelligenceEventSink = (kind: IntelligenceEventKind, entry: IntelligenceEventEntry) => void;
 
-type EntryContext = { db: Database; logger: Logger; source: ChunkSource; now: () => string; onEvent: IntelligenceEventSink };
+type EntryContext = {
+  db: Database;
+  logger: Logger;
+  source: ChunkSource;
+  now: () => string;
+  onEvent: IntelligenceEventSink;
+  /** True once the service stops: a chunking ended by the stop leaves the entry pending for the next start. */
+  isStopping?: () => boolean;
+};
 
 /** Indexes one pending entry (`pending → processed | failed`, chunks and status in one transaction) and reports the event. */
 export async function processEntry(ctx: EntryContext, entry: PendingEntry): Promise<void> {
@@ -26,6 +34,8 @@ export async function processEntry(ctx: EntryContext, entry: PendingEntry): Prom
       return;
     }
   } catch (err) {
+    // Its worker was terminated by the stop: not the entry's fault; it is still pending.
+    if (ctx.isStopping?.() === true) return;
     ctx.logger.error({ err, entryId: entry.id }, 'intelligence processing failed');
     error = 'internal error while indexing the entry';
   }

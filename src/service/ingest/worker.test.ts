@@ -5,6 +5,9 @@ import { claimNextFile } from '../store/processing.js';
 import { parserFor } from './registry.js';
 import { addEntry, addFile, createTestDb, fileRow, type TestDb } from './test-support.js';
 import type { Parser, Section } from './types.js';
+import type { ChunkSource } from './chunk-source.js';
+import { processEntry } from './process-entry.js';
+import type { PendingEntry } from '../store/processing.js';
 import { createProcessingWorker, type IntelligenceEventEntry, type ProcessingWorker, type ProcessingWorkerOptions } from './worker.js';
 
 let t: TestDb;
@@ -282,6 +285,34 @@ describe('intelligence entries', () => {
       ['Release 2.1\nThe new importer handles walrus data.', id],
     ]);
     expect(events).toEqual([['intelligence.processed', { id, datasetId: 1, agentId: 7, sha256: `sha-${id}` }]]);
+  });
+
+  it('leaves an entry pending when its chunking is ended by the service stopping; fails it otherwise', async () => {
+    const id = addEntry(t, { content: 'some text' });
+    const entry = t.db
+      .prepare('SELECT id, dataset_id AS datasetId, agent_id AS agentId, sha256, title, content FROM intelligence WHERE id = ?')
+      .get(id) as PendingEntry;
+    const ended: ChunkSource = {
+      supports: () => true,
+      fileBatches: () => (async function* () {})(),
+      entryChunks: () => Promise.reject(new Error('the ingest worker ended without the entry chunks')),
+      close: () => Promise.resolve(),
+    };
+    const ctx = {
+      db: t.db,
+      logger: silentLogger(),
+      source: ended,
+      now: () => new Date().toISOString(),
+      onEvent: (k: string) => events.push([k, { id } as IntelligenceEventEntry]),
+    };
+    const status = (): unknown => t.db.prepare('SELECT status, error FROM intelligence WHERE id = ?').get(id);
+
+    await processEntry({ ...ctx, isStopping: () => true }, entry);
+    expect(status()).toEqual({ status: 'pending', error: null });
+    expect(events).toEqual([]);
+
+    await processEntry({ ...ctx, isStopping: () => false }, entry);
+    expect(status()).toEqual({ status: 'failed', error: 'internal error while indexing the entry' });
   });
 
   it('fails an entry with no text and reports intelligence.failed with the reason', async () => {

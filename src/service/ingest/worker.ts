@@ -139,7 +139,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
     if (entry !== undefined) {
       if (entryInFlight) return false;
       entryInFlight = true;
-      track(processEntry({ db, logger, source: src, now, onEvent }, entry).finally(() => (entryInFlight = false)));
+      track(processEntry({ db, logger, source: src, now, onEvent, isStopping }, entry).finally(() => (entryInFlight = false)));
       return true;
     }
     const file = claimNextFile(db, now());

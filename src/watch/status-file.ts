@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import type { DaemonSnapshot } from './snapshot.js';
+import { pidAlive } from '../shared/pid-alive.js';
 
 /** What a running `kbsync watch` leaves beside its state for `kbsync status`: its snapshot, host and address. */
 export type DaemonStatusFile = DaemonSnapshot & { host: string; http: string | null; updatedAt: string; stoppedAt: string | null };
@@ -36,15 +37,6 @@ export function readRunningDaemon(statePath: string): DaemonStatusFile | null {
   } catch {
     return null;
   }
-  if (status.stoppedAt !== null || status.host !== hostname() || !isAlive(status.pid)) return null;
+  if (status.stoppedAt !== null || status.host !== hostname() || !pidAlive(status.pid)) return null;
   return status;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

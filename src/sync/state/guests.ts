@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { pidAlive } from '../../shared/pid-alive.js';
 
 /**
  * Guests of a SQLite state: processes that record paid calls (`query`, `check`...) in short
@@ -56,22 +57,13 @@ export function oldestLiveGuestMs(absStatePath: string): number | null {
     } catch {
       continue; // being written, or gone: its own process owns it
     }
-    if (guest.host === hostname() && !isAlive(guest.pid)) {
+    if (guest.host === hostname() && !pidAlive(guest.pid)) {
       unlinkQuietly(join(dir, name));
       continue;
     }
     if (oldest === null || guest.startedAtMs < oldest) oldest = guest.startedAtMs;
   }
   return oldest;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function unlinkQuietly(path: string): void {

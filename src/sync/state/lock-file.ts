@@ -1,6 +1,7 @@
 import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../shared/errors.js';
+import { pidAlive } from '../../shared/pid-alive.js';
 
 /** What a lock file holds: who has the state open (`command`: the kbsync command, when known). */
 export type LockOwner = { pid: number; host: string; startedAt: string; command?: string };
@@ -108,13 +109,7 @@ function readOwner(path: string): LockOwner | 'missing' | 'unreadable' {
 
 /** A lock is stale when its owner ran on this host and that pid is gone. Another host's lock is never stale. */
 function isStale(owner: LockOwner): boolean {
-  if (owner.host !== hostname()) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (err) {
-    return isErrno(err, 'ESRCH');
-  }
+  return owner.host === hostname() && !pidAlive(owner.pid);
 }
 
 /**

@@ -25,58 +25,37 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
       if (action === 'rename' && item.renamedFrom !== undefined) {
         const before = tracked.find(item.renamedFrom.source, item.renamedFrom.path);
         if (before === undefined) continue;
-        state.upsertTracked({ ...fingerprintOf(before, file), lastAction: 'rename', lastReason: item.reason });
+        state.upsertTracked(trackedAt(file, before, 'rename', item.reason));
         state.removeTracked(item.renamedFrom.source, item.renamedFrom.path);
       } else if (action === 'reuse' && item.reuses !== undefined) {
-        state.upsertTracked({
-          source: item.source,
-          path: item.path,
-          size: file.size,
-          mtimeNs: file.mtimeNs,
-          inode: file.inode,
-          sha256: file.sha256,
+        const copy = {
           remoteName: item.reuses.name,
           remoteId: item.reuses.remoteId,
           remoteStatus: item.reuses.status,
           reprocessAttempts: 0,
-          lastAction: action,
-          lastReason: item.reason,
-        });
+        };
+        state.upsertTracked(trackedAt(file, copy, action, item.reason));
       } else if (action === 'skip:duplicate-content') {
         const before = tracked.find(item.source, item.path);
-        state.upsertTracked({
-          source: item.source,
-          path: item.path,
-          size: file.size,
-          mtimeNs: file.mtimeNs,
-          inode: file.inode,
-          sha256: file.sha256,
+        const copy = {
           remoteName: item.duplicateOf?.name ?? item.remoteName,
           remoteId: item.duplicateOf?.remoteId ?? null,
           // The copy it points at is the one whose status counts (a new path has no row of its own yet).
           remoteStatus: copyStatus.get(item.duplicateOf?.remoteId ?? '') ?? before?.remoteStatus ?? null,
           reprocessAttempts: 0,
-          lastAction: action,
-          lastReason: item.reason,
-        });
+        };
+        state.upsertTracked(trackedAt(file, copy, action, item.reason));
       } else if (action === 'skip:unchanged' && item.adoptedStatus !== undefined) {
         // A copy of this content under this name, found in the listing: tracked from now on, in place of
         // what the row held (another content's copy, after a force-push back), or of no row at all.
         const before = tracked.find(item.source, item.path);
-        state.upsertTracked({
-          source: item.source,
-          path: item.path,
-          size: file.size,
-          mtimeNs: file.mtimeNs,
-          inode: file.inode,
-          sha256: file.sha256,
+        const copy = {
           remoteName: item.remoteName,
           remoteId: item.remoteId,
           remoteStatus: toRemoteStatus(item.adoptedStatus),
           reprocessAttempts: before?.remoteId === item.remoteId ? before.reprocessAttempts : 0,
-          lastAction: action,
-          lastReason: item.reason,
-        });
+        };
+        state.upsertTracked(trackedAt(file, copy, action, item.reason));
       } else if (action === 'skip:unchanged') {
         // Read from the index's columns: most unchanged files kept their stat, and need no TrackedFile.
         const row = tracked.rowOf(item.source, item.path);
@@ -84,11 +63,7 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
           const before = tracked.fileAt(row);
           // A file deleted and then restored with the same content is in the source again: no longer 'deleted'.
           const back = before.lastAction === 'deleted';
-          state.upsertTracked({
-            ...fingerprintOf(before, file),
-            lastAction: back ? action : before.lastAction,
-            lastReason: back ? item.reason : before.lastReason,
-          });
+          state.upsertTracked(trackedAt(file, before, back ? action : before.lastAction, back ? item.reason : before.lastReason));
         }
       }
     }
@@ -118,7 +93,13 @@ function statusesOfDuplicatedCopies(items: readonly PlanItem[], tracked: Tracked
   return statuses;
 }
 
-function fingerprintOf(before: TrackedFile, file: ObservedFile) {
+/** The row of an observed file that points at `copy` (the remote copy and its status), with the decision that put it there. */
+function trackedAt(
+  file: ObservedFile,
+  copy: Pick<TrackedFile, 'remoteName' | 'remoteId' | 'remoteStatus' | 'reprocessAttempts'>,
+  lastAction: TrackedFile['lastAction'],
+  lastReason: TrackedFile['lastReason'],
+) {
   return {
     source: file.source,
     path: file.path,
@@ -126,9 +107,11 @@ function fingerprintOf(before: TrackedFile, file: ObservedFile) {
     mtimeNs: file.mtimeNs,
     inode: file.inode,
     sha256: file.sha256 as string,
-    remoteName: before.remoteName,
-    remoteId: before.remoteId,
-    remoteStatus: before.remoteStatus,
-    reprocessAttempts: before.reprocessAttempts,
+    remoteName: copy.remoteName,
+    remoteId: copy.remoteId,
+    remoteStatus: copy.remoteStatus,
+    reprocessAttempts: copy.reprocessAttempts,
+    lastAction,
+    lastReason,
   };
 }

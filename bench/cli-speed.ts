@@ -16,6 +16,7 @@ import {
 import { hasCommand, round1, timeProcess, timeShell } from './measure.js';
 import { benchTreeOf, type BenchTree } from './scan-tree.js';
 import { seedSyncedState } from './seed-state.js';
+import { emptyFolderConfig } from './daemon-workspace.js';
 
 /**
  * The end-to-end speed targets of issue 4, measured with the real CLI in fresh processes on a
@@ -147,15 +148,7 @@ export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<C
   );
 
   // Where the fixed cost goes: node alone, and a plan of an empty folder (start-up, imports, config, state).
-  const emptyDir = join(work, 'empty-source');
-  mkdirSync(emptyDir, { recursive: true });
-  const emptyState = join(work, 'empty-state', 'state.db');
-  const empty = writeConfig(join(work, 'empty.yaml'), {
-    treeDir: emptyDir,
-    statePath: emptyState,
-    target: { kind: 'remote', port: await unusedLoopbackPort() },
-  });
-  await seedSyncedState(emptyState, { ...source, path: emptyDir }, join(work, 'empty-state'));
+  const empty = await emptyFolderConfig(work, source);
   const nodeRuns: number[] = [];
   const emptyRuns: number[] = [];
   let emptyProblem: string | null = null;

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Source } from '../src/config/schema.js';
-import { series, unusedLoopbackPort, writeConfig, type Series } from './cli-runner.js';
+import { series, type Series } from './cli-runner.js';
 import { timeProcess } from './measure.js';
 import { kbsyncBin } from './paths.js';
 import { benchTreeOf } from './scan-tree.js';
-import { seedSyncedState } from './seed-state.js';
+import { emptyFolderConfig, seededDaemonWorkspace } from './daemon-workspace.js';
 
 /**
  * `kbsync plan` beside a running `kbsync watch` on the bench tree (seeded as synced): answered by the
@@ -39,28 +38,14 @@ export async function runDaemonPlanBench(options: {
   const runs = options.runs ?? 11;
   const log = options.log ?? (() => {});
   const { files, base, tree } = benchTreeOf(options);
-  const work = join(base, 'daemon-plan');
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const statePath = join(work, 'state', 'state.db');
-  const source: Source = { name: 'bench', path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
-  const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
-  log(`seeded ${seeded.files.length} tracked files`);
-  const config = writeConfig(join(work, 'kbsync.yaml'), {
+  const { work, statePath, source, config, seeded } = await seededDaemonWorkspace({
+    base,
+    name: 'daemon-plan',
     treeDir: tree.dir,
-    statePath,
-    target: { kind: 'embedded', dataDir: join(work, 'service') },
+    watch: { debounceMs: 60_000, rescanMinutes: 60 },
+    log,
   });
-  appendFileSync(config, 'watch: { debounceMs: 60000, rescanMinutes: 60 }\n');
-  const emptyDir = join(work, 'empty-source');
-  mkdirSync(emptyDir, { recursive: true });
-  const emptyState = join(work, 'empty-state', 'state.db');
-  const empty = writeConfig(join(work, 'empty.yaml'), {
-    treeDir: emptyDir,
-    statePath: emptyState,
-    target: { kind: 'remote', port: await unusedLoopbackPort() },
-  });
-  await seedSyncedState(emptyState, { ...source, path: emptyDir }, join(work, 'empty-state'));
+  const empty = await emptyFolderConfig(work, source);
 
   // The daemon's log goes to a file: a pipe this process does not read while it times plans would fill and stop it.
   const logPath = join(work, 'daemon.log');

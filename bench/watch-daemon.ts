@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Source } from '../src/config/schema.js';
-import { writeConfig } from './cli-runner.js';
 import { round1 } from './measure.js';
 import { kbsyncBin } from './paths.js';
 import { benchTreeOf, timeBareWalk } from './scan-tree.js';
-import { seedSyncedState } from './seed-state.js';
+import { seededDaemonWorkspace } from './daemon-workspace.js';
 import { measureIdle, type IdleSample } from './idle.js';
 import { inotifyWatches } from './watch.js';
 import { measureChanges, measureRescans } from './watch-latency.js';
@@ -74,19 +72,13 @@ export async function runWatchDaemonBench(options: {
 }): Promise<WatchDaemonResult> {
   const log = options.log ?? (() => {});
   const { base, tree } = benchTreeOf(options);
-  const work = join(base, 'watch');
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const statePath = join(work, 'state', 'state.db');
-  const source: Source = { name: 'bench', path: tree.dir, include: ['**/*'], exclude: [], followSymlinks: false };
-  const seeded = await seedSyncedState(statePath, source, join(work, 'state'));
-  log(`seeded ${seeded.files.length} tracked files`);
-  const config = writeConfig(join(work, 'kbsync.yaml'), {
+  const { work, statePath, config } = await seededDaemonWorkspace({
+    base,
+    name: 'watch',
     treeDir: tree.dir,
-    statePath,
-    target: { kind: 'embedded', dataDir: join(work, 'service') },
+    watch: { debounceMs: DAEMON_DEBOUNCE_MS, rescanMinutes: RESCAN_MINUTES },
+    log,
   });
-  appendFileSync(config, `watch: { debounceMs: ${DAEMON_DEBOUNCE_MS}, rescanMinutes: ${RESCAN_MINUTES} }\n`);
 
   const counts = timeBareWalk(tree.dir);
 

@@ -111,7 +111,7 @@ async function hostileInputs(dir: string): Promise<{ format: Format; what: strin
 }
 
 export async function runHostileIngestBench(
-  o: { log?: (line: string) => void; only?: Format[]; skipBurst?: boolean } = {},
+  o: { log?: (line: string) => void; only?: Format[]; skipBurst?: boolean; inspect?: (pid: number, when: string) => Promise<void> } = {},
 ): Promise<HostileIngestResult> {
   const log = o.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const work = mkdtempSync(join(tmpdir(), 'kbsync-bench-hostile-'));
@@ -120,6 +120,7 @@ export async function runHostileIngestBench(
     const pid = s.child.pid as number;
     await sleep(1000);
     const idleMb = rssMb(pid);
+    await o.inspect?.(pid, 'idle');
     // Queries go to a second dataset with one small file: what is measured is the wait, not the search.
     const queryKey = s.queryKey;
     await uploadFile(s, 'notes.txt', Buffer.from('widgets are counted every morning by the harbor'), queryKey);
@@ -176,9 +177,11 @@ export async function runHostileIngestBench(
       await sleep(200);
     }
     burstMb = Math.max(burstMb, rssMb(pid));
+    await o.inspect?.(pid, 'burst done');
     // The pool's workers end after 5 s idle; the garbage of replaced chunks is collected meanwhile.
     await sleep(15_000);
     const settledMb = rssMb(pid);
+    await o.inspect?.(pid, 'settled');
     log(`  RSS idle ${idleMb} MB, burst peak ${burstMb} MB, settled ${settledMb} MB`);
     return { inputs, rss: { idleMb, burstMb, settledMb, files: ids.length } };
   } finally {

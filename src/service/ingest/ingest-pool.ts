@@ -3,6 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { isSupportedFileName } from '../../shared/file-types.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
+import { limitMallocArenas, trimNativeHeap } from '../../shared/native-heap.js';
+import { releaseMemory } from '../../shared/release-memory.js';
 import type { ChunkInput } from '../store/chunks.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
@@ -21,12 +23,37 @@ export type IngestLimits = {
   memoryLimitMb?: number;
   /** A worker with nothing to do for this long ends, giving its memory back; the next file starts another. @default 5000 */
   idleExitMs?: number;
+  /**
+   * Once the last idle worker has ended: a full collection of this thread's heap, then malloc's free
+   * pages given back to the system (shared/native-heap.ts), so a burst's memory does not stay.
+   * @default releaseNativeMemory
+   */
+  onIdle?: () => void;
 };
 
 const DEFAULT_IDLE_EXIT_MS = 5000;
 const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 
-export type IngestPool = ChunkSource & { readonly size: number };
+export type IngestPool = ChunkSource & {
+  readonly size: number;
+  /** Workers alive now, busy or idle (0 once idle ones have ended). */
+  readonly running: number;
+};
+
+let arenasLimited = false;
+
+/** After a full collection, how long before malloc's free pages are given back (see releaseNativeMemory). */
+const TRIM_AFTER_COLLECTION_MS = 1000;
+
+/**
+ * What a pool does by default once its last worker has ended after a burst: a full collection of
+ * this thread's heap, then malloc's free pages given back, a moment later because V8's helper
+ * threads free part of what the collection found (array buffers' memory) after it returns.
+ */
+export function releaseNativeMemory(): void {
+  releaseMemory(0);
+  setTimeout(trimNativeHeap, TRIM_AFTER_COLLECTION_MS).unref();
+}
 
 type Slot = { worker: Worker | undefined; ready: Promise<void>; busy: boolean; idleTimer: NodeJS.Timeout | undefined };
 
@@ -46,6 +73,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const timeLimitMs = o.timeLimitMs ?? DEFAULT_PARSE_TIME_LIMIT_MS;
   const memoryLimitMb = o.memoryLimitMb ?? DEFAULT_PARSE_MEMORY_LIMIT_MB;
   const idleExitMs = o.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
+  const onIdle = o.onIdle ?? releaseNativeMemory;
   const chunking = o.chunking ?? DEFAULT_CHUNK_OPTIONS;
   const slots: Slot[] = Array.from({ length: size }, () => ({
     worker: undefined,
@@ -81,10 +109,14 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     return new Promise((resolve) => waiting.push(resolve));
   };
 
-  const retire = (slot: Slot): void => {
+  const retire = (slot: Slot, idle = false): void => {
     const worker = slot.worker;
     slot.worker = undefined;
-    if (worker !== undefined) void worker.terminate();
+    if (worker === undefined) return;
+    void worker.terminate().then(() => {
+      // The last worker gone idle: what the burst freed (its heap, malloc's arenas) is given back.
+      if (idle && !closed && slots.every((s) => s.worker === undefined)) onIdle();
+    });
   };
 
   const release = (slot: Slot): void => {
@@ -94,7 +126,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     if (slot.worker === undefined || closed) return;
     slot.idleTimer = setTimeout(() => {
       slot.idleTimer = undefined;
-      if (!slot.busy) retire(slot);
+      if (!slot.busy) retire(slot, true);
     }, idleExitMs);
     slot.idleTimer.unref();
   };
@@ -103,6 +135,11 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (slot.worker === undefined) {
+      // Worker threads share a few of malloc's arenas instead of one each for freed memory to stay in.
+      if (!arenasLimited) {
+        arenasLimited = true;
+        limitMallocArenas();
+      }
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
       // A worker never keeps the process alive on its own: the service's server does while it runs.
       worker.unref();
@@ -211,6 +248,9 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
 
   return {
     size,
+    get running() {
+      return slots.filter((s) => s.worker !== undefined).length;
+    },
     supports: isSupportedFileName,
     async *fileBatches(file): AsyncGenerator<ChunkInput[]> {
       const task: IngestTask = {

@@ -12,10 +12,14 @@ import type Koffi from 'koffi';
  */
 type Libc = { trim: (pad: number) => number; mallopt: (param: number, value: number) => number };
 
-/** mallopt's parameter for the most arenas malloc creates (malloc.h). */
+/** mallopt's parameters (malloc.h). */
+const M_TRIM_THRESHOLD = -1;
+const M_MMAP_THRESHOLD = -3;
 const M_ARENA_MAX = -8;
 /** Threads beyond this share arenas: fewer heaps for freed memory to stay in, little contention here. */
 export const MALLOC_ARENA_LIMIT = 2;
+/** glibc's own start values of both thresholds, which it otherwise raises (up to 32 and 64 MB) as large blocks are freed. */
+export const MALLOC_THRESHOLD_BYTES = 128 * 1024;
 
 let libc: Libc | null | undefined;
 
@@ -38,13 +42,21 @@ function libcOf(): Libc | null {
 }
 
 /**
- * Caps the arenas malloc creates from now on at MALLOC_ARENA_LIMIT (threads started later share
- * them), as MALLOC_ARENA_MAX would at start. Call before a long-lived process starts its worker
- * threads. Returns false where it cannot (no glibc).
+ * For a long-lived process, before it starts its worker threads, what MALLOC_ARENA_MAX,
+ * MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ would do at start: threads started from now on
+ * share MALLOC_ARENA_LIMIT arenas, and blocks of MALLOC_THRESHOLD_BYTES or more are mapped on their
+ * own (returned when freed) with free memory past that at a heap's top returned too, instead of
+ * glibc raising both thresholds so that a burst's large buffers stay in the heaps.
+ * Returns false where it cannot (no glibc).
  */
-export function limitMallocArenas(): boolean {
+export function tuneMalloc(): boolean {
   const c = libcOf();
-  return c !== null && c.mallopt(M_ARENA_MAX, MALLOC_ARENA_LIMIT) === 1;
+  if (c === null) return false;
+  return (
+    c.mallopt(M_ARENA_MAX, MALLOC_ARENA_LIMIT) === 1 &&
+    c.mallopt(M_MMAP_THRESHOLD, MALLOC_THRESHOLD_BYTES) === 1 &&
+    c.mallopt(M_TRIM_THRESHOLD, MALLOC_THRESHOLD_BYTES) === 1
+  );
 }
 
 /** Gives back to the system the free pages of malloc's heaps (`malloc_trim(0)`). Returns false where it cannot. */

@@ -31,10 +31,10 @@ async function chunksOf(p: IngestPool, name: string, text: string): Promise<stri
   return texts;
 }
 
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+async function until(check: () => boolean, state: () => string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting for the pool');
+    if (Date.now() > end) throw new Error(`timed out waiting for the pool: ${state()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -44,6 +44,7 @@ describe('the ingest pool when idle', () => {
     let idles = 0;
     const p = createIngestPool({ workers: 2, idleExitMs: 300, parsing: {}, batchSize: 256, batchChars: 128 * 1024, onIdle: () => idles++ });
     pool = p;
+    const state = (): string => `${p.running} running, ${idles} idle calls`;
     expect(p.running).toBe(0);
 
     const both = Promise.all([chunksOf(p, 'a.txt', 'penguins keep their eggs warm'), chunksOf(p, 'b.md', '# Harbor\n\nlanterns at night')]);
@@ -53,12 +54,12 @@ describe('the ingest pool when idle', () => {
     expect(burst[0]).toEqual(['penguins keep their eggs warm']);
     expect(burst[1]?.join(' ')).toContain('lanterns at night');
 
-    await until(() => p.running === 0 && idles === 1);
+    await until(() => p.running === 0 && idles === 1, state);
 
     const later = chunksOf(p, 'c.txt', 'copper meadow signal');
     await new Promise((r) => setImmediate(r));
     expect(p.running).toBe(1);
     expect(await later).toEqual(['copper meadow signal']);
-    await until(() => p.running === 0 && idles === 2);
+    await until(() => p.running === 0 && idles === 2, state);
   }, 60_000);
 });

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { isSupportedFileName } from '../../shared/file-types.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
-import { limitMallocArenas, trimNativeHeap } from '../../shared/native-heap.js';
+import { tuneMalloc, trimNativeHeap } from '../../shared/native-heap.js';
 import { releaseMemory } from '../../shared/release-memory.js';
 import type { ChunkInput } from '../store/chunks.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
@@ -40,7 +40,7 @@ export type IngestPool = ChunkSource & {
   readonly running: number;
 };
 
-let arenasLimited = false;
+let mallocTuned = false;
 
 /** After a full collection, how long before malloc's free pages are given back (see releaseNativeMemory). */
 const TRIM_AFTER_COLLECTION_MS = 1000;
@@ -83,6 +83,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   }));
   const waiting: ((slot: Slot) => void)[] = [];
   let closed = false;
+  /** Workers retired whose thread has not ended yet. */
+  let ending = 0;
 
   const timeLimitError = (): Error =>
     parseFailed(
@@ -113,9 +115,11 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     const worker = slot.worker;
     slot.worker = undefined;
     if (worker === undefined) return;
+    ending++;
     void worker.terminate().then(() => {
-      // The last worker gone idle: what the burst freed (its heap, malloc's arenas) is given back.
-      if (idle && !closed && slots.every((s) => s.worker === undefined)) onIdle();
+      ending--;
+      // The last worker gone idle and ended: what the burst freed (its heap, malloc's arenas) is given back.
+      if (idle && !closed && ending === 0 && slots.every((s) => s.worker === undefined)) onIdle();
     });
   };
 
@@ -135,10 +139,10 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (slot.worker === undefined) {
-      // Worker threads share a few of malloc's arenas instead of one each for freed memory to stay in.
-      if (!arenasLimited) {
-        arenasLimited = true;
-        limitMallocArenas();
+      // Worker threads share a few of malloc's arenas, and what a burst frees is not kept by malloc's thresholds.
+      if (!mallocTuned) {
+        mallocTuned = true;
+        tuneMalloc();
       }
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
       // A worker never keeps the process alive on its own: the service's server does while it runs.

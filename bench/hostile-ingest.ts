@@ -184,7 +184,7 @@ export async function runHostileIngestBench(
     burstMb = Math.max(burstMb, rssMb(pid));
     const burstMs = Math.round(performance.now() - burstStarted);
     await o.inspect?.(pid, 'burst done');
-    // The pool's workers end after 5 s idle and the memory they and the burst freed is given back.
+    // The pool's workers end after 2 s idle and the memory they and the burst freed is given back.
     await sleep(SETTLE_MS);
     const settledMb = rssMb(pid);
     await o.inspect?.(pid, 'settled');

@@ -30,3 +30,37 @@ describe('trimNativeHeap', () => {
     expect(r.before - r.after).toBeGreaterThan(32);
   });
 });
+
+// Six worker threads allocate at once; glibc's malloc_stats() (on stderr) lists one "Arena N:" per arena.
+const arenasScript = (tune: boolean): string => `
+import { Worker } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import { tuneMalloc } from ${JSON.stringify(new URL('./native-heap.ts', import.meta.url).href)};
+const tuned = ${tune} ? tuneMalloc() : false;
+const code = "const k = []; for (let i = 0; i < 200; i++) k.push(new Uint8Array(new ArrayBuffer(16384)).fill(1)); import('node:worker_threads').then((w) => w.parentPort.postMessage(k.length)); setTimeout(() => {}, 2000);";
+const workers = Array.from({ length: 6 }, () => new Worker(code, { eval: true }));
+await Promise.all(workers.map((w) => new Promise((r) => w.once('message', r))));
+createRequire(import.meta.url)('koffi').load('libc.so.6').func('void malloc_stats(void)')();
+console.log(JSON.stringify({ tuned }));
+process.exit(0);
+`;
+
+function arenas(tune: boolean): { tuned: boolean; arenas: number } {
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', arenasScript(tune)], {
+    encoding: 'utf8',
+    cwd: new URL('.', import.meta.url).pathname,
+  });
+  if (res.stdout === '') throw new Error(res.stderr);
+  const { tuned } = JSON.parse(res.stdout) as { tuned: boolean };
+  return { tuned, arenas: res.stderr.match(/^Arena \d+:/gm)?.length ?? 0 };
+}
+
+describe('tuneMalloc', () => {
+  it('makes threads started after it share arenas instead of one each', () => {
+    const plain = arenas(false);
+    const tuned = arenas(true);
+    expect(tuned.tuned).toBe(true);
+    expect(plain.arenas).toBeGreaterThanOrEqual(7);
+    expect(tuned.arenas).toBeLessThan(plain.arenas - 3);
+  });
+});

@@ -21,7 +21,7 @@ export type IngestLimits = {
   timeLimitMs?: number;
   /** Largest JavaScript heap (old generation) of a parsing worker, in MB. @default 1024 */
   memoryLimitMb?: number;
-  /** A worker with nothing to do for this long ends, giving its memory back; the next file starts another. @default 5000 */
+  /** A worker with nothing to do for this long ends, giving its memory back; the next file starts another. @default 2000 */
   idleExitMs?: number;
   /**
    * Once the last idle worker has ended: a full collection of this thread's heap, then malloc's free
@@ -31,7 +31,7 @@ export type IngestLimits = {
   onIdle?: () => void;
 };
 
-const DEFAULT_IDLE_EXIT_MS = 5000;
+const DEFAULT_IDLE_EXIT_MS = 2000;
 const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 
 export type IngestPool = ChunkSource & {

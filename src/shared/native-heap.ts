@@ -17,9 +17,9 @@ const M_TRIM_THRESHOLD = -1;
 const M_MMAP_THRESHOLD = -3;
 const M_ARENA_MAX = -8;
 /** Threads beyond this share arenas: fewer heaps for freed memory to stay in, little contention here. */
-export const MALLOC_ARENA_LIMIT = 2;
+const MALLOC_ARENA_LIMIT = 2;
 /** glibc's own start values of both thresholds, which it otherwise raises (up to 32 and 64 MB) as large blocks are freed. */
-export const MALLOC_THRESHOLD_BYTES = 128 * 1024;
+const MALLOC_THRESHOLD_BYTES = 128 * 1024;
 
 let libc: Libc | null | undefined;
 

@@ -33,7 +33,7 @@ type Row = FileRow & { source_id: number };
  */
 const BULK_COLUMNS = `count(*), group_concat(path, char(0)), json_group_array(size), group_concat(mtime_ns, ','),
   json_group_array(inode), group_concat(hex(sha256), ''), json_group_array(remote_name), group_concat(ifnull(remote_id, ''), char(0)),
-  json_group_array(remote_status), group_concat(remote_id IS NULL, '')`;
+  json_group_array(remote_status), group_concat(remote_id IS NULL, ''), group_concat(last_action IS 'deleted', '')`;
 
 /** The columns BULK_COLUMNS splits, with the JSON expression that reads one again (a value held the separator). */
 const SEPARATED = {
@@ -243,7 +243,7 @@ function readColumns(
   readDetails: () => DetailsRow,
   readAsJson: (column: SeparatedColumn) => ColumnAgain,
 ): TrackedColumns {
-  const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, nullIds] = row;
+  const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, nullIds, deletedFlags] = row;
   const parse = <T>(column: string, json: string | null | undefined): T[] => {
     let values: T[];
     try {
@@ -275,7 +275,11 @@ function readColumns(
   const nulls = nullIds ?? '';
   if (nulls.length !== count)
     throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
+  const flags = deletedFlags ?? '';
+  if (flags.length !== count)
+    throw new Error(`tracked files of source "${source}": last_action holds ${flags.length} deleted flags for ${count} files`);
   const pathColumn = split('path', paths, null);
+  const deleted = new Array<number>(count);
   const remoteIds: (string | null)[] = split('remote_id', ids, pathColumn);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
   const remoteNames = parse<string | null>('remote_name', names) as string[];
@@ -285,6 +289,7 @@ function readColumns(
     remoteNames[i] = name === null ? (pathColumn[i] as string) : decodeRemoteName(source, pathColumn[i] as string, name);
     sha256[i] = hex.slice(i * 64, i * 64 + 64);
     if (nulls.charCodeAt(i) === 49 /* "1" */) remoteIds[i] = null;
+    deleted[i] = flags.charCodeAt(i) === 49 ? 1 : 0;
   }
   return {
     paths: pathColumn,
@@ -295,6 +300,7 @@ function readColumns(
     remoteNames,
     remoteIds,
     remoteStatuses: parse('remote_status', statuses),
+    deleted,
     details: () => {
       const [files, attempts, actions, reasons, times] = readDetails();
       if (files !== count)

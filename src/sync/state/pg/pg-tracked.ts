@@ -39,6 +39,8 @@ export type PgTrackedSource = {
   nullIds: string;
   /** '' for NULL. */
   remoteStatuses: string;
+  /** '1' per file whose last action is 'deleted', else '0'. */
+  deletedFlags: string;
   /** Failed copies' reasons by path. */
   remoteErrors: [string, string][];
 };
@@ -60,7 +62,8 @@ export type PgDetails = {
 const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
   string_agg(mtime_ns::text, ',') AS mtimes, string_agg(inode::text, ',') AS inodes, string_agg(encode(sha256, 'hex'), '') AS shas,
   string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
-  string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses
+  string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses,
+  string_agg(CASE WHEN last_action = 'deleted' THEN '1' ELSE '0' END, '') AS deleted
   FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
 
 const COLUMNS = `source_id, ${fileSelect('pg')}`;
@@ -129,6 +132,7 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
           remoteIds: r.ids as string,
           nullIds: r.null_ids as string,
           remoteStatuses: r.statuses as string,
+          deletedFlags: r.deleted as string,
           remoteErrors: errors.map((e) => [e.path, e.remote_error]),
         });
       }

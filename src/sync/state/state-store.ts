@@ -24,6 +24,7 @@ import type {
   RunStatus,
   SettleOutcome,
   UnknownResolution,
+  UnsettledCopy,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
 import { readBulkInWorker, worthAWorker } from './tracked-load.js';
@@ -75,6 +76,8 @@ export type StateStore = {
    */
   trackedCount(remoteStatus?: RemoteStatus): number;
   hasUnsettledRemote(): boolean;
+  /** The tracked files whose remote copy's outcome is still to learn (the rows hasUnsettledRemote looks for). */
+  unsettledCopies(): UnsettledCopy[];
   /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
   heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;

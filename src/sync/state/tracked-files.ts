@@ -5,6 +5,7 @@ import { decodeRemoteName, shaToBlob } from '../tracked/codec.js';
 import { fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow, type TrackedFileInput } from '../tracked/fields.js';
 import type { SourceIds } from './source-ids.js';
 import type { TrackedColumns } from '../tracked/columns.js';
+import type { UnsettledCopy } from './state-types.js';
 import { TrackedIndex } from '../tracked/tracked-index.js';
 
 export type { TrackedFileInput } from '../tracked/fields.js';
@@ -113,6 +114,12 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     .pluck();
   const count = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted'").pluck();
   const countWith = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted' AND remote_status = ?").pluck();
+  const unsettledRows = db
+    .prepare(
+      `SELECT source_id, path, remote_id, remote_status FROM files
+      WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown')`,
+    )
+    .raw(true);
   const unsettled = db
     .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
     .pluck();
@@ -220,6 +227,15 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     /** True when some remote copy was last seen queued, processing or not yet listed: its outcome is still to learn. */
     hasUnsettledRemote(): boolean {
       return unsettled.get() !== undefined;
+    },
+    /** The files whose remote copy was last seen queued, processing or not yet listed. */
+    unsettledCopies(): UnsettledCopy[] {
+      return (unsettledRows.all() as [number, string, string, RemoteStatus][]).map(([id, path, remoteId, remoteStatus]) => ({
+        source: sources.nameOf(id),
+        path,
+        remoteId,
+        remoteStatus,
+      }));
     },
     /** Writes a row inside a caller's transaction (settle, rebuild). */
     writeTracked: write,

@@ -2,6 +2,7 @@ import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { shaToBlob } from '../../tracked/codec.js';
 import type { TrackedFileInput } from '../tracked-files.js';
 import type { TrackedOrigin } from '../remote-paths.js';
+import type { UnsettledCopy } from '../state-types.js';
 import type { Db } from './pg-db.js';
 import type { PgSources } from './pg-sources.js';
 import {
@@ -251,6 +252,13 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         `SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`,
       );
       return rows.length > 0;
+    },
+    async unsettledCopies(): Promise<UnsettledCopy[]> {
+      const rows = await db.q<{ source: string; path: string; remote_id: string; remote_status: RemoteStatus }>(
+        `SELECT s.name AS source, f.path, f.remote_id, f.remote_status FROM files f JOIN sources s ON s.id = f.source_id
+          WHERE f.remote_id IS NOT NULL AND f.remote_status IN ('queued','processing','unknown')`,
+      );
+      return rows.map((r) => ({ source: r.source, path: r.path, remoteId: r.remote_id, remoteStatus: r.remote_status }));
     },
     /** Writes rows inside a caller's transaction (settle). */
     writeTracked: (f: TrackedFileInput, at: number): Promise<void> => write([f], at),

@@ -1,4 +1,4 @@
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
@@ -88,5 +88,38 @@ describe('a file moved out of its source and back with the same stat', () => {
     expect((await statusOf(ws)).tracked).toMatchObject({ files: 2, deleted: 0 });
     expect(logsOf(k).filter((l) => l.msg === 'file' && l.path === 'a.md' && l.action === 'upload')).toHaveLength(1);
     expect(spentToday(ws)).toBe(spent);
+  });
+});
+
+describe('copies settled by the daemon start-up sync', () => {
+  it('each gets its "remote processing" line and counter once, as the remote poll gives them', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs: 200 } } });
+    ws.write('a.md', '# A\n');
+    ws.write('b.md', '# B\n');
+    ws.write('broken.json', '{"unterminated": [1,\n');
+    expect((await cli(ws, 'sync')).code).toBe(0);
+    // The run ended with its copies still processing, as the state says; the service has settled them since.
+    expect((await statusOf(ws)).tracked).toMatchObject({ files: 3 });
+    await until('the service processed the copies', async () =>
+      (await ds.files()).every((f) => f.status === 'processed' || f.status === 'failed'),
+    );
+    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
+    children.push(k);
+    await until('the first cycle', () => cyclesOf(k) >= 1);
+    // The remote poll's first look after the cycle (2 s) finds nothing more to log.
+    await new Promise((r) => setTimeout(r, 3000));
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+
+    const lines = logsOf(k).filter((l) => l.msg.startsWith('remote processing'));
+    expect(lines.map((l) => [l.msg, l.path]).sort()).toEqual([
+      ['remote processing done', 'a.md'],
+      ['remote processing done', 'b.md'],
+      ['remote processing failed', 'broken.json'],
+    ]);
+    expect(lines.find((l) => l.path === 'broken.json')?.next).toMatch(/^not reprocessed: the service says the same file would fail again/);
+    const counters = (JSON.parse(readFileSync(`${ws.statePath}.watch.json`, 'utf8')) as { counters: Record<string, number> }).counters;
+    expect([counters.processed, counters.failures]).toEqual([2, 1]);
   });
 });

@@ -62,8 +62,13 @@ export function serve<Api extends WorkerApi<Api>>(handlers: Handlers<Api>, port:
       resolve(handler(req));
     }).then(
       (out) => {
-        if (out instanceof Transferring) port.postMessage({ id, ok: true, value: out.value } satisfies Reply, out.list);
-        else port.postMessage({ id, ok: true, value: out } satisfies Reply);
+        try {
+          if (out instanceof Transferring) port.postMessage({ id, ok: true, value: out.value } satisfies Reply, out.list);
+          else port.postMessage({ id, ok: true, value: out } satisfies Reply);
+        } catch (err) {
+          // An answer that cannot be cloned (a function, a class instance's methods...) fails its call, not the worker.
+          port.postMessage({ id, ok: false, error: toWire(err) } satisfies Reply);
+        }
       },
       (err: unknown) => port.postMessage({ id, ok: false, error: toWire(err) } satisfies Reply),
     );

@@ -29,6 +29,8 @@ describe('worker channel', () => {
     const coded = await ch.call('fail', { kbsync: true }).catch((e: unknown) => e);
     expect(coded).toBeInstanceOf(KbsyncError);
     expect(coded).toMatchObject({ code: 'parse_failed', message: 'not a spreadsheet' });
+    // An answer that cannot be cloned fails its call only.
+    await expect(ch.call('uncloneable', undefined)).rejects.toMatchObject({ name: 'DataCloneError' });
     // The worker lives on.
     expect(await ch.call('echo', { n: 5, ms: 0 })).toBe(5);
     await ch.close();

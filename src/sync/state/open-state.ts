@@ -2,12 +2,12 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, stat
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
-import { acquireLock, type HeldLock } from './lock-file.js';
+import { acquireLock, type HeldLock } from './sqlite/lock-file.js';
 import { KbsyncError } from '../../shared/errors.js';
-import { joinAsGuest, oldestLiveGuestMs } from './guests.js';
-import { migrate, MIGRATIONS } from './migrations.js';
+import { joinAsGuest, oldestLiveGuestMs } from './sqlite/guests.js';
+import { migrate, MIGRATIONS } from './sqlite/schema.js';
 import { isPostgresUrl, openPgState } from './pg/index.js';
-import { classifyStateError } from './sqlite-errors.js';
+import { classifyStateError } from './sqlite/errors.js';
 import { createStateStore, type StateStore } from './state-store.js';
 
 export type OpenStateOptions = {
@@ -24,7 +24,7 @@ export type OpenStateOptions = {
   /**
    * SQLite only. `reader`: opened read-only, without the lock (a command that only reads, beside the
    * runner that holds it). `guest`: without the lock, but writing its own paid calls in short
-   * transactions, registered as a guest so that a new lock holder does not recover them (guests.ts).
+   * transactions, registered as a guest so that a new lock holder does not recover them (sqlite/guests.ts).
    * Both need the state to exist and be migrated. @default the writer: `lock` decides
    */
   access?: 'reader' | 'guest';
@@ -33,7 +33,7 @@ export type OpenStateOptions = {
   /** How long a write waits for another connection's transaction. @default 5000 */
   busyTimeoutMs?: number;
   /**
-   * PostgreSQL state only: the sources this process syncs (its runner's scope, see pg-schema.ts): it
+   * PostgreSQL state only: the sources this process syncs (its runner's scope, see pg/schema.ts): it
    * sees, reserves and reconciles only the outbox ops queued under the same scope. @default ""
    */
   scope?: string;
@@ -47,7 +47,7 @@ const GUEST_BUSY_TIMEOUT_MS = 30_000;
 const PRIVATE_DIR = 0o700;
 
 /**
- * A `postgres://` or `postgresql://` URL opens the shared PostgreSQL state instead (pg/pg-store.ts):
+ * A `postgres://` or `postgresql://` URL opens the shared PostgreSQL state instead (pg/store.ts):
  * the same StateStore, many runners.
  *
  * Opens (creating and migrating as needed) the sync state database at `path`: folder 0700, files 0600,

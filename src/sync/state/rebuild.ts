@@ -1,10 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../tracked/codec.js';
-import type { Meta } from './meta.js';
-import { REMOTE_CHECK_KEY } from './migrations.js';
+import type { Meta } from './sqlite/meta.js';
+import { REMOTE_CHECK_KEY } from './sqlite/schema.js';
 import type { RebuildReport, RemoteListingEntry } from './state-types.js';
-import type { TrackedFileInput, TrackedFiles } from './tracked-files.js';
-import type { HeldCopies } from './held-copies.js';
+import type { TrackedFileInput, TrackedFiles } from './sqlite/tracked.js';
+import type { HeldCopies } from './sqlite/held-copies.js';
 
 /** Maps a remote file name back to the source path it was uploaded from, or null when it is not ours. */
 export type NameMapper = (name: string) => { source: string; path: string } | null;

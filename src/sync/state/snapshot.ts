@@ -1,4 +1,4 @@
-import type { EntryColumns } from './intel-entries.js';
+import type { EntryColumns } from './sqlite/entries.js';
 import type { FileRow } from '../tracked/fields.js';
 import type { OpColumns, RunRow } from './rows.js';
 

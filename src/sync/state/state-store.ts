@@ -1,16 +1,16 @@
 import type { Database } from 'better-sqlite3';
 import type { BudgetWindow, HeldCopy, RemoteStatus, TrackedFile } from '../types.js';
-import { createBudget } from './budget.js';
-import { createHeldCopies } from './held-copies.js';
-import { createLedgerAudit } from './ledger-audit.js';
-import type { LockOwner } from './lock-file.js';
-import { createMeta } from './meta.js';
-import { createOutbox } from './outbox.js';
+import { createBudget } from './sqlite/budget.js';
+import { createHeldCopies } from './sqlite/held-copies.js';
+import { createLedgerAudit } from './sqlite/ledger-audit.js';
+import type { LockOwner } from './sqlite/lock-file.js';
+import { createMeta } from './sqlite/meta.js';
+import { createOutbox } from './sqlite/outbox.js';
 import { rebuildFromRemote, type NameMapper } from './rebuild.js';
-import { createRemotePaths, type TrackedOrigin } from './remote-paths.js';
-import { createRuns } from './runs.js';
-import { createSourceIds } from './source-ids.js';
-import { guardCorruption } from './sqlite-errors.js';
+import { createRemotePaths, type TrackedOrigin } from './sqlite/remote-paths.js';
+import { createRuns } from './sqlite/runs.js';
+import { createSourceIds } from './sqlite/sources.js';
+import { guardCorruption } from './sqlite/errors.js';
 import type {
   BudgetCaps,
   CreditsUsed,
@@ -25,10 +25,10 @@ import type {
   SettleOutcome,
   UnknownResolution,
 } from './state-types.js';
-import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
-import { readBulkInWorker, worthAWorker } from './tracked-load.js';
-import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
-import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
+import { createTrackedFiles, type TrackedFileInput } from './sqlite/tracked.js';
+import { readBulkInWorker, worthAWorker } from './sqlite/load.js';
+import { createWebhookEvents, type WebhookEventRecord } from './sqlite/webhook-events.js';
+import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './sqlite/entries.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */

@@ -13,7 +13,7 @@ import type { RemoteStatus } from '../../types.js';
 import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
 import { createDb } from './db.js';
 import { createPgBudget } from './budget.js';
-import { createPgMisc } from './meta.js';
+import { createPgMeta } from './meta.js';
 import { createPgOutbox, type PgIdentity } from './outbox.js';
 import { createPgRuns, foldGoneRunners, lockSources, recoverDeadRunners, registerRunner } from './runs.js';
 import { migratePg } from './schema.js';
@@ -22,6 +22,8 @@ import { createPgTracked } from './tracked.js';
 import { createPgTransfer } from './transfer.js';
 import { createPgEntries } from './entries.js';
 import { createPgHeldCopies } from './held-copies.js';
+import { createPgWebhookEvents } from './webhook-events.js';
+import { createPgLedgerAudit } from './ledger-audit.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -66,7 +68,8 @@ const tracked = createPgTracked(db, sources, me.scope);
 const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });
-const misc = createPgMisc(db);
+const meta = createPgMeta(db);
+const webhooks = createPgWebhookEvents(db);
 const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
@@ -75,7 +78,9 @@ const handlers = {
   ...outbox,
   ...runs,
   ...budget,
-  ...misc,
+  ...meta,
+  ...webhooks,
+  ...createPgLedgerAudit(db),
   ...createPgTransfer(db, sources),
   ...createPgEntries(db, sources),
   heldCopies: held.heldCopies,
@@ -111,7 +116,7 @@ const handlers = {
     await foldGoneRunners(db, me);
     await outbox.pruneSettled();
     // As the SQLite state's open: deliveries past the retention go (the daemon also prunes as it records).
-    await misc.pruneWebhookEvents();
+    await webhooks.pruneWebhookEvents();
     return { from, runnerId: me.runnerId, recovered };
   },
   finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
@@ -126,8 +131,8 @@ const handlers = {
       const written = await tracked.writeTrackedIfNew(files, at);
       await held.addHeld(older);
       const done = { ...report, inserted: written, kept: files.length - written };
-      await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
-      await misc.setMeta('remote_check', null);
+      await meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
+      await meta.setMeta('remote_check', null);
       return done;
     }),
   begin: () => db.begin(),

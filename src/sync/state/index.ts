@@ -7,6 +7,4 @@ export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '.
 export type { LockOwner } from './sqlite/lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';
-export type { WebhookEventRecord } from './sqlite/webhook-events.js';
-export { toEntryStatus, type EntryRecord, type EntryStatus, type TrackedEntry } from './sqlite/entries.js';
-export type { TrackedOrigin } from './sqlite/remote-paths.js';
+export { toEntryStatus } from './rows.js';

@@ -6,14 +6,17 @@ import { createLedgerAudit } from './sqlite/ledger-audit.js';
 import type { LockOwner } from './sqlite/lock-file.js';
 import { createMeta } from './sqlite/meta.js';
 import { createOutbox } from './sqlite/outbox.js';
-import { rebuildFromRemote, type NameMapper } from './rebuild.js';
-import { createRemotePaths, type TrackedOrigin } from './sqlite/remote-paths.js';
+import type { NameMapper } from './rebuild.js';
+import { rebuildFromRemote } from './sqlite/rebuild.js';
+import { createRemotePaths } from './sqlite/remote-paths.js';
 import { createRuns } from './sqlite/runs.js';
 import { createSourceIds } from './sqlite/sources.js';
 import { guardCorruption } from './sqlite/errors.js';
 import type {
   BudgetCaps,
   CreditsUsed,
+  EntryRecord,
+  EntryStatus,
   LedgerTotals,
   NewOp,
   OutboxOp,
@@ -23,12 +26,15 @@ import type {
   RunRecord,
   RunStatus,
   SettleOutcome,
+  TrackedEntry,
+  TrackedOrigin,
   UnknownResolution,
+  WebhookEventRecord,
 } from './state-types.js';
 import { createTrackedFiles, type TrackedFileInput } from './sqlite/tracked.js';
 import { readBulkInWorker, worthAWorker } from './sqlite/load.js';
-import { createWebhookEvents, type WebhookEventRecord } from './sqlite/webhook-events.js';
-import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './sqlite/entries.js';
+import { createWebhookEvents } from './sqlite/webhook-events.js';
+import { createIntelEntries } from './sqlite/entries.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */

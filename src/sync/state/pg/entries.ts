@@ -1,5 +1,6 @@
 import { shaToBlob } from '../../tracked/codec.js';
-import { entryOfRow, toEntryStatus, type EntryColumns, type EntryRecord, type EntryStatus, type TrackedEntry } from '../sqlite/entries.js';
+import { entryOfRow, toEntryStatus, type EntryColumns } from '../rows.js';
+import type { EntryRecord, EntryStatus, TrackedEntry } from '../state-types.js';
 import type { Db } from './db.js';
 import type { PgSources } from './sources.js';
 

@@ -1,6 +1,6 @@
 import type { HeldCopy, RemoteStatus } from '../../types.js';
 import { decodeRemoteName, encodeRemoteName, shaToBlob } from '../../tracked/codec.js';
-import type { TrackedFileInput } from '../sqlite/tracked.js';
+import type { TrackedFileInput } from '../../tracked/fields.js';
 import type { Db } from './db.js';
 import type { PgSources } from './sources.js';
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { workerData } from 'node:worker_threads';
 import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js';
 import { redactUrl } from './url.js';
-import type { TrackedFileInput } from '../sqlite/tracked.js';
+import type { TrackedFileInput } from '../../tracked/fields.js';
 import type { RebuildReport } from '../state-types.js';
 import type { RemoteStatus } from '../../types.js';
 import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';

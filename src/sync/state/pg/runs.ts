@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { KbsyncError } from '../../../shared/errors.js';
 import { isoOf } from '../../tracked/codec.js';
-import { RUNS_KEPT } from '../sqlite/runs.js';
+import { RUNS_KEPT } from '../retention.js';
 import type { RunRecord, RunStatus } from '../state-types.js';
 import type { Db } from './db.js';
 import type { PgIdentity } from './outbox.js';

@@ -1,7 +1,7 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { shaToBlob } from '../../tracked/codec.js';
-import type { TrackedFileInput } from '../sqlite/tracked.js';
-import type { TrackedOrigin } from '../sqlite/remote-paths.js';
+import type { TrackedFileInput } from '../../tracked/fields.js';
+import type { TrackedOrigin } from '../state-types.js';
 import type { Db } from './db.js';
 import type { PgSources } from './sources.js';
 import {

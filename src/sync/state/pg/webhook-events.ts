@@ -1,10 +1,6 @@
 import { WEBHOOK_TOLERANCE_SEC } from '../../../client/webhook-verify.js';
-import {
-  WEBHOOK_EVENTS_KEEP_DAYS,
-  WEBHOOK_EVENTS_KEEP_ROWS,
-  WEBHOOK_PRUNE_EVERY_MS,
-  type WebhookEventRecord,
-} from '../sqlite/webhook-events.js';
+import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS, WEBHOOK_PRUNE_EVERY_MS } from '../retention.js';
+import type { WebhookEventRecord } from '../state-types.js';
 import type { Db } from './db.js';
 
 /** The `webhook_events` table on PostgreSQL (sqlite/webhook-events.ts is the SQLite one). */

@@ -1,72 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import { blobToSha, shaToBlob } from '../../tracked/codec.js';
 import type { SourceIds } from './sources.js';
-
-/** Where an intelligence entry's processing stands, as far as kbsync knows (docs/api.md: pending → processed | failed). */
-export type EntryStatus = 'pending' | 'processed' | 'failed' | 'unknown';
-
-/** Content the dataset holds as an intelligence entry: one per SHA-256 of the content (the service's dedupe key). */
-export type TrackedEntry = {
-  sha256: string;
-  agentId: string;
-  /** The service's entry id; null when the write's outcome is not known yet. */
-  remoteId: string | null;
-  status: EntryStatus;
-  /** The service's reason for a failed entry (from `intelligence.failed`). */
-  error: string | null;
-  /** Where it was first written from: `source`, and the path `file#key` as the plan shows it. */
-  source: string | null;
-  path: string | null;
-  title: string | null;
-  updatedAt: string;
-};
-
-/** A written entry to record: its content hash, the entry the service answered with, and where it came from. */
-export type EntryRecord = {
-  sha256: string;
-  agentId: string;
-  remoteId: string;
-  status: string;
-  /** Null for an entry adopted from the service's listing (written by someone else, or by a state since lost). */
-  source: string | null;
-  path: string | null;
-  title: string | null;
-};
+import { entryOfRow, toEntryStatus, type EntryColumns } from '../rows.js';
+import type { EntryRecord, EntryStatus, TrackedEntry } from '../state-types.js';
 
 type Row = EntryColumns & { sha256: Buffer; source_id: number | null };
-
-const STATUSES: ReadonlySet<string> = new Set(['pending', 'processed', 'failed']);
-
-/** The service's status word as an EntryStatus (an unknown word is 'unknown'). */
-export function toEntryStatus(status: string | null): EntryStatus {
-  return status !== null && STATUSES.has(status) ? (status as EntryStatus) : 'unknown';
-}
-
-/** An `intel_entries` row's columns but its source and hash. */
-export type EntryColumns = {
-  agent_id: string;
-  remote_id: string | null;
-  status: string | null;
-  error: string | null;
-  path: string | null;
-  title: string | null;
-  updated_at: number;
-};
-
-/** An `intel_entries` row as a TrackedEntry, given its hash as hex and its source's name (null when it has none). */
-export function entryOfRow(r: EntryColumns, sha256: string, source: string | null): TrackedEntry {
-  return {
-    sha256,
-    agentId: r.agent_id,
-    remoteId: r.remote_id,
-    status: toEntryStatus(r.status),
-    error: r.error,
-    source,
-    path: r.path,
-    title: r.title,
-    updatedAt: new Date(r.updated_at).toISOString(),
-  };
-}
 
 /** The `intel_entries` table (schema v7): the intelligence content written to the dataset. */
 export function createIntelEntries(db: Database, sources: SourceIds, nowMs: () => number) {

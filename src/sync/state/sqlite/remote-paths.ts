@@ -1,10 +1,5 @@
 import type { Database } from 'better-sqlite3';
-
-/**
- * Where a remote copy comes from: the source and the path of the tracked file it was uploaded from, or
- * of the intelligence entry (`file#key`, `entry: true`) it was written from.
- */
-export type TrackedOrigin = { source: string; path: string; entry?: true };
+import type { TrackedOrigin } from '../state-types.js';
 
 /**
  * The tracked files behind remote ids, for naming the results of `query` and `chat`. files.remote_id has

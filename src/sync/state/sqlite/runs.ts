@@ -2,9 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { KbsyncError } from '../../../shared/errors.js';
 import type { RunRecord, RunStatus } from '../state-types.js';
 import { runOfRow, type RunRow } from '../rows.js';
-
-/** How many of the newest finished runs are always kept; older ones go unless something still refers to them. */
-export const RUNS_KEPT = 500;
+import { RUNS_KEPT } from '../retention.js';
 
 /*
  * One row per cycle would grow without bound under a daemon, so finishRun prunes finished runs beyond the

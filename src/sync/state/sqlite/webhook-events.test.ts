@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_TOLERANCE_SEC } from '../../../client/webhook-verify.js';
 import { openState, type StateStore } from '../index.js';
-import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS } from './webhook-events.js';
+import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS } from '../retention.js';
 
 const DAY_MS = 86_400_000;
 const dirs: string[] = [];

@@ -1,25 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { WEBHOOK_TOLERANCE_SEC } from '../../../client/webhook-verify.js';
-
-/** Accepted deliveries are kept this many days (by the time they were received)... */
-export const WEBHOOK_EVENTS_KEEP_DAYS = 30;
-/** ...and at most this many of them, the newest. */
-export const WEBHOOK_EVENTS_KEEP_ROWS = 10_000;
-/** The daemon prunes as it records, at most once in this many milliseconds (and every open of the state prunes). */
-export const WEBHOOK_PRUNE_EVERY_MS = 60 * 60_000;
-
-/** One webhook delivery the daemon accepted. */
-export type WebhookEventRecord = {
-  /** The `webhook-id` header. */
-  id: string;
-  /** The body's `type` (`intelligence.processed`, `dataset.mode_changed`, `webhook.test`...). */
-  type: string;
-  /** The `webhook-timestamp` header, unix seconds. */
-  sentAtSec: number;
-  receivedAtMs: number;
-  /** The body's `data` for the recorded kinds, else null. */
-  data: unknown;
-};
+import { WEBHOOK_EVENTS_KEEP_DAYS, WEBHOOK_EVENTS_KEEP_ROWS, WEBHOOK_PRUNE_EVERY_MS } from '../retention.js';
+import type { WebhookEventRecord } from '../state-types.js';
 
 /**
  * The `webhook_events` table: accepted deliveries, whose ids refuse replays. It is pruned to the last

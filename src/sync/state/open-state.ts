@@ -8,7 +8,8 @@ import { joinAsGuest, oldestLiveGuestMs } from './sqlite/guests.js';
 import { migrate, MIGRATIONS } from './sqlite/schema.js';
 import { isPostgresUrl, openPgState } from './pg/index.js';
 import { classifyStateError } from './sqlite/errors.js';
-import { createStateStore, type StateStore } from './state-store.js';
+import { createStateStore } from './sqlite/store.js';
+import type { StateStore } from './state-store.js';
 
 export type OpenStateOptions = {
   /** The clock (budget periods, timestamps). @default () => new Date() */

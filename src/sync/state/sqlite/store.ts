@@ -32,7 +32,7 @@ type Open = {
   onClose: () => void;
 };
 
-/** The SQLite StateStore: wires the table modules over an open, migrated database (open-state.ts opens it). */
+/** The SQLite StateStore: wires the table modules over an open, migrated database (open.ts opens it). */
 export function createStateStore(o: Open): StateStore {
   const { db, now } = o;
   const nowMs = (): number => now().getTime();

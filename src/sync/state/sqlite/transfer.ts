@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { KbsyncError } from '../../../shared/errors.js';
 import { ALL_COLUMNS, fileSelect, rowValues } from '../../tracked/fields.js';
-import { openState } from '../open-state.js';
+import { openSqliteState } from './open.js';
 import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from '../snapshot.js';
 
 /**
@@ -11,7 +11,7 @@ import { SNAPSHOT_OP_COLUMNS, snapshotOpValues, type StateSnapshot } from '../sn
  */
 export function readSqliteSnapshot(path: string): StateSnapshot {
   if (!existsSync(path)) throw new KbsyncError('state_unavailable', `no state file at ${path}`);
-  const held = openState(path);
+  const held = openSqliteState(path);
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const hex = (b: Buffer | null): string | null => (b === null ? null : b.toString('hex'));
@@ -65,7 +65,7 @@ export function readSqliteSnapshot(path: string): StateSnapshot {
 /** Writes a snapshot into a new SQLite state file at `path` (refused when a file is there already). */
 export function writeSqliteSnapshot(path: string, s: StateSnapshot): void {
   if (existsSync(path)) throw new KbsyncError('state_conflict', `${path} exists already: migrate into a new state file`);
-  const held = openState(path); // creates it: folder 0700, file 0600, the current schema; held locked meanwhile
+  const held = openSqliteState(path); // creates it: folder 0700, file 0600, the current schema; held locked meanwhile
   const db = new Database(path, { fileMustExist: true });
   try {
     db.transaction(() => {

@@ -1,44 +1,15 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Logger } from '../../shared/logger.js';
-import { acquireLock, type HeldLock } from './sqlite/lock-file.js';
-import { KbsyncError } from '../../shared/errors.js';
-import { joinAsGuest, oldestLiveGuestMs } from './sqlite/guests.js';
-import { migrate, MIGRATIONS } from './sqlite/schema.js';
-import { isPostgresUrl, openPgState } from './pg/index.js';
-import { classifyStateError } from './sqlite/errors.js';
-import { createStateStore } from './sqlite/store.js';
-import type { StateStore } from './state-store.js';
-
-export type OpenStateOptions = {
-  /** The clock (budget periods, timestamps). @default () => new Date() */
-  now?: () => Date;
-  /** Where the two warnings of an open go (a stale lock taken over, a state folder others can enter). @default nowhere */
-  logger?: Pick<Logger, 'warn'>;
-  /**
-   * Take the exclusive writer lock `<path>.lock` and recover what a crashed process left behind.
-   * `false` is for read-only views and for tests of concurrent writers: it neither locks nor recovers.
-   * @default true
-   */
-  lock?: boolean;
-  /**
-   * SQLite only. `reader`: opened read-only, without the lock (a command that only reads, beside the
-   * runner that holds it). `guest`: without the lock, but writing its own paid calls in short
-   * transactions, registered as a guest so that a new lock holder does not recover them (sqlite/guests.ts).
-   * Both need the state to exist and be migrated. @default the writer: `lock` decides
-   */
-  access?: 'reader' | 'guest';
-  /** The kbsync command, named in the lock file (and so in another command's state_locked message). */
-  command?: string;
-  /** How long a write waits for another connection's transaction. @default 5000 */
-  busyTimeoutMs?: number;
-  /**
-   * PostgreSQL state only: the sources this process syncs (its runner's scope, see pg/schema.ts): it
-   * sees, reserves and reconciles only the outbox ops queued under the same scope. @default ""
-   */
-  scope?: string;
-};
+import type { Logger } from '../../../shared/logger.js';
+import { acquireLock, type HeldLock } from './lock-file.js';
+import { KbsyncError } from '../../../shared/errors.js';
+import { joinAsGuest, oldestLiveGuestMs } from './guests.js';
+import { migrate, MIGRATIONS } from './schema.js';
+import { classifyStateError } from './errors.js';
+import { createStateStore } from './store.js';
+import type { OpenStateOptions } from '../open.js';
+import type { StateStore } from '../state-store.js';
 
 // Not silentLogger(): opening the state must not load pino (a plan that logs nothing never needs it).
 const NO_LOG: Pick<Logger, 'warn'> = { warn: () => {} };
@@ -48,16 +19,12 @@ const GUEST_BUSY_TIMEOUT_MS = 30_000;
 const PRIVATE_DIR = 0o700;
 
 /**
- * A `postgres://` or `postgresql://` URL opens the shared PostgreSQL state instead (pg/store.ts):
- * the same StateStore, many runners.
- *
  * Opens (creating and migrating as needed) the sync state database at `path`: folder 0700, files 0600,
  * WAL, synchronous=FULL, foreign keys on, one writer at a time. Throws KbsyncError 'state_locked' when
  * another kbsync holds it, 'state_corrupt' when the file is damaged (see moveAsideCorrupt), 'state_version'
  * when a newer kbsync wrote it, 'state_unavailable' when the path cannot hold it (a folder, no permission...).
  */
-export function openState(path: string, options: OpenStateOptions = {}): StateStore {
-  if (isPostgresUrl(path)) return openPgState(path, options);
+export function openSqliteState(path: string, options: OpenStateOptions = {}): StateStore {
   if (options.access !== undefined) return openBeside(path, options.access, options);
   const now = options.now ?? ((): Date => new Date());
   const log = options.logger ?? NO_LOG;

@@ -5,7 +5,7 @@ import { KbsyncError } from '../../../shared/errors.js';
 export type Migration = { version: number; name: string; up: (db: Database) => void };
 
 /*
- * Schema v1. Compactness matters (the issue allows ≤ 300 bytes of state per tracked file at 100k files):
+ * Schema v1. Compactness matters (the target is ≤ 300 bytes of state per tracked file at 100k files):
  * - files is WITHOUT ROWID keyed by (source_id, path): the path is stored once, no second index holds it.
  * - source names are interned in `sources`; sha256 is a 32-byte BLOB; times are INTEGER epoch ms.
  * - remote_name is NULL when it equals the path and "/" when it is "<source>/<path>" (see codec.ts).

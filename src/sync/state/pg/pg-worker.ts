@@ -5,7 +5,8 @@
  */
 import pg from 'pg';
 import { workerData } from 'node:worker_threads';
-import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js';
+import { errorText, KbsyncError } from '../../../shared/errors.js';
+import { toWire } from '../../../shared/worker-channel.js';
 import { redactUrl } from './url.js';
 import type { TrackedFileInput } from '../../tracked/fields.js';
 import type { RebuildReport } from '../state-types.js';
@@ -42,7 +43,7 @@ const signal = new Int32Array(flag);
  */
 function dying(why: string): void {
   if (Atomics.load(signal, WORD.dead) !== 0) return;
-  const reply: BridgeReply = { ok: false, message: `the PostgreSQL state worker ${why}`, kbsyncCode: 'state_unavailable', pgCode: null };
+  const reply: BridgeReply = { ok: false, error: toWire(new KbsyncError('state_unavailable', `the PostgreSQL state worker ${why}`)) };
   try {
     port.postMessage(reply);
   } catch {
@@ -209,8 +210,7 @@ port.on('message', (req: BridgeRequest) => {
       db.setNow(req.nowMs);
       reply = { ok: true, value: await dispatch(req.method, req.args) };
     } catch (err) {
-      const pgCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : null;
-      reply = { ok: false, message: errorText(err), kbsyncCode: isKbsyncError(err) ? err.code : null, pgCode };
+      reply = { ok: false, error: toWire(err) };
     }
     port.postMessage(reply);
     Atomics.store(signal, 0, 1);

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from 'node:worker_threads';
+import { channel } from '../../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
 import type { BulkRow } from './tracked.js';
 
 const WORKER_URL = workerEntry('tracked-worker', import.meta.url);
 
-/** What the tracked-files worker posts: each source's BULK_SQL row by source id, or why it could not read them. */
-export type TrackedReply = { kind: 'rows'; rows: [number, BulkRow][] } | { kind: 'error'; message: string };
+/** The tracked-files worker's one method: each source's BULK_SQL row by source id, read from the database at a path. */
+export type TrackedApi = { read(dbPath: string): [number, BulkRow][] };
 
 /**
  * Reads every source's tracked files (BULK_SQL rows) from the database at `dbPath` in a worker
@@ -18,21 +18,21 @@ export type TrackedReply = { kind: 'rows'; rows: [number, BulkRow][] } | { kind:
  * a damaged database gets its proper error. Nothing may write the files table until the rows are
  * used: they are a snapshot.
  */
-export function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow> | null> {
-  if (!workerAvailable()) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = startWorker(WORKER_URL, { workerData: { dbPath } });
-    } catch {
-      resolve(null);
-      return;
-    }
-    // Whichever comes first settles: the reply, or a crash or exit without one.
-    worker.once('message', (reply: TrackedReply) => resolve(reply.kind === 'rows' ? new Map(reply.rows) : null));
-    worker.once('error', () => resolve(null));
-    worker.once('exit', () => resolve(null));
-  });
+export async function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow> | null> {
+  if (!workerAvailable()) return null;
+  let tracked;
+  try {
+    tracked = channel<TrackedApi>(startWorker(WORKER_URL), { name: 'tracked-files worker' });
+  } catch {
+    return null;
+  }
+  try {
+    return new Map(await tracked.call('read', dbPath));
+  } catch {
+    return null; // the read failed, or the worker died without an answer
+  } finally {
+    void tracked.close();
+  }
 }
 
 /**

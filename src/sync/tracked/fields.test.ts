@@ -76,6 +76,7 @@ describe('the tracked-file fields', () => {
       remoteNames: ['a.md'],
       remoteIds: ['r1'],
       remoteStatuses: ['processed'],
+      deleted: [0],
       details: { reprocessAttempts: [0], lastActions: ['upload'], lastReasons: [null], updatedAt: [0] },
     });
     const made = index.find('docs', 'a.md') as object;

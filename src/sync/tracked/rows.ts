@@ -5,7 +5,17 @@ import type { TrackedFile } from '../types.js';
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
 export const FEW_WANTED = 8;
 
-export const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
+export const CORE_COLUMNS = [
+  'paths',
+  'sizes',
+  'mtimeNs',
+  'inodes',
+  'sha256',
+  'remoteNames',
+  'remoteIds',
+  'remoteStatuses',
+  'deleted',
+] as const;
 export const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
 
 /** TrackedIndex's rows: one array per column, the row number the index into each. */
@@ -26,6 +36,7 @@ export const emptyRows = (): Rows => ({
   remoteNames: [],
   remoteIds: [],
   remoteStatuses: [],
+  deleted: [],
   reprocessAttempts: [],
   lastActions: [],
   lastReasons: [],

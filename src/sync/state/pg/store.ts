@@ -103,6 +103,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
       ),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    unsettledCopies: fwd('unsettledCopies'),
     heldCopies: fwd('heldCopies'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),

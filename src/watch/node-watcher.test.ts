@@ -165,7 +165,8 @@ describe('the node (fs.watch) backend', () => {
     tree();
     let allowed = 3;
     const limited: WatchFolder = (dir, listener) => {
-      if (allowed-- <= 0) throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
+      if (allowed-- <= 0)
+        throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
       return watch(dir, { persistent: true }, (kind, name) => listener(kind, name));
     };
     const before = watchesNow();

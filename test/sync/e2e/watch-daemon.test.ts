@@ -177,12 +177,12 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     mkdirSync(join(ws.docs, 'new', 'deeper'), { recursive: true });
     await until('the switch to polling', () => d.snapshot().watches[0]?.backend === 'polling');
     ws.write('new/deeper/late.md', '# late\n');
-    await until('late.md uploaded through polling', async () => (await uploadedNames(ds)).includes('late.md'));
+    await until('late.md uploaded through polling', async () => (await uploadedNames(ds)).includes('new/deeper/late.md'));
     await d.stop();
 
     expect(d.logs.find((l) => String(l.msg).includes('fs.inotify.max_user_watches'))?.level).toBe(50);
     expect(d.snapshot().watches).toEqual([expect.objectContaining({ backend: 'polling' })]);
-    expect(d.snapshot().counters.watcherErrors).toBe(1);
+    expect(d.snapshot().counters.watcherErrors).toBeGreaterThanOrEqual(1);
   });
 
   it('a watcher that drops every event: the periodic rescan (watch.rescanMinutes) finds the change', async () => {

@@ -37,7 +37,7 @@ async function start(create: CreateWatcher = createNodeWatcher): Promise<{ w: Fo
     {
       root,
       backend: 'events',
-      ignored: (p) => p.includes('/node_modules') || p.includes('/.git') || p.startsWith(join(root, 'state')),
+      ignored: (p) => p.includes('/node_modules') || p.includes('/.git') || p.startsWith(join(root, 'state')) || p.endsWith('.state-db'),
       ignoredNames: ['.git', 'node_modules'],
       pollIntervalMs: 1000,
     },
@@ -101,10 +101,15 @@ describe('the node (fs.watch) backend', () => {
     writeFileSync(join(root, 'node_modules', 'pkg-1', 'x.js'), '1\n');
     writeFileSync(join(root, 'state', 'x.db'), '1\n');
     writeFileSync(join(root, '.git', 'HEAD'), '1\n');
+    // An ignored file in a watched folder (the state file beside the documents): created, then changed.
+    writeFileSync(join(root, 'area-1', 'x.state-db'), '1\n');
+    writeFileSync(join(root, 'area-1', 'x.state-db'), '2\n');
     wait = eventFor(seen, join(root, 'last.md'));
     writeFileSync(join(root, 'last.md'), '1\n');
     await wait;
-    expect(seen.paths.filter((p) => p.includes('node_modules') || p.includes('/state') || p.includes('.git'))).toEqual([]);
+    expect(
+      seen.paths.filter((p) => p.includes('node_modules') || p.includes('/state') || p.includes('state-db') || p.includes('.git')),
+    ).toEqual([]);
     expect(seen.errors).toEqual([]);
   });
 

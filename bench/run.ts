@@ -103,7 +103,7 @@ if (scan !== null) add(scanFigures(scan));
 
 // kbsync watch at 100k files, and each watcher backend alone (the measurement behind watch.watcher's default).
 const watchDaemon = inChild<WatchDaemonResult>('kbsync watch (daemon)', './watch-daemon.js', 'runWatchDaemonBench', { files, full });
-const backends = (['parcel', 'chokidar'] as const).map((backend) =>
+const backends = (['node', 'parcel', 'chokidar'] as const).map((backend) =>
   inChild<WatchBenchResult>(`watcher backend alone: ${backend}`, './watch.js', 'runWatchBench', { files, full, backend }),
 );
 add(watchFigures(watchDaemon, backends));

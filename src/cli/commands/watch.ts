@@ -53,7 +53,10 @@ export function register(program: Command, ctx: CliContext): void {
         const { createChokidarWatcher } = await import('../../watch/chokidar-watcher.js');
         let createWatcher = createChokidarWatcher;
         let library = 'chokidar';
-        if (session.config.watch.watcher === 'parcel') {
+        if (session.config.watch.watcher === 'node') {
+          createWatcher = (await import('../../watch/node-watcher.js')).createNodeWatcher;
+          library = 'node (fs.watch)';
+        } else if (session.config.watch.watcher === 'parcel') {
           try {
             createWatcher = (await import('../../watch/parcel-watcher.js')).createParcelWatcher;
             library = '@parcel/watcher';

@@ -13,8 +13,9 @@ const checkpoint = (): void => {
   db.pragma('wal_checkpoint(PASSIVE)');
 };
 // While no other connection commits (data_version unchanged) there is nothing to checkpoint: the
-// worker looks twice as late each time, up to IDLE_FACTOR × intervalMs, and an idle process sleeps.
-const IDLE_FACTOR = 16;
+// worker looks twice as late each time, up to IDLE_FACTOR × intervalMs (64 s at the default 500 ms),
+// and an idle process sleeps.
+const IDLE_FACTOR = 128;
 // NaN: the first look checkpoints whatever the WAL holds (writes made before this worker opened).
 let version = Number.NaN;
 let delayMs = intervalMs;

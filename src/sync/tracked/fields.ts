@@ -50,7 +50,7 @@ const remoteCopyKept =
  * Every field of a tracked file, once: its column in both stores, where it is read, and how it is
  * encoded and decoded. The row selects, the row → TrackedFile mapping, the upserts and the snapshot
  * transfer (`kbsync state migrate`) are made from it; TrackedIndex's bulk load reads core and detail
- * fields column by column (tracked-files.ts, pg-tracked.ts, pg-load.ts).
+ * fields column by column (state/sqlite/tracked.ts, state/pg/tracked.ts, state/pg/load.ts).
  */
 export const FILE_FIELDS = [
   field<string, 'path'>({ column: 'path', kind: 'key', pg: 'text', prop: 'path' }),

@@ -30,6 +30,7 @@ import { readBulkInWorker, worthAWorker } from './tracked-load.js';
 import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
 import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
+import { listedStatuses, type ListedCopy } from '../tracked/fields.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
 export type StateStore = {
@@ -61,14 +62,11 @@ export type StateStore = {
   findBySha256(sha256: string): TrackedFile[];
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
   /**
-   * `errors`: the service's reason for each failed copy, kept while it stays failed; `chunks`: the chunk
-   * count listed for each copy (a copy not in it keeps the count known).
+   * Records what the service's listing says of these copies in the rows holding them (the `listed`
+   * fields of tracked/fields.ts: status, a failed copy's reason, chunk count) and in the held copies'
+   * statuses; returns tracked rows changed.
    */
-  setRemoteStatuses(
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): number;
+  recordListing(copies: readonly ListedCopy[]): number;
   /**
    * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
    * neither). `remoteStatus`: only those whose remote copy has it.
@@ -224,11 +222,8 @@ export function createStateStore(o: Open): StateStore {
     // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
     setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
       db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
-    setRemoteStatuses: (
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ): number => db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors, chunks)))(),
+    recordListing: (copies: readonly ListedCopy[]): number =>
+      db.transaction(() => (held.setHeldStatuses(listedStatuses(copies)), tracked.recordListing(copies)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {

@@ -2,7 +2,19 @@ import type { Database } from 'better-sqlite3';
 import { errorText } from '../../shared/errors.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { decodeRemoteName, shaToBlob } from '../tracked/codec.js';
-import { fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow, type TrackedFileInput } from '../tracked/fields.js';
+import {
+  fileSelect,
+  fileValues,
+  listedUpdate,
+  listedValues,
+  trackedOfRow,
+  upsertSet,
+  LISTED_COLUMNS,
+  UPSERT_COLUMNS,
+  type FileRow,
+  type ListedCopy,
+  type TrackedFileInput,
+} from '../tracked/fields.js';
 import type { SourceIds } from './source-ids.js';
 import type { TrackedColumns } from '../tracked/columns.js';
 import { TrackedIndex } from '../tracked/tracked-index.js';
@@ -92,20 +104,16 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
-  // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
-  // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
-  // A chunk count the listing gave is recorded; none (NULL) keeps the one known.
-  db.exec(
-    'CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, chunks INTEGER) WITHOUT ROWID',
+  // A listing's copies go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
+  db.exec(`CREATE TEMP TABLE IF NOT EXISTS listed_copies (remote_id TEXT PRIMARY KEY, ${LISTED_COLUMNS.join(', ')}) WITHOUT ROWID`);
+  const stage = db.prepare(
+    `INSERT OR REPLACE INTO temp.listed_copies (remote_id, ${LISTED_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(LISTED_COLUMNS.length)})`,
   );
-  const stage = db.prepare<[string, string, string | null, number | null]>(
-    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error, chunks) VALUES (?, ?, ?, ?)',
+  const listed = listedUpdate((a, b) => `${a} IS NOT ${b}`, '?');
+  const applyStaged = db.prepare<[number]>(
+    `UPDATE files SET ${listed.set} FROM temp.listed_copies AS u WHERE files.remote_id = u.remote_id AND ${listed.changed}`,
   );
-  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error,
-      remote_chunks = coalesce(u.chunks, files.remote_chunks), updated_at = ? FROM temp.status_updates AS u
-    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error
-      OR files.remote_chunks IS NOT coalesce(u.chunks, files.remote_chunks))`);
-  const clearStaged = db.prepare('DELETE FROM temp.status_updates');
+  const clearStaged = db.prepare('DELETE FROM temp.listed_copies');
   const remoteErrorOf = db
     .prepare<[number, string], string | null>(
       `SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`,
@@ -198,21 +206,14 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     setRemoteStatus(remoteId: string, status: RemoteStatus): number {
       return statusById.run(status, nowMs(), remoteId, status).changes;
     },
-    /**
-     * Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed.
-     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL); `chunks`: the
-     * chunk count listed for a copy (one not given keeps the count known).
-     */
-    setRemoteStatuses: db.transaction(
-      (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, number>): number => {
-        clearStaged.run();
-        for (const [remoteId, status] of statuses)
-          stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null, chunks?.get(remoteId) ?? null);
-        const changed = applyStaged.run(nowMs()).changes;
-        clearStaged.run();
-        return changed;
-      },
-    ),
+    /** Records what the service's listing says of these copies (the `listed` fields), with one scan, in one transaction; returns rows changed. */
+    recordListing: db.transaction((copies: readonly ListedCopy[]): number => {
+      clearStaged.run();
+      for (const c of copies) stage.run(c.id, ...listedValues(c));
+      const changed = applyStaged.run(nowMs()).changes;
+      clearStaged.run();
+      return changed;
+    }),
     /** How many files are tracked in their source now (a file deleted locally is not, as in `kbsync status`). */
     trackedCount(remoteStatus?: RemoteStatus): number {
       return (remoteStatus === undefined ? count.get() : countWith.get(remoteStatus)) as number;

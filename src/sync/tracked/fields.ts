@@ -1,8 +1,11 @@
-import type { TrackedFile } from '../types.js';
-import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from './codec.js';
+import type { RemoteStatus, TrackedFile } from '../types.js';
+import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob, toRemoteStatus } from './codec.js';
 
 /** A tracked file to write; `updatedAt` is stamped by the store. */
 export type TrackedFileInput = Omit<TrackedFile, 'updatedAt'>;
+
+/** A remote copy as the service lists it (by its remote id): what the `listed` fields are read from. */
+export type ListedCopy = { id: string; status: string; error: string | null; chunkCount: number | null };
 
 /** The stores the `files` table lives in. */
 export type Store = 'sqlite' | 'pg';
@@ -35,6 +38,12 @@ type Field<C extends string, V> = {
    */
   encode?: (f: TrackedFileInput, at: number, mtime: (ns: bigint) => unknown) => unknown;
   kept?: (same: (a: string, b: string) => string) => string;
+  /**
+   * Written from the service's listing to every row holding the copy (recordListing): `key`, the
+   * listing's field; `value`, what is written (default: that field); `keepNull`, a null leaves the
+   * value known.
+   */
+  listed?: { key: keyof ListedCopy; value?: (c: ListedCopy) => unknown; keepNull?: true };
   /** Phantom: the row form's type. */
   value?: V;
 };
@@ -83,7 +92,13 @@ export const FILE_FIELDS = [
     encode: (f) => encodeRemoteName(f.source, f.path, f.remoteName),
   }),
   field<string | null, 'remote_id'>({ column: 'remote_id', kind: 'core', pg: 'text', prop: 'remoteId' }),
-  field<string | null, 'remote_status'>({ column: 'remote_status', kind: 'core', pg: 'text', prop: 'remoteStatus' }),
+  field<string | null, 'remote_status'>({
+    column: 'remote_status',
+    kind: 'core',
+    pg: 'text',
+    prop: 'remoteStatus',
+    listed: { key: 'status', value: (c) => toRemoteStatus(c.status) },
+  }),
   field<number, 'reprocess_attempts'>({ column: 'reprocess_attempts', kind: 'detail', pg: 'int', prop: 'reprocessAttempts' }),
   field<string | null, 'last_action'>({ column: 'last_action', kind: 'detail', pg: 'text', prop: 'lastAction' }),
   field<string | null, 'last_reason'>({ column: 'last_reason', kind: 'detail', pg: 'text', prop: 'lastReason' }),
@@ -103,6 +118,7 @@ export const FILE_FIELDS = [
     prop: 'remoteError',
     optional: true,
     kept: remoteCopyKept('remote_error', "excluded.remote_status = 'failed' AND "),
+    listed: { key: 'error', value: (c) => (toRemoteStatus(c.status) === 'failed' ? c.error : null) },
   }),
   // How many chunks the service listed for the remote copy: kept while the copy is the same.
   field<number | null, 'remote_chunks'>({
@@ -112,6 +128,7 @@ export const FILE_FIELDS = [
     prop: 'remoteChunks',
     optional: true,
     kept: remoteCopyKept('remote_chunks'),
+    listed: { key: 'chunkCount', keepNull: true },
   }),
 ] as const;
 
@@ -168,3 +185,35 @@ export function rowValues(r: FileRow, mtime: (ns: bigint) => unknown): unknown[]
 
 /** The PostgreSQL types of ALL_COLUMNS, in order (as an unnest() of them casts its arrays). */
 export const PG_TYPES: readonly string[] = FILE_FIELDS.map((f) => f.pg);
+
+const LISTED = FILE_FIELDS.flatMap((f) => ('listed' in f && f.listed !== undefined ? [{ column: f.column, pg: f.pg, ...f.listed }] : []));
+
+/** The columns the service's listing writes (recordListing), in listedValues()'s order. */
+export const LISTED_COLUMNS: readonly string[] = LISTED.map((f) => f.column);
+
+/** Their PostgreSQL types, in order. */
+export const LISTED_PG_TYPES: readonly string[] = LISTED.map((f) => f.pg);
+
+/** The values a listed copy writes to LISTED_COLUMNS. */
+export function listedValues(c: ListedCopy): unknown[] {
+  return LISTED.map((f) => (f.value === undefined ? c[f.key] : f.value(c)) ?? null);
+}
+
+/**
+ * The update a listing makes, given the table `u` of (remote_id, LISTED_COLUMNS...): the SET list
+ * (updated_at too) and the condition that some listed column changes; `distinct` is the store's
+ * null-safe inequality, `at` the updated_at parameter.
+ */
+export function listedUpdate(distinct: (a: string, b: string) => string, at: string): { set: string; changed: string } {
+  const value = (f: (typeof LISTED)[number]): string =>
+    f.keepNull === true ? `coalesce(u.${f.column}, files.${f.column})` : `u.${f.column}`;
+  return {
+    set: [...LISTED.map((f) => `${f.column} = ${value(f)}`), `updated_at = ${at}`].join(', '),
+    changed: `(${LISTED.map((f) => distinct(`files.${f.column}`, value(f))).join(' OR ')})`,
+  };
+}
+
+/** The status of each listed copy, by remote id. */
+export function listedStatuses(copies: readonly ListedCopy[]): Map<string, RemoteStatus> {
+  return new Map(copies.map((c) => [c.id, toRemoteStatus(c.status)]));
+}

@@ -12,7 +12,12 @@ import {
   upsertSet,
   UPSERT_COLUMNS,
   ALL_COLUMNS,
+  LISTED_COLUMNS,
+  LISTED_PG_TYPES,
+  listedUpdate,
+  listedValues,
   type FileRow,
+  type ListedCopy,
 } from '../../tracked/fields.js';
 
 /**
@@ -192,23 +197,18 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
-    async setRemoteStatuses(
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ): Promise<number> {
-      const ids = [...statuses.keys()];
-      const values = ids.map((id) => statuses.get(id) as RemoteStatus);
-      const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
-      const counts = ids.map((id) => chunks?.get(id) ?? null);
+    /** Records what the service's listing says of these copies (the `listed` fields); returns rows changed. */
+    async recordListing(copies: readonly ListedCopy[]): Promise<number> {
+      const rows = copies.map(listedValues);
+      const arrays = LISTED_COLUMNS.map((_, i) => rows.map((r) => r[i]));
+      const n = LISTED_COLUMNS.length;
+      const cast = LISTED_PG_TYPES.map((t, i) => `$${i + 3}::${t}[]`).join(', ');
+      const listed = listedUpdate((a, b) => `${a} IS DISTINCT FROM ${b}`, '$2');
       return db.run(
-        `UPDATE files SET remote_status = u.status, remote_error = u.error, remote_chunks = coalesce(u.chunks, files.remote_chunks),
-            updated_at = $4
-           FROM unnest($1::text[], $2::text[], $3::text[], $5::int[]) AS u (remote_id, status, error, chunks)
-          WHERE files.remote_id = u.remote_id
-            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error
-              OR files.remote_chunks IS DISTINCT FROM coalesce(u.chunks, files.remote_chunks))${ownOnly('$6')}`,
-        [ids, values, errs, db.nowMs(), counts, ...(scope === '' ? [] : [await ownIds()])],
+        `UPDATE files SET ${listed.set}
+           FROM unnest($1::text[], ${cast}) AS u (remote_id, ${LISTED_COLUMNS.join(', ')})
+          WHERE files.remote_id = u.remote_id AND ${listed.changed}${ownOnly(`$${n + 3}`)}`,
+        [copies.map((c) => c.id), db.nowMs(), ...arrays, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     /** The tracked file each remote id was uploaded from (see remote-paths.ts for the order of preference). */

@@ -22,6 +22,7 @@ import { createPgTracked } from './pg-tracked.js';
 import { createPgTransfer } from './pg-transfer.js';
 import { createPgEntries } from './pg-entries.js';
 import { createPgHeldCopies } from './pg-held-copies.js';
+import { listedStatuses, type ListedCopy } from '../../tracked/fields.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -84,13 +85,9 @@ const handlers = {
     await held.setHeldStatuses(new Map([[remoteId, status]]));
     return tracked.setRemoteStatus(remoteId, status);
   },
-  setRemoteStatuses: async (
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): Promise<number> => {
-    await held.setHeldStatuses(statuses);
-    return tracked.setRemoteStatuses(statuses, errors, chunks);
+  recordListing: async (copies: readonly ListedCopy[]): Promise<number> => {
+    await held.setHeldStatuses(listedStatuses(copies));
+    return tracked.recordListing(copies);
   },
   async open(): Promise<PgOpenReply> {
     try {

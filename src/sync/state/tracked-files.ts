@@ -11,12 +11,14 @@ import {
   upsertSet,
   LISTED_COLUMNS,
   UPSERT_COLUMNS,
+  DETAIL_FIELDS,
+  DETAIL_SELECT,
   type FileRow,
   type ListedCopy,
   type TrackedFileInput,
 } from '../tracked/fields.js';
 import type { SourceIds } from './source-ids.js';
-import type { TrackedColumns } from '../tracked/columns.js';
+import type { TrackedColumns, TrackedDetails } from '../tracked/columns.js';
 import { TrackedIndex } from '../tracked/tracked-index.js';
 
 export type { TrackedFileInput } from '../tracked/fields.js';
@@ -60,8 +62,7 @@ type SeparatedColumn = keyof typeof SEPARATED;
  * only when the first TrackedFile is made. A plan of unchanged files never reads them, and each
  * column costs SQLite ~7 ms per 100k rows to build.
  */
-export const DETAILS_SQL = `SELECT count(*), json_group_array(reprocess_attempts), json_group_array(last_action),
-  json_group_array(last_reason), json_group_array(updated_at) FROM files WHERE source_id = ?`;
+export const DETAILS_SQL = `SELECT count(*), ${DETAIL_FIELDS.map((d) => `json_group_array(${d.column})`).join(', ')} FROM files WHERE source_id = ?`;
 
 /**
  * One source's files in one row (see BULK_COLUMNS). The search of the primary key (source_id, path)
@@ -77,8 +78,8 @@ export const SOURCES_SQL = 'SELECT id, name FROM sources';
 export type BulkRow = [number, ...(string | null)[]];
 /** A column read again as JSON: the count, the column, and the paths (JSON) and hashes (hex) of the same read. */
 type ColumnAgain = [number, string | null, string | null, string | null];
-/** A DETAILS_SQL row: the count, then each column as JSON. */
-type DetailsRow = [number, string | null, string | null, string | null, string | null];
+/** A DETAILS_SQL row: the count, then each column as JSON (DETAIL_FIELDS' order). */
+type DetailsRow = [number, ...(string | null)[]];
 
 /** The `files` table: what kbsync last sent (or decided) per source path. */
 export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
@@ -93,9 +94,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       )
       .raw(true)
       .get(sourceId) as ColumnAgain;
-  const detailsOfFile = db
-    .prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`)
-    .raw(true);
+  const detailsOfFile = db.prepare(`SELECT ${DETAIL_SELECT} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`);
   const INSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')}) VALUES (${UPSERT_COLUMNS.map(() => '?').join(',')})`;
@@ -160,10 +159,10 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
         index.addColumns(source, {
           ...read,
           detailsOf: (i) => {
-            const r = detailsOfFile.get(id, read.paths[i]) as [number, string | null, string | null, number] | undefined;
+            const r = detailsOfFile.get(id, read.paths[i]) as unknown[] | undefined;
             if (r === undefined)
               throw new Error(`tracked files of source "${source}": changed while they were read (${read.paths[i]} is gone): plan again`);
-            return { reprocessAttempts: r[0], lastAction: r[1], lastReason: r[2], updatedAt: r[3] };
+            return r;
           },
         });
       }
@@ -297,17 +296,12 @@ function readColumns(
     remoteIds,
     remoteStatuses: parse('remote_status', statuses),
     details: () => {
-      const [files, attempts, actions, reasons, times] = readDetails();
+      const [files, ...columns] = readDetails();
       if (files !== count)
         throw new Error(
           `tracked files of source "${source}": changed while they were read (${count} at first, ${files} later): plan again`,
         );
-      return {
-        reprocessAttempts: parse('reprocess_attempts', attempts),
-        lastActions: parse('last_action', actions),
-        lastReasons: parse('last_reason', reasons),
-        updatedAt: parse<number>('updated_at', times),
-      };
+      return Object.fromEntries(DETAIL_FIELDS.map((d, i) => [d.index, parse(d.column, columns[i])])) as TrackedDetails;
     },
   };
 }

@@ -17,10 +17,15 @@ export type Store = 'sqlite' | 'pg';
  */
 export type FieldKind = 'key' | 'core' | 'detail' | 'row';
 
+/** The TrackedIndex columns of the `detail` fields (one array each; `index` of the field). */
+export type DetailColumn = 'reprocessAttempts' | 'lastActions' | 'lastReasons' | 'updatedAt' | 'remoteChunks';
+
 /** One column of `files` (after source_id), the same name in SQLite and PostgreSQL. */
 type Field<C extends string, V> = {
   column: C;
   kind: FieldKind;
+  /** A `detail` field's column in TrackedIndex, which holds its row form (or the TrackedFile value put there). */
+  index?: DetailColumn;
   /** Its PostgreSQL type (of the unnest() arrays that write it). */
   pg: string;
   /** How a row read gives it, when not as stored: mtime as text, the hash as hex (the row form). */
@@ -58,8 +63,9 @@ const remoteCopyKept =
 /**
  * Every field of a tracked file, once: its column in both stores, where it is read, and how it is
  * encoded and decoded. The row selects, the row → TrackedFile mapping, the upserts and the snapshot
- * transfer (`kbsync state migrate`) are made from it; TrackedIndex's bulk load reads core and detail
- * fields column by column (tracked-files.ts, pg-tracked.ts, pg-load.ts).
+ * transfer (`kbsync state migrate`), the listing's update (recordListing) and TrackedIndex's detail
+ * columns (their bulk read, a row's lookup, their decoding) are made from it. The core columns'
+ * bulk load is joined by hand for speed (tracked-files.ts, pg-tracked.ts, pg-load.ts, rows.ts).
  */
 export const FILE_FIELDS = [
   field<string, 'path'>({ column: 'path', kind: 'key', pg: 'text', prop: 'path' }),
@@ -99,15 +105,23 @@ export const FILE_FIELDS = [
     prop: 'remoteStatus',
     listed: { key: 'status', value: (c) => toRemoteStatus(c.status) },
   }),
-  field<number, 'reprocess_attempts'>({ column: 'reprocess_attempts', kind: 'detail', pg: 'int', prop: 'reprocessAttempts' }),
-  field<string | null, 'last_action'>({ column: 'last_action', kind: 'detail', pg: 'text', prop: 'lastAction' }),
-  field<string | null, 'last_reason'>({ column: 'last_reason', kind: 'detail', pg: 'text', prop: 'lastReason' }),
+  field<number, 'reprocess_attempts'>({
+    column: 'reprocess_attempts',
+    kind: 'detail',
+    index: 'reprocessAttempts',
+    pg: 'int',
+    prop: 'reprocessAttempts',
+  }),
+  field<string | null, 'last_action'>({ column: 'last_action', kind: 'detail', index: 'lastActions', pg: 'text', prop: 'lastAction' }),
+  field<string | null, 'last_reason'>({ column: 'last_reason', kind: 'detail', index: 'lastReasons', pg: 'text', prop: 'lastReason' }),
   field<number, 'updated_at'>({
     column: 'updated_at',
     kind: 'detail',
+    index: 'updatedAt',
     pg: 'bigint',
     prop: 'updatedAt',
-    decode: (v) => isoOf(v),
+    // Epoch milliseconds as stored; the index may hold the ISO string a TrackedFile put there.
+    decode: (v) => (typeof v === 'number' ? isoOf(v) : v),
     encode: (_f, at) => at,
   }),
   // The service's reason for a failed copy: kept while the copy is the same and still failed.
@@ -123,7 +137,8 @@ export const FILE_FIELDS = [
   // How many chunks the service listed for the remote copy: kept while the copy is the same.
   field<number | null, 'remote_chunks'>({
     column: 'remote_chunks',
-    kind: 'row',
+    kind: 'detail',
+    index: 'remoteChunks',
     pg: 'int',
     prop: 'remoteChunks',
     optional: true,
@@ -138,6 +153,26 @@ type Fields = (typeof FILE_FIELDS)[number];
 export type FileRow = { [F in Fields as F['column']]: F extends Field<string, infer V> ? V : never };
 
 const isWritten = (f: Fields): boolean => f.kept === undefined;
+
+/** A `detail` field as TrackedIndex reads it. */
+export type DetailField = {
+  column: string;
+  index: DetailColumn;
+  prop: keyof TrackedFile;
+  decode?: (value: never, source: string, path: string) => unknown;
+  optional?: true;
+};
+
+/**
+ * The `detail` fields, in the order the stores read them (detailsSelect, a row's details): columns of
+ * TrackedIndex read when its first TrackedFile is made.
+ */
+export const DETAIL_FIELDS: readonly DetailField[] = FILE_FIELDS.flatMap((f) =>
+  f.kind === 'detail' && f.index !== undefined ? [f as DetailField] : [],
+);
+
+/** The detail columns' select list (as stored: the index decodes them). */
+export const DETAIL_SELECT = DETAIL_FIELDS.map((d) => d.column).join(', ');
 
 /** The columns a file's upsert writes, source_id first, in fileValues()'s order. */
 export const UPSERT_COLUMNS: readonly string[] = ['source_id', ...FILE_FIELDS.filter(isWritten).map((f) => f.column)];

@@ -111,6 +111,9 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     const listed = (chunkCount: number | null) => store.recordListing([{ id: 'r1', status: 'processed', error: null, chunkCount }]);
     expect(listed(4)).toBe(1);
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ remoteStatus: 'processed', remoteChunks: 4 });
+    // TrackedIndex's bulk load reads it too (a detail field): `kbsync status` shows it per file.
+    const index = store.loadTrackedFiles();
+    expect(index.find('docs', 'a.md')).toMatchObject({ remoteChunks: 4, reprocessAttempts: 0, lastAction: 'upload' });
     // A listing that says nothing of the count keeps it; a new count is recorded even when the status stays.
     expect(listed(null)).toBe(0);
     expect(listed(5)).toBe(1);

@@ -16,6 +16,8 @@ import {
   LISTED_PG_TYPES,
   listedUpdate,
   listedValues,
+  DETAIL_FIELDS,
+  DETAIL_SELECT,
   type FileRow,
   type ListedCopy,
 } from '../../tracked/fields.js';
@@ -51,14 +53,8 @@ export type PgTrackedSource = {
 /** The separator of joined text columns. */
 export const SEP = '\u0001';
 
-/** A file's details (attempts, last action and reason, time) by path, read when the first TrackedFile is made. */
-export type PgDetails = {
-  paths: string[];
-  attempts: number[];
-  actions: (string | null)[];
-  reasons: (string | null)[];
-  updatedAt: number[];
-};
+/** One source's details by path, read when the first TrackedFile is made: each row's values in DETAIL_FIELDS' order. */
+export type PgDetails = { paths: string[]; rows: unknown[][] };
 
 // The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
 // sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
@@ -148,20 +144,8 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     },
     /** One source's details by path (see PgDetails). */
     async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
-      const rows = await db.q<{
-        path: string;
-        reprocess_attempts: number;
-        last_action: string | null;
-        last_reason: string | null;
-        updated_at: number;
-      }>('SELECT path, reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = $1', [sourceId]);
-      return {
-        paths: rows.map((r) => r.path),
-        attempts: rows.map((r) => r.reprocess_attempts),
-        actions: rows.map((r) => r.last_action),
-        reasons: rows.map((r) => r.last_reason),
-        updatedAt: rows.map((r) => r.updated_at),
-      };
+      const rows = await db.q<Record<string, unknown>>(`SELECT path, ${DETAIL_SELECT} FROM files WHERE source_id = $1`, [sourceId]);
+      return { paths: rows.map((r) => r.path as string), rows: rows.map((r) => DETAIL_FIELDS.map((d) => r[d.column] ?? null)) };
     },
     async getTracked(source: string, path: string): Promise<TrackedFile | null> {
       const key = await keyOf(source, path);

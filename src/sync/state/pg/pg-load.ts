@@ -55,8 +55,7 @@ function detailsInOrder(s: PgTrackedSource, paths: readonly string[], d: PgDetai
     const i = at.get(path);
     if (i === undefined)
       throw new Error(`tracked files of source "${s.source}": changed while they were read (${path} is gone): plan again`);
-    const row = d.rows[i] as unknown[];
-    for (let c = 0; c < out.length; c++) out[c]?.push(row[c]);
+    for (let c = 0; c < out.length; c++) out[c]?.push(d.columns[c]?.[i]);
   }
   return Object.fromEntries(DETAIL_FIELDS.map((f, c) => [f.index, out[c]])) as TrackedDetails;
 }

@@ -53,8 +53,8 @@ export type PgTrackedSource = {
 /** The separator of joined text columns. */
 export const SEP = '\u0001';
 
-/** One source's details by path, read when the first TrackedFile is made: each row's values in DETAIL_FIELDS' order. */
-export type PgDetails = { paths: string[]; rows: unknown[][] };
+/** One source's details by path, read when the first TrackedFile is made: one column per detail field, in DETAIL_FIELDS' order. */
+export type PgDetails = { paths: string[]; columns: unknown[][] };
 
 // The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
 // sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
@@ -145,7 +145,7 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     /** One source's details by path (see PgDetails). */
     async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
       const rows = await db.q<Record<string, unknown>>(`SELECT path, ${DETAIL_SELECT} FROM files WHERE source_id = $1`, [sourceId]);
-      return { paths: rows.map((r) => r.path as string), rows: rows.map((r) => DETAIL_FIELDS.map((d) => r[d.column] ?? null)) };
+      return { paths: rows.map((r) => r.path as string), columns: DETAIL_FIELDS.map((d) => rows.map((r) => r[d.column] ?? null)) };
     },
     async getTracked(source: string, path: string): Promise<TrackedFile | null> {
       const key = await keyOf(source, path);

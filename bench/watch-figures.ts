@@ -3,7 +3,7 @@ import { median, ratio } from './measure.js';
 import type { WatchDaemonResult } from './watch-daemon.js';
 import type { WatchBenchResult } from './watch.js';
 
-/** Issue 16's targets for `kbsync watch` at 100k files. */
+/** Targets for `kbsync watch` at 100k files. */
 export const WATCH_READY_MAX_MS = 2000;
 export const WATCH_RSS_MAX_MB = 250;
 /** A change reaches the outbox within watch.debounceMs + this. */
@@ -20,7 +20,7 @@ export const WATCH_RESCAN_MAX_RATIO = 1.2;
 export function watchFigures(daemon: WatchDaemonResult | null, backends: readonly (WatchBenchResult | null)[]): Figure[] {
   const out: Figure[] = [];
   if (daemon !== null) {
-    const group = `kbsync watch, ${daemon.files} files in ${daemon.folders} folders, state seeded as synced, embedded target (issue 16)`;
+    const group = `kbsync watch, ${daemon.files} files in ${daemon.folders} folders, state seeded as synced, embedded target`;
     const walk = { name: 'bare readdirSync + lstatSync walk of the tree', value: daemon.bareWalkMs };
     const note = daemon.problem ?? undefined;
     out.push(
@@ -80,7 +80,7 @@ export function watchFigures(daemon: WatchDaemonResult | null, backends: readonl
   return out;
 }
 
-/** Issue 16's change-to-outbox latency and rescan duration, from the daemon left running after ready. */
+/** The change-to-outbox latency and rescan duration, from the daemon left running after ready. */
 function latencyFigures(daemon: WatchDaemonResult, group: string, walk: { name: string; value: number | null }): Figure[] {
   const changes = daemon.changeToOutboxMs;
   const maxChange = changes.length === 0 ? null : Math.max(...changes);

@@ -70,7 +70,7 @@ await build({
 await build({
   ...common,
   entryPoints: {
-    'tracked-worker': 'dist/sync/state/tracked-worker.js',
+    'tracked-worker': 'dist/sync/state/sqlite/tracked-worker.js',
     'walk-ahead-worker': 'dist/sync/sources/walk-ahead-worker.js',
     'stat-pool-worker': 'dist/sync/sources/stat-pool-worker.js',
     'hash-worker': 'dist/sync/sources/hash-worker.js',

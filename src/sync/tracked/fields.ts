@@ -65,7 +65,8 @@ const remoteCopyKept =
  * encoded and decoded. The row selects, the row → TrackedFile mapping, the upserts and the snapshot
  * transfer (`kbsync state migrate`), the listing's update (recordListing) and TrackedIndex's detail
  * columns (their bulk read, a row's lookup, their decoding) are made from it. The core columns'
- * bulk load is joined by hand for speed (tracked-files.ts, pg-tracked.ts, pg-load.ts, rows.ts).
+ * bulk load is joined by hand for speed (state/sqlite/tracked.ts, state/pg/tracked.ts,
+ * state/pg/load.ts, rows.ts).
  */
 export const FILE_FIELDS = [
   field<string, 'path'>({ column: 'path', kind: 'key', pg: 'text', prop: 'path' }),

@@ -58,7 +58,7 @@ describe('kbsync state migrate', () => {
       runId: run,
     });
     file.finishRun(run, 'stopped', null);
-    // Received now: an old delivery would be pruned by the next open of the state (webhook-events.ts).
+    // Received now: an old delivery would be pruned by the next open of the state (state/sqlite/webhook-events.ts).
     const nowMs = Date.now();
     file.recordWebhookEvent({ id: 'msg_1', type: 'webhook.test', sentAtSec: Math.floor(nowMs / 1000), receivedAtMs: nowMs, data: null });
     const payload = { agentId: 'ag1', entries: [{ sha256: 'd'.repeat(64), source: 'docs', path: 'faq.json#q', title: null }] };

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSourceIds } from '../../../src/sync/state/source-ids.js';
-import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/tracked-files.js';
+import { createSourceIds } from '../../../src/sync/state/sqlite/sources.js';
+import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/sqlite/tracked.js';
 import { trackedKey, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';

@@ -18,6 +18,8 @@ export type RemotePoll = {
   cycleStarts(): void;
   /** A copy the cycle running sent: the first of a cycle arms a listing 2 s later, during the cycle. */
   sent(source: string, path: string, remoteId: string): void;
+  /** Copies whose processing ended that the cycle running found in its own listing: logged and counted as the poll's. */
+  settledByCycle(files: readonly TrackedFile[]): void;
   /** The cycle's calls are over: no listing starts for it any more, and one in flight ends first. */
   cycleEnds(): Promise<void>;
   /** A cycle ended; `sent`: it uploaded or reprocessed something (new copies processing: the wait starts again short). */
@@ -138,8 +140,11 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     if (sentInCycle.size > 0) arm(delayMs);
   };
 
-  /** Logs and counts a copy whose processing ended; true when the reprocess rule retries it. */
-  const settled = (file: TrackedFile): boolean => {
+  /**
+   * Logs and counts a copy whose processing ended; true when the reprocess rule retries it. `byCycle`:
+   * settled by a cycle's own listing, which plans the reprocess itself (nothing handed on).
+   */
+  const settled = (file: TrackedFile, byCycle = false): boolean => {
     const { source, path, remoteStatus, remoteError } = file;
     if (remoteStatus === 'processed') {
       snapshot.counters.processed++;
@@ -158,7 +163,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
         ? 'not reprocessed: the service says the same file would fail again (fix the file: it is uploaded again when it changes)'
         : `not reprocessed: already reprocessed ${file.reprocessAttempts} of ${max} times`;
     logger.warn({ source, path, remoteStatus, error: remoteError ?? null, next }, 'remote processing failed');
-    if (retry) o.reprocess(file);
+    if (retry && !byCycle) o.reprocess(file);
     return retry;
   };
 
@@ -173,6 +178,9 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       if (sentInCycle.size > 1) return;
       delayMs = firstMs;
       arm(firstMs);
+    },
+    settledByCycle(files) {
+      for (const file of files) settled(file, true);
     },
     async cycleEnds() {
       inCycle = false;

@@ -72,13 +72,11 @@ export function register(program: Command, ctx: CliContext): void {
         const { config, state } = session;
         let snapshot: Snapshot | null = null;
         let httpAddress: string | null = null;
-        // Once the daemon has stopped, a late snapshot (a timer of a part already closing) keeps saying so.
-        let stopped: string | null = null;
+        // The daemon hands on no snapshot once it has ended (daemon.ts, publishGate): the save with stoppedAt is the last.
         const save = (stoppedAt: string | null): void => {
           if (snapshot === null) return;
-          stopped ??= stoppedAt;
           try {
-            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt: stopped });
+            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }

@@ -18,6 +18,7 @@ import type {
   TrackedEntry,
   TrackedOrigin,
   UnknownResolution,
+  UnsettledCopy,
   WebhookEventRecord,
 } from './state-types.js';
 import type { ListedCopy, TrackedFileInput } from '../tracked/fields.js';
@@ -64,6 +65,8 @@ export type StateStore = {
    */
   trackedCount(remoteStatus?: RemoteStatus): number;
   hasUnsettledRemote(): boolean;
+  /** The tracked files whose remote copy's outcome is still to learn (the rows hasUnsettledRemote looks for). */
+  unsettledCopies(): UnsettledCopy[];
   /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
   heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;

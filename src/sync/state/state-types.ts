@@ -135,6 +135,9 @@ export type SettleOutcome =
   | { outcome: 'unknown'; code: string; error: string };
 
 /** What an unknown operation turned out to be after checking the remote listing (null: not there). */
+/** A tracked file whose remote copy's outcome is still to learn (queued, processing or unknown). */
+export type UnsettledCopy = { source: string; path: string; remoteId: string; remoteStatus: RemoteStatus };
+
 export type UnknownResolution = { remoteId: string; status: RemoteStatus } | null;
 
 /** Credits per period for status and planning: used = spent + reserved, per the UTC day/month of now. */

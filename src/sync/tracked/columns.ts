@@ -30,6 +30,11 @@ export type TrackedColumns = {
   remoteNames: string[];
   remoteIds: (string | null)[];
   remoteStatuses: (RemoteStatus | null)[];
+  /**
+   * 1 where the row's last action is 'deleted' (the file gone from its source), else 0: a core column, so
+   * that the unchanged check (TrackedIndex.settledAt) never counts a deleted row without decoding details.
+   */
+  deleted: number[];
   details: TrackedDetails | (() => TrackedDetails);
   detailsOf?: (index: number) => RowDetails;
 };

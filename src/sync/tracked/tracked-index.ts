@@ -210,12 +210,18 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 
   /**
-   * True when the row has this fingerprint and a remote copy that is there and not failed: its file,
-   * if it has this fingerprint, is one a delta plan only counts (planner/delta.ts).
+   * True when the row has this fingerprint, is not marked deleted, and has a remote copy that is there
+   * and not failed: its file, if it has this fingerprint, is one a delta plan only counts
+   * (planner/delta.ts). A deleted row's file found again is planned, so its return is recorded.
    */
   settledAt(row: number, stat: Fingerprint): boolean {
     const rows = this.#sorted();
-    return this.sameStat(row, stat) && rows.remoteIds[row] != null && rows.remoteStatuses[row] !== 'failed';
+    return rows.deleted[row] !== 1 && this.sameStat(row, stat) && rows.remoteIds[row] != null && rows.remoteStatuses[row] !== 'failed';
+  }
+
+  /** True when the row's last action is 'deleted' (read from a core column: no details decoded). */
+  deletedAt(row: number): boolean {
+    return this.#sorted().deleted[row] === 1;
   }
 
   /**
@@ -361,6 +367,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.remoteNames[row] = f.remoteName;
     rows.remoteIds[row] = f.remoteId;
     rows.remoteStatuses[row] = f.remoteStatus;
+    rows.deleted[row] = f.lastAction === 'deleted' ? 1 : 0;
     for (const d of DETAIL_FIELDS) rows[d.index][row] = f[d.prop] ?? null;
     rows.files[row] = f;
   }

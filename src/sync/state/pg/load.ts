@@ -24,7 +24,7 @@ export function trackedIndexOf(list: readonly PgTrackedSource[], read: PgIndexRe
     const paths = s.paths.split(SEP);
     const names = s.remoteNames.split(SEP);
     const ids = s.remoteIds.split(SEP);
-    if (paths.length !== s.count || names.length !== s.count || ids.length !== s.count) {
+    if (paths.length !== s.count || names.length !== s.count || ids.length !== s.count || s.deletedFlags.length !== s.count) {
       for (const file of read.trackedRowsOf(s.source)) index.add(file);
       continue;
     }
@@ -40,6 +40,7 @@ export function trackedIndexOf(list: readonly PgTrackedSource[], read: PgIndexRe
       remoteNames: names.map((stored, i) => decodeRemoteName(s.source, paths[i] as string, stored === '' ? null : stored)),
       remoteIds: ids.map((id, i) => (s.nullIds[i] === '1' ? null : id)),
       remoteStatuses: statuses.map((st) => (st === '' ? null : (st as RemoteStatus))),
+      deleted: Array.from({ length: s.count }, (_, i) => (s.deletedFlags[i] === '1' ? 1 : 0)),
       details: () => detailsInOrder(s, paths, read.trackedDetailsOf(s.sourceId)),
     });
   }

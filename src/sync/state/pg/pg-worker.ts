@@ -163,6 +163,7 @@ const READS = new Set([
   'findBySha256',
   'trackedCount',
   'hasUnsettledRemote',
+  'unsettledCopies',
   'heldCopies',
   'remoteCheckPending',
   'originsOfRemoteIds',

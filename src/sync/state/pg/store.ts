@@ -92,6 +92,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     recordListing: fwd('recordListing'),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
+    unsettledCopies: fwd('unsettledCopies'),
     heldCopies: fwd('heldCopies'),
     rebuildFromRemote,
     remoteCheckPending: fwd('remoteCheckPending'),

@@ -1,7 +1,7 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { shaToBlob } from '../../tracked/codec.js';
 import type { TrackedFileInput } from '../../tracked/fields.js';
-import type { TrackedOrigin } from '../state-types.js';
+import type { TrackedOrigin, UnsettledCopy } from '../state-types.js';
 import type { Db } from './db.js';
 import type { PgSources } from './sources.js';
 import {
@@ -46,6 +46,8 @@ export type PgTrackedSource = {
   nullIds: string;
   /** '' for NULL. */
   remoteStatuses: string;
+  /** '1' per file whose last action is 'deleted', else '0'. */
+  deletedFlags: string;
   /** Failed copies' reasons by path. */
   remoteErrors: [string, string][];
 };
@@ -61,7 +63,8 @@ export type PgDetails = { paths: string[]; columns: unknown[][] };
 const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
   string_agg(mtime_ns::text, ',') AS mtimes, string_agg(inode::text, ',') AS inodes, string_agg(encode(sha256, 'hex'), '') AS shas,
   string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
-  string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses
+  string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses,
+  string_agg(CASE WHEN last_action = 'deleted' THEN '1' ELSE '0' END, '') AS deleted
   FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
 
 const COLUMNS = `source_id, ${fileSelect('pg')}`;
@@ -130,6 +133,7 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
           remoteIds: r.ids as string,
           nullIds: r.null_ids as string,
           remoteStatuses: r.statuses as string,
+          deletedFlags: r.deleted as string,
           remoteErrors: errors.map((e) => [e.path, e.remote_error]),
         });
       }
@@ -231,6 +235,13 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         `SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`,
       );
       return rows.length > 0;
+    },
+    async unsettledCopies(): Promise<UnsettledCopy[]> {
+      const rows = await db.q<{ source: string; path: string; remote_id: string; remote_status: RemoteStatus }>(
+        `SELECT s.name AS source, f.path, f.remote_id, f.remote_status FROM files f JOIN sources s ON s.id = f.source_id
+          WHERE f.remote_id IS NOT NULL AND f.remote_status IN ('queued','processing','unknown')`,
+      );
+      return rows.map((r) => ({ source: r.source, path: r.path, remoteId: r.remote_id, remoteStatus: r.remote_status }));
     },
     /** Writes rows inside a caller's transaction (settle). */
     writeTracked: (f: TrackedFileInput, at: number): Promise<void> => write([f], at),

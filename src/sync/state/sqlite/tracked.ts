@@ -19,6 +19,7 @@ import {
 } from '../../tracked/fields.js';
 import type { SourceIds } from './sources.js';
 import type { TrackedColumns, TrackedDetails } from '../../tracked/columns.js';
+import type { UnsettledCopy } from '../state-types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
 
 export type { TrackedFileInput } from '../../tracked/fields.js';
@@ -47,7 +48,7 @@ type Row = FileRow & { source_id: number };
  */
 const BULK_COLUMNS = `count(*), group_concat(path, char(0)), json_group_array(size), group_concat(mtime_ns, ','),
   json_group_array(inode), group_concat(hex(sha256), ''), json_group_array(remote_name), group_concat(ifnull(remote_id, ''), char(0)),
-  json_group_array(remote_status), group_concat(remote_id IS NULL, '')`;
+  json_group_array(remote_status), group_concat(remote_id IS NULL, ''), group_concat(last_action IS 'deleted', '')`;
 
 /** The columns BULK_COLUMNS splits, with the JSON expression that reads one again (a value held the separator). */
 const SEPARATED = {
@@ -120,6 +121,12 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     .pluck();
   const count = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted'").pluck();
   const countWith = db.prepare("SELECT count(*) FROM files WHERE last_action IS NOT 'deleted' AND remote_status = ?").pluck();
+  const unsettledRows = db
+    .prepare(
+      `SELECT source_id, path, remote_id, remote_status FROM files
+      WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown')`,
+    )
+    .raw(true);
   const unsettled = db
     .prepare(`SELECT 1 FROM files WHERE remote_id IS NOT NULL AND remote_status IN ('queued','processing','unknown') LIMIT 1`)
     .pluck();
@@ -221,6 +228,15 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     hasUnsettledRemote(): boolean {
       return unsettled.get() !== undefined;
     },
+    /** The files whose remote copy was last seen queued, processing or not yet listed. */
+    unsettledCopies(): UnsettledCopy[] {
+      return (unsettledRows.all() as [number, string, string, RemoteStatus][]).map(([id, path, remoteId, remoteStatus]) => ({
+        source: sources.nameOf(id),
+        path,
+        remoteId,
+        remoteStatus,
+      }));
+    },
     /** Writes a row inside a caller's transaction (settle, rebuild). */
     writeTracked: write,
     /** Writes a row inside a caller's transaction unless one exists at its source and path; true when written. */
@@ -243,7 +259,7 @@ function readColumns(
   readDetails: () => DetailsRow,
   readAsJson: (column: SeparatedColumn) => ColumnAgain,
 ): TrackedColumns {
-  const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, nullIds] = row;
+  const [count, paths, sizes, mtimes, inodes, shas, names, ids, statuses, nullIds, deletedFlags] = row;
   const parse = <T>(column: string, json: string | null | undefined): T[] => {
     let values: T[];
     try {
@@ -275,7 +291,11 @@ function readColumns(
   const nulls = nullIds ?? '';
   if (nulls.length !== count)
     throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
+  const flags = deletedFlags ?? '';
+  if (flags.length !== count)
+    throw new Error(`tracked files of source "${source}": last_action holds ${flags.length} deleted flags for ${count} files`);
   const pathColumn = split('path', paths, null);
+  const deleted = new Array<number>(count);
   const remoteIds: (string | null)[] = split('remote_id', ids, pathColumn);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
   const remoteNames = parse<string | null>('remote_name', names) as string[];
@@ -285,6 +305,7 @@ function readColumns(
     remoteNames[i] = name === null ? (pathColumn[i] as string) : decodeRemoteName(source, pathColumn[i] as string, name);
     sha256[i] = hex.slice(i * 64, i * 64 + 64);
     if (nulls.charCodeAt(i) === 49 /* "1" */) remoteIds[i] = null;
+    deleted[i] = flags.charCodeAt(i) === 49 ? 1 : 0;
   }
   return {
     paths: pathColumn,
@@ -295,6 +316,7 @@ function readColumns(
     remoteNames,
     remoteIds,
     remoteStatuses: parse('remote_status', statuses),
+    deleted,
     details: () => {
       const [files, ...columns] = readDetails();
       if (files !== count)

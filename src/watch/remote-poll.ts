@@ -11,6 +11,7 @@ export const REMOTE_POLL_MAX_MS = 5 * 60_000;
 
 /** Copies sent and not yet processed or failed: what the poll waits for. */
 const PROCESSING: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing']);
+const SETTLED: ReadonlySet<RemoteStatus> = new Set(['processed', 'failed']);
 
 export type RemotePoll = {
   /** A cycle starts: the copies it sends are followed while it runs (see `sent`). */
@@ -90,18 +91,11 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       return;
     }
     const listing = await (await deps.getClient()).listAllFiles();
-    const statuses = new Map<string, RemoteStatus>();
-    const errors = new Map<string, string>();
-    const chunks = new Map<string, number>();
-    for (const f of listing) {
-      if (!wanted.has(f.id)) continue;
-      statuses.set(f.id, toRemoteStatus(f.status));
-      if (f.error !== null) errors.set(f.id, f.error);
-      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
-    }
+    const copies = listing.filter((f) => wanted.has(f.id));
+    const statuses = new Map(copies.map((f) => [f.id, toRemoteStatus(f.status)]));
     // A plan the daemon is making over the kept index ends first; from here to the end nothing awaits.
     while (ctx.plans.computing !== null) await ctx.plans.computing;
-    state.setRemoteStatuses(statuses, errors, chunks);
+    state.recordListing(copies);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));
     // A plan answered before this listing is stale.
@@ -130,19 +124,10 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   const pollInCycle = async (): Promise<void> => {
     const listing = await (await deps.getClient()).listAllFiles();
     if (!inCycle) return;
-    const statuses = new Map<string, RemoteStatus>();
-    const errors = new Map<string, string>();
-    const chunks = new Map<string, number>();
-    for (const f of listing) {
-      const status = toRemoteStatus(f.status);
-      if (!sentInCycle.has(f.id) || (status !== 'processed' && status !== 'failed')) continue;
-      statuses.set(f.id, status);
-      if (f.error !== null) errors.set(f.id, f.error);
-      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
-    }
-    state.setRemoteStatuses(statuses, errors, chunks);
+    const ended = listing.filter((f) => sentInCycle.has(f.id) && SETTLED.has(toRemoteStatus(f.status)));
+    state.recordListing(ended);
     let retry = false;
-    for (const id of statuses.keys()) {
+    for (const id of new Set(ended.map((f) => f.id))) {
       const at = sentInCycle.get(id) as { source: string; path: string };
       sentInCycle.delete(id);
       const file = state.getTracked(at.source, at.path);
@@ -151,7 +136,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     // The reprocess is the next cycle's, started once this one ends.
     if (retry) ctx.scheduler.soon('reprocess');
     delayMs = Math.min(delayMs * 2, maxMs);
-    if (statuses.size > 0) ctx.publish();
+    if (ended.length > 0) ctx.publish();
     if (sentInCycle.size > 0) arm(delayMs);
   };
 

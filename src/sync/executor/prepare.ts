@@ -119,11 +119,9 @@ export async function preparePlan(
     }
     // After a rebuild too: the rows it made know a failed copy's status but not the service's reason.
     if (refresh || rebuild) {
-      const errors = new Map(listing.flatMap((f) => (f.error === null ? [] : [[f.id, f.error] as const])));
       const statuses = new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)]));
-      const chunks = new Map(listing.flatMap((f) => (f.chunkCount === null ? [] : [[f.id, f.chunkCount] as const])));
       const settling = refresh && o.delta?.onRemoteSettled !== undefined ? state.unsettledCopies() : [];
-      state.setRemoteStatuses(statuses, errors, chunks);
+      state.recordListing(listing);
       if (settling.length > 0) reportSettled(state, settling, statuses, o.delta?.onRemoteSettled);
       // A listing fetched only for the statuses changed only their rows: a kept index takes those, not a whole read again.
       if (o.delta?.tracked != null && !rebuild && reconciled.found + reconciled.notFound === 0) {

@@ -21,7 +21,7 @@ import type {
   UnsettledCopy,
   WebhookEventRecord,
 } from './state-types.js';
-import type { TrackedFileInput } from '../tracked/fields.js';
+import type { ListedCopy, TrackedFileInput } from '../tracked/fields.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -54,14 +54,11 @@ export type StateStore = {
   findBySha256(sha256: string): TrackedFile[];
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
   /**
-   * `errors`: the service's reason for each failed copy, kept while it stays failed; `chunks`: the chunk
-   * count listed for each copy (a copy not in it keeps the count known).
+   * Records what the service's listing says of these copies in the rows holding them (the `listed`
+   * fields of tracked/fields.ts: status, a failed copy's reason, chunk count) and in the held copies'
+   * statuses; returns tracked rows changed.
    */
-  setRemoteStatuses(
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): number;
+  recordListing(copies: readonly ListedCopy[]): number;
   /**
    * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
    * neither). `remoteStatus`: only those whose remote copy has it.

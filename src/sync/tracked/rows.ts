@@ -1,6 +1,7 @@
 import { keyBefore } from './keys.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import type { TrackedFile } from '../types.js';
+import { DETAIL_FIELDS, type DetailColumn } from './fields.js';
 
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
 export const FEW_WANTED = 8;
@@ -16,7 +17,7 @@ export const CORE_COLUMNS = [
   'remoteStatuses',
   'deleted',
 ] as const;
-export const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
+export const DETAIL_COLUMNS: readonly DetailColumn[] = DETAIL_FIELDS.map((d) => d.index);
 
 /** TrackedIndex's rows: one array per column, the row number the index into each. */
 export type Rows = Omit<TrackedColumns, 'details'> &
@@ -37,10 +38,7 @@ export const emptyRows = (): Rows => ({
   remoteIds: [],
   remoteStatuses: [],
   deleted: [],
-  reprocessAttempts: [],
-  lastActions: [],
-  lastReasons: [],
-  updatedAt: [],
+  ...(Object.fromEntries(DETAIL_COLUMNS.map((name) => [name, []])) as unknown as TrackedDetails),
   files: [],
 });
 export const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];

@@ -269,12 +269,8 @@ describe('TrackedIndex', () => {
     }));
     const all = columnsOf(files).details as TrackedDetails;
     const decode = vi.fn(() => all);
-    const detailsOf = vi.fn((i: number) => ({
-      reprocessAttempts: 0,
-      lastAction: `action ${i}`,
-      lastReason: null,
-      updatedAt: Date.UTC(2025, 0, 1),
-    }));
+    // A row's details in DETAIL_FIELDS' order: attempts, last action and reason, time, chunk count.
+    const detailsOf = vi.fn((i: number) => [0, `action ${i}`, null, Date.UTC(2025, 0, 1), null]);
     const index = new TrackedIndex();
     index.addColumns('docs', { ...columnsOf(files), details: decode, detailsOf });
 
@@ -421,6 +417,7 @@ function columnsOf(files: TrackedFile[]): TrackedColumns {
       lastActions: files.map((f) => f.lastAction),
       lastReasons: files.map((f) => f.lastReason),
       updatedAt: files.map((f) => f.updatedAt),
+      remoteChunks: files.map((f) => f.remoteChunks ?? null),
     },
   };
 }

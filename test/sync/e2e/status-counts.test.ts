@@ -28,6 +28,32 @@ describe('kbsync status: what it counts', () => {
     expect(text.stdout).toMatch(/^credits today: +15 of 100,000 /m);
   });
 
+  it("--json gives each file's remote chunk count as the service listed it, and their total over the files in their source", async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: {} });
+    ws.write('short.md', '# Short\n\nOne line.\n');
+    // Many sections: the service cuts it into several chunks.
+    ws.write('long.md', Array.from({ length: 40 }, (_, i) => `# Part ${i}\n\n${`Words about part ${i}. `.repeat(30)}`).join('\n\n'));
+    ws.write('gone.md', '# Gone\n');
+    expect((await ws.run('sync', '--wait')).code).toBe(0);
+    ws.remove('gone.md');
+    expect((await ws.run('sync')).code).toBe(0);
+
+    const listed = new Map((await ds.files()).map((f) => [String(f.id), f.chunk_count]));
+    const { report } = await ws.runJson('status');
+    const { items, tracked } = report as unknown as {
+      items: { path: string; action: string; remoteId: string; remoteChunks: number | null }[];
+      tracked: { chunks: number };
+    };
+    const chunks = Object.fromEntries(items.map((i) => [i.path, i.remoteChunks]));
+    expect(Object.keys(chunks).sort()).toEqual(['gone.md', 'long.md', 'short.md']);
+    for (const i of items) expect([i.path, i.remoteChunks]).toEqual([i.path, listed.get(i.remoteId)]);
+    expect(chunks['long.md']).toBeGreaterThan(chunks['short.md'] as number);
+    expect(chunks['short.md']).toBeGreaterThanOrEqual(1);
+    // The file deleted locally keeps its copy's count, but is not in the total.
+    expect(tracked.chunks).toBe((chunks['long.md'] as number) + (chunks['short.md'] as number));
+  });
+
   it('status and audit of one state count the same tracked files, and the same deleted ones apart (bin/kbsync.js)', async () => {
     const ds = suite.svc.dataset();
     const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: {} });

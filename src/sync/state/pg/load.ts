@@ -1,6 +1,7 @@
 import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
 import type { TrackedDetails } from '../../tracked/columns.js';
+import { DETAIL_FIELDS } from '../../tracked/fields.js';
 import { decodeRemoteName } from '../../tracked/codec.js';
 import { SEP, type PgDetails, type PgTrackedSource } from './tracked.js';
 
@@ -50,15 +51,12 @@ export function trackedIndexOf(list: readonly PgTrackedSource[], read: PgIndexRe
 /** The details lined up with the columns' rows (`paths`), refused when the rows changed in between. */
 function detailsInOrder(s: PgTrackedSource, paths: readonly string[], d: PgDetails): TrackedDetails {
   const at = new Map(d.paths.map((p, i) => [p, i]));
-  const out: TrackedDetails = { reprocessAttempts: [], lastActions: [], lastReasons: [], updatedAt: [] };
+  const out = DETAIL_FIELDS.map((): unknown[] => []);
   for (const path of paths) {
     const i = at.get(path);
     if (i === undefined)
       throw new Error(`tracked files of source "${s.source}": changed while they were read (${path} is gone): plan again`);
-    out.reprocessAttempts.push(d.attempts[i] as number);
-    out.lastActions.push(d.actions[i] ?? null);
-    out.lastReasons.push(d.reasons[i] ?? null);
-    out.updatedAt.push(d.updatedAt[i] as number);
+    for (let c = 0; c < out.length; c++) out[c]?.push(d.columns[c]?.[i]);
   }
-  return out;
+  return Object.fromEntries(DETAIL_FIELDS.map((f, c) => [f.index, out[c]])) as TrackedDetails;
 }

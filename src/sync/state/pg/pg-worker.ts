@@ -25,6 +25,7 @@ import { createPgEntries } from './entries.js';
 import { createPgHeldCopies } from './held-copies.js';
 import { createPgWebhookEvents } from './webhook-events.js';
 import { createPgLedgerAudit } from './ledger-audit.js';
+import { listedStatuses, type ListedCopy } from '../../tracked/fields.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -90,13 +91,9 @@ const handlers = {
     await held.setHeldStatuses(new Map([[remoteId, status]]));
     return tracked.setRemoteStatus(remoteId, status);
   },
-  setRemoteStatuses: async (
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): Promise<number> => {
-    await held.setHeldStatuses(statuses);
-    return tracked.setRemoteStatuses(statuses, errors, chunks);
+  recordListing: async (copies: readonly ListedCopy[]): Promise<number> => {
+    await held.setHeldStatuses(listedStatuses(copies));
+    return tracked.recordListing(copies);
   },
   async open(): Promise<PgOpenReply> {
     try {

@@ -1,5 +1,4 @@
 import type { Logger } from '../../../shared/logger.js';
-import type { RemoteStatus } from '../../types.js';
 import type { TrackedIndex } from '../../tracked/tracked-index.js';
 import { trackedIndexOf } from './load.js';
 import { rebuildPlan, type NameMapper } from '../rebuild.js';
@@ -90,17 +89,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     removeTracked: fwd('removeTracked'),
     findBySha256: fwd('findBySha256'),
     setRemoteStatus: fwd('setRemoteStatus'),
-    setRemoteStatuses: (
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ) =>
-      call(
-        'setRemoteStatuses',
-        new Map(statuses),
-        errors === undefined ? undefined : new Map(errors),
-        chunks === undefined ? undefined : new Map(chunks),
-      ),
+    recordListing: fwd('recordListing'),
     trackedCount: fwd('trackedCount'),
     hasUnsettledRemote: fwd('hasUnsettledRemote'),
     unsettledCopies: fwd('unsettledCopies'),

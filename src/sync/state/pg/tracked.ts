@@ -12,7 +12,14 @@ import {
   upsertSet,
   UPSERT_COLUMNS,
   ALL_COLUMNS,
+  LISTED_COLUMNS,
+  LISTED_PG_TYPES,
+  listedUpdate,
+  listedValues,
+  DETAIL_FIELDS,
+  DETAIL_SELECT,
   type FileRow,
+  type ListedCopy,
 } from '../../tracked/fields.js';
 
 /**
@@ -48,14 +55,8 @@ export type PgTrackedSource = {
 /** The separator of joined text columns. */
 export const SEP = '\u0001';
 
-/** A file's details (attempts, last action and reason, time) by path, read when the first TrackedFile is made. */
-export type PgDetails = {
-  paths: string[];
-  attempts: number[];
-  actions: (string | null)[];
-  reasons: (string | null)[];
-  updatedAt: number[];
-};
+/** One source's details by path, read when the first TrackedFile is made: one column per detail field, in DETAIL_FIELDS' order. */
+export type PgDetails = { paths: string[]; columns: unknown[][] };
 
 // The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
 // sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
@@ -147,20 +148,8 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
     },
     /** One source's details by path (see PgDetails). */
     async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
-      const rows = await db.q<{
-        path: string;
-        reprocess_attempts: number;
-        last_action: string | null;
-        last_reason: string | null;
-        updated_at: number;
-      }>('SELECT path, reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = $1', [sourceId]);
-      return {
-        paths: rows.map((r) => r.path),
-        attempts: rows.map((r) => r.reprocess_attempts),
-        actions: rows.map((r) => r.last_action),
-        reasons: rows.map((r) => r.last_reason),
-        updatedAt: rows.map((r) => r.updated_at),
-      };
+      const rows = await db.q<Record<string, unknown>>(`SELECT path, ${DETAIL_SELECT} FROM files WHERE source_id = $1`, [sourceId]);
+      return { paths: rows.map((r) => r.path as string), columns: DETAIL_FIELDS.map((d) => rows.map((r) => r[d.column] ?? null)) };
     },
     async getTracked(source: string, path: string): Promise<TrackedFile | null> {
       const key = await keyOf(source, path);
@@ -196,23 +185,18 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
         [status, db.nowMs(), remoteId, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
-    async setRemoteStatuses(
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ): Promise<number> {
-      const ids = [...statuses.keys()];
-      const values = ids.map((id) => statuses.get(id) as RemoteStatus);
-      const errs = ids.map((id, i) => (values[i] === 'failed' ? (errors?.get(id) ?? null) : null));
-      const counts = ids.map((id) => chunks?.get(id) ?? null);
+    /** Records what the service's listing says of these copies (the `listed` fields); returns rows changed. */
+    async recordListing(copies: readonly ListedCopy[]): Promise<number> {
+      const rows = copies.map(listedValues);
+      const arrays = LISTED_COLUMNS.map((_, i) => rows.map((r) => r[i]));
+      const n = LISTED_COLUMNS.length;
+      const cast = LISTED_PG_TYPES.map((t, i) => `$${i + 3}::${t}[]`).join(', ');
+      const listed = listedUpdate((a, b) => `${a} IS DISTINCT FROM ${b}`, '$2');
       return db.run(
-        `UPDATE files SET remote_status = u.status, remote_error = u.error, remote_chunks = coalesce(u.chunks, files.remote_chunks),
-            updated_at = $4
-           FROM unnest($1::text[], $2::text[], $3::text[], $5::int[]) AS u (remote_id, status, error, chunks)
-          WHERE files.remote_id = u.remote_id
-            AND (files.remote_status IS DISTINCT FROM u.status OR files.remote_error IS DISTINCT FROM u.error
-              OR files.remote_chunks IS DISTINCT FROM coalesce(u.chunks, files.remote_chunks))${ownOnly('$6')}`,
-        [ids, values, errs, db.nowMs(), counts, ...(scope === '' ? [] : [await ownIds()])],
+        `UPDATE files SET ${listed.set}
+           FROM unnest($1::text[], ${cast}) AS u (remote_id, ${LISTED_COLUMNS.join(', ')})
+          WHERE files.remote_id = u.remote_id AND ${listed.changed}${ownOnly(`$${n + 3}`)}`,
+        [copies.map((c) => c.id), db.nowMs(), ...arrays, ...(scope === '' ? [] : [await ownIds()])],
       );
     },
     /** The tracked file each remote id was uploaded from (see sqlite/remote-paths.ts for the order of preference). */

@@ -18,6 +18,7 @@ import { createTrackedFiles } from './tracked.js';
 import { readBulkInWorker, worthAWorker } from './load.js';
 import { createWebhookEvents } from './webhook-events.js';
 import { createIntelEntries } from './entries.js';
+import { listedStatuses, type ListedCopy } from '../../tracked/fields.js';
 
 type Open = {
   db: Database;
@@ -89,11 +90,8 @@ export function createStateStore(o: Open): StateStore {
     // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
     setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
       db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
-    setRemoteStatuses: (
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ): number => db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors, chunks)))(),
+    recordListing: (copies: readonly ListedCopy[]): number =>
+      db.transaction(() => (held.setHeldStatuses(listedStatuses(copies)), tracked.recordListing(copies)))(),
     rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
       rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
     diagnostics: (): StateDiagnostics => {

@@ -5,14 +5,20 @@ import { decodeRemoteName, shaToBlob } from '../../tracked/codec.js';
 import {
   fileSelect,
   fileValues,
+  listedUpdate,
+  listedValues,
   trackedOfRow,
   upsertSet,
+  LISTED_COLUMNS,
   UPSERT_COLUMNS,
+  DETAIL_FIELDS,
+  DETAIL_SELECT,
   type FileRow,
+  type ListedCopy,
   type TrackedFileInput,
 } from '../../tracked/fields.js';
 import type { SourceIds } from './sources.js';
-import type { TrackedColumns } from '../../tracked/columns.js';
+import type { TrackedColumns, TrackedDetails } from '../../tracked/columns.js';
 import type { UnsettledCopy } from '../state-types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
 
@@ -57,8 +63,7 @@ type SeparatedColumn = keyof typeof SEPARATED;
  * only when the first TrackedFile is made. A plan of unchanged files never reads them, and each
  * column costs SQLite ~7 ms per 100k rows to build.
  */
-export const DETAILS_SQL = `SELECT count(*), json_group_array(reprocess_attempts), json_group_array(last_action),
-  json_group_array(last_reason), json_group_array(updated_at) FROM files WHERE source_id = ?`;
+export const DETAILS_SQL = `SELECT count(*), ${DETAIL_FIELDS.map((d) => `json_group_array(${d.column})`).join(', ')} FROM files WHERE source_id = ?`;
 
 /**
  * One source's files in one row (see BULK_COLUMNS). The search of the primary key (source_id, path)
@@ -74,8 +79,8 @@ export const SOURCES_SQL = 'SELECT id, name FROM sources';
 export type BulkRow = [number, ...(string | null)[]];
 /** A column read again as JSON: the count, the column, and the paths (JSON) and hashes (hex) of the same read. */
 type ColumnAgain = [number, string | null, string | null, string | null];
-/** A DETAILS_SQL row: the count, then each column as JSON. */
-type DetailsRow = [number, string | null, string | null, string | null, string | null];
+/** A DETAILS_SQL row: the count, then each column as JSON (DETAIL_FIELDS' order). */
+type DetailsRow = [number, ...(string | null)[]];
 
 /** The `files` table: what kbsync last sent (or decided) per source path. */
 export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () => number) {
@@ -90,9 +95,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       )
       .raw(true)
       .get(sourceId) as ColumnAgain;
-  const detailsOfFile = db
-    .prepare(`SELECT reprocess_attempts, last_action, last_reason, updated_at FROM files WHERE source_id = ? AND path = ?`)
-    .raw(true);
+  const detailsOfFile = db.prepare(`SELECT ${DETAIL_SELECT} FROM files WHERE source_id = ? AND path = ?`).raw(true);
   const one = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path = ?`);
   const bySha = db.prepare(`SELECT ${COLUMNS} FROM files WHERE sha256 = ?`);
   const INSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')}) VALUES (${UPSERT_COLUMNS.map(() => '?').join(',')})`;
@@ -101,20 +104,16 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
   const remove = db.prepare('DELETE FROM files WHERE source_id = ? AND path = ?');
   const deleted = db.prepare(`UPDATE files SET last_action = 'deleted', last_reason = ?, updated_at = ? WHERE source_id = ? AND path = ?`);
   const statusById = db.prepare('UPDATE files SET remote_status = ?, updated_at = ? WHERE remote_id = ? AND remote_status IS NOT ?');
-  // Bulk status updates go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
-  // The service's reason is kept for a failed copy only (a reprocess decision reads it); NULL otherwise.
-  // A chunk count the listing gave is recorded; none (NULL) keeps the one known.
-  db.exec(
-    'CREATE TEMP TABLE IF NOT EXISTS status_updates (remote_id TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, chunks INTEGER) WITHOUT ROWID',
+  // A listing's copies go through a temp table keyed by remote id: one scan of files, no rows copied into JS.
+  db.exec(`CREATE TEMP TABLE IF NOT EXISTS listed_copies (remote_id TEXT PRIMARY KEY, ${LISTED_COLUMNS.join(', ')}) WITHOUT ROWID`);
+  const stage = db.prepare(
+    `INSERT OR REPLACE INTO temp.listed_copies (remote_id, ${LISTED_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(LISTED_COLUMNS.length)})`,
   );
-  const stage = db.prepare<[string, string, string | null, number | null]>(
-    'INSERT OR REPLACE INTO temp.status_updates (remote_id, status, error, chunks) VALUES (?, ?, ?, ?)',
+  const listed = listedUpdate((a, b) => `${a} IS NOT ${b}`, '?');
+  const applyStaged = db.prepare<[number]>(
+    `UPDATE files SET ${listed.set} FROM temp.listed_copies AS u WHERE files.remote_id = u.remote_id AND ${listed.changed}`,
   );
-  const applyStaged = db.prepare<[number]>(`UPDATE files SET remote_status = u.status, remote_error = u.error,
-      remote_chunks = coalesce(u.chunks, files.remote_chunks), updated_at = ? FROM temp.status_updates AS u
-    WHERE files.remote_id = u.remote_id AND (files.remote_status IS NOT u.status OR files.remote_error IS NOT u.error
-      OR files.remote_chunks IS NOT coalesce(u.chunks, files.remote_chunks))`);
-  const clearStaged = db.prepare('DELETE FROM temp.status_updates');
+  const clearStaged = db.prepare('DELETE FROM temp.listed_copies');
   const remoteErrorOf = db
     .prepare<[number, string], string | null>(
       `SELECT remote_error FROM files WHERE source_id = ? AND path = ? AND remote_status = 'failed'`,
@@ -167,10 +166,10 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
         index.addColumns(source, {
           ...read,
           detailsOf: (i) => {
-            const r = detailsOfFile.get(id, read.paths[i]) as [number, string | null, string | null, number] | undefined;
+            const r = detailsOfFile.get(id, read.paths[i]) as unknown[] | undefined;
             if (r === undefined)
               throw new Error(`tracked files of source "${source}": changed while they were read (${read.paths[i]} is gone): plan again`);
-            return { reprocessAttempts: r[0], lastAction: r[1], lastReason: r[2], updatedAt: r[3] };
+            return r;
           },
         });
       }
@@ -213,21 +212,14 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     setRemoteStatus(remoteId: string, status: RemoteStatus): number {
       return statusById.run(status, nowMs(), remoteId, status).changes;
     },
-    /**
-     * Sets many remote statuses (by remote id) with one scan, in one transaction; returns rows changed.
-     * `errors`: the service's reason for each failed copy (a failed copy with none gets NULL); `chunks`: the
-     * chunk count listed for a copy (one not given keeps the count known).
-     */
-    setRemoteStatuses: db.transaction(
-      (statuses: ReadonlyMap<string, RemoteStatus>, errors?: ReadonlyMap<string, string>, chunks?: ReadonlyMap<string, number>): number => {
-        clearStaged.run();
-        for (const [remoteId, status] of statuses)
-          stage.run(remoteId, status, status === 'failed' ? (errors?.get(remoteId) ?? null) : null, chunks?.get(remoteId) ?? null);
-        const changed = applyStaged.run(nowMs()).changes;
-        clearStaged.run();
-        return changed;
-      },
-    ),
+    /** Records what the service's listing says of these copies (the `listed` fields), with one scan, in one transaction; returns rows changed. */
+    recordListing: db.transaction((copies: readonly ListedCopy[]): number => {
+      clearStaged.run();
+      for (const c of copies) stage.run(c.id, ...listedValues(c));
+      const changed = applyStaged.run(nowMs()).changes;
+      clearStaged.run();
+      return changed;
+    }),
     /** How many files are tracked in their source now (a file deleted locally is not, as in `kbsync status`). */
     trackedCount(remoteStatus?: RemoteStatus): number {
       return (remoteStatus === undefined ? count.get() : countWith.get(remoteStatus)) as number;
@@ -326,17 +318,12 @@ function readColumns(
     remoteStatuses: parse('remote_status', statuses),
     deleted,
     details: () => {
-      const [files, attempts, actions, reasons, times] = readDetails();
+      const [files, ...columns] = readDetails();
       if (files !== count)
         throw new Error(
           `tracked files of source "${source}": changed while they were read (${count} at first, ${files} later): plan again`,
         );
-      return {
-        reprocessAttempts: parse('reprocess_attempts', attempts),
-        lastActions: parse('last_action', actions),
-        lastReasons: parse('last_reason', reasons),
-        updatedAt: parse<number>('updated_at', times),
-      };
+      return Object.fromEntries(DETAIL_FIELDS.map((d, i) => [d.index, parse(d.column, columns[i])])) as TrackedDetails;
     },
   };
 }

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChunkInput } from '../store/chunks.js';
-import { createIngestPool, type IngestPool } from './ingest-pool.js';
+import type { ChunkInput } from '../../src/service/store/chunks.js';
+import { createIngestPool, type IngestPool } from '../../src/service/ingest/ingest-pool.js';
 
 // The pool ends workers that have been idle for idleExitMs, so a burst's threads and their memory
 // do not stay; once the last one has ended it gives the freed memory back (onIdle), and the next

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 // top on their own: they are holes between live ones) and frees the others.
 const script = `
 import { readFileSync } from 'node:fs';
-import { trimNativeHeap } from ${JSON.stringify(new URL('./native-heap.ts', import.meta.url).href)};
+import { trimNativeHeap } from ${JSON.stringify(new URL('../../src/shared/native-heap.ts', import.meta.url).href)};
 const rssMb = () => Number(/VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
 let buffers = [];
 for (let i = 0; i < 1024; i++) buffers.push(new Uint8Array(new ArrayBuffer(64 * 1024)).fill(1));
@@ -35,7 +35,7 @@ describe('trimNativeHeap', () => {
 const arenasScript = (tune: boolean): string => `
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { tuneMalloc } from ${JSON.stringify(new URL('./native-heap.ts', import.meta.url).href)};
+import { tuneMalloc } from ${JSON.stringify(new URL('../../src/shared/native-heap.ts', import.meta.url).href)};
 const tuned = ${tune} ? tuneMalloc() : false;
 const code = "const k = []; for (let i = 0; i < 200; i++) k.push(new Uint8Array(new ArrayBuffer(16384)).fill(1)); import('node:worker_threads').then((w) => w.parentPort.postMessage(k.length)); setTimeout(() => {}, 2000);";
 const workers = Array.from({ length: 6 }, () => new Worker(code, { eval: true }));

@@ -4,6 +4,8 @@ import type { Worker } from 'node:worker_threads';
 import { isSupportedFileName } from '../../shared/file-types.js';
 import { channel, type Channel } from '../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
+import { tuneMalloc, trimNativeHeap } from '../../shared/native-heap.js';
+import { releaseMemory } from '../../shared/release-memory.js';
 import type { ChunkInput } from '../store/chunks.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
@@ -20,14 +22,39 @@ export type IngestLimits = {
   timeLimitMs?: number;
   /** Largest JavaScript heap (old generation) of a parsing worker, in MB. @default 1024 */
   memoryLimitMb?: number;
-  /** A worker with nothing to do for this long ends, giving its memory back; the next file starts another. @default 5000 */
+  /** A worker with nothing to do for this long ends, giving its memory back; the next file starts another. @default 2000 */
   idleExitMs?: number;
+  /**
+   * Once the last idle worker has ended: a full collection of this thread's heap, then malloc's free
+   * pages given back to the system (shared/native-heap.ts), so a burst's memory does not stay.
+   * @default releaseNativeMemory
+   */
+  onIdle?: () => void;
 };
 
-const DEFAULT_IDLE_EXIT_MS = 5000;
+const DEFAULT_IDLE_EXIT_MS = 2000;
 const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 
-export type IngestPool = ChunkSource & { readonly size: number };
+export type IngestPool = ChunkSource & {
+  readonly size: number;
+  /** Workers alive now, busy or idle (0 once idle ones have ended). */
+  readonly running: number;
+};
+
+let mallocTuned = false;
+
+/** After a full collection, how long before malloc's free pages are given back (see releaseNativeMemory). */
+const TRIM_AFTER_COLLECTION_MS = 1000;
+
+/**
+ * What a pool does by default once its last worker has ended after a burst: a full collection of
+ * this thread's heap, then malloc's free pages given back, a moment later because V8's helper
+ * threads free part of what the collection found (array buffers' memory) after it returns.
+ */
+function releaseNativeMemory(): void {
+  releaseMemory(0);
+  setTimeout(trimNativeHeap, TRIM_AFTER_COLLECTION_MS).unref();
+}
 
 type Slot = {
   worker: Worker | undefined;
@@ -53,6 +80,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const timeLimitMs = o.timeLimitMs ?? DEFAULT_PARSE_TIME_LIMIT_MS;
   const memoryLimitMb = o.memoryLimitMb ?? DEFAULT_PARSE_MEMORY_LIMIT_MB;
   const idleExitMs = o.idleExitMs ?? DEFAULT_IDLE_EXIT_MS;
+  const onIdle = o.onIdle ?? releaseNativeMemory;
   const chunking = o.chunking ?? DEFAULT_CHUNK_OPTIONS;
   const slots: Slot[] = Array.from({ length: size }, () => ({
     worker: undefined,
@@ -63,6 +91,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   }));
   const waiting: ((slot: Slot) => void)[] = [];
   let closed = false;
+  /** Workers retired whose thread has not ended yet. */
+  let ending = 0;
 
   const timeLimitError = (): Error =>
     parseFailed(
@@ -87,11 +117,17 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     return new Promise((resolve) => waiting.push(resolve));
   };
 
-  const retire = (slot: Slot): void => {
+  const retire = (slot: Slot, idle = false): void => {
     const worker = slot.worker;
     slot.worker = undefined;
     slot.ingest = undefined;
-    if (worker !== undefined) void worker.terminate();
+    if (worker === undefined) return;
+    ending++;
+    void worker.terminate().then(() => {
+      ending--;
+      // The last worker gone idle and ended: what the burst freed (its heap, malloc's arenas) is given back.
+      if (idle && !closed && ending === 0 && slots.every((s) => s.worker === undefined)) onIdle();
+    });
   };
 
   const release = (slot: Slot): void => {
@@ -101,7 +137,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     if (slot.worker === undefined || closed) return;
     slot.idleTimer = setTimeout(() => {
       slot.idleTimer = undefined;
-      if (!slot.busy) retire(slot);
+      if (!slot.busy) retire(slot, true);
     }, idleExitMs);
     slot.idleTimer.unref();
   };
@@ -110,6 +146,11 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (slot.worker === undefined || slot.ingest === undefined) {
+      // Worker threads share a few of malloc's arenas, and what a burst frees is not kept by malloc's thresholds.
+      if (!mallocTuned) {
+        mallocTuned = true;
+        tuneMalloc();
+      }
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
       slot.worker = worker;
       // A worker never keeps the process alive on its own: the service's server does while it runs.
@@ -171,6 +212,9 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
 
   return {
     size,
+    get running() {
+      return slots.filter((s) => s.worker !== undefined).length;
+    },
     supports: isSupportedFileName,
     async *fileBatches(file): AsyncGenerator<ChunkInput[]> {
       const task = {

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChunkInput } from '../../src/service/store/chunks.js';
+import { createIngestPool, type IngestPool } from '../../src/service/ingest/ingest-pool.js';
+
+// The pool ends workers that have been idle for idleExitMs, so a burst's threads and their memory
+// do not stay; once the last one has ended it gives the freed memory back (onIdle), and the next
+// file starts a worker again.
+
+let dir: string;
+let pool: IngestPool | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kbsync-ingest-pool-'));
+});
+
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function chunksOf(p: IngestPool, name: string, text: string): Promise<string[]> {
+  const storedPath = join(dir, name);
+  writeFileSync(storedPath, text);
+  const texts: string[] = [];
+  for await (const batch of p.fileBatches({ name, storedPath }))
+    texts.push(...batch.map((c: ChunkInput) => (typeof c === 'string' ? c : c.text)));
+  return texts;
+}
+
+async function until(check: () => boolean, state: () => string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for the pool: ${state()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the ingest pool when idle', () => {
+  it('ends idle workers after idleExitMs, gives memory back once, and parses a later file with a new worker', async () => {
+    let idles = 0;
+    const p = createIngestPool({ workers: 2, idleExitMs: 300, parsing: {}, batchSize: 256, batchChars: 128 * 1024, onIdle: () => idles++ });
+    pool = p;
+    const state = (): string => `${p.running} running, ${idles} idle calls`;
+    expect(p.running).toBe(0);
+
+    const both = Promise.all([chunksOf(p, 'a.txt', 'penguins keep their eggs warm'), chunksOf(p, 'b.md', '# Harbor\n\nlanterns at night')]);
+    await new Promise((r) => setImmediate(r));
+    expect(p.running).toBe(2);
+    const burst = await both;
+    expect(burst[0]).toEqual(['penguins keep their eggs warm']);
+    expect(burst[1]?.join(' ')).toContain('lanterns at night');
+
+    await until(() => p.running === 0 && idles === 1, state);
+
+    const later = chunksOf(p, 'c.txt', 'copper meadow signal');
+    await new Promise((r) => setImmediate(r));
+    expect(p.running).toBe(1);
+    expect(await later).toEqual(['copper meadow signal']);
+    await until(() => p.running === 0 && idles === 2, state);
+  }, 60_000);
+});

@@ -4,6 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import { isSupportedFileName } from '../../shared/file-types.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 import type { ChunkInput } from '../store/chunks.js';
+import { startThreadpoolHere } from './background-priority.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
 import type { IngestReply, IngestTask, TaskFailure } from './ingest-messages.js';
@@ -103,6 +104,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (slot.worker === undefined) {
+      // The worker lowers its own priority (background-priority.ts): not that of the process's threadpool.
+      startThreadpoolHere();
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
       // A worker never keeps the process alive on its own: the service's server does while it runs.
       worker.unref();

@@ -7,6 +7,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isKbsyncError } from '../../shared/errors.js';
+import { lowerParseThreadPriority } from './background-priority.js';
 import { entryChunks, fileChunkBatches } from './chunk-source.js';
 import type { IngestReply, IngestTask, TaskFailure } from './ingest-messages.js';
 import { parserFor } from './registry.js';
@@ -14,6 +15,8 @@ import { parserFor } from './registry.js';
 const port = parentPort;
 if (port === null) throw new Error('ingest-worker.js runs as a worker thread only');
 const post = (reply: IngestReply): void => port.postMessage(reply);
+// Requests first: a parse gets a core the service's own thread does not need.
+lowerParseThreadPriority();
 
 let resume: (() => void) | undefined;
 const tasks: IngestTask[] = [];

@@ -6,7 +6,6 @@ import type { Logger } from '../../shared/logger.js';
 import { processingError } from '../../shared/processing-errors.js';
 import { beginChunkReplace, type ChunkReplace } from '../store/chunks.js';
 import { markFileFailed, markFileProcessed, releaseFile, type ClaimedFile } from '../store/processing.js';
-import { openWalFlusher, type WalFlusher } from '../store/wal-flush.js';
 import type { ChunkSource } from './chunk-source.js';
 
 type FileContext = {
@@ -44,22 +43,14 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
     return 'failed';
   }
   let replace: ChunkReplace | undefined;
-  let wal: WalFlusher | undefined;
   try {
     replace = beginChunkReplace(ctx.db, { datasetId: file.datasetId, sourceId: file.id, title: file.name });
-    wal = await openWalFlusher(ctx.db);
-    let flushed = Promise.resolve();
     for await (const batch of ctx.source.fileBatches(file)) {
-      // The last batch is on disk before this one is written: a request's commit never syncs more than one.
-      await flushed;
       replace.add(batch);
-      // Synced off this thread while the next batch is parsed.
-      flushed = wal.flush();
       // Let requests in between writes.
       await nextTurn();
       if (ctx.isStopping()) throw new Stopped();
     }
-    await flushed;
     replace.commit((count) => markFileProcessed(ctx.db, file.id, count, ctx.now()));
     return 'processed';
   } catch (err) {
@@ -73,7 +64,5 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
     if (!isKbsyncError(err, 'parse_failed')) ctx.logger.error({ err, fileId: file.id }, 'file processing failed');
     markFileFailed(ctx.db, file.id, text, ctx.now());
     return 'failed';
-  } finally {
-    await wal?.close();
   }
 }

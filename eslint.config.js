@@ -57,6 +57,43 @@ export default tseslint.config(
     },
   },
   {
+    // The two stores mirror each other table by table and share only the store-neutral modules of state/.
+    files: ['src/sync/state/pg/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/service/**', '**/cli/**'], message: 'the sync side never reaches into the service or the CLI' },
+            { group: ['**/sqlite/**'], message: 'the PostgreSQL state shares only the store-neutral modules of state/' },
+          ],
+          paths: [
+            { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
+            { name: 'better-sqlite3', message: 'the PostgreSQL state does not open SQLite' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/sync/state/sqlite/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/service/**', '**/cli/**'], message: 'the sync side never reaches into the service or the CLI' },
+            { group: ['**/pg/**'], message: 'the SQLite state shares only the store-neutral modules of state/' },
+          ],
+          paths: [
+            { name: 'undici', message: 'only src/client/ makes HTTP calls on the sync side' },
+            { name: 'pg', message: 'the SQLite state does not open PostgreSQL' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/service/**/*.ts'],
     ignores: ['src/service/store/**', 'src/service/**/*.test.ts', 'src/service/**/test-support.ts'],
     rules: {

@@ -38,7 +38,7 @@ export function cliFigures(r: CliSpeedResult): Figure[] {
   const unchangedTarget = `≤ ${UNCHANGED_MAX_MS} ms and below the reference`;
   const meetsUnchanged = (ms: number): boolean => ms <= UNCHANGED_MAX_MS && rsyncMs !== null && ms < rsyncMs;
   figures.push(
-    timed(r.unchangedText, unchangedTarget, meetsUnchanged, r.rsync, "the issue's figure: `kbsync plan` as people run it"),
+    timed(r.unchangedText, unchangedTarget, meetsUnchanged, r.rsync, '`kbsync plan` as people run it'),
     timed(r.unchanged, unchangedTarget, meetsUnchanged, r.rsync, 'the same plan with every item printed as JSON (~100k lines)'),
     timed(r.unchangedEmbedded, null, () => true, r.rsync),
     check(

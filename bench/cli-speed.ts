@@ -19,7 +19,7 @@ import { seedSyncedState } from './seed-state.js';
 import { emptyFolderConfig } from './daemon-workspace.js';
 
 /**
- * The end-to-end speed targets of issue 4, measured with the real CLI in fresh processes on a
+ * The end-to-end speed targets, measured with the real CLI in fresh processes on a
  * generated tree whose state is fully synced: `kbsync plan --json` on the unchanged tree (remote
  * target at an unused loopback port: a warm plan must not touch the network; and embedded: it must
  * not start the service), after a 1% change, and with an empty state (a cold first scan that hashes

@@ -8,7 +8,7 @@ export const DAEMON_PLAN_MAX_RATIO = 1.5;
 
 /** The rows of docs/benchmarks.md for `kbsync plan` beside a running `kbsync watch`. */
 export function daemonPlanFigures(r: DaemonPlanResult | null): Figure[] {
-  const group = `kbsync plan beside a running kbsync watch, ${r?.files ?? '?'} files, state seeded as synced (issue 25)`;
+  const group = `kbsync plan beside a running kbsync watch, ${r?.files ?? '?'} files, state seeded as synced`;
   if (r === null)
     return [{ ...check(group, 'daemon-answered plan figures', null, 'the benchmark process failed'), target: 'measured', pass: false }];
   const empty = r.emptyPlan.medianMs;

@@ -12,7 +12,7 @@ export async function seededDaemonWorkspace(o: {
   base: string;
   name: string;
   treeDir: string;
-  watch: { debounceMs: number; rescanMinutes: number };
+  watch: { debounceMs: number; rescanMinutes: number; watcher?: string };
   log: (line: string) => void;
 }): Promise<DaemonWorkspace> {
   const work = join(o.base, o.name);
@@ -27,7 +27,8 @@ export async function seededDaemonWorkspace(o: {
     statePath,
     target: { kind: 'embedded', dataDir: join(work, 'service') },
   });
-  appendFileSync(config, `watch: { debounceMs: ${o.watch.debounceMs}, rescanMinutes: ${o.watch.rescanMinutes} }\n`);
+  const watcher = o.watch.watcher === undefined ? '' : `, watcher: ${o.watch.watcher}`;
+  appendFileSync(config, `watch: { debounceMs: ${o.watch.debounceMs}, rescanMinutes: ${o.watch.rescanMinutes}${watcher} }\n`);
   return { work, statePath, source, config, seeded };
 }
 

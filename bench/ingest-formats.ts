@@ -40,7 +40,7 @@ export type CsvRssResult = {
   peakHeapMb: number;
 };
 
-/** Target of issue 17: peak RSS while a 200 MB CSV is ingested. */
+/** Target: peak RSS while a 200 MB CSV is ingested. */
 export const CSV_RSS_LIMIT_MB = 250;
 
 const MIB = 1024 * 1024;

@@ -4,9 +4,9 @@ import type { PlanBenchFigure } from './plan.js';
 import type { ScanBenchFigure, ScanBenchResult } from './scan.js';
 import { RSS_LIMIT_MB, type UploadMemoryResult } from './upload-memory.js';
 
-/** Issue 2: a 1 GB upload to a local server stays under RSS_LIMIT_MB. */
+/** A 1 GB upload to a local server stays under RSS_LIMIT_MB. */
 export function uploadFigures(r: UploadMemoryResult): Figure[] {
-  const group = 'upload memory (issue 2)';
+  const group = 'upload memory';
   const peak: Figure = {
     group,
     name: `peak RSS while uploading a ${Math.round(r.bytes / 2 ** 20)} MiB file to a local HTTP server`,

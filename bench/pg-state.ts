@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL state beside the SQLite state (issue 19): an unchanged plan of `files` tracked files
+ * The PostgreSQL state beside the SQLite state: an unchanged plan of `files` tracked files
  * (the state's part: loading the tracked files, then the planner over them), one state call's cost
  * (the worker-thread hop, docs/architecture.md), and reservations per second with 8 processes on one
  * PostgreSQL state beside 1 process on a SQLite state. Runs alone: `node .bench-build/bench/child.js

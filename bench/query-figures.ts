@@ -2,7 +2,7 @@ import type { Figure } from './figure.js';
 import { info } from './figure.js';
 import type { QueryBenchResult } from './query.js';
 
-/** The p95 target of issue 17: under 50 ms at 100k chunks on one core. */
+/** The p95 target: under 50 ms at 100k chunks on one core. */
 export const MAX_QUERY_P95_MS_AT_100K = 50;
 
 /** Figures of bench/query.ts: p50 and p95 per size (p95 at 100k against its target), first query after a write. */

@@ -29,7 +29,7 @@ export function renderReport(figures: readonly Figure[], facts: RunFacts): strin
     `- CPU: ${m.cpus} × ${m.cpuModel}; memory ${m.memoryGb} GB; ${m.platform}`,
     `- node ${m.node}`,
     `- load average (1, 5, 15 min): ${m.loadBefore.join(', ')} at the start, ${m.loadAfter?.join(', ') ?? '?'} at the end`,
-    `- tree: ${facts.files} files, ${facts.full ? 'realistic sizes, about 2.4 GB per 100k files (the default, as in the issue)' : '1–4 KB each (KBSYNC_BENCH_SMALL=1)'}`,
+    `- tree: ${facts.files} files, ${facts.full ? 'realistic sizes, about 2.4 GB per 100k files (the default)' : '1–4 KB each (KBSYNC_BENCH_SMALL=1)'}`,
     `- whole run: ${facts.durationS} s`,
   ];
   const groups = [...new Set(figures.map((f) => f.group))];

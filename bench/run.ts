@@ -4,7 +4,7 @@
  * Exits 1 when a target is missed (or could not be measured).
  *
  * Knobs: KBSYNC_BENCH_FILES (default 100000); KBSYNC_BENCH_SMALL=1 (files of 1–4 KB each instead
- * of the issue's realistic sizes, ~2.4 GB per 100k files: quicker to generate, harder on the cold
+ * of realistic sizes, ~2.4 GB per 100k files: quicker to generate, harder on the cold
  * scan); KBSYNC_BENCH_RUNS (timed runs per CLI figure, default 11: single runs here vary by ±15%).
  */
 import { spawnSync } from 'node:child_process';
@@ -88,7 +88,7 @@ else
     pass: false,
   });
 
-// kbsync plan beside a running kbsync watch: answered by the daemon, beside the fresh walk and the empty folder (issue 25).
+// kbsync plan beside a running kbsync watch: answered by the daemon, beside the fresh walk and the empty folder.
 add(
   daemonPlanFigures(
     inChild<DaemonPlanResult>('kbsync plan beside kbsync watch', './daemon-plan.js', 'runDaemonPlanBench', { files, full, runs }),
@@ -103,7 +103,7 @@ if (scan !== null) add(scanFigures(scan));
 
 // kbsync watch at 100k files, and each watcher backend alone (the measurement behind watch.watcher's default).
 const watchDaemon = inChild<WatchDaemonResult>('kbsync watch (daemon)', './watch-daemon.js', 'runWatchDaemonBench', { files, full });
-const backends = (['parcel', 'chokidar'] as const).map((backend) =>
+const backends = (['node', 'parcel', 'chokidar'] as const).map((backend) =>
   inChild<WatchBenchResult>(`watcher backend alone: ${backend}`, './watch.js', 'runWatchBench', { files, full, backend }),
 );
 add(watchFigures(watchDaemon, backends));
@@ -122,7 +122,7 @@ if (watchDaemon === null)
 const plan = inChild<PlanBenchFigure[]>('planner alone', './plan.js', 'runPlanBench', files, 5);
 if (plan !== null) add(planFigures(plan));
 
-// The PostgreSQL state (issue 19): an unchanged plan beside the SQLite state's, and reservations/s with 8 processes.
+// The PostgreSQL state: an unchanged plan beside the SQLite state's, and reservations/s with 8 processes.
 add(pgStateFigures(inChild<PgStateBenchResult>('PostgreSQL state', './pg-state.js', 'runPgStateBench', { files })));
 
 const query = inChild<QueryBenchResult>('service query latency (hybrid retrieval)', './query.js', 'runQueryBench', {});

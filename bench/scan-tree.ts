@@ -24,7 +24,7 @@ export function prng(seed: number): () => number {
 
 /**
  * Sizes: 1–4 KB each by default (fast to generate, for CI); with `full`, a log-normal spread
- * (median ~11 KB, mean ~24 KB, a few files of several MB), ~2.4 GB per 100k files, like the issue's tree.
+ * (median ~11 KB, mean ~24 KB, a few files of several MB), ~2.4 GB per 100k files.
  */
 function sizeOf(random: () => number, full: boolean): number {
   if (!full) return 1024 + Math.floor(random() * 3072);
@@ -83,7 +83,7 @@ export function benchTreeOf(options: BenchTreeOptions): { files: number; full: b
 }
 
 /**
- * The issue's reference walk: readdirSync with file types and one lstatSync per file, nothing else
+ * The reference walk: readdirSync with file types and one lstatSync per file, nothing else
  * (no rules, no objects); the files and folders it counted.
  */
 export function bareWalk(dir: string, counts = { files: 0, folders: 0 }): { files: number; folders: number } {

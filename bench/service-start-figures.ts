@@ -3,7 +3,7 @@ import type { Figure } from './figure.js';
 import { ratio } from './measure.js';
 import type { ServiceStartResult } from './service-start.js';
 
-const GROUP = 'local service start, real CLI, fresh process (issue 15)';
+const GROUP = 'local service start, real CLI, fresh process';
 /** The target: `kbsync serve` on an existing data folder prints `listening` within this many times `node -e 0`'s time, same run. */
 export const SERVE_START_MAX_TIMES_NODE = 3;
 
@@ -28,7 +28,7 @@ export function serviceStartFigures(r: ServiceStartResult): Figure[] {
       r.serveExisting,
       `≤ ${SERVE_START_MAX_TIMES_NODE} × reference`,
       (ms, nodeMs) => ms <= nodeMs * SERVE_START_MAX_TIMES_NODE,
-      "the issue's figure: every `npm run example`, local sync and service test pays it",
+      'every `npm run example`, local sync and service test pays it',
     ),
     row(
       r.serveNew,

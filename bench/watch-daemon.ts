@@ -17,7 +17,7 @@ import { measureChanges, measureRescans } from './watch-latency.js';
  * readdirSync + lstatSync walk of the same tree, measured in this process just before. Then, the daemon
  * left running: CHANGES new files written one at a time, each timed until its op is in the outbox; and
  * RESCANS cycles of the rescan timer alone (the unchanged tree), each one's duration as the daemon logs it.
- * Last, a few seconds of the daemon idle between two rescans: its wake-ups (context switches of its threads) and CPU.
+ * Last, the daemon idle (its config edited to rescan hourly, reloaded live): its wake-ups (context switches of its threads) and CPU.
  */
 export type WatchDaemonResult = {
   files: number;
@@ -39,7 +39,7 @@ export type WatchDaemonResult = {
   changeCycleMs: (number | null)[];
   /** tookMs of each cycle run by the rescan timer alone, the tree unchanged. */
   rescanMs: number[];
-  /** The daemon idle between two rescans: wake-ups and CPU. */
+  /** The daemon idle (no cycle due): wake-ups and CPU. */
   idle: IdleSample | null;
   problem: string | null;
   /** Why the change or rescan figures are missing or short. */
@@ -50,9 +50,13 @@ export type WatchDaemonResult = {
 export const DAEMON_DEBOUNCE_MS = 1500;
 const RESCAN_MINUTES = 0.1;
 const CHANGES = 5;
-/** The idle window: it starts IDLE_AFTER_MS after the last rescan measured ends, and ends before the next rescan. */
-const IDLE_AFTER_MS = 1500;
-const IDLE_MS = 3500;
+/**
+ * The idle window: once the rescans are measured, the config is edited to rescan hourly (a reload, no
+ * restart); the window starts IDLE_AFTER_MS after the last cycle and lasts IDLE_MS, no cycle due. The
+ * wait outlasts what a full cycle leaves behind: V8's memory reducer collects about 8 s after it.
+ */
+const IDLE_AFTER_MS = 20_000;
+const IDLE_MS = 20_000;
 const RESCANS = 3;
 
 function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
@@ -68,6 +72,8 @@ export async function runWatchDaemonBench(options: {
   files?: number;
   full?: boolean;
   dir?: string;
+  /** watch.watcher of the daemon; the default when unset. */
+  watcher?: string;
   log?: (line: string) => void;
 }): Promise<WatchDaemonResult> {
   const log = options.log ?? (() => {});
@@ -76,7 +82,11 @@ export async function runWatchDaemonBench(options: {
     base,
     name: 'watch',
     treeDir: tree.dir,
-    watch: { debounceMs: DAEMON_DEBOUNCE_MS, rescanMinutes: RESCAN_MINUTES },
+    watch: {
+      debounceMs: DAEMON_DEBOUNCE_MS,
+      rescanMinutes: RESCAN_MINUTES,
+      ...(options.watcher === undefined ? {} : { watcher: options.watcher }),
+    },
     log,
   });
 
@@ -132,8 +142,19 @@ export async function runWatchDaemonBench(options: {
     rescans = await measureRescans({ count: RESCANS, rescanMs: RESCAN_MINUTES * 60_000, stderr: () => stderr, alive });
     log(`rescans: ${JSON.stringify(rescans.tookMs)} ms${rescans.problem === null ? '' : ` (${rescans.problem})`}`);
     if (alive()) {
-      await new Promise((r) => setTimeout(r, IDLE_AFTER_MS));
-      idle = await measureIdle(pid, IDLE_MS);
+      writeFileSync(config, readFileSync(config, 'utf8').replace(`rescanMinutes: ${RESCAN_MINUTES}`, 'rescanMinutes: 60'));
+      const reloaded = Date.now() + 30_000;
+      while (alive() && !stderr.includes('config reloaded: watch.rescanMinutes') && Date.now() < reloaded)
+        await new Promise((r) => setTimeout(r, 50));
+      // The reload's own cycle, or a rescan begun before it, ends first.
+      let cycles = -1;
+      let since = Date.now();
+      while (alive() && Date.now() - since < IDLE_AFTER_MS) {
+        const n = stderr.split('"msg":"sync cycle done"').length;
+        if (n !== cycles) [cycles, since] = [n, Date.now()];
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (alive()) idle = await measureIdle(pid, IDLE_MS);
       log(`idle: ${JSON.stringify(idle)}`);
     }
   }

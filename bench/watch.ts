@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync, rmSync } from '
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createChokidarWatcher } from '../src/watch/chokidar-watcher.js';
+import { createNodeWatcher } from '../src/watch/node-watcher.js';
 import { createParcelWatcher } from '../src/watch/parcel-watcher.js';
 import type { CreateWatcher } from '../src/watch/watcher.js';
 import { round1 } from './measure.js';
@@ -13,7 +14,7 @@ import { benchTreeOf, timeBareWalk } from './scan-tree.js';
  * `inotify wd:` lines of /proc/self/fdinfo), and the delay of one event; beside the bare readdirSync +
  * lstatSync walk of the same tree in the same process, as the reference.
  */
-export type WatchBackendName = 'chokidar' | 'parcel';
+export type WatchBackendName = 'node' | 'chokidar' | 'parcel';
 
 export type WatchBenchResult = {
   backend: WatchBackendName;
@@ -27,7 +28,11 @@ export type WatchBenchResult = {
   eventMs: number | null;
 };
 
-const BACKENDS: Record<WatchBackendName, CreateWatcher> = { chokidar: createChokidarWatcher, parcel: createParcelWatcher };
+const BACKENDS: Record<WatchBackendName, CreateWatcher> = {
+  node: createNodeWatcher,
+  chokidar: createChokidarWatcher,
+  parcel: createParcelWatcher,
+};
 
 /** Counts the inotify watches this process holds (null where /proc has no such view). */
 export function inotifyWatches(pid: number | 'self' = 'self'): number | null {

@@ -43,6 +43,40 @@ const external = [
   'light-my-request',
 ];
 
+// Node built-ins fastify requires at load for features the service does not use: HTTPS and HTTP/2
+// servers, and the DNS lookup of a `localhost` listen (the service listens on an address). Loading
+// node:http2, node:https and node:dns took ~13 ms of CPU of every `kbsync serve` start (node's own
+// modules, beside http's). In the bundle each becomes a module object loaded on its first use. The
+// build fails if fastify's source no longer has these lines, rather than bundling them eagerly unnoticed.
+const LAZY_BUILTINS = [
+  {
+    file: /node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/,
+    lines: {
+      "const https = require('node:https')": "const https = lazyBuiltin(() => require('node:https'))",
+      "const http2 = require('node:http2')": "const http2 = lazyBuiltin(() => require('node:http2'))",
+      "const dns = require('node:dns')": "const dns = lazyBuiltin(() => require('node:dns'))",
+    },
+  },
+];
+const LAZY_BUILTIN_HELPER = 'function lazyBuiltin(load) { let m; return new Proxy({}, { get: (_, key) => (m ??= load())[key] }) }\n';
+
+/** @type {import('esbuild').Plugin} */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    for (const { file, lines } of LAZY_BUILTINS) {
+      b.onLoad({ filter: file }, ({ path }) => {
+        let contents = readFileSync(path, 'utf8');
+        for (const [line, lazy] of Object.entries(lines)) {
+          if (!contents.includes(line)) throw new Error(`scripts/bundle.js: ${path} no longer has "${line}": update LAZY_BUILTINS`);
+          contents = contents.replace(line, lazy);
+        }
+        return { contents: LAZY_BUILTIN_HELPER + contents, loader: 'js' };
+      });
+    }
+  },
+};
+
 const common = {
   absWorkingDir: root,
   outdir,
@@ -52,6 +86,7 @@ const common = {
   external,
   sourcemap: 'linked',
   logLevel: 'warning',
+  plugins: [lazyBuiltins],
 };
 // `kbsync --version` without reading package.json at every start (src/cli/program.ts); the bundled
 // workers' file suffix (src/shared/worker-entry.ts).
@@ -70,7 +105,7 @@ await build({
 await build({
   ...common,
   entryPoints: {
-    'tracked-worker': 'dist/sync/state/tracked-worker.js',
+    'tracked-worker': 'dist/sync/state/sqlite/tracked-worker.js',
     'walk-ahead-worker': 'dist/sync/sources/walk-ahead-worker.js',
     'stat-pool-worker': 'dist/sync/sources/stat-pool-worker.js',
     'hash-worker': 'dist/sync/sources/hash-worker.js',

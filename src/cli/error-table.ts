@@ -19,7 +19,8 @@ export const ERROR_TABLE: Record<ErrorCode, ErrorInfo> = {
   },
   config_not_found: {
     exit: 2,
-    meaning: 'There is no config file at the given path (default `./kbsync.yaml`).',
+    meaning:
+      'There is no config file at the given path, or, without `-c`, no `kbsync.yaml` in the working folder or a folder above it (up to $HOME).',
     action: 'Run `kbsync init` to write a starter file, or pass `-c FILE`.',
   },
   usage: {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import * as commands from './commands/index.js';
-import { DEFAULT_CONFIG_FILE } from './config-option.js';
+import { CONFIG_OPTION_HELP } from './config-option.js';
 import type { CliContext } from './context.js';
 
 /** The signature every `src/cli/commands/<name>.ts` exports as `register`. */
@@ -17,7 +17,7 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('kbsync')
     .description('Keep a knowledge-service dataset in step with your folders and Git repositories.')
     .version(packageVersion(), '-V, --version', 'print the kbsync version')
-    .option('-c, --config <file>', 'config file', DEFAULT_CONFIG_FILE)
+    .option('-c, --config <file>', CONFIG_OPTION_HELP)
     .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: (text) => ctx.stdout.write(text), writeErr: (text) => ctx.stderr.write(text) })

@@ -47,7 +47,7 @@ export async function withSession<T>(
  * it). `reader` (it only reads: plan, explain, audit) and `guest` (it records paid calls of its own:
  * query, chat, check, agents): the writer lock when it is free (so that alone it repairs as a writer
  * does); beside a runner that holds it, read-only, or writing its paid calls in short transactions
- * (open-state.ts). On PostgreSQL a guest is a runner of no source (it locks none).
+ * (sync/state/sqlite/open.ts). On PostgreSQL a guest is a runner of no source (it locks none).
  */
 export type StateAccess = 'writer' | 'reader' | 'guest';
 

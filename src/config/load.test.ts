@@ -290,7 +290,7 @@ describe('loadConfig: the resolved config', () => {
         debounceMs: 1500,
         rescanMinutes: 60,
         backend: 'auto',
-        watcher: 'parcel',
+        watcher: 'node',
         pollIntervalMs: 1000,
         probeTimeoutMs: 2000,
         shutdownGraceSeconds: 10,

@@ -11,7 +11,8 @@ const HEADER = `# kbsync.yaml reference
 <!-- Generated from src/config/schema.ts by src/config/reference.ts: do not edit by hand.
      Regenerate with: KBSYNC_UPDATE_DOCS=1 npx vitest run src/config/reference.test.ts -->
 
-kbsync reads \`kbsync.yaml\` in the current folder, or the file given with \`-c/--config\`.
+kbsync reads the file given with \`-c/--config\`, else the nearest \`kbsync.yaml\` in the working folder or a
+folder above it (up to \`$HOME\` when inside it; README "Config").
 \`kbsync init\` writes a commented starter file; \`kbsync config check\` validates one and prints it
 resolved, with secrets redacted.
 

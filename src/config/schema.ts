@@ -240,12 +240,12 @@ export const Watch = z
       .describe(
         'How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts).',
       ),
-    /** Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder, the lighter and faster to start) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way. @default "parcel" */
+    /** Which library delivers file-system events (`backend: auto` or `events`): `node` (Node's fs.watch on each folder: one inotify watch per folder and no thread of its own, so an idle daemon does not wake for it), `parcel` (@parcel/watcher: one watch per folder, but its thread wakes twice a second) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way. @default "node" */
     watcher: z
-      .enum(['parcel', 'chokidar'])
-      .default('parcel')
+      .enum(['node', 'parcel', 'chokidar'])
+      .default('node')
       .describe(
-        "Which library delivers file-system events (`backend: auto` or `events`): `parcel` (@parcel/watcher: one inotify watch per folder, the lighter and faster to start) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way.",
+        "Which library delivers file-system events (`backend: auto` or `events`): `node` (Node's fs.watch on each folder: one inotify watch per folder and no thread of its own, so an idle daemon does not wake for it), `parcel` (@parcel/watcher: one watch per folder, but its thread wakes twice a second) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way.",
       ),
     /** How often the polling backend stats each file, in milliseconds. @default 1000 */
     pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),

@@ -99,8 +99,8 @@ reindex:
 
 # kbsync watch: quiet time after the last change before a sync, and the safety-net rescan period.
 # backend: auto (file-system events, checked by a probe at start, polling if none arrives), events,
-# or polling (network mounts, some Docker and WSL2 mounts; every pollIntervalMs); watcher: parcel (one
-# inotify watch per folder) or chokidar (one per file) for the events. At SIGTERM, calls
+# or polling (network mounts, some Docker and WSL2 mounts; every pollIntervalMs); watcher: node (one
+# inotify watch per folder, no thread), parcel or chokidar (one per file) for the events. At SIGTERM, calls
 # in flight get shutdownGraceSeconds to finish. schedule: a cron expression (UTC) of the minutes in
 # which syncs may run, e.g. "* 22-23,0-5 * * *"; null means any time. webhookSecret: the whsec_ secret
 # of the webhooks that watch --http accepts on POST /webhooks (write \${KBSYNC_WEBHOOK_SECRET}, not the secret).
@@ -108,7 +108,7 @@ watch:
   debounceMs: 1500
   rescanMinutes: 60
   backend: auto
-  watcher: parcel
+  watcher: node
   pollIntervalMs: 1000
   probeTimeoutMs: 2000
   shutdownGraceSeconds: 10

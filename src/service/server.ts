@@ -13,7 +13,7 @@ import { createProcessingWorker } from './ingest/worker.js';
 import { hashedEmbedder } from './search/embedder.js';
 import { openAiEmbedder, type OpenAiEmbedderOptions } from './search/openai-embedder.js';
 import { openServiceDb } from './store/db.js';
-import { startCheckpointer } from './store/checkpointer.js';
+import { startCheckpointer, type Checkpointer } from './store/checkpointer.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { intelligenceEventData } from './worker-events.js';
 import { createDispatcher } from './webhooks/index.js';
@@ -104,11 +104,17 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     db.close();
     throw err;
   }
-  // WAL checkpoints off the event loop (on a busy disk one held requests up for most of a second);
-  // its thread starts once the server listens, not before.
-  const checkpointer = startCheckpointer(db);
-  worker.start();
-  webhooks.start();
+  // The background parts start on the next turn, once the caller has its running service (and
+  // `kbsync serve` has printed `listening`): WAL checkpoints off the event loop (on a busy disk one
+  // held requests up for most of a second) in a thread of their own, whose start costs CPU the start-up
+  // need not wait for; the processing worker; the webhook sender. A request that comes first is
+  // served: it only queues work (and kicks a worker that picks it up once started).
+  let checkpointer: Checkpointer | undefined;
+  const background = setImmediate(() => {
+    checkpointer = startCheckpointer(db);
+    worker.start();
+    webhooks.start();
+  });
 
   const running = built.app;
   const port = (running.server.address() as AddressInfo).port;
@@ -120,10 +126,11 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     routes: built.routes(),
     close: () => {
       closing ??= (async () => {
+        clearImmediate(background);
         await running.close();
         await worker.stop();
         await webhooks.stop();
-        await checkpointer.stop();
+        await checkpointer?.stop();
         db.close();
       })();
       return closing;

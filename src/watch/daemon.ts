@@ -14,7 +14,10 @@ export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */
   signal: AbortSignal;
   createWatcher: CreateWatcher;
-  /** Called whenever the snapshot changes (after a cycle, at start and at the end). */
+  /**
+   * Called whenever the snapshot changes (after a cycle, at start and at the end): by the generation in
+   * force only, and never after runWatchDaemon has settled (see publishGate).
+   */
   onSnapshot?: (snapshot: DaemonSnapshot) => void;
   nowMs?: () => number;
   /** Config reload: the file read again at each request (SIGHUP) and, with `watchFile`, when it changes. */
@@ -50,6 +53,40 @@ const remakes = (key: string): boolean => key.startsWith('sources.') || (key.sta
  * call starts, and the cycle running is given watch.shutdownGraceSeconds to finish.
  */
 export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<DaemonResult> {
+  const gate = publishGate(o.onSnapshot);
+  try {
+    return await runDaemon(deps, o, gate);
+  } finally {
+    gate.end();
+  }
+}
+
+/** Who may hand the snapshot on: one token per generation, the one in force only, none once the daemon ended. */
+type PublishGate = {
+  /** The publisher of a generation about to start: it alone publishes from now on. */
+  next(): (snapshot: DaemonSnapshot) => void;
+  /** No generation publishes (one being retired, until the next starts). */
+  retire(): void;
+  /** The daemon ended: nothing publishes any more (a part still closing, a call outliving the grace). */
+  end(): void;
+};
+
+function publishGate(onSnapshot: DaemonOptions['onSnapshot']): PublishGate {
+  let current: object | null = null;
+  return {
+    next() {
+      const token = {};
+      current = token;
+      return (snapshot) => {
+        if (current === token) onSnapshot?.(snapshot);
+      };
+    },
+    retire: () => (current = null),
+    end: () => (current = null),
+  };
+}
+
+async function runDaemon(deps: SyncDeps, o: DaemonOptions, gate: PublishGate): Promise<DaemonResult> {
   const { logger } = deps;
   // The deps every cycle reads: a reload swaps their config between two cycles.
   const live: SyncDeps = { ...deps };
@@ -62,7 +99,6 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     signal: lifetime.signal,
     nowMs,
     createWatcher: o.createWatcher,
-    ...(o.onSnapshot ? { onSnapshot: o.onSnapshot } : {}),
     // One memory of the skips logged, for every generation: a reload does not log them all again.
     fileLines: createFileLines(deps.logger),
   };
@@ -71,7 +107,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     g.ctx.lifetime.signal.addEventListener('abort', () => retired.has(g) || lifetime.abort(), { once: true });
     return g;
   };
-  let gen = follow(await startGeneration(live, parts));
+  let gen = follow(await startGeneration(live, { ...parts, onSnapshot: gate.next() }));
   // `kbsync plan` asks the daemon over a local socket (beside the state, which a reload cannot move),
   // and is answered by the generation in force from what it holds in memory.
   const plans = await startPlanServer({ localStatePath: localStatePath(deps.config), answer: (req) => gen.answer(req), logger });
@@ -108,6 +144,8 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
     }
     const old = gen;
     remaking = (async () => {
+      // What the old parts do while they close (and any late timer of theirs) is published no more.
+      gate.retire();
       await old.close();
       fatal ??= old.cycle.fatal();
       // Ended, so that nothing of it starts again (a watcher falling back to polling late).
@@ -116,7 +154,7 @@ export async function runWatchDaemon(deps: SyncDeps, o: DaemonOptions): Promise<
       if (lifetime.signal.aborted) return;
       snapshot.watches.length = 0;
       try {
-        gen = follow(await startGeneration(live, { ...parts, snapshot }));
+        gen = follow(await startGeneration(live, { ...parts, snapshot, onSnapshot: gate.next() }));
       } catch (err) {
         // The old parts are closed and no new ones run: nothing would sync. Stop; the supervisor restarts.
         logger.error({ err: String(err) }, 'the daemon could not start again on the reloaded config: stopping');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openState } from '../sync/state/index.js';
-import type { TrackedFileInput } from '../sync/state/tracked-files.js';
+import type { TrackedFileInput } from '../sync/state/sqlite/tracked.js';
 import type { PlanItem, TrackedFile } from '../sync/types.js';
 import { refreshKeptIndex } from './kept-index.js';
 

@@ -35,8 +35,10 @@ export function createReloadRequests(): ReloadRequests {
 
 /** How long the config file must be quiet before it is read (an editor's save is several events). */
 const FILE_QUIET_MS = 300;
-/** How often the config file is also stat'ed, for mounts whose folder events do not arrive (rare: kept slow, an idle daemon's wake-ups). */
+/** How often the config file is stat'ed when its folder cannot be watched. */
 const FILE_POLL_MS = 10_000;
+/** How often it is stat'ed beside a folder watch, for mounts whose folder events do not arrive (rare: kept slow, an idle daemon's wake-ups). */
+const FILE_POLL_WATCHED_MS = 60_000;
 
 export type ConfigReloaderOptions = {
   path: string;
@@ -197,7 +199,7 @@ export function createConfigReloader(o: ConfigReloaderOptions): ConfigReloader {
       } catch (err) {
         logger.debug({ config: o.path, err: errorText(err) }, 'the config folder cannot be watched; the config file is stat-polled');
       }
-      watchFile(o.path, { interval: FILE_POLL_MS, persistent: false }, soon);
+      watchFile(o.path, { interval: folderWatch === null ? FILE_POLL_MS : FILE_POLL_WATCHED_MS, persistent: false }, soon);
       // An edit made while the daemon started (after the config was read) has had no event of its own.
       void reload('file');
     },

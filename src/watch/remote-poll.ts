@@ -11,12 +11,15 @@ export const REMOTE_POLL_MAX_MS = 5 * 60_000;
 
 /** Copies sent and not yet processed or failed: what the poll waits for. */
 const PROCESSING: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing']);
+const SETTLED: ReadonlySet<RemoteStatus> = new Set(['processed', 'failed']);
 
 export type RemotePoll = {
   /** A cycle starts: the copies it sends are followed while it runs (see `sent`). */
   cycleStarts(): void;
   /** A copy the cycle running sent: the first of a cycle arms a listing 2 s later, during the cycle. */
   sent(source: string, path: string, remoteId: string): void;
+  /** Copies whose processing ended that the cycle running found in its own listing: logged and counted as the poll's. */
+  settledByCycle(files: readonly TrackedFile[]): void;
   /** The cycle's calls are over: no listing starts for it any more, and one in flight ends first. */
   cycleEnds(): Promise<void>;
   /** A cycle ended; `sent`: it uploaded or reprocessed something (new copies processing: the wait starts again short). */
@@ -88,18 +91,11 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       return;
     }
     const listing = await (await deps.getClient()).listAllFiles();
-    const statuses = new Map<string, RemoteStatus>();
-    const errors = new Map<string, string>();
-    const chunks = new Map<string, number>();
-    for (const f of listing) {
-      if (!wanted.has(f.id)) continue;
-      statuses.set(f.id, toRemoteStatus(f.status));
-      if (f.error !== null) errors.set(f.id, f.error);
-      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
-    }
+    const copies = listing.filter((f) => wanted.has(f.id));
+    const statuses = new Map(copies.map((f) => [f.id, toRemoteStatus(f.status)]));
     // A plan the daemon is making over the kept index ends first; from here to the end nothing awaits.
     while (ctx.plans.computing !== null) await ctx.plans.computing;
-    state.setRemoteStatuses(statuses, errors, chunks);
+    state.recordListing(copies);
     // Only the rows whose status moved are read again: the kept index stays what the state holds.
     const moved = index.rowsWithOtherStatus(statuses).map((row) => index.fileAt(row));
     // A plan answered before this listing is stale.
@@ -128,19 +124,10 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
   const pollInCycle = async (): Promise<void> => {
     const listing = await (await deps.getClient()).listAllFiles();
     if (!inCycle) return;
-    const statuses = new Map<string, RemoteStatus>();
-    const errors = new Map<string, string>();
-    const chunks = new Map<string, number>();
-    for (const f of listing) {
-      const status = toRemoteStatus(f.status);
-      if (!sentInCycle.has(f.id) || (status !== 'processed' && status !== 'failed')) continue;
-      statuses.set(f.id, status);
-      if (f.error !== null) errors.set(f.id, f.error);
-      if (f.chunkCount !== null) chunks.set(f.id, f.chunkCount);
-    }
-    state.setRemoteStatuses(statuses, errors, chunks);
+    const ended = listing.filter((f) => sentInCycle.has(f.id) && SETTLED.has(toRemoteStatus(f.status)));
+    state.recordListing(ended);
     let retry = false;
-    for (const id of statuses.keys()) {
+    for (const id of new Set(ended.map((f) => f.id))) {
       const at = sentInCycle.get(id) as { source: string; path: string };
       sentInCycle.delete(id);
       const file = state.getTracked(at.source, at.path);
@@ -149,12 +136,15 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     // The reprocess is the next cycle's, started once this one ends.
     if (retry) ctx.scheduler.soon('reprocess');
     delayMs = Math.min(delayMs * 2, maxMs);
-    if (statuses.size > 0) ctx.publish();
+    if (ended.length > 0) ctx.publish();
     if (sentInCycle.size > 0) arm(delayMs);
   };
 
-  /** Logs and counts a copy whose processing ended; true when the reprocess rule retries it. */
-  const settled = (file: TrackedFile): boolean => {
+  /**
+   * Logs and counts a copy whose processing ended; true when the reprocess rule retries it. `byCycle`:
+   * settled by a cycle's own listing, which plans the reprocess itself (nothing handed on).
+   */
+  const settled = (file: TrackedFile, byCycle = false): boolean => {
     const { source, path, remoteStatus, remoteError } = file;
     if (remoteStatus === 'processed') {
       snapshot.counters.processed++;
@@ -173,7 +163,7 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
         ? 'not reprocessed: the service says the same file would fail again (fix the file: it is uploaded again when it changes)'
         : `not reprocessed: already reprocessed ${file.reprocessAttempts} of ${max} times`;
     logger.warn({ source, path, remoteStatus, error: remoteError ?? null, next }, 'remote processing failed');
-    if (retry) o.reprocess(file);
+    if (retry && !byCycle) o.reprocess(file);
     return retry;
   };
 
@@ -188,6 +178,9 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
       if (sentInCycle.size > 1) return;
       delayMs = firstMs;
       arm(firstMs);
+    },
+    settledByCycle(files) {
+      for (const file of files) settled(file, true);
     },
     async cycleEnds() {
       inCycle = false;

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -147,8 +147,13 @@ describe('kbsync config check', () => {
     const run = await runCli(['config', 'check'], { cwd: dir });
 
     expect(run.code).toBe(2);
+    // No HOME in this environment: every folder up to the root is searched.
+    const searched = [dir];
+    while (dirname(searched[searched.length - 1] as string) !== searched[searched.length - 1])
+      searched.push(dirname(searched[searched.length - 1] as string));
     expect(run.stderr).toBe(
-      `kbsync: no config file at ${join(dir, 'kbsync.yaml')}\n  Run \`kbsync init\` to write a starter file, or pass \`-c FILE\`.\n`,
+      `kbsync: no kbsync.yaml in ${dir} or a folder above it, up to the file-system root (looked in ${searched.join(', ')})\n` +
+        '  Run `kbsync init` to write a starter file, or pass `-c FILE`.\n',
     );
   });
 });

@@ -15,7 +15,10 @@ import { tempDir } from './helpers.js';
 
 const dir = tempDir('kbsync-serve-modules-');
 
-/** A preload that appends the URL of every module loaded (import or require) to the file it is given. */
+/**
+ * A preload that appends the URL of every module loaded (import or require) to the file it is given,
+ * and at the first write to stdout the Node built-ins loaded by then (as `node:NAME`).
+ */
 const PRELOAD = `
 import { registerHooks } from 'node:module';
 import { appendFileSync } from 'node:fs';
@@ -26,6 +29,16 @@ registerHooks({
     return next(url, context);
   },
 });
+const write = process.stdout.write.bind(process.stdout);
+let listed = false;
+process.stdout.write = (...args) => {
+  if (!listed) {
+    listed = true;
+    const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'node:' + m.slice(13));
+    appendFileSync(file, builtins.join('\\n') + '\\n');
+  }
+  return write(...args);
+};
 `;
 
 /** Runs `kbsync serve --port 0` with the preload until its first line, then stops it; the modules loaded by then. */
@@ -88,6 +101,15 @@ describe('kbsync serve start', () => {
     ]) {
       expect(packages, unwanted).not.toContain(unwanted);
     }
+  });
+
+  it('loads neither node:https, node:http2 nor node:tls before "listening on" (fastify requires them for servers it does not make)', async () => {
+    const { firstLine, urls } = await modulesUntilListening(join(dir.path, 'data-builtins'), join(dir.path, 'modules-builtins.txt'));
+
+    expect(firstLine).toMatch(/^listening on /);
+    // The list holds the built-ins: node:http is among them.
+    expect(urls).toContain('node:http');
+    for (const unwanted of ['node:https', 'node:http2', 'node:tls']) expect(urls, unwanted).not.toContain(unwanted);
   });
 
   it('loads no parser, chunker or gpt-tokenizer before "listening on": they load in the ingest workers', async () => {

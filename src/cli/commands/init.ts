@@ -17,7 +17,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--force', 'overwrite an existing config file')
     .action((options: { force?: boolean }, cmd: Command) => {
-      const { given, absolute } = configPathOf(cmd, ctx);
+      const { given, absolute } = configPathOf(cmd, ctx, { search: false });
       if (existsSync(absolute)) {
         if (statSync(absolute).isDirectory()) throw new KbsyncError('usage', `${given} is a folder; pass -c FILE to name the config file`);
         if (options.force !== true) throw new KbsyncError('usage', `${given} already exists; use --force to overwrite it`);

@@ -53,7 +53,10 @@ export function register(program: Command, ctx: CliContext): void {
         const { createChokidarWatcher } = await import('../../watch/chokidar-watcher.js');
         let createWatcher = createChokidarWatcher;
         let library = 'chokidar';
-        if (session.config.watch.watcher === 'parcel') {
+        if (session.config.watch.watcher === 'node') {
+          createWatcher = (await import('../../watch/node-watcher.js')).createNodeWatcher;
+          library = 'node (fs.watch)';
+        } else if (session.config.watch.watcher === 'parcel') {
           try {
             createWatcher = (await import('../../watch/parcel-watcher.js')).createParcelWatcher;
             library = '@parcel/watcher';
@@ -72,13 +75,11 @@ export function register(program: Command, ctx: CliContext): void {
         const { config, state } = session;
         let snapshot: Snapshot | null = null;
         let httpAddress: string | null = null;
-        // Once the daemon has stopped, a late snapshot (a timer of a part already closing) keeps saying so.
-        let stopped: string | null = null;
+        // The daemon hands on no snapshot once it has ended (daemon.ts, publishGate): the save with stoppedAt is the last.
         const save = (stoppedAt: string | null): void => {
           if (snapshot === null) return;
-          stopped ??= stoppedAt;
           try {
-            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt: stopped });
+            writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }

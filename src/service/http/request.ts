@@ -41,22 +41,36 @@ export function parseIdParam(value: unknown, what: string): number {
   return Number(value);
 }
 
-/** An id in a JSON body: a positive integer, or its decimal string (clients may normalise ids to strings). */
-export const BodyId = z.union([
-  z.number().int().positive(),
-  z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, 'expected a positive integer id')
-    .transform(Number),
-]);
+/**
+ * `build()`'s value, built on its first use. The routes' zod schemas are made this way: building
+ * zod schemas (each binds its methods) took a few ms of every service start, for bodies most starts
+ * never parse.
+ */
+export function onFirstUse<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
 
-const Page = z.object({
-  limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
-  offset: z.coerce.number().int().min(0).default(0),
-});
+/** An id in a JSON body: a positive integer, or its decimal string (clients may normalise ids to strings). */
+export const bodyId = onFirstUse(() =>
+  z.union([
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/, 'expected a positive integer id')
+      .transform(Number),
+  ]),
+);
+
+const page = onFirstUse(() =>
+  z.object({
+    limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
+    offset: z.coerce.number().int().min(0).default(0),
+  }),
+);
 
 /** `limit` (default 1,000, at most 10,000) and `offset` from the query string. */
 export function parsePage(query: unknown): { limit: number; offset: number } {
   const q = (query ?? {}) as Record<string, unknown>;
-  return parseBody(Page, { limit: q['limit'] === '' ? undefined : q['limit'], offset: q['offset'] === '' ? undefined : q['offset'] });
+  return parseBody(page(), { limit: q['limit'] === '' ? undefined : q['limit'], offset: q['offset'] === '' ? undefined : q['offset'] });
 }

@@ -2,12 +2,13 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { isSupportedFileName } from '../../shared/file-types.js';
+import { channel, type Channel } from '../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 import type { ChunkInput } from '../store/chunks.js';
 import { startThreadpoolHere } from './background-priority.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
-import type { IngestReply, IngestTask, TaskFailure } from './ingest-messages.js';
+import type { IngestApi } from './ingest-messages.js';
 import { DEFAULT_PARSE_MEMORY_LIMIT_MB, DEFAULT_PARSE_TIME_LIMIT_MS } from '../../shared/parse-limits.js';
 import { parseFailed } from './parse-error.js';
 import type { ParseOptions } from './types.js';
@@ -29,7 +30,13 @@ const WORKER_ENTRY = workerEntry('ingest-worker', import.meta.url);
 
 export type IngestPool = ChunkSource & { readonly size: number };
 
-type Slot = { worker: Worker | undefined; ready: Promise<void>; busy: boolean; idleTimer: NodeJS.Timeout | undefined };
+type Slot = {
+  worker: Worker | undefined;
+  ingest: Channel<IngestApi> | undefined;
+  ready: Promise<void>;
+  busy: boolean;
+  idleTimer: NodeJS.Timeout | undefined;
+};
 
 /** The default number of parsing workers: one per core the process may use. */
 export function defaultIngestWorkers(): number {
@@ -50,6 +57,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const chunking = o.chunking ?? DEFAULT_CHUNK_OPTIONS;
   const slots: Slot[] = Array.from({ length: size }, () => ({
     worker: undefined,
+    ingest: undefined,
     ready: Promise.resolve(),
     busy: false,
     idleTimer: undefined,
@@ -66,11 +74,9 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
       `parsing stopped at the memory limit of ${memoryLimitMb} MB per file (kbsync serve --parse-memory-limit); the file is too large or too complex to parse`,
     );
 
-  const fromFailure = (f: TaskFailure): Error => {
-    if (f.kind === 'parse_failed') return parseFailed(f.message);
-    if (f.kind === 'out_of_memory') return memoryLimitError();
-    return Object.assign(new Error(f.message), f.kind === 'errno' ? { code: f.code } : {});
-  };
+  // Out of memory: the worker's heap, or that of a thread its parser started (the office documents').
+  const limitOf = (err: unknown): unknown =>
+    (err as NodeJS.ErrnoException | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? memoryLimitError() : err;
 
   const acquire = (): Promise<Slot> => {
     if (closed) return Promise.reject(new Error('the ingest pool is closed'));
@@ -85,6 +91,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   const retire = (slot: Slot): void => {
     const worker = slot.worker;
     slot.worker = undefined;
+    slot.ingest = undefined;
     if (worker !== undefined) void worker.terminate();
   };
 
@@ -100,114 +107,67 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     slot.idleTimer.unref();
   };
 
-  const workerOf = (slot: Slot): Worker => {
+  const ingestOf = (slot: Slot): Channel<IngestApi> => {
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
-    if (slot.worker === undefined) {
+    if (slot.worker === undefined || slot.ingest === undefined) {
       // The worker lowers its own priority (background-priority.ts): not that of the process's threadpool.
       startThreadpoolHere();
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
-      // A worker never keeps the process alive on its own: the service's server does while it runs.
-      worker.unref();
       slot.worker = worker;
-      // Loading its modules is not part of any file's time: a task is posted once the worker says it is ready.
-      slot.ready = new Promise<void>((resolve, reject) => {
-        const onExit = (): void => reject(new Error('the ingest worker ended before it was ready'));
-        const onReady = (reply: IngestReply): void => {
-          if (reply.type !== 'ready') return;
-          worker.off('message', onReady);
-          worker.off('error', reject);
-          worker.off('exit', onExit);
-          resolve();
-        };
-        worker.on('message', onReady);
-        worker.once('error', reject);
-        worker.once('exit', onExit);
-      });
+      // A worker never keeps the process alive on its own: the service's server does while it runs.
+      slot.ingest = channel<IngestApi>(worker, { name: 'ingest worker', unref: true });
+      // Loading its modules is not part of any file's time: a task is sent once the worker has answered `ready`.
+      slot.ready = slot.ingest.call('ready', undefined);
       // Awaited by the task that started the worker; a failure is that task's.
       slot.ready.catch(() => {});
     }
-    return slot.worker;
+    return slot.ingest;
   };
 
   /**
-   * Runs one task on a worker, yielding its replies until `last` says the task is over. The time
-   * limit runs only while the worker works: not while a batch it posted is being written.
+   * Runs one task on a worker: `run` makes its calls through `timed`, under the time limit, which
+   * runs only while the worker works: not while a batch it answered is being written. A task
+   * stopped at a limit, on a worker that died, or left mid-task (the service stopping) has its
+   * worker replaced; only that task fails, and the pool keeps its size.
    */
-  async function* session(task: IngestTask, last: (reply: IngestReply) => boolean): AsyncGenerator<IngestReply> {
+  async function* session<T>(
+    run: (ingest: Channel<IngestApi>, timed: <R>(call: Promise<R>) => Promise<R>) => AsyncGenerator<T>,
+  ): AsyncGenerator<T> {
     const slot = await acquire();
-    let finished = false;
-    let worker: Worker | undefined;
-    const inbox: IngestReply[] = [];
-    let failure: Error | undefined;
-    let wake: (() => void) | undefined;
-    const notify = (): void => {
-      wake?.();
-      wake = undefined;
-    };
-    const onMessage = (reply: IngestReply): void => {
-      inbox.push(reply);
-      notify();
-    };
-    const onError = (err: Error): void => {
-      failure ??= (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY' ? memoryLimitError() : err;
-      notify();
-    };
-    const onExit = (): void => {
-      failure ??= new Error('the ingest worker ended before its task was done');
-      notify();
-    };
     let used = 0;
-    let since = performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    const runClock = (): void => {
-      since = performance.now();
-      timer = setTimeout(() => {
-        failure ??= timeLimitError();
-        notify();
-      }, timeLimitMs - used);
-    };
-    const stopClock = (): void => {
-      clearTimeout(timer);
-      used += performance.now() - since;
-    };
-    try {
-      worker = workerOf(slot);
-      await slot.ready;
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      worker.postMessage(task);
-      runClock();
-      for (;;) {
-        if (failure !== undefined) throw failure;
-        const reply = inbox.shift();
-        if (reply !== undefined) {
-          if (reply.type === 'failed') {
-            finished = true;
-            throw fromFailure(reply.failure);
-          }
-          finished = last(reply);
-          if (finished) {
-            stopClock();
-            yield reply;
-            return;
-          }
-          stopClock();
-          yield reply;
-          worker.postMessage({ type: 'more' } satisfies IngestTask);
-          runClock();
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
+    let stopped = false;
+    let keep = false;
+    const timed = async <R>(call: Promise<R>): Promise<R> => {
+      const since = performance.now();
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stopped = true;
+          reject(timeLimitError());
+        }, timeLimitMs - used);
+      });
+      try {
+        return await Promise.race([call, limit]);
+      } catch (err) {
+        throw limitOf(err);
+      } finally {
+        clearTimeout(timer);
+        used += performance.now() - since;
       }
+    };
+    let ingest: Channel<IngestApi> | undefined;
+    try {
+      ingest = ingestOf(slot);
+      await slot.ready;
+      yield* run(ingest, timed);
+      keep = true;
+    } catch (err) {
+      // A task's own failure (parse_failed, an errno) leaves its worker as good as before.
+      keep = !stopped && ingest !== undefined && !ingest.closed;
+      throw err;
     } finally {
-      clearTimeout(timer);
-      worker?.off('message', onMessage);
-      worker?.off('error', onError);
-      worker?.off('exit', onExit);
-      // A worker stopped at a limit, broken, or left mid-task (the service stopping) is replaced.
-      if (!finished || failure !== undefined) retire(slot);
+      if (!keep) retire(slot);
       release(slot);
     }
   }
@@ -216,8 +176,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     size,
     supports: isSupportedFileName,
     async *fileBatches(file): AsyncGenerator<ChunkInput[]> {
-      const task: IngestTask = {
-        type: 'file',
+      const task = {
         path: file.storedPath,
         name: file.name,
         parsing: o.parsing,
@@ -225,13 +184,21 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
         batchSize: o.batchSize,
         batchChars: o.batchChars,
       };
-      for await (const reply of session(task, (r) => r.type === 'done')) if (reply.type === 'batch') yield reply.chunks;
+      yield* session(async function* (ingest, timed) {
+        for (let chunks = await timed(ingest.call('file', task)); chunks !== null; chunks = await timed(ingest.call('more', undefined)))
+          yield chunks;
+      });
     },
     async entryChunks(entry) {
-      for await (const reply of session({ type: 'entry', title: entry.title, content: entry.content, chunking }, () => true)) {
-        if (reply.type === 'entry') return reply.chunks;
-      }
-      throw new Error('the ingest worker ended without the entry chunks');
+      const task = { title: entry.title, content: entry.content, chunking };
+      let chunks: string[] | undefined;
+      // Read to its end: a session left early has its worker replaced.
+      for await (const answer of session(async function* (ingest, timed) {
+        yield await timed(ingest.call('entry', task));
+      }))
+        chunks = answer;
+      if (chunks === undefined) throw new Error('the ingest worker ended without the entry chunks');
+      return chunks;
     },
     async close() {
       closed = true;
@@ -240,6 +207,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
           clearTimeout(slot.idleTimer);
           const worker = slot.worker;
           slot.worker = undefined;
+          slot.ingest = undefined;
           await worker?.terminate();
         }),
       );

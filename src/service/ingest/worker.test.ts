@@ -253,14 +253,14 @@ describe('waking', () => {
     expect(fileRow(t.db, id).status).toBe('processed');
   });
 
-  it('idle, looks twice as late after each empty look, up to 8 times the idle poll; a kick still wakes it at once', async () => {
+  it('idle, looks twice as late after each empty look, up to 32 times the idle poll; a kick still wakes it at once', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const w = startWorker({ idlePollMs: 2000 });
     await w.whenIdle();
-    // Empty looks at 2 s, 6 s, 14 s, 30 s; the next at 46 s (16 s apart from then on).
-    await vi.advanceTimersByTimeAsync(30_000);
+    // Empty looks at 2 s, 6 s, 14 s, 30 s, 62 s, 126 s; the next at 190 s (64 s apart from then on).
+    await vi.advanceTimersByTimeAsync(126_000);
     const unkicked = addFile(t, { name: 'a.txt', content: 'unkicked' });
-    await vi.advanceTimersByTimeAsync(15_999);
+    await vi.advanceTimersByTimeAsync(63_999);
     const before = fileRow(t.db, unkicked).status;
     await vi.advanceTimersByTimeAsync(1);
     await w.whenIdle();

@@ -60,6 +60,9 @@ export type ProcessingWorker = {
  * items at a time as it has workers; this thread claims items and writes their chunks. With the
  * queues empty it sleeps until `kick()` or the idle poll.
  */
+/** Idle, the poll doubles after each empty look up to this many times idlePollMs (64 s at the default 2 s). */
+const IDLE_POLL_FACTOR = 32;
+
 export function createProcessingWorker(opts: ProcessingWorkerOptions): ProcessingWorker {
   const { db, logger } = opts;
   const idlePollMs = opts.idlePollMs ?? 2000;
@@ -192,7 +195,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       settleIdle();
       // An idle process wakes rarely: each empty look waits longer (a kick still wakes it at once).
       await sleep(idleFor);
-      idleFor = Math.min(idleFor * 2, idlePollMs * 8);
+      idleFor = Math.min(idleFor * 2, idlePollMs * IDLE_POLL_FACTOR);
     }
     await Promise.all(inFlight);
     idle = true;

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import type { Database } from 'better-sqlite3';
+import { channel, type Channel } from '../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 export type Checkpointer = {
@@ -27,8 +28,10 @@ const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 export function startCheckpointer(db: Database, options: CheckpointerOptions = {}): Checkpointer {
   const intervalMs = options.intervalMs ?? 500;
   let worker: Worker;
+  let checkpoints: Channel<CheckpointApi>;
   try {
     worker = startWorker(WORKER_ENTRY, { workerData: { path: db.name, intervalMs } satisfies CheckpointWorkerData });
+    checkpoints = channel<CheckpointApi>(worker, { name: 'checkpoint worker', unref: true });
   } catch {
     return { stop: () => Promise.resolve() };
   }
@@ -38,23 +41,14 @@ export function startCheckpointer(db: Database, options: CheckpointerOptions = {
     if (db.open) db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
   };
   worker.on('error', fallBack);
-  let exited = false;
-  const ended = new Promise<void>((resolve) => {
-    worker.once('exit', () => {
-      exited = true;
-      resolve();
-    });
-  });
-  worker.unref();
   let stopping: Promise<void> | undefined;
   return {
     stop() {
       stopping ??= (async () => {
-        if (!exited) {
-          worker.ref(); // until it has exited: the caller waits for that
-          worker.postMessage('stop');
-        }
-        await ended;
+        worker.ref(); // until it has exited: the caller waits for that
+        // A last checkpoint (a dead worker answers nothing: the connection checkpoints again).
+        await checkpoints.call('stop', undefined).catch(() => {});
+        await checkpoints.close();
         fallBack();
       })();
       return stopping;
@@ -62,8 +56,11 @@ export function startCheckpointer(db: Database, options: CheckpointerOptions = {
   };
 }
 
+/** The worker's one method: a last checkpoint, then its connection closes (the checkpointer then ends it). */
+export type CheckpointApi = { stop(req: undefined): void };
+
 /** What checkpoint-worker.ts is given. */
 export type CheckpointWorkerData = { path: string; intervalMs: number };
 
-/** The worker's entry module: a PASSIVE checkpoint every intervalMs on its own connection; a last one, then exit, on 'stop'. */
+/** The worker's entry module: a PASSIVE checkpoint every intervalMs on its own connection; a last one on `stop`. */
 const WORKER_ENTRY = workerEntry('checkpoint-worker', import.meta.url);

@@ -63,7 +63,10 @@ export type AuditReport = {
   summary: {
     /** Local files found by the walk (supported types). */
     local: number;
+    /** Tracked files in their source now, as `kbsync status` counts them (`tracked.files`). */
     tracked: number;
+    /** Tracked rows of files deleted locally whose remote copies are kept (status's `tracked.deleted`). */
+    trackedDeleted: number;
     remote: number;
     drift: number;
     byKind: Record<AuditKind, number>;
@@ -125,8 +128,10 @@ export function auditDataset(input: AuditInput): AuditReport {
     });
   };
 
+  let deletedCount = 0;
   for (const t of input.tracked) {
-    trackedCount++;
+    if (t.lastAction === 'deleted') deletedCount++;
+    else trackedCount++;
     const key = trackedKey(t.source, t.path);
     trackedKeys.add(key);
     const path = planPath(t.source, t.path, multi);
@@ -259,6 +264,7 @@ export function auditDataset(input: AuditInput): AuditReport {
     summary: {
       local: input.observed.length,
       tracked: trackedCount,
+      trackedDeleted: deletedCount,
       remote: input.listing.length,
       drift: items.length,
       byKind,

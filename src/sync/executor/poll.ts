@@ -34,17 +34,13 @@ export async function waitForProcessing(
   const errors = new Map<string, string>();
   for (const id of wanted) statuses.set(id, 'unknown');
   for (;;) {
-    const seen = new Map<string, RemoteStatus>();
-    const chunks = new Map<string, number>();
-    for (const file of await client.listAllFiles()) {
-      if (!wanted.has(file.id)) continue;
-      seen.set(file.id, toRemoteStatus(file.status));
-      if (file.chunkCount !== null) chunks.set(file.id, file.chunkCount);
+    const seen = (await client.listAllFiles()).filter((file) => wanted.has(file.id));
+    for (const file of seen) {
+      statuses.set(file.id, toRemoteStatus(file.status));
       if (file.error !== null) errors.set(file.id, file.error);
       else errors.delete(file.id);
     }
-    for (const [id, status] of seen) statuses.set(id, status);
-    state.setRemoteStatuses(seen, errors, chunks);
+    state.recordListing(seen);
     let settled = 0;
     for (const s of statuses.values()) if (SETTLED.has(s)) settled += 1;
     o.onPoll?.(settled, statuses.size);

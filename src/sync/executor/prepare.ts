@@ -5,8 +5,8 @@ import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { UnchangedRows } from '../tracked/unchanged-rows.js';
-import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex } from '../state/index.js';
-import type { Observation, RemoteStatus, SyncPlan } from '../types.js';
+import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex, type UnsettledCopy } from '../state/index.js';
+import type { Observation, RemoteStatus, SyncPlan, TrackedFile } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
@@ -32,7 +32,15 @@ export type SyncDeps = {
  * the folders to look at (null: every source, whole). Unchanged files are counted, not planned (see
  * planner/delta.ts); a scoped pass leaves the refresh of unsettled remote copies to the full ones.
  */
-export type DeltaPass = { tracked: TrackedIndex | null; scope: ReadonlyMap<string, readonly ScopeDir[]> | null };
+export type DeltaPass = {
+  tracked: TrackedIndex | null;
+  scope: ReadonlyMap<string, readonly ScopeDir[]> | null;
+  /**
+   * Called with the rows (as written) of the copies this pass's listing found processed or failed that
+   * were last seen queued, processing or unknown: the daemon logs and counts every settled copy.
+   */
+  onRemoteSettled?: (files: TrackedFile[]) => void;
+};
 
 export type PreparedPlan = {
   plan: SyncPlan;
@@ -111,10 +119,10 @@ export async function preparePlan(
     }
     // After a rebuild too: the rows it made know a failed copy's status but not the service's reason.
     if (refresh || rebuild) {
-      const errors = new Map(listing.flatMap((f) => (f.error === null ? [] : [[f.id, f.error] as const])));
       const statuses = new Map(listing.map((f) => [f.id, toRemoteStatus(f.status)]));
-      const chunks = new Map(listing.flatMap((f) => (f.chunkCount === null ? [] : [[f.id, f.chunkCount] as const])));
-      state.setRemoteStatuses(statuses, errors, chunks);
+      const settling = refresh && o.delta?.onRemoteSettled !== undefined ? state.unsettledCopies() : [];
+      state.recordListing(listing);
+      if (settling.length > 0) reportSettled(state, settling, statuses, o.delta?.onRemoteSettled);
       // A listing fetched only for the statuses changed only their rows: a kept index takes those, not a whole read again.
       if (o.delta?.tracked != null && !rebuild && reconciled.found + reconciled.notFound === 0) {
         const tracked = o.delta.tracked;
@@ -228,4 +236,21 @@ function startWalkAhead(sources: ResolvedConfig['sources'], state: StateStore): 
   if (pageSize * pageCount < WALK_AHEAD_MIN_STATE_BYTES) return null;
   const roots = sources.flatMap((s) => (s.git === undefined && s.path !== undefined ? [s.path] : []));
   return WalkAhead.start(roots);
+}
+
+/** The rows of the copies `before` (unsettled) that `statuses` says are processed or failed, handed to `report`. */
+function reportSettled(
+  state: StateStore,
+  before: readonly UnsettledCopy[],
+  statuses: ReadonlyMap<string, RemoteStatus>,
+  report: ((files: TrackedFile[]) => void) | undefined,
+): void {
+  const files: TrackedFile[] = [];
+  for (const copy of before) {
+    const status = statuses.get(copy.remoteId);
+    if (status !== 'processed' && status !== 'failed') continue;
+    const file = state.getTracked(copy.source, copy.path);
+    if (file !== null && file.remoteId === copy.remoteId) files.push(file);
+  }
+  if (files.length > 0) report?.(files);
 }

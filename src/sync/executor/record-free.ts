@@ -7,7 +7,8 @@ import type { ObservedLookup } from './observed-lookup.js';
  * Records the decisions that cost nothing, in one transaction: renames move the tracked row (the remote
  * copy keeps its old name), duplicate content is tracked against the copy that holds it, a reused copy
  * becomes the path's (the copy the path left is then held, by the state's trigger), deleted paths
- * are marked, and unchanged files whose stat moved get their new fingerprint (so they are not hashed again).
+ * are marked, unchanged files whose stat moved get their new fingerprint (so they are not hashed again),
+ * and a file back in place of a row marked deleted is recorded as tracked again.
  */
 export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[], observed: ObservedLookup, tracked: TrackedIndex): void {
   const copyStatus = statusesOfDuplicatedCopies(items, tracked);
@@ -58,12 +59,12 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         state.upsertTracked(trackedAt(file, copy, action, item.reason));
       } else if (action === 'skip:unchanged') {
         // Read from the index's columns: most unchanged files kept their stat, and need no TrackedFile.
+        // A row marked deleted whose file is back (same content, same stat or not) is recorded as in the source again.
         const row = tracked.rowOf(item.source, item.path);
-        if (row >= 0 && !tracked.sameStat(row, file)) {
+        if (row >= 0 && tracked.deletedAt(row)) state.upsertTracked(trackedAt(file, tracked.fileAt(row), action, item.reason));
+        else if (row >= 0 && !tracked.sameStat(row, file)) {
           const before = tracked.fileAt(row);
-          // A file deleted and then restored with the same content is in the source again: no longer 'deleted'.
-          const back = before.lastAction === 'deleted';
-          state.upsertTracked(trackedAt(file, before, back ? action : before.lastAction, back ? item.reason : before.lastReason));
+          state.upsertTracked(trackedAt(file, before, before.lastAction, before.lastReason));
         }
       }
     }

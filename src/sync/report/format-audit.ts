@@ -21,9 +21,11 @@ export function formatAudit(r: AuditReport): string {
     e === undefined
       ? ''
       : `; ${plural(e.local, 'entry record')}, ${formatCount(e.tracked)} tracked, ${plural(e.remote, 'remote entry', 'remote entries')}`;
+  // Counted as `kbsync status` counts them: a file deleted locally is not tracked, but named apart.
+  const deleted = s.trackedDeleted > 0 ? `, ${formatCount(s.trackedDeleted)} deleted locally (remote copies kept)` : '';
   lines.push(
     '',
-    `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked, ${plural(s.remote, 'remote file')}${entries}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,
+    `${plural(s.local, 'local file')}, ${formatCount(s.tracked)} tracked${deleted}, ${plural(s.remote, 'remote file')}${entries}; ${plural(s.drift, 'finding')}${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`,
   );
   return lines.join('\n');
 }

@@ -16,9 +16,15 @@ export type StatusReport = {
     credits: number;
     remoteId: string | null;
     remoteStatus: string | null;
+    /** How many chunks the service listed for the remote copy (null: not listed yet, or no copy). */
+    remoteChunks: number | null;
   }[];
-  /** Files in the source now, by the status of their remote copy; `deleted`: rows of files deleted locally whose remote copies are kept. */
-  tracked: { files: number; byRemoteStatus: Record<string, number>; deleted: number };
+  /**
+   * Files in the source now, by the status of their remote copy; `deleted`: rows of files deleted
+   * locally whose remote copies are kept; `chunks`: the chunks the service listed for the remote
+   * copies of the files in the source now.
+   */
+  tracked: { files: number; byRemoteStatus: Record<string, number>; deleted: number; chunks: number };
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
@@ -77,6 +83,7 @@ const ZERO: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, de
 export function statusReport(input: StatusInput): StatusReport {
   const byRemoteStatus: Record<string, number> = {};
   let deleted = 0;
+  let chunks = 0;
   for (const f of input.tracked) {
     if (f.lastAction === 'deleted') {
       deleted++;
@@ -84,6 +91,7 @@ export function statusReport(input: StatusInput): StatusReport {
     }
     const key = f.remoteStatus ?? 'not uploaded';
     byRemoteStatus[key] = (byRemoteStatus[key] ?? 0) + 1;
+    chunks += f.remoteChunks ?? 0;
   }
   const last = input.lastRun;
   const lastTotals = (last?.summary as { totals?: PlanTotals } | null | undefined)?.totals;
@@ -97,8 +105,9 @@ export function statusReport(input: StatusInput): StatusReport {
       credits: 0,
       remoteId: f.remoteId,
       remoteStatus: f.remoteStatus,
+      remoteChunks: f.remoteChunks ?? null,
     })),
-    tracked: { files: input.tracked.length - deleted, byRemoteStatus, deleted },
+    tracked: { files: input.tracked.length - deleted, byRemoteStatus, deleted, chunks },
     credits: {
       run: 0,
       day: input.credits.day,

@@ -55,7 +55,7 @@ const DROPPED: ScannedFile = Object.freeze({ source: '', path: '', absPath: '', 
 
 /**
  * Walks a folder source synchronously (readdir with file types + one lstat per candidate: the
- * fastest walk Node has, see the issue's Speed figures); the lstats of a large folder are shared
+ * fastest walk Node has, docs/benchmarks.md); the lstats of a large folder are shared
  * with a helper thread. Paths are POSIX and root-relative; files come sorted by path (plain string
  * order; a followed folder link may break it). Never reads a file's content, nor anything outside
  * the root. Throws `source_unavailable` when the root itself is missing or not a folder.

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
+import { serve } from '../../shared/worker-channel.js';
 import { mtimeNsOfMs } from './fingerprint.js';
 
-/** Bytes read per `readSync` (the issue's measured sweet spot). */
+/** Bytes read per `readSync`: larger reads gained nothing when hashing was measured, smaller ones cost syscalls. */
 export const HASH_CHUNK_BYTES = 1 << 20;
 
 /** A file to hash, with the stat fingerprint the scan saw. */
@@ -57,10 +58,11 @@ export function hashFileSync(file: HashInput, buf: Uint8Array, beforeRestat?: (a
   }
 }
 
-/** A hash thread's loop (hash-worker.ts): answers each batch of files posted on `port` with their outcomes, in order. */
+/** What a hash thread (hash-worker.ts) answers: each batch of files with their outcomes, in order. */
+export type HashApi = { hash(batch: readonly HashInput[]): HashOutcome[] };
+
+/** A hash thread's loop (hash-worker.ts): serves HashApi on `port`, one reused buffer. */
 export function serveHashBatches(port: MessagePort): void {
   const buf = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  port.on('message', (batch: HashInput[]) => {
-    port.postMessage(batch.map((file) => hashFileSync(file, buf)));
-  });
+  serve<HashApi>({ hash: (batch) => batch.map((file) => hashFileSync(file, buf)) }, port);
 }

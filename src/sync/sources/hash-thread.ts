@@ -1,11 +1,11 @@
-import type { Worker } from 'node:worker_threads';
+import { channel } from '../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
-import type { HashInput, HashOutcome } from './hash-file.js';
+import type { HashApi, HashInput, HashOutcome } from './hash-file.js';
 
 /** The hash threads' entry module: serveHashBatches on its parent port. */
 export const HASH_WORKER_ENTRY = workerEntry('hash-worker', import.meta.url);
 
-/** A started hash worker: hash batches of files (several may be queued; answers come in order); stop it when done. */
+/** A started hash worker: hash batches of files (several may be queued); stop it when done. */
 export type HashWorker = {
   hashBatch(batch: readonly HashInput[]): Promise<HashOutcome[]>;
   /** Gives up on the worker (it answered nonsense): every queued batch rejects, and the thread is ended. */
@@ -15,35 +15,12 @@ export type HashWorker = {
 
 /** Starts one hash worker thread running `code` (HASH_WORKER_ENTRY, or a test's stand-in). A crash of the thread rejects every batch queued to it. */
 export function startHashWorker(code: URL | string = HASH_WORKER_ENTRY): HashWorker {
-  const worker: Worker = startWorker(code);
-  // The worker answers its messages one at a time, in order: the oldest pending batch gets each answer.
-  const pending: { resolve(r: HashOutcome[]): void; reject(e: unknown): void }[] = [];
-  let failure: unknown = null;
-  const fail = (err: unknown): void => {
-    failure ??= err;
-    for (const p of pending.splice(0)) p.reject(err);
-  };
-  worker.on('message', (results: HashOutcome[]) => {
-    pending.shift()?.resolve(results);
-  });
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`hash worker exited (code ${code})`)));
-
+  const hashes = channel<HashApi>(startWorker(code), { name: 'hash worker' });
   return {
-    hashBatch(batch) {
-      if (failure !== null) return Promise.reject(failure);
-      return new Promise((resolve, reject) => {
-        pending.push({ resolve, reject });
-        worker.postMessage(batch);
-      });
-    },
+    hashBatch: (batch) => hashes.call('hash', batch),
     abandon() {
-      fail(new Error('hash worker abandoned'));
-      void worker.terminate();
+      void hashes.close(new Error('hash worker abandoned'));
     },
-    async stop() {
-      worker.removeAllListeners('exit');
-      await worker.terminate();
-    },
+    stop: () => hashes.close(),
   };
 }

@@ -101,6 +101,7 @@ export function startHashing(options: HashOptions = {}): Hashing {
   let batch: HashInput[] = [];
   let batchBytes = 0;
   let closed = false;
+  let cancelled = false;
   const mode = options.mode ?? 'auto';
   // Files held back until the pool is worth starting (auto) or for good (in-process).
   let waiting: HashInput[] | null = mode === 'workers' ? null : [];
@@ -119,6 +120,7 @@ export function startHashing(options: HashOptions = {}): Hashing {
     answers.push(
       hashInWorker(to.worker, files).then((outcomes) => {
         to.queuedBytes -= bytes;
+        if (cancelled) return; // stopping the workers failed what they held: nothing more is hashed
         if (outcomes === null) {
           // Dead or talking nonsense: whatever else it holds fails too, and is hashed here as it does.
           if (to.alive) to.worker.abandon();
@@ -156,6 +158,7 @@ export function startHashing(options: HashOptions = {}): Hashing {
     },
     async cancel() {
       closed = true;
+      cancelled = true;
       await Promise.all((pool ?? []).map((w) => w.worker.stop()));
     },
     async done() {

@@ -1,6 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { channel, serve, transfer, type Channel } from '../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 /** Where the lstat of each path goes: called once per path, from whichever thread did it. */
@@ -34,6 +35,8 @@ export type StatPoolOptions = {
 
 /** The lstats of a batch of paths: per path (size, mtimeMs, ino), or size GONE, or FAILED with the message in `errors` (by index). */
 type LstatAnswer = { stats: Float64Array<ArrayBuffer>; errors: [number, string][] };
+/** What the helper thread serves. */
+export type StatApi = { lstat(paths: string[]): LstatAnswer };
 
 /**
  * Every path of `batch` lstat'ed, on whichever thread runs it: size -1 when gone or no longer a
@@ -62,12 +65,17 @@ function lstatBatch(paths: readonly string[]): LstatAnswer {
   return { stats, errors };
 }
 
-/** The helper's loop (stat-pool-worker.ts): answers each batch of paths posted on `port` with its LstatAnswer. */
+/** The helper's loop (stat-pool-worker.ts): serves StatApi on `port`, each answer's stats moved, not copied. */
 export function serveLstatBatches(port: MessagePort): void {
-  port.on('message', ({ id, paths }: { id: number; paths: string[] }) => {
-    const { stats, errors } = lstatBatch(paths);
-    port.postMessage({ id, stats, errors }, [stats.buffer]);
-  });
+  serve<StatApi>(
+    {
+      lstat(paths) {
+        const answer = lstatBatch(paths);
+        return transfer(answer, [answer.stats.buffer]);
+      },
+    },
+    port,
+  );
 }
 
 /**
@@ -78,7 +86,7 @@ export function serveLstatBatches(port: MessagePort): void {
  * Dates each on Node 20) are made and collected on the helper's heap.
  *
  * Everything stays synchronous on the walk's side, and nothing ever waits for the helper: answers
- * are taken with receiveMessageOnPort between batches, and finish() does here whatever the helper
+ * are taken (the channel's take(), receiveMessageOnPort) between batches, and finish() does here whatever the helper
  * has not answered yet (its last batches first; late answers are dropped). A helper that is slow,
  * stuck or dead just gets nothing more, and one that answers nonsense is dropped. Every
  * path gets exactly one call on the sink.
@@ -150,7 +158,7 @@ export class StatPool<T> {
       if (this.inFlight.size < MAX_IN_FLIGHT) {
         const id = nextBatchId++;
         this.inFlight.set(id, batch);
-        helper.port.postMessage({ id, paths: batch.paths });
+        helper.lstats.send('lstat', batch.paths, (err, answer) => this.answered(id, batch, err === null ? answer : undefined));
         return;
       }
     }
@@ -175,21 +183,22 @@ export class StatPool<T> {
 
   /** Applies every answer the helper has posted so far (never waits). */
   private takeAnswers(helper: Helper): void {
-    for (let m = receiveMessageOnPort(helper.port); m !== undefined; m = receiveMessageOnPort(helper.port)) {
-      const answer = m.message as Answer;
-      const batch = this.inFlight.get(answer.id);
-      if (batch === undefined) continue; // done here already, after a timeout
-      this.inFlight.delete(answer.id);
-      const { stats, errors } = answer;
-      if (!(stats instanceof Float64Array) || stats.length !== batch.targets.length * 3 || !Array.isArray(errors)) {
-        // Not an answer to this batch: trust the helper no more, and do the batch here.
-        this.helperLost = true;
-        this.statHere(batch);
-        continue;
-      }
-      this.helperAnswers += 1;
-      this.apply(batch, answer);
+    helper.lstats.take();
+  }
+
+  /** The helper's answer to batch `id`, or undefined when it failed (a helper that died fails every batch it holds). */
+  private answered(id: number, batch: Batch<T>, answer: LstatAnswer | undefined): void {
+    if (this.inFlight.get(id) !== batch) return; // done here already, after a timeout
+    this.inFlight.delete(id);
+    const stats = answer?.stats;
+    if (!(stats instanceof Float64Array) || stats.length !== batch.targets.length * 3 || !Array.isArray(answer?.errors)) {
+      // Not an answer to this batch: trust the helper no more, and do the batch here.
+      this.helperLost = true;
+      this.statHere(batch);
+      return;
     }
+    this.helperAnswers += 1;
+    this.apply(batch, answer);
   }
 
   private startHelper(): Helper | null {
@@ -201,10 +210,8 @@ export class StatPool<T> {
     const { port1, port2 } = new MessageChannel();
     try {
       const worker = startWorker(this.helperCode, { workerData: { port: port2 }, transferList: [port2] });
-      worker.unref();
       // A helper that dies just answers no more (the walk never waits for it); nothing to report here.
-      worker.on('error', () => {});
-      const helper = { worker, port: port1 };
+      const helper = { worker, lstats: channel<StatApi>(worker, { name: 'lstat helper', port: port1, unref: true }) };
       worker.once('exit', () => {
         if (keptHelper === helper) keptHelper = null;
       });
@@ -223,20 +230,17 @@ export class StatPool<T> {
       keptHelper = helper;
       return;
     }
-    helper.port.close();
-    void helper.worker.terminate();
+    void helper.lstats.close();
   }
 }
 
-type Helper = { worker: Worker; port: MessagePort };
+type Helper = { worker: Worker; lstats: Channel<StatApi> };
 /** The helper a walk with keepHelper left for the next one (unref'd: it never holds the process up). */
 let keptHelper: Helper | null = null;
 /** Batch ids, unique in the process: a kept helper's late answer to an earlier walk's batch matches no batch of a later one. */
 let nextBatchId = 0;
 type Batch<T> = { paths: string[]; targets: T[] };
 const emptyBatch = <T>(): Batch<T> => ({ paths: [], targets: [] });
-/** The helper's answer to one batch. */
-type Answer = LstatAnswer & { id: number };
 
 /** Slept on (never woken) to pause a millisecond while a test's grace runs. */
 const NAP = new Int32Array(new SharedArrayBuffer(4));

@@ -1,12 +1,11 @@
 /** The sync state database: tracked files, outbox, credit ledger, runs, meta (the only sync module using SQLite). */
-export { openState, moveAsideCorrupt, type OpenStateOptions } from './open-state.js';
+export { openState, type OpenStateOptions } from './open.js';
+export { moveAsideCorrupt } from './sqlite/open.js';
 export type { StateDiagnostics, StateStore } from './state-store.js';
-export { trackedKey, type TrackedFileInput } from './tracked-files.js';
+export { trackedKey, type TrackedFileInput } from './sqlite/tracked.js';
 export { TrackedIndex } from '../tracked/tracked-index.js';
 export { toRemoteStatus, UNKNOWN_INODE, UNKNOWN_MTIME_NS, UNKNOWN_SIZE } from '../tracked/codec.js';
-export type { LockOwner } from './lock-file.js';
+export type { LockOwner } from './sqlite/lock-file.js';
 export type { NameMapper } from './rebuild.js';
 export type * from './state-types.js';
-export type { WebhookEventRecord } from './webhook-events.js';
-export { toEntryStatus, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
-export type { TrackedOrigin } from './remote-paths.js';
+export { toEntryStatus } from './rows.js';

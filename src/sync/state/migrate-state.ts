@@ -2,7 +2,7 @@ import { KbsyncError } from '../../shared/errors.js';
 import { isPostgresUrl } from '../../shared/state-url.js';
 import { openPgState, redactUrl } from './pg/index.js';
 import { snapshotCounts, type StateSnapshot } from './snapshot.js';
-import { readSqliteSnapshot, writeSqliteSnapshot } from './sqlite-snapshot.js';
+import { readSqliteSnapshot, writeSqliteSnapshot } from './sqlite/transfer.js';
 
 /** What `kbsync state migrate` did. */
 export type MigrateReport = { from: string; to: string; counts: Record<string, number> };

@@ -1,6 +1,6 @@
 import type { TrackedFile } from '../types.js';
 import { decodeRemoteName, encodeRemoteName, isoOf, mtimeToBind, shaToBlob } from '../tracked/codec.js';
-import type { IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus } from './state-types.js';
+import type { EntryStatus, IntelPayload, NewOp, OpKind, OpState, OutboxOp, RunRecord, RunStatus, TrackedEntry } from './state-types.js';
 
 // Row shapes and decoders both stores share (SQLite and PostgreSQL, and the `kbsync state migrate` snapshot):
 // only where the source (an id or a name) and a hash (a BLOB or hex) are kept differs, so those are left out.
@@ -139,5 +139,38 @@ export function runOfRow(r: RunRow): RunRecord {
     startedAt: isoOf(r.started_at),
     finishedAt: r.finished_at === null ? null : isoOf(r.finished_at),
     summary: r.summary_json === null ? null : (JSON.parse(r.summary_json) as unknown),
+  };
+}
+
+const ENTRY_STATUSES: ReadonlySet<string> = new Set(['pending', 'processed', 'failed']);
+
+/** The service's status word as an EntryStatus (an unknown word is 'unknown'). */
+export function toEntryStatus(status: string | null): EntryStatus {
+  return status !== null && ENTRY_STATUSES.has(status) ? (status as EntryStatus) : 'unknown';
+}
+
+/** An `intel_entries` row's columns but its source and hash. */
+export type EntryColumns = {
+  agent_id: string;
+  remote_id: string | null;
+  status: string | null;
+  error: string | null;
+  path: string | null;
+  title: string | null;
+  updated_at: number;
+};
+
+/** An `intel_entries` row as a TrackedEntry, given its hash as hex and its source's name (null when it has none). */
+export function entryOfRow(r: EntryColumns, sha256: string, source: string | null): TrackedEntry {
+  return {
+    sha256,
+    agentId: r.agent_id,
+    remoteId: r.remote_id,
+    status: toEntryStatus(r.status),
+    error: r.error,
+    source,
+    path: r.path,
+    title: r.title,
+    updatedAt: new Date(r.updated_at).toISOString(),
   };
 }

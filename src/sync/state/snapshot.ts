@@ -1,6 +1,5 @@
-import type { EntryColumns } from './intel-entries.js';
 import type { FileRow } from '../tracked/fields.js';
-import type { OpColumns, RunRow } from './rows.js';
+import type { EntryColumns, OpColumns, RunRow } from './rows.js';
 
 /**
  * A whole state as plain rows, the same for both stores (`kbsync state migrate`): ids kept, so that

@@ -1,19 +1,11 @@
-import type { Database } from 'better-sqlite3';
 import type { BudgetWindow, HeldCopy, RemoteStatus, TrackedFile } from '../types.js';
-import { createBudget } from './budget.js';
-import { createHeldCopies } from './held-copies.js';
-import { createLedgerAudit } from './ledger-audit.js';
-import type { LockOwner } from './lock-file.js';
-import { createMeta } from './meta.js';
-import { createOutbox } from './outbox.js';
-import { rebuildFromRemote, type NameMapper } from './rebuild.js';
-import { createRemotePaths, type TrackedOrigin } from './remote-paths.js';
-import { createRuns } from './runs.js';
-import { createSourceIds } from './source-ids.js';
-import { guardCorruption } from './sqlite-errors.js';
+import type { LockOwner } from './sqlite/lock-file.js';
+import type { NameMapper } from './rebuild.js';
 import type {
   BudgetCaps,
   CreditsUsed,
+  EntryRecord,
+  EntryStatus,
   LedgerTotals,
   NewOp,
   OutboxOp,
@@ -23,12 +15,13 @@ import type {
   RunRecord,
   RunStatus,
   SettleOutcome,
+  TrackedEntry,
+  TrackedOrigin,
   UnknownResolution,
+  UnsettledCopy,
+  WebhookEventRecord,
 } from './state-types.js';
-import { createTrackedFiles, type TrackedFileInput } from './tracked-files.js';
-import { readBulkInWorker, worthAWorker } from './tracked-load.js';
-import { createWebhookEvents, type WebhookEventRecord } from './webhook-events.js';
-import { createIntelEntries, type EntryRecord, type EntryStatus, type TrackedEntry } from './intel-entries.js';
+import type { ListedCopy, TrackedFileInput } from '../tracked/fields.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 
 /** The sync state database. Every method is synchronous; each write is its own transaction unless inside transaction(). */
@@ -61,20 +54,19 @@ export type StateStore = {
   findBySha256(sha256: string): TrackedFile[];
   setRemoteStatus(remoteId: string, status: RemoteStatus): number;
   /**
-   * `errors`: the service's reason for each failed copy, kept while it stays failed; `chunks`: the chunk
-   * count listed for each copy (a copy not in it keeps the count known).
+   * Records what the service's listing says of these copies in the rows holding them (the `listed`
+   * fields of tracked/fields.ts: status, a failed copy's reason, chunk count) and in the held copies'
+   * statuses; returns tracked rows changed.
    */
-  setRemoteStatuses(
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): number;
+  recordListing(copies: readonly ListedCopy[]): number;
   /**
    * Files tracked in their source now: rows of files deleted locally are not counted (`kbsync status`
    * neither). `remoteStatus`: only those whose remote copy has it.
    */
   trackedCount(remoteStatus?: RemoteStatus): number;
   hasUnsettledRemote(): boolean;
+  /** The tracked files whose remote copy's outcome is still to learn (the rows hasUnsettledRemote looks for). */
+  unsettledCopies(): UnsettledCopy[];
   /** Remote copies the dataset holds that no tracked file points at any more (a path's content before it changed): all, or those of these contents. */
   heldCopies(sha256s?: readonly string[]): HeldCopy[];
   rebuildFromRemote(remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper): RebuildReport;
@@ -153,131 +145,3 @@ export type StateDiagnostics = {
   pageCount: number;
   freePages: number;
 };
-
-type Open = {
-  db: Database;
-  label: string;
-  now: () => Date;
-  isNew: boolean;
-  lockTakenOver: LockOwner | null;
-  recover: boolean;
-  /** When the oldest live guest came (read inside the recovery's transaction), or null: none. */
-  oldestGuestMs?: () => number | null;
-  readOnly?: boolean;
-  onClose: () => void;
-};
-
-/** Wires the table modules over an open, migrated database. */
-export function createStateStore(o: Open): StateStore {
-  const { db, now } = o;
-  const nowMs = (): number => now().getTime();
-  const sources = createSourceIds(db);
-  const tracked = createTrackedFiles(db, sources, nowMs);
-  const outbox = createOutbox(db, sources, nowMs);
-  const runs = createRuns(db, nowMs);
-  const meta = createMeta(db);
-  const budget = createBudget(db, { outbox, tracked, sources, meta, now });
-  const audit = createLedgerAudit(db);
-  const webhookEvents = createWebhookEvents(db, nowMs);
-  const intelEntries = createIntelEntries(db, sources, nowMs);
-  const held = createHeldCopies(db, sources);
-  const tidy = (): void => {
-    outbox.pruneSettled();
-    webhookEvents.pruneWebhookEvents();
-    db.pragma('incremental_vacuum');
-  };
-
-  // Only the lock holder may decide that the process behind an in-flight call or a running run is dead.
-  let recoveredInFlight = 0;
-  if (o.recover) {
-    // Read inside the transaction: a guest that comes later starts its run after this recovery.
-    recoveredInFlight = db
-      .transaction(() => {
-        const spared = o.oldestGuestMs?.() ?? Number.MAX_SAFE_INTEGER;
-        runs.interruptRunning(spared);
-        return outbox.recoverInFlight(spared);
-      })
-      .immediate();
-    tidy();
-  }
-
-  const { writeTracked: _write, writeTrackedIfNew: _writeNew, ...trackedApi } = tracked;
-  const { rowOf: _row, recoverInFlight: _recover, pruneSettled: _prune, ...outboxApi } = outbox;
-  const { interruptRunning: _interrupt, ...runsApi } = runs;
-  let closed = false;
-  const api = {
-    ...trackedApi,
-    ...outboxApi,
-    ...runsApi,
-    // A finished run's done and cancelled ops are deleted: files and ledger keep their outcome.
-    finishRun: (...args: Parameters<typeof runs.finishRun>): void => {
-      runs.finishRun(...args);
-      tidy();
-    },
-    ...budget,
-    ...audit,
-    ...meta,
-    ...webhookEvents,
-    ...intelEntries,
-    ...createRemotePaths(db),
-    heldCopies: held.heldCopies,
-    // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
-    setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
-      db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),
-    setRemoteStatuses: (
-      statuses: ReadonlyMap<string, RemoteStatus>,
-      errors?: ReadonlyMap<string, string>,
-      chunks?: ReadonlyMap<string, number>,
-    ): number => db.transaction(() => (held.setHeldStatuses(statuses), tracked.setRemoteStatuses(statuses, errors, chunks)))(),
-    rebuildFromRemote: (remoteFiles: readonly RemoteListingEntry[], mapName: NameMapper) =>
-      rebuildFromRemote(db, { tracked, held, meta, nowMs }, remoteFiles, mapName),
-    diagnostics: (): StateDiagnostics => {
-      const num = (pragma: string): number => db.pragma(pragma, { simple: true }) as number;
-      return {
-        schemaVersion: num('user_version'),
-        journalMode: db.pragma('journal_mode', { simple: true }) as string,
-        synchronous: num('synchronous'),
-        foreignKeys: num('foreign_keys') === 1,
-        autoVacuum: num('auto_vacuum'),
-        busyTimeoutMs: num('busy_timeout'),
-        pageSize: num('page_size'),
-        pageCount: num('page_count'),
-        freePages: num('freelist_count'),
-      };
-    },
-    quickCheck: (): string[] => {
-      const rows = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
-      return rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-    },
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
-    close: () => {
-      if (closed) return;
-      closed = true;
-      try {
-        db.close();
-      } finally {
-        o.onClose();
-      }
-    },
-  };
-  const guarded = guardCorruption(api, o.label);
-  return {
-    ...guarded,
-    // The worker only reads; decoding its rows, or reading here when it could not, goes through the guarded load.
-    loadTrackedFilesSoon: async () => {
-      let bulk: Awaited<ReturnType<typeof readBulkInWorker>> = null;
-      try {
-        const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
-        if (worthAWorker(bytes)) bulk = await readBulkInWorker(db.name);
-      } catch {
-        // A database this cannot even size: the load below fails with the classified error.
-      }
-      return guarded.loadTrackedFiles(bulk ?? undefined);
-    },
-    path: o.label,
-    isNew: o.isNew,
-    lockTakenOver: o.lockTakenOver,
-    recoveredInFlight,
-    readOnly: o.readOnly === true,
-  };
-}

@@ -135,6 +135,9 @@ export type SettleOutcome =
   | { outcome: 'unknown'; code: string; error: string };
 
 /** What an unknown operation turned out to be after checking the remote listing (null: not there). */
+/** A tracked file whose remote copy's outcome is still to learn (queued, processing or unknown). */
+export type UnsettledCopy = { source: string; path: string; remoteId: string; remoteStatus: RemoteStatus };
+
 export type UnknownResolution = { remoteId: string; status: RemoteStatus } | null;
 
 /** Credits per period for status and planning: used = spent + reserved, per the UTC day/month of now. */
@@ -184,4 +187,54 @@ export type RebuildReport = {
   superseded: number;
   /** Paths already tracked, left as they were. */
   kept: number;
+};
+
+/** Where an intelligence entry's processing stands, as far as kbsync knows (docs/api.md: pending → processed | failed). */
+export type EntryStatus = 'pending' | 'processed' | 'failed' | 'unknown';
+
+/** Content the dataset holds as an intelligence entry: one per SHA-256 of the content (the service's dedupe key). */
+export type TrackedEntry = {
+  sha256: string;
+  agentId: string;
+  /** The service's entry id; null when the write's outcome is not known yet. */
+  remoteId: string | null;
+  status: EntryStatus;
+  /** The service's reason for a failed entry (from `intelligence.failed`). */
+  error: string | null;
+  /** Where it was first written from: `source`, and the path `file#key` as the plan shows it. */
+  source: string | null;
+  path: string | null;
+  title: string | null;
+  updatedAt: string;
+};
+
+/** A written entry to record: its content hash, the entry the service answered with, and where it came from. */
+export type EntryRecord = {
+  sha256: string;
+  agentId: string;
+  remoteId: string;
+  status: string;
+  /** Null for an entry adopted from the service's listing (written by someone else, or by a state since lost). */
+  source: string | null;
+  path: string | null;
+  title: string | null;
+};
+
+/**
+ * Where a remote copy comes from: the source and the path of the tracked file it was uploaded from, or
+ * of the intelligence entry (`file#key`, `entry: true`) it was written from.
+ */
+export type TrackedOrigin = { source: string; path: string; entry?: true };
+
+/** One webhook delivery the daemon accepted. */
+export type WebhookEventRecord = {
+  /** The `webhook-id` header. */
+  id: string;
+  /** The body's `type` (`intelligence.processed`, `dataset.mode_changed`, `webhook.test`...). */
+  type: string;
+  /** The `webhook-timestamp` header, unix seconds. */
+  sentAtSec: number;
+  receivedAtMs: number;
+  /** The body's `data` for the recorded kinds, else null. */
+  data: unknown;
 };

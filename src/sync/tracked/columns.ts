@@ -1,21 +1,18 @@
 import type { RemoteStatus } from '../types.js';
+import type { DetailColumn } from './fields.js';
 
 /** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
 
-/** The columns no plan of unchanged files reads: decoded when the first TrackedFile is made. */
-export type TrackedDetails = {
-  reprocessAttempts: number[];
-  lastActions: (string | null)[];
-  lastReasons: (string | null)[];
-  /**
-   * ISO-8601 times, or epoch milliseconds, made ISO when the row's TrackedFile is made: a plan
-   * with 1,000 changed files makes 1,000 of them, not 100k (~20 ms per 100k rows).
-   */
-  updatedAt: (string | number)[];
-};
+/**
+ * The columns no plan of unchanged files reads (the `detail` fields of fields.ts, by their `index`
+ * name): decoded when the first TrackedFile is made. Each holds the row form as the store read it
+ * (updated_at in epoch milliseconds, made ISO when the row's TrackedFile is made: a plan with 1,000
+ * changed files makes 1,000 of them, not 100k) or the TrackedFile value put in the index.
+ */
+export type TrackedDetails = Record<DetailColumn, unknown[]>;
 
-/** One row's details, as `TrackedColumns.detailsOf` reads them. */
-export type RowDetails = { reprocessAttempts: number; lastAction: string | null; lastReason: string | null; updatedAt: string | number };
+/** One row's details, as `TrackedColumns.detailsOf` reads them: in DETAIL_FIELDS' order. */
+export type RowDetails = readonly unknown[];
 
 /**
  * One source's tracked files as columns, aligned by row, in path order (as the state reads them):
@@ -33,6 +30,11 @@ export type TrackedColumns = {
   remoteNames: string[];
   remoteIds: (string | null)[];
   remoteStatuses: (RemoteStatus | null)[];
+  /**
+   * 1 where the row's last action is 'deleted' (the file gone from its source), else 0: a core column, so
+   * that the unchanged check (TrackedIndex.settledAt) never counts a deleted row without decoding details.
+   */
+  deleted: number[];
   details: TrackedDetails | (() => TrackedDetails);
   detailsOf?: (index: number) => RowDetails;
 };

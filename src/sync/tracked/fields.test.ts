@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FILE_FIELDS, fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow } from './fields.js';
 import { TrackedIndex } from './tracked-index.js';
+import { CORE_COLUMNS, DETAIL_COLUMNS } from './rows.js';
 
 const sha = 'ab'.repeat(32);
 const row: FileRow = {
@@ -76,10 +77,19 @@ describe('the tracked-file fields', () => {
       remoteNames: ['a.md'],
       remoteIds: ['r1'],
       remoteStatuses: ['processed'],
-      details: { reprocessAttempts: [0], lastActions: ['upload'], lastReasons: [null], updatedAt: [0] },
+      deleted: [0],
+      details: { reprocessAttempts: [0], lastActions: ['upload'], lastReasons: [null], updatedAt: [0], remoteChunks: [4] },
     });
     const made = index.find('docs', 'a.md') as object;
 
     for (const f of FILE_FIELDS) expect([f.prop, f.prop in made]).toEqual([f.prop, f.kind !== 'row']);
+  });
+
+  it('give TrackedIndex its detail columns, and hold as many core fields as the hand-joined bulk load reads', () => {
+    expect(DETAIL_COLUMNS).toEqual(FILE_FIELDS.filter((f) => f.kind === 'detail').map((f) => f.index));
+    // The path (the key), the core fields and the deleted mark (of last_action): a core field added
+    // here fails until the bulk load reads it.
+    expect(FILE_FIELDS.filter((f) => f.kind === 'key' || f.kind === 'core')).toHaveLength(CORE_COLUMNS.length - 1);
+    expect(CORE_COLUMNS).toContain('deleted');
   });
 });

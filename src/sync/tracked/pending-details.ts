@@ -39,10 +39,7 @@ export class PendingDetails {
       throw ofSource(block.source, err);
     }
     block.lookups++;
-    rows.reprocessAttempts[row] = d.reprocessAttempts;
-    rows.lastActions[row] = d.lastAction;
-    rows.lastReasons[row] = d.lastReason;
-    rows.updatedAt[row] = d.updatedAt;
+    DETAIL_COLUMNS.forEach((name, i) => (rows[name][row] = d[i]));
   }
 
   /**

@@ -1,12 +1,23 @@
 import { keyBefore } from './keys.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import type { TrackedFile } from '../types.js';
+import { DETAIL_FIELDS, type DetailColumn } from './fields.js';
 
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
 export const FEW_WANTED = 8;
 
-export const CORE_COLUMNS = ['paths', 'sizes', 'mtimeNs', 'inodes', 'sha256', 'remoteNames', 'remoteIds', 'remoteStatuses'] as const;
-export const DETAIL_COLUMNS = ['reprocessAttempts', 'lastActions', 'lastReasons', 'updatedAt'] as const;
+export const CORE_COLUMNS = [
+  'paths',
+  'sizes',
+  'mtimeNs',
+  'inodes',
+  'sha256',
+  'remoteNames',
+  'remoteIds',
+  'remoteStatuses',
+  'deleted',
+] as const;
+export const DETAIL_COLUMNS: readonly DetailColumn[] = DETAIL_FIELDS.map((d) => d.index);
 
 /** TrackedIndex's rows: one array per column, the row number the index into each. */
 export type Rows = Omit<TrackedColumns, 'details'> &
@@ -26,10 +37,8 @@ export const emptyRows = (): Rows => ({
   remoteNames: [],
   remoteIds: [],
   remoteStatuses: [],
-  reprocessAttempts: [],
-  lastActions: [],
-  lastReasons: [],
-  updatedAt: [],
+  deleted: [],
+  ...(Object.fromEntries(DETAIL_COLUMNS.map((name) => [name, []])) as unknown as TrackedDetails),
   files: [],
 });
 export const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];

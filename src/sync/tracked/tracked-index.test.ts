@@ -47,6 +47,24 @@ describe('TrackedIndex', () => {
     expect(settled.hasRemoteStatus(unsettled)).toBe(true);
   });
 
+  it('settledAt: never for a row marked deleted, whether the row came as columns, as a file or by a put', () => {
+    const settled = { remoteId: 'r1', remoteStatus: 'processed' as const };
+    const gone = { ...tracked('docs', 'a.md'), ...settled, lastAction: 'deleted' };
+    const here = { ...tracked('docs', 'b.md'), ...settled, lastAction: 'upload' };
+    const stat = { size: 1, mtimeNs: '1', inode: 1 };
+    const fromColumns = new TrackedIndex();
+    fromColumns.addColumns('docs', columnsOf([gone, here]));
+    for (const index of [fromColumns, TrackedIndex.of([gone, here])]) {
+      expect([0, 1].map((row) => [index.deletedAt(row), index.settledAt(row, stat)])).toEqual([
+        [true, false],
+        [false, true],
+      ]);
+      index.put('docs', 'a.md', { ...gone, lastAction: 'skip:unchanged' });
+      index.put('docs', 'b.md', { ...here, lastAction: 'deleted' });
+      expect([0, 1].map((row) => index.settledAt(row, stat))).toEqual([true, false]);
+    }
+  });
+
   it("rowsUnder: every row below a folder, or only the folder's own files", () => {
     const paths = ['a', 'a-b.md', 'a.md', 'a/x.md', 'a/sub/y.md', 'a/sub/z/w.md', 'a/t.md', 'a0.md', 'b.md'];
     const index = TrackedIndex.of([...paths.map((p) => tracked('docs', p)), tracked('wiki', 'a/x.md')]);
@@ -251,12 +269,8 @@ describe('TrackedIndex', () => {
     }));
     const all = columnsOf(files).details as TrackedDetails;
     const decode = vi.fn(() => all);
-    const detailsOf = vi.fn((i: number) => ({
-      reprocessAttempts: 0,
-      lastAction: `action ${i}`,
-      lastReason: null,
-      updatedAt: Date.UTC(2025, 0, 1),
-    }));
+    // A row's details in DETAIL_FIELDS' order: attempts, last action and reason, time, chunk count.
+    const detailsOf = vi.fn((i: number) => [0, `action ${i}`, null, Date.UTC(2025, 0, 1), null]);
     const index = new TrackedIndex();
     index.addColumns('docs', { ...columnsOf(files), details: decode, detailsOf });
 
@@ -397,11 +411,13 @@ function columnsOf(files: TrackedFile[]): TrackedColumns {
     remoteNames: files.map((f) => f.remoteName),
     remoteIds: files.map((f) => f.remoteId),
     remoteStatuses: files.map((f) => f.remoteStatus),
+    deleted: files.map((f) => (f.lastAction === 'deleted' ? 1 : 0)),
     details: {
       reprocessAttempts: files.map((f) => f.reprocessAttempts),
       lastActions: files.map((f) => f.lastAction),
       lastReasons: files.map((f) => f.lastReason),
       updatedAt: files.map((f) => f.updatedAt),
+      remoteChunks: files.map((f) => f.remoteChunks ?? null),
     },
   };
 }

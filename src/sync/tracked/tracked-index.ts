@@ -1,5 +1,5 @@
 import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
-import { isoOf } from './codec.js';
+import { DETAIL_FIELDS, type DetailField } from './fields.js';
 import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
@@ -210,12 +210,18 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 
   /**
-   * True when the row has this fingerprint and a remote copy that is there and not failed: its file,
-   * if it has this fingerprint, is one a delta plan only counts (planner/delta.ts).
+   * True when the row has this fingerprint, is not marked deleted, and has a remote copy that is there
+   * and not failed: its file, if it has this fingerprint, is one a delta plan only counts
+   * (planner/delta.ts). A deleted row's file found again is planned, so its return is recorded.
    */
   settledAt(row: number, stat: Fingerprint): boolean {
     const rows = this.#sorted();
-    return this.sameStat(row, stat) && rows.remoteIds[row] != null && rows.remoteStatuses[row] !== 'failed';
+    return rows.deleted[row] !== 1 && this.sameStat(row, stat) && rows.remoteIds[row] != null && rows.remoteStatuses[row] !== 'failed';
+  }
+
+  /** True when the row's last action is 'deleted' (read from a core column: no details decoded). */
+  deletedAt(row: number): boolean {
+    return this.#sorted().deleted[row] === 1;
   }
 
   /**
@@ -285,7 +291,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (made !== undefined) return made;
     if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
     this.#details.ofRow(this.#rows, row);
-    const updatedAt = rows.updatedAt[row] as string | number;
     const file: TrackedFile = {
       source: rows.sources[row] as string,
       path: rows.paths[row] as string,
@@ -296,11 +301,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
       remoteName: rows.remoteNames[row] as string,
       remoteId: rows.remoteIds[row] as string | null,
       remoteStatus: rows.remoteStatuses[row] as RemoteStatus | null,
-      reprocessAttempts: rows.reprocessAttempts[row] as number,
-      lastAction: rows.lastActions[row] as string | null,
-      lastReason: rows.lastReasons[row] as string | null,
-      updatedAt: typeof updatedAt === 'string' ? updatedAt : isoOf(updatedAt),
-    };
+    } as TrackedFile;
+    // The detail fields (fields.ts), decoded; an optional one left out when null.
+    const out = file as Record<string, unknown>;
+    for (let i = 0; i < DETAIL_FIELDS.length; i++) {
+      const d = DETAIL_FIELDS[i] as DetailField;
+      const value = rows[d.index][row];
+      if (d.decode !== undefined) out[d.prop] = d.decode(value as never, file.source, file.path);
+      else if (value !== null || d.optional !== true) out[d.prop] = value;
+    }
     if (file.remoteStatus === 'failed' && this.remoteErrorOf !== undefined) {
       const error = this.remoteErrorOf(file.source, file.path);
       if (error !== null) file.remoteError = error;
@@ -358,10 +367,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.remoteNames[row] = f.remoteName;
     rows.remoteIds[row] = f.remoteId;
     rows.remoteStatuses[row] = f.remoteStatus;
-    rows.reprocessAttempts[row] = f.reprocessAttempts;
-    rows.lastActions[row] = f.lastAction;
-    rows.lastReasons[row] = f.lastReason;
-    rows.updatedAt[row] = f.updatedAt;
+    rows.deleted[row] = f.lastAction === 'deleted' ? 1 : 0;
+    for (const d of DETAIL_FIELDS) rows[d.index][row] = f[d.prop] ?? null;
     rows.files[row] = f;
   }
 

@@ -15,8 +15,9 @@ export function createMetrics(o: {
 }): Registry {
   const registry = new Registry();
   // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
-  // idle daemon 100 times a second; once a second still shows a stalled loop.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
+  // idle daemon 100 times a second. Every 5 s, a stall of 5 s or more always shows (a shorter one when it
+  // meets a sample), and an idle daemon with --http still wakes less than once a second.
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5000 });
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,

@@ -69,7 +69,7 @@ describe('kbsync audit', () => {
     expect(deleted?.detail).toMatch(/deleted locally; its remote copy \(id \d+\) remains/);
     expect(failed).toMatchObject({ remoteStatus: 'failed' });
     expect(failed?.error).toMatch(/^parse_failed: not a valid DOCX file/);
-    expect(audit.report.summary).toMatchObject({ local: 4, remote: 7, drift: 5 });
+    expect(audit.report.summary).toMatchObject({ local: 4, tracked: 4, trackedDeleted: 1, remote: 7, drift: 5 });
     expect(audit.report.summary.byKind).toMatchObject({
       'remote-untracked': 1,
       changed: 1,
@@ -88,7 +88,7 @@ describe('kbsync audit', () => {
     expect(lines[1]).toMatch(/^changed +edited\.md +#\d+ {2}changed locally since its upload/);
     expect(lines[4]).toMatch(/^failed +report\.docx +#\d+ {2}the service failed to process it: parse_failed: not a valid DOCX file/);
     expect(failing.stdout).toMatch(
-      /\n4 local files, 5 tracked, 7 remote files; 5 findings \(1 remote-untracked, 1 changed, 1 stale-copy, 1 deleted-remains, 1 failed\)\n$/,
+      /\n4 local files, 4 tracked, 1 deleted locally \(remote copies kept\), 7 remote files; 5 findings \(1 remote-untracked, 1 changed, 1 stale-copy, 1 deleted-remains, 1 failed\)\n$/,
     );
   });
 

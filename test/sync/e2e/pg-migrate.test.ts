@@ -58,7 +58,7 @@ describe('kbsync state migrate', () => {
       runId: run,
     });
     file.finishRun(run, 'stopped', null);
-    // Received now: an old delivery would be pruned by the next open of the state (webhook-events.ts).
+    // Received now: an old delivery would be pruned by the next open of the state (state/sqlite/webhook-events.ts).
     const nowMs = Date.now();
     file.recordWebhookEvent({ id: 'msg_1', type: 'webhook.test', sentAtSec: Math.floor(nowMs / 1000), receivedAtMs: nowMs, data: null });
     const payload = { agentId: 'ag1', entries: [{ sha256: 'd'.repeat(64), source: 'docs', path: 'faq.json#q', title: null }] };
@@ -67,7 +67,7 @@ describe('kbsync state migrate', () => {
       { sha256: 'a'.repeat(64), agentId: 'ag1', remoteId: 'e9', status: 'processed', source: 'docs', path: 'x.json#k', title: 'K' },
     ]);
     const d2 = file.getTracked('docs', 'd2.md');
-    file.setRemoteStatuses(new Map([[d2?.remoteId as string, 'processed']]), undefined, new Map([[d2?.remoteId as string, 7]]));
+    file.recordListing([{ id: d2?.remoteId as string, status: 'processed', error: null, chunkCount: 7 }]);
     file.close();
     const before = contents(ws.statePath);
     expect(JSON.stringify(before)).toContain('"remoteChunks":7');

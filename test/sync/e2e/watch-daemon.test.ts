@@ -1,4 +1,4 @@
-import { symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { openState, type StateStore } from '../../../src/sync/state/index.js';
 import { createChokidarWatcher } from '../../../src/watch/chokidar-watcher.js';
+import { createNodeWatcher, createNodeWatcherWith, type WatchFolder } from '../../../src/watch/node-watcher.js';
 import { createParcelWatcher } from '../../../src/watch/parcel-watcher.js';
 import { runWatchDaemon, type DaemonResult } from '../../../src/watch/daemon.js';
 import type { DaemonSnapshot } from '../../../src/watch/snapshot.js';
@@ -99,27 +100,31 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
   });
 
-  it('a source folder reached through a symlink is watched with file-system events (@parcel/watcher), not polled', async () => {
-    const ds = suite.svc.dataset();
-    const root = suite.temp.make();
-    const ws = createWorkspace(root, {
-      baseUrl: suite.svc.url,
-      apiKey: ds.apiKey,
-      config: { sources: [{ name: 'docs', path: './linked' }], watch: { debounceMs: 50, rescanMinutes: 60 } },
-    });
-    symlinkSync(ws.docs, join(root, 'linked'));
-    ws.write('a.md', '# A\n');
-    const d = startDaemon(ws, ds, createParcelWatcher);
-    await until('the first sync', () => d.snapshot()?.ready === true);
-    ws.write('b.md', '# B\n');
-    await until('b.md uploaded after its event', async () => (await uploadedNames(ds)).includes('b.md'));
-    await d.stop();
+  for (const [library, createWatcher] of [
+    ['node', createNodeWatcher],
+    ['@parcel/watcher', createParcelWatcher],
+  ] as const)
+    it(`a source folder reached through a symlink is watched with file-system events (${library}), not polled`, async () => {
+      const ds = suite.svc.dataset();
+      const root = suite.temp.make();
+      const ws = createWorkspace(root, {
+        baseUrl: suite.svc.url,
+        apiKey: ds.apiKey,
+        config: { sources: [{ name: 'docs', path: './linked' }], watch: { debounceMs: 50, rescanMinutes: 60 } },
+      });
+      symlinkSync(ws.docs, join(root, 'linked'));
+      ws.write('a.md', '# A\n');
+      const d = startDaemon(ws, ds, createWatcher);
+      await until('the first sync', () => d.snapshot()?.ready === true);
+      ws.write('b.md', '# B\n');
+      await until('b.md uploaded after its event', async () => (await uploadedNames(ds)).includes('b.md'));
+      await d.stop();
 
-    expect(d.snapshot().watches).toEqual([expect.objectContaining({ source: 'docs', backend: 'events', note: null })]);
-    expect(d.snapshot().counters.events).toBeGreaterThan(0);
-    expect(d.snapshot().counters.watcherErrors).toBe(0);
-    expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
-  });
+      expect(d.snapshot().watches).toEqual([expect.objectContaining({ source: 'docs', backend: 'events', note: null })]);
+      expect(d.snapshot().counters.events).toBeGreaterThan(0);
+      expect(d.snapshot().counters.watcherErrors).toBe(0);
+      expect(await uploadedNames(ds)).toEqual(['a.md', 'b.md']);
+    });
 
   it('a watch that fails with ENOSPC (out of inotify watches): a message naming the sysctl, polling instead, no exit', async () => {
     const ds = suite.svc.dataset();
@@ -150,6 +155,34 @@ describe('kbsync watch, the daemon in-process against the local service', () => 
     const advice = d.logs.find((l) => String(l.msg).includes('fs.inotify.max_user_watches'));
     expect(advice?.level).toBe(50);
     expect(d.snapshot().counters.watcherErrors).toBe(1);
+  });
+
+  it('the node backend out of inotify watches for a new folder: the sysctl advice, polling instead, its files synced', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: { watch: { debounceMs: 50, backend: 'events', pollIntervalMs: 100, rescanMinutes: 60 } },
+    });
+    ws.write('a.md', '# A\n');
+    // fs.inotify.max_user_watches as it would be with room for the source's root alone.
+    let room = 1;
+    const limited: WatchFolder = (dir, listener) => {
+      if (room-- <= 0)
+        throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
+      return watch(dir, (kind, name) => listener(kind, name));
+    };
+    const d = startDaemon(ws, ds, createNodeWatcherWith(limited));
+    await until('the first sync', () => d.snapshot()?.ready === true);
+    mkdirSync(join(ws.docs, 'new', 'deeper'), { recursive: true });
+    await until('the switch to polling', () => d.snapshot().watches[0]?.backend === 'polling');
+    ws.write('new/deeper/late.md', '# late\n');
+    await until('late.md uploaded through polling', async () => (await uploadedNames(ds)).includes('new/deeper/late.md'));
+    await d.stop();
+
+    expect(d.logs.find((l) => String(l.msg).includes('fs.inotify.max_user_watches'))?.level).toBe(50);
+    expect(d.snapshot().watches).toEqual([expect.objectContaining({ backend: 'polling' })]);
+    expect(d.snapshot().counters.watcherErrors).toBeGreaterThanOrEqual(1);
   });
 
   it('a watcher that drops every event: the periodic rescan (watch.rescanMinutes) finds the change', async () => {

@@ -47,6 +47,6 @@ describe('kbsync watch with watch.schedule', () => {
     expect(await ds.files()).toEqual([]);
     expect(exit.stderr).not.toMatch(/"msg":"sync cycle done"/);
     // The default events library (watch.watcher), chosen by measurement (docs/watch.md).
-    expect(exit.stderr).toContain('"watcher":"@parcel/watcher"');
+    expect(exit.stderr).toContain('"watcher":"node (fs.watch)"');
   });
 });

@@ -30,7 +30,7 @@ function fixture(): Fixture {
 }
 
 /**
- * A hash thread that runs `before` (JS over `batch`, and `parentPort`) on each batch, then the real
+ * A hash thread that runs `before` (JS over the call's `id`, its `batch`, and `parentPort`) on each batch, then the real
  * thread's code (serveHashBatches of hash-file.ts, next to the entry) on the same batch: `before` is
  * registered first, so it runs first. Both are registered at once: batches wait in the port until then.
  */
@@ -38,7 +38,7 @@ function wrapped(entry: URL, before: string): string {
   const hashFile = entry.href.replace(/hash-worker\.(ts|js)$/, 'hash-file.$1');
   return `const { parentPort } = process.getBuiltinModule('node:worker_threads');
 import(${JSON.stringify(hashFile)}).then(({ serveHashBatches }) => {
-  parentPort.on('message', (batch) => { ${before} });
+  parentPort.on('message', ({ id, req: batch }) => { ${before} });
   serveHashBatches(parentPort);
 });`;
 }
@@ -102,7 +102,8 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
   it('hashes a batch answered with the wrong number of outcomes in-process, and never uses that worker again', async () => {
     const { files, expected } = fixture();
     // Worker 0 answers each batch twice: first with no outcomes, then (its own listener) with the real ones.
-    const worker: HashOptions['worker'] = (entry, index) => (index === 0 ? wrapped(entry, 'parentPort.postMessage([]);') : entry);
+    const worker: HashOptions['worker'] = (entry, index) =>
+      index === 0 ? wrapped(entry, 'parentPort.postMessage({ id, ok: true, value: [] });') : entry;
     const threadsBefore = threadCount();
 
     const results = await hashFiles(files, { mode: 'workers', concurrency: 2, worker });

@@ -110,6 +110,8 @@ describe('hashFiles from compiled JavaScript (as from dist/)', () => {
       'sync/sources/hash-worker.ts',
       'sync/sources/fingerprint.ts',
       'shared/worker-entry.ts',
+      'shared/worker-channel.ts',
+      'shared/errors.ts',
     ];
     for (const file of files) {
       const js = ts.transpileModule(readFileSync(join(src, file), 'utf8'), {

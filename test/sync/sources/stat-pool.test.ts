@@ -117,7 +117,7 @@ describe('StatPool', () => {
       'answers with the wrong number of results',
       `const { workerData } = process.getBuiltinModule('node:worker_threads');
       workerData.port.on('message', ({ id }) => {
-        workerData.port.postMessage({ id, stats: new Float64Array(3), errors: [] });
+        workerData.port.postMessage({ id, ok: true, value: { stats: new Float64Array(3), errors: [] } });
       });`,
     ],
   ])('does the work itself when the helper %s', async (_what, source) => {
@@ -180,11 +180,11 @@ describe('scanFolder with a stat helper', () => {
 
   /** A helper that answers every path with `code` (-1 gone, -2 failed): the first batches (over 512 paths) always go to it. */
   const fakeHelper = (code: number): string => `const { workerData } = process.getBuiltinModule('node:worker_threads');
-    workerData.port.on('message', ({ id, paths }) => {
+    workerData.port.on('message', ({ id, req: paths }) => {
       const stats = new Float64Array(paths.length * 3);
       const errors = [];
       for (let i = 0; i < paths.length; i++) { stats[i * 3] = ${code}; if (${code} === -2) errors.push([i, 'EACCES: permission denied, lstat']); }
-      workerData.port.postMessage({ id, stats, errors }, [stats.buffer]);
+      workerData.port.postMessage({ id, ok: true, value: { stats, errors } }, [stats.buffer]);
     });`;
   const numbered = (): { root: string; all: string[] } => {
     const root = tempDir();

@@ -70,13 +70,10 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.findBySha256(sha(2)).map((f) => f.path)).toEqual(['b.md']);
     expect(store.hasUnsettledRemote()).toBe(true);
     expect(
-      store.setRemoteStatuses(
-        new Map([
-          ['r1', 'processed'],
-          ['r2', 'failed'],
-        ]),
-        new Map([['r2', 'unsupported_format']]),
-      ),
+      store.recordListing([
+        { id: 'r1', status: 'processed', error: null, chunkCount: null },
+        { id: 'r2', status: 'failed', error: 'unsupported_format', chunkCount: null },
+      ]),
     ).toBe(2);
     expect(store.setRemoteStatus('r1', 'processed')).toBe(0);
     expect(store.hasUnsettledRemote()).toBe(false);
@@ -111,11 +108,15 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     };
     store.upsertTracked(file);
     expect(store.getTracked('docs', 'a.md')?.remoteChunks).toBeUndefined();
-    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]), undefined, new Map([['r1', 4]]))).toBe(1);
+    const listed = (chunkCount: number | null) => store.recordListing([{ id: 'r1', status: 'processed', error: null, chunkCount }]);
+    expect(listed(4)).toBe(1);
     expect(store.getTracked('docs', 'a.md')).toMatchObject({ remoteStatus: 'processed', remoteChunks: 4 });
+    // TrackedIndex's bulk load reads it too (a detail field): `kbsync status` shows it per file.
+    const index = store.loadTrackedFiles();
+    expect(index.find('docs', 'a.md')).toMatchObject({ remoteChunks: 4, reprocessAttempts: 0, lastAction: 'upload' });
     // A listing that says nothing of the count keeps it; a new count is recorded even when the status stays.
-    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]))).toBe(0);
-    expect(store.setRemoteStatuses(new Map([['r1', 'processed']]), undefined, new Map([['r1', 5]]))).toBe(1);
+    expect(listed(null)).toBe(0);
+    expect(listed(5)).toBe(1);
     expect(store.findBySha256(sha(1))[0]?.remoteChunks).toBe(5);
     // A row written again for the same copy keeps it; one pointing at another copy does not.
     store.upsertTracked({ ...file, remoteStatus: 'processed', lastAction: 'unchanged' });
@@ -145,7 +146,7 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     store.upsertTracked({ ...file, sha256: sha(2), remoteId: 'r2', remoteStatus: 'queued' });
     expect(store.heldCopies()).toEqual([{ remoteId: 'r1', sha256: sha(1), remoteName: 'docs/a.md', status: 'processed' }]);
     // Statuses learned from a listing reach held copies too.
-    store.setRemoteStatuses(new Map([['r1', 'failed']]));
+    store.recordListing([{ id: 'r1', status: 'failed', error: null, chunkCount: null }]);
     expect(store.heldCopies()).toMatchObject([{ remoteId: 'r1', status: 'failed' }]);
     store.setRemoteStatus('r1', 'processed');
     expect(store.heldCopies()).toMatchObject([{ remoteId: 'r1', status: 'processed' }]);

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, type StateStore } from '../../../src/sync/state/index.js';
-import { guestsDir } from '../../../src/sync/state/guests.js';
+import { guestsDir } from '../../../src/sync/state/sqlite/guests.js';
 import { tempState } from './fixtures/state-dir.js';
 
 const CAPS = { run: 100, day: 100, month: 100 };

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BULK_SQL } from '../../../src/sync/state/tracked-files.js';
+import { BULK_SQL } from '../../../src/sync/state/sqlite/tracked.js';
 import type { TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { tempState } from './fixtures/state-dir.js';

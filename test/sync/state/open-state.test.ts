@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError, type KbsyncError } from '../../../src/shared/errors.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import { moveAsideCorrupt, openState } from '../../../src/sync/state/index.js';
-import { MIGRATIONS } from '../../../src/sync/state/migrations.js';
+import { MIGRATIONS } from '../../../src/sync/state/sqlite/schema.js';
 import { exited, firstMessage, forkTs } from './fixtures/fork-ts.js';
 import { realisticTracked, seededRandom } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StateStore } from '../../../src/sync/state/index.js';
-import { RUNS_KEPT } from '../../../src/sync/state/runs.js';
+import { RUNS_KEPT } from '../../../src/sync/state/retention.js';
 import { FAST_TMP, fakeClock, tempState, uploadOp, type FakeClock } from './fixtures/state-dir.js';
 
 const CAPS = { run: 1e9, day: 1e9, month: 1e9 };

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSourceIds } from '../../../src/sync/state/source-ids.js';
-import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/tracked-files.js';
+import { createSourceIds } from '../../../src/sync/state/sqlite/sources.js';
+import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/sqlite/tracked.js';
 import { trackedKey, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';
@@ -200,13 +200,11 @@ describe('tracked files', () => {
     expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(1);
     expect(store.setRemoteStatus('r-a.md', 'failed')).toBe(0);
     expect(
-      store.setRemoteStatuses(
-        new Map([
-          ['r-b.md', 'queued'],
-          ['r-c.md', 'processed'],
-          ['r-zz', 'failed'],
-        ]),
-      ),
+      store.recordListing([
+        { id: 'r-b.md', status: 'queued', error: null, chunkCount: null },
+        { id: 'r-c.md', status: 'processed', error: null, chunkCount: null },
+        { id: 'r-zz', status: 'failed', error: null, chunkCount: null },
+      ]),
     ).toBe(1);
 
     expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus])).toEqual([
@@ -219,16 +217,10 @@ describe('tracked files', () => {
   it("keeps the service's reason for a failed copy while it stays failed, for the planner (which reads it per failed row) and getTracked", () => {
     store.upsertTrackedMany([file('a.md'), file('b.md')]);
 
-    store.setRemoteStatuses(
-      new Map([
-        ['r-a.md', 'failed'],
-        ['r-b.md', 'failed'],
-      ]),
-      new Map([
-        ['r-a.md', 'parse_failed: bad zip'],
-        ['r-b.md', 'internal: EIO'],
-      ]),
-    );
+    store.recordListing([
+      { id: 'r-a.md', status: 'failed', error: 'parse_failed: bad zip', chunkCount: null },
+      { id: 'r-b.md', status: 'failed', error: 'internal: EIO', chunkCount: null },
+    ]);
 
     expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus, f.remoteError])).toEqual([
       ['a.md', 'failed', 'parse_failed: bad zip'],
@@ -239,7 +231,7 @@ describe('tracked files', () => {
     expect(store.getTracked('docs', 'a.md')?.remoteError).toBe('parse_failed: bad zip');
     // Reprocessed (queued again) or processed: the reason goes.
     store.upsertTracked({ ...file('b.md'), remoteStatus: 'queued', reprocessAttempts: 1 });
-    store.setRemoteStatuses(new Map([['r-a.md', 'processed']]));
+    store.recordListing([{ id: 'r-a.md', status: 'processed', error: 'stale reason', chunkCount: null }]);
     expect([...store.loadTrackedFiles().values()].map((f) => [f.path, f.remoteStatus, f.remoteError ?? null])).toEqual([
       ['a.md', 'processed', null],
       ['b.md', 'queued', null],

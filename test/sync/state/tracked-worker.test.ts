@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type * as StateModule from '../../../src/sync/state/index.js';
-import type * as LoadModule from '../../../src/sync/state/tracked-load.js';
+import type * as LoadModule from '../../../src/sync/state/sqlite/load.js';
 import type { TrackedFileInput } from '../../../src/sync/state/index.js';
 import { REPO_ROOT } from '../../helpers/build-dist.js';
 import { shaOf } from './fixtures/realistic.js';
@@ -42,7 +42,7 @@ describe('tracked files read in a worker thread (compiled)', () => {
 
   it('loadTrackedFilesSoon gives what loadTrackedFiles gives, several sources, a NUL inside a value included', async () => {
     const { openState } = await dist<typeof StateModule>('sync/state/index.js');
-    const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
+    const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/sqlite/load.js');
     const state = openState(join(tempDir(), 'state.db'));
     try {
       state.upsertTrackedMany([
@@ -65,7 +65,7 @@ describe('tracked files read in a worker thread (compiled)', () => {
 
   it('a state large enough for the worker (more than WORKER_MIN_STATE_BYTES, 3+ cores) loads the same, through it where it runs', async () => {
     const { openState } = await dist<typeof StateModule>('sync/state/index.js');
-    const { WORKER_MIN_STATE_BYTES, worthAWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
+    const { WORKER_MIN_STATE_BYTES, worthAWorker } = await dist<typeof LoadModule>('sync/state/sqlite/load.js');
     const path = join(tempDir(), 'state.db');
     const state = openState(path);
     try {
@@ -88,7 +88,7 @@ describe('tracked files read in a worker thread (compiled)', () => {
   }, 60_000);
 
   it('a worker that cannot read the database resolves null (the caller reads in-process, where errors get their code)', async () => {
-    const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/tracked-load.js');
+    const { readBulkInWorker } = await dist<typeof LoadModule>('sync/state/sqlite/load.js');
     const dir = tempDir();
     writeFileSync(join(dir, 'junk.db'), 'this is not a database'.repeat(100));
 

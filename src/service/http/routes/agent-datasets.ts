@@ -11,13 +11,17 @@ import {
 } from '../../store/agents.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
-import { BodyId, authOf, parseBody, parseIdParam } from '../request.js';
+import { authOf, bodyId, onFirstUse, parseBody, parseIdParam } from '../request.js';
 import { V2 } from './paths.js';
 
-const Mode = z.enum(['read_only', 'self_learning']);
-const Attach = z.object({ dataset_id: BodyId, mode: Mode.optional() });
-// Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
-const ModeUpdate = z.strictObject({ mode: Mode });
+const schemas = onFirstUse(() => {
+  const Mode = z.enum(['read_only', 'self_learning']);
+  return {
+    Attach: z.object({ dataset_id: bodyId(), mode: Mode.optional() }),
+    // Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
+    ModeUpdate: z.strictObject({ mode: Mode }),
+  };
+});
 
 /** Agent-dataset management: list, attach, set mode (emits `dataset.mode_changed`). */
 export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -53,7 +57,7 @@ export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceCon
   app.post(`${V2}/agents/:agent_id/datasets`, async (req, reply) => {
     const agentId = agentOf(req);
     const { datasetId } = authOf(req);
-    const body = parseBody(Attach, req.body);
+    const body = parseBody(schemas().Attach, req.body);
     if (body.dataset_id !== datasetId) throw notFound('dataset');
     const existing = attachmentMode(db, agentId, datasetId);
     if (existing === undefined) {
@@ -69,7 +73,7 @@ export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceCon
     const { datasetId } = authOf(req);
     const target = parseIdParam((req.params as Record<string, string>)['dataset_id'], 'dataset');
     if (target !== datasetId || attachmentMode(db, agentId, datasetId) === undefined) throw notFound('dataset');
-    const body = parseBody(ModeUpdate, req.body);
+    const body = parseBody(schemas().ModeUpdate, req.body);
     changeMode(agentId, datasetId, body.mode);
     return { id: datasetId, mode: attachmentMode(db, agentId, datasetId) };
   });

@@ -10,26 +10,31 @@ import { sourceName } from '../../store/files.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { authOf, parseBody, parseIdParam } from '../request.js';
+import { authOf, onFirstUse, parseBody, parseIdParam } from '../request.js';
 import { agentJson, agentWithDatasetsJson, hitJson } from '../wire.js';
 import { V1 } from './paths.js';
 
 const MAX_TOP_K = 20;
 
-/** An agent's config: the known keys are typed, others are kept as given. */
-const AgentConfig = z
-  .object({
-    system_prompt: z.string().max(20_000).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    top_k: z.number().int().min(1).optional(),
-  })
-  .catchall(z.unknown());
-const AgentCreate = z.object({ name: z.string().trim().min(1).max(200), config: AgentConfig.default({}) });
-// Strict wrapper (a field beside `config` would be silently dropped); the config itself is free-form.
-const ConfigUpdate = z.strictObject({ config: AgentConfig });
-const Chat = z.object({ message: z.string().min(1).max(20_000) });
+const schemas = onFirstUse(() => {
+  /** An agent's config: the known keys are typed, others are kept as given. */
+  const AgentConfig = z
+    .object({
+      system_prompt: z.string().max(20_000).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      top_k: z.number().int().min(1).optional(),
+    })
+    .catchall(z.unknown());
+  return {
+    AgentConfig,
+    AgentCreate: z.object({ name: z.string().trim().min(1).max(200), config: AgentConfig.default({}) }),
+    // Strict wrapper (a field beside `config` would be silently dropped); the config itself is free-form.
+    ConfigUpdate: z.strictObject({ config: AgentConfig }),
+    Chat: z.object({ message: z.string().min(1).max(20_000) }),
+  };
+});
 
-function checkConfig(config: z.infer<typeof AgentConfig>): void {
+function checkConfig(config: z.infer<ReturnType<typeof schemas>['AgentConfig']>): void {
   if (config.top_k !== undefined && config.top_k > MAX_TOP_K)
     throw new ServiceError('validation_failed', `config.top_k: at most ${MAX_TOP_K}`);
 }
@@ -55,7 +60,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
     `${V1}/agents/`,
     idempotent(ctx, async (req, idem) => {
       const { datasetId } = authOf(req);
-      const body = parseBody(AgentCreate, req.body);
+      const body = parseBody(schemas().AgentCreate, req.body);
       checkConfig(body.config);
       const now = isoAt(ctx.clock());
       return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -75,7 +80,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
     idempotent(ctx, async (req, idem) => {
       const { datasetId } = authOf(req);
       const agent = visibleAgent(ctx, req);
-      const body = parseBody(ConfigUpdate, req.body);
+      const body = parseBody(schemas().ConfigUpdate, req.body);
       checkConfig(body.config);
       const now = isoAt(ctx.clock());
       return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -96,7 +101,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
     idempotent(ctx, async (req, idem) => {
       const { datasetId } = authOf(req);
       const agent = visibleAgent(ctx, req);
-      const body = parseBody(Chat, req.body);
+      const body = parseBody(schemas().Chat, req.body);
       // Fail before the (possibly slow, possibly remote) answer when even one credit is missing.
       assertBalance(db, datasetId, costOf({ kind: 'chat' }));
       const answer = await answerChat({

@@ -12,7 +12,7 @@ import { countKnowledgeSources, getDataset, updateDataset } from '../../store/da
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { authOf, parseBody } from '../request.js';
+import { authOf, onFirstUse, parseBody } from '../request.js';
 import { datasetJson, hitJson } from '../wire.js';
 import { V1, V2 } from './paths.js';
 
@@ -20,15 +20,19 @@ import { V1, V2 } from './paths.js';
 const MAX_TOP_K = 20;
 const MAX_BATCH_QUERIES = 20;
 
-const TopK = z.number().int().min(1).default(5);
-const Query = z.object({ query: z.string().min(1).max(10_000), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() });
-const QueryBatch = z.object({
-  queries: z.array(z.string().min(1).max(10_000)).min(1),
-  top_k: TopK,
-  score_threshold: z.number().min(0).max(1).optional(),
+const schemas = onFirstUse(() => {
+  const TopK = z.number().int().min(1).default(5);
+  return {
+    Query: z.object({ query: z.string().min(1).max(10_000), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() }),
+    QueryBatch: z.object({
+      queries: z.array(z.string().min(1).max(10_000)).min(1),
+      top_k: TopK,
+      score_threshold: z.number().min(0).max(1).optional(),
+    }),
+    // Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
+    DatasetUpdate: z.strictObject({ name: z.string().min(1).max(200).optional(), description: z.string().max(10_000).optional() }),
+  };
 });
-// Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
-const DatasetUpdate = z.strictObject({ name: z.string().min(1).max(200).optional(), description: z.string().max(10_000).optional() });
 
 function checkTopK(topK: number): void {
   if (topK > MAX_TOP_K) throw new ServiceError('validation_failed', `top_k: at most ${MAX_TOP_K}`);
@@ -57,7 +61,7 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.put(`${V2}/datasets`, async (req) => {
     const { datasetId } = authOf(req);
-    const patch = parseBody(DatasetUpdate, req.body);
+    const patch = parseBody(schemas().DatasetUpdate, req.body);
     updateDataset(db, datasetId, patch);
     return datasetBody(datasetId);
   });
@@ -66,7 +70,7 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
     `${V1}/datasets/query`,
     idempotent(ctx, async (req, idem) => {
       const { datasetId } = authOf(req);
-      const body = parseBody(Query, req.body);
+      const body = parseBody(schemas().Query, req.body);
       checkTopK(body.top_k);
       assertBalance(db, datasetId, costOf({ kind: 'query' }));
       const vectors = await prepareVectors(db, datasetId, ctx.embedder, body.query).catch(providerFailure);
@@ -82,7 +86,7 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
     idempotent(ctx, async (req, idem) => {
       const { datasetId, plan } = authOf(req);
       requireAdvancedTier(plan, 'batch query');
-      const body = parseBody(QueryBatch, req.body);
+      const body = parseBody(schemas().QueryBatch, req.body);
       checkTopK(body.top_k);
       if (body.queries.length > MAX_BATCH_QUERIES) throw new ServiceError('validation_failed', `queries: at most ${MAX_BATCH_QUERIES}`);
       assertBalance(db, datasetId, costOf({ kind: 'query_batch', queries: body.queries.length }));

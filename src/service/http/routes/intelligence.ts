@@ -9,22 +9,27 @@ import { findEntryBySha, insertEntry, listEntries } from '../../store/intelligen
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { BodyId, authOf, parseBody, parsePage } from '../request.js';
+import { authOf, bodyId, onFirstUse, parseBody, parsePage } from '../request.js';
 import { entryJson } from '../wire.js';
 import { V2 } from './paths.js';
 
 /** Spec section 8: at most 50 entries in one batch write. */
 const MAX_BATCH_ENTRIES = 50;
 
-const Entry = z.object({
-  content: z.string().min(1),
-  title: z.string().max(1_000).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+const schemas = onFirstUse(() => {
+  const Entry = z.object({
+    content: z.string().min(1),
+    title: z.string().max(1_000).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  });
+  return {
+    Entry,
+    Single: Entry.extend({ agent_id: bodyId() }),
+    Batch: z.object({ agent_id: bodyId(), entries: z.array(Entry).min(1) }),
+  };
 });
-const Single = Entry.extend({ agent_id: BodyId });
-const Batch = z.object({ agent_id: BodyId, entries: z.array(Entry).min(1) });
 
-type Entry = z.infer<typeof Entry>;
+type Entry = z.infer<ReturnType<typeof schemas>['Entry']>;
 type WriteResult = { id: number; sha256: string; status: string; duplicate: boolean; credits_charged: number };
 
 /** Intelligence entries: single and batch writes (deduplicated by SHA-256), and the list. */
@@ -68,7 +73,7 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
     `${V2}/datasets/intelligence`,
     idempotent(ctx, async (req, idem) => {
       const { datasetId } = authOf(req);
-      const body = parseBody(Single, req.body);
+      const body = parseBody(schemas().Single, req.body);
       const agentId = writableAgent(datasetId, body.agent_id);
       const now = isoAt(ctx.clock());
       const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -90,7 +95,7 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
     idempotent(ctx, async (req, idem) => {
       const { datasetId, plan } = authOf(req);
       requireAdvancedTier(plan, 'batch intelligence write');
-      const body = parseBody(Batch, req.body);
+      const body = parseBody(schemas().Batch, req.body);
       if (body.entries.length > MAX_BATCH_ENTRIES) throw new ServiceError('validation_failed', `entries: at most ${MAX_BATCH_ENTRIES}`);
       const agentId = writableAgent(datasetId, body.agent_id);
       const now = isoAt(ctx.clock());

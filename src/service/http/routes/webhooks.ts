@@ -3,13 +3,13 @@ import * as z from 'zod';
 import { notFound } from '../../service-error.js';
 import { createWebhook, getWebhook, listWebhooks } from '../../webhooks/index.js';
 import type { ServiceContext } from '../context.js';
-import { authOf, parseBody, parseIdParam } from '../request.js';
+import { authOf, onFirstUse, parseBody, parseIdParam } from '../request.js';
 import { V2 } from './paths.js';
 
 // The URL policy (HTTPS only, loopback HTTP with --allow-insecure-webhooks) and the event kinds are
 // checked by the webhooks module (422); here only the JSON types. Strict: a mistyped `events` would
 // silently subscribe to every kind (docs/service.md).
-const WebhookCreate = z.strictObject({ url: z.string().min(1).max(2_048), events: z.array(z.string()).optional() });
+const webhookCreate = onFirstUse(() => z.strictObject({ url: z.string().min(1).max(2_048), events: z.array(z.string()).optional() }));
 
 /** Webhooks: register (secret shown once), list, test delivery. */
 export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -17,7 +17,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post(`${V2}/webhooks`, async (req, reply) => {
     const { datasetId } = authOf(req);
-    const body = parseBody(WebhookCreate, req.body);
+    const body = parseBody(webhookCreate(), req.body);
     const { webhook, secret } = createWebhook(
       db,
       { datasetId, url: body.url, events: body.events },

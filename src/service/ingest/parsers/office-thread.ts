@@ -1,88 +1,68 @@
-import { resourceLimits, type Worker } from 'node:worker_threads';
+import { resourceLimits } from 'node:worker_threads';
+import { isKbsyncError } from '../../../shared/errors.js';
+import { channel, type Channel } from '../../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
-import { parseFailed } from '../parse-error.js';
 import type { Section } from '../types.js';
 import type { WorkbookFormat } from './office-messages.js';
 
-/** What an office worker thread is asked to do: convert a DOCX (its checked, re-stored ZIP) or read a workbook. */
-export type OfficeTask = { kind: 'docx'; data: Uint8Array } | { kind: WorkbookFormat; data: Uint8Array };
-
-/** What it answers: the DOCX's HTML; a workbook's sections, in batches, then `done`; or why it failed. */
-export type OfficeReply =
-  | { type: 'html'; html: string }
-  | { type: 'sections'; sections: Section[] }
-  | { type: 'done' }
-  | { type: 'parse_failed'; message: string }
-  | { type: 'error'; message: string };
+/**
+ * What an office worker thread (office-worker.ts) does: convert a DOCX (its checked, re-stored ZIP)
+ * to HTML; or read a workbook, then answer its sections a batch at a time until `done`. A bad
+ * document fails `parse_failed`.
+ */
+export type OfficeApi = {
+  docx(data: Uint8Array): string;
+  workbook(req: { format: WorkbookFormat; data: Uint8Array }): void;
+  next(req: undefined): { sections: Section[]; done: boolean };
+};
 
 const WORKER_ENTRY = workerEntry('office-worker', import.meta.url);
 
 /**
- * Runs `task` in a worker thread of its own (office-worker.ts) and yields its replies as they come,
- * so that mammoth and SheetJS never hold the service's event loop: other requests are answered while
- * a large document is read. The task's bytes are moved to the thread, not copied. A `parse_failed`
- * reply throws `parse_failed` with its text; a thread that fails otherwise throws an Error. Ending
- * the iteration early stops the thread.
+ * An office worker thread of its own, so that mammoth and SheetJS never hold the service's event
+ * loop: other requests are answered while a large document is read. The caller closes it when done.
  */
-async function* officeReplies(task: OfficeTask): AsyncGenerator<OfficeReply> {
-  const queue: OfficeReply[] = [];
-  let failure: Error | undefined;
-  let ended = false;
-  let wake: (() => void) | undefined;
-  const notify = (): void => {
-    wake?.();
-    wake = undefined;
-  };
-  const owned = task.data.byteOffset === 0 && task.data.byteLength === task.data.buffer.byteLength ? task.data : task.data.slice();
+function startOffice(): Channel<OfficeApi> {
   // Started from an ingest worker, it gets that worker's memory limit (resourceLimits is empty on the main thread).
-  const worker: Worker = startWorker(WORKER_ENTRY, {
-    workerData: { ...task, data: owned },
-    transferList: [owned.buffer as ArrayBuffer],
-    resourceLimits,
-  });
-  worker.on('message', (reply: OfficeReply) => {
-    queue.push(reply);
-    notify();
-  });
-  worker.on('error', (err) => {
-    failure = err;
-    notify();
-  });
-  worker.on('exit', () => {
-    ended = true;
-    notify();
-  });
-  try {
-    for (;;) {
-      const reply = queue.shift();
-      if (reply !== undefined) {
-        if (reply.type === 'parse_failed') throw parseFailed(reply.message);
-        if (reply.type === 'error') throw new Error(`office document worker: ${reply.message}`);
-        yield reply;
-        continue;
-      }
-      if (failure !== undefined) throw failure;
-      if (ended) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  } finally {
-    if (!ended) await worker.terminate();
-  }
+  return channel<OfficeApi>(startWorker(WORKER_ENTRY, { resourceLimits }), { name: 'office document worker' });
 }
+
+/** A failure other than `parse_failed` (or the thread's own end, which names it) as an Error naming the thread. */
+function named(err: unknown): unknown {
+  if (isKbsyncError(err) || !(err instanceof Error) || err.message.startsWith('the office document worker')) return err;
+  return new Error(`office document worker: ${err.message}`, { cause: err });
+}
+
+/** The task's bytes, moved to the thread rather than copied (a view of part of a buffer is copied first). */
+const owned = (data: Uint8Array): Uint8Array => (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice());
 
 /** mammoth's HTML of a DOCX (its ZIP checked and re-stored by office-zip.ts), converted in a worker thread. */
 export async function docxHtmlInThread(zip: Buffer): Promise<string> {
-  for await (const reply of officeReplies({ kind: 'docx', data: zip })) {
-    if (reply.type === 'html') return reply.html;
+  const office = startOffice();
+  try {
+    const data = owned(zip);
+    return await office.call('docx', data, [data.buffer as ArrayBuffer]);
+  } catch (err) {
+    throw named(err);
+  } finally {
+    await office.close();
   }
-  throw new Error('office document worker: ended without an answer');
 }
 
-/** A workbook's sections (spreadsheet.ts workbookSections), read by SheetJS in a worker thread. */
+/** A workbook's sections (spreadsheet.ts workbookSections), read by SheetJS in a worker thread; ending the iteration early ends it. */
 export async function* workbookSectionsInThread(data: Buffer, format: WorkbookFormat): AsyncGenerator<Section> {
-  for await (const reply of officeReplies({ kind: format, data })) {
-    if (reply.type === 'sections') yield* reply.sections;
-    if (reply.type === 'done') return;
+  const office = startOffice();
+  try {
+    const moved = owned(data);
+    await office.call('workbook', { format, data: moved }, [moved.buffer as ArrayBuffer]);
+    for (;;) {
+      const { sections, done } = await office.call('next', undefined);
+      yield* sections;
+      if (done) return;
+    }
+  } catch (err) {
+    throw named(err);
+  } finally {
+    await office.close();
   }
-  throw new Error('office document worker: ended before the workbook was read');
 }

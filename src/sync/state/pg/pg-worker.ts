@@ -5,23 +5,27 @@
  */
 import pg from 'pg';
 import { workerData } from 'node:worker_threads';
-import { errorText, isKbsyncError, KbsyncError } from '../../../shared/errors.js';
-import { redactUrl } from './pg-url.js';
-import type { TrackedFileInput } from '../tracked-files.js';
+import { errorText, KbsyncError } from '../../../shared/errors.js';
+import { toWire } from '../../../shared/worker-channel.js';
+import { redactUrl } from './url.js';
+import type { TrackedFileInput } from '../../tracked/fields.js';
 import type { RebuildReport } from '../state-types.js';
 import type { RemoteStatus } from '../../types.js';
 import { BEAT_MS, WORD, type BridgeReply, type BridgeRequest, type BridgeWorkerData } from './sync-bridge.js';
-import { createDb } from './pg-db.js';
-import { createPgBudget } from './pg-budget.js';
-import { createPgMisc } from './pg-misc.js';
-import { createPgOutbox, type PgIdentity } from './pg-outbox.js';
-import { createPgRuns, foldGoneRunners, lockSources, recoverDeadRunners, registerRunner } from './pg-runs.js';
-import { migratePg } from './pg-schema.js';
-import { createPgSources } from './pg-sources.js';
-import { createPgTracked } from './pg-tracked.js';
-import { createPgTransfer } from './pg-transfer.js';
-import { createPgEntries } from './pg-entries.js';
-import { createPgHeldCopies } from './pg-held-copies.js';
+import { createDb } from './db.js';
+import { createPgBudget } from './budget.js';
+import { createPgMeta } from './meta.js';
+import { createPgOutbox, type PgIdentity } from './outbox.js';
+import { createPgRuns, foldGoneRunners, lockSources, recoverDeadRunners, registerRunner } from './runs.js';
+import { migratePg } from './schema.js';
+import { createPgSources } from './sources.js';
+import { createPgTracked } from './tracked.js';
+import { createPgTransfer } from './transfer.js';
+import { createPgEntries } from './entries.js';
+import { createPgHeldCopies } from './held-copies.js';
+import { createPgWebhookEvents } from './webhook-events.js';
+import { createPgLedgerAudit } from './ledger-audit.js';
+import { listedStatuses, type ListedCopy } from '../../tracked/fields.js';
 
 /** What openPgState asks of the worker's first call. */
 export type PgOpenRequest = { scope: string; register: boolean };
@@ -40,7 +44,7 @@ const signal = new Int32Array(flag);
  */
 function dying(why: string): void {
   if (Atomics.load(signal, WORD.dead) !== 0) return;
-  const reply: BridgeReply = { ok: false, message: `the PostgreSQL state worker ${why}`, kbsyncCode: 'state_unavailable', pgCode: null };
+  const reply: BridgeReply = { ok: false, error: toWire(new KbsyncError('state_unavailable', `the PostgreSQL state worker ${why}`)) };
   try {
     port.postMessage(reply);
   } catch {
@@ -66,7 +70,8 @@ const tracked = createPgTracked(db, sources, me.scope);
 const outbox = createPgOutbox(db, sources, me);
 const runs = createPgRuns(db, me);
 const budget = createPgBudget(db, { outbox, tracked, sources, me });
-const misc = createPgMisc(db);
+const meta = createPgMeta(db);
+const webhooks = createPgWebhookEvents(db);
 const held = createPgHeldCopies(db, sources);
 
 type Handler = (...args: never[]) => Promise<unknown>;
@@ -75,7 +80,9 @@ const handlers = {
   ...outbox,
   ...runs,
   ...budget,
-  ...misc,
+  ...meta,
+  ...webhooks,
+  ...createPgLedgerAudit(db),
   ...createPgTransfer(db, sources),
   ...createPgEntries(db, sources),
   heldCopies: held.heldCopies,
@@ -84,13 +91,9 @@ const handlers = {
     await held.setHeldStatuses(new Map([[remoteId, status]]));
     return tracked.setRemoteStatus(remoteId, status);
   },
-  setRemoteStatuses: async (
-    statuses: ReadonlyMap<string, RemoteStatus>,
-    errors?: ReadonlyMap<string, string>,
-    chunks?: ReadonlyMap<string, number>,
-  ): Promise<number> => {
-    await held.setHeldStatuses(statuses);
-    return tracked.setRemoteStatuses(statuses, errors, chunks);
+  recordListing: async (copies: readonly ListedCopy[]): Promise<number> => {
+    await held.setHeldStatuses(listedStatuses(copies));
+    return tracked.recordListing(copies);
   },
   async open(): Promise<PgOpenReply> {
     try {
@@ -111,7 +114,7 @@ const handlers = {
     await foldGoneRunners(db, me);
     await outbox.pruneSettled();
     // As the SQLite state's open: deliveries past the retention go (the daemon also prunes as it records).
-    await misc.pruneWebhookEvents();
+    await webhooks.pruneWebhookEvents();
     return { from, runnerId: me.runnerId, recovered };
   },
   finishRun: async (runId: number, status: 'done' | 'stopped' | 'failed', summary: unknown): Promise<void> => {
@@ -126,8 +129,8 @@ const handlers = {
       const written = await tracked.writeTrackedIfNew(files, at);
       await held.addHeld(older);
       const done = { ...report, inserted: written, kept: files.length - written };
-      await misc.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
-      await misc.setMeta('remote_check', null);
+      await meta.setMeta('rebuilt_from_remote', JSON.stringify({ at: new Date(at).toISOString(), ...done }));
+      await meta.setMeta('remote_check', null);
       return done;
     }),
   begin: () => db.begin(),
@@ -148,7 +151,7 @@ const handlers = {
   },
 } satisfies Record<string, Handler>;
 
-/** What the main thread may call (pg-store.ts forwards each StateStore method to its handler here). */
+/** What the main thread may call (store.ts forwards each StateStore method to its handler here). */
 export type PgHandlers = typeof handlers;
 
 /** Handlers that only read: run as they are. */
@@ -160,6 +163,7 @@ const READS = new Set([
   'findBySha256',
   'trackedCount',
   'hasUnsettledRemote',
+  'unsettledCopies',
   'heldCopies',
   'remoteCheckPending',
   'originsOfRemoteIds',
@@ -186,7 +190,7 @@ const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback',
 
 /**
  * Runs a handler. A write outside the main thread's transaction runs as one transaction of its own,
- * so that one PostgreSQL ends to break a deadlock is run again whole (pg-db.ts), never half applied.
+ * so that one PostgreSQL ends to break a deadlock is run again whole (db.ts), never half applied.
  */
 function dispatch(method: string, args: unknown[]): Promise<unknown> {
   const handler = (handlers as Record<string, Handler>)[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
@@ -204,8 +208,7 @@ port.on('message', (req: BridgeRequest) => {
       db.setNow(req.nowMs);
       reply = { ok: true, value: await dispatch(req.method, req.args) };
     } catch (err) {
-      const pgCode = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : null;
-      reply = { ok: false, message: errorText(err), kbsyncCode: isKbsyncError(err) ? err.code : null, pgCode };
+      reply = { ok: false, error: toWire(err) };
     }
     port.postMessage(reply);
     Atomics.store(signal, 0, 1);

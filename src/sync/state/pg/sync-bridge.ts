@@ -1,12 +1,12 @@
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
-import { KbsyncError, type ErrorCode } from '../../../shared/errors.js';
+import { KbsyncError } from '../../../shared/errors.js';
+import { fromWire, type WireError } from '../../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
 
 /** A call from the main thread to the PostgreSQL worker: a handler's name, its arguments, and the caller's clock. */
 export type BridgeRequest = { method: string; args: unknown[]; nowMs: number };
-/** The worker's answer: a value, or an error to raise in the caller (a KbsyncError keeps its code). */
-export type BridgeReply =
-  { ok: true; value: unknown } | { ok: false; message: string; kbsyncCode: ErrorCode | null; pgCode: string | null };
+/** The worker's answer: a value, or an error to raise in the caller, as the worker channel's (a KbsyncError keeps its code, a PostgreSQL error its SQLSTATE). */
+export type BridgeReply = { ok: true; value: unknown } | { ok: false; error: WireError };
 /** What the worker is started with. */
 export type BridgeWorkerData = { url: string; flag: SharedArrayBuffer; port: MessagePort; open: unknown };
 
@@ -113,6 +113,5 @@ export function startBridge(url: string, open: unknown, options: BridgeOptions =
 
 function unwrap<T>(reply: BridgeReply): T {
   if (reply.ok) return reply.value as T;
-  if (reply.kbsyncCode !== null) throw new KbsyncError(reply.kbsyncCode, reply.message);
-  throw Object.assign(new Error(reply.message), reply.pgCode === null ? {} : { code: reply.pgCode });
+  throw fromWire(reply.error);
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PG_MIGRATIONS } from '../../../../src/sync/state/pg/pg-schema.js';
+import { PG_MIGRATIONS } from '../../../../src/sync/state/pg/schema.js';
 import { openState } from '../../../../src/sync/state/index.js';
 import type { PgStateStore } from '../../../../src/sync/state/pg/index.js';
 import { printFigures } from '../../../helpers/figures.js';

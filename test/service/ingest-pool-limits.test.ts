@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createIngestPool, type IngestPool } from '../../src/service/ingest/ingest-pool.js';
+
+// The pool itself, without the service: a task stopped at its limit fails alone, and the pool keeps its size.
+
+let dir: string | undefined;
+let pool: IngestPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function file(name: string, content: string): { name: string; storedPath: string } {
+  dir ??= mkdtempSync(join(tmpdir(), 'kbsync-pool-'));
+  const storedPath = join(dir, name);
+  writeFileSync(storedPath, content);
+  return { name, storedPath };
+}
+
+/** An XML file of `items` records: parsed whole, it holds a parser for seconds. */
+const bigXml = (items: number): string =>
+  ['<stock>', ...Array.from({ length: items }, (_, i) => `<item><id>${i}</id><name>widget number ${i}</name></item>`), '</stock>'].join(
+    '\n',
+  );
+
+async function chunksOf(p: IngestPool, f: { name: string; storedPath: string }): Promise<string[]> {
+  const texts: string[] = [];
+  for await (const batch of p.fileBatches(f)) texts.push(...batch.map((c) => (typeof c === 'string' ? c : c.text)));
+  return texts;
+}
+
+describe('the ingest pool, directly', () => {
+  it('fails only the call stopped at the time limit: a file mid-read beside it finishes, and both workers serve again', async () => {
+    pool = createIngestPool({ workers: 2, timeLimitMs: 500, parsing: {}, batchSize: 1, batchChars: 1 << 20 });
+    const slow = chunksOf(pool, file('stock.xml', bigXml(300_000))).catch((err: unknown) => err);
+    const sections = ['alpha', 'beta', 'gamma'].map((w) => `# ${w}\n\n${`${w} words here. `.repeat(400)}`);
+    // A file read a batch at a time on the other worker: its first batch is taken, the rest after the slow one is stopped.
+    const beside = pool.fileBatches(file('notes.md', sections.join('\n\n')));
+    const first = await beside.next();
+    const failed = await slow;
+    const texts = first.done === true ? [] : [...first.value];
+    for await (const batch of beside) texts.push(...batch);
+
+    expect(failed).toMatchObject({ code: 'parse_failed', message: expect.stringMatching(/^parsing stopped at the time limit of 0.5 s/) });
+    const all = texts.map((c) => (typeof c === 'string' ? c : c.text)).join(' ');
+    for (const w of ['alpha', 'beta', 'gamma']) expect(all).toContain(`${w} words here.`);
+    expect(texts.length).toBeGreaterThan(2);
+    // Two calls at once again, an entry among them: the stopped worker was replaced.
+    const both = await Promise.all([chunksOf(pool, file('a.md', '# A\n\nalpha')), pool.entryChunks({ title: null, content: 'beta' })]);
+    expect(both.map((t) => t.join(''))).toEqual([expect.stringContaining('alpha'), 'beta']);
+    expect(pool.size).toBe(2);
+  }, 120_000);
+
+  it('fails a task with its own error, its errno code kept, and goes on', async () => {
+    pool = createIngestPool({ workers: 1, parsing: {}, batchSize: 64, batchChars: 1 << 20 });
+    const err = await chunksOf(pool, { name: 'gone.txt', storedPath: join(tmpdir(), 'kbsync-no-such-file.txt') }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ENOENT' });
+    expect(await chunksOf(pool, file('ok.txt', 'still here'))).toEqual(['still here']);
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 import { tuneMalloc, trimNativeHeap } from '../../shared/native-heap.js';
 import { releaseMemory } from '../../shared/release-memory.js';
 import type { ChunkInput } from '../store/chunks.js';
+import { startThreadpoolHere } from './background-priority.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { BatchOptions, ChunkSource } from './chunk-source.js';
 import type { IngestApi } from './ingest-messages.js';
@@ -151,6 +152,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
         mallocTuned = true;
         tuneMalloc();
       }
+      // The worker lowers its own priority (background-priority.ts): not that of the process's threadpool.
+      startThreadpoolHere();
       const worker = startWorker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } });
       slot.worker = worker;
       // A worker never keeps the process alive on its own: the service's server does while it runs.

@@ -6,10 +6,14 @@
  */
 import type { ChunkInput } from '../store/chunks.js';
 import { serve } from '../../shared/worker-channel.js';
+import { lowerParseThreadPriority } from './background-priority.js';
 import { entryChunks, fileChunkBatches } from './chunk-source.js';
 import type { IngestApi } from './ingest-messages.js';
 import { parseFailed } from './parse-error.js';
 import { parserFor } from './registry.js';
+
+// Requests first: a parse gets a core the service's own thread does not need.
+lowerParseThreadPriority();
 
 /** The file being read, between its batches. */
 let batches: AsyncIterator<ChunkInput[]> | undefined;

@@ -1,4 +1,6 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import type { ResolvedConfig } from '../../config/schema.js';
 import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
@@ -19,11 +21,21 @@ export function register(program: Command, ctx: CliContext): void {
         const { explainEntry, explainItem, findEnclosingSkips, findEntryItems, findItems } = await import('../../sync/report/index.js');
         const { trackedKey } = await import('../../sync/planner/index.js');
         const { plan, tracked } = await preparePlan(session, null);
-        const exact = findItems(plan, path);
-        // A file inside an excluded or ignored folder has no item of its own: the folder's explains it.
-        const items = exact.length > 0 ? exact : findEnclosingSkips(plan, path);
-        // An intelligence entry (`kb/faq.yaml#2`), or an entry file: its entries.
-        const entries = exact.length > 0 ? [] : findEntryItems(plan, path);
+        const lookup = (q: string) => {
+          const exact = findItems(plan, q);
+          // A file inside an excluded or ignored folder has no item of its own: the folder's explains it.
+          const items = exact.length > 0 ? exact : findEnclosingSkips(plan, q);
+          // An intelligence entry (`kb/faq.yaml#2`), or an entry file: its entries.
+          const entries = exact.length > 0 ? [] : findEntryItems(plan, q);
+          return { exact, items, entries };
+        };
+        let found = lookup(path);
+        // Not a plan path: the path as the shell gave it (from the working folder, or absolute) inside a folder source.
+        if (found.items.length === 0 && found.entries.length === 0) {
+          const asSource = sourcePathOf(session.config.sources, ctx.cwd, path);
+          if (asSource !== null) found = lookup(asSource);
+        }
+        const { exact, items, entries } = found;
         if (entries.length > 0) {
           const state = session.state;
           const byContent = state.trackedEntries();
@@ -41,7 +53,10 @@ export function register(program: Command, ctx: CliContext): void {
           return;
         }
         if (items.length === 0) {
-          throw new KbsyncError('usage', `"${path}" is not in any source (neither found nor tracked); paths are relative to a source root`);
+          throw new KbsyncError(
+            'usage',
+            `"${path}" is not in any source (neither found nor tracked); paths are as the plan prints them (source-relative, or source/path), or a file's path from the working folder`,
+          );
         }
         // The state's row: it holds what the index leaves out (the remote copy's chunk count).
         const rowOf = (item: { source: string; path: string }) =>
@@ -55,4 +70,16 @@ export function register(program: Command, ctx: CliContext): void {
         else writeLines(ctx, `${path} is inside a folder that is skipped as a whole (its files are not looked at):`, '', explained);
       });
     });
+}
+
+/** `source/path` for a file-system path (relative to `cwd`, or absolute) inside a folder source's root; null when in none. */
+export function sourcePathOf(sources: ResolvedConfig['sources'], cwd: string, typed: string): string | null {
+  const abs = resolve(cwd, typed);
+  for (const s of sources) {
+    if (s.path === undefined) continue;
+    const rel = relative(s.path, abs);
+    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) continue;
+    return `${s.name}/${rel.split(sep).join('/')}`;
+  }
+  return null;
 }

@@ -27,7 +27,14 @@ export type StatusReport = {
   tracked: { files: number; byRemoteStatus: Record<string, number>; deleted: number; chunks: number };
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
-  lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
+  /** `stop`: why the last sync stopped spending (the service refused, a Retry-After too long...), or null. */
+  lastRun: {
+    id: number;
+    status: string;
+    startedAt: string;
+    finishedAt: string | null;
+    stop: { by: string; code: string; message: string } | null;
+  } | null;
   /** The `kbsync watch` running on this state, if one is: when it last synced and what it waits for. */
   daemon: DaemonStatus | null;
   /** Intelligence entries the dataset holds, by their last known status (only when there are any). */
@@ -117,11 +124,22 @@ export function statusReport(input: StatusInput): StatusReport {
       utcMonth: input.credits.utcMonth,
     },
     outbox: input.outbox,
-    lastRun: last === null ? null : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt },
+    lastRun:
+      last === null
+        ? null
+        : { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt, stop: stopOf(last.summary) },
     daemon: input.daemon ?? null,
     ...entriesOf(input.entryStatuses ?? []),
     ...(input.runners === undefined ? {} : { runners: input.runners }),
   };
+}
+
+/** The stop a finished run recorded in its summary (`{ totals, stop }`), or null. */
+function stopOf(summary: unknown): { by: string; code: string; message: string } | null {
+  const stop = (summary as { stop?: unknown } | null | undefined)?.stop as
+    { by?: unknown; code?: unknown; message?: unknown } | null | undefined;
+  if (typeof stop?.by !== 'string' || typeof stop.code !== 'string' || typeof stop.message !== 'string') return null;
+  return { by: stop.by, code: stop.code, message: stop.message };
 }
 
 function entriesOf(statuses: readonly string[]): Pick<StatusReport, 'entries'> {
@@ -186,6 +204,7 @@ export function formatStatus(r: StatusReport): string {
             ? 'not yet: the run is under way'
             : `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
       ],
+      ...(last?.stop == null ? [] : [['stopped spending', stopLine(last.stop)] as [string, string]]),
       ...daemonLines(r.daemon),
       ...runnerLines(r.runners),
     ],
@@ -264,4 +283,9 @@ function reloadLines(last: NonNullable<DaemonStatus['config']>['last']): [string
         ? 'nothing changed'
         : `${last.outcome === 'refused' ? 'refused' : 'failed'}, running on the previous config: ${last.errors.join('; ')}`;
   return [['daemon config reload', `${last.at} (${last.trigger}): ${what}`]];
+}
+
+/** Why the last sync stopped spending, as `kbsync sync` says it on stderr. */
+function stopLine(stop: { by: string; code: string; message: string }): string {
+  return stop.by === 'service' ? `the service refused (${stop.code}): ${stop.message}` : stop.message;
 }

@@ -1,6 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { BudgetCaps, StateStore } from '../../sync/state/index.js';
 import type { DaemonSnapshot } from '../snapshot.js';
+import { lagBeyondPeriod } from './event-loop-lag.js';
+
+/** The event-loop lag's sampling period (see createMetrics). */
+const LAG_PERIOD_MS = 5000;
 
 /**
  * The Prometheus metrics of `kbsync watch`, read at each scrape from the daemon's snapshot and the
@@ -17,7 +21,8 @@ export function createMetrics(o: {
   // The event-loop lag histogram samples on a timer of this period: prom-client's 10 ms default woke an
   // idle daemon 100 times a second. Every 5 s, a stall of 5 s or more always shows (a shorter one when it
   // meets a sample), and an idle daemon with --http still wakes less than once a second.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 5000 });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: LAG_PERIOD_MS });
+  lagBeyondPeriod(registry, LAG_PERIOD_MS);
   const counter = (name: string, help: string, read: (s: DaemonSnapshot) => number): void => {
     new Counter({
       name,

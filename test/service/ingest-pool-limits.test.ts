@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,18 @@ describe('the ingest pool, directly', () => {
     expect(both.map((t) => t.join(''))).toEqual([expect.stringContaining('alpha'), 'beta']);
     expect(pool.size).toBe(2);
   }, 120_000);
+
+  it("counts the worker thread's CPU time, not the time it waits: a file that arrives late past the limit is processed", async () => {
+    pool = createIngestPool({ workers: 1, timeLimitMs: 300, parsing: {}, batchSize: 64, batchChars: 1 << 20 });
+    dir ??= mkdtempSync(join(tmpdir(), 'kbsync-pool-'));
+    // A named pipe: the worker's read waits, using no CPU, until the words are written well after the limit.
+    const storedPath = join(dir, 'late.txt');
+    execFileSync('mkfifo', [storedPath]);
+    const chunks = chunksOf(pool, { name: 'late.txt', storedPath });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    writeFileSync(storedPath, 'words that came late');
+    expect(await chunks).toEqual(['words that came late']);
+  }, 60_000);
 
   it('fails a task with its own error, its errno code kept, and goes on', async () => {
     pool = createIngestPool({ workers: 1, parsing: {}, batchSize: 64, batchChars: 1 << 20 });

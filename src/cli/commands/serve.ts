@@ -124,7 +124,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option(
       '--parse-time-limit <seconds>',
-      `longest a file's parse may take; past it the file fails parse_failed (default: ${DEFAULT_PARSE_TIME_LIMIT_MS / 1000})`,
+      `most CPU time a file's parse may use; past it the file fails parse_failed (default: ${DEFAULT_PARSE_TIME_LIMIT_MS / 1000})`,
       (v) => parseWholeNumber('--parse-time-limit', v, 1, 86_400),
     )
     .option(

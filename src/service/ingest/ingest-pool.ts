@@ -70,6 +70,20 @@ export function defaultIngestWorkers(): number {
   return Math.max(1, availableParallelism());
 }
 
+/** How soon a limit whose thread has not used its CPU time yet looks again. */
+const MIN_LIMIT_CHECK_MS = 25;
+
+/** A worker thread's CPU time so far (Node 24's `worker.cpuUsage()`), or undefined where it cannot tell. */
+async function cpuMsOf(worker: Worker | undefined): Promise<number | undefined> {
+  if (worker === undefined || typeof worker.cpuUsage !== 'function') return undefined;
+  try {
+    const u = await worker.cpuUsage();
+    return (u.user + u.system) / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Worker threads that parse and chunk (ingest-worker.ts), so that no parser runs on the thread that
  * answers requests. Each takes one task at a time under a time limit and a memory limit: a task past
@@ -168,7 +182,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
 
   /**
    * Runs one task on a worker: `run` makes its calls through `timed`, under the time limit, which
-   * runs only while the worker works: not while a batch it answered is being written. A task
+   * counts the worker thread's CPU time: not a batch being written, nor the time a busy machine
+   * keeps the thread waiting for a core, which must not fail a file for good. A task
    * stopped at a limit, on a worker that died, or left mid-task (the service stopping) has its
    * worker replaced; only that task fails, and the pool keeps its size.
    */
@@ -176,17 +191,26 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     run: (ingest: Channel<IngestApi>, timed: <R>(call: Promise<R>) => Promise<R>) => AsyncGenerator<T>,
   ): AsyncGenerator<T> {
     const slot = await acquire();
-    let used = 0;
     let stopped = false;
     let keep = false;
+    let startCpuMs: number | undefined;
+    let wallUsed = 0;
     const timed = async <R>(call: Promise<R>): Promise<R> => {
       const since = performance.now();
       let timer: NodeJS.Timeout | undefined;
+      // Armed for what is left of the limit; when it fires, the thread's CPU time says whether it is spent.
       const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          stopped = true;
-          reject(timeLimitError());
-        }, timeLimitMs - used);
+        const arm = (leftMs: number): void => {
+          timer = setTimeout(() => {
+            void cpuMsOf(slot.worker).then((cpu) => {
+              const used = cpu === undefined || startCpuMs === undefined ? wallUsed + performance.now() - since : cpu - startCpuMs;
+              if (used < timeLimitMs) return arm(Math.max(MIN_LIMIT_CHECK_MS, timeLimitMs - used));
+              stopped = true;
+              reject(timeLimitError());
+            });
+          }, leftMs);
+        };
+        arm(Math.max(MIN_LIMIT_CHECK_MS, timeLimitMs - wallUsed));
       });
       try {
         return await Promise.race([call, limit]);
@@ -194,13 +218,14 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
         throw limitOf(err);
       } finally {
         clearTimeout(timer);
-        used += performance.now() - since;
+        wallUsed += performance.now() - since;
       }
     };
     let ingest: Channel<IngestApi> | undefined;
     try {
       ingest = ingestOf(slot);
       await slot.ready;
+      startCpuMs = await cpuMsOf(slot.worker);
       yield* run(ingest, timed);
       keep = true;
     } catch (err) {

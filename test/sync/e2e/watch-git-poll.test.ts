@@ -28,6 +28,8 @@ describe('kbsync watch: git sources', () => {
     };
     const cycles = (): number => logsOf(k).filter((l) => l.msg === 'sync cycle done').length;
     await until('the daemon ready', () => status()?.ready === true);
+    // The status file can say ready before the cycle's log line has crossed the pipe.
+    await until('the first cycle logged', () => cycles() === 1);
     const clone = logsOf(k).find((l) => l.msg.startsWith('cloning the git source'));
     expect(clone).toMatchObject({ source: 'repo', ref: 'main' });
     const at = (msg: string): number => logsOf(k).findIndex((l) => l.msg.startsWith(msg));

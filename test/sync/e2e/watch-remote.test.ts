@@ -217,6 +217,8 @@ describe('kbsync watch during a long, rate-limited cycle', () => {
     );
     const cyclesAtProcessed = cyclesOf(k).length;
     await ready(ws, k);
+    // The status file can say ready before the cycle's log line has crossed the pipe.
+    await until('the cycle logged', () => cyclesOf(k).length === 1);
     const logs = logsOf(k);
     const files = logs.filter((l) => l.msg === 'file');
     const done = cyclesOf(k)[0] as LogLine;

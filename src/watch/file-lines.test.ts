@@ -94,4 +94,24 @@ describe('the daemon file lines', () => {
       ['a.md', 'upload'],
     ]);
   });
+  it('logs a file the budget defers once per cap, though the figures in its reason move; again once it is sent and deferred anew', () => {
+    const { lines, log } = capture();
+    const deferred = (spent: number, by: 'day' | 'month'): RunItem => ({
+      ...item('big.md', 'defer:over-budget', `would exceed maxCreditsPer${by === 'day' ? 'Day' : 'Month'} (${spent} + 6 > 100)`),
+      outcome: 'not-run',
+      deferredBy: by,
+    });
+    log([deferred(95, 'day')]);
+    log([deferred(96, 'day')]);
+    log([deferred(97, 'day')], true);
+    log([deferred(97, 'month')]);
+    log([item('big.md', 'upload', 'new file')]);
+    log([deferred(99, 'month')]);
+    expect(lines()).toEqual([
+      ['big.md', 'defer:over-budget'],
+      ['big.md', 'defer:over-budget'],
+      ['big.md', 'upload'],
+      ['big.md', 'defer:over-budget'],
+    ]);
+  });
 });

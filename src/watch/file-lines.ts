@@ -12,7 +12,8 @@ export type FileLines = ((items: readonly RunItem[], scoped?: boolean) => void) 
  * The daemon's `file` log lines: one per file action of a cycle, with its reason. Unchanged files get
  * none, and a file skipped (or found deleted) again for the same reason as in the last cycle gets none either: every cycle
  * plans the whole tree, and at 100k files a tree's images and dotfiles were ~18k identical lines a
- * cycle (~70 ms of logging each time). A skip is logged again once its reason changes. `scoped`: the
+ * cycle (~70 ms of logging each time). A skip is logged again once its reason changes; a file the
+ * budget defers, once the cap that holds it back changes. `scoped`: the
  * items are of a cycle that looked at some folders only: the skips it saw are added to those of the
  * cycles before, which it does not replace.
  */
@@ -37,8 +38,11 @@ export function createFileLines(logger: Logger): FileLines {
       if (item.action === 'skip:unchanged') continue;
       const key = `${item.source}\0${item.path}`;
       // A deleted file's row stays tracked (its remote copy is kept): every full cycle reports it again.
-      if (item.action.startsWith('skip:') || item.action === 'deleted') {
-        const why = `${item.action}\0${item.reason}`;
+      // A file the budget holds back is planned again each cycle until its period opens: one line per
+      // cap, not per reason, whose figures (credits spent so far) move with every cycle.
+      const overBudget = item.action === 'defer:over-budget';
+      if (item.action.startsWith('skip:') || item.action === 'deleted' || overBudget) {
+        const why = `${item.action}\0${overBudget ? (item.deferredBy ?? '') : item.reason}`;
         const before = skippedBefore.get(key);
         skipped.set(key, why);
         if (before === why) continue;

@@ -84,8 +84,8 @@ export function createMetrics(o: {
     g.set(o.state.trackedCount('failed')),
   );
   gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
-  gauge('kbsync_files_deferred', 'Files the last sync cycle left for later (budget, changing).', [], (g) =>
-    g.set(o.snapshot().lastSync?.deferred ?? 0),
+  gauge('kbsync_files_deferred', 'Files the budget holds back now (as kbsync status: "deferred by the budget").', [], (g) =>
+    g.set(o.snapshot().deferred?.files ?? 0),
   );
   gauge('kbsync_ready', '1 once the first sync cycle has ended.', [], (g) => g.set(o.snapshot().ready ? 1 : 0));
   gauge('kbsync_last_success_timestamp_seconds', 'When the last sync cycle ended without an error (0: none yet).', [], (g) => {

@@ -189,6 +189,10 @@ describe('kbsync explain PATH', () => {
   });
 
   it("after the syncs: the remote copy's chunk count, as the listing gave it, in the text and in --json", async () => {
+    // The embedded service processes while a command runs: on a slow machine the second sync's listing
+    // may still say queued. Once processed, a sync that changes nothing reads the listing again.
+    await onService(untilProcessed);
+    expect((await kbsync('sync', '-c', CONFIG, '--json')).code).toBe(0);
     const text = await kbsync('explain', '-c', CONFIG, 'policies/expenses.md');
     const json = await kbsync('explain', '-c', CONFIG, 'policies/expenses.md', '--json');
 

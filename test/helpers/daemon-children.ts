@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { killHard, type KbsyncChild } from './kbsync-child.js';
@@ -42,4 +43,21 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Waits until the daemon `k` has ended its first sync cycle: its status file (`statusPath`, beside its
+ * state) says ready with its pid, and its `sync cycle done` line has reached this process. The status
+ * file is written as the cycle ends, and can be read before the log line crosses the pipe.
+ */
+export async function untilDaemonReady(k: KbsyncChild, statusPath: string, timeoutMs = 30_000): Promise<void> {
+  await until(
+    'the daemon ready after its first sync',
+    () => {
+      if (!existsSync(statusPath)) return false;
+      const s = JSON.parse(readFileSync(statusPath, 'utf8')) as { ready?: boolean; pid?: number };
+      return s.ready === true && s.pid === k.child.pid && logsOf(k).some((l) => l.msg === 'sync cycle done');
+    },
+    timeoutMs,
+  );
 }

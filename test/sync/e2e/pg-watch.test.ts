@@ -14,7 +14,7 @@ import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { freshDatabase } from '../../helpers/postgres.js';
-import { useChildren, until, freePort, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 /*
  * `kbsync watch` (the built CLI, as a child process) with `state: postgres://...` against the local
@@ -52,7 +52,7 @@ const statusFile = (ws: Workspace): StatusFile | null =>
   existsSync(statusPath(ws)) ? (JSON.parse(readFileSync(statusPath(ws), 'utf8')) as StatusFile) : null;
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
-  await until('the daemon ready after its first sync', () => statusFile(ws)?.ready === true && statusFile(ws)?.pid === k.child.pid);
+  await untilDaemonReady(k, statusPath(ws));
 }
 
 async function stop(k: KbsyncChild): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

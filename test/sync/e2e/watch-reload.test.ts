@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { request } from 'undici';
-import { freePort, useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { freePort, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
@@ -41,7 +41,7 @@ function statusFile(ws: Workspace): StatusFile | null {
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
-  await until('the daemon ready after its first sync', () => statusFile(ws)?.ready === true && statusFile(ws)?.pid === k.child.pid);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
 }
 
 const uploadsOf = (k: KbsyncChild, path: string): LogLine[] =>

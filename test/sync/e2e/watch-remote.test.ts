@@ -7,7 +7,7 @@ import { createWorkspace, itemOf, type Workspace, type WorkspaceConfig } from '.
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 // The daemon talks to the service through the proxy: its listings and reprocesses are counted there.
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
@@ -35,7 +35,7 @@ function statusFile(ws: Workspace): StatusFile | null {
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
-  await until('the daemon ready after its first sync', () => statusFile(ws)?.ready === true && statusFile(ws)?.pid === k.child.pid);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
 }
 
 /** One value of the daemon's /metrics. */

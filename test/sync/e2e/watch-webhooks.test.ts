@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '../../../src/client/webhook-verify.js';
@@ -8,7 +7,7 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { apiFor, startHarness, type Api, type Harness } from '../../service/helpers.js';
-import { useChildren, until, freePort, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 /*
  * POST /webhooks of `kbsync watch --http`, fed by the local service's own webhook dispatcher (started
@@ -38,12 +37,7 @@ function watch(ws: Workspace, port: number, secret: string): KbsyncChild {
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
-  const path = `${ws.statePath}.watch.json`;
-  await until('the daemon ready', () => {
-    if (!existsSync(path)) return false;
-    const s = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; ready: boolean };
-    return s.ready && s.pid === k.child.pid;
-  });
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
 }
 
 async function post(port: number, headers: Record<string, string>, body: string): Promise<number> {

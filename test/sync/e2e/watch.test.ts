@@ -11,7 +11,7 @@ import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { spawnSync } from 'node:child_process';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
@@ -48,7 +48,7 @@ function statusFile(ws: Workspace): StatusFile | null {
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
-  await until('the daemon ready after its first sync', () => statusFile(ws)?.ready === true && statusFile(ws)?.pid === k.child.pid);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
 }
 
 async function copies(ds: E2eDataset): Promise<Record<string, number>> {

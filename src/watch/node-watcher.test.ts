@@ -1,32 +1,21 @@
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, watch, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, renameSync, rmSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { inotifyWatches } from '../../bench/watch.js';
+import { useWatchRoot, watchTree } from '../../test/helpers/watch-root.js';
 import { createNodeWatcher, createNodeWatcherWith, type WatchFolder } from './node-watcher.js';
 import type { CreateWatcher, FolderWatcher } from './watcher.js';
 
+const watchRoot = useWatchRoot('kbsync-nodew-');
+const open = watchRoot.open;
 let root: string;
-const open: FolderWatcher[] = [];
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'kbsync-nodew-'));
-});
-afterEach(async () => {
-  for (const w of open.splice(0)) await w.close();
-  rmSync(root, { recursive: true, force: true });
+  root = watchRoot.root();
 });
 
-/** 20 folders of 25 files, a node_modules tree and a .git folder that are never watched. */
+/** The shared tree (test/helpers/watch-root.ts), with a .git folder and a state folder that are never watched. */
 function tree(): { folders: number; files: number } {
-  for (let d = 0; d < 20; d++) {
-    mkdirSync(join(root, `area-${d % 4}`, `part-${d}`), { recursive: true });
-    for (let f = 0; f < 25; f++) writeFileSync(join(root, `area-${d % 4}`, `part-${d}`, `doc-${f}.md`), `${d}/${f}\n`);
-  }
-  for (let d = 0; d < 5; d++) mkdirSync(join(root, 'node_modules', `pkg-${d}`), { recursive: true });
-  mkdirSync(join(root, '.git', 'objects'), { recursive: true });
-  mkdirSync(join(root, 'state'));
-  // root + 4 areas + 20 parts (state/ is ignored by path).
-  return { folders: 25, files: 500 };
+  return watchTree(root, ['.git/objects', 'state']);
 }
 
 type Seen = { paths: string[]; errors: unknown[]; waiters: Map<string, () => void> };

@@ -1,31 +1,22 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { inotifyWatches } from '../../bench/watch.js';
+import { useWatchRoot, watchTree } from '../../test/helpers/watch-root.js';
 import { createChokidarWatcher } from './chokidar-watcher.js';
 import { createParcelWatcher } from './parcel-watcher.js';
 import type { CreateWatcher, FolderWatcher } from './watcher.js';
 
+const watchRoot = useWatchRoot('kbsync-parcel-');
+const open = watchRoot.open;
 let root: string;
-const open: FolderWatcher[] = [];
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'kbsync-parcel-'));
-});
-afterEach(async () => {
-  for (const w of open.splice(0)) await w.close();
-  rmSync(root, { recursive: true, force: true });
+  root = watchRoot.root();
 });
 
-/** 20 folders of 25 files, plus a node_modules tree of 5 folders that is never watched. */
+/** The shared tree (test/helpers/watch-root.ts). */
 function tree(): { folders: number; files: number } {
-  for (let d = 0; d < 20; d++) {
-    mkdirSync(join(root, `area-${d % 4}`, `part-${d}`), { recursive: true });
-    for (let f = 0; f < 25; f++) writeFileSync(join(root, `area-${d % 4}`, `part-${d}`, `doc-${f}.md`), `${d}/${f}\n`);
-  }
-  for (let d = 0; d < 5; d++) mkdirSync(join(root, 'node_modules', `pkg-${d}`), { recursive: true });
-  // root + 4 areas + 20 parts.
-  return { folders: 25, files: 500 };
+  return watchTree(root);
 }
 
 async function start(create: CreateWatcher, seen: (path: string) => void): Promise<FolderWatcher> {

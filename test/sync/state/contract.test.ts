@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../src/shared/errors.js';
-import { openState, type OpenStateOptions, type StateStore } from '../../../src/sync/state/index.js';
+import { openState, type OpenStateOptions, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
 import { OP_KINDS } from '../../../src/sync/state/state-types.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 import { fakeClock, tempState, uploadOp, type FakeClock } from './fixtures/state-dir.js';
@@ -23,6 +23,21 @@ const BACKENDS: Backend[] = [
 
 const BIG = 1_000_000;
 const sha = (n: number): string => n.toString(16).padStart(2, '0').repeat(32);
+
+/** docs/a.md as its first upload (copy r1 of content 1) records it, with the remote name and status given. */
+const uploaded = (o: Pick<TrackedFileInput, 'remoteName' | 'remoteStatus'>): TrackedFileInput => ({
+  source: 'docs',
+  path: 'a.md',
+  size: 10,
+  mtimeNs: '1',
+  inode: 7,
+  sha256: sha(1),
+  remoteId: 'r1',
+  reprocessAttempts: 0,
+  lastAction: 'upload',
+  lastReason: 'new file',
+  ...o,
+});
 
 describe.each(BACKENDS)('the state contract ($name)', (backend) => {
   let where: string;
@@ -92,20 +107,7 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
   });
 
   it('records the chunk count the listing gave for a remote copy, and keeps it while the copy stays the same', () => {
-    const file = {
-      source: 'docs',
-      path: 'a.md',
-      size: 10,
-      mtimeNs: '1',
-      inode: 7,
-      sha256: sha(1),
-      remoteName: 'a.md',
-      remoteId: 'r1',
-      remoteStatus: 'queued' as const,
-      reprocessAttempts: 0,
-      lastAction: 'upload',
-      lastReason: 'new file',
-    };
+    const file = uploaded({ remoteName: 'a.md', remoteStatus: 'queued' });
     store.upsertTracked(file);
     expect(store.getTracked('docs', 'a.md')?.remoteChunks).toBeUndefined();
     const listed = (chunkCount: number | null) => store.recordListing([{ id: 'r1', status: 'processed', error: null, chunkCount }]);
@@ -126,20 +128,7 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
   });
 
   it('holds the remote copies no tracked file points at: a row that moves on leaves its copy here, one that takes it back removes it', () => {
-    const file = {
-      source: 'docs',
-      path: 'a.md',
-      size: 10,
-      mtimeNs: '1',
-      inode: 7,
-      sha256: sha(1),
-      remoteName: 'docs/a.md',
-      remoteId: 'r1',
-      remoteStatus: 'processed' as const,
-      reprocessAttempts: 0,
-      lastAction: 'upload',
-      lastReason: 'new file',
-    };
+    const file = uploaded({ remoteName: 'docs/a.md', remoteStatus: 'processed' });
     store.upsertTracked(file);
     expect(store.heldCopies()).toEqual([]);
     // Uploaded again with other content: r1 stays in the dataset, held by no row.

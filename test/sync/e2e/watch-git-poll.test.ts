@@ -44,6 +44,8 @@ describe('kbsync watch: git sources', () => {
     await until('news.md uploaded after a poll', () =>
       logsOf(k).some((l) => l.msg === 'file' && l.path === 'news.md' && l.action === 'upload' && l.outcome === 'done'),
     );
+    // A file's line is written as its call settles, before its cycle's end.
+    await until('the poll cycle logged', () => cycles() === 2);
     expect(logsOf(k).filter((l) => l.msg === 'sync cycle done')[1]).toMatchObject({ reasons: ['git-poll'], uploaded: 1 });
     await new Promise((r) => setTimeout(r, 3000));
     expect(cycles()).toBe(2);

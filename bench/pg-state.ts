@@ -51,33 +51,44 @@ function trackedRows(files: number): TrackedFileInput[] {
 }
 
 /** The state's part of an unchanged plan: load every tracked file, plan them against an observation that matches. */
-function timePlan(store: StateStore, observed: ObservedFile[], runs: number): { planMs: number; loadMs: number } {
-  const plans: number[] = [];
-  const loads: number[] = [];
+function timePlan(store: StateStore, observed: ObservedFile[]): { planMs: number; loadMs: number } {
+  const t0 = performance.now();
+  const tracked = store.loadTrackedFiles();
+  const t1 = performance.now();
+  const plan = planSync({
+    observation: { files: observed, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/data', commit: null, scope: null }] },
+    tracked,
+    remote: null,
+    plan: 'pro',
+    limits: { maxFileBytes: null },
+    budget: { caps: NO_CAPS, used: { run: 0, day: 0, month: 0 } },
+    reindexMinChangedFiles: 20,
+    maxReprocessAttempts: 2,
+    multiSource: false,
+    now: new Date(0),
+  });
+  const t2 = performance.now();
+  if (plan.totals.unchanged !== observed.length) throw new Error(`the bench plan is not unchanged: ${JSON.stringify(plan.totals)}`);
+  return { planMs: t2 - t0, loadMs: t1 - t0 };
+}
+
+/**
+ * timePlan on both stores, alternated (each round rotates which goes first) so that a machine whose
+ * load changes during the bench moves both: medians of `runs` rounds after an untimed one.
+ */
+function timePlans(stores: Record<'sqlite' | 'postgres', StateStore>, observed: ObservedFile[], runs: number) {
+  const times = { sqlite: { plans: [] as number[], loads: [] as number[] }, postgres: { plans: [] as number[], loads: [] as number[] } };
   for (let r = 0; r < runs + 1; r++) {
-    const t0 = performance.now();
-    const tracked = store.loadTrackedFiles();
-    const t1 = performance.now();
-    const plan = planSync({
-      observation: { files: observed, skipped: [], sources: [{ name: 'docs', kind: 'folder', root: '/data', commit: null, scope: null }] },
-      tracked,
-      remote: null,
-      plan: 'pro',
-      limits: { maxFileBytes: null },
-      budget: { caps: NO_CAPS, used: { run: 0, day: 0, month: 0 } },
-      reindexMinChangedFiles: 20,
-      maxReprocessAttempts: 2,
-      multiSource: false,
-      now: new Date(0),
-    });
-    const t2 = performance.now();
-    if (plan.totals.unchanged !== observed.length) throw new Error(`the bench plan is not unchanged: ${JSON.stringify(plan.totals)}`);
-    if (r > 0) {
-      loads.push(t1 - t0);
-      plans.push(t2 - t0);
+    const order = r % 2 === 0 ? (['sqlite', 'postgres'] as const) : (['postgres', 'sqlite'] as const);
+    for (const name of order) {
+      const t = timePlan(stores[name], observed);
+      if (r === 0) continue;
+      times[name].plans.push(t.planMs);
+      times[name].loads.push(t.loadMs);
     }
   }
-  return { planMs: round(median(plans)), loadMs: round(median(loads)) };
+  const of = (name: 'sqlite' | 'postgres') => ({ planMs: round(median(times[name].plans)), loadMs: round(median(times[name].loads)) });
+  return { sqlite: of('sqlite'), postgres: of('postgres') };
 }
 
 function timeCall(store: StateStore, calls: number): number {
@@ -138,7 +149,7 @@ async function reservationsPerSecond(where: string, n: number, seconds: number):
 
 export async function runPgStateBench(o: { files?: number; runs?: number; seconds?: number; log?: (line: string) => void } = {}) {
   const files = o.files ?? 100_000;
-  const runs = o.runs ?? 5;
+  const runs = o.runs ?? 9;
   const seconds = o.seconds ?? 5;
   const log = o.log ?? (() => {});
   const server = await startPostgres({ durable: true });
@@ -175,8 +186,7 @@ export async function runPgStateBench(o: { files?: number; runs?: number; second
         log(`seeding ${files} tracked files into ${name}`);
         for (let i = 0; i < rows.length; i += 10_000) store.upsertTrackedMany(rows.slice(i, i + 10_000));
       }
-      const s = timePlan(stores.sqlite, observed, runs);
-      const p = timePlan(stores.postgres, observed, runs);
+      const { sqlite: s, postgres: p } = timePlans(stores, observed, runs);
       result.plan = { sqliteMs: s.planMs, postgresMs: p.planMs, sqliteLoadMs: s.loadMs, postgresLoadMs: p.loadMs };
       log(`unchanged plan: sqlite ${s.planMs} ms, postgres ${p.planMs} ms`);
       result.call = { sqliteUs: timeCall(stores.sqlite, 20_000), postgresUs: timeCall(stores.postgres, 5_000) };

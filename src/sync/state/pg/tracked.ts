@@ -65,7 +65,8 @@ const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, 
   string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
   string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses,
   string_agg(CASE WHEN last_action = 'deleted' THEN '1' ELSE '0' END, '') AS deleted
-  FROM (SELECT * FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
+  FROM (SELECT path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status, last_action
+        FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
 
 const COLUMNS = `source_id, ${fileSelect('pg')}`;
 type Row = FileRow & { source_id: number };
@@ -75,6 +76,21 @@ const UPSERT_TYPES = ['int', ...UPSERT_COLUMNS.slice(1).map((c) => PG_TYPES[ALL_
 const UPSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')})
   SELECT * FROM unnest(${UPSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
 const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET ${upsertSet((a, b) => `${a} IS NOT DISTINCT FROM ${b}`)}`;
+
+/**
+ * Runs `read` with sorting off: the primary key (source_id, path) already gives a source's rows in
+ * path order. Left to the statistics, a table filled moments ago (a first sync, before autovacuum's
+ * ANALYZE) was read by a bitmap scan and sorted on disk: 180 ms instead of 140 for 100k rows.
+ */
+async function withoutSort<T>(db: Db, read: () => Promise<T>): Promise<T> {
+  await db.q('SET enable_sort = off');
+  try {
+    return await read();
+  } finally {
+    // In a transaction a failed read has aborted, RESET fails too, and the rollback undoes the SET.
+    await db.q('RESET enable_sort').catch(() => {});
+  }
+}
 
 /** The `files` table on PostgreSQL (sqlite/tracked.ts is the SQLite one). */
 export function createPgTracked(db: Db, sources: PgSources, scope: string) {
@@ -114,7 +130,10 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
       const named = await db.q<{ id: number; name: string }>('SELECT id, name FROM sources ORDER BY name COLLATE "C"');
       const out: PgTrackedSource[] = [];
       for (const { id, name } of named) {
-        const r = (await db.q<Record<string, string | number | null>>(BULK, [id]))[0] as Record<string, string | number | null>;
+        const r = (await withoutSort(db, () => db.q<Record<string, string | number | null>>(BULK, [id])))[0] as Record<
+          string,
+          string | number | null
+        >;
         if (r.count === 0) continue;
         const errors = await db.q<{ path: string; remote_error: string }>(
           `SELECT path, remote_error FROM files WHERE source_id = $1 AND remote_status = 'failed' AND remote_error IS NOT NULL`,

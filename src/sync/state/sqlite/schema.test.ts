@@ -9,6 +9,17 @@ const tables = (db: Database.Database): string[] =>
 describe('migrate', () => {
   let db: Database.Database;
   afterEach(() => db.close());
+  /** A new state at the first `steps` migrations with one run, and an insert of that run's outbox rows (kind, credits, key, state). */
+  const outboxAt = (steps: number): Database.Statement => {
+    db = new Database(':memory:');
+    migrate(db, MIGRATIONS.slice(0, steps));
+    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
+    return db.prepare(
+      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
+    );
+  };
+  const outboxOpenIndex = (): unknown =>
+    db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get();
 
   it('creates every table from an empty database and sets user_version', () => {
     db = new Database(':memory:');
@@ -92,12 +103,7 @@ describe('migrate', () => {
   });
 
   it('v3 widens the outbox to query and chat ops, keeping every row and the id high-water mark', () => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS.slice(0, 2));
-    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
-    const insert = db.prepare(
-      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
-    );
+    const insert = outboxAt(2);
     insert.run('reindex', 2, 'k1', 'done');
     insert.run('reindex', 2, 'k2', 'unknown');
     insert.run('reindex', 2, 'k3', 'done');
@@ -113,16 +119,11 @@ describe('migrate', () => {
     expect(next).toBe(4);
     insert.run('chat', 1, 'k6', 'pending');
     expect(() => insert.run('agent', 1, 'k7', 'pending')).toThrow(/CHECK constraint/);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+    expect(outboxOpenIndex()).toBe('outbox_open');
   });
 
   it('v7 widens the outbox to agent_create and agent_config ops, keeping rows, the earlier kinds and the id high-water mark', () => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS.slice(0, 6));
-    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'chat', 'done', 0)`).run();
-    const insert = db.prepare(
-      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
-    );
+    const insert = outboxAt(6);
     insert.run('chat', 1, 'k1', 'unknown');
     insert.run('query', 1, 'k2', 'done');
     db.prepare(`DELETE FROM outbox WHERE id = 2`).run();
@@ -137,16 +138,11 @@ describe('migrate', () => {
     insert.run('agent_config', 2, 'k5', 'pending');
     for (const kind of ['upload', 'reprocess', 'reindex', 'query', 'chat']) insert.run(kind, 1, `k-${kind}`, 'pending');
     expect(() => insert.run('agent_delete', 1, 'k6', 'pending')).toThrow(/CHECK constraint/);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+    expect(outboxOpenIndex()).toBe('outbox_open');
   });
 
   it('v10 drops the outbox kind CHECK, keeping its rows, their ids and its high-water mark', () => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS.slice(0, 9));
-    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
-    const insert = db.prepare(
-      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
-    );
+    const insert = outboxAt(9);
     insert.run('reindex', 2, 'k1', 'pending');
     insert.run('query', 1, 'k2', 'done');
     db.prepare(`DELETE FROM outbox WHERE id = 2`).run();
@@ -162,7 +158,7 @@ describe('migrate', () => {
     const sql = db.prepare<[], string>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).pluck().get();
     expect(sql).toMatch(/kind\s+TEXT NOT NULL,/);
     expect(sql).toMatch(/CHECK \(state IN/);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+    expect(outboxOpenIndex()).toBe('outbox_open');
   });
 
   it('v4 marks a state that knows no remote copy as not yet checked against the dataset, and only such a state', () => {
@@ -199,12 +195,7 @@ describe('migrate', () => {
     }
   });
   it('v8 widens the outbox to intelligence writes, keeping its rows, their ids and its high-water mark', () => {
-    db = new Database(':memory:');
-    migrate(db, MIGRATIONS.slice(0, 7));
-    db.prepare(`INSERT INTO runs (id, command, status, started_at) VALUES (1, 'sync', 'done', 0)`).run();
-    const insert = db.prepare(
-      `INSERT INTO outbox (run_id, kind, credits, idempotency_key, state, created_at, updated_at) VALUES (1, ?, ?, ?, ?, 0, 0)`,
-    );
+    const insert = outboxAt(7);
     insert.run('chat', 1, 'k1', 'done');
     insert.run('query', 1, 'k2', 'unknown');
     insert.run('agent_create', 5, 'k2b', 'pending');
@@ -220,7 +211,7 @@ describe('migrate', () => {
     expect(Number(insert.run('intelligence', 1, 'k4', 'pending').lastInsertRowid)).toBe(4);
     insert.run('intelligence_batch', 3, 'k5', 'pending');
     expect(() => insert.run('agent', 1, 'k6', 'pending')).toThrow(/CHECK constraint/);
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'outbox_open'`).pluck().get()).toBe('outbox_open');
+    expect(outboxOpenIndex()).toBe('outbox_open');
     expect(db.prepare('SELECT count(*) FROM intel_entries').pluck().get()).toBe(0);
   });
 });

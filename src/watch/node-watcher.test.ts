@@ -1,21 +1,17 @@
 import { cpSync, mkdirSync, renameSync, rmSync, unlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inotifyWatches } from '../../bench/watch.js';
 import { useWatchRoot, watchTree } from '../../test/helpers/watch-root.js';
 import { createNodeWatcher, createNodeWatcherWith, type WatchFolder } from './node-watcher.js';
 import type { CreateWatcher, FolderWatcher } from './watcher.js';
 
-const watchRoot = useWatchRoot('kbsync-nodew-');
-const open = watchRoot.open;
-let root: string;
-beforeEach(() => {
-  root = watchRoot.root();
-});
+const temp = useWatchRoot('kbsync-nodew-');
+const open = temp.open;
 
 /** The shared tree (test/helpers/watch-root.ts), with a .git folder and a state folder that are never watched. */
 function tree(): { folders: number; files: number } {
-  return watchTree(root, ['.git/objects', 'state']);
+  return watchTree(temp.root, ['.git/objects', 'state']);
 }
 
 type Seen = { paths: string[]; errors: unknown[]; waiters: Map<string, () => void> };
@@ -24,9 +20,10 @@ async function start(create: CreateWatcher = createNodeWatcher): Promise<{ w: Fo
   const seen: Seen = { paths: [], errors: [], waiters: new Map() };
   const w = await create(
     {
-      root,
+      root: temp.root,
       backend: 'events',
-      ignored: (p) => p.includes('/node_modules') || p.includes('/.git') || p.startsWith(join(root, 'state')) || p.endsWith('.state-db'),
+      ignored: (p) =>
+        p.includes('/node_modules') || p.includes('/.git') || p.startsWith(join(temp.root, 'state')) || p.endsWith('.state-db'),
       ignoredNames: ['.git', 'node_modules'],
       pollIntervalMs: 1000,
     },
@@ -68,9 +65,9 @@ describe('the node (fs.watch) backend', () => {
   it('reports a create, a modify, a rename and a delete with their paths; not ignored paths', async () => {
     tree();
     const { seen } = await start();
-    const doc = join(root, 'area-1', 'part-1', 'doc-3.md');
-    const renamed = join(root, 'area-2', 'renamed.md');
-    const created = join(root, 'area-3', 'part-3', 'new.md');
+    const doc = join(temp.root, 'area-1', 'part-1', 'doc-3.md');
+    const renamed = join(temp.root, 'area-2', 'renamed.md');
+    const created = join(temp.root, 'area-3', 'part-3', 'new.md');
 
     let wait = eventFor(seen, doc);
     writeFileSync(doc, 'changed\n');
@@ -78,7 +75,7 @@ describe('the node (fs.watch) backend', () => {
     wait = eventFor(seen, created);
     writeFileSync(created, 'new\n');
     await wait;
-    const from = join(root, 'area-2', 'part-2', 'doc-0.md');
+    const from = join(temp.root, 'area-2', 'part-2', 'doc-0.md');
     const both = Promise.all([eventFor(seen, renamed)]);
     renameSync(from, renamed);
     await both;
@@ -87,14 +84,14 @@ describe('the node (fs.watch) backend', () => {
     unlinkSync(doc);
     await wait;
     // Writes under ignored paths arrive as no event: a later one proves the earlier had its chance.
-    writeFileSync(join(root, 'node_modules', 'pkg-1', 'x.js'), '1\n');
-    writeFileSync(join(root, 'state', 'x.db'), '1\n');
-    writeFileSync(join(root, '.git', 'HEAD'), '1\n');
+    writeFileSync(join(temp.root, 'node_modules', 'pkg-1', 'x.js'), '1\n');
+    writeFileSync(join(temp.root, 'state', 'x.db'), '1\n');
+    writeFileSync(join(temp.root, '.git', 'HEAD'), '1\n');
     // An ignored file in a watched folder (the state file beside the documents): created, then changed.
-    writeFileSync(join(root, 'area-1', 'x.state-db'), '1\n');
-    writeFileSync(join(root, 'area-1', 'x.state-db'), '2\n');
-    wait = eventFor(seen, join(root, 'last.md'));
-    writeFileSync(join(root, 'last.md'), '1\n');
+    writeFileSync(join(temp.root, 'area-1', 'x.state-db'), '1\n');
+    writeFileSync(join(temp.root, 'area-1', 'x.state-db'), '2\n');
+    wait = eventFor(seen, join(temp.root, 'last.md'));
+    writeFileSync(join(temp.root, 'last.md'), '1\n');
     await wait;
     expect(
       seen.paths.filter((p) => p.includes('node_modules') || p.includes('/state') || p.includes('state-db') || p.includes('.git')),
@@ -106,13 +103,13 @@ describe('the node (fs.watch) backend', () => {
     tree();
     const { seen } = await start();
     const before = watchesNow();
-    const deep = join(root, 'fresh', 'a', 'b', 'c');
-    let wait = eventFor(seen, join(root, 'fresh'));
+    const deep = join(temp.root, 'fresh', 'a', 'b', 'c');
+    let wait = eventFor(seen, join(temp.root, 'fresh'));
     mkdirSync(deep, { recursive: true });
     await wait;
     // cp -r: a whole tree arrives at once, its inner folders made before any watch of theirs.
-    wait = eventFor(seen, join(root, 'copy'));
-    cpSync(join(root, 'area-0'), join(root, 'copy'), { recursive: true });
+    wait = eventFor(seen, join(temp.root, 'copy'));
+    cpSync(join(temp.root, 'area-0'), join(temp.root, 'copy'), { recursive: true });
     await wait;
     // area-0 holds part-0, part-4, part-8, part-12, part-16.
     expect(watchesNow() - before).toBe(4 + 6);
@@ -120,7 +117,7 @@ describe('the node (fs.watch) backend', () => {
     wait = eventFor(seen, inner);
     writeFileSync(inner, 'late\n');
     await wait;
-    const copied = join(root, 'copy', 'part-4', 'doc-1.md');
+    const copied = join(temp.root, 'copy', 'part-4', 'doc-1.md');
     wait = eventFor(seen, copied);
     writeFileSync(copied, 'edited\n');
     await wait;
@@ -130,25 +127,25 @@ describe('the node (fs.watch) backend', () => {
     tree();
     const { seen } = await start();
     const before = watchesNow();
-    let wait = eventFor(seen, join(root, 'area-1'));
-    rmSync(join(root, 'area-1'), { recursive: true });
+    let wait = eventFor(seen, join(temp.root, 'area-1'));
+    rmSync(join(temp.root, 'area-1'), { recursive: true });
     await wait;
     // area-1 and its 5 parts.
     expect(watchesNow()).toBe(before - 6);
-    wait = eventFor(seen, join(root, 'moved'));
-    renameSync(join(root, 'area-2'), join(root, 'moved'));
+    wait = eventFor(seen, join(temp.root, 'moved'));
+    renameSync(join(temp.root, 'area-2'), join(temp.root, 'moved'));
     await wait;
     // The same folders under the new name: the old paths' watches closed, the new ones made.
     expect(watchesNow()).toBe(before - 6);
-    const doc = join(root, 'moved', 'part-2', 'doc-5.md');
+    const doc = join(temp.root, 'moved', 'part-2', 'doc-5.md');
     wait = eventFor(seen, doc);
     writeFileSync(doc, 'edit\n');
     await wait;
-    expect(seen.paths.filter((p) => p.startsWith(join(root, 'area-2') + '/'))).toEqual([]);
+    expect(seen.paths.filter((p) => p.startsWith(join(temp.root, 'area-2') + '/'))).toEqual([]);
     // A folder removed and made again under the same name is watched again.
-    rmSync(join(root, 'moved', 'part-2'), { recursive: true });
-    mkdirSync(join(root, 'moved', 'part-2'));
-    const again = join(root, 'moved', 'part-2', 'again.md');
+    rmSync(join(temp.root, 'moved', 'part-2'), { recursive: true });
+    mkdirSync(join(temp.root, 'moved', 'part-2'));
+    const again = join(temp.root, 'moved', 'part-2', 'again.md');
     await new Promise((r) => setTimeout(r, 100));
     wait = eventFor(seen, again);
     writeFileSync(again, 'again\n');
@@ -169,14 +166,14 @@ describe('the node (fs.watch) backend', () => {
     expect(watchesNow()).toBe(before);
     open.length = 0;
 
-    rmSync(root, { recursive: true, force: true });
-    mkdirSync(root);
+    rmSync(temp.root, { recursive: true, force: true });
+    mkdirSync(temp.root);
     allowed = 1;
     const { seen } = await start(createNodeWatcherWith(limited));
     const errored = new Promise<void>((resolve) => {
       const timer = setInterval(() => seen.errors.length > 0 && (clearInterval(timer), resolve()), 10);
     });
-    mkdirSync(join(root, 'new-folder'));
+    mkdirSync(join(temp.root, 'new-folder'));
     await errored;
     expect(seen.errors).toHaveLength(1);
     expect(seen.errors[0]).toMatchObject({ code: 'ENOSPC' });
@@ -184,7 +181,7 @@ describe('the node (fs.watch) backend', () => {
 
   it("hands backend: polling to chokidar's polling", async () => {
     const w = await createNodeWatcher(
-      { root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 },
+      { root: temp.root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 },
       { onEvent: () => {}, onError: () => {} },
     );
     open.push(w);

@@ -1,27 +1,29 @@
 import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inotifyWatches } from '../../bench/watch.js';
 import { useWatchRoot, watchTree } from '../../test/helpers/watch-root.js';
 import { createChokidarWatcher } from './chokidar-watcher.js';
 import { createParcelWatcher } from './parcel-watcher.js';
 import type { CreateWatcher, FolderWatcher } from './watcher.js';
 
-const watchRoot = useWatchRoot('kbsync-parcel-');
-const open = watchRoot.open;
-let root: string;
-beforeEach(() => {
-  root = watchRoot.root();
-});
+const temp = useWatchRoot('kbsync-parcel-');
+const open = temp.open;
 
 /** The shared tree (test/helpers/watch-root.ts). */
 function tree(): { folders: number; files: number } {
-  return watchTree(root);
+  return watchTree(temp.root);
 }
 
 async function start(create: CreateWatcher, seen: (path: string) => void): Promise<FolderWatcher> {
   const w = await create(
-    { root, backend: 'events', ignored: (p) => p.includes('/node_modules'), ignoredNames: ['.git', 'node_modules'], pollIntervalMs: 1000 },
+    {
+      root: temp.root,
+      backend: 'events',
+      ignored: (p) => p.includes('/node_modules'),
+      ignoredNames: ['.git', 'node_modules'],
+      pollIntervalMs: 1000,
+    },
     {
       onEvent: (path) => seen(path),
       onError: (err) => {
@@ -60,19 +62,19 @@ describe('the @parcel/watcher backend', () => {
     tree();
     const waiters = new Map<string, () => void>();
     const w = await start(createParcelWatcher, (path) => waiters.get(path)?.());
-    const doc = join(root, 'area-1', 'part-1', 'doc-3.md');
-    const nested = join(root, 'fresh', 'deeper', 'new.md');
-    const renamed = join(root, 'area-2', 'renamed.md');
+    const doc = join(temp.root, 'area-1', 'part-1', 'doc-3.md');
+    const nested = join(temp.root, 'fresh', 'deeper', 'new.md');
+    const renamed = join(temp.root, 'area-2', 'renamed.md');
 
     const modified = eventFor(waiters, doc);
     writeFileSync(doc, 'changed\n');
     await modified;
-    const created = eventFor(waiters, join(root, 'fresh'));
-    mkdirSync(join(root, 'fresh', 'deeper'), { recursive: true });
+    const created = eventFor(waiters, join(temp.root, 'fresh'));
+    mkdirSync(join(temp.root, 'fresh', 'deeper'), { recursive: true });
     writeFileSync(nested, 'new\n');
     await created;
     const moved = eventFor(waiters, renamed);
-    renameSync(join(root, 'area-2', 'part-2', 'doc-0.md'), renamed);
+    renameSync(join(temp.root, 'area-2', 'part-2', 'doc-0.md'), renamed);
     await moved;
     const deleted = eventFor(waiters, doc);
     unlinkSync(doc);
@@ -83,7 +85,7 @@ describe('the @parcel/watcher backend', () => {
 
   it("hands backend: polling to chokidar's polling", async () => {
     const w = await createParcelWatcher(
-      { root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 },
+      { root: temp.root, backend: 'polling', ignored: () => false, pollIntervalMs: 100 },
       { onEvent: () => {}, onError: () => {} },
     );
     open.push(w);

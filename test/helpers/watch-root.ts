@@ -5,20 +5,19 @@ import { afterEach, beforeEach } from 'vitest';
 import type { FolderWatcher } from '../../src/watch/watcher.js';
 
 /**
- * A new temp folder for each test of a watcher backend, removed after it with every watcher the test
- * pushed to `open` closed first. `root()` is the current test's folder.
+ * A new temp folder for each test of a watcher backend (`root`, set before each test), removed after
+ * it with every watcher the test pushed to `open` closed first.
  */
-export function useWatchRoot(prefix: string): { root: () => string; open: FolderWatcher[] } {
-  let root = '';
-  const open: FolderWatcher[] = [];
+export function useWatchRoot(prefix: string): { root: string; open: FolderWatcher[] } {
+  const temp = { root: '', open: [] as FolderWatcher[] };
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), prefix));
+    temp.root = mkdtempSync(join(tmpdir(), prefix));
   });
   afterEach(async () => {
-    for (const w of open.splice(0)) await w.close();
-    rmSync(root, { recursive: true, force: true });
+    for (const w of temp.open.splice(0)) await w.close();
+    rmSync(temp.root, { recursive: true, force: true });
   });
-  return { root: () => root, open };
+  return temp;
 }
 
 /**

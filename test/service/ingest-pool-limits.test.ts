@@ -75,4 +75,18 @@ describe('the ingest pool, directly', () => {
     expect(err).toMatchObject({ code: 'ENOENT' });
     expect(await chunksOf(pool, file('ok.txt', 'still here'))).toEqual(['still here']);
   }, 60_000);
+  it('on close, fails the task waiting for a worker and starts no worker for it', async () => {
+    const p = createIngestPool({ workers: 1, timeLimitMs: 60_000, parsing: {}, batchSize: 64, batchChars: 1 << 20 });
+    pool = p;
+    const running = chunksOf(p, file('stock.xml', bigXml(300_000))).catch((err: unknown) => err);
+    const waiting = chunksOf(p, file('a.md', '# A\n\nalpha')).catch((err: unknown) => err);
+    await expect.poll(() => p.running, { timeout: 10_000 }).toBe(1);
+
+    await p.close();
+
+    expect(await waiting).toMatchObject({ message: 'the ingest pool is closed' });
+    expect(await running).toBeInstanceOf(Error);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(p.running).toBe(0);
+  }, 60_000);
 });

@@ -104,7 +104,9 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     busy: false,
     idleTimer: undefined,
   }));
-  const waiting: ((slot: Slot) => void)[] = [];
+  // Tasks waiting for a free slot: given one as a task ends, failed when the pool closes.
+  const waiting: { resolve: (slot: Slot) => void; reject: (err: Error) => void }[] = [];
+  const closedError = (): Error => new Error('the ingest pool is closed');
   let closed = false;
   /** Workers retired whose thread has not ended yet. */
   let ending = 0;
@@ -123,13 +125,13 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     (err as NodeJS.ErrnoException | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? memoryLimitError() : err;
 
   const acquire = (): Promise<Slot> => {
-    if (closed) return Promise.reject(new Error('the ingest pool is closed'));
+    if (closed) return Promise.reject(closedError());
     const free = slots.find((s) => !s.busy);
     if (free !== undefined) {
       free.busy = true;
       return Promise.resolve(free);
     }
-    return new Promise((resolve) => waiting.push(resolve));
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   };
 
   const retire = (slot: Slot, idle = false): void => {
@@ -147,7 +149,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
 
   const release = (slot: Slot): void => {
     const next = waiting.shift();
-    if (next !== undefined) return next(slot);
+    if (next !== undefined) return next.resolve(slot);
     slot.busy = false;
     if (slot.worker === undefined || closed) return;
     slot.idleTimer = setTimeout(() => {
@@ -158,6 +160,8 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
   };
 
   const ingestOf = (slot: Slot): Channel<IngestApi> => {
+    // A closed pool starts no thread, not even for a task that took its slot just before.
+    if (closed) throw closedError();
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (slot.worker === undefined || slot.ingest === undefined) {
@@ -271,6 +275,7 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
     },
     async close() {
       closed = true;
+      for (const w of waiting.splice(0)) w.reject(closedError());
       await Promise.all(
         slots.map(async (slot) => {
           clearTimeout(slot.idleTimer);

@@ -23,11 +23,7 @@ const outdir = `${root}dist/bundle`;
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 // Left as imports of node_modules: native code (better-sqlite3, @parcel/watcher); packages that locate files of
-// their own at run time (pino's transports); the ones only a paid call or a git source needs; and
-// what fastify requires only for features the service does not use (route schemas: ajv and
-// fast-json-stringify; inject(): light-my-request), so they stay unread. fastify and its plugins
-// are bundled into the service's chunk: loaded from node_modules they were ~200 files for every
-// `kbsync serve` and embedded start, ~35 ms more to reach `listening` (measured, bench/service-start.ts).
+// their own at run time (pino's transports); and the ones only a paid call or a git source needs.
 const external = [
   'better-sqlite3',
   // node-postgres: loaded by the PostgreSQL state's worker only (it requires pg-native optionally, which is not installed).
@@ -38,44 +34,7 @@ const external = [
   'simple-git',
   'chokidar',
   'p-queue',
-  '@fastify/ajv-compiler',
-  '@fastify/fast-json-stringify-compiler',
-  'light-my-request',
 ];
-
-// Node built-ins fastify requires at load for features the service does not use: HTTPS and HTTP/2
-// servers, and the DNS lookup of a `localhost` listen (the service listens on an address). Loading
-// node:http2, node:https and node:dns took ~13 ms of CPU of every `kbsync serve` start (node's own
-// modules, beside http's). In the bundle each becomes a module object loaded on its first use. The
-// build fails if fastify's source no longer has these lines, rather than bundling them eagerly unnoticed.
-const LAZY_BUILTINS = [
-  {
-    file: /node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/,
-    lines: {
-      "const https = require('node:https')": "const https = lazyBuiltin(() => require('node:https'))",
-      "const http2 = require('node:http2')": "const http2 = lazyBuiltin(() => require('node:http2'))",
-      "const dns = require('node:dns')": "const dns = lazyBuiltin(() => require('node:dns'))",
-    },
-  },
-];
-const LAZY_BUILTIN_HELPER = 'function lazyBuiltin(load) { let m; return new Proxy({}, { get: (_, key) => (m ??= load())[key] }) }\n';
-
-/** @type {import('esbuild').Plugin} */
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(b) {
-    for (const { file, lines } of LAZY_BUILTINS) {
-      b.onLoad({ filter: file }, ({ path }) => {
-        let contents = readFileSync(path, 'utf8');
-        for (const [line, lazy] of Object.entries(lines)) {
-          if (!contents.includes(line)) throw new Error(`scripts/bundle.js: ${path} no longer has "${line}": update LAZY_BUILTINS`);
-          contents = contents.replace(line, lazy);
-        }
-        return { contents: LAZY_BUILTIN_HELPER + contents, loader: 'js' };
-      });
-    }
-  },
-};
 
 const common = {
   absWorkingDir: root,
@@ -86,7 +45,6 @@ const common = {
   external,
   sourcemap: 'linked',
   logLevel: 'warning',
-  plugins: [lazyBuiltins],
 };
 // `kbsync --version` without reading package.json at every start (src/cli/program.ts); the bundled
 // workers' file suffix (src/shared/worker-entry.ts).

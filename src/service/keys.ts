@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../shared/crypto.js';
 import { sha256Hex } from '../shared/sha256.js';
 
 /** A new API key: `kbs_` and 43 url-safe characters (256 random bits). */
 export function newApiKey(): string {
-  return `kbs_${randomBytes(32).toString('base64url')}`;
+  return `kbs_${nodeCrypto().randomBytes(32).toString('base64url')}`;
 }
 
 /** What the database stores for a key: its SHA-256, never the key. */

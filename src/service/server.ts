@@ -1,13 +1,15 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { maxFileBytesFor, type Plan } from '../shared/plans.js';
 import { createAdmin, type ServiceAdmin } from './admin.js';
-import { buildApp } from './http/app.js';
+import { buildApp, type App } from './http/app.js';
 import type { ServiceContext } from './http/context.js';
 import type { ServedRoute } from './http/route-table.js';
 import { IDEMPOTENCY_TTL_MS } from './http/idempotency.js';
+import { loadZod } from './http/request.js';
 import type { IngestLimits } from './ingest/ingest-pool.js';
 import { createProcessingWorker } from './ingest/worker.js';
 import { hashedEmbedder } from './search/embedder.js';
@@ -49,9 +51,28 @@ export type RunningService = {
   port: number;
   close(): Promise<void>;
   admin: ServiceAdmin;
-  /** The routes it serves (method, path pattern), as fastify registered them; aliases (`/api/platform/ext`) are not listed. */
+  /** The routes it serves (method, path pattern), as the router has them; aliases (`/api/platform/ext`) are not listed. */
   routes: ServedRoute[];
 };
+
+/** Listens on `host:port`; a failure (EADDRINUSE, EACCES...) rejects with node's own error. */
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops listening and ends every connection at once, requests in flight included (their clients see the connection close). */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -92,14 +113,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     kickWorker: () => worker.kick(),
     webhooks,
   };
-  let built: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let built: App | undefined;
   try {
     // Nothing runs before start-up: a request left `in_progress` was interrupted (the worker re-queues files itself).
     resetIdempotency(db, clock() - IDEMPOTENCY_TTL_MS);
-    built = await buildApp(ctx, { rateLimitPerMin: opts.rateLimitPerMin });
-    await built.app.listen({ host, port: opts.port ?? 8787 });
+    built = buildApp(ctx, { rateLimitPerMin: opts.rateLimitPerMin });
+    await listen(built.server, host, opts.port ?? 8787);
   } catch (err) {
-    await built?.app.close();
     await webhooks.stop();
     db.close();
     throw err;
@@ -114,10 +134,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     checkpointer = startCheckpointer(db);
     worker.start();
     webhooks.start();
+    // zod, for the first request with a body (loading it is not part of the start: http/request.ts).
+    void loadZod();
   });
 
-  const running = built.app;
-  const port = (running.server.address() as AddressInfo).port;
+  const { server } = built;
+  const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost(host)}:${port}`,
@@ -127,7 +149,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     close: () => {
       closing ??= (async () => {
         clearImmediate(background);
-        await running.close();
+        await closeServer(server);
         await worker.stop();
         await webhooks.stop();
         await checkpointer?.stop();

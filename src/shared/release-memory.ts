@@ -1,5 +1,6 @@
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+// node:v8 and node:vm are read at their first use (process.getBuiltinModule): an ES import loads
+// them, and the service's start, which imports this module, needs neither before it listens.
+const v8 = () => process.getBuiltinModule('node:v8');
 
 type GcFunction = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -9,8 +10,8 @@ let gcFunction: GcFunction | null | undefined;
 function gcOf(): GcFunction | null {
   if (gcFunction !== undefined) return gcFunction;
   try {
-    setFlagsFromString('--expose-gc');
-    const fn: unknown = runInNewContext('gc');
+    v8().setFlagsFromString('--expose-gc');
+    const fn: unknown = process.getBuiltinModule('node:vm').runInNewContext('gc');
     gcFunction = typeof fn === 'function' ? (fn as GcFunction) : null;
   } catch {
     gcFunction = null;
@@ -31,7 +32,7 @@ export const RELEASE_MIN_HEAP_BYTES = 64 << 20;
  * Returns true when it collected.
  */
 export function releaseMemory(minHeapBytes: number = RELEASE_MIN_HEAP_BYTES): boolean {
-  if (getHeapStatistics().total_heap_size < minHeapBytes) return false;
+  if (v8().getHeapStatistics().total_heap_size < minHeapBytes) return false;
   const gc = gcOf();
   if (gc === null) return false;
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
@@ -47,7 +48,7 @@ export function releaseMemory(minHeapBytes: number = RELEASE_MIN_HEAP_BYTES): bo
  * would print "unrecognized flag" once and go on as before).
  */
 export function keepYoungGenerationSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  v8().setFlagsFromString('--semi-space-growth-factor=1');
   keptSmall = true;
 }
 
@@ -66,10 +67,10 @@ const DEFAULT_GROWTH_FACTOR = 2;
  */
 export async function whileYoungGenerationGrows<T>(work: () => Promise<T>): Promise<T> {
   if (!keptSmall) return work();
-  setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+  v8().setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
   try {
     return await work();
   } finally {
-    setFlagsFromString('--semi-space-growth-factor=1');
+    v8().setFlagsFromString('--semi-space-growth-factor=1');
   }
 }

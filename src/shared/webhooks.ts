@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { nodeCrypto } from './crypto.js';
 
 /** The event kinds a webhook can subscribe to (spec section 6), for the service and the client alike. */
 export const WEBHOOK_EVENT_KINDS = [
@@ -29,7 +29,7 @@ export function webhookSecretKey(secret: string): Buffer | null {
 
 /** The raw HMAC-SHA256 of one delivery: `timestamp` exactly as sent (a header's text, or unix seconds). */
 export function webhookMac(key: Buffer, id: string, timestamp: string | number, body: string | Buffer): Buffer {
-  return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
+  return nodeCrypto().createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
 }
 
 /** The `webhook-signature` value (`v1,<base64>`) for one delivery. Throws on an empty secret. */

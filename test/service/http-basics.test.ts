@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../../src/cli/error-table.js';
 import { STATUS_OF } from '../../src/service/service-error.js';
@@ -141,6 +142,63 @@ describe('errors are JSON for everything', () => {
 
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+
+  it('answers a path parameter that is not valid percent-encoding with 400 invalid_request', async () => {
+    const res = await api.call('GET', '/api/v1/ext/agents/%E0%A4%A');
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.message).toContain('malformed URL');
+  });
+
+  it('answers a JSON body sent without a Content-Type with 400 naming application/json', async () => {
+    const res = await send(`${h.service.url}/api/v1/ext/datasets/query`, 'POST', { 'x-api-key': api.key }, '{"query":"x"}');
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'Content-Type must be application/json (got none)' });
+  });
+
+  it('answers a request the HTTP parser refuses with a JSON 400, then closes the connection', async () => {
+    const { port } = new URL(h.service.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('GET /api/v1/ext/datasets/ HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+      );
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text)).on('error', reject);
+    });
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body)).toEqual({ error: { code: 'invalid_request', message: 'malformed HTTP request' } });
+  });
+});
+
+describe('HTTP', () => {
+  it('answers HEAD on a GET route with its status and headers, and no body', async () => {
+    const url = `${h.service.url}/api/v1/ext/datasets/`;
+    const [get, head] = await Promise.all([send(url, 'GET', { 'x-api-key': api.key }), send(url, 'HEAD', { 'x-api-key': api.key })]);
+
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+  });
+
+  it('keeps idle connections open 72 s (longer than clients keep theirs), and says so', async () => {
+    const res = await api.call('GET', '/api/v1/ext/datasets/');
+
+    expect(res.headers['keep-alive']).toBe('timeout=72');
+  });
+
+  it('reads a repeated query parameter as given twice: dataset_id twice is a 400', async () => {
+    const res = await api.call('GET', `/api/v1/ext/files/?dataset_id=${api.datasetId}&dataset_id=${api.datasetId}`);
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('dataset_id: give it at most once');
   });
 });
 

@@ -8,9 +8,9 @@ import { tempDir } from './helpers.js';
 
 /**
  * What `kbsync serve` loads before it prints `listening on`: not the packages it needs only later
- * (undici: the first webhook delivery or LLM call; pino: the first log line) nor what fastify loads
- * only for route schemas the service does not declare (ajv, fast-json-stringify). Each was a share of
- * every start (issue 15; the time itself is a figure of `npm run bench`).
+ * (undici: the first webhook delivery or LLM call; pino: the first log line; zod: the first request
+ * body; busboy: the first upload) nor the Node built-ins no start needs. Each was a share of every
+ * start (issue 26; the time itself is a figure of `npm run bench`).
  */
 
 const dir = tempDir('kbsync-serve-modules-');
@@ -83,7 +83,7 @@ describe('kbsync serve start', () => {
   it.each([
     ['a new data folder', 'data'],
     ['an existing data folder', 'data'],
-  ])('on %s loads neither undici, pino, ajv nor fast-json-stringify before "listening on"', async (_label, folder) => {
+  ])('on %s loads neither undici nor pino before "listening on"', async (_label, folder) => {
     const { firstLine, urls } = await modulesUntilListening(join(dir.path, folder), join(dir.path, 'modules.txt'));
     const packages = new Set(urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p) => p !== undefined));
 
@@ -91,28 +91,24 @@ describe('kbsync serve start', () => {
     // The trace sees the loads: the service's own chunks and better-sqlite3 are in it.
     expect(urls.some((u) => u.includes('/dist/bundle/'))).toBe(true);
     expect(packages).toContain('better-sqlite3');
-    for (const unwanted of [
-      'undici',
-      'pino',
-      'ajv',
-      '@fastify/ajv-compiler',
-      'fast-json-stringify',
-      '@fastify/fast-json-stringify-compiler',
-    ]) {
-      expect(packages, unwanted).not.toContain(unwanted);
-    }
+    for (const unwanted of ['undici', 'pino']) expect(packages, unwanted).not.toContain(unwanted);
   });
 
-  it('loads neither node:https, node:http2 nor node:tls before "listening on" (fastify requires them for servers it does not make)', async () => {
+  it('on an existing data folder loads neither node:crypto, node:https, node:tls nor the undici inside Node before "listening on"', async () => {
+    // The first start creates the folder, and its first dataset's key needs node:crypto.
+    await modulesUntilListening(join(dir.path, 'data-builtins'), join(dir.path, 'modules-builtins-first.txt'));
     const { firstLine, urls } = await modulesUntilListening(join(dir.path, 'data-builtins'), join(dir.path, 'modules-builtins.txt'));
 
     expect(firstLine).toMatch(/^listening on /);
     // The list holds the built-ins: node:http is among them.
     expect(urls).toContain('node:http');
-    for (const unwanted of ['node:https', 'node:http2', 'node:tls']) expect(urls, unwanted).not.toContain(unwanted);
+    // An ES import of node:http reads its WebSocket exports, which load Node's own copy of undici.
+    for (const unwanted of ['node:crypto', 'node:https', 'node:http2', 'node:tls', 'node:internal/deps/undici/undici']) {
+      expect(urls, unwanted).not.toContain(unwanted);
+    }
   });
 
-  it('loads no parser, chunker or gpt-tokenizer before "listening on": they load in the ingest workers', async () => {
+  it('loads no parser, chunker, gpt-tokenizer, zod or busboy before "listening on": the parsers load in the ingest workers, the rest with the first request', async () => {
     const { firstLine, urls } = await modulesUntilListening(join(dir.path, 'data-ingest'), join(dir.path, 'modules-ingest.txt'));
     // The bundle's files name the modules they hold ("// node_modules/gpt-tokenizer/...", "// dist/service/ingest/...").
     const held = urls
@@ -122,5 +118,6 @@ describe('kbsync serve start', () => {
     expect(firstLine).toMatch(/^listening on /);
     expect(held.some((m) => m.includes('dist/service/server.js'))).toBe(true);
     expect(held.filter((m) => /gpt-tokenizer|htmlparser2|ingest\/(?:parsers\/|chunker|token-budget|registry)/.test(m))).toEqual([]);
+    expect(held.filter((m) => /node_modules\/(?:zod|@fastify\/busboy)\//.test(m))).toEqual([]);
   });
 });

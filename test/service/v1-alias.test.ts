@@ -22,7 +22,7 @@ const aliasOf = (path: string): string => `${V1_ALIAS}${path.slice(V1.length)}`;
 
 describe('every v1 route is served under /api/platform/ext', () => {
   it('each route of the route table answers its alias as it answers itself (no key: 401, never a 404)', async () => {
-    // From fastify's own route table (onRoute), so a route added later cannot be left without its alias.
+    // From the app's own route table (every route is registered there), so a route added later cannot be left without its alias.
     const v1Routes = h.service.routes.filter((r) => r.url.startsWith(`${V1}/`));
     const answers = await Promise.all(
       v1Routes.map(async (r) => {

@@ -1,12 +1,13 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import multipart from '@fastify/multipart';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ServiceError } from '../service-error.js';
-import { addAuthHook } from './auth.js';
+import { authenticate } from './auth.js';
 import type { ServiceContext } from './context.js';
 import { toErrorResponse, wrongContentType } from './errors.js';
 import { JSON_BODY_LIMIT } from './limits.js';
 import { createRouteTable, type ServedRoute } from './route-table.js';
 import { createRateLimiter } from './rate-limit.js';
+import { Reply, type BodyType, type Handler, type Routes } from './routing.js';
 import { registerAgentDatasetRoutes } from './routes/agent-datasets.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerDatasetRoutes } from './routes/datasets.js';
@@ -15,119 +16,183 @@ import { registerIntelligenceRoutes } from './routes/intelligence.js';
 import { routedUrl } from './routes/paths.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 
-/** JSON.parse reviver refusing `__proto__` keys (as fastify's own parser does), so no parsed object can carry one. */
-function rejectProtoKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__') throw new ServiceError('invalid_request', 'a "__proto__" key is not allowed in JSON bodies');
-  return value;
-}
+// The CommonJS module itself: an ES import of node:http reads every export, and its lazy WebSocket
+// getters load Node's bundled undici (~20 ms of every start, measured with `npm run bench`).
+const { createServer } = process.getBuiltinModule('node:http');
+
+/** How long an idle keep-alive connection stays open: longer than clients' own idle timeouts (undici's 4 s), so a client never sends on a connection the server is closing. */
+const KEEP_ALIVE_MS = 72_000;
+/** Methods whose body is read (as JSON unless the route takes an upload); a GET's body is ignored. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** A route as the router stores it: its path pattern (for the log), handler and body type. */
+type Route = { path: string; handler: Handler; accepts: BodyType };
 
 function errorBody(code: string, message: string) {
   return { error: { code, message } };
 }
 
-/**
- * Route schemas are not used (bodies are parsed with zod: request.ts). Naming these compilers keeps
- * fastify from loading ajv and fast-json-stringify, ~40 ms of every start; a route that declares a
- * schema fails at registration instead of being validated by nothing.
- */
-const NO_SCHEMA_COMPILERS = {
-  buildValidator: () => () => {
-    throw new Error('fastify route schemas are not used here: parse the body with parseBody (http/request.ts)');
-  },
-  buildSerializer: () => () => {
-    throw new Error("fastify response schemas are not used here: replies are JSON.stringify'd");
-  },
-};
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The body type the route reads, named in a wrong Content-Type's 400. @default "application/json" */
-    accepts?: 'multipart/form-data';
-  }
+/** JSON.parse reviver refusing `__proto__` keys, so no parsed object can carry one. */
+function rejectProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new ServiceError('invalid_request', 'a "__proto__" key is not allowed in JSON bodies');
+  return value;
 }
 
+const bodyTooLarge = () => new ServiceError('invalid_request', `JSON body over ${JSON_BODY_LIMIT} bytes`);
+
 /**
- * The service's HTTP app: every endpoint of docs/api.md, JSON errors for everything, auth and rate
- * limit; and the routes it serves, as fastify registered them.
+ * A JSON route's body: none (undefined) when the request has no body, or an empty one; else it
+ * must say `application/json`, fit JSON_BODY_LIMIT and parse. A body over the limit is read past
+ * (not buffered), so that the answer reaches the client.
  */
-export async function buildApp(
-  ctx: ServiceContext,
-  opts: { rateLimitPerMin?: number | undefined },
-): Promise<{ app: FastifyInstance; routes: () => ServedRoute[] }> {
-  // No logger for fastify itself: given one, it loads pino and makes the (lazy) service logger at
-  // every start, ~15 ms. The service logs what it must through ctx.logger (a 5xx: the error handler).
-  const app = Fastify({
-    bodyLimit: JSON_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
-    forceCloseConnections: true,
+function readJsonBody(raw: IncomingMessage): Promise<unknown> {
+  const contentType = raw.headers['content-type'];
+  const length = raw.headers['content-length'];
+  const hasBody = raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (contentType === undefined && !hasBody) return Promise.resolve(undefined);
+  if (contentType === undefined || !/^application\/json\s*(;|$)/i.test(contentType))
+    return Promise.reject(new ServiceError('invalid_request', wrongContentType({ expects: 'application/json', contentType })));
+  if (Number(length) > JSON_BODY_LIMIT) return Promise.reject(bodyTooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (err: ServiceError) => {
+      raw.off('data', onData).off('end', onEnd).off('error', onError);
+      raw.resume();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > JSON_BODY_LIMIT) stop(bodyTooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') {
+        resolve(undefined);
+        return;
+      }
+      try {
+        resolve(JSON.parse(text, rejectProtoKeys));
+      } catch (err) {
+        reject(err instanceof ServiceError ? err : new ServiceError('invalid_request', 'malformed JSON body'));
+      }
+    };
+    const onError = (err: Error) => stop(new ServiceError('invalid_request', 'the request body was interrupted', { cause: err }));
+    raw.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+/** The query string's parameters; one given more than once is an array of its values. */
+function queryOf(url: string): Record<string, string | string[]> {
+  const at = url.indexOf('?');
+  const query: Record<string, string | string[]> = {};
+  if (at < 0) return query;
+  for (const [key, value] of new URLSearchParams(url.slice(at + 1))) {
+    const seen = query[key];
+    query[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return query;
+}
+
+/** Writes a JSON answer (no body for HEAD: node leaves it out). A request whose body was not read to its end gets its connection closed. */
+function send(
+  raw: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const payload = JSON.stringify(body) ?? '';
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(payload)),
+    ...(raw.complete ? {} : { connection: 'close' }),
+  });
+  res.end(payload);
+}
+
+/** A request node's parser refused (malformed, headers too large...): a JSON 400, then the connection ends. */
+function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const payload = JSON.stringify(
+    errorBody('invalid_request', err.code === 'HPE_HEADER_OVERFLOW' ? 'request headers too large' : 'malformed HTTP request'),
+  );
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`,
+  );
+}
+
+export type App = { server: Server; routes: () => ServedRoute[] };
+
+/**
+ * The service's HTTP app: every endpoint of docs/api.md on node:http and its own route table, JSON
+ * errors for everything, auth and rate limit. Not fastify: it was ~25 ms of every `kbsync serve`
+ * start, for hooks and plugins the service had replaced with its own policies (docs/architecture.md,
+ * "The service's start").
+ */
+export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): App {
+  const table = createRouteTable<Route>();
+  const limiter = opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock);
+
+  const add = (methods: string[], path: string, handler: Handler, accepts: BodyType = 'application/json') => {
+    table.add(path, methods, { path, handler, accepts });
+  };
+  const routes: Routes = {
+    // A GET answers HEAD too, without its body.
+    get: (path, handler) => add(['GET', 'HEAD'], path, handler),
+    post: (path, handler, options) => add(['POST'], path, handler, options?.accepts),
+    put: (path, handler) => add(['PUT'], path, handler),
+    patch: (path, handler) => add(['PATCH'], path, handler),
+  };
+  registerDatasetRoutes(routes, ctx);
+  registerFileRoutes(routes, ctx);
+  registerAgentRoutes(routes, ctx);
+  registerIntelligenceRoutes(routes, ctx);
+  registerAgentDatasetRoutes(routes, ctx);
+  registerWebhookRoutes(routes, ctx);
+
+  const handle = async (raw: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = raw.method ?? 'GET';
+    const originalUrl = raw.url ?? '/';
     // `/api/platform/ext/...` is routed as `/api/v1/ext/...` (same handler, auth and idempotency: not a redirect).
-    rewriteUrl: (req) => routedUrl(req.url ?? '/'),
-    schemaController: { compilersFactory: NO_SCHEMA_COMPILERS },
-    frameworkErrors: (err, _req, reply) => {
-      void (reply as FastifyReply).code(400).send(errorBody('invalid_request', err.message));
-    },
-  });
-
-  // JSON: an empty body is no body (POSTs like reindex need none); malformed JSON is a 400.
-  // Only JSON and multipart are spoken: text/plain (a fastify default) gets a 400 naming the
-  // expected type, like any other type (415 is docs/api.md's `unsupported_file_type`).
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (req.routeOptions.config?.accepts === 'multipart/form-data') {
-      done(
-        new ServiceError('invalid_request', wrongContentType({ expects: 'multipart/form-data', contentType: req.headers['content-type'] })),
-        undefined,
-      );
-      return;
-    }
-    const text = String(body);
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    let parsed: unknown;
+    const url = routedUrl(originalUrl);
+    let route: Route | null = null;
     try {
-      parsed = JSON.parse(text, rejectProtoKeys);
+      const found = table.find(method, url);
+      if (found === null) {
+        const wrongMethod = table.methodNotAllowed(method, url);
+        if (wrongMethod !== null) throw wrongMethod;
+        // The path as the client sent it (an alias path is not shown as its /api/v1 form).
+        const path = originalUrl.split('?')[0] ?? '';
+        throw new ServiceError('not_found', `no route ${method} ${path.slice(0, 200)}`);
+      }
+      route = found.value;
+      const query = queryOf(url);
+      const auth = authenticate(ctx, limiter, raw.headers, query);
+      const body = route.accepts === 'application/json' && BODY_METHODS.has(method) ? await readJsonBody(raw) : undefined;
+      const result = await route.handler({ raw, method, url, headers: raw.headers, params: found.params, query, body, auth });
+      if (result instanceof Reply) send(raw, res, result.status, result.body, result.headers);
+      else send(raw, res, 200, result);
     } catch (err) {
-      done(err instanceof ServiceError ? err : new ServiceError('invalid_request', 'malformed JSON body'), undefined);
-      return;
+      const { status, headers, body } = toErrorResponse(err);
+      if (status >= 500) ctx.logger.error({ err, method, route: route?.path }, 'request failed');
+      send(raw, res, status, body, headers);
     }
-    done(null, parsed);
-  });
-  await app.register(multipart);
+  };
 
-  app.setErrorHandler((err, req, reply) => {
-    const contentType = req.headers['content-type'];
-    const { status, headers, body } = toErrorResponse(err, {
-      expects: req.routeOptions.config?.accepts ?? 'application/json',
-      contentType,
+  // Uploads may stream for longer than node's default 5-minute request timeout: none (as fastify had it).
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 0 }, (raw, res) => {
+    handle(raw, res).catch((err: unknown) => {
+      ctx.logger.error({ err }, 'could not answer a request');
+      res.destroy();
     });
-    if (status >= 500) ctx.logger.error({ err, method: req.method, route: req.routeOptions.url }, 'request failed');
-    // A body we did not read (refused upload) is not drained: close the connection after answering.
-    if (!req.raw.complete) void reply.header('connection', 'close');
-    return reply.code(status).headers(headers).send(body);
   });
-  const table = createRouteTable();
-  app.addHook('onRoute', (route) => {
-    table.add(route.url, Array.isArray(route.method) ? route.method : [route.method]);
-  });
-  app.setNotFoundHandler((req, reply) => {
-    const wrongMethod = table.methodNotAllowed(req.method, req.url);
-    if (wrongMethod !== null) {
-      const { status, headers, body } = toErrorResponse(wrongMethod);
-      return reply.code(status).headers(headers).send(body);
-    }
-    // The path as the client sent it (an alias path is not shown as its /api/v1 form).
-    const path = req.originalUrl.split('?')[0] ?? '';
-    return reply.code(404).send(errorBody('not_found', `no route ${req.method} ${path.slice(0, 200)}`));
-  });
-  addAuthHook(app, ctx, opts.rateLimitPerMin === undefined ? null : createRateLimiter(opts.rateLimitPerMin, ctx.clock));
-
-  registerDatasetRoutes(app, ctx);
-  registerFileRoutes(app, ctx);
-  registerAgentRoutes(app, ctx);
-  registerIntelligenceRoutes(app, ctx);
-  registerAgentDatasetRoutes(app, ctx);
-  registerWebhookRoutes(app, ctx);
-  return { app, routes: table.routes };
+  server.on('clientError', onClientError);
+  return { server, routes: table.routes };
 }

@@ -1,10 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../shared/sha256.js';
 import type { OnCharged } from '../billing/charge.js';
 import { ServiceError } from '../service-error.js';
 import { completeIdempotency, findIdempotency, insertInProgress, releaseInProgress } from '../store/idempotency.js';
 import type { ServiceContext } from './context.js';
-import { authOf } from './request.js';
+import { reply, type ApiRequest, type Handler } from './routing.js';
 
 /** How long a stored response answers repeats of its key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -24,10 +23,13 @@ export type IdempotencyHandle = {
   onCharged: OnCharged;
 };
 
+/** Marks an answer given again from the stored response of an earlier request with the same key. */
+const REPLAYED = { 'idempotent-replayed': 'true' };
+
 export type HandlerResult = { status: number; body: unknown; replayed?: boolean };
 
 /** The request's `Idempotency-Key`, or undefined; longer than 255 characters is a 400. */
-function idempotencyKeyOf(req: FastifyRequest): string | undefined {
+function idempotencyKeyOf(req: ApiRequest): string | undefined {
   const raw = req.headers['idempotency-key'];
   const key = Array.isArray(raw) ? raw[0] : raw;
   if (key === undefined || key === '') return undefined;
@@ -112,19 +114,18 @@ export function resolveDeferred(handle: IdempotencyHandle | null, fingerprint: s
  */
 export function idempotent(
   ctx: ServiceContext,
-  handler: (req: FastifyRequest, idem: IdempotencyHandle | null) => Promise<HandlerResult>,
+  handler: (req: ApiRequest, idem: IdempotencyHandle | null) => Promise<HandlerResult>,
   opts: { deferred?: boolean } = {},
-) {
-  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const { datasetId } = authOf(req);
+): Handler {
+  return async (req) => {
+    const { datasetId } = req.auth;
     const key = idempotencyKeyOf(req);
     const fingerprint = opts.deferred === true ? null : requestFingerprint(req.method, req.url, req.body);
     const c = claim(ctx, datasetId, key, fingerprint);
-    if (c.kind === 'replay') return reply.code(c.status).header('idempotent-replayed', 'true').send(c.body);
+    if (c.kind === 'replay') return reply(c.status, c.body, REPLAYED);
     try {
       const result = await handler(req, c.handle);
-      if (result.replayed === true) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      return reply(result.status, result.body, result.replayed === true ? REPLAYED : {});
     } finally {
       if (c.handle?.owned === true && !c.handle.completed) releaseInProgress(ctx.db, datasetId, c.handle.key);
     }

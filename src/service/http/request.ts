@@ -1,22 +1,10 @@
-import type { FastifyRequest } from 'fastify';
-import * as z from 'zod';
+import type * as z from 'zod';
+import type * as zodSubset from './zod.js';
 import { ServiceError, notFound } from '../service-error.js';
 import type { Plan } from '../../shared/plans.js';
 
 /** Who is calling: the dataset their key is scoped to. */
 export type AuthInfo = { datasetId: number; plan: Plan; keyHash: string };
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    auth: AuthInfo | null;
-  }
-}
-
-/** The caller's auth (set by the auth hook on every API route). */
-export function authOf(req: FastifyRequest): AuthInfo {
-  if (req.auth === null) throw new ServiceError('unauthorized', 'missing API key');
-  return req.auth;
-}
 
 /** One line per problem: `path: message`, and `path: unknown field` for each key a strict object refused. */
 function issueLines(issue: z.core.$ZodIssue): string[] {
@@ -41,28 +29,37 @@ export function parseIdParam(value: unknown, what: string): number {
   return Number(value);
 }
 
+/** zod's functions the routes use (./zod.ts). */
+export type Zod = typeof zodSubset;
+
+let zod: Promise<Zod> | undefined;
+
 /**
- * `build()`'s value, built on its first use. The routes' zod schemas are made this way: building
- * zod schemas (each binds its methods) took a few ms of every service start, for bodies most starts
- * never parse.
+ * zod, loaded by the first request that parses a body, or just after the service listens (server.ts):
+ * evaluating zod took ~5 ms of every start, before the service could answer anything.
  */
-export function onFirstUse<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
+export function loadZod(): Promise<Zod> {
+  return (zod ??= import('./zod.js'));
+}
+
+/** `build(zod)`'s value, built at its first use (building zod schemas binds their methods: a few ms, for bodies most starts never parse). */
+export function lazySchemas<T>(build: (zod: Zod) => T): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= loadZod().then(build));
 }
 
 /** An id in a JSON body: a positive integer, or its decimal string (clients may normalise ids to strings). */
-export const bodyId = onFirstUse(() =>
-  z.union([
+export function bodyId(z: Zod) {
+  return z.union([
     z.number().int().positive(),
     z
       .string()
       .regex(/^[1-9][0-9]{0,15}$/, 'expected a positive integer id')
       .transform(Number),
-  ]),
-);
+  ]);
+}
 
-const page = onFirstUse(() =>
+const page = lazySchemas((z) =>
   z.object({
     limit: z.coerce.number().int().min(1).max(10_000).default(1_000),
     offset: z.coerce.number().int().min(0).default(0),
@@ -70,7 +67,10 @@ const page = onFirstUse(() =>
 );
 
 /** `limit` (default 1,000, at most 10,000) and `offset` from the query string. */
-export function parsePage(query: unknown): { limit: number; offset: number } {
+export async function parsePage(query: unknown): Promise<{ limit: number; offset: number }> {
   const q = (query ?? {}) as Record<string, unknown>;
-  return parseBody(page(), { limit: q['limit'] === '' ? undefined : q['limit'], offset: q['offset'] === '' ? undefined : q['offset'] });
+  return parseBody(await page(), {
+    limit: q['limit'] === '' ? undefined : q['limit'],
+    offset: q['offset'] === '' ? undefined : q['offset'],
+  });
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../shared/crypto.js';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
@@ -11,7 +11,7 @@ import { ServiceError } from '../service-error.js';
  * partial file; any other failure deletes it too.
  */
 export async function streamToFile(source: Readable, dest: string, maxBytes: number): Promise<{ size: number; sha256: string }> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   let size = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {

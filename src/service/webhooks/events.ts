@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../shared/crypto.js';
 import { WEBHOOK_EVENT_KINDS, type WebhookEventKind } from '../../shared/webhooks.js';
 
 export { WEBHOOK_EVENT_KINDS } from '../../shared/webhooks.js';
@@ -14,7 +14,7 @@ export function isEventKind(value: unknown): value is EventKind {
 
 /** A new event id (`evt_` + 22 url-safe characters); it is the `webhook-id` of every attempt. */
 export function newEventId(): string {
-  return `evt_${randomBytes(16).toString('base64url')}`;
+  return `evt_${nodeCrypto().randomBytes(16).toString('base64url')}`;
 }
 
 /** The exact body bytes of a delivery (docs/api.md): `{"type","created_at","data"}`, in that order. */

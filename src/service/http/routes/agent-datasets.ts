@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import * as z from 'zod';
+import { reply, type ApiRequest, type Routes } from '../routing.js';
 import { notFound } from '../../service-error.js';
 import {
   attachmentMode,
@@ -11,25 +10,25 @@ import {
 } from '../../store/agents.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
-import { authOf, bodyId, onFirstUse, parseBody, parseIdParam } from '../request.js';
+import { bodyId, lazySchemas, parseBody, parseIdParam } from '../request.js';
 import { V2 } from './paths.js';
 
-const schemas = onFirstUse(() => {
+const schemas = lazySchemas((z) => {
   const Mode = z.enum(['read_only', 'self_learning']);
   return {
-    Attach: z.object({ dataset_id: bodyId(), mode: Mode.optional() }),
+    Attach: z.object({ dataset_id: bodyId(z), mode: Mode.optional() }),
     // Strict: a mistyped field would otherwise be a silent no-op (docs/service.md).
     ModeUpdate: z.strictObject({ mode: Mode }),
   };
 });
 
 /** Agent-dataset management: list, attach, set mode (emits `dataset.mode_changed`). */
-export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerAgentDatasetRoutes(app: Routes, ctx: ServiceContext): void {
   const { db } = ctx;
 
-  const agentOf = (req: FastifyRequest): number => {
-    const { datasetId } = authOf(req);
-    const agentId = parseIdParam((req.params as Record<string, string>)['agent_id'], 'agent');
+  const agentOf = (req: ApiRequest): number => {
+    const { datasetId } = req.auth;
+    const agentId = parseIdParam(req.params['agent_id'], 'agent');
     if (getVisibleAgent(db, datasetId, agentId) === undefined) throw notFound('agent');
     return agentId;
   };
@@ -46,7 +45,7 @@ export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceCon
 
   app.get(`${V2}/agents/:agent_id/datasets`, async (req) => {
     const agentId = agentOf(req);
-    const { datasetId } = authOf(req);
+    const { datasetId } = req.auth;
     // A dataset-scoped key sees only its own dataset among the agent's attachments.
     const datasets = listAttachments(db, agentId)
       .filter((a) => a.dataset_id === datasetId)
@@ -54,26 +53,26 @@ export function registerAgentDatasetRoutes(app: FastifyInstance, ctx: ServiceCon
     return { datasets };
   });
 
-  app.post(`${V2}/agents/:agent_id/datasets`, async (req, reply) => {
+  app.post(`${V2}/agents/:agent_id/datasets`, async (req) => {
     const agentId = agentOf(req);
-    const { datasetId } = authOf(req);
-    const body = parseBody(schemas().Attach, req.body);
+    const { datasetId } = req.auth;
+    const body = parseBody((await schemas()).Attach, req.body);
     if (body.dataset_id !== datasetId) throw notFound('dataset');
     const existing = attachmentMode(db, agentId, datasetId);
     if (existing === undefined) {
       insertAttachment(db, { agentId, datasetId, mode: body.mode ?? 'read_only', now: isoAt(ctx.clock()) });
-      return reply.code(201).send({ id: datasetId, mode: body.mode ?? 'read_only' });
+      return reply(201, { id: datasetId, mode: body.mode ?? 'read_only' });
     }
     if (body.mode !== undefined) changeMode(agentId, datasetId, body.mode);
-    return reply.code(200).send({ id: datasetId, mode: attachmentMode(db, agentId, datasetId) });
+    return { id: datasetId, mode: attachmentMode(db, agentId, datasetId) };
   });
 
   app.patch(`${V2}/agents/:agent_id/datasets/:dataset_id`, async (req) => {
     const agentId = agentOf(req);
-    const { datasetId } = authOf(req);
-    const target = parseIdParam((req.params as Record<string, string>)['dataset_id'], 'dataset');
+    const { datasetId } = req.auth;
+    const target = parseIdParam(req.params['dataset_id'], 'dataset');
     if (target !== datasetId || attachmentMode(db, agentId, datasetId) === undefined) throw notFound('dataset');
-    const body = parseBody(schemas().ModeUpdate, req.body);
+    const body = parseBody((await schemas()).ModeUpdate, req.body);
     changeMode(agentId, datasetId, body.mode);
     return { id: datasetId, mode: attachmentMode(db, agentId, datasetId) };
   });

@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import * as z from 'zod';
+import type { ApiRequest, Routes } from '../routing.js';
+import type * as z from 'zod';
 import { isKbsyncError } from '../../../shared/errors.js';
 import { costOf } from '../../../shared/plans.js';
 import { assertBalance, commitPaid } from '../../billing/charge.js';
@@ -10,13 +10,13 @@ import { sourceName } from '../../store/files.js';
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { authOf, onFirstUse, parseBody, parseIdParam } from '../request.js';
+import { lazySchemas, parseBody, parseIdParam } from '../request.js';
 import { agentJson, agentWithDatasetsJson, hitJson } from '../wire.js';
 import { V1 } from './paths.js';
 
 const MAX_TOP_K = 20;
 
-const schemas = onFirstUse(() => {
+const schemas = lazySchemas((z) => {
   /** An agent's config: the known keys are typed, others are kept as given. */
   const AgentConfig = z
     .object({
@@ -34,33 +34,33 @@ const schemas = onFirstUse(() => {
   };
 });
 
-function checkConfig(config: z.infer<ReturnType<typeof schemas>['AgentConfig']>): void {
+function checkConfig(config: z.infer<Awaited<ReturnType<typeof schemas>>['AgentConfig']>): void {
   if (config.top_k !== undefined && config.top_k > MAX_TOP_K)
     throw new ServiceError('validation_failed', `config.top_k: at most ${MAX_TOP_K}`);
 }
 
 /** The agent named by the `:agent` path parameter, when the caller's dataset may see it. */
-function visibleAgent(ctx: ServiceContext, req: FastifyRequest): AgentRow {
-  const { datasetId } = authOf(req);
-  const agentId = parseIdParam((req.params as Record<string, string>)['agent'], 'agent');
+function visibleAgent(ctx: ServiceContext, req: ApiRequest): AgentRow {
+  const { datasetId } = req.auth;
+  const agentId = parseIdParam(req.params['agent'], 'agent');
   const agent = getVisibleAgent(ctx.db, datasetId, agentId);
   if (agent === undefined) throw notFound('agent');
   return agent;
 }
 
 /** Agents: list, create, get, config update, chat. */
-export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerAgentRoutes(app: Routes, ctx: ServiceContext): void {
   const { db } = ctx;
 
   app.get(`${V1}/agents/`, async (req) => {
-    return { agents: listVisibleAgents(db, authOf(req).datasetId).map(agentJson) };
+    return { agents: listVisibleAgents(db, req.auth.datasetId).map(agentJson) };
   });
 
   app.post(
     `${V1}/agents/`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId } = authOf(req);
-      const body = parseBody(schemas().AgentCreate, req.body);
+      const { datasetId } = req.auth;
+      const body = parseBody((await schemas()).AgentCreate, req.body);
       checkConfig(body.config);
       const now = isoAt(ctx.clock());
       return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -78,9 +78,9 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.put(
     `${V1}/agents/:agent/config`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId } = authOf(req);
+      const { datasetId } = req.auth;
       const agent = visibleAgent(ctx, req);
-      const body = parseBody(schemas().ConfigUpdate, req.body);
+      const body = parseBody((await schemas()).ConfigUpdate, req.body);
       checkConfig(body.config);
       const now = isoAt(ctx.clock());
       return commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -99,9 +99,9 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: ServiceContext): 
   app.post(
     `${V1}/agents/:agent/chat`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId } = authOf(req);
+      const { datasetId } = req.auth;
       const agent = visibleAgent(ctx, req);
-      const body = parseBody(schemas().Chat, req.body);
+      const body = parseBody((await schemas()).Chat, req.body);
       // Fail before the (possibly slow, possibly remote) answer when even one credit is missing.
       assertBalance(db, datasetId, costOf({ kind: 'chat' }));
       const answer = await answerChat({

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import * as z from 'zod';
+import type { Routes } from '../routing.js';
 import { requireAdvancedTier } from '../../billing/tiers.js';
 import { assertBalance, commitPaid } from '../../billing/charge.js';
 import { costOf } from '../../../shared/plans.js';
@@ -12,7 +11,7 @@ import { countKnowledgeSources, getDataset, updateDataset } from '../../store/da
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { authOf, onFirstUse, parseBody } from '../request.js';
+import { lazySchemas, parseBody } from '../request.js';
 import { datasetJson, hitJson } from '../wire.js';
 import { V1, V2 } from './paths.js';
 
@@ -20,7 +19,7 @@ import { V1, V2 } from './paths.js';
 const MAX_TOP_K = 20;
 const MAX_BATCH_QUERIES = 20;
 
-const schemas = onFirstUse(() => {
+const schemas = lazySchemas((z) => {
   const TopK = z.number().int().min(1).default(5);
   return {
     Query: z.object({ query: z.string().min(1).max(10_000), top_k: TopK, score_threshold: z.number().min(0).max(1).optional() }),
@@ -46,7 +45,7 @@ function providerFailure(err: unknown): never {
 }
 
 /** Datasets: list, update, query, batch query, reindex. */
-export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerDatasetRoutes(app: Routes, ctx: ServiceContext): void {
   const { db } = ctx;
 
   const datasetBody = (datasetId: number) => {
@@ -56,12 +55,12 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
   };
 
   app.get(`${V1}/datasets/`, async (req) => {
-    return { datasets: [datasetBody(authOf(req).datasetId)], total: 1 };
+    return { datasets: [datasetBody(req.auth.datasetId)], total: 1 };
   });
 
   app.put(`${V2}/datasets`, async (req) => {
-    const { datasetId } = authOf(req);
-    const patch = parseBody(schemas().DatasetUpdate, req.body);
+    const { datasetId } = req.auth;
+    const patch = parseBody((await schemas()).DatasetUpdate, req.body);
     updateDataset(db, datasetId, patch);
     return datasetBody(datasetId);
   });
@@ -69,8 +68,8 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post(
     `${V1}/datasets/query`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId } = authOf(req);
-      const body = parseBody(schemas().Query, req.body);
+      const { datasetId } = req.auth;
+      const body = parseBody((await schemas()).Query, req.body);
       checkTopK(body.top_k);
       assertBalance(db, datasetId, costOf({ kind: 'query' }));
       const vectors = await prepareVectors(db, datasetId, ctx.embedder, body.query).catch(providerFailure);
@@ -84,9 +83,9 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post(
     `${V1}/datasets/query/batch`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId, plan } = authOf(req);
+      const { datasetId, plan } = req.auth;
       requireAdvancedTier(plan, 'batch query');
-      const body = parseBody(schemas().QueryBatch, req.body);
+      const body = parseBody((await schemas()).QueryBatch, req.body);
       checkTopK(body.top_k);
       if (body.queries.length > MAX_BATCH_QUERIES) throw new ServiceError('validation_failed', `queries: at most ${MAX_BATCH_QUERIES}`);
       assertBalance(db, datasetId, costOf({ kind: 'query_batch', queries: body.queries.length }));
@@ -107,7 +106,7 @@ export function registerDatasetRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post(
     `${V1}/datasets/reindex`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId, plan } = authOf(req);
+      const { datasetId, plan } = req.auth;
       requireAdvancedTier(plan, 'reindex');
       assertBalance(db, datasetId, costOf({ kind: 'reindex' }));
       await rebuildDatasetVectors(db, datasetId, ctx.embedder).catch(providerFailure);

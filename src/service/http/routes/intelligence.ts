@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import * as z from 'zod';
+import type { Routes } from '../routing.js';
+import type * as z from 'zod';
 import { sha256Hex } from '../../../shared/sha256.js';
 import { commitPaid } from '../../billing/charge.js';
 import { requireAdvancedTier } from '../../billing/tiers.js';
@@ -9,14 +9,14 @@ import { findEntryBySha, insertEntry, listEntries } from '../../store/intelligen
 import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { idempotent } from '../idempotency.js';
-import { authOf, bodyId, onFirstUse, parseBody, parsePage } from '../request.js';
+import { bodyId, lazySchemas, parseBody, parsePage } from '../request.js';
 import { entryJson } from '../wire.js';
 import { V2 } from './paths.js';
 
 /** Spec section 8: at most 50 entries in one batch write. */
 const MAX_BATCH_ENTRIES = 50;
 
-const schemas = onFirstUse(() => {
+const schemas = lazySchemas((z) => {
   const Entry = z.object({
     content: z.string().min(1),
     title: z.string().max(1_000).optional(),
@@ -24,16 +24,16 @@ const schemas = onFirstUse(() => {
   });
   return {
     Entry,
-    Single: Entry.extend({ agent_id: bodyId() }),
-    Batch: z.object({ agent_id: bodyId(), entries: z.array(Entry).min(1) }),
+    Single: Entry.extend({ agent_id: bodyId(z) }),
+    Batch: z.object({ agent_id: bodyId(z), entries: z.array(Entry).min(1) }),
   };
 });
 
-type Entry = z.infer<ReturnType<typeof schemas>['Entry']>;
+type Entry = z.infer<Awaited<ReturnType<typeof schemas>>['Entry']>;
 type WriteResult = { id: number; sha256: string; status: string; duplicate: boolean; credits_charged: number };
 
 /** Intelligence entries: single and batch writes (deduplicated by SHA-256), and the list. */
-export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+export function registerIntelligenceRoutes(app: Routes, ctx: ServiceContext): void {
   const { db } = ctx;
 
   /** The writing agent, which must be attached to the caller's dataset in `self_learning` mode. */
@@ -72,8 +72,8 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
   app.post(
     `${V2}/datasets/intelligence`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId } = authOf(req);
-      const body = parseBody(schemas().Single, req.body);
+      const { datasetId } = req.auth;
+      const body = parseBody((await schemas()).Single, req.body);
       const agentId = writableAgent(datasetId, body.agent_id);
       const now = isoAt(ctx.clock());
       const result = commitPaid(db, { datasetId, now, onCharged: idem?.onCharged }, () => {
@@ -93,9 +93,9 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
   app.post(
     `${V2}/datasets/intelligence/batch`,
     idempotent(ctx, async (req, idem) => {
-      const { datasetId, plan } = authOf(req);
+      const { datasetId, plan } = req.auth;
       requireAdvancedTier(plan, 'batch intelligence write');
-      const body = parseBody(schemas().Batch, req.body);
+      const body = parseBody((await schemas()).Batch, req.body);
       if (body.entries.length > MAX_BATCH_ENTRIES) throw new ServiceError('validation_failed', `entries: at most ${MAX_BATCH_ENTRIES}`);
       const agentId = writableAgent(datasetId, body.agent_id);
       const now = isoAt(ctx.clock());
@@ -116,8 +116,8 @@ export function registerIntelligenceRoutes(app: FastifyInstance, ctx: ServiceCon
   );
 
   app.get(`${V2}/datasets/intelligence`, async (req) => {
-    const { datasetId } = authOf(req);
-    const { rows, total } = listEntries(db, datasetId, parsePage(req.query));
+    const { datasetId } = req.auth;
+    const { rows, total } = listEntries(db, datasetId, await parsePage(req.query));
     return { entries: rows.map(entryJson), total };
   });
 }

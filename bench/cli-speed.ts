@@ -59,7 +59,19 @@ export type CliSpeedResult = {
 
 const SOURCE_NAME = 'bench';
 /** Packages whose presence in a warm plan's module list is worth showing. */
-const NOTABLE = ['undici', 'zod', 'yaml', 'pino', 'p-queue', '@fastify/busboy', 'better-sqlite3', 'ignore', 'picomatch', 'commander', 'simple-git'];
+const NOTABLE = [
+  'undici',
+  'zod',
+  'yaml',
+  'pino',
+  'p-queue',
+  '@fastify/busboy',
+  'better-sqlite3',
+  'ignore',
+  'picomatch',
+  'commander',
+  'simple-git',
+];
 
 export async function runCliSpeedBench(options: CliSpeedOptions = {}): Promise<CliSpeedResult> {
   const runs = options.runs ?? 11;

@@ -206,6 +206,36 @@ describe('upload', () => {
     expect(res.body).toMatchObject({ name: 'one.txt', size: 12, credits_charged: 5 });
   });
 
+  it('21 plain fields before the file: 400 naming the limit, nothing stored or charged', async () => {
+    const api = apiFor(h, { plan: 'basic', credits: 100 });
+    const boundary = 'MANYFIELDS';
+    const body = [
+      ...Array.from({ length: 21 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`),
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\n\r\nthe one file\r\n`,
+      `--${boundary}--\r\n`,
+    ].join('');
+
+    const res = await api.call('POST', '/api/v1/ext/files/upload', {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'too many multipart fields' });
+    expect(await credits(api)).toBe(100);
+    expect((await api.call('GET', '/api/v1/ext/files/')).body.total).toBe(0);
+    expect(partialFiles()).toEqual([]);
+  });
+
+  it('a multipart Content-Type without a boundary is a 400 that says so', async () => {
+    const api = apiFor(h, { plan: 'basic', credits: 100 });
+
+    const res = await api.call('POST', '/api/v1/ext/files/upload', { headers: { 'content-type': 'multipart/form-data' }, body: 'x' });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('malformed multipart Content-Type: it needs a boundary');
+  });
+
   it('a file part under another field name is a 400', async () => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
 

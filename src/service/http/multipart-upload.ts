@@ -19,7 +19,7 @@ export type UploadOptions = {
 };
 
 /** The multipart limits: one file; plain fields are read past (and ignored), but not without end. */
-const LIMITS = { files: 1, fields: 20, parts: 25, fieldSize: 65_536, headerPairs: 100 };
+const LIMITS = { files: 1, fields: 20, fieldSize: 65_536, headerPairs: 100 };
 
 const invalid = (message: string) => new ServiceError('invalid_request', message);
 
@@ -89,7 +89,6 @@ export async function receiveUpload(raw: IncomingMessage, options: UploadOptions
     });
     parser.on('field', () => {});
     parser.on('filesLimit', () => fail(invalid('send exactly one file part')));
-    parser.on('partsLimit', () => fail(invalid('too many multipart parts')));
     parser.on('fieldsLimit', () => fail(invalid('too many multipart fields')));
     parser.on('error', (err: unknown) => fail(new ServiceError('invalid_request', 'malformed multipart body', { cause: err })));
     parser.on('finish', () => {

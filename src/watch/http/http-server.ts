@@ -1,7 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { KbsyncError } from '../../shared/errors.js';
+
+// The CommonJS module: an ES import of node:http reads its lazy WebSocket exports, which load Node's own undici (~20 ms).
+const { createServer } = process.getBuiltinModule('node:http');
 
 /** `--http HOST:PORT` parsed; the port may be 0 (any free port). */
 export function parseListenAddress(value: string): { host: string; port: number } {

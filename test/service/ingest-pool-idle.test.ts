@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChunkInput } from '../../src/service/store/chunks.js';
 import { createIngestPool, type IngestPool } from '../../src/service/ingest/ingest-pool.js';
+import { apiFor, eventually, startHarness, upload } from './helpers.js';
 
 // The pool ends workers that have been idle for idleExitMs, so a burst's threads and their memory
 // do not stay; once the last one has ended it gives the freed memory back (onIdle), and the next
@@ -62,4 +64,23 @@ describe('the ingest pool when idle', () => {
     expect(await later).toEqual(['copper meadow signal']);
     await until(() => p.running === 0 && idles === 2, state);
   }, 60_000);
+
+  it("the service gives SQLite's page cache back once a burst's last worker has ended", async () => {
+    // SQLite keeps its page cache in malloc's main heap: after a burst of 141 files, ~17 MB that no trim could return.
+    const pragma = vi.spyOn(Database.prototype, 'pragma');
+    const h = await startHarness({ ingest: { idleExitMs: 200 } });
+    try {
+      const api = apiFor(h, { plan: 'basic', credits: 100 });
+      expect((await upload(api, 'a.md', '# Harbor\n\nlanterns at night\n')).status).toBe(201);
+      await eventually(async () =>
+        (await api.call('GET', '/api/v1/ext/files/')).body.files[0]?.status === 'processed' ? true : undefined,
+      );
+      const shrinks = () => pragma.mock.calls.filter(([sql]) => sql === 'shrink_memory').length;
+
+      await eventually(async () => (shrinks() === 1 ? true : undefined));
+    } finally {
+      pragma.mockRestore();
+      await h.close();
+    }
+  });
 });

@@ -52,7 +52,7 @@ const TRIM_AFTER_COLLECTION_MS = 1000;
  * this thread's heap, then malloc's free pages given back, a moment later because V8's helper
  * threads free part of what the collection found (array buffers' memory) after it returns.
  */
-function releaseNativeMemory(): void {
+export function releaseNativeMemory(): void {
   releaseMemory(0);
   setTimeout(trimNativeHeap, TRIM_AFTER_COLLECTION_MS).unref();
 }

@@ -35,6 +35,17 @@ afterAll(async () => {
   await h.close();
 });
 
+/** Writes `request` as it is on a new connection to the service; everything it answers until the connection ends. */
+function rawRequest(request: string): Promise<string> {
+  const { port } = new URL(h.service.url);
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let text = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve(text)).on('error', reject);
+  });
+}
+
 describe('errors are JSON for everything', () => {
   it.each([
     ['GET', '/nope'],
@@ -160,16 +171,9 @@ describe('errors are JSON for everything', () => {
   });
 
   it('answers a request the HTTP parser refuses with a JSON 400, then closes the connection', async () => {
-    const { port } = new URL(h.service.url);
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () =>
-        socket.write('GET /api/v1/ext/datasets/ HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
-      );
-      let text = '';
-      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      socket.on('end', () => resolve(text)).on('error', reject);
-    });
-    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    const [head = '', body = ''] = (await rawRequest('GET /api/v1/ext/datasets/ HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n')).split(
+      '\r\n\r\n',
+    );
 
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head.toLowerCase()).toContain('connection: close');
@@ -178,6 +182,16 @@ describe('errors are JSON for everything', () => {
 });
 
 describe('HTTP', () => {
+  it('routes a request target in absolute form (as a proxy sends it) like its path', async () => {
+    const response = await rawRequest(
+      `GET ${h.service.url}/api/v1/ext/datasets/?x=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: ${api.key}\r\nConnection: close\r\n\r\n`,
+    );
+    const [head = '', body = ''] = response.split('\r\n\r\n');
+
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(body).datasets[0].id).toBe(Number(api.datasetId));
+  });
+
   it('answers HEAD on a GET route with its status and headers, and no body', async () => {
     const url = `${h.service.url}/api/v1/ext/datasets/`;
     const [get, head] = await Promise.all([send(url, 'GET', { 'x-api-key': api.key }), send(url, 'HEAD', { 'x-api-key': api.key })]);

@@ -83,6 +83,17 @@ function readJsonBody(raw: IncomingMessage): Promise<unknown> {
   });
 }
 
+/** A request target as a path and query: the absolute form (`GET http://host/path`, which proxies send) too. */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return target;
+  }
+}
+
 /** The query string's parameters; one given more than once is an array of its values. */
 function queryOf(url: string): Record<string, string | string[]> {
   const at = url.indexOf('?');
@@ -159,7 +170,7 @@ export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number |
 
   const handle = async (raw: IncomingMessage, res: ServerResponse): Promise<void> => {
     const method = raw.method ?? 'GET';
-    const originalUrl = raw.url ?? '/';
+    const originalUrl = originForm(raw.url ?? '/');
     // `/api/platform/ext/...` is routed as `/api/v1/ext/...` (same handler, auth and idempotency: not a redirect).
     const url = routedUrl(originalUrl);
     let route: Route | null = null;

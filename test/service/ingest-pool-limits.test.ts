@@ -75,6 +75,33 @@ describe('the ingest pool, directly', () => {
     expect(err).toMatchObject({ code: 'ENOENT' });
     expect(await chunksOf(pool, file('ok.txt', 'still here'))).toEqual(['still here']);
   }, 60_000);
+  it('reads the next batch while one is written; a batch that fails is thrown where it is awaited, and the file after it is read', async () => {
+    pool = createIngestPool({ workers: 1, parsing: {}, batchSize: 100, batchChars: 1 << 20 });
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      // Rows first, then a quoted field never closed: the parse fails past the first batches.
+      const rows = Array.from({ length: 2000 }, (_, i) => `row ${i},${'value '.repeat(40)}`);
+      const csv = file('broken.csv', ['name,value', ...rows, `late,"${'x'.repeat(5_000_000)}`].join('\n'));
+      const written: string[] = [];
+      const failure = await (async () => {
+        for await (const batch of pool.fileBatches(csv)) {
+          // A write slower than the parse: the batch asked ahead fails meanwhile.
+          await new Promise((r) => setTimeout(r, 1000));
+          written.push(...batch.map((c) => (typeof c === 'string' ? c : c.text)));
+        }
+      })().catch((err: unknown) => err);
+
+      expect(written.length).toBeGreaterThan(0);
+      expect(failure).toMatchObject({ code: 'parse_failed' });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(rejections).toEqual([]);
+      expect(await chunksOf(pool, file('ok.txt', 'still here'))).toEqual(['still here']);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  }, 60_000);
   it('on close, fails the task waiting for a worker and starts no worker for it', async () => {
     const p = createIngestPool({ workers: 1, timeLimitMs: 60_000, parsing: {}, batchSize: 64, batchChars: 1 << 20 });
     pool = p;

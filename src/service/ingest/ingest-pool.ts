@@ -258,8 +258,15 @@ export function createIngestPool(o: IngestLimits & { parsing: ParseOptions; chun
         batchChars: o.batchChars,
       };
       yield* session(async function* (ingest, timed) {
-        for (let chunks = await timed(ingest.call('file', task)); chunks !== null; chunks = await timed(ingest.call('more', undefined)))
+        // One batch ahead: the worker reads the next batch while this one is written (asked only once
+        // it was written, the two threads took turns). The failure of a batch asked ahead is thrown
+        // when it is awaited; the catch only keeps it from counting as unhandled meanwhile.
+        let next = timed(ingest.call('file', task));
+        for (let chunks = await next; chunks !== null; chunks = await next) {
+          next = timed(ingest.call('more', undefined));
+          next.catch(() => {});
           yield chunks;
+        }
       });
     },
     async entryChunks(entry) {

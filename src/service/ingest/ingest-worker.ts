@@ -2,7 +2,8 @@
  * Worker-thread entry of the ingest pool (ingest-pool.ts): parses and chunks one file or entry at a
  * time, off the service's event loop, so that the parsers, the chunker and gpt-tokenizer's tables
  * are loaded here and never on the thread that answers requests. A file's chunks are answered a
- * batch at a time; the next batch is read when the pool asks for it (`more`), once the last is written.
+ * batch at a time; the pool asks for the next (`more`) as soon as it has one, so the next batch is
+ * read here while the last is written there.
  */
 import type { ChunkInput } from '../store/chunks.js';
 import { serve } from '../../shared/worker-channel.js';

@@ -23,6 +23,22 @@ function partialFiles(): string[] {
   return readdirSync(join(h.dataDir, 'files', 'tmp'));
 }
 
+type Part = { name: string; value: string } | { name: string; filename: string; content: string };
+
+/** Uploads a multipart body made by hand from `parts`, in order (plain fields and file parts alike). */
+function postParts(api: Api, parts: Part[]) {
+  const boundary = 'KBSYNCPARTS';
+  const body = [
+    ...parts.map((p) =>
+      'filename' in p
+        ? `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\n\r\n${p.content}\r\n`
+        : `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`,
+    ),
+    `--${boundary}--\r\n`,
+  ].join('');
+  return api.call('POST', '/api/v1/ext/files/upload', { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+}
+
 async function fileById(api: Api, id: number) {
   const res = await api.call('GET', '/api/v1/ext/files/');
   return (res.body.files as { id: number; status: string }[]).find((f) => f.id === id);
@@ -168,16 +184,10 @@ describe('upload', () => {
   ])('%s: 400 "send exactly one file part", nothing stored or charged', async (_label, fields) => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
     const before = storedFiles().length;
-    const boundary = 'TWOFILES';
-    const parts = fields.map(
-      (field, i) => `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="part${i}.txt"\r\n\r\ncontent ${i}\r\n`,
+    const res = await postParts(
+      api,
+      fields.map((name, i) => ({ name, filename: `part${i}.txt`, content: `content ${i}` })),
     );
-    const body = `${parts.join('')}--${boundary}--\r\n`;
-
-    const res = await api.call('POST', '/api/v1/ext/files/upload', {
-      body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
 
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'send exactly one file part' });
@@ -189,18 +199,11 @@ describe('upload', () => {
 
   it('ignores plain fields next to the one file part', async () => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
-    const boundary = 'WITHFIELDS';
-    const body = [
-      `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nbefore\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\n\r\nthe one file\r\n`,
-      `--${boundary}\r\nContent-Disposition: form-data; name="tag"\r\n\r\nafter\r\n`,
-      `--${boundary}--\r\n`,
-    ].join('');
-
-    const res = await api.call('POST', '/api/v1/ext/files/upload', {
-      body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
+    const res = await postParts(api, [
+      { name: 'note', value: 'before' },
+      { name: 'file', filename: 'one.txt', content: 'the one file' },
+      { name: 'tag', value: 'after' },
+    ]);
 
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: 'one.txt', size: 12, credits_charged: 5 });
@@ -208,17 +211,10 @@ describe('upload', () => {
 
   it('21 plain fields before the file: 400 naming the limit, nothing stored or charged', async () => {
     const api = apiFor(h, { plan: 'basic', credits: 100 });
-    const boundary = 'MANYFIELDS';
-    const body = [
-      ...Array.from({ length: 21 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`),
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="one.txt"\r\n\r\nthe one file\r\n`,
-      `--${boundary}--\r\n`,
-    ].join('');
-
-    const res = await api.call('POST', '/api/v1/ext/files/upload', {
-      body,
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
-    });
+    const res = await postParts(api, [
+      ...Array.from({ length: 21 }, (_, i) => ({ name: `f${i}`, value: 'v' })),
+      { name: 'file', filename: 'one.txt', content: 'the one file' },
+    ]);
 
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'invalid_request', message: 'too many multipart fields' });

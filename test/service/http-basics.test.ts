@@ -202,10 +202,40 @@ describe('HTTP', () => {
     expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
   });
 
+  it('answers HEAD on a path served with POST only with 405 and Allow; OPTIONS stays a 404', async () => {
+    const url = `${h.service.url}/api/v1/ext/datasets/query`;
+    const [head, options] = await Promise.all([
+      send(url, 'HEAD', { 'x-api-key': api.key }),
+      send(url, 'OPTIONS', { 'x-api-key': api.key }),
+    ]);
+
+    expect(head.status).toBe(405);
+    expect(head.headers['allow']).toBe('POST');
+    expect(options.status).toBe(404);
+  });
+
+  it('keeps the connection of a request without a body open after an error answered at once (404, 401, 405)', async () => {
+    const answers = await Promise.all([
+      send(`${h.service.url}/api/v1/ext/nope`, 'GET', { 'x-api-key': api.key }),
+      send(`${h.service.url}/api/v1/ext/files/`, 'GET', { 'x-api-key': 'kbs_not-a-real-key' }),
+      send(`${h.service.url}/api/v1/ext/files/`, 'DELETE', { 'x-api-key': api.key }),
+    ]);
+
+    expect(answers.map((a) => a.status)).toEqual([404, 401, 405]);
+    for (const a of answers) expect(a.headers['connection']).toBe('keep-alive');
+  });
+
   it('keeps idle connections open 72 s (longer than clients keep theirs), and says so', async () => {
     const res = await api.call('GET', '/api/v1/ext/datasets/');
 
     expect(res.headers['keep-alive']).toBe('timeout=72');
+  });
+
+  it('answers a repeated limit or offset with a 400 naming it', async () => {
+    const res = await api.call('GET', '/api/v1/ext/files/?limit=1&limit=2');
+
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid_request', message: 'limit: give it at most once' });
   });
 
   it('reads a repeated query parameter as given twice: dataset_id twice is a 400', async () => {

@@ -48,8 +48,7 @@ const bodyTooLarge = () => new ServiceError('invalid_request', `JSON body over $
 function readJsonBody(raw: IncomingMessage): Promise<unknown> {
   const contentType = raw.headers['content-type'];
   const length = raw.headers['content-length'];
-  const hasBody = raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-  if (contentType === undefined && !hasBody) return Promise.resolve(undefined);
+  if (contentType === undefined && !hasBody(raw)) return Promise.resolve(undefined);
   if (contentType === undefined || !/^application\/json\s*(;|$)/i.test(contentType))
     return Promise.reject(new ServiceError('invalid_request', wrongContentType({ expects: 'application/json', contentType })));
   if (Number(length) > JSON_BODY_LIMIT) return Promise.reject(bodyTooLarge());
@@ -106,6 +105,12 @@ function queryOf(url: string): Record<string, string | string[]> {
   return query;
 }
 
+/** True when the request says it has a body (a length above 0, or chunks). */
+function hasBody(raw: IncomingMessage): boolean {
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Writes a JSON answer (no body for HEAD: node leaves it out). A request whose body was not read to its end gets its connection closed. */
 function send(
   raw: IncomingMessage,
@@ -120,7 +125,9 @@ function send(
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(payload)),
-    ...(raw.complete ? {} : { connection: 'close' }),
+    // Unread, the rest of the body would be taken for the next request. (A request without a body
+    // may not be marked complete yet when it is answered at once: its connection stays open.)
+    ...(raw.complete || !hasBody(raw) ? {} : { connection: 'close' }),
   });
   res.end(payload);
 }

@@ -69,6 +69,8 @@ const page = lazySchemas((z) =>
 /** `limit` (default 1,000, at most 10,000) and `offset` from the query string. */
 export async function parsePage(query: unknown): Promise<{ limit: number; offset: number }> {
   const q = (query ?? {}) as Record<string, unknown>;
+  for (const key of ['limit', 'offset'])
+    if (Array.isArray(q[key])) throw new ServiceError('invalid_request', `${key}: give it at most once`);
   return parseBody(await page(), {
     limit: q['limit'] === '' ? undefined : q['limit'],
     offset: q['offset'] === '' ? undefined : q['offset'],

@@ -1,7 +1,7 @@
 import { ServiceError } from '../service-error.js';
 
 /** The methods a route may serve; a request with another one (OPTIONS, TRACE...) on a known path stays a 404. */
-const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** One served route: a method and its path pattern as registered (`/api/v1/ext/agents/:agent`). */
 export type ServedRoute = { method: string; url: string };

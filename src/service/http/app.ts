@@ -126,7 +126,8 @@ function lingerThenClose(raw: IncomingMessage): void {
     clearTimeout(timer);
     raw.socket?.destroy();
   };
-  const timer = setTimeout(close, LINGER_MS);
+  // The open socket holds the process, not this timer: a service closing meanwhile does not wait for it.
+  const timer = setTimeout(close, LINGER_MS).unref();
   raw.on('data', (chunk: Buffer) => {
     left -= chunk.length;
     if (left <= 0) close();

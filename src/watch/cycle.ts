@@ -1,5 +1,6 @@
 import { errorText, isKbsyncError } from '../shared/errors.js';
 import { capsOf, runSync, type SyncRun } from '../sync/executor/index.js';
+import { isTargetFault } from '../sync/executor/paid-ops.js';
 import type { DeltaPass } from '../sync/executor/prepare.js';
 import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { BudgetPeriod } from '../sync/types.js';
@@ -14,6 +15,7 @@ import { createRemotePoll } from './remote-poll.js';
 import { nextPeriodStartMs, rolloverAtMs } from './rollover.js';
 import type { CycleReason } from './scheduler.js';
 import { createSettleWait } from './settle.js';
+import { createTargetHealth, isTargetError } from './target-health.js';
 
 export type DaemonCycle = {
   /** One sync cycle and its record (the scheduler's runCycle). */
@@ -28,8 +30,11 @@ export type DaemonCycle = {
   close(): Promise<void>;
 };
 
+/** Longest wait before a failed cycle is tried again (a full disk freed is found within it). */
+const MAX_RETRY_MS = 60_000;
+
 /** Reasons a cycle may look at the burst's folders and carried paths only (a kept index permitting). */
-const SCOPED_REASONS: ReadonlySet<CycleReason> = new Set(['changes', 'reprocess', 'deferred']);
+const SCOPED_REASONS: ReadonlySet<CycleReason> = new Set(['changes', 'reprocess', 'deferred', 'resume']);
 
 /**
  * The daemon's sync cycles: each an ordinary sync (the same walk, plan, outbox and cost rules) over
@@ -55,6 +60,9 @@ export function createDaemonCycle(
     ignored: ctx.ignored,
   });
   let failuresInARow = 0;
+  // A failed cycle may have left calls in flight in the state (their outcome not written): the next one
+  // turns them into unknown outcomes, reconciled against the listing, before it plans.
+  let abandonFirst = false;
   let fatal: unknown = null;
   let rollover: { atMs: number; period: BudgetPeriod } | null = null;
   // The tracked index, kept from one cycle to the next (null: read it whole at the next cycle).
@@ -73,12 +81,30 @@ export function createDaemonCycle(
     if (ctx.folderSources.some((s) => s.name === source)) burst.carry(source, path);
     else wholeNext = true;
   };
-  const remote = createRemotePoll(ctx, { kept: keptNow, reprocess: (f) => carry(f.source, f.path) });
+  // While the target fails, cycles hold their work (the burst and the carried paths keep it) and a
+  // free call probes the target with a back-off; the first answer starts a cycle over what waited.
+  const health = createTargetHealth(ctx, {
+    probe: async () => (await deps.getClient()).getDataset(),
+    resume: () => ctx.scheduler.soon('resume'),
+  });
+  const remote = createRemotePoll(ctx, {
+    kept: keptNow,
+    reprocess: (f) => carry(f.source, f.path),
+    onFailure: (err) => {
+      if (isTargetError(err)) health.down(err, 'reading the remote listing');
+    },
+  });
   const deferredFiles = createDeferredFiles();
   // What the paid calls of the cycle running moved in the counters as they settled (record adds the rest).
   let spentInCycle = 0;
 
   const run = async (reasons: readonly CycleReason[]): Promise<void> => {
+    if (health.isDown() && !reasons.includes('resume')) {
+      // Held: a change's folders stay in the burst, a whole cycle's reason makes the resume whole.
+      if (!reasons.every((r) => SCOPED_REASONS.has(r))) wholeNext = true;
+      logger.debug({ reasons }, 'the target is unreachable: the cycle waits for it');
+      return;
+    }
     if (reasons.includes('budget-rollover')) {
       logger.info({ period: rollover?.period }, 'budget period rolled over: starting the deferred work');
       rollover = null;
@@ -88,6 +114,11 @@ export function createDaemonCycle(
     setImmediate(ctx.publish);
     // A listing being applied to the kept index ends first.
     await remote.quiet();
+    if (abandonFirst) {
+      const ops = deps.state.abandonInFlight();
+      abandonFirst = false;
+      if (ops > 0) logger.info({ ops }, 'calls of the failed cycle left in flight: settled against the remote listing first');
+    }
     let sent = false;
     let scoped: boolean;
     try {
@@ -134,6 +165,7 @@ export function createDaemonCycle(
       runSync(deps, {
         signal: ctx.cycleAbort.signal,
         delta,
+        canary: reasons.includes('resume'),
         onPaidCalls: (n) => {
           const { requestsPerSecond } = deps.config.upload;
           const pace = paceLine(n, requestsPerSecond);
@@ -170,6 +202,7 @@ export function createDaemonCycle(
       if (item.outcome !== 'done' && item.action !== 'defer:over-budget' && ctx.folderSources.some((s) => s.name === item.source))
         burst.carry(item.source, item.path);
     record(result, reasons, tookMs, scoped);
+    afterTarget(result);
     await o.afterCycle?.(scoped ? burstScope : null, reasons);
     return { scoped, sent: result.totals.uploaded > 0 };
   };
@@ -229,6 +262,17 @@ export function createDaemonCycle(
     };
   };
 
+  /** What the cycle learnt of the target: it failed (hold and probe), it left outcomes unknown (settle them later), or all is well. */
+  const afterTarget = (result: SyncRun): void => {
+    const { stop } = result;
+    if (stop !== null && isTargetFault(stop)) health.down(new Error(stop.message), 'sending');
+    else if (result.items.some((i) => i.outcome === 'unknown')) {
+      health.fine();
+      health.settleLater();
+    } else health.fine();
+    health.count();
+  };
+
   /** Work deferred by the per-run cap goes on in a cycle of its own, right after this one (see nextForRunCap). */
   const recordDeferred = (result: SyncRun, scoped: boolean): void => {
     const runCap = nextForRunCap(result.items, capsOf(deps.config), result.totals.uploaded > 0);
@@ -267,8 +311,17 @@ export function createDaemonCycle(
       ctx.publish();
       return;
     }
-    // Never an exit: the next try comes after a back-off (5 s, 10 s... at most the rescan period), or a change.
-    const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), w.rescanMinutes * 60_000);
+    // The next cycle walks everything (the burst this one took is gone with it), from the durable state.
+    wholeNext = true;
+    abandonFirst = true;
+    if (isTargetError(err)) {
+      // The target failed, not the cycle: the probe's back-off decides when it runs again.
+      logger.error({ err: errorText(err) }, 'sync cycle failed: the target did not answer');
+      health.down(err, 'sync cycle');
+      return;
+    }
+    // Never an exit: the next try comes after a back-off (5 s, 10 s... at most a minute), or a change.
+    const waitMs = Math.min(5000 * 2 ** (failuresInARow - 1), MAX_RETRY_MS, w.rescanMinutes * 60_000);
     counters.retries++;
     logger.error({ err: errorText(err), retryInMs: waitMs }, 'sync cycle failed; trying again later');
     if (!ctx.lifetime.signal.aborted) ctx.scheduler.at(nowMs() + waitMs, 'retry');
@@ -277,5 +330,9 @@ export function createDaemonCycle(
 
   const keptIndex = (): Promise<TrackedIndex | null> =>
     kept !== null ? Promise.resolve(kept) : (keptLoading?.catch(() => null) ?? Promise.resolve(null));
-  return { run, onError, fatal: () => fatal, keptIndex, close: () => remote.close() };
+  const close = async (): Promise<void> => {
+    health.close();
+    await remote.close();
+  };
+  return { run, onError, fatal: () => fatal, keptIndex, close };
 }

@@ -18,7 +18,7 @@ export type FileLines = ((items: readonly RunItem[], scoped?: boolean) => void) 
  * cycles before, which it does not replace.
  */
 export function createFileLines(logger: Logger): FileLines {
-  // A file line holds six fields named below, none a secret, each a string or a number: it skips the
+  // A file line holds six fields named below (seven with a call's error), none a secret, each a string or a number: it skips the
   // logger's redaction, whose wildcard paths cost ~4 µs a line (a first cycle at 100k files logs ~18k
   // skipped files: ~65 ms of its way to ready, against ~15 ms for the lines themselves).
   const fileLog = logger.child({}, { redact: { paths: [], censor: '[redacted]' } });
@@ -30,7 +30,10 @@ export function createFileLines(logger: Logger): FileLines {
     if (r.deferred !== undefined) return;
     const { source, path, action, reason } = item;
     logged.add(`${source}\0${path}`);
-    fileLog.info({ source, path, action, reason, credits: r.creditsCharged, outcome: r.outcome }, 'file');
+    // A call that failed says why (the client's message, its secrets redacted).
+    if (r.error !== null)
+      fileLog.warn({ source, path, action, reason, credits: r.creditsCharged, outcome: r.outcome, error: r.error }, 'file');
+    else fileLog.info({ source, path, action, reason, credits: r.creditsCharged, outcome: r.outcome }, 'file');
   };
   const cycle = (items: readonly RunItem[], scoped = false): void => {
     const skipped = scoped ? skippedBefore : new Map<string, string>();
@@ -41,8 +44,10 @@ export function createFileLines(logger: Logger): FileLines {
       // A file the budget holds back is planned again each cycle until its period opens: one line per
       // cap, not per reason, whose figures (credits spent so far) move with every cycle.
       const overBudget = item.action === 'defer:over-budget';
-      if (item.action.startsWith('skip:') || item.action === 'deleted' || overBudget) {
-        const why = `${item.action}\0${overBudget ? (item.deferredBy ?? '') : item.reason}`;
+      // A call held for a target that did not answer (not run, with the call's error): once, not at each try.
+      const held = item.outcome === 'not-run' && item.error !== null;
+      if (item.action.startsWith('skip:') || item.action === 'deleted' || overBudget || held) {
+        const why = `${item.action}\0${overBudget ? (item.deferredBy ?? '') : held ? 'held' : item.reason}`;
         const before = skippedBefore.get(key);
         skipped.set(key, why);
         if (before === why) continue;
@@ -50,8 +55,9 @@ export function createFileLines(logger: Logger): FileLines {
         skipped.delete(key);
         if ((item.action === 'upload' || item.action === 'reprocess') && logged.has(key)) continue;
       }
-      const { source, path, action, reason, creditsCharged: credits, outcome } = item;
-      fileLog.info({ source, path, action, reason, credits, outcome }, 'file');
+      const { source, path, action, reason, creditsCharged: credits, outcome, error } = item;
+      if (error != null) fileLog.warn({ source, path, action, reason, credits, outcome, error }, 'file');
+      else fileLog.info({ source, path, action, reason, credits, outcome }, 'file');
     }
     skippedBefore = skipped;
     logged.clear();

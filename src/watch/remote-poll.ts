@@ -35,6 +35,8 @@ export type RemotePollOptions = {
   kept: () => Promise<TrackedIndex | null>;
   /** A failed copy the reprocess rule retries: the cycle the poll asks for then must look at it. */
   reprocess: (file: TrackedFile) => void;
+  /** A listing failed (the target may be down): told before the poll backs off. */
+  onFailure?: (err: unknown) => void;
   firstMs?: number;
   maxMs?: number;
 };
@@ -75,7 +77,10 @@ export function createRemotePoll(ctx: DaemonContext, o: RemotePollOptions): Remo
     if (running && (!inCycle || sentInCycle.size === 0)) return;
     inFlight = (running ? pollInCycle() : poll())
       .catch((err: unknown) => {
+        // Backs off as after a listing that found copies still processing: a target that is down is not asked every 2 s.
+        delayMs = Math.min(delayMs * 2, maxMs);
         logger.warn({ err: errorText(err), retryInMs: delayMs }, 'reading the remote listing failed; trying again later');
+        o.onFailure?.(err);
         arm(delayMs);
       })
       .finally(() => (inFlight = null));

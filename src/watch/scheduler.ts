@@ -1,7 +1,8 @@
 import type { CronWindow } from '../shared/cron.js';
 
 /** Why a sync cycle of `kbsync watch` runs. */
-export type CycleReason = 'start' | 'changes' | 'rescan' | 'git-poll' | 'budget-rollover' | 'retry' | 'reprocess' | 'deferred' | 'reload';
+export type CycleReason =
+  'start' | 'changes' | 'rescan' | 'git-poll' | 'budget-rollover' | 'retry' | 'reprocess' | 'deferred' | 'reload' | 'resume';
 
 /** One sync cycle; its promise settles when the cycle is over (a rejection is the cycle's failure). */
 export type RunCycle = (reasons: readonly CycleReason[]) => Promise<void>;

@@ -1,5 +1,6 @@
 import type { DeferredWork } from './deferred.js';
 import type { CycleReason } from './scheduler.js';
+import { reachableTarget, type TargetStatus } from './target-health.js';
 import type { WatchBackend } from './watcher.js';
 
 /** How one folder source is watched, and why (the probe's verdict, a fall-back). */
@@ -58,6 +59,8 @@ export type DaemonSnapshot = {
   deferred: DeferredWork | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
+  /** Whether the target answers, since when it does not, and what waits for it. */
+  target: TargetStatus;
   waitingFor: string[];
   counters: DaemonCounters;
   config: ConfigReloadStatus;
@@ -75,6 +78,7 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     remote: null,
     lastSuccessAt: null,
     lastError: null,
+    target: reachableTarget(),
     waitingFor: [],
     counters: {
       cycles: 0,

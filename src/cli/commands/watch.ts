@@ -27,7 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
       const reloads = (await import('../../watch/reload.js')).createReloadRequests();
       const onHangUp = (): void => reloads.request('SIGHUP');
       process.on('SIGHUP', onHangUp);
-      const { parseListenAddress } = await import('../../watch/http/http-server.js');
+      const { parseListenAddress, readiness } = await import('../../watch/http/http-server.js');
       const listen = options.http === undefined ? null : parseListenAddress(options.http);
       const { createLogger, logFormatOf } = await import('../../shared/logger.js');
       // One line per file action is the point of a daemon's log: info unless KBSYNC_LOG_LEVEL says otherwise.
@@ -114,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
                     outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
                     return answer;
                   };
-            http = await startDaemonHttp({ ...listen, ready: () => snapshot?.ready === true, metrics, webhooks });
+            http = await startDaemonHttp({ ...listen, ready: () => readiness(snapshot), metrics, webhooks });
             httpAddress = http.address;
             logger.info(
               { address: http.address, webhooks: secret !== null },

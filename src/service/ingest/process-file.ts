@@ -18,7 +18,13 @@ type FileContext = {
   isStopping: () => boolean;
 };
 
-export type FileOutcome = 'processed' | 'failed' | 'released';
+export type FileOutcome = 'processed' | 'failed' | 'released' | 'no-space';
+
+/** The service's own disk is full: the file is not at fault, and a retry once there is space will pass. */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+}
 
 class Stopped extends Error {}
 
@@ -59,6 +65,12 @@ export async function processFile(ctx: FileContext, file: ClaimedFile): Promise<
     if (err instanceof Stopped || ctx.isStopping()) {
       releaseFile(ctx.db, file.id, ctx.now());
       return 'released';
+    }
+    if (isOutOfSpace(err)) {
+      // The service failed, not the document: it waits in the queue (never failed, so never a paid reprocess).
+      ctx.logger.error({ err, fileId: file.id }, 'no space left to store the chunks of a file: it waits in the queue');
+      releaseFile(ctx.db, file.id, ctx.now());
+      return 'no-space';
     }
     const text = failureText(err);
     if (!isKbsyncError(err, 'parse_failed')) ctx.logger.error({ err, fileId: file.id }, 'file processing failed');

@@ -2,12 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../shared/logger.js';
 import { collectChunkGarbage } from '../store/chunks.js';
-import { claimNextFile, nextPendingEntry, requeueProcessingFiles } from '../store/processing.js';
+import { claimNextFile, nextPendingEntry, releaseFile, requeueProcessingFiles } from '../store/processing.js';
 import { DEFAULT_CHUNK_OPTIONS, type ChunkOptions } from './chunk-options.js';
 import type { ChunkSource } from './chunk-source.js';
 import { createIngestPool, releaseNativeMemory, type IngestLimits } from './ingest-pool.js';
 import { processEntry, type IntelligenceEventSink } from './process-entry.js';
-import { processFile } from './process-file.js';
+import { isOutOfSpace, processFile } from './process-file.js';
 import type { ParseOptions, Parser } from './types.js';
 
 export type { IntelligenceEventEntry, IntelligenceEventKind, IntelligenceEventSink } from './process-entry.js';
@@ -103,6 +103,14 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const inFlight = new Set<Promise<void>>();
   let entryInFlight = false;
   let failedLately = false;
+  // After the disk filled: how long the worker waits before it claims again (doubling, at most a minute).
+  let noSpaceMs = 0;
+  // Files claimed whose release failed too (the disk still full): released again before the next claim.
+  const stranded = new Set<number>();
+  const outOfSpace = (): void => {
+    noSpaceMs = Math.min(Math.max(noSpaceMs * 2, 1000), 60_000);
+    failedLately = true;
+  };
   let idleFor = idlePollMs;
 
   const isStopping = (): boolean => stopping;
@@ -155,8 +163,17 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
     const file = claimNextFile(db, now());
     if (file === undefined) return false;
     track(
-      processFile({ db, logger, source: src, now, isStopping }, file).then((outcome) =>
-        logger.debug({ fileId: file.id, outcome }, 'file processed'),
+      processFile({ db, logger, source: src, now, isStopping }, file).then(
+        (outcome) => {
+          if (outcome === 'no-space') outOfSpace();
+          else noSpaceMs = 0;
+          logger.debug({ fileId: file.id, outcome }, 'file processed');
+        },
+        (err: unknown) => {
+          stranded.add(file.id);
+          if (isOutOfSpace(err)) outOfSpace();
+          throw err;
+        },
       ),
     );
     return true;
@@ -176,6 +193,10 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       kicked = false;
       let started = false;
       try {
+        for (const id of stranded) {
+          releaseFile(db, id, now());
+          stranded.delete(id);
+        }
         while (!stopping && inFlight.size < lanes && (await startNext())) started = true;
         // Idle work: delete the chunks that replaced or stopped generations left behind, a batch at a time.
         if (!started && inFlight.size === 0 && collectChunkGarbage(db, garbageBatch) > 0) started = true;
@@ -186,7 +207,7 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
       if (stopping) break;
       if (failedLately) {
         failedLately = false;
-        await sleep(retryDelayMs);
+        await sleep(noSpaceMs > 0 ? noSpaceMs : retryDelayMs);
         continue;
       }
       if (inFlight.size > 0) {

@@ -31,7 +31,8 @@ export type PaidResult = {
     | { by: 'changed'; message: string }
     | { by: 'stopped'; code: string }
     | { by: 'shared'; message: string }
-    | { by: 'refused'; code: string };
+    | { by: 'refused'; code: string }
+    | { by: 'unreachable'; message: string };
 };
 
 /**
@@ -40,7 +41,14 @@ export type PaidResult = {
  * more than the cost table said, so the budget checks made at reservation no longer hold; or the process
  * is shutting down (`shutdown`: `kbsync watch` got SIGTERM or SIGINT).
  */
-export type StopReason = { by: 'service' | 'retry-after' | 'price' | 'shutdown'; code: string; message: string };
+export type StopReason = { by: 'service' | 'retry-after' | 'price' | 'shutdown' | 'unreachable'; code: string; message: string };
+
+/** True when a stop says the target failed (unreachable, 5xx, a 429 storm), not us or the budget: waiting and trying again mends it. */
+export function isTargetFault(stop: StopReason | null): boolean {
+  return (
+    stop !== null && (stop.by === 'unreachable' || stop.by === 'retry-after' || (stop.by === 'service' && stop.code === 'rate_limited'))
+  );
+}
 
 export type PaidRunOptions = {
   state: StateStore;
@@ -53,6 +61,8 @@ export type PaidRunOptions = {
   onSettled?: (index: number, result: PaidResult) => void;
   /** Aborted when the process shuts down: calls in flight finish, no other starts (their work stays for the next run). */
   signal?: AbortSignal;
+  /** The first call goes alone and the rest only once it is settled (a target that just came back is not sent a burst). */
+  canary?: boolean;
 };
 
 /** Errors after which no further paid call is made in this run. */
@@ -61,6 +71,10 @@ const STOP_CODES = new Set(['unauthorized', 'insufficient_credits', 'tier_requir
 const DEFER_CODES = new Set(['insufficient_credits', 'rate_limited']);
 /** Most times one call refused with 429 is sent again after its Retry-After. */
 const MAX_RATE_LIMIT_RETRIES = 3;
+/** Failures that say the call did not reach a working service (refused, DNS, unreachable, timed out before sending). */
+const NOT_REACHED = new Set(['network', 'timeout']);
+/** Calls in a row with no answer or a 5xx (outcome unknown) after which the run stops sending: the target is failing. */
+const UNKNOWN_IN_A_ROW_STOP = 2;
 
 /** What one attempt of a task came to: settled for good, or to be sent again once its endpoint opens. */
 type Attempt = 'settled' | 'again';
@@ -104,11 +118,19 @@ export async function runPaidTasks(
     creditsCharged: 0,
     remoteId: null,
     error: null,
-    deferred: { by: 'stopped', code },
+    deferred: stop?.by === 'unreachable' ? { by: 'unreachable', message: stop.message } : { by: 'stopped', code },
   });
 
   // 429s each task got from the service (not the calls the client held back unsent).
   const refusals = new Map<number, number>();
+  // Calls in a row whose outcome is unknown (no answer, a 5xx): past a few, the target is failing.
+  let unknownInARow = 0;
+  const unreachable = (err: ApiError): void =>
+    stopWith({
+      by: 'unreachable',
+      code: err.code,
+      message: `the target did not answer (${err.message}); no further paid call in this run, the rest stays queued and is sent when it answers`,
+    });
 
   const attempt = async (index: number): Promise<Attempt> => {
     const task = tasks[index] as PaidTask;
@@ -155,6 +177,7 @@ export async function runPaidTasks(
           task.recordDone?.();
         });
       const charged = done.creditsCharged ?? op.credits;
+      unknownInARow = 0;
       results[index] = { outcome: 'done', creditsCharged: charged, remoteId: done.remoteId ?? null, error: null };
       if (charged > op.credits) stopWith(overcharged(op, charged));
       return 'settled';
@@ -181,6 +204,22 @@ export async function runPaidTasks(
       if (err.code === 'unknown_outcome') {
         state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
         results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
+        if (++unknownInARow >= (o.canary === true ? 1 : UNKNOWN_IN_A_ROW_STOP)) unreachable(err);
+        return 'settled';
+      }
+      if (NOT_REACHED.has(err.code)) {
+        // Not sent: nothing charged and nothing wrong with the file. The refused row is settled (its
+        // reservation released) and the work waits in a new pending row, as a call the stop kept back.
+        state.settle(opId, { outcome: 'failed', code: err.code, error: err.message });
+        opIds[index] = state.enqueue(Object.assign({}, task.op, { runId: o.runId }));
+        results[index] = {
+          outcome: 'not-run',
+          creditsCharged: 0,
+          remoteId: null,
+          error: null,
+          deferred: { by: 'unreachable', message: err.message },
+        };
+        unreachable(err);
         return 'settled';
       }
       // A definite answer: the call was refused (or, status null, not sent), so its reservation is released.
@@ -233,11 +272,20 @@ export async function runPaidTasks(
     return 'again';
   };
 
+  // A task that threw could not write its record (a full disk, a lost state): no other call starts (the
+  // stop is set before its slot frees), and the run fails only once every call in flight has settled.
+  let broken: { err: unknown } | null = null;
+  const fail = (err: unknown): never => {
+    broken ??= { err };
+    stopWith({ by: 'shutdown', code: 'state_write_failed', message: errorText(err) });
+    throw err;
+  };
+
   const runOne = async (index: number): Promise<void> => {
     const lane = (tasks[index] as PaidTask).op.kind;
     for (;;) {
       // In admission order (index): a call sent again keeps its place among those waiting.
-      const r = await queue.run(lane, () => attempt(index), { signal: stopped.signal, order: index });
+      const r = await queue.run(lane, () => attempt(index).catch(fail), { signal: stopped.signal, order: index });
       if (!r.ran) {
         // The run stopped before this call started (it may have been waiting out its endpoint's pause).
         results[index] = notSent((stop as StopReason | null)?.code ?? 'stopped');
@@ -246,12 +294,18 @@ export async function runPaidTasks(
       if (r.value === 'settled') return;
     }
   };
-  await Promise.all(
-    tasks.map(async (_, index) => {
+  const settleOne = async (index: number): Promise<void> => {
+    try {
       await runOne(index);
-      o.onSettled?.(index, results[index] as PaidResult);
-    }),
-  );
+    } catch {
+      return; // its failure is `broken`, thrown once every call has settled
+    }
+    o.onSettled?.(index, results[index] as PaidResult);
+  };
+  const first = o.canary === true && tasks.length > 1 ? 1 : 0;
+  if (first === 1) await settleOne(0);
+  await Promise.all(tasks.slice(first).map((_, i) => settleOne(i + first)));
+  if (broken !== null) throw (broken as { err: unknown }).err;
   return { results, stop };
 }
 

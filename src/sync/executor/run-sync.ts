@@ -2,10 +2,11 @@ import { errorText } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
 import { processingErrorClass } from '../../shared/processing-errors.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
-import { deferredReason, overBudgetReason, permanentFailureReason, REASON_CHANGED_SINCE_HASHED } from '../planner/reasons.js';
+import { overBudgetReason, permanentFailureReason } from '../planner/reasons.js';
 import type { StateStore } from '../state/index.js';
 import type { Observation, PlanItem, RemoteStatus, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
 import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from './paid-ops.js';
+import { runItemOf } from './run-item.js';
 import { paidQueue } from './paid-queue.js';
 import { waitForProcessing } from './poll.js';
 import { capsOf, preparePlan, type DeltaPass, type SyncDeps } from './prepare.js';
@@ -29,6 +30,8 @@ export type SyncOptions = {
   sleep?: (ms: number) => Promise<void>;
   /** Aborted at a shutdown (`kbsync watch`): paid calls in flight finish, none other starts, the reindex is not asked for. */
   signal?: AbortSignal;
+  /** The first paid call goes alone (`kbsync watch` resuming after its target failed): see runPaidTasks. */
+  canary?: boolean;
   /**
    * A delta pass (`kbsync watch`, see DeltaPass): the run's items are then only the files that may
    * have changed (unchanged ones are counted in totals.unchanged). Its `tracked` is set to the index the
@@ -78,6 +81,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       queue: paidQueue(config.upload.concurrency, config.upload.requestsPerSecond),
       maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.canary === true ? { canary: true } : {}),
     };
     // An agent that may not write stops the run (or is switched, with ensureSelfLearning) before any paid call.
     const writes = await prepareWrites(plan.intelligence, prepared.entryContents, deps);
@@ -244,6 +248,7 @@ async function waitAndReprocess(
       if (d === undefined) reprocessed.set(item, (reprocessed.get(item) ?? 0) + 1);
       if (d?.by === 'budget')
         notRetried.set(item, `reprocess not sent: ${overBudgetReason(d.period, d.used, costOf({ kind: 'reprocess' }), d.cap, 0)}`);
+      else if (d?.by === 'unreachable') notRetried.set(item, `reprocess not done: the target did not answer (${d.message})`);
       else if (d?.by === 'refused' || d?.by === 'stopped') notRetried.set(item, `reprocess not done: the run stopped spending (${d.code})`);
       else if (r.outcome === 'failed') notRetried.set(item, `reprocess failed: ${r.error ?? 'no reason given'}`);
     });
@@ -315,85 +320,4 @@ function recordSyncedCommits(state: StateStore, observation: Observation, items:
     const leftOver = items.some((i) => i.source === source.name && (i.outcome !== 'done' || bucketOf(i) === 'failed'));
     if (!leftOver) state.setLastSyncedCommit(source.name, source.commit, source.scope);
   }
-}
-
-// Object.assign, not spread: `{ ...item, outcome }` over 100k items of a few shapes took ~3.5 µs an
-// item here (V8's spread-with-extra-properties path); Object.assign about a tenth of that.
-function runItemOf(
-  item: PlanItem,
-  paid: PaidResult | undefined,
-  stillProcessing: RemoteStatus | undefined,
-  reprocessedAfterWait = 0,
-): RunItem {
-  if (paid === undefined) {
-    // Free decisions were recorded; deferred items were not run.
-    const outcome: RunOutcome = item.action.startsWith('defer:') ? 'not-run' : 'done';
-    return Object.assign({}, item, { outcome, creditsCharged: 0, error: null });
-  }
-  const { deferred } = paid;
-  if (deferred !== undefined) {
-    // Not called, and waiting for a later run: reported as deferred, with why.
-    const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
-    if (deferred.by === 'stopped') {
-      return Object.assign({}, item, {
-        reason: `${item.reason}; not sent: the run stopped spending (${deferred.code})`,
-        outcome: paid.outcome,
-        creditsCharged: 0,
-        error: null,
-      });
-    }
-    if (deferred.by === 'shared') {
-      return Object.assign({}, item, {
-        reason: `${item.reason}; not sent: ${deferred.message}`,
-        outcome: paid.outcome,
-        creditsCharged: 0,
-        error: null,
-      });
-    }
-    if (deferred.by === 'refused') {
-      return Object.assign({}, item, {
-        reason: `${item.reason}; refused by the service (${deferred.code}), nothing charged; sent again by the next run`,
-        outcome: paid.outcome,
-        creditsCharged: 0,
-        error: null,
-      });
-    }
-    const reason =
-      deferred.by === 'budget'
-        ? deferredReason(
-            `at reservation: ${overBudgetReason(deferred.period, deferred.used, item.credits, deferred.cap, 0)}`,
-            deferred.period,
-            action,
-            item.reason,
-            item.credits > deferred.cap,
-          )
-        : REASON_CHANGED_SINCE_HASHED;
-    const extra = deferred.by === 'budget' ? { deferredBy: deferred.period, deferredAction: action, cost: item.credits } : {};
-    return Object.assign({}, item, extra, {
-      action: deferred.by === 'budget' ? 'defer:over-budget' : 'defer:changing',
-      reason,
-      credits: 0,
-      outcome: paid.outcome,
-      creditsCharged: 0,
-      error: null,
-    }) as RunItem;
-  }
-  // A done upload now has a remote copy: report its id (the plan item only knew the previous copy's).
-  const remoteId = paid.outcome === 'done' && paid.remoteId !== null ? paid.remoteId : item.remoteId;
-  let reason = stillProcessing === undefined ? item.reason : `${item.reason}; remote status still ${stillProcessing} when --wait gave up`;
-  // A reprocess --wait decided on was admitted against the budget like a planned call: it counts as planned.
-  let credits = item.credits;
-  if (reprocessedAfterWait > 0) {
-    const each = costOf({ kind: 'reprocess' });
-    credits += reprocessedAfterWait * each;
-    reason = `${reason}; reprocessed ${reprocessedAfterWait} ${reprocessedAfterWait === 1 ? 'time' : 'times'} after --wait (${each} credits each)`;
-  }
-  return Object.assign({}, item, {
-    reason,
-    credits,
-    remoteId,
-    outcome: paid.outcome,
-    creditsCharged: paid.creditsCharged,
-    error: paid.error,
-  });
 }

@@ -62,6 +62,14 @@ export type DaemonStatus = {
     creditsSpent: number;
   } | null;
   lastError: { at: string; message: string } | null;
+  /** Whether the daemon's target answers (absent in the status file of an older kbsync). */
+  target?: {
+    reachable: boolean;
+    unreachableSince: string | null;
+    lastError: string | null;
+    changesWaiting: number;
+    nextProbeAt: string | null;
+  } | null;
   /** What the daemon's last cycle deferred by the budget, and what it waits for (null or absent: nothing). */
   deferred?: { files: number; waitsFor: string[] } | null;
   /** Copies still processing at the daemon's last listing, and when it reads the next. */
@@ -247,6 +255,7 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
         ? 'none yet'
         : `${last.at} (${last.reasons.join(', ')}): ${n(last.uploaded)} uploaded, ${n(last.deferred)} deferred, ${n(last.failed)} failed; ${n(last.creditsSpent)} credits spent`,
     ],
+    ...targetLines(d.target ?? null),
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
     ...(d.remote == null
       ? []
@@ -258,6 +267,20 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
         ]),
     ...reloadLines(d.config?.last ?? null),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
+  ];
+}
+
+/** The target while it does not answer: since when, why, what waits for it and when it is tried again. */
+function targetLines(t: NonNullable<DaemonStatus['target']> | null): [string, string][] {
+  if (t === null || t.reachable) return [];
+  const since = t.unreachableSince === null ? '' : ` since ${t.unreachableSince}`;
+  const why = t.lastError === null ? '' : ` (${t.lastError})`;
+  const next = t.nextProbeAt === null ? 'a sync is trying it now' : `tried again at ${t.nextProbeAt}`;
+  return [
+    [
+      'target',
+      `unreachable${since}${why}; ${plural(t.changesWaiting, 'change')} ${t.changesWaiting === 1 ? 'waits' : 'wait'} for it; ${next}`,
+    ],
   ];
 }
 

@@ -88,6 +88,12 @@ export type StateStore = {
   pendingOps(): OutboxOp[];
   inFlightOps(): OutboxOp[];
   unknownOps(): OutboxOp[];
+  /**
+   * After a failed sync of this process, once none of its calls is under way: its ops still in flight
+   * (their outcome could not be written) become unknown, to be reconciled before any retry, and its
+   * runs still marked running are interrupted. Returns how many ops.
+   */
+  abandonInFlight(): number;
   opsForPath(source: string, path: string): OutboxOp[];
   cancelOp(opId: number, why?: string): void;
   reserve(opId: number, caps: BudgetCaps, runId: number): ReserveResult;

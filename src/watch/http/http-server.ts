@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { KbsyncError } from '../../shared/errors.js';
+import type { DaemonSnapshot } from '../snapshot.js';
 
 // The CommonJS module: an ES import of node:http reads its lazy WebSocket exports, which load Node's own undici (~20 ms).
 const { createServer } = process.getBuiltinModule('node:http');
@@ -22,15 +23,28 @@ const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 /** Handles one POST /webhooks body (see webhooks.ts); null when no secret is configured. */
 export type WebhookHandler = (headers: IncomingHttpHeaders, body: Buffer) => { status: number; body: Record<string, unknown> };
 
+type Readiness = ReturnType<Parameters<typeof startDaemonHttp>[0]['ready']>;
+
+/** What /readyz answers for a daemon's snapshot (null: none published yet). */
+export function readiness(s: DaemonSnapshot | null): Readiness {
+  if (s === null) return { ready: false, unreachable: null };
+  const t = s.target;
+  return {
+    ready: s.ready,
+    unreachable: t.reachable ? null : { since: t.unreachableSince, lastError: t.lastError, changesWaiting: t.changesWaiting },
+  };
+}
+
 /**
  * The daemon's HTTP endpoints: GET /healthz (200 while the process runs), GET /readyz (200 once the first
- * sync cycle has ended, 503 before), GET /metrics (Prometheus text format), POST /webhooks (signed
+ * sync cycle has ended, 503 before and while the target does not answer), GET /metrics (Prometheus text format), POST /webhooks (signed
  * deliveries, when watch.webhookSecret is set; a 404 otherwise). Anything else is a 404.
  */
 export async function startDaemonHttp(o: {
   host: string;
   port: number;
-  ready: () => boolean;
+  /** Ready once the first sync cycle has ended; not while the target does not answer (`unreachable` says why). */
+  ready: () => { ready: boolean; unreachable: { since: string | null; lastError: string | null; changesWaiting: number } | null };
   metrics: Registry;
   webhooks?: WebhookHandler | null;
 }): Promise<DaemonHttp> {
@@ -59,7 +73,10 @@ export async function startDaemonHttp(o: {
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'application/json', '{"error":"method_not_allowed"}\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
-      return o.ready()
+      const r = o.ready();
+      if (r.unreachable !== null)
+        return send(503, 'application/json', `${JSON.stringify({ status: 'target unreachable', ...r.unreachable })}\n`);
+      return r.ready
         ? send(200, 'application/json', '{"status":"ready"}\n')
         : send(503, 'application/json', '{"status":"starting","waitingFor":"the first sync"}\n');
     }

@@ -60,7 +60,11 @@ export function createMetrics(o: {
     'Copies the service finished processing, as the listing showed them.',
     (s) => s.counters.processed,
   );
-  counter('kbsync_retries_total', 'Sync cycles tried again after a failed one.', (s) => s.counters.retries);
+  counter(
+    'kbsync_retries_total',
+    'Tries again after a failure: a failed sync cycle, a probe of an unreachable target, outcomes left unknown.',
+    (s) => s.counters.retries,
+  );
   counter(
     'kbsync_watcher_errors_total',
     'Errors reported by the file watchers (a failed watch, ENOSPC...).',
@@ -88,6 +92,22 @@ export function createMetrics(o: {
     g.set(o.snapshot().deferred?.files ?? 0),
   );
   gauge('kbsync_ready', '1 once the first sync cycle has ended.', [], (g) => g.set(o.snapshot().ready ? 1 : 0));
+  gauge(
+    'kbsync_target_reachable',
+    '1 while the target answers; 0 while its calls fail (changes wait, it is probed with a back-off).',
+    [],
+    (g) => g.set(o.snapshot().target.reachable ? 1 : 0),
+  );
+  gauge('kbsync_target_unreachable_since_timestamp_seconds', 'Since when the target does not answer (0: it answers).', [], (g) => {
+    const since = o.snapshot().target.unreachableSince;
+    g.set(since === null ? 0 : Date.parse(since) / 1000);
+  });
+  gauge(
+    'kbsync_changes_waiting',
+    'Paid operations queued or awaiting reconciliation, as the last cycle or failure counted them.',
+    [],
+    (g) => g.set(o.snapshot().target.changesWaiting),
+  );
   gauge('kbsync_last_success_timestamp_seconds', 'When the last sync cycle ended without an error (0: none yet).', [], (g) => {
     const at = o.snapshot().lastSuccessAt;
     g.set(at === null ? 0 : Date.parse(at) / 1000);

@@ -15,7 +15,7 @@ const CAPS = { run: 10_000, day: 10_000, month: 10_000 };
 const COST = 5;
 
 /** How one attempt of a fake call ends: charged, refused with 429, out of credits, or held in flight until released. */
-type Answer = 'ok' | { status: 429; retryAfterMs: number } | { status: 402 } | 'hold';
+type Answer = 'ok' | { status: 429; retryAfterMs: number } | { status: 402 } | 'hold' | 'refused' | 'lost';
 
 type Harness = {
   clock: ManualClock;
@@ -68,6 +68,10 @@ beforeEach(() => {
           starts.push({ name, atMs: clock.now() - start0 });
           const answer = answers[Math.min(attempt++, answers.length - 1)] as Answer;
           if (answer === 'hold') await new Promise<void>((resolve) => held.push(resolve));
+          else if (answer === 'refused')
+            throw new ApiError({ code: 'network', status: null, method: 'POST', url: '/x', message: 'POST /x: connect ECONNREFUSED' });
+          else if (answer === 'lost')
+            throw new ApiError({ code: 'unknown_outcome', status: 503, method: 'POST', url: '/x', message: 'POST /x answered 503' });
           else if (answer !== 'ok') {
             const code = answer.status === 429 ? 'rate_limited' : 'insufficient_credits';
             throw new ApiError({
@@ -88,11 +92,22 @@ beforeEach(() => {
 afterEach(() => t.cleanup());
 
 /** Runs the tasks, letting the test drive the clock in `drive`, and returns what the run came to. */
-async function runDriven(tasks: PaidTask[], o: { concurrency?: number; maxRetryAfterMs?: number }, drive: () => Promise<void>) {
+async function runDriven(
+  tasks: PaidTask[],
+  o: { concurrency?: number; maxRetryAfterMs?: number; canary?: boolean; state?: StateStore },
+  drive: () => Promise<void>,
+) {
   const runId = h.state.startRun('sync');
   const queue = paidQueue(o.concurrency ?? 2, 1000, h.clock);
   let done = false;
-  const p = runPaidTasks(tasks, { state: h.state, runId, caps: CAPS, queue, maxRetryAfterMs: o.maxRetryAfterMs ?? 60_000 });
+  const p = runPaidTasks(tasks, {
+    state: o.state ?? h.state,
+    runId,
+    caps: CAPS,
+    queue,
+    maxRetryAfterMs: o.maxRetryAfterMs ?? 60_000,
+    canary: o.canary === true,
+  });
   void p.finally(() => {
     done = true;
   });
@@ -251,5 +266,103 @@ describe('a 402 stops the spending and defers what it did not send', () => {
       ['not-run', 'stopped'],
     ]);
     expectLedger(COST, ['u2', 'u3']);
+  });
+});
+
+describe('a target that does not answer stops the sending; what was not sent waits, pending', () => {
+  it('connection refused: the run stops at once; the refused call and the rest are pending again, none failed, nothing reserved', async () => {
+    const tasks = [h.task('upload', 'u0', ['refused']), h.task('upload', 'u1', ['ok']), h.task('upload', 'u2', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 1 }, async () => {});
+
+    expect(names()).toEqual(['u0@0']);
+    expect(r.stop).toMatchObject({ by: 'unreachable', code: 'network' });
+    expect(r.stop?.message).toMatch(/ECONNREFUSED/);
+    expect(r.results.map((x) => [x.outcome, x.deferred?.by])).toEqual([
+      ['not-run', 'unreachable'],
+      ['not-run', 'unreachable'],
+      ['not-run', 'unreachable'],
+    ]);
+    expectLedger(0, ['u0', 'u1', 'u2']);
+  });
+
+  it('two answers lost in a row (503 to a paid call) stop the run: both unknown, to be reconciled; the rest pending', async () => {
+    const tasks = [
+      h.task('upload', 'u0', ['lost']),
+      h.task('upload', 'u1', ['lost']),
+      h.task('upload', 'u2', ['ok']),
+      h.task('upload', 'u3', ['ok']),
+    ];
+
+    const r = await runDriven(tasks, { concurrency: 1 }, async () => {});
+
+    expect(names()).toEqual(['u0@0', 'u1@0']);
+    expect(r.stop).toMatchObject({ by: 'unreachable', code: 'unknown_outcome' });
+    expect(r.results.map((x) => x.outcome)).toEqual(['unknown', 'unknown', 'not-run', 'not-run']);
+    expect(h.state.unknownOps().map((op) => op.path)).toEqual(['u0', 'u1']);
+  });
+
+  it('canary: the first call goes alone, and when it fails nothing else is sent', async () => {
+    const tasks = [h.task('upload', 'u0', ['lost']), h.task('upload', 'u1', ['ok']), h.task('upload', 'u2', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 4, canary: true }, async () => {});
+
+    expect(names()).toEqual(['u0@0']);
+    expect(r.stop).toMatchObject({ by: 'unreachable' });
+    expect(r.results.map((x) => x.outcome)).toEqual(['unknown', 'not-run', 'not-run']);
+  });
+
+  it('canary: once the first call is done, the rest go with the full concurrency', async () => {
+    const tasks = [
+      h.task('upload', 'u0', ['ok']),
+      h.task('upload', 'u1', ['hold']),
+      h.task('upload', 'u2', ['hold']),
+      h.task('upload', 'u3', ['ok']),
+    ];
+
+    const r = await runDriven(tasks, { concurrency: 3, canary: true }, async () => {
+      expect(names()).toEqual(['u0@0', 'u1@0', 'u2@0', 'u3@0']);
+      h.release();
+    });
+
+    expect(r.stop).toBeNull();
+    expectLedger(4 * COST);
+  });
+});
+
+describe('a state write that fails (a full disk) while calls are in flight', () => {
+  it('the run throws only once the calls in flight are settled, and no other call starts after the failure', async () => {
+    // u0's outcome cannot be written, whatever it is (the disk filled as its call was made).
+    const state: StateStore = {
+      ...h.state,
+      settle: (opId, outcome) => {
+        if (h.state.getOp(opId)?.path === 'u0') throw new Error('the state database could not be written: the disk is full');
+        h.state.settle(opId, outcome);
+      },
+    };
+    const tasks = [
+      h.task('upload', 'u0', ['ok']),
+      h.task('upload', 'u1', ['hold']),
+      h.task('upload', 'u2', ['ok']),
+      h.task('upload', 'u3', ['ok']),
+    ];
+    const runId = h.state.startRun('sync');
+    let ended = false;
+    const p = runPaidTasks(tasks, { state, runId, caps: CAPS, queue: paidQueue(2, 1000, h.clock), maxRetryAfterMs: 60_000 });
+    void p.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    await settle();
+    // u0's outcome could not be written; u1 is still in flight: the run waits for it.
+    expect(ended).toBe(false);
+    expect(names()).toEqual(['u0@0', 'u1@0']);
+    h.release();
+    await settle();
+    await expect(p).rejects.toThrow(/disk is full/);
+    // Nothing started after the failure; u1's outcome is recorded, u0's call stays in flight for the recovery.
+    expect(names()).toEqual(['u0@0', 'u1@0']);
+    expect(h.state.opsForPath('docs', 'u1').map((op) => op.state)).toEqual(['done']);
+    expect(h.state.inFlightOps().map((op) => op.path)).toEqual(['u0']);
   });
 });

@@ -218,6 +218,19 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
     expect(store.opsForPath('docs', 'a.md').map((o) => o.state)).toEqual(['cancelled', 'done']);
   });
 
+  it('after a failed sync, an op left in flight (its outcome not written) becomes unknown; the same work then reuses it, never a second call', () => {
+    const run = store.startRun('sync');
+    const id = store.enqueue({ ...uploadOp('a.md', 5, sha(1)), runId: run });
+    expect(store.reserve(id, { run: BIG, day: BIG, month: BIG }, run)).toEqual({ ok: true });
+    expect(store.abandonInFlight()).toBe(1);
+    expect(store.getOp(id)).toMatchObject({ state: 'unknown', errorCode: 'unknown_outcome', reserved: 5 });
+    expect(store.inFlightOps()).toEqual([]);
+    expect(store.unknownOps().map((o) => o.id)).toEqual([id]);
+    // The next sync's enqueue of the same content is that op, reconciled before it is sent again.
+    expect(store.enqueue({ ...uploadOp('a.md', 5, sha(1)), runId: store.startRun('sync') })).toBe(id);
+    expect(store.abandonInFlight()).toBe(0);
+  });
+
   it.each(['query', 'chat', 'reindex', 'agent_create', 'agent_config'] as const)('carries a %s op through reserve and settle', (kind) => {
     const run = store.startRun(kind);
     const id = store.enqueue({ kind, credits: 2, reason: 'asked', runId: run });

@@ -126,6 +126,15 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       const r = await rowOf(opId);
       return r === undefined ? null : toOp(r);
     },
+    async abandonInFlight(): Promise<number> {
+      if (me.runnerId === null) return 0;
+      const rows = await db.q<{ id: number }>(
+        `UPDATE outbox SET state = 'unknown', error_code = 'unknown_outcome', error = 'the sync failed while the call was in flight',
+           updated_at = $1 WHERE state = 'in_flight' AND runner_id = $2 RETURNING id`,
+        [db.nowMs(), me.runnerId],
+      );
+      return rows.length;
+    },
     pendingOps: () => byState('pending'),
     unknownOps: () => byState('unknown'),
     inFlightOps: () => byState('in_flight'),

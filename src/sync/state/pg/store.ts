@@ -109,6 +109,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     getOp: fwd('getOp'),
     pendingOps: fwd('pendingOps'),
     inFlightOps: fwd('inFlightOps'),
+    abandonInFlight: fwd('abandonInFlight'),
     unknownOps: fwd('unknownOps'),
     opsForPath: fwd('opsForPath'),
     cancelOp: fwd('cancelOp'),

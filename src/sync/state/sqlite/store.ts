@@ -87,6 +87,15 @@ export function createStateStore(o: Open): StateStore {
     ...intelEntries,
     ...createRemotePaths(db),
     heldCopies: held.heldCopies,
+    // The recovery of an open, run again by the lock holder (a guest's calls still spared).
+    abandonInFlight: (): number =>
+      db
+        .transaction(() => {
+          const spared = o.oldestGuestMs?.() ?? Number.MAX_SAFE_INTEGER;
+          runs.interruptRunning(spared);
+          return outbox.recoverInFlight(spared);
+        })
+        .immediate(),
     // A held copy's status is kept current with the tracked rows' (a copy left while queued may fail later).
     setRemoteStatus: (remoteId: string, status: RemoteStatus): number =>
       db.transaction(() => (held.setHeldStatuses(new Map([[remoteId, status]])), tracked.setRemoteStatus(remoteId, status)))(),

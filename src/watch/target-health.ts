@@ -140,7 +140,8 @@ export function createTargetHealth(
     },
     isDown: () => phase === 'down',
     fine() {
-      if (phase !== 'up') {
+      // The snapshot outlives a config reload's new health: a cycle that went through clears it either way.
+      if (phase !== 'up' || !target.reachable) {
         phase = 'up';
         target.reachable = true;
         target.unreachableSince = null;

@@ -23,7 +23,8 @@ async function mixedWorkspace(): Promise<{ ws: Workspace; balance: () => Promise
   const ds = suite.svc.dataset({ credits: 1000 });
   const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey });
   ws.write('old.md', '# Old\n');
-  expect((await ws.run('sync')).code).toBe(0);
+  // Processed before the next sync, whose reasons would otherwise say "(remote status: processing)".
+  expect((await ws.run('sync', '--wait', '--wait-timeout', '60')).code).toBe(0);
   ws.write('good.md', '# Good\n');
   ws.write(WEIRD, '# Weird\n');
   ws.write('bad.json', '{"unterminated": [1, 2,\n');

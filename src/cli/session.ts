@@ -29,7 +29,9 @@ export async function withSession<T>(
   const logger = await ctx.getLogger();
   const state = await openStateFor(config, ctx, logger, { lock: o.lock !== false, access: o.access ?? 'writer', command: cmd.name() });
   let target: Promise<OpenTarget> | undefined;
-  const getTarget = (): Promise<OpenTarget> => (target ??= import('./target.js').then((m) => m.openTarget(config, logger)));
+  // Only a writer uploads: the embedded service of a command beside it leaves processing to the daemon's.
+  const processing = o.lock !== false && (o.access ?? 'writer') === 'writer';
+  const getTarget = (): Promise<OpenTarget> => (target ??= import('./target.js').then((m) => m.openTarget(config, logger, { processing })));
   const getClient = async (): Promise<KnowledgeClient> => (await getTarget()).client;
   try {
     return await fn({ config, state, logger, getClient, getTarget, ctx });

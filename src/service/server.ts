@@ -46,10 +46,11 @@ export type ServiceOptions = {
   /** The parsing workers and each file's time and memory limits (docs/service.md). */
   ingest?: IngestLimits;
   /**
-   * False: no processing worker; queued files wait for another service on the data folder (a running
-   * daemon's) or the next start. For a command that uploads nothing. @default true
+   * False: no processing worker and no webhook sender; queued files and due deliveries wait for another
+   * service on the data folder (a running daemon's) or the next start. For a command that uploads nothing.
+   * @default true
    */
-  processing?: boolean;
+  background?: boolean;
 };
 
 export type RunningService = {
@@ -108,7 +109,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   mkdirSync(filesDir, { recursive: true, mode: 0o700 });
   // Other services may run on this data folder (the embedded target: one in each kbsync process).
   const instance = newInstanceId();
-  const processing = opts.processing !== false;
+  const background = opts.background !== false;
   const tmpDir = makeTempFolder(join(filesDir, 'tmp'), instance);
 
   const db = openServiceDb(join(dataDir, 'service.db'), instance);
@@ -130,7 +131,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     embedder: opts.embeddings === undefined ? hashedEmbedder : openAiEmbedder(opts.embeddings),
     maxFileBytes: (plan) => opts.maxFileBytes?.[plan] ?? maxFileBytesFor(plan),
     kickWorker: () => {
-      if (processing) worker.kick();
+      if (background) worker.kick();
     },
     webhooks,
   };
@@ -152,10 +153,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // need not wait for; the processing worker; the webhook sender. A request that comes first is
   // served: it only queues work (and kicks a worker that picks it up once started).
   let checkpointer: Checkpointer | undefined;
-  const background = setImmediate(() => {
+  const starting = setImmediate(() => {
     checkpointer = startCheckpointer(db);
-    if (processing) worker.start();
-    webhooks.start();
+    if (background) {
+      worker.start();
+      webhooks.start();
+    }
     // zod, for the first request with a body (loading it is not part of the start: http/request.ts).
     void loadZod();
   });
@@ -170,7 +173,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     routes: built.routes(),
     close: () => {
       closing ??= (async () => {
-        clearImmediate(background);
+        clearImmediate(starting);
         await closeServer(server);
         await worker.stop();
         await webhooks.stop();

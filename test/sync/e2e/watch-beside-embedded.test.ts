@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedService } from '../../../src/service/embedded.js';
+import { openState } from '../../../src/sync/state/index.js';
 import { sha256Hex } from '../../../src/shared/sha256.js';
 import { multipartBody, send } from '../../service/helpers.js';
 import { ensureDist } from '../../helpers/build-dist.js';
@@ -57,6 +58,16 @@ function inDataset(root: string, name: string, content: string): boolean {
     return db.prepare('SELECT 1 FROM files WHERE name = ? AND sha256 = ?').get(name, sha256Hex(content)) !== undefined;
   } finally {
     db.close();
+  }
+}
+
+/** How many files the state tracks now (read beside the daemon). */
+function trackedCount(root: string): number {
+  const state = openState(join(root, '.kbsync', 'state.db'), { access: 'reader' });
+  try {
+    return state.trackedCount();
+  } finally {
+    state.close();
   }
 }
 
@@ -125,7 +136,7 @@ describe('commands beside a kbsync watch on the embedded target', () => {
   it('a query takes up no queued file: what it would leave half done at its exit is the daemon’s to process', async () => {
     const root = workspace();
     // A file queued on the embedded dataset, by a service that processes nothing.
-    const service = await startEmbeddedService({ dataDir: join(root, '.kbsync', 'service'), plan: 'basic', processing: false });
+    const service = await startEmbeddedService({ dataDir: join(root, '.kbsync', 'service'), plan: 'basic', background: false });
     const { body, contentType } = multipartBody({ name: 'queued.md', content: '# Queued\n\nWaiting for a worker.\n' });
     const up = await send(
       `${service.baseUrl}/api/v1/ext/files/upload`,
@@ -146,4 +157,78 @@ describe('commands beside a kbsync watch on the embedded target', () => {
       db.close();
     }
   }, 120_000);
+
+  it('status, explain and query started again and again while a daemon starts never make it exit', async () => {
+    const root = workspace();
+    const statusPath = join(root, '.kbsync', 'state.db.watch.json');
+    const runs: { args: string[]; exit: ChildExit }[] = [];
+    // The first round on a folder with no state yet, the others on the state the daemon before left.
+    for (let round = 0; round < 4; round++) {
+      const daemon = kbsync(root, 'watch');
+      const outcome = Promise.race([
+        untilDaemonReady(daemon, statusPath, 120_000).then(() => 'ready'),
+        daemon.exited.then((e) => `exited ${e.code}: ${e.stderr}`),
+      ]);
+      let ended = false;
+      void outcome.finally(() => (ended = true));
+      // Two commands at a time, back to back, until the daemon is ready (or has exited).
+      const beside = async (lane: number): Promise<void> => {
+        for (let i = 0; !ended; i++) {
+          const args = [['status'], ['status', '--json'], ['explain', 'vpn.md'], ['query', 'WireGuard']][(i + lane) % 4] as string[];
+          runs.push({ args, exit: await kbsync(root, ...args).exited });
+        }
+      };
+      await Promise.all([beside(0), beside(1)]);
+      expect(await outcome).toBe('ready');
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+    }
+
+    for (const r of runs) expect(r.exit.code, `${r.args.join(' ')}: ${r.exit.stderr}`).toBe(0);
+    expect(runs.length).toBeGreaterThan(8);
+  }, 400_000);
+
+  it('a daemon started while a command holds the lock to repair before it reads waits for it, then starts', async () => {
+    const root = workspace();
+    // The lock as `kbsync plan` takes it on a state still to check against the dataset (here held by this process).
+    const held = openState(join(root, '.kbsync', 'state.db'), { command: 'plan', yields: true });
+    const daemon = kbsync(root, 'watch');
+    await until('the daemon waiting', () => logsOf(daemon).some((l) => l.msg === 'waiting for the state lock of a command that reads'));
+    held.close();
+    await untilDaemonReady(daemon, join(root, '.kbsync', 'state.db.watch.json'), 60_000);
+    daemon.child.kill('SIGTERM');
+
+    expect((await daemon.exited).code).toBe(0);
+    expect(logsOf(daemon).find((l) => l.msg === 'waiting for the state lock of a command that reads')).toMatchObject({
+      pid: process.pid,
+      command: 'plan',
+    });
+  }, 120_000);
+
+  it('status (text and --json) during a long cycle of thousands of new files never exits 5: it reads one snapshot', async () => {
+    const root = workspace();
+    const daemon = kbsync(root, 'watch');
+    await untilDaemonReady(daemon, join(root, '.kbsync', 'state.db.watch.json'), 60_000);
+    const cycles = (): number => logsOf(daemon).filter((l) => l.msg === 'sync cycle done').length;
+    // Thousands of files at once: one long cycle that writes their rows as its uploads settle.
+    mkdirSync(join(root, 'docs', 'bulk'));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'docs', 'bulk', `n${i}.md`), `# Note ${i}\n\nThe body of note ${i}.\n`);
+    // Past ~2,000 rows a read of them is long enough for the cycle to write more in between.
+    await until('2,000 of them tracked', () => trackedCount(root) >= 2000, 300_000);
+
+    const runs: ChildExit[] = [];
+    for (let i = 0; i < 20 && cycles() < 2; i++) runs.push(await kbsync(root, 'status', ...(i % 2 === 0 ? [] : ['--json'])).exited);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.exited).code).toBe(0);
+
+    expect(runs.filter((r) => r.code !== 0).map((r) => `${r.code}: ${r.stderr}`)).toEqual([]);
+    // Made during the cycle: they saw it under way.
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    const seen = runs.map((r, i) =>
+      i % 2 === 0
+        ? Number(/tracked:\s+([\d,]+) files/.exec(r.stdout)?.[1]?.replaceAll(',', ''))
+        : (JSON.parse(r.stdout) as { tracked: { files: number } }).tracked.files,
+    );
+    expect(seen.filter((n) => !(n >= 2000 && n < 3002))).toEqual([]);
+  }, 600_000);
 });

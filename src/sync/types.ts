@@ -20,7 +20,7 @@ export type ObservedFile = {
 };
 
 /** Why a path a source saw is not even a candidate for upload. */
-export type SkipReason = 'ignored' | 'secret' | 'unsupported' | 'symlink' | 'unreadable';
+export type SkipReason = 'ignored' | 'secret' | 'unsupported' | 'symlink' | 'unreadable' | 'bad-name';
 
 /** A path a source saw and left out, with its reason and a human detail ("matches .gitignore: drafts/"). */
 export type SkippedPath = {
@@ -89,6 +89,8 @@ export type PlanAction =
   | 'skip:secret'
   /** The source could not read the path (permissions, vanished mid-walk). */
   | 'skip:unreadable'
+  /** A name that is not valid UTF-8 (its path shows each bad byte as `\xHH`): rename it to sync it. */
+  | 'skip:bad-name'
   /** Remote processing failed and upload.maxReprocessAttempts is used up: counted as failed. */
   | 'skip:remote-failed'
   | 'defer:over-budget'

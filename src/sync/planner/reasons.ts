@@ -137,6 +137,7 @@ const SKIP_TEXT: Record<SkipReason, (detail: string) => string> = {
   unsupported: (d) => (d ? `unsupported file type: ${d}` : 'unsupported file type'),
   symlink: (d) => (d ? `symbolic link, not followed: ${d}` : 'symbolic link, not followed'),
   unreadable: (d) => (d ? `unreadable: ${d}` : 'unreadable'),
+  'bad-name': (d) => d,
 };
 
 export function reindexReason(

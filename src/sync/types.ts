@@ -186,6 +186,11 @@ export type PlanItem = {
   renamedFrom?: { source: string; path: string };
   /** `skip:duplicate-content`: the copy that already holds this content (or will, when `inThisRun`). */
   duplicateOf?: { name: string; remoteId: string | null; inThisRun: boolean };
+  /**
+   * `skip:remote-failed` of content this path did not hold: the copy of the same bytes whose processing
+   * failed for good (a parse failure), which the path is tracked against from now on; nothing is bought.
+   */
+  failedCopy?: { name: string; remoteId: string; error: string };
   /** `reuse`: the held copy the path now points at, and its last known remote status. */
   reuses?: { remoteId: string; name: string; status: RemoteStatus };
   /** `skip:too-large`: the limit applied, and where it came from. */

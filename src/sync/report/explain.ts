@@ -1,3 +1,4 @@
+import { lossyName } from '../../shared/byte-names.js';
 import { SPEC_UPLOAD_COST } from '../../shared/plans.js';
 import { formatBytes, formatCount } from '../planner/format.js';
 import { BUDGET_SETTING } from '../planner/reasons.js';
@@ -7,7 +8,15 @@ import { fields } from './columns.js';
 /** The plan's items for a path as the user typed it: `path`, `source/path` or the remote name. */
 export function findItems(plan: Pick<SyncPlan, 'items'>, query: string): PlanItem[] {
   const q = normalized(query);
-  return plan.items.filter((i) => i.path === q || `${i.source}/${i.path}` === q || i.remoteName === q);
+  // A name that is not UTF-8 is found as the plan prints it (`\xHH`) and as the shell passes its bytes (U+FFFD each).
+  const named = (path: string): boolean => path === q || lossyName(path) === q;
+  return plan.items.filter(
+    (i) =>
+      i.path === q ||
+      `${i.source}/${i.path}` === q ||
+      i.remoteName === q ||
+      (i.action === 'skip:bad-name' && (named(i.path) || named(`${i.source}/${i.path}`))),
+  );
 }
 
 /**
@@ -64,6 +73,7 @@ function sizeFact(size: number, item: PlanItem, plan: SyncPlan | undefined): str
 
 function remoteFact(item: PlanItem): string {
   if (item.remoteId === null) {
+    if (item.action === 'skip:bad-name') return 'none: a name that is not UTF-8 has no name on the service';
     return item.action === 'upload' ? `will be stored as ${item.remoteName}` : `none yet (it would be named ${item.remoteName})`;
   }
   return `${item.remoteName}, id ${item.remoteId}`;

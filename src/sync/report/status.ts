@@ -1,6 +1,7 @@
 import { formatCount, plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
+import { daemonStateText } from './daemon-liveness.js';
 import type { PgRunnerRecord } from '../state/pg/index.js';
 
 /** What `kbsync status` reports. */
@@ -68,6 +69,8 @@ export type DaemonStatus = {
   remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
+  /** The daemon's last heartbeat, and whether it is recent enough (absent in the status file of an older kbsync). */
+  heartbeat?: { at: string; silentSeconds: number; answering: boolean };
   /** The daemon's last config reload (absent in the status file of an older kbsync). */
   config?: { last: { at: string; trigger: string; outcome: string; changed: string[]; errors: string[] } | null };
 };
@@ -231,10 +234,7 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
   if (d === null) return [];
   const last = d.lastSync;
   return [
-    [
-      'daemon',
-      `running (pid ${d.pid}, since ${d.startedAt}${d.http === null ? '' : `, http ${d.http}`}), ${d.ready ? 'ready' : 'first sync not finished'}`,
-    ],
+    ['daemon', daemonStateText(d)],
     [
       'watching',
       d.watches.length === 0

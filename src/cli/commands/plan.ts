@@ -5,6 +5,7 @@ import { exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
 import { withReaderSession } from '../session.js';
 import { localStatePath } from '../../shared/state-url.js';
+import { printable } from '../../shared/printable.js';
 
 /**
  * How long `plan` waits for a running daemon before it reads the state itself: for its hello (a
@@ -30,7 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
         // As the sync would end: 3 when the budget or a limit would leave work queued (a CI gate can stop on it).
         ctx.exitCode = exitCodeForRun(plan.totals);
         // Notes go to stderr in both modes, as sync's do: stdout holds only the report (one JSON document with --json).
-        for (const note of notes) ctx.stderr.write(`kbsync: ${note}\n`);
+        for (const note of notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
         if (options.json === true) {
           const { jsonReportChunks } = await import('../../sync/report/json-report.js');
           writeChunks(ctx, jsonReportChunks(plan));
@@ -67,7 +68,7 @@ async function fromDaemon(cmd: Command, ctx: CliContext, options: { json?: boole
     return false;
   }
   ctx.exitCode = exitCodeForRun(reply.totals);
-  for (const note of reply.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+  for (const note of reply.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
   ctx.stderr.write(`kbsync: answered by the running kbsync watch (pid ${reply.pid}) from what it holds in memory\n`);
   ctx.stdout.write(reply.out);
   return true;

@@ -2,6 +2,7 @@ import { formatCount, plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
 import { daemonStateText } from './daemon-liveness.js';
+import { printable } from '../../shared/printable.js';
 import type { PgRunnerRecord } from '../state/pg/index.js';
 
 /** What `kbsync status` reports. */
@@ -163,7 +164,7 @@ function failedLines(r: StatusReport): [string, string][] {
   const failed = r.items.filter((i) => i.remoteStatus === 'failed' && i.action !== 'deleted');
   if (failed.length === 0) return [];
   const multi = new Set(r.items.map((i) => i.source)).size > 1;
-  const names = failed.slice(0, FAILED_NAMED).map((i) => (multi ? `${i.source}/${i.path}` : i.path));
+  const names = failed.slice(0, FAILED_NAMED).map((i) => printable(multi ? `${i.source}/${i.path}` : i.path));
   const more = failed.length > FAILED_NAMED ? ` and ${formatCount(failed.length - FAILED_NAMED)} more` : '';
   return [['failed processing', `${names.join(', ')}${more} (why: kbsync explain FILE; all: kbsync audit)`]];
 }

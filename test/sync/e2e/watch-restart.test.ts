@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist, KBSYNC_BIN } from '../../helpers/build-dist.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
+import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { logsOf, until, useChildren } from '../../helpers/daemon-children.js';
 
 /**
- * A daemon killed with SIGKILL is a zombie until its parent reaps it (a shell busy elsewhere, a
+ * Restarts. A daemon killed with SIGKILL is a zombie until its parent reaps it (a shell busy elsewhere, a
  * supervisor slow to wait): its lock names a pid that signal 0 still reaches. A restart takes that
- * lock over at once instead of being refused until the reap.
+ * lock over at once instead of being refused until the reap. And what one daemon logged as deleted
+ * is not logged again by the next.
  */
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 240_000 });
 const children = useChildren();
@@ -80,5 +81,37 @@ describe('kbsync watch restarted right after kill -9', () => {
     } finally {
       parent.kill('SIGKILL');
     }
+  }, 180_000);
+
+  it('a deletion logged by one daemon is not logged again by the next one on the same state; a new one is', async () => {
+    const ds = suite.svc.dataset();
+    const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: ds.apiKey, config: { watch: { debounceMs: 300 } } });
+    for (const name of ['a', 'gone', 'later']) ws.write(`${name}.md`, `# ${name}\n\nThe page ${name}.\n`);
+    const deletions = (k: KbsyncChild): unknown[] =>
+      logsOf(k)
+        .filter((l) => l.msg === 'file' && l.action === 'deleted')
+        .map((l) => l.path);
+    const start = async (): Promise<KbsyncChild> => {
+      const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
+      children.push(k);
+      await until('the daemon ready', () => readyPid(ws) === k.child.pid && logsOf(k).some((l) => l.msg === 'sync cycle done'), 60_000);
+      return k;
+    };
+    const stop = async (k: KbsyncChild): Promise<void> => {
+      k.child.kill('SIGTERM');
+      expect((await k.exited).code).toBe(0);
+    };
+
+    const first = await start();
+    ws.remove('gone.md');
+    await until('the deletion logged', () => deletions(first).length === 1);
+    await stop(first);
+    expect(deletions(first)).toEqual(['gone.md']);
+
+    const second = await start();
+    ws.remove('later.md');
+    await until('the new deletion logged', () => deletions(second).length > 0);
+    await stop(second);
+    expect(deletions(second)).toEqual(['later.md']);
   }, 180_000);
 });

@@ -199,6 +199,8 @@ export type PlanItem = {
   reprocessAttempt?: number;
   /** True when this path was tracked before this plan. */
   wasTracked?: boolean;
+  /** `deleted`: the state recorded this deletion, for this reason, before this plan (no news: the daemon logs it once). */
+  deletedBefore?: boolean;
   /**
    * `skip:unchanged` found in the remote listing: a copy under this very name with this content
    * (`remoteId`), and its status there. The state then tracks that copy, whatever it tracked before.

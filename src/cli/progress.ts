@@ -1,4 +1,5 @@
 import type { Writer } from './context.js';
+import { printable } from '../shared/printable.js';
 
 const BAR_WIDTH = 24;
 /** Redraws at most this often (a sync of 100k files would otherwise write 100k lines to the terminal). */
@@ -38,7 +39,7 @@ export function createProgress(out: Writer, o: { enabled?: boolean; nowMs?: () =
       lastPhase = phase;
       const ratio = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(ratio * BAR_WIDTH);
-      const line = `${phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${detail}`;
+      const line = `${phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${printable(detail)}`;
       // A terminal that does not say its width (0, as under `script`) is taken as 80 columns.
       const width = Math.max(20, (out.columns !== undefined && out.columns > 0 ? out.columns : 80) - 1);
       out.write(`\r${fit(line, width)}\x1b[K`);

@@ -2,6 +2,7 @@ import type { KnowledgeClient, QueryResult } from '../client/index.js';
 import type { Logger } from '../shared/logger.js';
 import { planPath } from '../shared/plan-path.js';
 import type { StateStore } from '../sync/state/index.js';
+import { printable } from '../shared/printable.js';
 
 /**
  * A query or chat result with what it came from: `path` as `plan` prints it (`source/path` when the
@@ -45,5 +46,5 @@ export async function nameResults(
 
 /** How a result's source reads for people: its path, else `source ID`; with its chunk. */
 export function sourceLabel(r: NamedResult): string {
-  return `${r.path ?? `source ${r.knowledgeSourceId}`} chunk ${r.chunkIndex}`;
+  return `${r.path === null ? `source ${r.knowledgeSourceId}` : printable(r.path)} chunk ${r.chunkIndex}`;
 }

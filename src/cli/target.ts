@@ -18,9 +18,11 @@ export type OpenTarget = {
  * Connects to `config.target`: a remote service through the client, or the embedded service
  * started in-process (127.0.0.1, random port) and reached through the same client over HTTP.
  * The client and the service are imported here, on first use, so commands that never open a
- * target (`--help`, `init`, `config check`) do not load them.
+ * target (`--help`, `init`, `config check`) do not load them. `background: false` (a command that
+ * uploads nothing) starts the embedded service without its processing worker and webhook sender: the
+ * files it did not receive are a running daemon's service's to process, not taken up by a command that ends soon.
  */
-export async function openTarget(config: ResolvedConfig, logger: Logger): Promise<OpenTarget> {
+export async function openTarget(config: ResolvedConfig, logger: Logger, o: { background?: boolean } = {}): Promise<OpenTarget> {
   const { createClient } = await import('../client/index.js');
   const { target } = config;
   const retry = { maxRetryAfterMs: config.upload.maxRetryAfterSeconds * 1000 };
@@ -40,7 +42,13 @@ export async function openTarget(config: ResolvedConfig, logger: Logger): Promis
     return { client, datasetId: target.datasetId ?? null, embedded: null, close: () => client.close() };
   }
   const { startEmbeddedService } = await import('../service/embedded.js');
-  const service = await startEmbeddedService({ dataDir: target.dataDir, plan: target.plan, credits: target.startCredits, logger });
+  const service = await startEmbeddedService({
+    dataDir: target.dataDir,
+    plan: target.plan,
+    credits: target.startCredits,
+    logger,
+    background: o.background,
+  });
   // The embedded service speaks the published API, so the user's remote dialect does not apply.
   const client = createClient({ baseUrl: service.baseUrl, apiKey: service.apiKey, datasetId: service.datasetId, logger, retry });
   return {

@@ -9,6 +9,7 @@ import { openServiceDb } from './store/db.js';
 import { countDatasets, getDataset, insertDataset, setDatasetPlan } from './store/datasets.js';
 import { applyCredits } from './store/ledger.js';
 import { isoAt } from './store/time.js';
+import { writeTransaction } from './store/write-transaction.js';
 
 /** Operations the spec has no endpoint for: datasets, keys and credits (used by the CLI and embedded mode). */
 export type ServiceAdmin = {
@@ -38,7 +39,7 @@ export function createAdmin(db: Database, clock: () => number = Date.now): Servi
       if (name.trim() === '') throw new ServiceError('invalid_request', 'name: required');
       const apiKey = newApiKey();
       const now = isoAt(clock());
-      const datasetId = db.transaction(() => {
+      const datasetId = writeTransaction(db, () => {
         const id = insertDataset(db, { name, plan, credits: 0, createdAt: now });
         if (credits > 0) applyCredits(db, { datasetId: id, operation: 'credit_add', delta: credits, ref: null, createdAt: now });
         insertApiKey(db, { datasetId: id, keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey), createdAt: now });
@@ -49,7 +50,7 @@ export function createAdmin(db: Database, clock: () => number = Date.now): Servi
     addCredits(datasetId, credits) {
       if (!Number.isSafeInteger(credits) || credits <= 0) throw new ServiceError('invalid_request', 'credits: a positive integer');
       const id = datasetIdFrom(datasetId);
-      return db.transaction(() => {
+      return writeTransaction(db, () => {
         if (getDataset(db, id) === undefined) throw notFound('dataset');
         return applyCredits(db, { datasetId: id, operation: 'credit_add', delta: credits, ref: null, createdAt: isoAt(clock()) });
       })();

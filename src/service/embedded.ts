@@ -32,6 +32,7 @@ export async function startEmbeddedService(opts: {
   logger?: Logger;
   allowInsecureWebhooks?: boolean;
   llmUrl?: string;
+  background?: boolean;
 }): Promise<EmbeddedService> {
   const dataDir = resolve(opts.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -43,6 +44,7 @@ export async function startEmbeddedService(opts: {
     logger: opts.logger,
     allowInsecureWebhooks: opts.allowInsecureWebhooks,
     llmUrl: opts.llmUrl,
+    background: opts.background,
   });
   try {
     const keyPath = join(dataDir, KEY_FILE);

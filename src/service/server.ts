@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import { openAiEmbedder, type OpenAiEmbedderOptions } from './search/openai-embe
 import { openServiceDb } from './store/db.js';
 import { startCheckpointer, type Checkpointer } from './store/checkpointer.js';
 import { resetIdempotency } from './store/idempotency.js';
+import { instanceAlive, newInstanceId } from './store/owners.js';
 import { intelligenceEventData } from './worker-events.js';
 import { createDispatcher } from './webhooks/index.js';
 
@@ -44,6 +45,12 @@ export type ServiceOptions = {
   clock?: () => number;
   /** The parsing workers and each file's time and memory limits (docs/service.md). */
   ingest?: IngestLimits;
+  /**
+   * False: no processing worker and no webhook sender; queued files and due deliveries wait for another
+   * service on the data folder (a running daemon's) or the next start. For a command that uploads nothing.
+   * @default true
+   */
+  background?: boolean;
 };
 
 export type RunningService = {
@@ -74,6 +81,19 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+/**
+ * This instance's folder of uploads still streaming, `<tmp>/<instance>`, made empty. The folders of
+ * services that no longer run, and entries of no instance, are removed: uploads that were streaming
+ * when their server stopped were never recorded. A running service's folder is left alone.
+ */
+function makeTempFolder(tmpRoot: string, instance: string): string {
+  mkdirSync(tmpRoot, { recursive: true, mode: 0o700 });
+  for (const name of readdirSync(tmpRoot)) if (!instanceAlive(name)) rmSync(join(tmpRoot, name), { recursive: true, force: true });
+  const mine = join(tmpRoot, instance);
+  mkdirSync(mine, { mode: 0o700 });
+  return mine;
+}
+
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -85,14 +105,14 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const host = opts.host ?? '127.0.0.1';
   const dataDir = resolve(opts.dataDir);
   const filesDir = join(dataDir, 'files');
-  const tmpDir = join(filesDir, 'tmp');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   mkdirSync(filesDir, { recursive: true, mode: 0o700 });
-  // Uploads that were streaming when the server stopped were never recorded: drop them.
-  rmSync(tmpDir, { recursive: true, force: true });
-  mkdirSync(tmpDir, { mode: 0o700 });
+  // Other services may run on this data folder (the embedded target: one in each kbsync process).
+  const instance = newInstanceId();
+  const background = opts.background !== false;
+  const tmpDir = makeTempFolder(join(filesDir, 'tmp'), instance);
 
-  const db = openServiceDb(join(dataDir, 'service.db'));
+  const db = openServiceDb(join(dataDir, 'service.db'), instance);
   const webhooks = createDispatcher({ db, logger, allowInsecure: opts.allowInsecureWebhooks ?? false, now: clock });
   const worker = createProcessingWorker({
     db,
@@ -110,7 +130,9 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     llmUrl: opts.llmUrl,
     embedder: opts.embeddings === undefined ? hashedEmbedder : openAiEmbedder(opts.embeddings),
     maxFileBytes: (plan) => opts.maxFileBytes?.[plan] ?? maxFileBytesFor(plan),
-    kickWorker: () => worker.kick(),
+    kickWorker: () => {
+      if (background) worker.kick();
+    },
     webhooks,
   };
   let built: App | undefined;
@@ -122,6 +144,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   } catch (err) {
     await webhooks.stop();
     db.close();
+    rmSync(tmpDir, { recursive: true, force: true });
     throw err;
   }
   // The background parts start on the next turn, once the caller has its running service (and
@@ -130,10 +153,12 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   // need not wait for; the processing worker; the webhook sender. A request that comes first is
   // served: it only queues work (and kicks a worker that picks it up once started).
   let checkpointer: Checkpointer | undefined;
-  const background = setImmediate(() => {
+  const starting = setImmediate(() => {
     checkpointer = startCheckpointer(db);
-    worker.start();
-    webhooks.start();
+    if (background) {
+      worker.start();
+      webhooks.start();
+    }
     // zod, for the first request with a body (loading it is not part of the start: http/request.ts).
     void loadZod();
   });
@@ -148,12 +173,13 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
     routes: built.routes(),
     close: () => {
       closing ??= (async () => {
-        clearImmediate(background);
+        clearImmediate(starting);
         await closeServer(server);
         await worker.stop();
         await webhooks.stop();
         await checkpointer?.stop();
         db.close();
+        rmSync(tmpDir, { recursive: true, force: true });
       })();
       return closing;
     },

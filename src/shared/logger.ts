@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Logger, LoggerOptions, pino as pinoFunction } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
 import { KbsyncError } from './errors.js';
+import { printableLogLine } from './printable.js';
 
 export type { Logger };
 
@@ -52,7 +53,7 @@ function prettyDestination(destination: NodeJS.WritableStream, colorize: boolean
     prettyFactory: (options: PrettyOptions) => (line: string) => string;
   };
   const pretty = prettyFactory({ colorize, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
-  return { write: (line: string) => destination.write(pretty(line)) } as NodeJS.WritableStream;
+  return { write: (line: string) => destination.write(printableLogLine(pretty(line))) } as NodeJS.WritableStream;
 }
 
 /**

@@ -20,7 +20,7 @@ export type ObservedFile = {
 };
 
 /** Why a path a source saw is not even a candidate for upload. */
-export type SkipReason = 'ignored' | 'secret' | 'unsupported' | 'symlink' | 'unreadable';
+export type SkipReason = 'ignored' | 'secret' | 'unsupported' | 'symlink' | 'unreadable' | 'bad-name';
 
 /** A path a source saw and left out, with its reason and a human detail ("matches .gitignore: drafts/"). */
 export type SkippedPath = {
@@ -89,6 +89,8 @@ export type PlanAction =
   | 'skip:secret'
   /** The source could not read the path (permissions, vanished mid-walk). */
   | 'skip:unreadable'
+  /** A name that is not valid UTF-8 (its path shows each bad byte as `\xHH`): rename it to sync it. */
+  | 'skip:bad-name'
   /** Remote processing failed and upload.maxReprocessAttempts is used up: counted as failed. */
   | 'skip:remote-failed'
   | 'defer:over-budget'
@@ -184,6 +186,11 @@ export type PlanItem = {
   renamedFrom?: { source: string; path: string };
   /** `skip:duplicate-content`: the copy that already holds this content (or will, when `inThisRun`). */
   duplicateOf?: { name: string; remoteId: string | null; inThisRun: boolean };
+  /**
+   * `skip:remote-failed` of content this path did not hold: the copy of the same bytes whose processing
+   * failed for good (a parse failure), which the path is tracked against from now on; nothing is bought.
+   */
+  failedCopy?: { name: string; remoteId: string; error: string };
   /** `reuse`: the held copy the path now points at, and its last known remote status. */
   reuses?: { remoteId: string; name: string; status: RemoteStatus };
   /** `skip:too-large`: the limit applied, and where it came from. */
@@ -192,6 +199,8 @@ export type PlanItem = {
   reprocessAttempt?: number;
   /** True when this path was tracked before this plan. */
   wasTracked?: boolean;
+  /** `deleted`: the state recorded this deletion, for this reason, before this plan (no news: the daemon logs it once). */
+  deletedBefore?: boolean;
   /**
    * `skip:unchanged` found in the remote listing: a copy under this very name with this content
    * (`remoteId`), and its status there. The state then tracks that copy, whatever it tracked before.

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -97,5 +97,24 @@ describe('the paths of a burst of events, as the folders its cycle walks', () =>
     expect(b.take()).toBeNull();
     b.untake();
     expect(b.take()).toBeNull();
+  });
+});
+
+describe("an event's lstat", () => {
+  it("hands each file's size and inode on as it is taken (a file still being written is told by its sizes), not a folder's", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-burst-stat-'));
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'a.md'), 'twelve bytes');
+    const seen: [string, number, number][] = [];
+    const b = createBurst({
+      sources: [{ name: 'docs', root: dir, followSymlinks: false }],
+      nowMs: Date.now,
+      onFileStat: (p, st) => seen.push([p, st.size, st.ino]),
+    });
+
+    for (const p of ['a.md', 'sub', 'gone.md']) b.add(join(dir, p));
+
+    expect(seen).toEqual([[join(dir, 'a.md'), 12, statSync(join(dir, 'a.md')).ino]]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -33,6 +33,8 @@ export function createBurst(o: {
   sources: readonly { name: string; root: string; followSymlinks: boolean }[];
   nowMs: () => number;
   maxPaths?: number;
+  /** Each event's lstat of a file, as it is taken (a file's sizes over time tell one still being written). */
+  onFileStat?: (absPath: string, st: { size: number; ino: number }) => void;
 }): Burst {
   const max = o.maxPaths ?? BURST_MAX_PATHS;
   let paths = new Map<string, Set<string>>();
@@ -94,6 +96,7 @@ export function createBurst(o: {
       } catch {
         st = undefined;
       }
+      if (st?.isFile() === true) o.onFileStat?.(absPath, st);
       return st === undefined ? now : Math.min(now, st.ctimeMs);
     },
     whole() {

@@ -6,6 +6,7 @@ import { createBurst, type Burst } from './burst.js';
 import { createPlanGate, type PlanGate } from './plan-answer.js';
 import type { Scheduler } from './scheduler.js';
 import { newSnapshot, type DaemonSnapshot } from './snapshot.js';
+import { createStillWriting, type StillWriting } from './still-writing.js';
 import { waitingFor } from './waiting-for.js';
 
 /** Names of the probe files the daemon writes at start; their events are the probe's, not changes. */
@@ -34,6 +35,8 @@ export type DaemonContext = {
   ignored: (absPath: string) => boolean;
   /** What the cycles and the answers to `kbsync plan` tell each other (plan-answer.ts). */
   plans: PlanGate;
+  /** The files a cycle holds back because they are still being written (still-writing.ts). */
+  writing: StillWriting;
   readonly scheduler: Scheduler;
   attach(scheduler: Scheduler): void;
   /** Recomputes what the daemon waits for and hands the snapshot to its reader. */
@@ -69,12 +72,16 @@ export function createDaemonContext(
   const folderSources = config.sources
     .filter((s): s is typeof s & { path: string } => s.path !== undefined)
     .map((s) => ({ name: s.name, path: realPathOr(s.path), followSymlinks: s.followSymlinks }));
+  let attached: Scheduler | null = null;
+  // A file held back goes once its writer closed it or it settled: a cycle then plans it again (it is carried).
+  const writing = createStillWriting({ nowMs, wake: () => attached?.soon('changes') });
+  lifetime.signal.addEventListener('abort', () => writing.close(), { once: true });
   const burst = createBurst({
     sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
     nowMs,
+    onFileStat: writing.seen,
   });
 
-  let attached: Scheduler | null = null;
   const ctx: DaemonContext = {
     deps,
     nowMs,
@@ -86,6 +93,7 @@ export function createDaemonContext(
     burst,
     ignored,
     plans: createPlanGate(),
+    writing,
     get scheduler(): Scheduler {
       if (attached === null) throw new Error('the daemon scheduler is not attached yet');
       return attached;

@@ -155,7 +155,12 @@ export function createDaemonCycle(
       logger.debug({ newestChangeAt: iso(waitFor) }, 'a new folder is still being written: its cycle waits for it to settle');
       return { scoped: true, sent: false };
     }
-    const delta: DeltaPass = { tracked: kept, scope: scoped ? burstScope : null, onRemoteSettled: remote.settledByCycle };
+    const delta: DeltaPass = {
+      tracked: kept,
+      scope: scoped ? burstScope : null,
+      onRemoteSettled: remote.settledByCycle,
+      holdBack: ctx.writing.holdBack,
+    };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
     // A full cycle over the kept index keeps almost nothing of what it allocates (its walk drops the

@@ -37,6 +37,16 @@ function capture(): { lines: () => [unknown, unknown][]; log: ReturnType<typeof 
 }
 
 describe('the daemon file lines', () => {
+  it('a deletion the state had recorded before (an earlier daemon, a sync) is not logged; a new one is, once', () => {
+    const { lines, log } = capture();
+    log([{ ...item('old.md', 'deleted', 'removed locally'), deletedBefore: true }, item('new.md', 'deleted', 'removed locally')]);
+    log([
+      { ...item('old.md', 'deleted', 'removed locally'), deletedBefore: true },
+      { ...item('new.md', 'deleted', 'removed locally'), deletedBefore: true },
+    ]);
+    expect(lines()).toEqual([['new.md', 'deleted']]);
+  });
+
   it('logs a skip once while its reason stays, again when it changes or after a cycle without it; never an unchanged file', () => {
     const { lines, log } = capture();
     log([

@@ -40,7 +40,8 @@ export function createFileLines(logger: Logger): FileLines {
     for (const item of items) {
       if (item.action === 'skip:unchanged') continue;
       const key = `${item.source}\0${item.path}`;
-      // A deleted file's row stays tracked (its remote copy is kept): every full cycle reports it again.
+      // A deleted file's row stays tracked (its remote copy is kept): every full cycle reports it again,
+      // and one the state recorded before (an earlier daemon, a sync) is no news either.
       // A file the budget holds back is planned again each cycle until its period opens: one line per
       // cap, not per reason, whose figures (credits spent so far) move with every cycle.
       const overBudget = item.action === 'defer:over-budget';
@@ -50,7 +51,7 @@ export function createFileLines(logger: Logger): FileLines {
         const why = `${item.action}\0${overBudget ? (item.deferredBy ?? '') : held ? 'held' : item.reason}`;
         const before = skippedBefore.get(key);
         skipped.set(key, why);
-        if (before === why) continue;
+        if (before === why || item.deletedBefore === true) continue;
       } else {
         skipped.delete(key);
         if ((item.action === 'upload' || item.action === 'reprocess') && logged.has(key)) continue;

@@ -88,6 +88,7 @@ export async function startGeneration(
     closeWatchers,
     async close() {
       const stopped = scheduler.stop();
+      ctx.writing.close();
       await closeWatchers();
       await stopped;
       await cycle.close();

@@ -41,6 +41,9 @@ export function createGitPoll(ctx: DaemonContext, o: { remoteCommit?: RemoteComm
       } catch (err) {
         logger.debug({ source: s.name, err: errorText(err) }, 'the git remote could not be listed: the cycle fetches it');
       }
+      // A cycle running may be syncing this very commit: compare with what it recorded, once it ends
+      // (the polls due meanwhile are skipped), else each long cycle is followed by one that finds nothing.
+      while (ctx.scheduler.state().running) await ctx.scheduler.current();
       const last = state.lastSyncedCommit(s.name, gitScope(redactCredentials(s.url), s.subdir));
       if (remote !== null && remote === last) return;
       ctx.scheduler.soon('git-poll');

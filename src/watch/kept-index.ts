@@ -11,7 +11,15 @@ const KEPT_INDEX_MAX_UPDATES = 2000;
 const KEPT_INDEX_MAX_MOVES = 10_000_000;
 
 /** Items whose row a sync never writes: a path skipped that was not tracked. */
-const NO_WRITE = new Set(['skip:empty', 'skip:unsupported', 'skip:too-large', 'skip:ignored', 'skip:secret', 'skip:unreadable']);
+const NO_WRITE = new Set([
+  'skip:empty',
+  'skip:unsupported',
+  'skip:too-large',
+  'skip:ignored',
+  'skip:secret',
+  'skip:unreadable',
+  'skip:bad-name',
+]);
 
 /**
  * Brings the tracked index a daemon keeps between cycles up to date with what a cycle wrote: the row of

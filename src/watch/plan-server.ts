@@ -2,7 +2,7 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { errorText } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { MAX_SOCKET_PATH, PLAN_PROTOCOL, planSocketPath, type PlanReply, type PlanRequest } from './plan-socket.js';
+import { helloLine, MAX_SOCKET_PATH, PLAN_PROTOCOL, planSocketPath, type PlanReply, type PlanRequest } from './plan-socket.js';
 
 /** A request line longer than this is not a plan request. */
 const MAX_REQUEST_BYTES = 4096;
@@ -55,6 +55,8 @@ function serve(socket: Socket, answer: (req: PlanRequest) => Promise<PlanReply>)
   const chunks: Buffer[] = [];
   let size = 0;
   socket.on('error', () => socket.destroy());
+  // At once: the asker tells a daemon that lives (and may take a while over its plan) from one stopped or hung.
+  socket.write(helloLine());
   socket.on('data', (chunk: Buffer) => {
     chunks.push(chunk);
     size += chunk.length;

@@ -19,8 +19,10 @@ afterAll(async () => {
 function storedFiles(): string[] {
   return readdirSync(join(h.dataDir, 'files')).filter((n) => n !== 'tmp');
 }
+/** Uploads still streaming: the files in the services' temp folders (`files/tmp/<instance>/`). */
 function partialFiles(): string[] {
-  return readdirSync(join(h.dataDir, 'files', 'tmp'));
+  const tmp = join(h.dataDir, 'files', 'tmp');
+  return readdirSync(tmp).flatMap((instance) => readdirSync(join(tmp, instance)));
 }
 
 type Part = { name: string; value: string } | { name: string; filename: string; content: string };

@@ -7,6 +7,7 @@ import type { CliContext } from '../context.js';
 import { EXIT } from '../exit.js';
 import { writeJson, writeLines } from '../output.js';
 import { withReaderSession, type Session } from '../session.js';
+import { printable } from '../../shared/printable.js';
 
 type AuditCliOptions = { json?: boolean; failOnDrift?: boolean } & CiReportOptions;
 
@@ -48,7 +49,7 @@ async function auditCommand(
     const { formatAudit } = await import('../../sync/report/format-audit.js');
     // The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first).
     const prepared = await preparePlan(session, null);
-    for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+    for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
     const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
     const entries = await entryAuditInput(session, prepared.entryContents.values());
     const report = auditDataset({

@@ -5,6 +5,7 @@ import { KbsyncError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { writeJson, writeLines } from '../output.js';
 import { withReaderSession } from '../session.js';
+import { printable, quoted } from '../../shared/printable.js';
 
 /** `kbsync explain PATH`: why this file (or intelligence entry) would be uploaded, written, skipped or deferred, with the facts behind it. */
 export function register(program: Command, ctx: CliContext): void {
@@ -55,7 +56,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (items.length === 0) {
           throw new KbsyncError(
             'usage',
-            `"${path}" is not in any source (neither found nor tracked); paths are as the plan prints them (source-relative, or source/path), or a file's path from the working folder`,
+            `${quoted(path)} is not in any source (neither found nor tracked); paths are as the plan prints them (source-relative, or source/path), or a file's path from the working folder`,
           );
         }
         // The state's row: it holds what the index leaves out (the remote copy's chunk count).
@@ -67,7 +68,8 @@ export function register(program: Command, ctx: CliContext): void {
         }
         const explained = items.map((item) => explainItem(item, rowOf(item), plan)).join('\n\n');
         if (exact.length > 0) writeLines(ctx, explained);
-        else writeLines(ctx, `${path} is inside a folder that is skipped as a whole (its files are not looked at):`, '', explained);
+        else
+          writeLines(ctx, `${printable(path)} is inside a folder that is skipped as a whole (its files are not looked at):`, '', explained);
       });
     });
 }

@@ -53,7 +53,8 @@ export function register(program: Command, ctx: CliContext): void {
         },
         // A shared PostgreSQL state is read as a view: status is no runner, and takes no source from one that runs elsewhere.
         // Beside a runner that holds a SQLite state, it is read read-only.
-        { lock: !isPostgresUrl(loaded.state), access: 'reader' },
+        // It repairs nothing: the writer's lock only to create or migrate the state, never held while it reads.
+        { lock: !isPostgresUrl(loaded.state), access: 'reader', repairs: false },
       );
     });
 }

@@ -7,6 +7,7 @@ import { EXIT, exitCodeForRun } from '../exit.js';
 import { writeChunks, writeLines } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withSession } from '../session.js';
+import { printable } from '../../shared/printable.js';
 
 type SyncCliOptions = { json?: boolean; all?: boolean; wait?: boolean; waitTimeout: string | number } & CiReportOptions;
 
@@ -65,7 +66,7 @@ async function syncCommand(cmd: Command, ctx: CliContext, options: SyncCliOption
     });
     progress.finish();
     // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
-    for (const note of run.notes) ctx.stderr.write(`kbsync: ${note}\n`);
+    for (const note of run.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
     if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
     else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
     const { syncCiReports } = await import('../ci-report/sync-reports.js');

@@ -67,7 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         if (session.config.watch.backend !== 'polling')
           logger.info({ watcher: library }, `file-system events from ${library} (watch.watcher)`);
-        const { writeDaemonStatus } = await import('../../watch/status-file.js');
+        const { writeDaemonStatus, startHeartbeat } = await import('../../watch/status-file.js');
         const { capsOf } = await import('../../sync/executor/index.js');
         // The metrics' caps: updated in place when a reload changes the budget.
         const caps = capsOf(session.config);
@@ -76,13 +76,21 @@ export function register(program: Command, ctx: CliContext): void {
         let snapshot: Snapshot | null = null;
         let httpAddress: string | null = null;
         // The daemon hands on no snapshot once it has ended (daemon.ts, publishGate): the save with stoppedAt is the last.
+        // Between saves the file's mtime beats (startHeartbeat), from the first save until the last.
+        let heartbeat: { stop(): void } | null = null;
+        let ended = false;
         const save = (stoppedAt: string | null): void => {
+          if (stoppedAt !== null) {
+            ended = true;
+            heartbeat?.stop();
+          }
           if (snapshot === null) return;
           try {
             writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
           }
+          if (!ended) heartbeat ??= startHeartbeat(localStatePath(config));
         };
 
         const stop = new AbortController();

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { costOf, type Operation } from '../../shared/plans.js';
 import { applyCredits, creditsOf } from '../store/ledger.js';
 import { ServiceError } from '../service-error.js';
+import { writeTransaction } from '../store/write-transaction.js';
 
 /** What a paid write produced: the operation (its cost follows from it) and the response to send. */
 export type PaidWrite<T> = { op: Operation; ref: string | null; status: number; respond: (credits: number) => T };
@@ -27,7 +28,7 @@ export function commitPaid<T>(
   p: { datasetId: number; now: string; onCharged?: OnCharged },
   write: () => PaidWrite<T>,
 ): { status: number; body: T; credits: number } {
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const result = write();
     const credits = costOf(result.op);
     assertBalance(db, p.datasetId, credits);

@@ -12,7 +12,7 @@ export type ServiceContext = {
   clock: () => number;
   /** Folder of stored uploads. */
   filesDir: string;
-  /** Folder of uploads still streaming (emptied at start-up). */
+  /** This service's folder of uploads still streaming (its own: other services may share the data folder). */
   tmpDir: string;
   allowInsecureWebhooks: boolean;
   llmUrl: string | undefined;

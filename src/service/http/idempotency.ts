@@ -4,6 +4,7 @@ import { ServiceError } from '../service-error.js';
 import { completeIdempotency, findIdempotency, insertInProgress, releaseInProgress } from '../store/idempotency.js';
 import type { ServiceContext } from './context.js';
 import { reply, type ApiRequest, type Handler } from './routing.js';
+import { writeTransaction } from '../store/write-transaction.js';
 
 /** How long a stored response answers repeats of its key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -47,7 +48,7 @@ type Claim = { kind: 'replay'; status: number; body: unknown } | { kind: 'run'; 
 
 function claim(ctx: ServiceContext, datasetId: number, key: string | undefined, fingerprint: string | null): Claim {
   if (key === undefined) return { kind: 'run', handle: null };
-  return ctx.db.transaction((): Claim => {
+  return writeTransaction(ctx.db, (): Claim => {
     const row = findIdempotency(ctx.db, datasetId, key, ctx.clock() - IDEMPOTENCY_TTL_MS);
     if (row?.state === 'in_progress') {
       throw new ServiceError('idempotency_in_progress', 'a request with this Idempotency-Key is still running');

@@ -3,6 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import { replaceChunks } from '../store/chunks.js';
 import { markEntryFailed, markEntryProcessed, type PendingEntry } from '../store/processing.js';
 import type { ChunkSource } from './chunk-source.js';
+import { writeTransaction } from '../store/write-transaction.js';
 
 export type IntelligenceEventKind = 'intelligence.processed' | 'intelligence.failed';
 export type IntelligenceEventEntry = { id: number; datasetId: number; agentId: number; sha256: string; error?: string };
@@ -26,7 +27,7 @@ export async function processEntry(ctx: EntryContext, entry: PendingEntry): Prom
     const chunks = await ctx.source.entryChunks(entry);
     if (chunks.length === 0) error = 'the entry has no text to index';
     else {
-      const done = ctx.db.transaction(() => {
+      const done = writeTransaction(ctx.db, () => {
         replaceChunks(ctx.db, { datasetId: entry.datasetId, sourceId: entry.id, title: entry.title, chunks });
         return markEntryProcessed(ctx.db, entry.id, ctx.now());
       })();

@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, dataset_id INTEGER NOT NULL, name TEXT NOT NULL, size INTEGER NOT NULL,
   sha256 TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('queued','processing','processed','failed')),
   error TEXT, chunk_count INTEGER, stored_path TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, claimed_by TEXT
 );
 CREATE TABLE IF NOT EXISTS intelligence (
   id INTEGER PRIMARY KEY, dataset_id INTEGER NOT NULL, agent_id INTEGER NOT NULL, title TEXT,

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { writeTransaction } from './write-transaction.js';
 
 /**
  * One vector per chunk and embedding model, stored quantised: each component as a signed byte
@@ -61,7 +62,7 @@ export function writeChunkVectors(
   rows: readonly { chunkId: number; datasetId: number; vector: Float32Array }[],
 ): void {
   const insert = db.prepare('INSERT OR REPLACE INTO chunk_vectors (model, chunk_id, dataset_id, scale, vec) VALUES (?, ?, ?, ?, ?)');
-  db.transaction(() => {
+  writeTransaction(db, () => {
     for (const r of rows) {
       const q = quantize(r.vector);
       insert.run(model, r.chunkId, r.datasetId, q.scale, Buffer.from(q.vec.buffer, q.vec.byteOffset, q.vec.byteLength));

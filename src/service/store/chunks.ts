@@ -4,6 +4,8 @@ import { scoreFromBm25 } from '../search/score.js';
 import { FIELD_BM25 } from '../search/fields.js';
 import { HASHED_DIMS, HASHED_MODEL, hashedVector } from '../search/hashed-vector.js';
 import { bumpVectorRevision, migrateChunkVectors, quantize, type QuantizedVector } from './chunk-vectors.js';
+import { deadOwners, ownerOf } from './owners.js';
+import { writeTransaction } from './write-transaction.js';
 
 /**
  * Chunks of every knowledge source (file or intelligence entry) and their FTS5 index.
@@ -105,22 +107,31 @@ function migrateChunksFts(db: Database): void {
   if (stale) rebuildSearchIndex(db);
 }
 
-/** Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a crash becomes garbage. */
+/**
+ * Creates the chunk tables, index and triggers if missing (idempotent); a generation left staging by a
+ * crash becomes garbage (one its owner, another service on the data folder, is still writing stays).
+ */
 export function migrateChunks(db: Database): void {
   db.exec(SCHEMA);
-  const have = new Set((db.prepare('PRAGMA table_info(chunks)').all() as { name: string }[]).map((c) => c.name));
+  const columnsOf = (table: string): Set<string> =>
+    new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
+  const have = columnsOf('chunks');
   for (const column of ORIGIN_COLUMNS) {
     if (!have.has(column.split(' ')[0] as string)) db.exec(`ALTER TABLE chunks ADD COLUMN ${column}`);
   }
+  if (!columnsOf('chunk_generations').has('owner')) db.exec('ALTER TABLE chunk_generations ADD COLUMN owner TEXT');
   migrateChunksFts(db);
   migrateChunkVectors(db);
-  db.prepare(`UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging'`).run();
+  const dead = deadOwners(db, 'chunk_generations', 'owner', `state = 'staging'`);
+  db.prepare(
+    `UPDATE chunk_generations SET state = 'garbage' WHERE state = 'staging' AND (owner IS NULL OR owner IN (SELECT value FROM json_each(?)))`,
+  ).run(dead);
 }
 
 function newGeneration(db: Database, datasetId: number, sourceId: number): number {
   const row = db
-    .prepare(`INSERT INTO chunk_generations (dataset_id, source_id, state) VALUES (?, ?, 'staging') RETURNING id`)
-    .get(datasetId, sourceId) as { id: number };
+    .prepare(`INSERT INTO chunk_generations (dataset_id, source_id, state, owner) VALUES (?, ?, 'staging', ?) RETURNING id`)
+    .get(datasetId, sourceId, ownerOf(db)) as { id: number };
   return row.id;
 }
 
@@ -168,7 +179,7 @@ export type ChunkSource = { datasetId: number; sourceId: number; title?: string 
 /** Replaces all chunks of a source with `chunks` (in order, chunk_index 0..n-1) in one transaction. */
 export function replaceChunks(db: Database, r: ChunkSource & { chunks: readonly ChunkInput[] }): void {
   const insert = insertStatement(db, r.title ?? null);
-  db.transaction(() => {
+  writeTransaction(db, () => {
     const generation = newGeneration(db, r.datasetId, r.sourceId);
     r.chunks.forEach((chunk, index) => insert(r.datasetId, r.sourceId, index, chunk, generation));
     makeLive(db, r.sourceId, generation);
@@ -177,7 +188,7 @@ export function replaceChunks(db: Database, r: ChunkSource & { chunks: readonly 
 
 /** Takes a source's chunks out of search (they are deleted by `collectChunkGarbage`); returns how many were live. */
 export function deleteChunks(db: Database, sourceId: number): number {
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     const { n } = db
       .prepare(
         `SELECT COUNT(*) AS n FROM chunks c JOIN chunk_generations g ON g.id = c.generation WHERE g.source_id = ? AND g.state = 'live'`,
@@ -225,13 +236,13 @@ export function beginChunkReplace(db: Database, r: ChunkSource): ChunkReplace {
   const insert = insertStatement(db, r.title ?? null);
   const generation = newGeneration(db, r.datasetId, r.sourceId);
   let count = 0;
-  const addBatch = db.transaction((chunks: readonly ChunkInput[]) => {
+  const addBatch = writeTransaction(db, (chunks: readonly ChunkInput[]) => {
     for (const chunk of chunks) insert(r.datasetId, r.sourceId, count++, chunk, generation);
   });
   return {
     add: (chunks) => relaxedSync(db, () => addBatch(chunks)),
     commit: (alsoInTx) =>
-      db.transaction(() => {
+      writeTransaction(db, () => {
         makeLive(db, r.sourceId, generation);
         alsoInTx?.(count);
         return count;
@@ -250,7 +261,7 @@ export function beginChunkReplace(db: Database, r: ChunkSource): ChunkReplace {
 export function collectChunkGarbage(db: Database, maxRows: number): number {
   return relaxedSync(
     db,
-    db.transaction(() => {
+    writeTransaction(db, () => {
       const deleted = db
         .prepare(
           `DELETE FROM chunks WHERE id IN (
@@ -357,7 +368,7 @@ export function countChunks(db: Database, datasetId: number): number {
  * of segment merging. Returns the searchable chunk count. Other datasets' entries are not touched.
  */
 export function reindexChunks(db: Database, datasetId: number): number {
-  return db.transaction(() => {
+  return writeTransaction(db, () => {
     db.prepare(
       `INSERT INTO chunks_fts (chunks_fts, rowid, text, heading, title) SELECT 'delete', id, text, heading, title FROM chunks WHERE dataset_id = ?`,
     ).run(datasetId);

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { writeTransaction } from './write-transaction.js';
 
 /**
  * The service-core schema, one entry per version. `PRAGMA user_version` records how many have run;
@@ -95,6 +96,11 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX ledger_dataset ON ledger(dataset_id, id);
   `,
+  // The running service that holds a request's key or processes a file (store/owners.ts).
+  `
+  ALTER TABLE idempotency ADD COLUMN owner TEXT;
+  ALTER TABLE files ADD COLUMN claimed_by TEXT;
+  `,
 ];
 
 /** The schema version this code writes. */
@@ -108,7 +114,7 @@ export function migrateCore(db: Database): void {
   }
   for (let version = current; version < CORE_SCHEMA_VERSION; version++) {
     const sql = MIGRATIONS[version] as string;
-    db.transaction(() => {
+    writeTransaction(db, () => {
       db.exec(sql);
       db.pragma(`user_version = ${version + 1}`);
     })();

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { deadOwners, ownerOf } from './owners.js';
 
 /**
  * The processing state machine's queries (owned by service-search's worker):
@@ -18,20 +19,29 @@ export type PendingEntry = {
   sha256: string;
 };
 
-/** Files left in `processing` (the server stopped mid-file) go back to `queued`; returns how many. */
+/**
+ * Files left in `processing` by a service that stopped mid-file go back to `queued`; returns how many.
+ * A file another running service on the data folder is processing stays its own.
+ */
 export function requeueProcessingFiles(db: Database, now: string): number {
-  return db.prepare(`UPDATE files SET status = 'queued', updated_at = ? WHERE status = 'processing'`).run(now).changes;
+  const dead = deadOwners(db, 'files', 'claimed_by', `status = 'processing'`);
+  return db
+    .prepare(
+      `UPDATE files SET status = 'queued', claimed_by = NULL, updated_at = ?
+       WHERE status = 'processing' AND (claimed_by IS NULL OR claimed_by IN (SELECT value FROM json_each(?)))`,
+    )
+    .run(now, dead).changes;
 }
 
-/** Atomically moves the oldest `queued` file to `processing` (attempts + 1) and returns it, or undefined. */
+/** Atomically moves the oldest `queued` file to `processing` (attempts + 1, claimed by `db`'s owner) and returns it, or undefined. */
 export function claimNextFile(db: Database, now: string): ClaimedFile | undefined {
   return db
     .prepare(
-      `UPDATE files SET status = 'processing', attempts = attempts + 1, updated_at = ?
+      `UPDATE files SET status = 'processing', attempts = attempts + 1, claimed_by = ?, updated_at = ?
        WHERE id = (SELECT id FROM files WHERE status = 'queued' ORDER BY id LIMIT 1) AND status = 'queued'
        RETURNING id, dataset_id AS datasetId, name, stored_path AS storedPath, attempts`,
     )
-    .get(now) as ClaimedFile | undefined;
+    .get(ownerOf(db), now) as ClaimedFile | undefined;
 }
 
 /** `processing → processed` with its chunk count; false when the file is no longer `processing`. */

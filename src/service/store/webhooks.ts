@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { writeTransaction } from './write-transaction.js';
 
 /**
  * The webhook tables of the service database: registered endpoints and the durable delivery queue.
@@ -153,21 +154,22 @@ export function createWebhookStore(db: Database) {
   const forWebhook = db.prepare<[number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id');
   const prune = db.prepare<[string]>(`DELETE FROM webhook_deliveries WHERE status != 'pending' AND updated_at < ?`);
 
-  const insertWithinLimit = db.transaction(
+  const insertWithinLimit = writeTransaction(
+    db,
     (input: { datasetId: number; url: string; events: string[]; secret: string; createdAt: string }, max: number): StoredWebhook | null => {
       if ((count.get(input.datasetId) ?? 0) >= max) return null;
       const { lastInsertRowid } = insert.run(input.datasetId, input.url, JSON.stringify(input.events), input.secret, input.createdAt);
       return { id: Number(lastInsertRowid), datasetId: input.datasetId, url: input.url, events: input.events, createdAt: input.createdAt };
     },
   );
-  const enqueueAll = db.transaction((deliveries: readonly NewDelivery[]) => {
+  const enqueueAll = writeTransaction(db, (deliveries: readonly NewDelivery[]) => {
     for (const d of deliveries) enqueueOne.run(d.webhookId, d.eventId, d.type, d.body, d.nextAttemptAt, d.createdAt, d.createdAt);
   });
 
   return {
     /** Inserts the webhook unless the dataset already has `max`; null when the limit is reached. */
     insertWithinLimit: (input: { datasetId: number; url: string; events: string[]; secret: string; createdAt: string }, max: number) =>
-      insertWithinLimit.immediate(input, max),
+      insertWithinLimit(input, max),
     list: (datasetId: number): StoredWebhook[] => list.all(datasetId).map(toWebhook),
     get: (datasetId: number, id: number): StoredWebhook | null => {
       const row = get.get(datasetId, id);

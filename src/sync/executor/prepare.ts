@@ -6,12 +6,13 @@ import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex, type UnsettledCopy } from '../state/index.js';
-import type { Observation, RemoteStatus, SyncPlan, TrackedFile } from '../types.js';
+import type { ObservedFile, Observation, RemoteStatus, SyncPlan, TrackedFile } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
 import { reconcileEntries } from '../intelligence/reconcile.js';
 import { entryKey, type EntryContents } from '../intelligence/execute.js';
+import { explainHeld, withoutHeld, type HeldBack } from './hold-back.js';
 import { reconcileUnknown } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
 import { localStatePath } from '../../shared/state-url.js';
@@ -40,6 +41,8 @@ export type DeltaPass = {
    * were last seen queued, processing or unknown: the daemon logs and counts every settled copy.
    */
   onRemoteSettled?: (files: TrackedFile[]) => void;
+  /** Of the pass's changed files, those to leave for a later pass (still being written), with why: planned `defer:changing`. */
+  holdBack?: (files: readonly ObservedFile[]) => HeldBack;
 };
 
 export type PreparedPlan = {
@@ -175,6 +178,8 @@ export async function preparePlan(
     observation = { ...observation, files: split.files };
     delta = { vanished: split.vanished, unchanged: split.unchanged };
   }
+  const held = o.delta?.holdBack?.(observation.files) ?? new Map<string, string>();
+  observation = withoutHeld(observation, held);
   const plan = planSync({
     observation,
     tracked,
@@ -190,6 +195,7 @@ export async function preparePlan(
     multiSource: fileSources.length > 1,
     now: now(),
   });
+  explainHeld(plan, held);
   const entryContents = new Map<string, EntryCandidate>();
   if (intelSources.length > 0) {
     const read = await readIntelligenceSources(intelSources, dirname(localStatePath(config)));

@@ -1,4 +1,5 @@
 import { toRemoteStatus, type StateStore } from '../state/index.js';
+import type { ListedCopy } from '../tracked/fields.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { ObservedFile, PlanItem, RemoteStatus, TrackedFile } from '../types.js';
 import type { ObservedLookup } from './observed-lookup.js';
@@ -6,12 +7,15 @@ import type { ObservedLookup } from './observed-lookup.js';
 /**
  * Records the decisions that cost nothing, in one transaction: renames move the tracked row (the remote
  * copy keeps its old name), duplicate content is tracked against the copy that holds it, a reused copy
- * becomes the path's (the copy the path left is then held, by the state's trigger), deleted paths
+ * becomes the path's (the copy the path left is then held, by the state's trigger), content whose copy
+ * failed for good elsewhere is tracked against that copy with the service's reason, deleted paths
  * are marked, unchanged files whose stat moved get their new fingerprint (so they are not hashed again),
  * and a file back in place of a row marked deleted is recorded as tracked again.
  */
 export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[], observed: ObservedLookup, tracked: TrackedIndex): void {
   const copyStatus = statusesOfDuplicatedCopies(items, tracked);
+  // The copies that failed for good which new paths now point at: their reason goes to those rows too.
+  const failedCopies: ListedCopy[] = [];
   state.transaction(() => {
     for (const item of items) {
       const { action } = item;
@@ -20,7 +24,15 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         continue;
       }
       // Only these read the observed file: a skipped path has none to find.
-      if (action !== 'rename' && action !== 'skip:duplicate-content' && action !== 'skip:unchanged' && action !== 'reuse') continue;
+      const failed = action === 'skip:remote-failed' ? item.failedCopy : undefined;
+      if (
+        action !== 'rename' &&
+        action !== 'skip:duplicate-content' &&
+        action !== 'skip:unchanged' &&
+        action !== 'reuse' &&
+        failed === undefined
+      )
+        continue;
       const file = observed(item.source, item.path);
       if (file === undefined || file.sha256 === null) continue;
       if (action === 'rename' && item.renamedFrom !== undefined) {
@@ -28,6 +40,11 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         if (before === undefined) continue;
         state.upsertTracked(trackedAt(file, before, 'rename', item.reason));
         state.removeTracked(item.renamedFrom.source, item.renamedFrom.path);
+      } else if (failed !== undefined) {
+        // A row of its own against the failed copy: later plans see that content's failure at this path.
+        const copy = { remoteName: failed.name, remoteId: failed.remoteId, remoteStatus: 'failed' as const, reprocessAttempts: 0 };
+        state.upsertTracked(trackedAt(file, copy, action, item.reason));
+        failedCopies.push({ id: failed.remoteId, status: 'failed', error: failed.error, chunkCount: null });
       } else if (action === 'reuse' && item.reuses !== undefined) {
         const copy = {
           remoteName: item.reuses.name,
@@ -68,6 +85,8 @@ export function recordFreeDecisions(state: StateStore, items: readonly PlanItem[
         }
       }
     }
+    // The service's reason is not a field an upsert writes; the listing's update writes it to every row holding the copy.
+    if (failedCopies.length > 0) state.recordListing(failedCopies);
   });
 }
 

@@ -188,6 +188,7 @@ describe('planSync: one action per situation', () => {
     ['unsupported', '.exe', 'skip:unsupported', 'unsupported file type: .exe'],
     ['symlink', 'points outside the source root', 'skip:ignored', 'symbolic link, not followed: points outside the source root'],
     ['unreadable', 'EACCES: permission denied', 'skip:unreadable', 'unreadable: EACCES: permission denied'],
+    ['bad-name', 'its name is not valid UTF-8; rename it', 'skip:bad-name', 'its name is not valid UTF-8; rename it'],
     ['ignored', '', 'skip:ignored', 'ignored'],
   ] as const)('a path skipped by the source as %s (%s) → %s', (why, detail, action, reason) => {
     const observation = fakeObservation().skipped('x', why, { detail, size: 3 }).build();

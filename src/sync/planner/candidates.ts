@@ -1,7 +1,7 @@
 import { uploadCost } from '../../shared/plans.js';
 import type { PlanItem, TrackedFile } from '../types.js';
 import type { ContentIndex } from './content-index.js';
-import { sameNameCopy } from './content-index.js';
+import { failedCopyFor, sameNameCopy } from './content-index.js';
 import type { Candidate, PlanContext } from './context.js';
 import { compareByPath } from '../tracked/keys.js';
 import {
@@ -10,6 +10,7 @@ import {
   changedReason,
   duplicateReason,
   emptyReason,
+  failedBeforeReason,
   notInDatasetReason,
   renameReason,
   reuseReason,
@@ -119,6 +120,21 @@ function resolveOne(
       reason: duplicateReason(copy.name, false),
       remoteId: copy.remoteId,
       duplicateOf: { name: copy.name, remoteId: copy.remoteId, inThisRun: false },
+    };
+  }
+
+  // The same bytes of the same type failed for good elsewhere (the file moved, or was copied): never bought again.
+  const failed = failedCopyFor(index, sha256, file.path);
+  if (failed !== undefined) {
+    const where = ctx.multiSource || failed.from.source !== file.source ? `${failed.from.source}/${failed.from.path}` : failed.from.path;
+    return {
+      ...base,
+      ...stale,
+      action: 'skip:remote-failed',
+      reason: failedBeforeReason(where, failed.error),
+      remoteName: failed.name,
+      remoteId: failed.remoteId,
+      failedCopy: { name: failed.name, remoteId: failed.remoteId, error: failed.error },
     };
   }
 

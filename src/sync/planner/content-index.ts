@@ -1,8 +1,12 @@
+import { extensionOf } from '../../shared/file-types.js';
 import type { TrackedIndex } from '../tracked/tracked-index.js';
 import type { HeldCopy, RemoteCopy, RemoteStatus } from '../types.js';
 
 /** A copy of some content that is already in the dataset; `tracked`: a tracked path points at it (else it is listed). */
 export type DatasetCopy = { name: string; remoteId: string | null; tracked: boolean };
+
+/** A tracked copy whose processing failed for a reason the same bytes of the same type meet again; `from`: its row. */
+export type FailedCopy = { name: string; remoteId: string; error: string; from: { source: string; path: string } };
 
 /**
  * Where wanted content already lives in the dataset: by sha256, the remote listing (wanted hashes only)
@@ -14,6 +18,8 @@ export type ContentIndex = {
   held: ReadonlyMap<string, HeldCopy & { status: RemoteStatus }>;
   /** The ids of every held copy that may be reused (`held` keeps one per sha256). */
   heldIds: ReadonlySet<string>;
+  /** Copies that failed for good, by sha256, then by the extension of their name (the type the service parsed them as). */
+  failed: ReadonlyMap<string, ReadonlyMap<string, FailedCopy>>;
 };
 
 /** Statuses of a held copy that may be reused: processed, or on its way there (never failed or unknown). */
@@ -34,10 +40,12 @@ export function buildContentIndex(
 ): ContentIndex {
   // Rows come in (source, path) order: the first row found with a hash is the one to keep.
   const bySha = new Map<string, number>();
+  const failed = new Map<string, Map<string, FailedCopy>>();
   for (const row of tracked.rowsWithSha256(wanted)) {
-    if (tracked.remoteIdAt(row) === null || tracked.remoteStatusAt(row) === 'failed') continue;
+    if (tracked.remoteIdAt(row) === null) continue;
     const sha = tracked.sha256At(row);
-    if (!bySha.has(sha)) bySha.set(sha, row);
+    if (tracked.remoteStatusAt(row) === 'failed') addFailed(failed, tracked, row, sha);
+    else if (!bySha.has(sha)) bySha.set(sha, row);
   }
   const remoteBySha = new Map<string, RemoteCopy>();
   const remoteByName = new Map<string, RemoteCopy[]>();
@@ -54,7 +62,31 @@ export function buildContentIndex(
   for (const [sha, row] of bySha) result.set(sha, { name: tracked.remoteNameAt(row), remoteId: tracked.remoteIdAt(row), tracked: true });
   for (const [sha, r] of remoteBySha) if (!result.has(sha)) result.set(sha, { name: r.name, remoteId: r.id, tracked: false });
   const heldIds = new Set<string>();
-  return { bySha: result, remoteByName, held: reusableHeld(heldCopies, remote, wanted, heldIds), heldIds };
+  return { bySha: result, remoteByName, held: reusableHeld(heldCopies, remote, wanted, heldIds), heldIds, failed };
+}
+
+/**
+ * Codes of a processing error (shared/processing-errors.ts) that the same bytes meet again whatever their
+ * path, as long as they are read as the same type: the file itself is refused. Not file_missing, also
+ * permanent for its copy: that is the service's loss, and a new upload of the same bytes mends it.
+ */
+const FAILS_AGAIN = /^(parse_failed|unsupported_type): /;
+
+/** Records a failed row's copy when its error is one the same bytes meet again; the first row (in path order) of each type wins. */
+function addFailed(failed: Map<string, Map<string, FailedCopy>>, tracked: TrackedIndex, row: number, sha: string): void {
+  const t = tracked.fileAt(row);
+  const error = t.remoteError;
+  if (error == null || !FAILS_AGAIN.test(error)) return;
+  let byType = failed.get(sha);
+  if (byType === undefined) failed.set(sha, (byType = new Map()));
+  const type = extensionOf(t.remoteName);
+  if (!byType.has(type))
+    byType.set(type, { name: t.remoteName, remoteId: t.remoteId as string, error, from: { source: t.source, path: t.path } });
+}
+
+/** The copy of this content that failed for good as the type of `path`, if any. */
+export function failedCopyFor(index: ContentIndex, sha256: string, path: string): FailedCopy | undefined {
+  return index.failed.get(sha256)?.get(extensionOf(path));
 }
 
 /**

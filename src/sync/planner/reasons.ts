@@ -84,6 +84,11 @@ export function permanentFailureReason(error: string): string {
   return `remote processing failed: ${error}; not reprocessed: the service says the same file would fail again (fix the file: it is uploaded again when its content changes)`;
 }
 
+/** Content whose copy failed for good under another path (moved, renamed or copied): not bought again. */
+export function failedBeforeReason(where: string, error: string): string {
+  return `the same content failed before as ${where}: ${error}; not uploaded again: the service says the same file would fail again (fix the file: it is uploaded when its content changes)`;
+}
+
 export function remoteFailedReason(error: string | null | undefined, attempts: number, max: number): string {
   const why = max === 0 ? 'upload.maxReprocessAttempts is 0' : `already reprocessed ${attempts} of ${max} times`;
   return `remote processing failed: ${error ?? 'no reason given'}; not retried (${why})`;
@@ -137,6 +142,7 @@ const SKIP_TEXT: Record<SkipReason, (detail: string) => string> = {
   unsupported: (d) => (d ? `unsupported file type: ${d}` : 'unsupported file type'),
   symlink: (d) => (d ? `symbolic link, not followed: ${d}` : 'symbolic link, not followed'),
   unreadable: (d) => (d ? `unreadable: ${d}` : 'unreadable'),
+  'bad-name': (d) => d,
 };
 
 export function reindexReason(

@@ -9,6 +9,7 @@ export const SKIP_ACTION: Record<SkipReason, PlanAction> = {
   unsupported: 'skip:unsupported',
   symlink: 'skip:ignored',
   unreadable: 'skip:unreadable',
+  'bad-name': 'skip:bad-name',
 };
 
 /** The plan item of a path a source left out; a tracked one keeps pointing at its earlier remote copy. */

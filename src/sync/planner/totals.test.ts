@@ -23,9 +23,9 @@ describe('tallyPlan', () => {
       uploaded: 3,
       unchanged: 3,
       renamed: 4 + 5,
-      skipped: 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13,
-      deferred: 14 + 15,
-      failed: 16,
+      skipped: 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14,
+      deferred: 15 + 16,
+      failed: 17,
       creditsPlanned: 3 + 2 + 2,
       creditsSpent: 0,
     });

@@ -17,6 +17,7 @@ export const ACTION_BUCKET: Record<PlanAction, TotalsBucket> = {
   'skip:ignored': 'skipped',
   'skip:secret': 'skipped',
   'skip:unreadable': 'skipped',
+  'skip:bad-name': 'skipped',
   deleted: 'skipped',
   'defer:over-budget': 'deferred',
   'defer:changing': 'deferred',

@@ -2,6 +2,7 @@ import { formatCount } from '../planner/format.js';
 import type { OutboxOp, TrackedEntry } from '../state/index.js';
 import type { EntryItem, SyncPlan } from '../types.js';
 import { fields } from './columns.js';
+import { printable } from '../../shared/printable.js';
 
 /**
  * The intelligence entries of the plan for a path as the user typed it: an entry (`file#key`,
@@ -34,7 +35,7 @@ export function explainEntry(item: EntryItem, facts: EntryFacts): string {
   out.push(['state', stateFact(item, facts.tracked)]);
   const last = lastWrite(item, facts.ops);
   if (last !== null) out.push(['last write', last]);
-  return [`${item.source}/${item.path} (intelligence entry)`, ...fields(out)].join('\n');
+  return [`${printable(`${item.source}/${item.path}`)} (intelligence entry)`, ...fields(out)].join('\n');
 }
 
 function stateFact(item: EntryItem, t: TrackedEntry | undefined): string {

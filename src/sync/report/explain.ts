@@ -1,13 +1,23 @@
+import { lossyName } from '../../shared/byte-names.js';
 import { SPEC_UPLOAD_COST } from '../../shared/plans.js';
 import { formatBytes, formatCount } from '../planner/format.js';
 import { BUDGET_SETTING } from '../planner/reasons.js';
 import type { PlanItem, RunItem, SyncPlan, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
+import { printable } from '../../shared/printable.js';
 
 /** The plan's items for a path as the user typed it: `path`, `source/path` or the remote name. */
 export function findItems(plan: Pick<SyncPlan, 'items'>, query: string): PlanItem[] {
   const q = normalized(query);
-  return plan.items.filter((i) => i.path === q || `${i.source}/${i.path}` === q || i.remoteName === q);
+  // A name that is not UTF-8 is found as the plan prints it (`\xHH`) and as the shell passes its bytes (U+FFFD each).
+  const named = (path: string): boolean => path === q || lossyName(path) === q;
+  return plan.items.filter(
+    (i) =>
+      i.path === q ||
+      `${i.source}/${i.path}` === q ||
+      i.remoteName === q ||
+      (i.action === 'skip:bad-name' && (named(i.path) || named(`${i.source}/${i.path}`))),
+  );
 }
 
 /**
@@ -40,7 +50,7 @@ export function explainItem(item: PlanItem | RunItem, tracked?: TrackedFile, pla
   facts.push(...actionFacts(item, plan));
   facts.push(['state', tracked === undefined ? 'not tracked before this plan' : trackedFact(tracked)]);
   if (plan !== undefined) facts.push(['budget', budgetFact(plan)]);
-  return [`${item.source}/${item.path}`, ...fields(facts)].join('\n');
+  return [printable(`${item.source}/${item.path}`), ...fields(facts)].join('\n');
 }
 
 function creditsFact(item: PlanItem, plan: SyncPlan | undefined): string {
@@ -64,33 +74,36 @@ function sizeFact(size: number, item: PlanItem, plan: SyncPlan | undefined): str
 
 function remoteFact(item: PlanItem): string {
   if (item.remoteId === null) {
-    return item.action === 'upload' ? `will be stored as ${item.remoteName}` : `none yet (it would be named ${item.remoteName})`;
+    if (item.action === 'skip:bad-name') return 'none: a name that is not UTF-8 has no name on the service';
+    const name = printable(item.remoteName);
+    return item.action === 'upload' ? `will be stored as ${name}` : `none yet (it would be named ${name})`;
   }
-  return `${item.remoteName}, id ${item.remoteId}`;
+  return `${printable(item.remoteName)}, id ${item.remoteId}`;
 }
 
 function actionFacts(item: PlanItem, plan: SyncPlan | undefined): [string, string][] {
   const out: [string, string][] = [];
   if (item.renamedFrom !== undefined) {
-    out.push(['moved from', `${item.renamedFrom.source}/${item.renamedFrom.path}; the remote copy keeps the name ${item.remoteName}`]);
+    const from = printable(`${item.renamedFrom.source}/${item.renamedFrom.path}`);
+    out.push(['moved from', `${from}; the remote copy keeps the name ${printable(item.remoteName)}`]);
   }
   if (item.duplicateOf !== undefined) {
     const where = item.duplicateOf.inThisRun
       ? 'uploaded in this run'
       : `already in the dataset${item.duplicateOf.remoteId ? ` (id ${item.duplicateOf.remoteId})` : ''}`;
-    out.push(['same content', `${item.duplicateOf.name}, ${where}`]);
+    out.push(['same content', `${printable(item.duplicateOf.name)}, ${where}`]);
   }
   if (item.reuses !== undefined) {
     out.push([
       'reuses',
-      `${item.reuses.name}, id ${item.reuses.remoteId} (${item.reuses.status}): a copy of this content the dataset holds, which no tracked file pointed at; no upload`,
+      `${printable(item.reuses.name)}, id ${item.reuses.remoteId} (${item.reuses.status}): a copy of this content the dataset holds, which no tracked file pointed at; no upload`,
     ]);
   }
   if (item.previousSha256 !== undefined) out.push(['previous sha256', item.previousSha256]);
   if (item.staleRemoteId != null) {
     out.push([
       'stale copy',
-      `${item.previousRemoteName ?? item.remoteName}, id ${item.staleRemoteId}: stays in the dataset (the API has no delete or replace)`,
+      `${printable(item.previousRemoteName ?? item.remoteName)}, id ${item.staleRemoteId}: stays in the dataset (the API has no delete or replace)`,
     ]);
   }
   if (item.reprocessAttempt !== undefined) out.push(['reprocess', `attempt ${item.reprocessAttempt}`]);

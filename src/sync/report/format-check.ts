@@ -1,6 +1,7 @@
 import type { CheckOutcome } from '../check/evaluate.js';
 import { plural } from '../planner/format.js';
 import { columns } from './columns.js';
+import { printable } from '../../shared/printable.js';
 
 /** What `kbsync check` reports (its `--json` document): one outcome per check, in file order, and the totals. */
 export type CheckReport = {
@@ -65,7 +66,7 @@ export function formatCheck(r: CheckReport): string {
     if (c.passed) return;
     if (c.results.length === 0) lines.push('      no results');
     for (const h of c.results.slice(0, RESULTS_SHOWN)) {
-      const name = h.names.length > 0 ? h.names.join(', ') : `id ${h.id}`;
+      const name = h.names.length > 0 ? h.names.map(printable).join(', ') : `id ${h.id}`;
       const copy = h.copy === 'current' ? '' : ` (${h.copy} copy)`;
       lines.push(`      ${h.rank}. ${name}${copy}  score ${h.score.toFixed(3)}`);
     }

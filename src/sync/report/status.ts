@@ -1,6 +1,8 @@
 import { formatCount, plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
+import { daemonStateText } from './daemon-liveness.js';
+import { printable } from '../../shared/printable.js';
 import type { PgRunnerRecord } from '../state/pg/index.js';
 
 /** What `kbsync status` reports. */
@@ -76,6 +78,8 @@ export type DaemonStatus = {
   remote?: { processing: number; nextListingAt: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
+  /** The daemon's last heartbeat, and whether it is recent enough (absent in the status file of an older kbsync). */
+  heartbeat?: { at: string; silentSeconds: number; answering: boolean };
   /** The daemon's last config reload (absent in the status file of an older kbsync). */
   config?: { last: { at: string; trigger: string; outcome: string; changed: string[]; errors: string[] } | null };
 };
@@ -168,7 +172,7 @@ function failedLines(r: StatusReport): [string, string][] {
   const failed = r.items.filter((i) => i.remoteStatus === 'failed' && i.action !== 'deleted');
   if (failed.length === 0) return [];
   const multi = new Set(r.items.map((i) => i.source)).size > 1;
-  const names = failed.slice(0, FAILED_NAMED).map((i) => (multi ? `${i.source}/${i.path}` : i.path));
+  const names = failed.slice(0, FAILED_NAMED).map((i) => printable(multi ? `${i.source}/${i.path}` : i.path));
   const more = failed.length > FAILED_NAMED ? ` and ${formatCount(failed.length - FAILED_NAMED)} more` : '';
   return [['failed processing', `${names.join(', ')}${more} (why: kbsync explain FILE; all: kbsync audit)`]];
 }
@@ -239,10 +243,7 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
   if (d === null) return [];
   const last = d.lastSync;
   return [
-    [
-      'daemon',
-      `running (pid ${d.pid}, since ${d.startedAt}${d.http === null ? '' : `, http ${d.http}`}), ${d.ready ? 'ready' : 'first sync not finished'}`,
-    ],
+    ['daemon', daemonStateText(d)],
     [
       'watching',
       d.watches.length === 0

@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { errorText } from '../../shared/errors.js';
+import { badNameDetail, badNamePath, badNamesIn, type BadNames } from './bad-names.js';
 import type { ObservedFile, SkippedPath, SkipReason } from '../types.js';
 import { IGNORE_FILE_NAMES, matchIgnoreRules, readIgnoreLevels, type IgnoreLevel } from './ignore-rules.js';
 import { mtimeNsOf } from './fingerprint.js';
@@ -113,9 +114,12 @@ export function walkDir(
     clean: !hasControlCharacter(dir),
   };
   walk.realStack.push(realDir);
+  // Names readdir could not read as UTF-8 (a U+FFFD for each bad byte), listed again as bytes once.
+  let bad: BadNames | undefined;
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
     const kind = kinds[i];
+    if (name.includes('\uFFFD') && takeBadName(walk, (bad ??= badNamesIn(absDir)), pathPrefix, name, kind, rules)) continue;
     const path = pathPrefix + name;
     const abs = absPrefix + name;
     if (kind === ENTRY_FILE) {
@@ -126,6 +130,32 @@ export function walkDir(
     else visitOther(walk, abs, realDir, path, name, rules);
   }
   walk.realStack.pop();
+}
+
+/**
+ * Takes an entry whose name holds U+FFFD: true when it stands for names that are not UTF-8 (each then
+ * gets its skip entry, once however many entries read as this name: the folder's or the file's own
+ * rules first, a `bad-name` entry where it would be walked or be a candidate), false for a valid name
+ * that holds the character itself (walked as any other).
+ */
+function takeBadName(walk: Walk, bad: BadNames, pathPrefix: string, name: string, kind: number | undefined, rules: DirRules): boolean {
+  const raws = bad?.get(name);
+  if (raws === undefined) return false;
+  bad?.set(name, []);
+  const lossyPath = pathPrefix + name;
+  for (const raw of raws) {
+    const path = badNamePath(pathPrefix, raw);
+    if (kind === ENTRY_DIR) {
+      const left = leftOut(walk, lossyPath, name, rules);
+      if (left !== null) skip(walk, path, left === undefined ? 'bad-name' : 'ignored', left ?? badNameDetail(raw, true), null);
+      continue;
+    }
+    const verdict = walk.filter.classifyFile(lossyPath, name, rules.ignoredBy, rules.clean);
+    if (verdict === 'outside') continue;
+    if (verdict === 'candidate') skip(walk, path, 'bad-name', badNameDetail(raw, false), null);
+    else skip(walk, path, verdict.reason, verdict.detail, null);
+  }
+  return true;
 }
 
 /** `listedAhead`: the folder is one the helper walking ahead lists (found in one of its listings). */

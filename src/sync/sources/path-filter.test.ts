@@ -43,3 +43,35 @@ describe('createPathFilter', () => {
     expect(filter.classifyFile('docs/a.XLSX', 'a.XLSX', none)).toBe('candidate');
   });
 });
+
+describe('lock and temporary files of editors and office suites', () => {
+  const filter = createPathFilter(['**'], []);
+  const verdict = (name: string): ReturnType<typeof filter.classifyFile> => filter.classifyFile(`docs/${name}`, name, none);
+
+  it('ignores Office owner files and LibreOffice lock files, whatever their extension, with what they are', () => {
+    for (const name of ['~$report.docx', '~$book.xlsx', '~$deck.pptx', '~$x.md'])
+      expect(verdict(name), name).toEqual({
+        reason: 'ignored',
+        detail: 'a Microsoft Office owner file (~$...): Office writes it beside a document while it is open; never synced',
+      });
+    expect(verdict('.~lock.report.docx#')).toEqual({
+      reason: 'ignored',
+      detail: 'a LibreOffice lock file (.~lock...#): written beside a document while it is open; never synced',
+    });
+  });
+
+  it('ignores emacs and vim temporary files as such, not as unsupported types', () => {
+    expect(verdict('#notes.md#')).toMatchObject({
+      reason: 'ignored',
+      detail: expect.stringMatching(/^an emacs auto-save file/) as unknown,
+    });
+    expect(verdict('.#notes.md')).toMatchObject({ reason: 'ignored', detail: expect.stringMatching(/^an emacs lock file/) as unknown });
+    expect(verdict('.notes.md.swp')).toMatchObject({ reason: 'ignored', detail: expect.stringMatching(/^a vim swap file/) as unknown });
+    expect(verdict('notes.md~')).toMatchObject({ reason: 'ignored', detail: expect.stringMatching(/^a backup copy/) as unknown });
+  });
+
+  it('leaves names that only look alike to the other rules', () => {
+    for (const name of ['report~$.docx', 'a$b.md', '~notes.md', 'lock.md', '.~lock.md', 'c#.md', 'swp.md'])
+      expect(verdict(name), name).toBe('candidate');
+  });
+});

@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { extensionOf, isSupportedExtension } from '../../shared/file-types.js';
 import type { SkipReason } from '../types.js';
+import { lockFileOf } from './lock-files.js';
 import { secretPatternOf } from './secrets.js';
 
 /**
@@ -57,6 +58,8 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       const ext = extensionOf(baseName);
       const secret = secretPatternOf(baseName, ext);
       if (secret !== null) return { reason: 'secret', detail: `named like ${secret}; never read` };
+      const lock = lockFileOf(baseName);
+      if (lock !== null) return { reason: 'ignored', detail: lock };
       const ignored = ignoredBy(path, baseName);
       if (ignored !== null) return { reason: 'ignored', detail: ignored };
       const excluded = excludes.length === 0 ? null : excludedBy(path);

@@ -1,6 +1,6 @@
 /** The sync state database: tracked files, outbox, credit ledger, runs, meta (the only sync module using SQLite). */
 export { openState, type OpenStateOptions } from './open.js';
-export { moveAsideCorrupt } from './sqlite/open.js';
+export { moveAsideCorrupt, yieldingLockHolder } from './sqlite/open.js';
 export type { StateDiagnostics, StateStore } from './state-store.js';
 export { trackedKey, type TrackedFileInput } from './sqlite/tracked.js';
 export { TrackedIndex } from '../tracked/tracked-index.js';

@@ -23,6 +23,11 @@ export type OpenStateOptions = {
   access?: 'reader' | 'guest';
   /** The kbsync command, named in the lock file (and so in another command's state_locked message). */
   command?: string;
+  /**
+   * SQLite only: the lock is taken by a command that syncs nothing, to repair the state before it
+   * reads (lock-file.ts `yields`): a runner that finds it waits for it. @default false
+   */
+  yields?: boolean;
   /** How long a write waits for another connection's transaction. @default 5000 */
   busyTimeoutMs?: number;
   /**

@@ -69,6 +69,41 @@ describe('a file the service cannot parse (embedded target)', () => {
     expect(1000 - balanceOf(ws)).toBe(15);
   });
 
+  it('moved, renamed or copied elsewhere, the same bytes are never bought again: skip:remote-failed at the new path, 0 credits', async () => {
+    const ws = createWorkspace(temp.make(), { baseUrl: 'http://unused.invalid', apiKey: 'unused' });
+    ws.configure({
+      target: { kind: 'embedded', plan: 'basic', dataDir: '.kbsync/service', startCredits: 1000 },
+      upload: { concurrency: 4, requestsPerSecond: 1000, maxReprocessAttempts: 2 },
+    });
+    copyFileSync(join(REAL, 'corrupt/tables.truncated.docx'), join(ws.docs, 'report.docx'));
+    const first = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
+    expect(itemOf(first.report, 'report.docx')).toMatchObject({ action: 'upload', outcome: 'failed', credits: 5 });
+    expect(1000 - balanceOf(ws)).toBe(5);
+
+    // Moved into another folder under another name, and a copy beside it.
+    ws.move('report.docx', 'archive/report-2024.docx');
+    copyFileSync(join(ws.docs, 'archive/report-2024.docx'), join(ws.docs, 'copy.docx'));
+    const moved = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
+
+    for (const path of ['archive/report-2024.docx', 'copy.docx']) {
+      expect(itemOf(moved.report, path), path).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
+      expect(itemOf(moved.report, path).reason).toMatch(
+        /^the same content failed before as report\.docx: parse_failed: not a valid DOCX file.*not uploaded again/,
+      );
+    }
+    expect(moved.report.summary).toMatchObject({ uploaded: 0, creditsPlanned: 0, creditsSpent: 0 });
+    expect(1000 - balanceOf(ws)).toBe(5);
+
+    // Later runs: each path is tracked against the failed copy, with the service's reason.
+    ws.move('archive/report-2024.docx', 'final.docx');
+    const later = await ws.runJson('sync', '--wait', '--wait-timeout', '30');
+    expect(itemOf(later.report, 'copy.docx')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
+    expect(itemOf(later.report, 'copy.docx').reason).toMatch(/^remote processing failed: parse_failed: .*not reprocessed/);
+    expect(itemOf(later.report, 'final.docx')).toMatchObject({ action: 'skip:remote-failed', credits: 0 });
+    expect(later.report.summary).toMatchObject({ uploaded: 0, creditsSpent: 0 });
+    expect(1000 - balanceOf(ws)).toBe(5);
+  });
+
   it('a JSON file nested 10,000 deep is charged once: parse_failed, not reprocessed by sync --wait', async () => {
     const ws = createWorkspace(temp.make(), { baseUrl: 'http://unused.invalid', apiKey: 'unused' });
     ws.configure({

@@ -51,4 +51,35 @@ describe('kbsync watch: git sources', () => {
     expect(cycles()).toBe(2);
     expect(logsOf(k).filter((l) => l.msg.startsWith('cloning the git source'))).toHaveLength(1);
   }, 60_000);
+
+  it('a cycle longer than pollSeconds (paced uploads) is not followed by a poll cycle that finds nothing', async () => {
+    const ds = suite.svc.dataset();
+    const root = suite.temp.make();
+    const four = Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.md`, `# ${n}\n\nPage ${n}.\n`]));
+    const origin = createGitOrigin(root, four);
+    const ws = createWorkspace(root, {
+      baseUrl: suite.svc.url,
+      apiKey: ds.apiKey,
+      config: {
+        sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } }],
+        // Four uploads at 1 a second: each cycle that sends them outlasts several polls.
+        upload: { concurrency: 1, requestsPerSecond: 1 },
+        watch: { rescanMinutes: 60 },
+      },
+    });
+    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, GIT_ENV);
+    children.push(k);
+    const cycles = (): Record<string, unknown>[] => logsOf(k).filter((l) => l.msg === 'sync cycle done');
+    await until('the first cycle logged', () => cycles().length === 1, 60_000);
+    expect(cycles()[0]).toMatchObject({ reasons: ['start'], uploaded: 4 });
+    // Several polls after it, the ref where the first cycle synced it: no cycle.
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(cycles()).toHaveLength(1);
+
+    origin.commit(Object.fromEntries(['e', 'f', 'g', 'h'].map((n) => [`${n}.md`, `# ${n}\n\nPage ${n}.\n`])), 'four more');
+    await until('the poll cycle logged', () => cycles().length === 2, 60_000);
+    expect(cycles()[1]).toMatchObject({ reasons: ['git-poll'], uploaded: 4 });
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(cycles().map((c) => c.reasons)).toEqual([['start'], ['git-poll']]);
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanFolder, type FolderSourceSpec, type ScanResult } from '../../../src/sync/sources/folder.js';
@@ -42,6 +42,27 @@ describe('scanFolder', () => {
     expect(paths(result)).toEqual(['plain name é.md']);
     expect(skippedAs(result)).toEqual({ 'line\nbreak.md': 'unsupported', 'tab\there/a.md': 'unsupported' });
     expect(detailOf(result, 'line\nbreak.md')).toMatch(/control character .*: rename it$/);
+  });
+
+  it('lists names that are not UTF-8 as bad-name with their bytes, each of them, and walks a valid name holding U+FFFD', () => {
+    const root = testdir({ 'ok.md': '# ok', 'real \uFFFD.md': 'a valid name with the character itself' });
+    // Two names that Node reads alike (caf\uFFFD.md), a .png of such a name, and one in an ignored folder.
+    for (const byte of [0xe9, 0xe8])
+      writeFileSync(Buffer.concat([Buffer.from(`${root}/caf`), Buffer.from([byte]), Buffer.from('.md')]), 'x');
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/pic`), Buffer.from([0xff]), Buffer.from('.png')]), 'x');
+    mkdirSync(join(root, 'node_modules'));
+    writeFileSync(Buffer.concat([Buffer.from(`${root}/node_modules/x`), Buffer.from([0xff]), Buffer.from('.md')]), 'x');
+
+    const result = scan(root);
+
+    expect(paths(result)).toEqual(['ok.md', 'real \uFFFD.md']);
+    expect(skippedAs(result)).toEqual({
+      'caf\\xE8.md': 'bad-name',
+      'caf\\xE9.md': 'bad-name',
+      node_modules: 'ignored',
+      'pic\\xFF.png': 'unsupported',
+    });
+    expect(detailOf(result, 'caf\\xE9.md')).toMatch(/^its name is not valid UTF-8.*mv \$'caf\\xE9\.md' NEW-NAME/);
   });
 
   it('emits files in plain string order of their paths (a folder sorts as "name/")', () => {

@@ -12,6 +12,7 @@ import { isoAt } from '../../store/time.js';
 import type { ServiceContext } from '../context.js';
 import { bodyId, lazySchemas, parseBody, parseIdParam } from '../request.js';
 import { V2 } from './paths.js';
+import { writeTransaction } from '../../store/write-transaction.js';
 
 const schemas = lazySchemas((z) => {
   const Mode = z.enum(['read_only', 'self_learning']);
@@ -35,7 +36,7 @@ export function registerAgentDatasetRoutes(app: Routes, ctx: ServiceContext): vo
 
   /** Sets the mode and, when it changed, queues the event in the same transaction. */
   const changeMode = (agentId: number, datasetId: number, mode: DatasetMode): void => {
-    db.transaction(() => {
+    writeTransaction(db, () => {
       const previous = attachmentMode(db, agentId, datasetId);
       if (previous === undefined || previous === mode) return;
       setAttachmentMode(db, agentId, datasetId, mode);

@@ -3,8 +3,12 @@ import { hostname } from 'node:os';
 import { KbsyncError } from '../../../shared/errors.js';
 import { pidAlive } from '../../../shared/pid-alive.js';
 
-/** What a lock file holds: who has the state open (`command`: the kbsync command, when known). */
-export type LockOwner = { pid: number; host: string; startedAt: string; command?: string };
+/**
+ * What a lock file holds: who has the state open (`command`: the kbsync command, when known).
+ * `yields`: a command that syncs nothing (status, plan, query...) took the lock to repair the state
+ * before it reads; it ends soon, and a runner that finds it waits for it rather than refuse.
+ */
+export type LockOwner = { pid: number; host: string; startedAt: string; command?: string; yields?: true };
 
 /** A held lock; `takenOver` names the dead owner whose stale lock was replaced, if any. */
 export type HeldLock = { path: string; owner: LockOwner; takenOver: LockOwner | null; release: () => void };
@@ -14,12 +18,13 @@ export type HeldLock = { path: string; owner: LockOwner; takenOver: LockOwner | 
  * A lock whose pid is not alive on this host is stale and taken over; any other existing lock
  * throws KbsyncError('state_locked') naming its owner. `label` is the state path shown in messages.
  */
-export function acquireLock(lockPath: string, label: string, now: () => Date, command?: string): HeldLock {
+export function acquireLock(lockPath: string, label: string, now: () => Date, command?: string, yields = false): HeldLock {
   const owner: LockOwner = {
     pid: process.pid,
     host: hostname(),
     startedAt: now().toISOString(),
     ...(command === undefined ? {} : { command }),
+    ...(yields ? { yields: true as const } : {}),
   };
   let takenOver: LockOwner | null = null;
   for (let attempt = 0; attempt < 5; attempt++) {
@@ -99,12 +104,19 @@ function readOwner(path: string): LockOwner | 'missing' | 'unreadable' {
     const value = JSON.parse(text) as Partial<LockOwner>;
     if (typeof value.pid === 'number' && typeof value.host === 'string' && typeof value.startedAt === 'string') {
       const command = typeof value.command === 'string' ? { command: value.command } : {};
-      return { pid: value.pid, host: value.host, startedAt: value.startedAt, ...command };
+      const yields = value.yields === true ? { yields: true as const } : {};
+      return { pid: value.pid, host: value.host, startedAt: value.startedAt, ...command, ...yields };
     }
   } catch {
     // fall through: a half-written or foreign file
   }
   return 'unreadable';
+}
+
+/** The live holder of the lock `lockPath` that yields it to a runner (see LockOwner), or null: none, or one that does not. */
+export function yieldingHolder(lockPath: string): LockOwner | null {
+  const owner = readOwner(lockPath);
+  return typeof owner === 'object' && owner.yields === true && !isStale(owner) ? owner : null;
 }
 
 /** A lock is stale when its owner ran on this host and that pid is gone. Another host's lock is never stale. */

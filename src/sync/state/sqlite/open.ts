@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, stat
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../../shared/logger.js';
-import { acquireLock, type HeldLock } from './lock-file.js';
+import { acquireLock, yieldingHolder, type HeldLock, type LockOwner } from './lock-file.js';
 import { KbsyncError } from '../../../shared/errors.js';
 import { joinAsGuest, oldestLiveGuestMs } from './guests.js';
 import { migrate, MIGRATIONS } from './schema.js';
@@ -33,7 +33,7 @@ export function openSqliteState(path: string, options: OpenStateOptions = {}): S
   try {
     ensurePrivateDir(dirname(abs), log);
     if (options.lock !== false) {
-      lock = acquireLock(`${abs}.lock`, path, now, options.command);
+      lock = acquireLock(lockPathOf(abs), path, now, options.command, options.yields === true);
       if (lock.takenOver !== null) log.warn({ path, stale: lock.takenOver }, 'took over a stale state lock');
     }
   } catch (err) {
@@ -72,6 +72,13 @@ export function openSqliteState(path: string, options: OpenStateOptions = {}): S
   }
 }
 
+const lockPathOf = (absStatePath: string): string => `${absStatePath}.lock`;
+
+/** Who holds the writer lock of the SQLite state at `path` for a command that yields it to a runner (see LockOwner), or null. */
+export function yieldingLockHolder(path: string): LockOwner | null {
+  return yieldingHolder(lockPathOf(resolve(path)));
+}
+
 /** A reader's or a guest's open of an existing, migrated SQLite state, beside its lock holder. */
 function openBeside(path: string, access: 'reader' | 'guest', options: OpenStateOptions): StateStore {
   const now = options.now ?? ((): Date => new Date());
@@ -96,7 +103,7 @@ function openBeside(path: string, access: 'reader' | 'guest', options: OpenState
         `${path} has schema version ${version}: its writer must migrate it first (stop it and run again)`,
       );
     const opened = guest;
-    return createStateStore({
+    const store = createStateStore({
       db,
       label: path,
       now,
@@ -106,6 +113,13 @@ function openBeside(path: string, access: 'reader' | 'guest', options: OpenState
       readOnly: access === 'reader',
       onClose: () => opened?.release(),
     });
+    // A reader reads one snapshot, as of now, until it closes: the writer beside it may change the rows
+    // between two of its reads (the tracked files' columns, then their details when first needed).
+    if (access === 'reader') {
+      db.exec('BEGIN');
+      db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+    }
+    return store;
   } catch (err) {
     db?.close();
     guest?.release();

@@ -140,7 +140,8 @@ export function createStateStore(o: Open): StateStore {
       let bulk: Awaited<ReturnType<typeof readBulkInWorker>> = null;
       try {
         const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
-        if (worthAWorker(bytes)) bulk = await readBulkInWorker(db.name);
+        // Not for a reader: its snapshot is this connection's (open.ts), which another would not share.
+        if (o.readOnly !== true && worthAWorker(bytes)) bulk = await readBulkInWorker(db.name);
       } catch {
         // A database this cannot even size: the load below fails with the classified error.
       }

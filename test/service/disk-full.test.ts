@@ -68,7 +68,7 @@ describe('the local service on a full disk', () => {
     expect(['queued', 'processing']).toContain(await statusNow());
 
     rmSync(filler);
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + 150_000;
     while ((await statusNow()) !== 'processed') {
       expect(Date.now()).toBeLessThan(deadline);
       await new Promise((r) => setTimeout(r, 200));
@@ -79,5 +79,5 @@ describe('the local service on a full disk', () => {
     expect(costOfUpload).toBeGreaterThan(0);
     const search = await api.call('POST', '/api/v1/ext/datasets/query', { json: { query: 'Paragraph 19999 topic', top_k: 1 } });
     expect(search.status).toBe(200);
-  }, 180_000);
+  }, 240_000);
 });

@@ -103,12 +103,12 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const inFlight = new Set<Promise<void>>();
   let entryInFlight = false;
   let failedLately = false;
-  // After the disk filled: how long the worker waits before it claims again (doubling, at most a minute).
+  // After the disk filled: how long the worker waits before it claims again (doubling, at most 30 s).
   let noSpaceMs = 0;
   // Files claimed whose release failed too (the disk still full): released again before the next claim.
   const stranded = new Set<number>();
   const outOfSpace = (): void => {
-    noSpaceMs = Math.min(Math.max(noSpaceMs * 2, 1000), 60_000);
+    noSpaceMs = Math.min(Math.max(noSpaceMs * 2, 1000), 30_000);
     failedLately = true;
   };
   let idleFor = idlePollMs;

@@ -16,6 +16,9 @@ export type Burst = {
   take(): BurstScope;
   /** Puts what the last take() took back into the burst (its cycle did not run): the next take() has it too. */
   untake(): void;
+  /** The paths recorded since the last take() (none counted once the burst is whole), and whether it holds one. */
+  size(): number;
+  holds(source: string, path: string): boolean;
 };
 
 /** Past this many paths a burst is a full cycle: a scope that large costs more than one walk. */
@@ -73,6 +76,8 @@ export function createBurst(o: {
     }
   };
   return {
+    size: () => count,
+    holds: (source, path) => paths.get(source)?.has(path) === true,
     carry(source, path) {
       if (!whole) record(source, path);
     },

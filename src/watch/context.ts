@@ -102,7 +102,14 @@ export function createDaemonContext(
       attached = scheduler;
     },
     publish() {
-      if (attached !== null) snapshot.waitingFor = waitingFor(attached, snapshot.watches, config.sources, iso);
+      if (attached !== null) {
+        snapshot.waitingFor = waitingFor(attached, snapshot.watches, config.sources, iso);
+        const t = snapshot.target;
+        if (!t.reachable)
+          snapshot.waitingFor.unshift(
+            `the target to answer (${t.nextProbeAt === null ? 'a sync is trying it' : `tried again at ${t.nextProbeAt}`})`,
+          );
+      }
       o.onSnapshot?.(snapshot);
     },
   };

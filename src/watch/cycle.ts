@@ -86,6 +86,7 @@ export function createDaemonCycle(
   const health = createTargetHealth(ctx, {
     probe: async () => (await deps.getClient()).getDataset(),
     resume: () => ctx.scheduler.soon('resume'),
+    held: burst,
   });
   const remote = createRemotePoll(ctx, {
     kept: keptNow,
@@ -103,6 +104,8 @@ export function createDaemonCycle(
       // Held: a change's folders stay in the burst, a whole cycle's reason makes the resume whole.
       if (!reasons.every((r) => SCOPED_REASONS.has(r))) wholeNext = true;
       logger.debug({ reasons }, 'the target is unreachable: the cycle waits for it');
+      health.count();
+      ctx.publish();
       return;
     }
     if (reasons.includes('budget-rollover')) {
@@ -160,6 +163,11 @@ export function createDaemonCycle(
       scope: scoped ? burstScope : null,
       onRemoteSettled: remote.settledByCycle,
       holdBack: ctx.writing.holdBack,
+      // Calls an earlier cycle left unknown that went through: paid, and counted now.
+      onReconciled: (r) => {
+        counters.uploads += r.paidFound;
+        counters.creditsSpent += r.creditsFound;
+      },
     };
     // Until this cycle ends well, nothing is kept: a failed one may have written rows it did not report.
     kept = null;
@@ -181,8 +189,9 @@ export function createDaemonCycle(
           logFileLines.settled(item, r);
           if (r.deferred !== undefined) return;
           if (r.outcome === 'done' && r.remoteId !== null) remote.sent(item.source, item.path, r.remoteId);
+          // An unknown outcome is not a failure: the next cycle settles it against the listing (and counts it then).
           if (r.outcome === 'done') counters.uploads++;
-          else if (r.outcome === 'failed' || r.outcome === 'unknown') counters.failures++;
+          else if (r.outcome === 'failed') counters.failures++;
           counters.creditsSpent += r.creditsCharged;
           spentInCycle += r.creditsCharged;
         },
@@ -218,6 +227,8 @@ export function createDaemonCycle(
     const deferredBy: BudgetPeriod[] = [];
     for (const item of result.items) if (item.deferredBy !== undefined) deferredBy.push(item.deferredBy);
     logFileLines(result.items, scoped);
+    // Calls whose answer was lost are not failures: a later cycle settles them against the listing.
+    const unknown = result.items.filter((i) => i.outcome === 'unknown').length;
     // The paid calls moved the counters as they settled; the rest (reindex, intelligence writes) now.
     counters.creditsSpent += result.totals.creditsSpent - spentInCycle;
     const { totals } = result;
@@ -232,7 +243,8 @@ export function createDaemonCycle(
         renamed: totals.renamed,
         skipped: totals.skipped,
         deferred: totals.deferred,
-        failed: totals.failed,
+        failed: totals.failed - unknown,
+        unknown,
         creditsSpent: totals.creditsSpent,
         reindex: result.reindex.outcome,
       },
@@ -255,14 +267,16 @@ export function createDaemonCycle(
     // part of the first change's way to the outbox.
     if (!snapshot.ready && config.target.kind === 'embedded') deps.getClient().catch(() => {});
     snapshot.ready = true;
-    snapshot.lastSuccessAt = iso();
+    // A cycle the target stopped did not succeed: its changes wait.
+    if (!isTargetFault(result.stop)) snapshot.lastSuccessAt = iso();
     snapshot.lastSync = {
       at: iso(),
       reasons: [...reasons],
       status: result.stop !== null || totals.deferred > 0 ? 'stopped' : 'done',
       uploaded: totals.uploaded,
       deferred: totals.deferred,
-      failed: totals.failed,
+      failed: totals.failed - unknown,
+      unknown,
       creditsSpent: totals.creditsSpent,
     };
   };
@@ -319,6 +333,7 @@ export function createDaemonCycle(
     // The next cycle walks everything (the burst this one took is gone with it), from the durable state.
     wholeNext = true;
     abandonFirst = true;
+    health.count();
     if (isTargetError(err)) {
       // The target failed, not the cycle: the probe's back-off decides when it runs again.
       logger.error({ err: errorText(err) }, 'sync cycle failed: the target did not answer');

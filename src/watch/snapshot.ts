@@ -51,6 +51,8 @@ export type DaemonSnapshot = {
     uploaded: number;
     deferred: number;
     failed: number;
+    /** Calls whose outcome is unknown (settled against the listing by a later cycle). */
+    unknown?: number;
     creditsSpent: number;
   } | null;
   /** Copies sent and still queued or processing at the daemon's last listing, and when it reads the next (null: none). */

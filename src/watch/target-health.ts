@@ -54,7 +54,15 @@ export type TargetHealth = {
  */
 export function createTargetHealth(
   ctx: DaemonContext,
-  o: { probe: () => Promise<unknown>; resume: () => void; random?: () => number; firstMs?: number; maxMs?: number },
+  o: {
+    probe: () => Promise<unknown>;
+    resume: () => void;
+    /** The paths of changes seen and not yet planned (the burst the cycles hold): they wait too. */
+    held?: { size(): number; holds(source: string, path: string): boolean };
+    random?: () => number;
+    firstMs?: number;
+    maxMs?: number;
+  },
 ): TargetHealth {
   const { deps, snapshot, iso, nowMs } = ctx;
   const { logger, state } = deps;
@@ -71,7 +79,14 @@ export function createTargetHealth(
 
   const count = (): void => {
     try {
-      target.changesWaiting = state.pendingOps().length + state.unknownOps().length;
+      // Each path once: a queued call's path is also carried in the burst.
+      const open = [...state.pendingOps(), ...state.unknownOps()];
+      const held = o.held;
+      const outside =
+        held === undefined
+          ? open.length
+          : open.filter((op) => op.path === null || op.source === null || !held.holds(op.source, op.path)).length;
+      target.changesWaiting = outside + (held?.size() ?? 0);
     } catch {
       // A state that cannot be read now (a full disk) keeps the last count; the cycle reports that failure.
     }

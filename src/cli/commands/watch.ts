@@ -89,6 +89,10 @@ export function register(program: Command, ctx: CliContext): void {
             writeDaemonStatus(localStatePath(config), { ...snapshot, http: httpAddress, stoppedAt });
           } catch (err) {
             logger.warn({ err: String(err) }, 'could not write the daemon status file');
+            // A file that no longer says what the daemon does must not look fresh: `status` then says it is not answering.
+            heartbeat?.stop();
+            heartbeat = null;
+            return;
           }
           if (!ended) heartbeat ??= startHeartbeat(localStatePath(config));
         };

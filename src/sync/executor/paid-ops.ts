@@ -73,7 +73,7 @@ const DEFER_CODES = new Set(['insufficient_credits', 'rate_limited']);
 const MAX_RATE_LIMIT_RETRIES = 3;
 /** Failures that say the call did not reach a working service (refused, DNS, unreachable, timed out before sending). */
 const NOT_REACHED = new Set(['network', 'timeout']);
-/** Calls in a row with no answer or a 5xx (outcome unknown) after which the run stops sending: the target is failing. */
+/** Calls in a row answered 5xx (outcome unknown) after which the run stops sending: the target is failing (one with no answer stops it at once). */
 const UNKNOWN_IN_A_ROW_STOP = 2;
 
 /** What one attempt of a task came to: settled for good, or to be sent again once its endpoint opens. */
@@ -204,7 +204,8 @@ export async function runPaidTasks(
       if (err.code === 'unknown_outcome') {
         state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
         results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
-        if (++unknownInARow >= (o.canary === true ? 1 : UNKNOWN_IN_A_ROW_STOP)) unreachable(err);
+        // No answer at all (a timeout, a reset): the target hangs, and no other call is sent into it.
+        if (err.status === null || ++unknownInARow >= (o.canary === true ? 1 : UNKNOWN_IN_A_ROW_STOP)) unreachable(err);
         return 'settled';
       }
       if (NOT_REACHED.has(err.code)) {

@@ -13,7 +13,7 @@ import { planEntries } from '../intelligence/plan-entries.js';
 import { reconcileEntries } from '../intelligence/reconcile.js';
 import { entryKey, type EntryContents } from '../intelligence/execute.js';
 import { explainHeld, withoutHeld, type HeldBack } from './hold-back.js';
-import { reconcileUnknown } from './reconcile.js';
+import { reconcileUnknown, type ReconcileReport } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
 import { localStatePath } from '../../shared/state-url.js';
 
@@ -41,6 +41,8 @@ export type DeltaPass = {
    * were last seen queued, processing or unknown: the daemon logs and counts every settled copy.
    */
   onRemoteSettled?: (files: TrackedFile[]) => void;
+  /** Called when this pass's listing settled unknown outcomes: the daemon counts the calls that went through. */
+  onReconciled?: (report: ReconcileReport) => void;
   /** Of the pass's changed files, those to leave for a later pass (still being written), with why: planned `defer:changing`. */
   holdBack?: (files: readonly ObservedFile[]) => HeldBack;
 };
@@ -116,6 +118,7 @@ export async function preparePlan(
     }
     const reconciled = reconcileUnknown(state, listing);
     if (reconciled.found + reconciled.notFound > 0) {
+      o.delta?.onReconciled?.(reconciled);
       notes.push(
         `unknown outcomes reconciled: ${reconciled.found} went through, ${reconciled.notFound} did not (will be retried with the same idempotency key)`,
       );

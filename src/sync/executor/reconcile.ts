@@ -3,7 +3,13 @@ import type { OutboxOp, StateStore } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 
 /** What reconciling unknown outcomes found. */
-export type ReconcileReport = { found: number; notFound: number };
+export type ReconcileReport = {
+  found: number;
+  notFound: number;
+  /** Uploads and reprocesses found to have gone through, and the credits each was charged (its planned price). */
+  paidFound: number;
+  creditsFound: number;
+};
 
 /**
  * Settles every operation whose outcome is unknown (a timeout, a lost response, a crash between the
@@ -15,7 +21,7 @@ export type ReconcileReport = { found: number; notFound: number };
  *   side of the budget.
  */
 export function reconcileUnknown(state: StateStore, listing: readonly RemoteFile[]): ReconcileReport {
-  const report: ReconcileReport = { found: 0, notFound: 0 };
+  const report: ReconcileReport = { found: 0, notFound: 0, paidFound: 0, creditsFound: 0 };
   const byName = new Map<string, RemoteFile[]>();
   for (const file of listing) {
     const list = byName.get(file.name);
@@ -28,7 +34,13 @@ export function reconcileUnknown(state: StateStore, listing: readonly RemoteFile
     const match = findRemote(op, byName, listing);
     state.resolveUnknown(op.id, match);
     if (match === null) report.notFound++;
-    else report.found++;
+    else {
+      report.found++;
+      if (op.kind === 'upload' || op.kind === 'reprocess') {
+        report.paidFound++;
+        report.creditsFound += op.credits;
+      }
+    }
   }
   return report;
 }

@@ -64,6 +64,8 @@ export type DaemonStatus = {
     creditsSpent: number;
   } | null;
   lastError: { at: string; message: string } | null;
+  /** When its last sync ended well (absent in the status file of an older kbsync). */
+  lastSuccessAt?: string | null;
   /** Whether the daemon's target answers (absent in the status file of an older kbsync). */
   target?: {
     reachable: boolean;

@@ -29,9 +29,12 @@ type Readiness = ReturnType<Parameters<typeof startDaemonHttp>[0]['ready']>;
 export function readiness(s: DaemonSnapshot | null): Readiness {
   if (s === null) return { ready: false, unreachable: null };
   const t = s.target;
+  const e = s.lastError;
+  const failing = s.ready && e !== null && (s.lastSuccessAt === null || e.at > s.lastSuccessAt) ? { at: e.at, lastError: e.message } : null;
   return {
     ready: s.ready,
     unreachable: t.reachable ? null : { since: t.unreachableSince, lastError: t.lastError, changesWaiting: t.changesWaiting },
+    failing,
   };
 }
 
@@ -44,7 +47,12 @@ export async function startDaemonHttp(o: {
   host: string;
   port: number;
   /** Ready once the first sync cycle has ended; not while the target does not answer (`unreachable` says why). */
-  ready: () => { ready: boolean; unreachable: { since: string | null; lastError: string | null; changesWaiting: number } | null };
+  ready: () => {
+    ready: boolean;
+    unreachable: { since: string | null; lastError: string | null; changesWaiting: number } | null;
+    /** The last sync failed (a full disk, say) and none has ended well since. */
+    failing?: { at: string; lastError: string } | null;
+  };
   metrics: Registry;
   webhooks?: WebhookHandler | null;
 }): Promise<DaemonHttp> {
@@ -76,6 +84,7 @@ export async function startDaemonHttp(o: {
       const r = o.ready();
       if (r.unreachable !== null)
         return send(503, 'application/json', `${JSON.stringify({ status: 'target unreachable', ...r.unreachable })}\n`);
+      if (r.failing != null) return send(503, 'application/json', `${JSON.stringify({ status: 'last sync failed', ...r.failing })}\n`);
       return r.ready
         ? send(200, 'application/json', '{"status":"ready"}\n')
         : send(503, 'application/json', '{"status":"starting","waitingFor":"the first sync"}\n');

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { request } from 'undici';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,12 +45,12 @@ function fill(path: string): number {
 }
 
 function watch(ws: Workspace): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
+  const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root);
   children.push(k);
   return k;
 }
 
-type StatusFile = { ready: boolean; lastError: { message: string } | null };
+type StatusFile = { ready: boolean; http: string | null; lastError: { message: string } | null };
 const statusFile = (statePath: string): StatusFile | null => {
   const path = `${statePath}.watch.json`;
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as StatusFile) : null;
@@ -69,6 +70,7 @@ describe('kbsync watch with its state on a full disk', () => {
     ws.write('a.md', '# A\n');
     const k = watch(ws);
     await untilDaemonReady(k, `${statePath}.watch.json`);
+    const http = statusFile(statePath)?.http as string;
 
     // The first upload's call is made with its outbox row in flight; the disk fills before it is answered,
     // so the state cannot record its outcome.
@@ -92,6 +94,10 @@ describe('kbsync watch with its state on a full disk', () => {
     );
     await new Promise((r) => setTimeout(r, 3000));
     expect(k.child.exitCode).toBeNull();
+    // Its status file cannot be written now: /readyz, from the daemon's memory, says the sync fails.
+    const readyz = await request(`http://${http}/readyz`);
+    expect(readyz.statusCode).toBe(503);
+    expect(await readyz.body.text()).toMatch(/last sync failed.*(full|SQLITE_FULL|ENOSPC)/i);
 
     expect(filled).toBe(true);
     rmSync(filler);
@@ -112,12 +118,6 @@ describe('kbsync watch with its state on a full disk', () => {
     });
     const files = await ds.files();
     // a.md and the twelve: each bought once.
-    console.log(
-      logsOf(k)
-        .filter((l) => l.msg !== 'remote processing done')
-        .map((l) => `${l.time} ${l.msg} ${JSON.stringify([l.err, l.path, l.outcome, l.error])}`)
-        .join('\n'),
-    );
     expect(files).toHaveLength(13);
     await until('no copy left processing', async () => (await ds.files()).every((f) => f.status === 'processed'), 30_000);
     expect(logsOf(k).some((l) => /is in_flight, expected pending/.test(JSON.stringify(l)))).toBe(false);

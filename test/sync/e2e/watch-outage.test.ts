@@ -87,26 +87,34 @@ describe('kbsync watch through an outage of its target', () => {
     const k = watch(ws);
     await untilDaemonReady(k, `${ws.statePath}.watch.json`);
 
+    const successBefore = metric(await metrics(ws), 'kbsync_last_success_timestamp_seconds');
     await stopTarget();
     for (let i = 0; i < 6; i++) ws.write(`new-${i}.md`, `# New ${i}\n`);
     ws.write('a.md', '# A, edited while the target is away\n');
     await until('the daemon to say the target is unreachable', () => statusFile(ws)?.target?.reachable === false, 30_000);
+    // Edits made once the daemon knows: held, and counted with the others.
+    ws.write('new-6.md', '# New 6\n');
+    ws.write('new-7.md', '# New 7\n');
     // Give the back-off a few rounds against a refused port.
     await new Promise((r) => setTimeout(r, 6000));
 
     const down = statusFile(ws)?.target as TargetStatus;
     expect(down.unreachableSince).toMatch(/^\d{4}-/);
     expect(down.lastError).toMatch(/ECONNREFUSED|refused/i);
-    expect(down.changesWaiting).toBe(7);
+    expect(down.changesWaiting).toBe(9);
     const text = await ws.run('status');
     expect(text.stdout).toMatch(/target: +unreachable since \d{4}-/);
-    expect(text.stdout).toMatch(/7 changes wait for it/);
+    expect(text.stdout).toMatch(/9 changes wait for it/);
     expect(text.stdout).not.toMatch(/pending work: +none/);
+    expect(text.stdout).toMatch(/daemon: +running \(.*\), waiting for the target to answer/);
+    expect(text.stdout).toMatch(/waiting for: +the target to answer \(tried again at \d{4}-/);
     const json = JSON.parse((await ws.run('status', '--json')).stdout) as { daemon?: { target?: TargetStatus } };
     expect(json.daemon?.target?.reachable).toBe(false);
     const m = await metrics(ws);
     expect(metric(m, 'kbsync_target_reachable')).toBe(0);
-    expect(metric(m, 'kbsync_changes_waiting')).toBe(7);
+    expect(metric(m, 'kbsync_changes_waiting')).toBe(9);
+    // A cycle the target stopped is not a success.
+    expect(metric(m, 'kbsync_last_success_timestamp_seconds')).toBe(successBefore);
     expect(metric(m, 'kbsync_retries_total')).toBeGreaterThan(0);
     const ready = await request(`http://${statusFile(ws)?.http}/readyz`);
     expect(ready.statusCode).toBe(503);
@@ -126,7 +134,7 @@ describe('kbsync watch through an outage of its target', () => {
       'every edit made during the outage in the dataset',
       async () => {
         const shas = await remoteShas(ds);
-        return Array.from({ length: 6 }, (_, i) => `new-${i}.md`).every((n) => shas.has(n)) && (await ds.files()).length >= 8;
+        return Array.from({ length: 8 }, (_, i) => `new-${i}.md`).every((n) => shas.has(n)) && (await ds.files()).length >= 10;
       },
       90_000,
     );
@@ -136,9 +144,11 @@ describe('kbsync watch through an outage of its target', () => {
     expect(logsOf(k).some((l) => l.msg === 'the target answers again: sending what waited')).toBe(true);
     const plan = await ws.runJson('plan', '--no-daemon');
     expect(plan.report.summary.uploaded).toBe(0);
-    // a.md's first content and its edit, and six new files: each bought once.
+    // a.md's first content and its edit, and eight new files: each bought once.
     const uploads = (await ds.files()).length;
-    expect(uploads).toBe(8);
+    expect(uploads).toBe(10);
+    expect(metric(await metrics(ws), 'kbsync_uploads_total')).toBe(10);
+    expect(metric(await metrics(ws), 'kbsync_failures_total')).toBe(0);
   }, 240_000);
 
   it('a storm of 503s to uploads: the daemon stops sending after the first, settles the unknown outcomes and sends the rest once it passes', async () => {
@@ -177,5 +187,38 @@ describe('kbsync watch through an outage of its target', () => {
     proxy.setHooks({});
     expect((await ds.files()).length).toBe(21);
     await until('reachable again', () => statusFile(ws)?.target?.reachable === true, 10_000);
+  }, 240_000);
+
+  it('answers lost after the service stored the uploads: counted once, as uploads and credits, when reconciled; never as failures', async () => {
+    if (service === null) await startTarget();
+    const ds = dataset();
+    const ws = workspace(ds, proxy.url);
+    ws.write('a.md', '# A\n');
+    const k = watch(ws);
+    await untilDaemonReady(k, `${ws.statePath}.watch.json`);
+    const before = await ds.balance();
+    let dropping = true;
+    proxy.setHooks({
+      onResponse: (req) => (dropping && req.headers['x-api-key'] === ds.apiKey && isUpload(req) ? 'drop' : 'relay'),
+    });
+    for (let i = 0; i < 3; i++) ws.write(`lost-${i}.md`, `# Lost ${i}\n`);
+    await until('the daemon to say the target is unreachable', () => statusFile(ws)?.target?.reachable === false, 30_000);
+    dropping = false;
+    await until(
+      'reachable again, nothing waiting',
+      () => statusFile(ws)?.target?.reachable === true && statusFile(ws)?.target?.changesWaiting === 0,
+      90_000,
+    );
+    proxy.setHooks({});
+    await until('the three in the dataset', async () => (await ds.files()).length === 4, 30_000);
+    const spent = before - (await ds.balance());
+    const m = await metrics(ws);
+    // Each stored once (the idempotency key), paid once, counted once; a lost answer is not a failure.
+    expect((await ds.files()).map((f) => f.name).sort()).toEqual(['a.md', 'lost-0.md', 'lost-1.md', 'lost-2.md']);
+    expect(metric(m, 'kbsync_failures_total')).toBe(0);
+    expect(metric(m, 'kbsync_uploads_total')).toBe(4);
+    expect(spent).toBeGreaterThan(0);
+    const status = JSON.parse((await ws.run('status', '--json')).stdout) as { credits: { day: number } };
+    expect(status.credits.day).toBe(metric(m, 'kbsync_credits_spent_total'));
   }, 240_000);
 });

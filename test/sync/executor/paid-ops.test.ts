@@ -15,7 +15,7 @@ const CAPS = { run: 10_000, day: 10_000, month: 10_000 };
 const COST = 5;
 
 /** How one attempt of a fake call ends: charged, refused with 429, out of credits, or held in flight until released. */
-type Answer = 'ok' | { status: 429; retryAfterMs: number } | { status: 402 } | 'hold' | 'refused' | 'lost';
+type Answer = 'ok' | { status: 429; retryAfterMs: number } | { status: 402 } | 'hold' | 'refused' | 'lost' | 'no-answer';
 
 type Harness = {
   clock: ManualClock;
@@ -70,6 +70,14 @@ beforeEach(() => {
           if (answer === 'hold') await new Promise<void>((resolve) => held.push(resolve));
           else if (answer === 'refused')
             throw new ApiError({ code: 'network', status: null, method: 'POST', url: '/x', message: 'POST /x: connect ECONNREFUSED' });
+          else if (answer === 'no-answer')
+            throw new ApiError({
+              code: 'unknown_outcome',
+              status: null,
+              method: 'POST',
+              url: '/x',
+              message: 'POST /x: no answer, outcome unknown (headers timeout)',
+            });
           else if (answer === 'lost')
             throw new ApiError({ code: 'unknown_outcome', status: 503, method: 'POST', url: '/x', message: 'POST /x answered 503' });
           else if (answer !== 'ok') {
@@ -300,6 +308,16 @@ describe('a target that does not answer stops the sending; what was not sent wai
     expect(r.stop).toMatchObject({ by: 'unreachable', code: 'unknown_outcome' });
     expect(r.results.map((x) => x.outcome)).toEqual(['unknown', 'unknown', 'not-run', 'not-run']);
     expect(h.state.unknownOps().map((op) => op.path)).toEqual(['u0', 'u1']);
+  });
+
+  it('a call with no answer at all (a hung target: a timeout, a reset) stops the run at once: no other call is sent into it', async () => {
+    const tasks = [h.task('upload', 'u0', ['no-answer']), h.task('upload', 'u1', ['ok']), h.task('upload', 'u2', ['ok'])];
+
+    const r = await runDriven(tasks, { concurrency: 1 }, async () => {});
+
+    expect(names()).toEqual(['u0@0']);
+    expect(r.stop).toMatchObject({ by: 'unreachable', code: 'unknown_outcome' });
+    expect(r.results.map((x) => x.outcome)).toEqual(['unknown', 'not-run', 'not-run']);
   });
 
   it('canary: the first call goes alone, and when it fails nothing else is sent', async () => {

@@ -1,0 +1,193 @@
+import { sizeClass, topKey, type Line } from './pdf-layout.js';
+import { MARKER_ONLY, type Table } from './pdf-tables.js';
+
+/**
+ * A page's lines (and tables) grouped into blocks: paragraphs rejoined across line breaks and
+ * hyphenation, list items with their markers, tables. A block ends at a wider gap than the body's
+ * line spacing, a change of size, a list marker, a change of indent, or a line that ends
+ * short of the column although the next line's first word would have fitted (the writer broke it).
+ */
+
+/** What the body text of the whole document is set in. */
+export type BodyStats = {
+  size: number;
+  font: string;
+  /** Baseline to baseline within a paragraph of body text, in points. */
+  leading: number;
+  /** Fonts used for words inside lines of another font (emphasis), which a heading font is not. */
+  inlineFonts: Set<string>;
+};
+
+export type TextBlock = { kind: 'text'; page: number; lines: Line[]; text: string; size: number; font: string; uniform: boolean };
+export type ItemBlock = {
+  kind: 'item';
+  page: number;
+  lines: Line[];
+  text: string;
+  markerX: number;
+  textX: number | null;
+  /** The item's number for `1. `, null for `- `; `label` keeps a letter or roman numeral. */
+  number: number | null;
+  label: string | null;
+};
+export type TableBlock = Table & { page: number };
+export type Block = TextBlock | ItemBlock | TableBlock;
+
+export function bodyStats(pages: readonly Line[][]): BodyStats {
+  const sizes = new Map<number, number>();
+  for (const page of pages) for (const l of page) sizes.set(sizeClass(l.size), (sizes.get(sizeClass(l.size)) ?? 0) + l.text.length);
+  const size = topKey(sizes) ?? 10;
+  const fonts = new Map<string, number>();
+  const inlineFonts = new Set<string>();
+  const steps: number[] = [];
+  for (const page of pages) {
+    page.forEach((l, i) => {
+      if (sizeClass(l.size) !== size) return;
+      fonts.set(l.font, (fonts.get(l.font) ?? 0) + l.text.length);
+      for (const s of l.segs) if (s.font !== l.font) inlineFonts.add(s.font);
+      const next = page[i + 1];
+      const dy = next === undefined ? 0 : l.y - next.y;
+      if (next !== undefined && sizeClass(next.size) === size && dy > 0.8 * size && dy < 2.5 * size) steps.push(dy);
+    });
+  }
+  steps.sort((a, b) => a - b);
+  return { size, font: topKey(fonts) ?? '', leading: steps[steps.length >> 1] ?? 1.2 * size, inlineFonts };
+}
+
+type Marker = { kind: 'bullet' | 'number' | 'label'; rest: string; number: number | null; label: string | null };
+
+const BULLET = /^(?:[•◦▪▫●○■□‣⁃∙·]|[\uf0a7\uf0b7\uf076\uf0d8\uf0fc\uf06e\uf0a8])\s*(.+)$/u;
+const DASH = /^[*–—-]\s+(.+)$/u;
+const NUMBER = /^\(?([0-9]{1,3})[.)]\s+(.+)$/u;
+const LABEL = /^(\(?(?:[a-z]|[ivx]{1,5})[.)]|\(?[A-Z]\))\s+(.+)$/u;
+
+function markerOf(text: string): Marker | null {
+  let m = BULLET.exec(text) ?? DASH.exec(text);
+  if (m !== null) return { kind: 'bullet', rest: m[1] as string, number: null, label: null };
+  m = NUMBER.exec(text);
+  if (m !== null) return { kind: 'number', rest: m[2] as string, number: Number(m[1]), label: null };
+  m = LABEL.exec(text);
+  if (m !== null) return { kind: 'label', rest: m[2] as string, number: null, label: m[1] as string };
+  return null;
+}
+
+const HYPHEN_END = /\p{L}[-\u2010\u00ad]$/u;
+
+/** Lines of one block as one line of text: a word broken by a hyphen before a lowercase letter is mended. */
+export function joinLines(texts: readonly string[]): string {
+  let out = '';
+  for (const raw of texts) {
+    const t = raw
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+      .replace(/[\s\u00a0]+/g, ' ')
+      .trim();
+    if (t === '') continue;
+    if (out === '') out = t;
+    else if (out.endsWith('\u00ad') || (HYPHEN_END.test(out) && /^\p{Ll}/u.test(t))) out = out.slice(0, -1) + t;
+    else out += ` ${t}`;
+  }
+  return out.replace(/\u00ad/g, '');
+}
+
+const lineWidth = (l: Line): number => l.x1 - l.x0;
+
+type Ctx = { stats: BodyStats; edge: Map<Line, number> };
+
+/** The right edge of the text `l` is set in: the furthest any line of its size that shares its columns reaches. */
+function edges(lines: readonly Line[]): Map<Line, number> {
+  const out = new Map<Line, number>();
+  for (const l of lines) {
+    let edge = l.x1;
+    for (const o of lines) if (o.x0 < l.x1 && o.x1 > l.x0 && Math.abs(o.size - l.size) <= 0.15 * l.size) edge = Math.max(edge, o.x1);
+    out.set(l, edge);
+  }
+  return out;
+}
+
+/** True when `p` ends a paragraph: the first word of `c` would have fitted at its end. */
+function endsShort(ctx: Ctx, p: Line, c: Line): boolean {
+  if (HYPHEN_END.test(p.text)) return false;
+  const word = c.text.split(' ')[0] ?? '';
+  const charWidth = lineWidth(c) / Math.max(1, c.text.length);
+  const room = (ctx.edge.get(p) ?? p.x1) - p.x1;
+  return room > word.length * charWidth + 0.6 * p.size;
+}
+
+/** Whether line `c` goes on the block that ends with line `p`. */
+function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): boolean {
+  const size = Math.max(p.size, c.size);
+  const dy = p.y - c.y;
+  if (dy < 0.5 * Math.min(p.size, c.size)) return false;
+  if (dy > 1.3 * ctx.stats.leading * (size / ctx.stats.size)) return false;
+  if (Math.abs(sizeClass(p.size) - sizeClass(c.size)) > 0.5 && Math.abs(p.size - c.size) > 0.08 * size) return false;
+  if (block.kind === 'item') {
+    if (c.x0 < block.markerX + 0.3 * c.size) return false;
+    if (block.textX !== null && Math.abs(c.x0 - block.textX) > c.size) return false;
+  } else if (block.lines.length >= 2 && Math.abs(c.x0 - (block.lines[1] as Line).x0) > 0.8 * c.size) {
+    return false;
+  }
+  return !endsShort(ctx, p, c);
+}
+
+function startBlock(page: number, l: Line, marker: Marker | null): TextBlock | ItemBlock {
+  if (marker === null) return { kind: 'text', page, lines: [l], text: '', size: l.size, font: l.font, uniform: l.uniform };
+  const first = l.segs[0];
+  const textX = l.segs.length >= 2 && first !== undefined && MARKER_ONLY.test(first.text) ? (l.segs[1]?.x0 ?? null) : null;
+  return { kind: 'item', page, lines: [l], text: '', markerX: l.x0, textX, number: marker.number, label: marker.label };
+}
+
+function finishBlock(b: TextBlock | ItemBlock, stats: BodyStats): Block {
+  const texts = b.lines.map((l) => l.text);
+  if (b.kind === 'item') {
+    texts[0] = markerOf(texts[0] as string)?.rest ?? (texts[0] as string);
+    return { ...b, text: joinLines(texts) };
+  }
+  // Size and font of the block: those of most of its characters.
+  const sizes = new Map<number, number>();
+  const fonts = new Map<string, number>();
+  for (const l of b.lines) {
+    sizes.set(sizeClass(l.size), (sizes.get(sizeClass(l.size)) ?? 0) + l.text.length);
+    fonts.set(l.font, (fonts.get(l.font) ?? 0) + l.text.length);
+  }
+  const font = topKey(fonts) ?? b.font;
+  return {
+    ...b,
+    text: joinLines(texts),
+    size: topKey(sizes) ?? stats.size,
+    font,
+    uniform: b.lines.every((l) => l.uniform && l.font === font),
+  };
+}
+
+/** The blocks of one page, from its lines and tables in reading order. */
+export function pageBlocks(page: number, entries: readonly (Line | Table)[], stats: BodyStats): Block[] {
+  const lines = entries.filter((e): e is Line => !('kind' in e));
+  const ctx: Ctx = { stats, edge: edges(lines) };
+  const out: Block[] = [];
+  let cur: TextBlock | ItemBlock | null = null;
+  const flush = (): void => {
+    if (cur !== null) out.push(finishBlock(cur, stats));
+    cur = null;
+  };
+  for (const e of entries) {
+    if ('kind' in e) {
+      flush();
+      out.push({ ...e, page });
+      continue;
+    }
+    const prev: Line | undefined = cur?.lines[cur.lines.length - 1];
+    const heading = sizeClass(e.size) >= 1.12 * stats.size;
+    let marker = heading ? null : markerOf(e.text);
+    // "3. The results" inside a running paragraph is a line that starts with a number, not an item.
+    if (marker !== null && marker.kind !== 'bullet' && cur?.kind === 'text' && prev !== undefined && continues(ctx, cur, prev, e))
+      marker = null;
+    if (cur !== null && prev !== undefined && marker === null && continues(ctx, cur, prev, e)) {
+      cur.lines.push(e);
+      continue;
+    }
+    flush();
+    cur = startBlock(page, e, marker);
+  }
+  flush();
+  return out;
+}

@@ -1,0 +1,62 @@
+import type { Box, Line } from './pdf-layout.js';
+
+/**
+ * Running headers and footers: lines near the top or the foot of a page that repeat on most pages
+ * at the same height, their numbers aside ("Page 3", "3/12", a date, a title), and a line there that
+ * is only a page number. They are dropped: they say nothing of the page and would repeat in every
+ * chunk the service cuts.
+ */
+
+/** The part of the page's height, at its top and at its foot, where headers and footers sit. */
+const BAND = 0.12;
+/** How many lines from the top and from the foot of each page may be a header or a footer. */
+const LINES_PER_BAND = 3;
+/** Points a repeated line's height may move between pages. */
+const HEIGHT_TOLERANCE = 3;
+
+type Candidate = { page: number; line: Line; key: string; height: number };
+
+const PAGE_NUMBER = /^(page\s+)?([0-9]+|[ivxlc]+)(\s*(of|\/)\s*[0-9]+)?$|^[-–—]\s*[0-9]+\s*[-–—]$/i;
+
+/** A line's text with its numbers as `#`, for comparing a running line across pages. */
+const shape = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[0-9]+/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+function bandLines(lines: readonly Line[], box: Box): { top: Line[]; foot: Line[] } {
+  const height = box.y1 - box.y0;
+  const byHeight = [...lines].sort((a, b) => b.y - a.y);
+  const top = byHeight.filter((l) => l.y > box.y1 - BAND * height).slice(0, LINES_PER_BAND);
+  const foot = byHeight
+    .reverse()
+    .filter((l) => l.y < box.y0 + BAND * height)
+    .slice(0, LINES_PER_BAND);
+  return { top, foot };
+}
+
+/** The pages' lines without their running headers, footers and page numbers. */
+export function dropFurniture(pages: readonly { lines: Line[]; box: Box }[]): Line[][] {
+  const drop = new Set<Line>();
+  const candidates: Candidate[] = [];
+  pages.forEach(({ lines, box }, i) => {
+    const { top, foot } = bandLines(lines, box);
+    for (const line of top) candidates.push({ page: i, line, key: `top:${shape(line.text)}`, height: box.y1 - line.y });
+    for (const line of foot) candidates.push({ page: i, line, key: `foot:${shape(line.text)}`, height: line.y - box.y0 });
+    for (const line of [...top, ...foot]) if (PAGE_NUMBER.test(line.text.trim())) drop.add(line);
+  });
+  const needed = Math.max(2, Math.floor(pages.length / 2));
+  const byKey = new Map<string, Candidate[]>();
+  for (const c of candidates) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  for (const group of byKey.values()) {
+    if (group.length < needed) continue;
+    // Pages where the line sits at the height it has on most of them.
+    for (const c of group) {
+      const near = group.filter((o) => Math.abs(o.height - c.height) <= HEIGHT_TOLERANCE);
+      if (new Set(near.map((o) => o.page)).size >= needed) drop.add(c.line);
+    }
+  }
+  return pages.map(({ lines }) => lines.filter((l) => !drop.has(l)));
+}

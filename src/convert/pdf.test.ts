@@ -1,0 +1,205 @@
+import fs, { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { convertPdf } from './pdf.js';
+import { CONVERT_TYPES, DEFAULT_CONVERT_LIMITS, type ConvertResult, type ConvertType } from './types.js';
+
+const FIXTURES = new URL('../../test/fixtures/convert/', import.meta.url);
+const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
+const convert = (bytes: Uint8Array, limits = DEFAULT_CONVERT_LIMITS): Promise<ConvertResult> =>
+  convertPdf(bytes, { name: 'doc.pdf', limits });
+
+/** The Markdown of a fixture that must convert. */
+async function markdownOf(name: string): Promise<{ markdown: string; units: number }> {
+  const r = await convert(fixture(name));
+  if (!r.ok) throw new Error(`${name}: ${r.skip}: ${r.reason}`);
+  return r;
+}
+
+/** The rules every converter's output keeps (docs/convert.md). */
+function expectWellFormed(markdown: string): void {
+  expect(markdown.endsWith('\n')).toBe(true);
+  expect(markdown.endsWith('\n\n')).toBe(false);
+  expect(markdown).not.toMatch(/[ \t]+$/m);
+  expect(markdown).not.toContain('\n\n\n');
+  expect(markdown).not.toContain('\u00ad');
+}
+
+const CONVERTIBLE = [
+  'report-libreoffice.pdf',
+  'handbook-chromium.pdf',
+  'notes-pdftex.pdf',
+  'standard-fonts.pdf',
+  'external-refs.pdf',
+  'owner-locked.pdf',
+];
+
+describe('convertPdf on real PDFs', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('converts a type that `convert:` accepts', () => {
+    const type: ConvertType = 'pdf';
+    expect(CONVERT_TYPES).toContain(type);
+  });
+
+  it('LibreOffice: title and headings by size, page markers, paragraphs rejoined, lists, a table, no header or footer', async () => {
+    const { markdown, units } = await markdownOf('report-libreoffice.pdf');
+    expectWellFormed(markdown);
+    expect(units).toBe(3);
+    const pages = ['<!-- page 1 -->', '<!-- page 2 -->', '<!-- page 3 -->'].map((m) => markdown.indexOf(m));
+    expect(pages[0]).toBe(0);
+    expect(pages[0]).toBeLessThan(pages[1] as number);
+    expect(pages[1]).toBeLessThan(pages[2] as number);
+    expect(markdown).toMatch(/^# Harbour Survey Report$/m);
+    expect(markdown).toMatch(/^## Introduction$/m);
+    expect(markdown).toMatch(/^### Method$/m);
+    expect(markdown).toMatch(/^## Findings$/m);
+    expect(markdown).toMatch(/^### Recommendations$/m);
+    expect(markdown).toMatch(/^## Appendix$/m);
+    expect(markdown.indexOf('## Findings')).toBeGreaterThan(pages[1] as number);
+    expect(markdown).toContain(
+      '\nThe harbour survey measured the depth of the western channel at forty stations during the spring tides of April. Each station was sounded three times,',
+    );
+    expect(markdown).toContain('drawn from a lead-line survey rather than an echo sounder.\n');
+    expect(markdown).toContain('\n- A single-beam echo sounder mounted on the pilot launch\n- Differential GPS');
+    expect(markdown).toContain(
+      "\n- A tide gauge read every ten minutes by the harbour master's office, whose readings were logged by hand and later typed into the survey spreadsheet\n",
+    );
+    expect(markdown).toContain(
+      '\n1. The outer bar, at low water\n2. The western channel, on the flood\n3. The inner basin, at high water\n',
+    );
+    expect(markdown).toContain(
+      '\n| Station | Depth 2014 (m) | Depth 2024 (m) |\n| --- | --- | --- |\n| Outer bar | 6.2 | 5.1 |\n| Customs pier | 4.8 | 3.0 |\n',
+    );
+    expect(markdown).toContain('| Inner basin | 5.5 | 4.9 |\n');
+    expect(markdown).not.toContain('internal draft');
+    expect(markdown).not.toMatch(/^Page \d/m);
+  });
+
+  it('Chromium: headings, soft hyphens rejoined, a table, a numbered list, its print header and footer dropped', async () => {
+    const { markdown, units } = await markdownOf('handbook-chromium.pdf');
+    expectWellFormed(markdown);
+    expect(units).toBe(2);
+    expect(markdown).toMatch(/^# Orchard Cooperative Handbook$/m);
+    expect(markdown).toMatch(/^## Booking the pressing shed$/m);
+    expect(markdown).toMatch(/^### Fees for the season$/m);
+    expect(markdown).toMatch(/^## Looking after the cold store$/m);
+    expect(markdown).toContain('the maintenance of shared machinery, the incorporation of new members, the arbitration of disputes');
+    expect(markdown).toContain('the redistribution of surplus fruit, all of which are described below.');
+    expect(markdown).toContain('| Item | Unit | Fee |\n| --- | --- | --- |\n| Pressing shed | per day | £40 |');
+    expect(markdown).toContain('| Cold store | per crate per week | £1.50 |');
+    expect(markdown).toContain('\n1. Close the inner door before opening the outer one\n2. Stack crates');
+    expect(markdown).toContain('the log book hanging by the door; a reading above four degrees is reported to the duty steward at once');
+    // The print header (date, title) and footer (file URL, "1/2") repeat on both pages.
+    expect(markdown).not.toContain('file://');
+    expect(markdown).not.toMatch(/\d\/2$/m);
+    expect(markdown).not.toMatch(/AM|PM/);
+    expect(markdown.match(/Orchard Cooperative Handbook/g)).toHaveLength(1);
+  });
+
+  it('pdfTeX: the title, section levels, hyphenated words rejoined, lists, a table, page numbers dropped', async () => {
+    const { markdown, units } = await markdownOf('notes-pdftex.pdf');
+    expectWellFormed(markdown);
+    expect(units).toBe(2);
+    expect(markdown).toMatch(/^# Notes on Dry-Stone Walling$/m);
+    expect(markdown).toMatch(/^## Why the walls fall$/m);
+    expect(markdown).toMatch(/^### Tools for a repair$/m);
+    expect(markdown).toMatch(/^### Order of work$/m);
+    expect(markdown).toMatch(/^## Stone needed per metre$/m);
+    expect(markdown).toMatch(/^## Recording the work$/m);
+    expect(markdown).toContain('seldom matches the weathered faces of the surviving wall');
+    expect(markdown).toContain(
+      'each course is held by the weight of the courses above and by the friction between carefully chosen stones.',
+    );
+    expect(markdown).toContain('\n- A walling hammer for dressing stones\n');
+    expect(markdown).toContain(
+      '\n- Sturdy gloves, because gritstone is abrasive and limestone edges are sharp enough to cut through ordinary gardening gloves\n',
+    );
+    expect(markdown).toContain('\n1. Strip the fallen section back to sound foundations\n');
+    expect(markdown).toContain('| Wall height | Stone (tonnes) | Days for two wallers |\n| --- | --- | --- |\n| 1.0 m | 0.8 | 1.5 |');
+    expect(markdown).toContain('| 1.4 m | 1.4 | 2.5 |');
+    expect(markdown).not.toMatch(/^\d+$/m);
+  });
+
+  it('a PDF with fonts it does not embed converts, its running heading kept and its page numbers dropped', async () => {
+    const { markdown, units } = await markdownOf('standard-fonts.pdf');
+    expectWellFormed(markdown);
+    expect(units).toBe(3);
+    expect(markdown).toMatch(/^<!-- page 3 -->\n\n# Section 3: the \w+ \w+\n\n\w/m);
+    expect(markdown).not.toMatch(/^\d+$/m);
+  });
+
+  it('a PDF naming a font, an image file, a link and a document outside it converts, fetching and reading none of them', async () => {
+    const bytes = fixture('external-refs.pdf');
+    const fetchSpy = vi.spyOn(globalThis, 'fetch');
+    const reads = [vi.spyOn(fs, 'readFileSync'), vi.spyOn(fs, 'readFile'), vi.spyOn(fs, 'openSync'), vi.spyOn(fs.promises, 'readFile')];
+    const r = await convert(bytes);
+    expect(fetchSpy).not.toHaveBeenCalled();
+    for (const spy of reads) expect(spy).not.toHaveBeenCalled();
+    expect(r).toMatchObject({ ok: true, units: 1 });
+    if (r.ok) {
+      expect(r.markdown).toMatch(/^# External references$/m);
+      expect(r.markdown).toContain(
+        'an image kept in another file, a web address and a document on disk: a converter fetches none of them.',
+      );
+    }
+  });
+
+  it('an owner password that only restricts printing or copying does not stop the conversion', async () => {
+    const { markdown } = await markdownOf('owner-locked.pdf');
+    expect(markdown).toMatch(/^# Harbour Survey Report$/m);
+  });
+
+  it('the same bytes give byte-identical Markdown, and the bytes given are left as they were', async () => {
+    for (const name of CONVERTIBLE) {
+      const bytes = fixture(name);
+      const copy = bytes.slice();
+      const first = await convert(bytes);
+      const second = await convert(bytes);
+      expect(second, name).toEqual(first);
+      expect(Buffer.from(bytes).equals(Buffer.from(copy)), name).toBe(true);
+    }
+  });
+});
+
+describe('convertPdf on what it cannot convert', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a password-protected PDF is encrypted', async () => {
+    const r = await convert(fixture('encrypted.pdf'));
+    expect(r).toMatchObject({ ok: false, skip: 'encrypted' });
+    if (!r.ok) expect(r.reason).toMatch(/password/);
+  });
+
+  it('a scanned PDF (images, no text layer) is no-text, saying that OCR is not done', async () => {
+    const r = await convert(fixture('scanned.pdf'));
+    expect(r).toMatchObject({ ok: false, skip: 'no-text' });
+    if (!r.ok) expect(r.reason).toMatch(/no text layer on any of its 2 pages.*OCR/);
+  });
+
+  it('a truncated PDF is convert-failed, saying it is truncated', async () => {
+    const r = await convert(fixture('truncated.pdf'));
+    expect(r).toMatchObject({ ok: false, skip: 'convert-failed' });
+    if (!r.ok) expect(r.reason).toMatch(/truncated/);
+  });
+
+  it('a text file named .pdf is convert-failed, saying it is not a PDF', async () => {
+    const r = await convert(fixture('mislabelled.pdf'));
+    expect(r).toMatchObject({ ok: false, skip: 'convert-failed' });
+    if (!r.ok) expect(r.reason).toMatch(/not a PDF/);
+    expect(await convert(new Uint8Array(0))).toMatchObject({ ok: false, skip: 'convert-failed', reason: expect.stringMatching(/empty/) });
+  });
+
+  it('a PDF whose structure is broken is convert-failed naming it, not a throw', async () => {
+    // A header and an end marker around garbage: no objects, no cross-reference table.
+    const bytes = new TextEncoder().encode('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 9 0 R\nendobj\ngarbage\n%%EOF\n');
+    const r = await convert(bytes);
+    expect(r).toMatchObject({ ok: false, skip: 'convert-failed' });
+    if (!r.ok) expect(r.reason).toMatch(/PDF/);
+  });
+
+  it('Markdown past maxOutputChars is convert-failed naming the limit', async () => {
+    const r = await convert(fixture('report-libreoffice.pdf'), { ...DEFAULT_CONVERT_LIMITS, maxOutputChars: 500 });
+    expect(r).toMatchObject({ ok: false, skip: 'convert-failed' });
+    if (!r.ok) expect(r.reason).toMatch(/500 characters.*maxOutputChars/);
+  });
+});

@@ -73,7 +73,10 @@ function markerOf(text: string): Marker | null {
 
 const HYPHEN_END = /\p{L}[-\u2010\u00ad]$/u;
 
-/** Lines of one block as one line of text: a word broken by a hyphen before a lowercase letter is mended. */
+/**
+ * Lines of one block as one line of text: a word broken by a hyphen before a lowercase letter is
+ * mended without it; before anything else the hyphen stays, without a space after it.
+ */
 export function joinLines(texts: readonly string[]): string {
   let out = '';
   for (const raw of texts) {
@@ -84,6 +87,8 @@ export function joinLines(texts: readonly string[]): string {
     if (t === '') continue;
     if (out === '') out = t;
     else if (out.endsWith('\u00ad') || (HYPHEN_END.test(out) && /^\p{Ll}/u.test(t))) out = out.slice(0, -1) + t;
+    // "Jean-" then "Paul": the hyphen belongs to the word, which goes on.
+    else if (HYPHEN_END.test(out)) out += t;
     else out += ` ${t}`;
   }
   return out.replace(/\u00ad/g, '');

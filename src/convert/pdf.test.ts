@@ -203,3 +203,131 @@ describe('convertPdf on what it cannot convert', () => {
     if (!r.ok) expect(r.reason).toMatch(/500 characters.*maxOutputChars/);
   });
 });
+
+/**
+ * A PDF written here from content-stream operators, one string a page. F1 is Courier (every
+ * character 0.6 of the size wide, so that lines of equal length end at one edge), F2 Courier-Bold;
+ * neither is embedded.
+ */
+function pdfOf(pages: readonly { ops: string; rotate?: number }[]): Uint8Array {
+  const objects: string[] = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Count ${pages.length} /Kids [${pages.map((_, i) => `${5 + 2 * i} 0 R`).join(' ')}] >>`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Courier-Bold >>',
+  ];
+  pages.forEach((p, i) => {
+    const rotate = p.rotate === undefined ? '' : ` /Rotate ${p.rotate}`;
+    objects.push(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842]${rotate} /Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${6 + 2 * i} 0 R >>`,
+      `<< /Length ${Buffer.byteLength(p.ops, 'latin1')} >>\nstream\n${p.ops}\nendstream`,
+    );
+  });
+  let out = '%PDF-1.7\n';
+  const offsets = objects.map((body, i) => {
+    const at = out.length;
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}
+
+/** One line of text at (x, y): `BT ... ET` in font F1 (or `font`), `size` points. */
+const text = (x: number, y: number, s: string, size = 10, font = 'F1'): string =>
+  `BT /${font} ${size} Tf ${x} ${y} Td (${s.replace(/[\\()]/g, (c) => `\\${c}`)}) Tj ET\n`;
+
+/** Lines from `y` down at 12 points each. */
+const column = (x: number, y: number, lines: readonly string[]): string => lines.map((l, i) => text(x, y - 12 * i, l)).join('');
+
+async function markdownOfPdf(pages: readonly { ops: string; rotate?: number }[]): Promise<string> {
+  const r = await convert(pdfOf(pages));
+  if (!r.ok) throw new Error(`${r.skip}: ${r.reason}`);
+  expectWellFormed(r.markdown);
+  return r.markdown;
+}
+
+describe('convertPdf on layouts written for the test', () => {
+  it('escapes text that Markdown would read as structure, in paragraphs and table cells', async () => {
+    const ops =
+      text(72, 760, 'Agenda', 18, 'F2') +
+      text(72, 730, '#3 on the list is the budget.') +
+      text(72, 700, '> not a quotation, a greater-than sign.') +
+      text(72, 670, '2024. The year the pier was rebuilt.') +
+      text(72, 630, 'Gate') +
+      text(200, 630, 'Signal') +
+      text(72, 612, 'North') +
+      text(200, 612, 'in|out') +
+      text(72, 594, 'South') +
+      text(200, 594, 'closed');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain('\n# Agenda\n');
+    expect(markdown).toContain('\n\\#3 on the list is the budget.\n');
+    expect(markdown).toContain('\n\\> not a quotation, a greater-than sign.\n');
+    expect(markdown).toContain('\n2024\\. The year the pier was rebuilt.\n');
+    expect(markdown).toContain('| Gate | Signal |\n| --- | --- |\n| North | in\\|out |\n| South | closed |\n');
+  });
+
+  it('reads a two-column page column by column, each paragraph rejoined', async () => {
+    const left = [
+      'The left column starts',
+      'here and runs on down',
+      'the page for six lines',
+      'of text that a reader',
+      'takes before the right',
+      'column of the page.',
+    ];
+    const right = [
+      'The right column comes',
+      'second and is read in',
+      'its turn after the',
+      'left one has ended at',
+      'its foot, as a person',
+      'reads a newspaper.',
+    ];
+    const markdown = await markdownOfPdf([{ ops: column(72, 700, left) + column(320, 700, right) }]);
+    expect(markdown).toContain(`\n${left.join(' ')}\n\n${right.join(' ')}\n`);
+  });
+
+  it('reads a page turned a quarter, its text set along the turned page', async () => {
+    // /Rotate 90 shows the page turned clockwise; text drawn going up the sheet reads left to right.
+    const rotated = (x: number, y: number, s: string): string => `BT /F1 10 Tf 0 1 -1 0 ${x} ${y} Tm (${s}) Tj ET\n`;
+    const ops = rotated(100, 72, 'First line of the turned page, read') + rotated(112, 72, 'before the second line under it.');
+    const markdown = await markdownOfPdf([{ ops, rotate: 90 }]);
+    expect(markdown).toContain('\nFirst line of the turned page, read before the second line under it.\n');
+  });
+
+  it('drops a header and footer on most pages, keeps a line at the top of one page only', async () => {
+    const page = (n: number): { ops: string } => ({
+      ops:
+        text(72, 810, 'Annual report of the harbour board') +
+        (n === 1 ? text(72, 790, 'Draft for the board meeting') : '') +
+        text(72, 700, `Body text of page ${n}.`) +
+        text(260, 30, `Page ${n} of 4`),
+    });
+    const markdown = await markdownOfPdf([1, 2, 3, 4].map(page));
+    expect(markdown).not.toContain('Annual report');
+    expect(markdown).not.toContain('of 4');
+    expect(markdown).toContain('Draft for the board meeting');
+    expect(markdown).toContain('<!-- page 1 -->\n\nDraft for the board meeting\n\nBody text of page 1.\n');
+    for (const n of [2, 3, 4]) expect(markdown).toContain(`<!-- page ${n} -->\n\nBody text of page ${n}.`);
+  });
+
+  it('keeps a hyphen before a capital and drops one before a lowercase continuation', async () => {
+    const ops = column(72, 700, ['The essay by Jean-', 'Paul Sartre was trans-', 'lated in the spring.']);
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain('\nThe essay by Jean-Paul Sartre was translated in the spring.\n');
+  });
+
+  it('nests list items by the indent of their markers', async () => {
+    const ops =
+      text(72, 700, '\xb7 Tools for the survey') +
+      text(90, 688, '\xb7 An echo sounder') +
+      text(90, 676, '\xb7 A tide gauge') +
+      text(72, 664, '\xb7 People on the launch');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain('\n- Tools for the survey\n  - An echo sounder\n  - A tide gauge\n- People on the launch\n');
+  });
+});

@@ -3,7 +3,8 @@ import type { Box, Line } from './pdf-layout.js';
 /**
  * Running headers and footers: lines near the top or the foot of a page that repeat on most pages
  * at the same height, their numbers aside ("Page 3", "3/12", a date, a title), and a line there that
- * is only a page number. They are dropped: they say nothing of the page and would repeat in every
+ * is only a page number. A line set larger than the body text repeats only word for word: "Section 4"
+ * heading each page of a document that starts every section on a new page is kept. They are dropped: they say nothing of the page and would repeat in every
  * chunk the service cuts.
  */
 
@@ -18,13 +19,11 @@ type Candidate = { page: number; line: Line; key: string; height: number };
 
 const PAGE_NUMBER = /^(page\s+)?([0-9]+|[ivxlc]+)(\s*(of|\/)\s*[0-9]+)?$|^[-–—]\s*[0-9]+\s*[-–—]$/i;
 
-/** A line's text with its numbers as `#`, for comparing a running line across pages. */
-const shape = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/[0-9]+/g, '#')
-    .replace(/\s+/g, ' ')
-    .trim();
+/** A line's text with its numbers as `#` (when set no larger than the body), for comparing a running line across pages. */
+function shape(line: Line, bodySize: number): string {
+  const text = line.text.toLowerCase().replace(/\s+/g, ' ').trim();
+  return line.size > 1.12 * bodySize ? `=${text}` : text.replace(/[0-9]+/g, '#');
+}
 
 function bandLines(lines: readonly Line[], box: Box): { top: Line[]; foot: Line[] } {
   const height = box.y1 - box.y0;
@@ -37,14 +36,14 @@ function bandLines(lines: readonly Line[], box: Box): { top: Line[]; foot: Line[
   return { top, foot };
 }
 
-/** The pages' lines without their running headers, footers and page numbers. */
-export function dropFurniture(pages: readonly { lines: Line[]; box: Box }[]): Line[][] {
+/** The pages' lines without their running headers, footers and page numbers (`bodySize`: the body text's font size). */
+export function dropFurniture(pages: readonly { lines: Line[]; box: Box }[], bodySize: number): Line[][] {
   const drop = new Set<Line>();
   const candidates: Candidate[] = [];
   pages.forEach(({ lines, box }, i) => {
     const { top, foot } = bandLines(lines, box);
-    for (const line of top) candidates.push({ page: i, line, key: `top:${shape(line.text)}`, height: box.y1 - line.y });
-    for (const line of foot) candidates.push({ page: i, line, key: `foot:${shape(line.text)}`, height: line.y - box.y0 });
+    for (const line of top) candidates.push({ page: i, line, key: `top:${shape(line, bodySize)}`, height: box.y1 - line.y });
+    for (const line of foot) candidates.push({ page: i, line, key: `foot:${shape(line, bodySize)}`, height: line.y - box.y0 });
     for (const line of [...top, ...foot]) if (PAGE_NUMBER.test(line.text.trim())) drop.add(line);
   });
   const needed = Math.max(2, Math.floor(pages.length / 2));

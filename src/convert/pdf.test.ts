@@ -315,6 +315,14 @@ describe('convertPdf on layouts written for the test', () => {
     for (const n of [2, 3, 4]) expect(markdown).toContain(`<!-- page ${n} -->\n\nBody text of page ${n}.`);
   });
 
+  it('keeps a heading that opens every page at the same height, its number changing', async () => {
+    const page = (n: number): { ops: string } => ({
+      ops: text(72, 800, `Section ${n}`, 18, 'F2') + text(72, 700, `The text of section ${n}.`) + text(290, 30, String(n)),
+    });
+    const markdown = await markdownOfPdf([1, 2, 3].map(page));
+    for (const n of [1, 2, 3]) expect(markdown).toContain(`<!-- page ${n} -->\n\n# Section ${n}\n\nThe text of section ${n}.\n`);
+  });
+
   it('keeps a hyphen before a capital and drops one before a lowercase continuation', async () => {
     const ops = column(72, 700, ['The essay by Jean-', 'Paul Sartre was trans-', 'lated in the spring.']);
     const markdown = await markdownOfPdf([{ ops }]);

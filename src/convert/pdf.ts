@@ -120,7 +120,7 @@ export const convertPdf: Converter = async (bytes, o) => {
       skip: 'no-text',
       reason: `the PDF has no text layer on any of its ${pages.length} page${pages.length === 1 ? '' : 's'} (a scanned document?): kbsync does not run OCR, so there is no text to convert`,
     };
-  const kept = dropFurniture(pages);
+  const kept = dropFurniture(pages, bodyStats(pages.map((p) => p.lines)).size);
   const stats = bodyStats(kept);
   const blocks: Block[][] = kept.map((lines, i) => pageBlocks(i + 1, findTables(lines), stats));
   const levels = headingLevels(blocks, stats, monospace);

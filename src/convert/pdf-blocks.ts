@@ -98,14 +98,18 @@ const lineWidth = (l: Line): number => l.x1 - l.x0;
 
 type Ctx = { stats: BodyStats; edge: Map<Line, number> };
 
-/** The right edge of the text `l` is set in: the furthest any line of its size that shares its columns reaches. */
+/** How many lines before and after a line are looked at for the edge of its column. */
+const EDGE_WINDOW = 40;
+
+/** The right edge of the text `l` is set in: the furthest any nearby line of its size that shares its columns reaches. */
 function edges(lines: readonly Line[]): Map<Line, number> {
   const out = new Map<Line, number>();
-  for (const l of lines) {
+  lines.forEach((l, i) => {
     let edge = l.x1;
-    for (const o of lines) if (o.x0 < l.x1 && o.x1 > l.x0 && Math.abs(o.size - l.size) <= 0.15 * l.size) edge = Math.max(edge, o.x1);
+    for (const o of lines.slice(Math.max(0, i - EDGE_WINDOW), i + EDGE_WINDOW + 1))
+      if (o.x0 < l.x1 && o.x1 > l.x0 && Math.abs(o.size - l.size) <= 0.15 * l.size) edge = Math.max(edge, o.x1);
     out.set(l, edge);
-  }
+  });
   return out;
 }
 

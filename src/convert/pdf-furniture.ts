@@ -48,13 +48,26 @@ export function dropFurniture(pages: readonly { lines: Line[]; box: Box }[], bod
   });
   const needed = Math.max(2, Math.floor(pages.length / 2));
   const byKey = new Map<string, Candidate[]>();
-  for (const c of candidates) byKey.set(c.key, [...(byKey.get(c.key) ?? []), c]);
+  for (const c of candidates) {
+    const group = byKey.get(c.key);
+    if (group === undefined) byKey.set(c.key, [c]);
+    else group.push(c);
+  }
   for (const group of byKey.values()) {
     if (group.length < needed) continue;
-    // Pages where the line sits at the height it has on most of them.
+    // Pages by the height (to the point) the line sits at; a line counts the pages within the tolerance of its own height.
+    const pagesAt = new Map<number, Set<number>>();
     for (const c of group) {
-      const near = group.filter((o) => Math.abs(o.height - c.height) <= HEIGHT_TOLERANCE);
-      if (new Set(near.map((o) => o.page)).size >= needed) drop.add(c.line);
+      const at = Math.round(c.height);
+      const set = pagesAt.get(at) ?? new Set<number>();
+      set.add(c.page);
+      pagesAt.set(at, set);
+    }
+    for (const c of group) {
+      let count = 0;
+      const at = Math.round(c.height);
+      for (let h = at - HEIGHT_TOLERANCE; h <= at + HEIGHT_TOLERANCE; h++) count += pagesAt.get(h)?.size ?? 0;
+      if (count >= needed) drop.add(c.line);
     }
   }
   return pages.map(({ lines }) => lines.filter((l) => !drop.has(l)));

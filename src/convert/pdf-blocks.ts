@@ -122,17 +122,28 @@ function endsShort(ctx: Ctx, p: Line, c: Line): boolean {
   return room > word.length * charWidth + 0.6 * p.size;
 }
 
+/**
+ * Whether `c`, set higher up and to the right of `p`, is the top of the next column and carries on
+ * the sentence `p` ends the column with: the same size, `p` full to its edge, and `c` going on in
+ * lowercase (or `p` ending in a hyphen).
+ */
+function nextColumn(ctx: Ctx, p: Line, c: Line): boolean {
+  if (c.x0 < p.x1 || sizeClass(p.size) !== sizeClass(c.size)) return false;
+  return (HYPHEN_END.test(p.text) || /^\p{Ll}/u.test(c.text)) && !endsShort(ctx, p, c);
+}
+
 /** Whether line `c` goes on the block that ends with line `p`. */
 function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): boolean {
   const size = Math.max(p.size, c.size);
   const dy = p.y - c.y;
-  if (dy < 0.5 * Math.min(p.size, c.size)) return false;
+  if (dy < 0.5 * Math.min(p.size, c.size)) return nextColumn(ctx, p, c);
   if (dy > 1.3 * ctx.stats.leading * (size / ctx.stats.size)) return false;
   if (Math.abs(sizeClass(p.size) - sizeClass(c.size)) > 0.5 && Math.abs(p.size - c.size) > 0.08 * size) return false;
   if (block.kind === 'item') {
     if (c.x0 < block.markerX + 0.3 * c.size) return false;
     if (block.textX !== null && Math.abs(c.x0 - block.textX) > c.size) return false;
-  } else if (block.lines.length >= 2 && Math.abs(c.x0 - (block.lines[1] as Line).x0) > 0.8 * c.size) {
+  } else if (p !== block.lines[0] && Math.abs(c.x0 - p.x0) > 0.8 * c.size) {
+    // Past a paragraph's first line (which may be indented, or hang), its lines start where the last one did.
     return false;
   }
   return !endsShort(ctx, p, c);

@@ -160,9 +160,11 @@ const overlaps = (a: Segment, b: Segment): boolean => a.x0 < b.x1 - 0.1 * a.size
 
 /** How many lines back a segment may join a line on its baseline (a table cell that wraps is set before the next cell). */
 const REJOIN_WINDOW = 4;
+/** The widest a wrapped cell's lines are, as a part of the page's width: a column of running text is wider. */
+const CELL_WIDTH = 0.3;
 
-/** Groups segments into lines, in the order the page sets them. */
-function lines(page: number, segs: Segment[]): Line[] {
+/** Groups segments into lines, in the order the page sets them (`pageWidth` in points). */
+function lines(page: number, segs: Segment[], pageWidth: number): Line[] {
   const open: Segment[][] = [];
   for (const s of segs) {
     const last = open[open.length - 1];
@@ -177,10 +179,10 @@ function lines(page: number, segs: Segment[]): Line[] {
     }
     // A wrapped cell's second line comes before the row's next cell: join the row a few lines up.
     let joined = false;
+    const narrow = (b: Segment[]): boolean => b.every((o) => o.y < s.y && o.x1 - o.x0 <= CELL_WIDTH * pageWidth);
     for (let i = open.length - 2; i >= Math.max(0, open.length - REJOIN_WINDOW); i--) {
       const l = open[i] as Segment[];
-      const between = open.slice(i + 1);
-      if (sameBaseline(l) && between.every((b) => b.every((o) => o.y < s.y))) {
+      if (sameBaseline(l) && narrow(l) && open.slice(i + 1).every(narrow)) {
         l.push(s);
         joined = true;
         break;
@@ -217,5 +219,5 @@ export function pageLines(page: number, items: readonly PdfTextItem[], view: rea
   const [ax, ay] = unturn(view[0] ?? 0, view[1] ?? 0, quarter);
   const [bx, by] = unturn(view[2] ?? 0, view[3] ?? 0, quarter);
   const box = { x0: Math.min(ax, bx), y0: Math.min(ay, by), x1: Math.max(ax, bx), y1: Math.max(ay, by) };
-  return { lines: readingOrder(lines(page, segments(text))), box };
+  return { lines: readingOrder(lines(page, segments(text), box.x1 - box.x0)), box };
 }

@@ -291,6 +291,19 @@ describe('convertPdf on layouts written for the test', () => {
     expect(markdown).toContain(`\n${left.join(' ')}\n\n${right.join(' ')}\n`);
   });
 
+  it('runs a paragraph on from the foot of one column to the top of the next', async () => {
+    // Columns of 40 characters (240 points) a line, as wide as a two-column paper's.
+    const left = [
+      'A sentence that starts in the left column',
+      'and runs on for a while, so that it is',
+      'still going when the column comes to its',
+    ];
+    const right = ['foot and reaches the top of the right one', 'before it ends.'];
+    const ops = column(50, 700, left) + column(320, 700, right) + text(320, 664, 'The next paragraph begins here.');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain(`\n${[...left, ...right].join(' ')}\n\nThe next paragraph begins here.\n`);
+  });
+
   it('reads a page turned a quarter, its text set along the turned page', async () => {
     // /Rotate 90 shows the page turned clockwise; text drawn going up the sheet reads left to right.
     const rotated = (x: number, y: number, s: string): string => `BT /F1 10 Tf 0 1 -1 0 ${x} ${y} Tm (${s}) Tj ET\n`;

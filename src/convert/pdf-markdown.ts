@@ -1,5 +1,6 @@
 import type { Block, BodyStats, ItemBlock, TextBlock } from './pdf-blocks.js';
 import { sizeClass } from './pdf-layout.js';
+import { titleKey } from './pdf-outline.js';
 
 /**
  * Headings chosen from the blocks of the whole document, and the Markdown written from the blocks.
@@ -33,17 +34,46 @@ function headingSize(b: TextBlock, stats: BodyStats, running: ReadonlySet<string
   return null;
 }
 
-/** The heading level of each heading block. */
-export function headingLevels(pages: readonly Block[][], stats: BodyStats, monospace: ReadonlySet<string>): Map<Block, number> {
+/**
+ * Keeps the headings the outline confirms, when it names at least two and at least half of its
+ * entries are found: a heading it does not name stays one if set larger than every heading it names
+ * (a title) or in the size and font of one it names (an unnumbered heading LaTeX leaves out of it),
+ * so that an author's or a date's line under the title is text; and a short standalone block it
+ * names is a heading at whatever size.
+ */
+function confirmed(sizes: Map<TextBlock, number>, others: readonly TextBlock[], titles: ReadonlySet<string>): Map<TextBlock, number> {
+  if (titles.size === 0) return sizes;
+  const named = (b: TextBlock): boolean => titles.has(titleKey(b.text));
+  const found = [...sizes.keys()].filter(named);
+  const added = others.filter((b) => b.lines.length <= 2 && b.text.length <= 150 && named(b));
+  if (found.length + added.length < Math.max(2, 0.5 * titles.size)) return sizes;
+  const style = (b: TextBlock): string => `${sizeClass(b.size)} ${b.font}`;
+  const styles = new Set([...found, ...added].map(style));
+  const top = Math.max(0, ...found.map((b) => sizes.get(b) as number), ...added.map((b) => sizeClass(b.size)));
+  const out = new Map([...sizes].filter(([b, size]) => size > top || named(b) || styles.has(style(b))));
+  for (const b of added) out.set(b, sizeClass(b.size));
+  return out;
+}
+
+/** The heading level of each heading block (`titles`: the outline's, from outlineTitles). */
+export function headingLevels(
+  pages: readonly Block[][],
+  stats: BodyStats,
+  monospace: ReadonlySet<string>,
+  titles: ReadonlySet<string>,
+): Map<Block, number> {
   const running = runningFonts(pages, stats);
-  const sizes = new Map<Block, number>();
+  let sizes = new Map<TextBlock, number>();
+  const others: TextBlock[] = [];
   for (const page of pages) {
     for (const b of page) {
       if (b.kind !== 'text') continue;
       const size = headingSize(b, stats, running, monospace);
-      if (size !== null) sizes.set(b, size);
+      if (size === null) others.push(b);
+      else sizes.set(b, size);
     }
   }
+  sizes = confirmed(sizes, others, titles);
   const ranked = [...new Set(sizes.values())].sort((a, b) => b - a);
   return new Map([...sizes].map(([b, size]) => [b, Math.min(6, ranked.indexOf(size) + 1)]));
 }

@@ -101,6 +101,8 @@ describe('convertPdf on real PDFs', () => {
     expectWellFormed(markdown);
     expect(units).toBe(2);
     expect(markdown).toMatch(/^# Notes on Dry-Stone Walling$/m);
+    // The author's line under the title is as large as a subsection heading, but the outline does not name it.
+    expect(markdown).toContain('\n\nField Conservation Group\n\n');
     expect(markdown).toMatch(/^## Why the walls fall$/m);
     expect(markdown).toMatch(/^### Tools for a repair$/m);
     expect(markdown).toMatch(/^### Order of work$/m);
@@ -209,9 +211,11 @@ describe('convertPdf on what it cannot convert', () => {
  * character 0.6 of the size wide, so that lines of equal length end at one edge), F2 Courier-Bold;
  * neither is embedded.
  */
-function pdfOf(pages: readonly { ops: string; rotate?: number }[]): Uint8Array {
+function pdfOf(pages: readonly { ops: string; rotate?: number }[], outline: readonly string[] = []): Uint8Array {
+  // The outline's objects come after the pages': catalog, pages, 2 fonts, 2 objects a page, the outline root.
+  const outlineRoot = 5 + 2 * pages.length;
   const objects: string[] = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Catalog /Pages 2 0 R${outline.length === 0 ? '' : ` /Outlines ${outlineRoot} 0 R`} >>`,
     `<< /Type /Pages /Count ${pages.length} /Kids [${pages.map((_, i) => `${5 + 2 * i} 0 R`).join(' ')}] >>`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>',
     '<< /Type /Font /Subtype /Type1 /BaseFont /Courier-Bold >>',
@@ -223,6 +227,14 @@ function pdfOf(pages: readonly { ops: string; rotate?: number }[]): Uint8Array {
       `<< /Length ${Buffer.byteLength(p.ops, 'latin1')} >>\nstream\n${p.ops}\nendstream`,
     );
   });
+  if (outline.length > 0) {
+    const item = (i: number): number => outlineRoot + 1 + i;
+    objects.push(`<< /Type /Outlines /First ${item(0)} 0 R /Last ${item(outline.length - 1)} 0 R /Count ${outline.length} >>`);
+    outline.forEach((title, i) => {
+      const links = `${i > 0 ? ` /Prev ${item(i - 1)} 0 R` : ''}${i < outline.length - 1 ? ` /Next ${item(i + 1)} 0 R` : ''}`;
+      objects.push(`<< /Title (${title}) /Parent ${outlineRoot} 0 R${links} /Dest [5 0 R /Fit] >>`);
+    });
+  }
   let out = '%PDF-1.7\n';
   const offsets = objects.map((body, i) => {
     const at = out.length;
@@ -242,8 +254,8 @@ const text = (x: number, y: number, s: string, size = 10, font = 'F1'): string =
 /** Lines from `y` down at 12 points each. */
 const column = (x: number, y: number, lines: readonly string[]): string => lines.map((l, i) => text(x, y - 12 * i, l)).join('');
 
-async function markdownOfPdf(pages: readonly { ops: string; rotate?: number }[]): Promise<string> {
-  const r = await convert(pdfOf(pages));
+async function markdownOfPdf(pages: readonly { ops: string; rotate?: number }[], outline: readonly string[] = []): Promise<string> {
+  const r = await convert(pdfOf(pages, outline));
   if (!r.ok) throw new Error(`${r.skip}: ${r.reason}`);
   expectWellFormed(r.markdown);
   return r.markdown;
@@ -334,6 +346,19 @@ describe('convertPdf on layouts written for the test', () => {
     });
     const markdown = await markdownOfPdf([1, 2, 3].map(page));
     for (const n of [1, 2, 3]) expect(markdown).toContain(`<!-- page ${n} -->\n\n# Section ${n}\n\nThe text of section ${n}.\n`);
+  });
+
+  it('takes a standalone line at body size for a heading when the outline names it', async () => {
+    const ops =
+      text(72, 760, 'Survey notes', 18, 'F2') +
+      text(72, 730, '1 Scope') +
+      text(72, 712, 'The survey covers the western channel only.') +
+      text(72, 688, '2 Method') +
+      text(72, 670, 'Soundings were taken at every station.');
+    const plain = await markdownOfPdf([{ ops }]);
+    expect(plain).toContain('\n\n1 Scope\n\n');
+    const outlined = await markdownOfPdf([{ ops }], ['1 Scope', '2 Method']);
+    expect(outlined).toContain('\n# Survey notes\n\n## 1 Scope\n\nThe survey covers the western channel only.\n\n## 2 Method\n\n');
   });
 
   it('keeps a hyphen before a capital and drops one before a lowercase continuation', async () => {

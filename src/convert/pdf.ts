@@ -2,6 +2,7 @@ import { bodyStats, pageBlocks, type Block } from './pdf-blocks.js';
 import { dropFurniture } from './pdf-furniture.js';
 import { pageLines, type Box, type Line, type PdfTextItem } from './pdf-layout.js';
 import { headingLevels, pageMarkdown } from './pdf-markdown.js';
+import { outlineTitles } from './pdf-outline.js';
 import { findTables } from './pdf-tables.js';
 import type { ConvertResult, Converter } from './types.js';
 import type * as PdfJsModule from 'unpdf/pdfjs';
@@ -59,7 +60,7 @@ function openFailure(err: unknown): ConvertResult {
   return failed(`the PDF cannot be opened (${errorMessage(err)}): the file is damaged`);
 }
 
-type Read = { pages: { lines: Line[]; box: Box }[]; monospace: Set<string> };
+type Read = { pages: { lines: Line[]; box: Box }[]; monospace: Set<string>; titles: Set<string> };
 
 /** Every page's lines, read one page at a time (a page's text content is dropped once laid out). */
 async function readPages(lib: PdfJs, bytes: Uint8Array): Promise<Read | ConvertResult> {
@@ -96,7 +97,9 @@ async function readPages(lib: PdfJs, bytes: Uint8Array): Promise<Read | ConvertR
         return failed(`page ${n} of ${doc.numPages} cannot be read (${errorMessage(err)}): the file is damaged`);
       }
     }
-    return { pages, monospace };
+    // A damaged outline costs the headings' confirmation, not the conversion.
+    const titles = outlineTitles(await doc.getOutline().catch(() => null));
+    return { pages, monospace, titles };
   } finally {
     await task.destroy();
   }
@@ -113,7 +116,7 @@ export const convertPdf: Converter = async (bytes, o) => {
     return failed(`the PDF cannot be read (${errorMessage(err)}): the file is damaged`);
   }
   if ('ok' in read) return read;
-  const { pages, monospace } = read;
+  const { pages, monospace, titles } = read;
   if (!pages.some((p) => p.lines.some((l) => /[\p{L}\p{N}]/u.test(l.text))))
     return {
       ok: false,
@@ -123,7 +126,7 @@ export const convertPdf: Converter = async (bytes, o) => {
   const kept = dropFurniture(pages, bodyStats(pages.map((p) => p.lines)).size);
   const stats = bodyStats(kept);
   const blocks: Block[][] = kept.map((lines, i) => pageBlocks(i + 1, findTables(lines), stats));
-  const levels = headingLevels(blocks, stats, monospace);
+  const levels = headingLevels(blocks, stats, monospace, titles);
   const parts: string[] = [];
   let chars = 0;
   for (let i = 0; i < blocks.length; i++) {

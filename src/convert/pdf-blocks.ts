@@ -96,30 +96,28 @@ export function joinLines(texts: readonly string[]): string {
 
 const lineWidth = (l: Line): number => l.x1 - l.x0;
 
-type Ctx = { stats: BodyStats; edge: Map<Line, number> };
+type Ctx = { stats: BodyStats };
 
-/** How many lines before and after a line are looked at for the edge of its column. */
-const EDGE_WINDOW = 40;
+/** How many of a block's last lines are looked at for the edge of its column. */
+const EDGE_LINES = 50;
 
-/** The right edge of the text `l` is set in: the furthest any nearby line of its size that shares its columns reaches. */
-function edges(lines: readonly Line[]): Map<Line, number> {
-  const out = new Map<Line, number>();
-  lines.forEach((l, i) => {
-    let edge = l.x1;
-    for (const o of lines.slice(Math.max(0, i - EDGE_WINDOW), i + EDGE_WINDOW + 1))
-      if (o.x0 < l.x1 && o.x1 > l.x0 && Math.abs(o.size - l.size) <= 0.15 * l.size) edge = Math.max(edge, o.x1);
-    out.set(l, edge);
-  });
-  return out;
+/**
+ * The right edge of the column `p` ends the block in: the furthest the block's lines that start
+ * where `p` does (give or take an indent of 3 font sizes) reach, and `also` (the next line) when it does.
+ */
+function edgeOf(block: TextBlock | ItemBlock, p: Line, also: Line | null): number {
+  const near = (l: Line): boolean => Math.abs(l.x0 - p.x0) <= 3 * p.size;
+  let edge = p.x1;
+  for (const l of block.lines.slice(-EDGE_LINES)) if (near(l)) edge = Math.max(edge, l.x1);
+  return also !== null && near(also) ? Math.max(edge, also.x1) : edge;
 }
 
-/** True when `p` ends a paragraph: the first word of `c` would have fitted at its end. */
-function endsShort(ctx: Ctx, p: Line, c: Line): boolean {
+/** True when `p` ends a paragraph: the first word of `c` would have fitted before `edge`. */
+function endsShort(p: Line, c: Line, edge: number): boolean {
   if (HYPHEN_END.test(p.text)) return false;
   const word = c.text.split(' ')[0] ?? '';
   const charWidth = lineWidth(c) / Math.max(1, c.text.length);
-  const room = (ctx.edge.get(p) ?? p.x1) - p.x1;
-  return room > word.length * charWidth + 0.6 * p.size;
+  return edge - p.x1 > word.length * charWidth + 0.6 * p.size;
 }
 
 /**
@@ -127,16 +125,16 @@ function endsShort(ctx: Ctx, p: Line, c: Line): boolean {
  * the sentence `p` ends the column with: the same size, `p` full to its edge, and `c` going on in
  * lowercase (or `p` ending in a hyphen).
  */
-function nextColumn(ctx: Ctx, p: Line, c: Line): boolean {
+function nextColumn(block: TextBlock | ItemBlock, p: Line, c: Line): boolean {
   if (c.x0 < p.x1 || sizeClass(p.size) !== sizeClass(c.size)) return false;
-  return (HYPHEN_END.test(p.text) || /^\p{Ll}/u.test(c.text)) && !endsShort(ctx, p, c);
+  return (HYPHEN_END.test(p.text) || /^\p{Ll}/u.test(c.text)) && !endsShort(p, c, edgeOf(block, p, null));
 }
 
 /** Whether line `c` goes on the block that ends with line `p`. */
 function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): boolean {
   const size = Math.max(p.size, c.size);
   const dy = p.y - c.y;
-  if (dy < 0.5 * Math.min(p.size, c.size)) return nextColumn(ctx, p, c);
+  if (dy < 0.5 * Math.min(p.size, c.size)) return nextColumn(block, p, c);
   if (dy > 1.3 * ctx.stats.leading * (size / ctx.stats.size)) return false;
   if (Math.abs(sizeClass(p.size) - sizeClass(c.size)) > 0.5 && Math.abs(p.size - c.size) > 0.08 * size) return false;
   if (block.kind === 'item') {
@@ -146,7 +144,7 @@ function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): bo
     // Past a paragraph's first line (which may be indented, or hang), its lines start where the last one did.
     return false;
   }
-  return !endsShort(ctx, p, c);
+  return !endsShort(p, c, edgeOf(block, p, c));
 }
 
 function startBlock(page: number, l: Line, marker: Marker | null): TextBlock | ItemBlock {
@@ -181,8 +179,7 @@ function finishBlock(b: TextBlock | ItemBlock, stats: BodyStats): Block {
 
 /** The blocks of one page, from its lines and tables in reading order. */
 export function pageBlocks(page: number, entries: readonly (Line | Table)[], stats: BodyStats): Block[] {
-  const lines = entries.filter((e): e is Line => !('kind' in e));
-  const ctx: Ctx = { stats, edge: edges(lines) };
+  const ctx: Ctx = { stats };
   const out: Block[] = [];
   let cur: TextBlock | ItemBlock | null = null;
   const flush = (): void => {
@@ -198,9 +195,9 @@ export function pageBlocks(page: number, entries: readonly (Line | Table)[], sta
     const prev: Line | undefined = cur?.lines[cur.lines.length - 1];
     const heading = sizeClass(e.size) >= 1.12 * stats.size;
     let marker = heading ? null : markerOf(e.text);
-    // "3. The results" inside a running paragraph is a line that starts with a number, not an item.
-    if (marker !== null && marker.kind !== 'bullet' && cur?.kind === 'text' && prev !== undefined && continues(ctx, cur, prev, e))
-      marker = null;
+    // "3. The results" running on from a line that ends mid-sentence, at its indent, is text, not an item.
+    if (marker !== null && marker.kind !== 'bullet' && cur?.kind === 'text' && prev !== undefined && !/[.:;!?]$/.test(prev.text))
+      if (e.x0 < prev.x0 + 0.5 * e.size && continues(ctx, cur, prev, e)) marker = null;
     if (cur !== null && prev !== undefined && marker === null && continues(ctx, cur, prev, e)) {
       cur.lines.push(e);
       continue;

@@ -316,6 +316,22 @@ describe('convertPdf on layouts written for the test', () => {
     expect(markdown).toContain(`\n${[...left, ...right].join(' ')}\n\nThe next paragraph begins here.\n`);
   });
 
+  it('rejoins an indented paragraph set inside a wider column, and one under a wider centred line', async () => {
+    const quote = [
+      'An indented passage, such as an abstract',
+      'or a quotation, is narrower than the text',
+      'around it and ends each of its lines here.',
+    ];
+    const body = [
+      'The body text of the column runs on wider,',
+      'to the full measure of the column, and its',
+      'lines end further to the right than those.',
+    ];
+    const ops = text(150, 780, 'someone@example.org, someone.else@example.org') + column(94, 740, quote) + column(72, 690, body);
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain(`\n${quote.join(' ')}\n\n${body.join(' ')}\n`);
+  });
+
   it('reads a page turned a quarter, its text set along the turned page', async () => {
     // /Rotate 90 shows the page turned clockwise; text drawn going up the sheet reads left to right.
     const rotated = (x: number, y: number, s: string): string => `BT /F1 10 Tf 0 1 -1 0 ${x} ${y} Tm (${s}) Tj ET\n`;

@@ -1,5 +1,5 @@
 import { sizeClass, topKey, type Line } from './pdf-layout.js';
-import { MARKER_ONLY, type Table } from './pdf-tables.js';
+import { isMarker, SYMBOL_MARKER, type Table } from './pdf-tables.js';
 
 /**
  * A page's lines (and tables) grouped into blocks: paragraphs rejoined across line breaks and
@@ -61,7 +61,20 @@ const DASH = /^[*–—-]\s+(.+)$/u;
 const NUMBER = /^\(?([0-9]{1,3})[.)]\s+(.+)$/u;
 const LABEL = /^(\(?(?:[a-z]|[ivx]{1,5})[.)]|\(?[A-Z]\))\s+(.+)$/u;
 
-function markerOf(text: string): Marker | null {
+/** The list marker `l` starts with, if any: a bullet, a number, a letter, or a lone symbol set apart (SYMBOL_MARKER). */
+function markerOf(l: Line): Marker | null {
+  const [first, second] = l.segs;
+  if (first !== undefined && second !== undefined && SYMBOL_MARKER.test(first.text))
+    return {
+      kind: 'bullet',
+      rest: l.segs
+        .slice(1)
+        .map((s) => s.text)
+        .join(' '),
+      number: null,
+      label: null,
+    };
+  const text = l.text;
   let m = BULLET.exec(text) ?? DASH.exec(text);
   if (m !== null) return { kind: 'bullet', rest: m[1] as string, number: null, label: null };
   m = NUMBER.exec(text);
@@ -150,14 +163,14 @@ function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): bo
 function startBlock(page: number, l: Line, marker: Marker | null): TextBlock | ItemBlock {
   if (marker === null) return { kind: 'text', page, lines: [l], text: '', size: l.size, font: l.font, uniform: l.uniform };
   const first = l.segs[0];
-  const textX = l.segs.length >= 2 && first !== undefined && MARKER_ONLY.test(first.text) ? (l.segs[1]?.x0 ?? null) : null;
+  const textX = l.segs.length >= 2 && first !== undefined && isMarker(first.text) ? (l.segs[1]?.x0 ?? null) : null;
   return { kind: 'item', page, lines: [l], text: '', markerX: l.x0, textX, number: marker.number, label: marker.label };
 }
 
 function finishBlock(b: TextBlock | ItemBlock, stats: BodyStats): Block {
   const texts = b.lines.map((l) => l.text);
   if (b.kind === 'item') {
-    texts[0] = markerOf(texts[0] as string)?.rest ?? (texts[0] as string);
+    texts[0] = markerOf(b.lines[0] as Line)?.rest ?? (texts[0] as string);
     return { ...b, text: joinLines(texts) };
   }
   // Size and font of the block: those of most of its characters.
@@ -194,7 +207,7 @@ export function pageBlocks(page: number, entries: readonly (Line | Table)[], sta
     }
     const prev: Line | undefined = cur?.lines[cur.lines.length - 1];
     const heading = sizeClass(e.size) >= 1.12 * stats.size;
-    let marker = heading ? null : markerOf(e.text);
+    let marker = heading ? null : markerOf(e);
     // "3. The results" running on from a line that ends mid-sentence, at its indent, is text, not an item.
     if (marker !== null && marker.kind !== 'bullet' && cur?.kind === 'text' && prev !== undefined && !/[.:;!?]$/.test(prev.text))
       if (e.x0 < prev.x0 + 0.5 * e.size && continues(ctx, cur, prev, e)) marker = null;

@@ -12,9 +12,18 @@ export type Table = { kind: 'table'; rows: string[][]; lines: Line[] };
 /** A list's marker alone: a run whose first cells are all markers is a list with wide labels, not a table. */
 export const MARKER_ONLY = /^([•◦▪▫●○■□‣⁃∙·*–—-]|[\uf0a7\uf0b7\uf076\uf0d8\uf0fc\uf06e\uf0a8]|\(?([0-9]{1,3}|[a-z]|[ivx]{1,5})[.)])$/iu;
 
+/**
+ * A lone symbol set apart from the text after it: a bullet whose font has no Unicode mapping (Word's
+ * Wingdings bullet reaches pdf.js as "!" or a private-use character).
+ */
+export const SYMBOL_MARKER = /^[^\p{L}\p{N}\s([{"“‘'«$€£¥%#@&]$/u;
+
+/** A segment that only marks a list item. */
+export const isMarker = (text: string): boolean => MARKER_ONLY.test(text) || SYMBOL_MARKER.test(text);
+
 const MIN_ROWS = 3;
 
-const rowCandidate = (l: Line): boolean => l.segs.length >= 2 && !MARKER_ONLY.test(l.segs[0]?.text ?? '');
+const rowCandidate = (l: Line): boolean => l.segs.length >= 2 && !isMarker(l.segs[0]?.text ?? '');
 
 /** A line that continues the row above: set close under it, its segments inside the columns. */
 function continuation(prev: Line, l: Line): boolean {
@@ -58,7 +67,7 @@ function tableOf(run: readonly Line[]): { table: Table; used: number } | null {
   }
   if (rows.length < MIN_ROWS) return null;
   // A table whose first column is nothing but markers is a list set with wide gaps.
-  if (rows.every((r) => MARKER_ONLY.test(r[0] ?? ''))) return null;
+  if (rows.every((r) => isMarker(r[0] ?? ''))) return null;
   return { table: { kind: 'table', rows, lines }, used: lines.length };
 }
 

@@ -383,6 +383,22 @@ describe('convertPdf on layouts written for the test', () => {
     expect(markdown).toContain('\nThe essay by Jean-Paul Sartre was translated in the spring.\n');
   });
 
+  it('reads a lone symbol set apart before each line as a bullet, not as a table column', async () => {
+    // Word's Wingdings bullet often has no Unicode mapping: pdf.js reads it as "!".
+    const ops =
+      text(72, 700, '!') +
+      text(90, 700, 'Title I implements the treaties.') +
+      text(72, 686, '!') +
+      text(90, 686, 'Title II limits the liability of') +
+      text(90, 674, 'online service providers.') +
+      text(72, 660, '!') +
+      text(90, 660, 'Title III creates an exemption.');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain(
+      '\n- Title I implements the treaties.\n- Title II limits the liability of online service providers.\n- Title III creates an exemption.\n',
+    );
+  });
+
   it('nests list items by the indent of their markers', async () => {
     const ops =
       text(72, 700, '\xb7 Tools for the survey') +

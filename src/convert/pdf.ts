@@ -121,7 +121,7 @@ export const convertPdf: Converter = async (bytes, o) => {
     return {
       ok: false,
       skip: 'no-text',
-      reason: `the PDF has no text layer on ${pages.length === 1 ? 'its one page' : `any of its ${pages.length} pages`} (a scanned document?): kbsync does not run OCR, so there is no text to convert`,
+      reason: `the PDF has no text layer on ${pages.length === 1 ? 'its one page' : `any of its ${pages.length} pages`} (a scanned document, or text in fonts with no Unicode mapping): kbsync does not run OCR, so there is no text to convert`,
     };
   const kept = dropFurniture(pages, bodyStats(pages.map((p) => p.lines)).size);
   const stats = bodyStats(kept);

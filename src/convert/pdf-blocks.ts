@@ -151,8 +151,12 @@ function continues(ctx: Ctx, block: TextBlock | ItemBlock, p: Line, c: Line): bo
   if (dy > 1.3 * ctx.stats.leading * (size / ctx.stats.size)) return false;
   if (Math.abs(sizeClass(p.size) - sizeClass(c.size)) > 0.5 && Math.abs(p.size - c.size) > 0.08 * size) return false;
   if (block.kind === 'item') {
-    if (c.x0 < block.markerX + 0.3 * c.size) return false;
+    // Wrapped lines of an item hang under its text or start under its marker; in IRS-style lists,
+    // whose items are paragraphs with an indented first line, they go back to the column's edge.
+    const outdent = block.lines.length === 1 ? 3 * c.size : 0.3 * c.size;
+    if (c.x0 < block.markerX - outdent) return false;
     if (block.textX !== null && Math.abs(c.x0 - block.textX) > c.size) return false;
+    if (block.lines.length >= 2 && Math.abs(c.x0 - (block.lines[1] as Line).x0) > 0.8 * c.size) return false;
   } else if (p !== block.lines[0] && Math.abs(c.x0 - p.x0) > 0.8 * c.size) {
     // Past a paragraph's first line (which may be indented, or hang), its lines start where the last one did.
     return false;

@@ -133,7 +133,8 @@ function segments(items: Placed[]): Segment[] {
   return out;
 }
 
-function finish(page: number, segs: Segment[]): Line {
+/** The line that `segs` (on one baseline) make on page `page`. */
+export function lineOf(page: number, segs: Segment[]): Line {
   segs.sort((a, b) => a.x0 - b.x0);
   const sizes = new Map<number, number>();
   const fonts = new Map<string, number>();
@@ -190,7 +191,7 @@ function lines(page: number, segs: Segment[], pageWidth: number): Line[] {
     }
     if (!joined) open.push([s]);
   }
-  return open.map((l) => finish(page, l));
+  return open.map((l) => lineOf(page, l));
 }
 
 /**

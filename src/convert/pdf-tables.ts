@@ -1,4 +1,4 @@
-import type { Line, Segment } from './pdf-layout.js';
+import { lineOf, type Line, type Segment } from './pdf-layout.js';
 
 /**
  * Tables found from the layout: three or more rows in a run, each with two or more segments, whose
@@ -56,7 +56,9 @@ function tableOf(run: readonly Line[]): { table: Table; used: number } | null {
   const lines: Line[] = [];
   for (const l of run) {
     const at = l.segs.map((s) => columnOf(cols, s));
+    // A segment across two columns, or a row whose segments all fall in one, is past the table's end.
     if (at.some((c) => c.length !== 1)) break;
+    if (rowCandidate(l) && new Set(at.map((c) => c[0])).size < 2) break;
     const cells: string[] = rows.length === 0 || rowCandidate(l) ? Array.from({ length: cols.length }, () => '') : (rows.pop() as string[]);
     l.segs.forEach((s, i) => {
       const c = (at[i] as number[])[0] as number;
@@ -65,13 +67,44 @@ function tableOf(run: readonly Line[]): { table: Table; used: number } | null {
     rows.push(cells);
     lines.push(l);
   }
-  if (rows.length < MIN_ROWS) return null;
+  if (rows.filter((r) => r.filter((c) => c !== '').length >= 2).length < MIN_ROWS) return null;
   // A table whose first column is nothing but markers is a list set with wide gaps.
   if (rows.every((r) => isMarker(r[0] ?? ''))) return null;
   return { table: { kind: 'table', rows, lines }, used: lines.length };
 }
 
-/** A page's lines, with the runs that form tables replaced by their tables. */
+/** How long a column's cells are on average, at least, for the "table" to be columns of running text. */
+const PROSE_CELL_CHARS = 20;
+
+/**
+ * Columns of running text that the page sets one baseline at a time across all of them (IRS
+ * instructions do) look like a table: every column's cells are long, and they hold most of its rows.
+ */
+function isProse(t: Table): boolean {
+  const width = t.rows[0]?.length ?? 0;
+  if (t.rows.length < 4 || width < 2) return false;
+  for (let c = 0; c < width; c++) {
+    const cells = t.rows.map((r) => r[c] ?? '').filter((x) => x !== '');
+    if (cells.length < t.rows.length / 2) return false;
+    if (cells.reduce((n, x) => n + x.length, 0) / cells.length < PROSE_CELL_CHARS) return false;
+  }
+  return true;
+}
+
+/** The lines of columns of running text, column by column: each line's segments in a column make a line of their own. */
+function columnLines(t: Table): Line[] {
+  const cols = columns(t.lines.filter(rowCandidate));
+  const out: Line[] = [];
+  cols.forEach((_, c) => {
+    for (const l of t.lines) {
+      const segs = l.segs.filter((s) => columnOf(cols, s)[0] === c);
+      if (segs.length > 0) out.push(lineOf(l.page, segs));
+    }
+  });
+  return out;
+}
+
+/** A page's lines, with the runs that form tables replaced by their tables (columns of running text by their columns' lines). */
 export function findTables(lines: readonly Line[]): (Line | Table)[] {
   const out: (Line | Table)[] = [];
   for (let i = 0; i < lines.length;) {
@@ -94,7 +127,8 @@ export function findTables(lines: readonly Line[]): (Line | Table)[] {
       out.push(first);
       i++;
     } else {
-      out.push(found.table);
+      if (isProse(found.table)) out.push(...columnLines(found.table));
+      else out.push(found.table);
       i += found.used;
     }
   }

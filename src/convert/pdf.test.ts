@@ -332,6 +332,40 @@ describe('convertPdf on layouts written for the test', () => {
     expect(markdown).toContain(`\n${quote.join(' ')}\n\n${body.join(' ')}\n`);
   });
 
+  it('reads columns of running text set line by line across the page column by column, not as a table', async () => {
+    // Some writers (IRS instructions) set a three-column page one baseline at a time, across all three.
+    const cols = [
+      [
+        'The first column opens here',
+        'and its text runs down the',
+        'page for six lines before',
+        'it carries on at the top of',
+        'the second column, as the',
+        'reader expects it to do.',
+      ],
+      [
+        'The second column has its',
+        'own paragraph that begins',
+        'at its top and goes on to',
+        'its foot in six lines, and',
+        'then the third one takes',
+        'over from the second.',
+      ],
+      [
+        'The third column closes the',
+        'page with a paragraph that',
+        'a reader takes last of all',
+        'after both of the others',
+        'have been read in their',
+        'turn, top to bottom.',
+      ],
+    ];
+    const ops = [0, 1, 2, 3, 4, 5].map((i) => cols.map((c, k) => text(40 + 185 * k, 700 - 12 * i, c[i] as string)).join('')).join('');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).not.toContain('|');
+    expect(markdown).toContain(`\n${cols.map((c) => c.join(' ')).join('\n\n')}\n`);
+  });
+
   it('reads a page turned a quarter, its text set along the turned page', async () => {
     // /Rotate 90 shows the page turned clockwise; text drawn going up the sheet reads left to right.
     const rotated = (x: number, y: number, s: string): string => `BT /F1 10 Tf 0 1 -1 0 ${x} ${y} Tm (${s}) Tj ET\n`;
@@ -396,6 +430,26 @@ describe('convertPdf on layouts written for the test', () => {
     const markdown = await markdownOfPdf([{ ops }]);
     expect(markdown).toContain(
       '\n- Title I implements the treaties.\n- Title II limits the liability of online service providers.\n- Title III creates an exemption.\n',
+    );
+  });
+
+  it("joins an item's wrapped lines that start under its marker", async () => {
+    const ops = column(72, 700, [
+      'a. You have no income from a trade or',
+      'business in the United States,',
+      'b. You have no U.S. source income.',
+    ]);
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).toContain(
+      '\n- a. You have no income from a trade or business in the United States,\n- b. You have no U.S. source income.\n',
+    );
+    // IRS instructions indent an item's first line only: its wrapped lines go back to the column's edge.
+    const irs =
+      text(84, 700, 'a. You have no income from a trade') +
+      text(72, 688, 'or business in the United States,') +
+      text(84, 676, 'b. No U.S. source income.');
+    expect(await markdownOfPdf([{ ops: irs }])).toContain(
+      '\n- a. You have no income from a trade or business in the United States,\n- b. No U.S. source income.\n',
     );
   });
 

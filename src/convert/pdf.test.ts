@@ -366,6 +366,21 @@ describe('convertPdf on layouts written for the test', () => {
     expect(markdown).toContain(`\n${cols.map((c) => c.join(' ')).join('\n\n')}\n`);
   });
 
+  it('ends a table at a row whose segments all fall in one column (a formula), and keeps no table of two rows', async () => {
+    const ops =
+      text(72, 700, 'Gauge reading at the quay') +
+      text(300, 700, '4.2') +
+      text(72, 686, 'Gauge reading at the pier') +
+      text(300, 686, '3.9') +
+      text(72, 672, 'x') +
+      text(150, 672, '= y + z') +
+      text(72, 658, 'Sum') +
+      text(300, 658, '8.1');
+    const markdown = await markdownOfPdf([{ ops }]);
+    expect(markdown).not.toContain('|');
+    expect(markdown).toContain('Gauge reading at the quay 4.2');
+  });
+
   it('reads a page turned a quarter, its text set along the turned page', async () => {
     // /Rotate 90 shows the page turned clockwise; text drawn going up the sheet reads left to right.
     const rotated = (x: number, y: number, s: string): string => `BT /F1 10 Tf 0 1 -1 0 ${x} ${y} Tm (${s}) Tj ET\n`;

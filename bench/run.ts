@@ -27,6 +27,8 @@ import { queryFigures } from './query-figures.js';
 import type { QueryBenchResult } from './query.js';
 import { csvRssFigures, formatIngestFigures } from './format-figures.js';
 import type { CsvRssResult, FormatIngestResult } from './ingest-formats.js';
+import type { PdfRssResult, PdfSpeedResult } from './pdf-convert.js';
+import { pdfFigures } from './pdf-figures.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
@@ -160,6 +162,14 @@ const hostile = inChild<HostileIngestResult>(
 if (hostile !== null) add(hostileFigures(hostile));
 const csvRss = inChild<CsvRssResult>('service ingest, peak RSS of a 200 MiB CSV', './ingest-formats.js', 'runCsvRssBench', {});
 if (csvRss !== null) add(csvRssFigures(csvRss));
+
+// PDF conversion: pages per second beside pdftotext on the same files; peak RSS of a 500-page PDF, in a process of its own.
+add(
+  pdfFigures(
+    inChild<PdfSpeedResult>('PDF conversion beside pdftotext', './pdf-convert.js', 'runPdfConvertBench', {}),
+    inChild<PdfRssResult>('PDF conversion, peak RSS of a 500-page PDF', './pdf-convert.js', 'runPdfRssBench', {}),
+  ),
+);
 
 machine.loadAfter = currentLoad();
 const markdown = renderReport(figures, {

@@ -22,7 +22,8 @@ beforeEach(async () => {
   tdb = webhookTestDb();
   db = tdb.open();
   receiver = await startWebhookReceiver();
-  dispatcher = createDispatcher({ db, logger: silentLogger(), allowInsecure: true, timeoutMs: 200 });
+  // Long enough for a first delivery on a busy machine; the timeout's own test shortens it.
+  dispatcher = createDispatcher({ db, logger: silentLogger(), allowInsecure: true, timeoutMs: 5000 });
 });
 
 afterEach(async () => {
@@ -75,8 +76,9 @@ describe('test()', () => {
   it('reports status null when the receiver does not answer within the timeout', async () => {
     receiver.reply('hold');
     const { webhook } = createWebhook(db, { datasetId: 1, url: receiver.url }, { allowInsecure: true });
+    const quick = createDispatcher({ db, logger: silentLogger(), allowInsecure: true, timeoutMs: 200 });
 
-    const result = await dispatcher.test(1, webhook.id);
+    const result = await quick.test(1, webhook.id).finally(() => quick.stop());
 
     expect(result).toEqual({ delivered: false, status: null });
     expect(receiver.received).toHaveLength(1);

@@ -1,0 +1,103 @@
+import { failed } from './failure.js';
+
+/** Whitespace runs (line breaks and tabs included) become one space; control characters go. */
+export function inlineText(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f\ufffe\uffff]/g, '')
+    .replace(/[\s\u00a0]+/g, ' ')
+    .trim();
+}
+
+/** Line starts that Markdown would read as structure: a heading, a list, a quote, a fence, a table rule. */
+const LINE_START = /^(#|[-+*]\s|[-+*]$|>|\d+[.)]|```|~~~|={3,}|-{3,}|\|)/;
+
+/** Text as one Markdown line that reads as the text it is (structure at its start escaped with a backslash). */
+export function escapeLine(text: string): string {
+  const line = inlineText(text);
+  return LINE_START.test(line) ? `\\${line}` : line;
+}
+
+const cellText = (text: string): string => inlineText(text).replace(/\\/g, '\\\\').replace(/\|/g, '\\|');
+
+/**
+ * Builds a document's Markdown block by block, within `maxChars`: headings, paragraphs, list items
+ * (consecutive items form one list), pipe tables, quotes and comments, one blank line between blocks.
+ */
+export class MarkdownWriter {
+  private readonly blocks: string[] = [];
+  private chars = 0;
+  private lastWasItem = false;
+
+  private readonly maxChars: number;
+  private readonly format: string;
+
+  constructor(maxChars: number, format: string) {
+    this.maxChars = maxChars;
+    this.format = format;
+  }
+
+  private push(block: string, item = false): void {
+    if (block === '') return;
+    const sep = this.blocks.length === 0 ? '' : item && this.lastWasItem ? '\n' : '\n\n';
+    this.chars += sep.length + block.length;
+    if (this.chars > this.maxChars) {
+      throw failed(
+        `the ${this.format} file's Markdown runs past the limit of ${this.maxChars} characters: split the document, or raise maxOutputChars`,
+      );
+    }
+    this.blocks.push(sep + block);
+    this.lastWasItem = item;
+  }
+
+  /** `#`..`######` by level (deeper levels are written as level 6). */
+  heading(level: number, text: string): void {
+    const line = inlineText(text);
+    if (line === '') return;
+    this.push(`${'#'.repeat(Math.min(6, Math.max(1, level)))} ${line}`);
+  }
+
+  paragraph(text: string): void {
+    this.push(escapeLine(text));
+  }
+
+  /** A list item at `depth` (0 for the outermost list): `- ` or `N. `, two spaces a level. */
+  item(depth: number, text: string, number?: number): void {
+    const line = escapeLine(text);
+    if (line === '') return;
+    const marker = number === undefined ? '-' : `${number}.`;
+    this.push(`${'  '.repeat(Math.max(0, depth))}${marker} ${line}`, true);
+  }
+
+  /** A pipe table: the first row is its header; rows are padded to one width, empty trailing columns dropped. */
+  table(rows: string[][]): void {
+    const cells = rows.map((r) => r.map(cellText));
+    let width = 0;
+    for (const r of cells) for (let i = r.length - 1; i >= width; i--) if (r[i] !== '') width = i + 1;
+    const kept = cells.filter((r) => r.some((c) => c !== ''));
+    if (width === 0 || kept.length === 0) return;
+    const line = (r: string[]): string => `|${Array.from({ length: width }, (_, i) => (r[i] ? ` ${r[i]} |` : ' |')).join('')}`;
+    const out = [line(kept[0] as string[]), `|${' --- |'.repeat(width)}`, ...kept.slice(1).map(line)];
+    this.push(out.join('\n'));
+  }
+
+  /** A quote whose first line starts with `label` (`> Notes: ...`); each paragraph a quoted line. */
+  quote(label: string, paragraphs: string[]): void {
+    const lines = paragraphs.map(inlineText).filter((p) => p !== '');
+    if (lines.length === 0) return;
+    this.push(lines.map((p, i) => (i === 0 ? `> ${label} ${p}` : `> ${escapeLine(p)}`)).join('\n>\n'));
+  }
+
+  /** A line written as given (a heading the converter built, a page marker). */
+  raw(line: string): void {
+    this.push(line);
+  }
+
+  get empty(): boolean {
+    return this.blocks.length === 0;
+  }
+
+  /** The Markdown: no trailing spaces, ending with one newline. */
+  toString(): string {
+    return `${this.blocks.join('').replace(/[ \t]+$/gm, '')}\n`;
+  }
+}

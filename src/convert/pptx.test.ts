@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { convertPptx } from './pptx.js';
+import { DEFAULT_CONVERT_LIMITS, type ConvertLimits, type ConvertResult } from './types.js';
+import { bombPart, deflated, fixture, rezip, stored, zipOf } from './zip.test-util.js';
+
+const convert = (bytes: Uint8Array, limits: Partial<ConvertLimits> = {}): Promise<ConvertResult> =>
+  convertPptx(bytes, { name: 'deck.pptx', limits: { ...DEFAULT_CONVERT_LIMITS, ...limits } });
+
+async function markdown(bytes: Uint8Array): Promise<string> {
+  const r = await convert(bytes);
+  if (!r.ok) throw new Error(r.reason);
+  return r.markdown;
+}
+
+const failure = async (bytes: Uint8Array, limits: Partial<ConvertLimits> = {}) => {
+  const r = await convert(bytes, limits);
+  expect(r.ok).toBe(false);
+  return r as Extract<ConvertResult, { ok: false }>;
+};
+
+describe.each(['deck-libreoffice.pptx', 'deck-pandoc.pptx'])('convertPptx on %s', (name) => {
+  it('writes each slide in order with its title, bullet levels, table and notes', async () => {
+    const r = await convert(fixture(name));
+    expect(r).toMatchObject({ ok: true, units: 4 });
+    const md = (r as { markdown: string }).markdown;
+    expect(md).toContain('# Quarterly Harbour Review\n');
+    const headings = md.split('\n').filter((l) => l.startsWith('## '));
+    expect(headings).toEqual([
+      '## Slide 1: Quarterly Harbour Review',
+      '## Slide 2: Traffic this quarter',
+      '## Slide 3: Berth usage',
+      '## Slide 4: Next steps',
+    ]);
+    expect(md).toContain(
+      '- Container ships up twelve percent\n  - Mostly on the northern route\n  - Two new carriers\n- Ferry crossings unchanged\n',
+    );
+    expect(md).toContain('| Berth | Ships | Hours |\n| --- | --- | --- |\n| A1 | 42 | 310 |\n| B2 | 17 | 122 |\n');
+    expect(md).toContain('> Notes: Remind the board that the northern route opened in July.\n');
+    expect(md).toContain('> Notes: Berth B2 was closed for dredging for two weeks.\n');
+    expect(md).toContain('1. Extend the breakwater survey\n2. Tender for new cranes\n');
+    expect(md).toContain('Ελληνικά and café déjà vu');
+    // Notes come after their slide's content, before the next slide.
+    expect(md.indexOf('> Notes: Remind')).toBeGreaterThan(md.indexOf('Ferry crossings'));
+    expect(md.indexOf('> Notes: Remind')).toBeLessThan(md.indexOf('## Slide 3'));
+  });
+
+  it('gives byte-identical Markdown for the same bytes, ending with one newline and no trailing spaces', async () => {
+    const [a, b] = [await markdown(fixture(name)), await markdown(fixture(name))];
+    expect(a).toBe(b);
+    expect(a.endsWith('\n') && !a.endsWith('\n\n')).toBe(true);
+    expect(a).not.toMatch(/[ \t]$/m);
+    expect(a).not.toMatch(/\n\n\n/);
+  });
+});
+
+describe('convertPptx: order and structure', () => {
+  it('follows the presentation list, not the part names', async () => {
+    const bytes = rezip('deck-pandoc.pptx', (entries) =>
+      entries.map((e) => {
+        if (e.name !== 'ppt/presentation.xml') return e;
+        const xml = e.stored.length > 0 ? inflate(e) : '';
+        const ids = [...xml.matchAll(/<p:sldId [^>]*\/>/g)].map((m) => m[0]);
+        return deflated(e.name, xml.replace(ids.join(''), [...ids].reverse().join('')));
+      }),
+    );
+    const headings = (await markdown(bytes)).split('\n').filter((l) => l.startsWith('## '));
+    expect(headings[0]).toBe('## Slide 1: Next steps');
+    expect(headings[3]).toBe('## Slide 4: Quarterly Harbour Review');
+  });
+
+  it('does not expand entities a DTD declares', async () => {
+    const bytes = rezip('deck-pandoc.pptx', (entries) =>
+      entries.map((e) => {
+        if (e.name !== 'ppt/slides/slide4.xml') return e;
+        const xml = inflate(e).replace('<p:sld ', '<!DOCTYPE p:sld [<!ENTITY boom "BOOMBOOMBOOM">]><p:sld ');
+        return deflated(e.name, xml.replace('Next steps', 'Next &boom; steps'));
+      }),
+    );
+    const md = await markdown(bytes);
+    expect(md).not.toContain('BOOM');
+    expect(md).toContain('## Slide 4: Next &boom; steps');
+  });
+});
+
+describe('convertPptx: hostile and damaged files', () => {
+  it('reports a password-protected PPTX (an OLE2 EncryptedPackage) as encrypted', async () => {
+    const r = await failure(fixture('encrypted.pptx'));
+    expect(r.skip).toBe('encrypted');
+    expect(r.reason).toMatch(/password-protected/);
+  });
+
+  it('fails a truncated file naming the missing central directory', async () => {
+    const bytes = fixture('deck-pandoc.pptx');
+    const r = await failure(bytes.slice(0, Math.floor(bytes.length / 2)));
+    expect(r).toMatchObject({ skip: 'convert-failed' });
+    expect(r.reason).toMatch(/central directory is missing: the file is truncated or not a PPTX/);
+  });
+
+  it('fails files that are not what their extension says', async () => {
+    expect((await failure(fixture('report.doc'))).reason).toMatch(/OLE2 \(binary Office\) file, not a PPTX/);
+    expect((await failure(fixture('deck.odp'))).reason).toMatch(/no presentation part \(ppt\/presentation\.xml\)/);
+    expect((await failure(new TextEncoder().encode('just some text\n'))).reason).toMatch(/not a PPTX/);
+  });
+
+  it('fails a slide whose XML is not well-formed, naming the slide', async () => {
+    const bytes = rezip('deck-pandoc.pptx', (entries) =>
+      entries.map((e) => (e.name === 'ppt/slides/slide2.xml' ? deflated(e.name, inflate(e).slice(0, 900)) : e)),
+    );
+    const r = await failure(bytes);
+    expect(r.skip).toBe('convert-failed');
+    expect(r.reason).toMatch(/^slide 2's XML \(ppt\/slides\/slide2\.xml\) is not well-formed XML/);
+  });
+
+  it('fails a zip that declares more than the expanded-size limit, before inflating', async () => {
+    const liar = { ...deflated('ppt/media/huge.bin', 'tiny'), declaredSize: 600 * 1024 * 1024 };
+    const r = await failure(rezip('deck-pandoc.pptx', (entries) => [...entries, liar]));
+    expect(r.reason).toMatch(/declares 600\.\d MiB uncompressed, past the limit of 512 MiB: a zip bomb, or raise maxExpandedBytes/);
+  });
+
+  it('stops a part that inflates past its declared size (a lying header)', async () => {
+    const bomb = { ...bombPart('ppt/slides/slide2.xml', 4 * 1024 * 1024), declaredSize: 1000 };
+    const r = await failure(rezip('deck-pandoc.pptx', (entries) => entries.map((e) => (e.name === bomb.name ? bomb : e))));
+    expect(r.reason).toMatch(/part ppt\/slides\/slide2\.xml inflates past the size its zip header declares: a zip bomb/);
+  });
+
+  it('fails a bomb past the limit, and a zip with too many entries, naming the limit', async () => {
+    const bomb = rezip('deck-pandoc.pptx', (entries) => [...entries, bombPart('ppt/media/zeros.bin', 3 * 1024 * 1024)]);
+    expect((await failure(bomb, { maxExpandedBytes: 2 * 1024 * 1024 })).reason).toMatch(/past the limit of 2 MiB: a zip bomb/);
+    const many = zipOf(Array.from({ length: 50 }, (_, i) => stored(`x/${i}.txt`, 'x')));
+    expect((await failure(new Uint8Array(many), { maxEntries: 40 })).reason).toMatch(/holds 50 entries, past the limit of 40/);
+  });
+
+  it('fails a slide nested past the depth limit, naming it', async () => {
+    const deep = '<a:x>'.repeat(300) + '</a:x>'.repeat(300);
+    const bytes = rezip('deck-pandoc.pptx', (entries) =>
+      entries.map((e) => (e.name === 'ppt/slides/slide3.xml' ? deflated(e.name, inflate(e).replace('<p:cSld>', `<p:cSld>${deep}`)) : e)),
+    );
+    expect((await failure(bytes)).reason).toMatch(/slide 3's XML \(ppt\/slides\/slide3\.xml\) nests elements more than 256 deep/);
+  });
+});
+
+import { inflateRawSync } from 'node:zlib';
+function inflate(e: { stored: Buffer; method: number }): string {
+  return (e.method === 8 ? inflateRawSync(e.stored) : e.stored).toString('utf8');
+}

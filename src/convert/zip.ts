@@ -1,0 +1,163 @@
+import type { Readable } from 'node:stream';
+import type { Entry, ZipFile } from 'yauzl';
+import { ConvertFailure, encrypted, failed, sizeText } from './failure.js';
+import type { ConvertLimits } from './types.js';
+
+/** The first bytes of an OLE2/CFB container: what Office writes for a password-protected OOXML file (and old binary files). */
+const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+/** The stream name (UTF-16LE in the CFB directory) that holds an encrypted OOXML package. */
+const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
+
+export const isCfb = (bytes: Uint8Array): boolean => bytes.length >= CFB_MAGIC.length && CFB_MAGIC.every((b, i) => bytes[i] === b);
+
+/** The parts of one zip container, read within the limits: names first, each part inflated when asked. */
+export type ZipParts = {
+  /** Every file entry's name, in the archive's order. */
+  readonly names: readonly string[];
+  has(name: string): boolean;
+  /** The part inflated, or undefined when the archive has no such entry. */
+  read(name: string): Promise<Buffer | undefined>;
+  /** The part as UTF-8 text (a BOM dropped), or undefined. */
+  text(name: string): Promise<string | undefined>;
+  close(): void;
+};
+
+/** What yauzl's complaint about a damaged archive means, in a sentence naming the part. */
+function zipProblem(format: string, err: unknown, part?: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/end of central directory record signature not found/i.test(message)) {
+    return `the ${format} file's zip central directory is missing: the file is truncated or not a ${format}`;
+  }
+  if (part !== undefined && /too many bytes in the stream/i.test(message)) {
+    return `the ${format} part ${part} inflates past the size its zip header declares: a zip bomb, or a damaged file`;
+  }
+  const where = part === undefined ? 'zip archive' : `part ${part}`;
+  return `the ${format} file's ${where} is damaged (${message}): the file is truncated or corrupt`;
+}
+
+/**
+ * Opens `bytes` as the zip container of a `format` document. Refused before anything is inflated: an
+ * OLE2 file (an encrypted OOXML package is `encrypted`, anything else is not this format), more entries
+ * than `maxEntries`, or declared sizes past `maxExpandedBytes` in all. While inflating, the bytes are
+ * counted against the same limit, so a header that lies about its size is still stopped.
+ */
+export async function openZip(bytes: Uint8Array, format: string, limits: ConvertLimits): Promise<ZipParts> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (isCfb(buffer)) {
+    if (buffer.includes(ENCRYPTED_PACKAGE)) {
+      throw encrypted(`the ${format} file is password-protected (an encrypted OOXML package); remove the password and save it again`);
+    }
+    throw failed(`the file is an OLE2 (binary Office) file, not a ${format}: save it as ${format} or give it its own extension`);
+  }
+  const { default: yauzl } = await import('yauzl');
+  let zip: ZipFile;
+  try {
+    zip = await new Promise<ZipFile>((resolve, reject) =>
+      yauzl.fromBuffer(buffer, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }, (err, z) =>
+        err ? reject(err) : resolve(z),
+      ),
+    );
+  } catch (err) {
+    throw failed(zipProblem(format, err));
+  }
+  if (zip.entryCount > limits.maxEntries) {
+    zip.close();
+    throw failed(
+      `the ${format} zip holds ${zip.entryCount} entries, past the limit of ${limits.maxEntries}: a zip bomb, or raise maxEntries`,
+    );
+  }
+  let entries: Entry[];
+  try {
+    entries = await readEntries(zip);
+  } catch (err) {
+    zip.close();
+    throw failed(zipProblem(format, err));
+  }
+  const byName = new Map<string, Entry>();
+  let declared = 0;
+  for (const e of entries) {
+    if (e.fileName.endsWith('/')) continue;
+    declared += e.uncompressedSize;
+    if (!byName.has(e.fileName)) byName.set(e.fileName, e);
+  }
+  if (declared > limits.maxExpandedBytes) {
+    zip.close();
+    throw failed(
+      `the ${format} zip declares ${sizeText(declared)} uncompressed, past the limit of ${sizeText(limits.maxExpandedBytes)}: a zip bomb, or raise maxExpandedBytes`,
+    );
+  }
+  let inflated = 0;
+  const read = async (name: string): Promise<Buffer | undefined> => {
+    const entry = byName.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.isEncrypted()) throw encrypted(`the ${format} file's part ${name} is encrypted; remove the password and save it again`);
+    const pieces: Buffer[] = [];
+    let size = 0;
+    try {
+      const stream = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
+      );
+      try {
+        for await (const piece of stream as AsyncIterable<Buffer>) {
+          size += piece.length;
+          inflated += piece.length;
+          if (inflated > limits.maxExpandedBytes) {
+            throw failed(
+              `the ${format} part ${name} expands past the limit of ${sizeText(limits.maxExpandedBytes)} for the whole file: a zip bomb, or raise maxExpandedBytes`,
+            );
+          }
+          pieces.push(piece);
+        }
+      } finally {
+        stream.destroy();
+      }
+    } catch (err) {
+      if (err instanceof ConvertFailure) throw err;
+      throw failed(zipProblem(format, err, name));
+    }
+    return Buffer.concat(pieces, size);
+  };
+  return {
+    names: [...byName.keys()],
+    has: (name) => byName.has(name),
+    read,
+    text: async (name) => {
+      const data = await read(name);
+      if (data === undefined) return undefined;
+      return new TextDecoder('utf-8', { ignoreBOM: false }).decode(data);
+    },
+    close: () => zip.close(),
+  };
+}
+
+function readEntries(zip: ZipFile): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    zip.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(entries));
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+}
+
+/** A zip part's path resolved against the part that names it (`ppt/slides/slide1.xml` + `../notesSlides/n.xml`). */
+export function resolvePart(from: string, target: string): string {
+  if (target.startsWith('/')) return target.slice(1);
+  const parts = from.split('/').slice(0, -1);
+  for (const piece of safeDecode(target).split('/')) {
+    if (piece === '..') parts.pop();
+    else if (piece !== '.' && piece !== '') parts.push(piece);
+  }
+  return parts.join('/');
+}
+
+function safeDecode(uri: string): string {
+  try {
+    return decodeURIComponent(uri);
+  } catch {
+    return uri;
+  }
+}

@@ -16,6 +16,9 @@ export const encrypted = (reason: string): ConvertFailure => new ConvertFailure(
 
 const MIB = 1_048_576;
 
+/** The format's name with its article as read aloud ("a PPTX", "an ODT", "an RTF"). */
+export const aFormat = (format: string): string => `${/^[AEFHILMNORSX]/.test(format) ? 'an' : 'a'} ${format}`;
+
 /** A byte count for a person: "512 MiB", "3.5 KiB". */
 export function sizeText(bytes: number): string {
   if (bytes >= MIB) return `${Number((bytes / MIB).toFixed(1))} MiB`;

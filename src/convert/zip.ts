@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
-import { ConvertFailure, encrypted, failed, sizeText } from './failure.js';
+import { aFormat, ConvertFailure, encrypted, failed, sizeText } from './failure.js';
 import type { ConvertLimits } from './types.js';
 
 /** The first bytes of an OLE2/CFB container: what Office writes for a password-protected OOXML file (and old binary files). */
@@ -26,7 +26,7 @@ export type ZipParts = {
 function zipProblem(format: string, err: unknown, part?: string): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/end of central directory record signature not found/i.test(message)) {
-    return `the ${format} file's zip central directory is missing: the file is truncated or not a ${format}`;
+    return `the ${format} file's zip central directory is missing: the file is truncated or not ${aFormat(format)}`;
   }
   if (part !== undefined && /too many bytes in the stream/i.test(message)) {
     return `the ${format} part ${part} inflates past the size its zip header declares: a zip bomb, or a damaged file`;
@@ -47,7 +47,7 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
     if (buffer.includes(ENCRYPTED_PACKAGE)) {
       throw encrypted(`the ${format} file is password-protected (an encrypted OOXML package); remove the password and save it again`);
     }
-    throw failed(`the file is an OLE2 (binary Office) file, not a ${format}: save it as ${format} or give it its own extension`);
+    throw failed(`the file is an OLE2 (binary Office) file, not ${aFormat(format)}: save it as ${format} or give it its own extension`);
   }
   const { default: yauzl } = await import('yauzl');
   let zip: ZipFile;

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { convertDoc } from './doc.js';
+import { DEFAULT_CONVERT_LIMITS, type ConvertResult } from './types.js';
+import { fixture } from './zip.test-util.js';
+
+type Failure = Extract<ConvertResult, { ok: false }>;
+const convert = (bytes: Uint8Array): Promise<ConvertResult> => convertDoc(bytes, { name: 'report.doc', limits: DEFAULT_CONVERT_LIMITS });
+
+async function failure(bytes: Uint8Array): Promise<Failure> {
+  const r = await convert(bytes);
+  expect(r.ok).toBe(false);
+  return r as Failure;
+}
+
+describe('convertDoc', () => {
+  it('keeps headings by style, list levels, the table and the footnote', async () => {
+    const r = await convert(fixture('report.doc'));
+    expect(r).toMatchObject({ ok: true, units: 1 });
+    const md = (r as { markdown: string }).markdown;
+    expect(md.split('\n').filter((l) => l.startsWith('#'))).toEqual([
+      '# Harbour Survey Report',
+      '# Introduction',
+      '## Method',
+      '## Results',
+      '# Conclusions',
+    ]);
+    expect(md).toContain(
+      '- Salinity at the surface\n  - Sampled with a refractometer\n  - Cross-checked in the laboratory\n- Water temperature\n- Visibility in metres\n',
+    );
+    // List numbering is not read: numbered items are written as bullets.
+    expect(md).toContain('- Calibrate the flow meter\n- Lower the probe to four metres\n- Log the reading\n');
+    expect(md).toContain(
+      '| Station | Flow (m/s) | Notes |\n| --- | --- | --- |\n| North pier | 1.2 | Strong eddies |\n| Lighthouse | 0.8 | Calm |\n| Fish market | 2.4 | Pipe outfall nearby |\n',
+    );
+    expect(md).toContain('compared against the 1998 baseline.[^1]\n');
+    expect(md.trimEnd().endsWith('[^1]: The baseline was published by the port authority in March 1998.')).toBe(true);
+    expect(md).toContain('Grüße from Zürich; Ελληνικά; 日本語のテキスト.');
+    expect(md).toContain('\n\\#5 is not a heading, and neither is this line’s start.\n');
+  });
+
+  it('gives byte-identical Markdown for the same bytes', async () => {
+    const [a, b] = [await convert(fixture('report.doc')), await convert(fixture('report.doc'))];
+    expect(a).toEqual(b);
+    const md = (a as { markdown: string }).markdown;
+    expect(md.endsWith('\n') && !md.endsWith('\n\n')).toBe(true);
+    expect(md).not.toMatch(/[ \t]$/m);
+  });
+
+  it('reports a password-protected DOC as encrypted', async () => {
+    const r = await failure(fixture('encrypted.doc'));
+    expect(r).toEqual({
+      ok: false,
+      skip: 'encrypted',
+      reason: 'the DOC file is password-protected (encrypted); remove the password and save it again',
+    });
+    expect((await failure(fixture('encrypted.pptx'))).skip).toBe('encrypted');
+  });
+
+  it('fails a truncated DOC naming its damaged structure', async () => {
+    const bytes = fixture('report.doc');
+    for (const cut of [bytes.length / 2, bytes.length - 512, 600]) {
+      const r = await failure(bytes.slice(0, cut));
+      expect(r.skip).toBe('convert-failed');
+      expect(r.reason).toMatch(
+        /^the (DOC file's structure is damaged \(.*\): the file is truncated or corrupt|OLE2 file has no WordDocument stream: it is truncated.*)$/,
+      );
+    }
+  });
+
+  it('fails files that are not Word 97-2003 documents', async () => {
+    expect((await failure(fixture('report.odt'))).reason).toMatch(/is a zip package .*, not a DOC/);
+    expect((await failure(new TextEncoder().encode('{\\rtf1 hello}'))).reason).toMatch(/not an OLE2 \(Word 97-2003\) document/);
+    const ole = new Uint8Array(fixture('encrypted.pptx'));
+    ole.set(
+      new Uint8Array(Buffer.from('XncryptedPackage', 'utf16le')),
+      Buffer.from(ole).indexOf(Buffer.from('EncryptedPackage', 'utf16le')),
+    );
+    expect((await failure(ole)).reason).toMatch(/has no WordDocument stream: it is truncated, or not a DOC/);
+  });
+});

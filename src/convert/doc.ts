@@ -1,0 +1,89 @@
+import { readDoc, type DocParagraph } from './doc-reader.js';
+import { encrypted, failed, guarded } from './failure.js';
+import { inlineText, MarkdownWriter } from './markdown.js';
+import type { Converter, ConvertResult } from './types.js';
+import { isCfb } from './zip.js';
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+/** Stream names as the OLE2 directory holds them (UTF-16LE). */
+const WORD_DOCUMENT = Buffer.from('WordDocument', 'utf16le');
+const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
+
+/** Body paragraphs as Markdown: headings by style, list items by level, runs of cells and rows as one pipe table. */
+function writeBody(md: MarkdownWriter, body: readonly DocParagraph[], note: (text: string) => string): void {
+  let rows: string[][] = [];
+  let row: string[] = [];
+  let cell: string[] = [];
+  const flushTable = (): void => {
+    if (rows.length > 0) md.table(rows);
+    rows = [];
+  };
+  for (const p of body) {
+    const text = inlineText(note(p.text));
+    if (p.end === 'cell') {
+      cell.push(text);
+      row.push(cell.join(' '));
+      cell = [];
+      continue;
+    }
+    if (p.end === 'row') {
+      rows.push(row);
+      row = [];
+      continue;
+    }
+    if (row.length > 0 || cell.length > 0) {
+      // A paragraph inside a cell that has not ended yet (a cell of several paragraphs).
+      cell.push(text);
+      continue;
+    }
+    flushTable();
+    if (text === '') continue;
+    if (p.heading > 0) md.heading(p.heading, text);
+    else if (p.listLevel >= 0) md.item(p.listLevel, text);
+    else md.paragraph(text);
+  }
+  if (row.length > 0) rows.push(row);
+  flushTable();
+}
+
+/**
+ * DOC (Word 97-2003) through word-extractor: paragraphs, headings where the paragraph's style is a
+ * built-in Heading 1-9, list items with their levels (all as `-`: list numbering is not read), tables,
+ * text boxes after the body, then footnotes and endnotes. Headers, footers and comments are left out.
+ */
+export const convertDoc: Converter = (bytes, { limits }) =>
+  guarded('DOC', async (): Promise<ConvertResult> => {
+    if (ZIP_MAGIC.every((b, i) => bytes[i] === b)) {
+      throw failed('the file is a zip package (a DOCX or another Office Open XML or ODF file), not a DOC: give it its own extension');
+    }
+    if (!isCfb(bytes)) throw failed('the file is not an OLE2 (Word 97-2003) document: it is damaged, or not a DOC');
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (buffer.includes(ENCRYPTED_PACKAGE)) {
+      throw encrypted(
+        'the file is a password-protected Office Open XML file (an encrypted DOCX?) named .doc; remove the password and save it again',
+      );
+    }
+    if (!buffer.includes(WORD_DOCUMENT))
+      throw failed('the OLE2 file has no WordDocument stream: it is truncated, or not a DOC (an XLS or PPT renamed?)');
+    let doc;
+    try {
+      doc = await readDoc(buffer);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/WordDocument|magic number/i.test(message))
+        throw failed('the OLE2 file has no Word document stream: it is not a DOC (an XLS or PPT renamed?)');
+      if (err instanceof RangeError || /outside buffer|out of range|Invalid|corrupt/i.test(message)) {
+        throw failed(`the DOC file's structure is damaged (${message}): the file is truncated or corrupt`);
+      }
+      throw err;
+    }
+    const md = new MarkdownWriter(limits.maxOutputChars, 'DOC');
+    const anchored = doc.endnotes.length === 0 && doc.footnotes.length > 0 && doc.footnoteRefs === doc.footnotes.length;
+    let n = 0;
+    writeBody(md, doc.body, (text) => (anchored ? text.replace(/\ue000/g, () => `[^${++n}]`) : text.replace(/\ue000/g, '')));
+    for (const t of doc.textboxes) md.paragraph(t);
+    doc.footnotes.forEach((f, i) => (anchored ? md.raw(`[^${i + 1}]: ${inlineText(f)}`) : md.paragraph(`Footnote ${i + 1}: ${f}`)));
+    doc.endnotes.forEach((f, i) => md.paragraph(`Endnote ${i + 1}: ${f}`));
+    if (md.empty) return { ok: false, skip: 'no-text', reason: 'the DOC holds no text' };
+    return { ok: true, markdown: md.toString(), units: 1 };
+  });

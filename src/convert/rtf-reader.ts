@@ -1,0 +1,386 @@
+import { failed } from './failure.js';
+import { charsetCodePage, codePageEncoding, decodeBytes } from './rtf-decode.js';
+import { rtfTokens } from './rtf-tokens.js';
+
+/** One paragraph of an RTF document with what its properties say. */
+export type RtfParagraph = {
+  text: string;
+  style: number;
+  outline: number;
+  list: 'none' | 'bullet' | 'number';
+  level: number;
+  /** Inside a table (`\intbl`): its text belongs to the cell that `\cell` ends. */
+  intbl: boolean;
+  end: 'paragraph' | 'cell' | 'row';
+};
+export type RtfDocument = {
+  paragraphs: RtfParagraph[];
+  styles: Map<number, string>;
+  styleOutline: Map<number, number>;
+  notes: string[];
+  title: string;
+};
+
+/** Destinations whose text is not the document's: tables of fonts, colours, styles, lists, pictures, fields' codes, metadata. */
+const SKIPPED = new Set([
+  'fonttbl',
+  'colortbl',
+  'stylesheet',
+  'listtable',
+  'listoverridetable',
+  'revtbl',
+  'rsidtbl',
+  'generator',
+  'info',
+  'pict',
+  'object',
+  'fldinst',
+  'header',
+  'headerl',
+  'headerr',
+  'headerf',
+  'footer',
+  'footerl',
+  'footerr',
+  'footerf',
+  'xmlnstbl',
+  'themedata',
+  'colorschememapping',
+  'latentstyles',
+  'datastore',
+  'pnseclvl',
+  'bkmkstart',
+  'bkmkend',
+  'annotation',
+  'atnid',
+  'atnauthor',
+  'atrfstart',
+  'atrfend',
+  'atndate',
+  'nonshppict',
+  'sp',
+  'userprops',
+  'docvar',
+  'filetbl',
+  'mmathPr',
+  'pgdsctbl',
+  'listtext',
+  'pntext',
+  'template',
+  'xe',
+  'tc',
+  'txe',
+  'fontemb',
+  'fontfile',
+  'falt',
+  'panose',
+  'passwordhash',
+  'protusertbl',
+  'wgrffmtfilter',
+  'ftnsep',
+  'ftnsepc',
+  'aftnsep',
+  'aftnsepc',
+  'ftncn',
+  'aftncn',
+  'blipuid',
+  'shppict',
+  'oleclsid',
+  'objdata',
+  'mhtmltag',
+  'htmltag',
+  'shprslt',
+]);
+/** Destinations marked `\*` (ignorable) whose text is still the document's. */
+const KEPT_IGNORABLE = new Set(['footnote', 'fldrslt', 'shpinst', 'shptxt', 'listtext', 'pntext']);
+
+type Group = {
+  dest: 'text' | 'skip' | 'info' | 'fonttbl' | 'stylesheet' | 'title' | 'listtext' | 'footnote';
+  uc: number;
+  font: number;
+  /** The bytes' code page: the font's charset, or the document's default. */
+  encoding: string | undefined;
+  /** Paragraph properties are saved and restored with groups, as Word does. */
+  para: Para;
+};
+
+type Para = { style: number; outline: number; intbl: boolean; level: number; ls: boolean };
+const freshPara = (): Para => ({ style: 0, outline: 9, intbl: false, level: 0, ls: false });
+
+/**
+ * Reads RTF into paragraphs: text decoded through `\ansicpg` and each font's `\fcharset` (`\'hh` bytes
+ * gathered so double-byte code pages decode whole), `\uN` with `\ucN` fallback characters skipped,
+ * paragraph styles, outline levels, list paragraphs, table cells and rows, footnotes and the title.
+ * Groups nested past `maxDepth` fail the file, as does one left open at the end (a truncated file).
+ */
+export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
+  const doc: RtfDocument = { paragraphs: [], styles: new Map(), styleOutline: new Map(), notes: [], title: '' };
+  const fonts = new Map<number, string | undefined>();
+  let defaultEncoding: string | undefined = 'windows-1252';
+  let defaultFont = -1;
+  const stack: Group[] = [];
+  let g: Group = { dest: 'text', uc: 1, font: -1, encoding: defaultEncoding, para: freshPara() };
+  let started = false;
+  let skip = 0;
+  let pending: number[] = [];
+  let text = '';
+  let listText = '';
+  let pendingList: 'none' | 'bullet' | 'number' = 'none';
+  let note = '';
+  let styleName = '';
+  let styleNumber = 0;
+  let styleOutline = 9;
+  let fontNumber = -1;
+  let fontEncoding: string | undefined;
+  const recordFont = (): void => {
+    if (fontNumber >= 0) fonts.set(fontNumber, fontEncoding);
+    fontNumber = -1;
+    fontEncoding = undefined;
+  };
+  let nextDest: Group['dest'] | undefined;
+  let noteDepth = -1;
+
+  const flushBytes = (): void => {
+    if (pending.length === 0) return;
+    const s = decodeBytes(Uint8Array.from(pending), g.encoding);
+    pending = [];
+    emit(s);
+  };
+  const emit = (s: string): void => {
+    if (g.dest === 'text') text += s;
+    else if (g.dest === 'footnote') note += s;
+    else if (g.dest === 'title') doc.title += s;
+    else if (g.dest === 'listtext') listText += s;
+    else if (g.dest === 'stylesheet') styleName += s;
+  };
+  const endParagraph = (end: RtfParagraph['end']): void => {
+    flushBytes();
+    if (g.dest === 'footnote') {
+      note += ' ';
+      return;
+    }
+    if (g.dest !== 'text') return;
+    const { para } = g;
+    const list = pendingList !== 'none' ? pendingList : para.ls ? 'bullet' : 'none';
+    doc.paragraphs.push({ text, style: para.style, outline: para.outline, list, level: para.level, intbl: para.intbl, end });
+    text = '';
+    pendingList = 'none';
+  };
+
+  for (const t of rtfTokens(bytes)) {
+    if (!started) {
+      if (t.type !== 'open') break;
+      started = true;
+      continue;
+    }
+    if (t.type === 'open' || t.type === 'close') {
+      flushBytes();
+      skip = 0;
+      if (t.type === 'open') {
+        if (stack.length + 1 >= maxDepth)
+          throw failed(`the RTF file nests groups more than ${maxDepth} deep, past the limit: a hostile file, or raise maxDepth`);
+        stack.push(g);
+        g = { ...g, para: { ...g.para } };
+        nextDest = undefined;
+        continue;
+      }
+      if (g.dest === 'fonttbl') recordFont();
+      if (g.dest === 'stylesheet' && stack[stack.length - 1]?.dest === 'stylesheet') {
+        doc.styles.set(styleNumber, styleName.replace(/;\s*$/, '').trim());
+        if (styleOutline < 9) doc.styleOutline.set(styleNumber, styleOutline);
+        styleName = '';
+        styleNumber = 0;
+        styleOutline = 9;
+      }
+      if (g.dest === 'listtext' && stack[stack.length - 1]?.dest !== 'listtext') {
+        pendingList = /^\s*(\(?[0-9]+|[a-z]|[ivxlc]+)[.)]\s*$/i.test(listText) ? 'number' : 'bullet';
+        listText = '';
+      }
+      if (g.dest === 'footnote' && stack.length === noteDepth) {
+        doc.notes.push(note.replace(/\s+/g, ' ').trim());
+        note = '';
+        noteDepth = -1;
+      }
+      const closing = g.dest;
+      const outer = stack.pop();
+      if (outer === undefined) break;
+      g = outer;
+      if (closing === 'fonttbl' && g.dest !== 'fonttbl') g.encoding = fonts.get(defaultFont) ?? defaultEncoding;
+      continue;
+    }
+    if (skip > 0) {
+      skip--;
+      if (t.type === 'text' && t.bytes.length > 1) {
+        const rest = t.bytes.subarray(1 + Math.min(skip, t.bytes.length - 1));
+        skip = Math.max(0, skip - (t.bytes.length - 1));
+        for (const b of rest) pending.push(b);
+      }
+      continue;
+    }
+    if (t.type === 'text') {
+      for (const b of t.bytes) pending.push(b);
+      continue;
+    }
+    if (t.type === 'hex') {
+      pending.push(t.byte);
+      continue;
+    }
+    if (t.type === 'bin') continue;
+    flushBytes();
+    if (t.type === 'symbol') {
+      if (t.symbol === '*') nextDest = 'skip';
+      else if (t.symbol === '~') emit('\u00a0');
+      else if (t.symbol === '_') emit('\u2011');
+      else if (t.symbol === '\\' || t.symbol === '{' || t.symbol === '}') emit(t.symbol);
+      else if (t.symbol === '\t') emit(' ');
+      continue;
+    }
+    const { word, param } = t;
+    if (g.dest === 'skip') continue;
+    if (g.dest === 'info') {
+      if (word === 'title') g.dest = 'title';
+      continue;
+    }
+    if (nextDest === 'skip' && !KEPT_IGNORABLE.has(word)) {
+      g.dest = 'skip';
+      nextDest = undefined;
+      continue;
+    }
+    nextDest = undefined;
+    switch (word) {
+      case 'ansicpg':
+        defaultEncoding = codePageEncoding(param ?? 1252);
+        g.encoding = defaultEncoding;
+        break;
+      case 'mac':
+        defaultEncoding = 'macintosh';
+        g.encoding = defaultEncoding;
+        break;
+      case 'pc':
+      case 'pca':
+        defaultEncoding = undefined;
+        g.encoding = defaultEncoding;
+        break;
+      case 'deff':
+        defaultFont = param ?? -1;
+        break;
+      case 'uc':
+        g.uc = Math.max(0, Math.min(10, param ?? 1));
+        break;
+      case 'u': {
+        const code = (param ?? 0) < 0 ? (param ?? 0) + 65536 : (param ?? 0);
+        emit(String.fromCharCode(code));
+        skip = g.uc;
+        break;
+      }
+      case 'f':
+        if (g.dest === 'fonttbl') {
+          recordFont();
+          fontNumber = param ?? 0;
+        } else {
+          g.font = param ?? defaultFont;
+          g.encoding = fonts.has(g.font) ? (fonts.get(g.font) ?? defaultEncoding) : defaultEncoding;
+        }
+        break;
+      case 'fcharset': {
+        const cp = charsetCodePage(param ?? 1);
+        if (g.dest === 'fonttbl') fontEncoding = cp === undefined ? undefined : codePageEncoding(cp);
+        break;
+      }
+      case 'cpg':
+        if (g.dest === 'fonttbl') fontEncoding = codePageEncoding(param ?? 1252);
+        break;
+      case 'plain':
+        g.font = defaultFont;
+        g.encoding = fonts.get(defaultFont) ?? defaultEncoding;
+        break;
+      case 'info':
+        g.dest = 'info';
+        break;
+      case 'fonttbl':
+      case 'stylesheet':
+        g.dest = word;
+        break;
+      case 'footnote':
+        g.dest = 'footnote';
+        noteDepth = stack.length;
+        break;
+      case 'listtext':
+      case 'pntext':
+        g.dest = 'listtext';
+        listText = '';
+        break;
+      case 's':
+        if (g.dest === 'stylesheet') styleNumber = param ?? 0;
+        else g.para.style = param ?? 0;
+        break;
+      case 'outlinelevel':
+        if (g.dest === 'stylesheet') styleOutline = param ?? 9;
+        else g.para.outline = param ?? 9;
+        break;
+      case 'pard':
+        g.para = freshPara();
+        break;
+      case 'intbl':
+        g.para.intbl = true;
+        break;
+      case 'ilvl':
+        g.para.level = Math.max(0, Math.min(8, param ?? 0));
+        break;
+      case 'ls':
+        g.para.ls = true;
+        break;
+      case 'par':
+      case 'sect':
+        endParagraph('paragraph');
+        break;
+      case 'cell':
+        endParagraph('cell');
+        break;
+      case 'row':
+        if (g.dest === 'text') doc.paragraphs.push({ text: '', style: 0, outline: 9, list: 'none', level: 0, intbl: true, end: 'row' });
+        break;
+      case 'line':
+      case 'tab':
+      case 'nestcell':
+      case 'nestrow':
+        emit(' ');
+        break;
+      case 'page':
+        endParagraph('paragraph');
+        break;
+      case 'chftn':
+        if (g.dest === 'text') text += `[^${doc.notes.length + 1}]`;
+        break;
+      case 'emdash':
+        emit('\u2014');
+        break;
+      case 'endash':
+        emit('\u2013');
+        break;
+      case 'bullet':
+        emit('\u2022');
+        break;
+      case 'lquote':
+        emit('\u2018');
+        break;
+      case 'rquote':
+        emit('\u2019');
+        break;
+      case 'ldblquote':
+        emit('\u201c');
+        break;
+      case 'rdblquote':
+        emit('\u201d');
+        break;
+      default:
+        if (SKIPPED.has(word)) g.dest = 'skip';
+    }
+  }
+  if (!started) throw failed('the file does not start with {\\rtf: it is not an RTF');
+  if (stack.length > 0)
+    throw failed(`the RTF file ends inside ${stack.length} open group${stack.length === 1 ? '' : 's'}: it is truncated`);
+  flushBytes();
+  if (text.trim() !== '') endParagraph('paragraph');
+  return doc;
+}

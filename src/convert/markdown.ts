@@ -87,6 +87,22 @@ export class MarkdownWriter {
     this.push(lines.map((p, i) => (i === 0 ? `> ${label} ${p}` : `> ${escapeLine(p)}`)).join('\n>\n'));
   }
 
+  /** Preformatted text as a fenced block, its lines kept (the fence longer than any run of backticks inside). */
+  code(text: string): void {
+    const lines = text
+      .replace(/\r\n?/g, '\n')
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+      .split('\n')
+      .map((l) => l.replace(/\s+$/, ''));
+    while (lines.length > 0 && lines[0] === '') lines.shift();
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    if (lines.length === 0) return;
+    const body = lines.join('\n').replace(/\n{3,}/g, '\n\n');
+    const longest = (body.match(/`+/g) ?? []).reduce((m, r) => Math.max(m, r.length), 0);
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    this.push(`${fence}\n${body}\n${fence}`);
+  }
+
   /** A line written as given (a heading the converter built, a page marker). */
   raw(line: string): void {
     this.push(line);

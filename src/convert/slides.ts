@@ -5,7 +5,8 @@ export type Block =
   | { kind: 'paragraph'; text: string }
   | { kind: 'heading'; level: number; text: string }
   | { kind: 'item'; depth: number; text: string; number?: number }
-  | { kind: 'table'; rows: string[][] };
+  | { kind: 'table'; rows: string[][] }
+  | { kind: 'code'; text: string };
 
 export type Slide = { title: string; blocks: Block[]; notes: string[] };
 
@@ -14,6 +15,7 @@ export function writeBlocks(md: MarkdownWriter, blocks: readonly Block[]): void 
     if (b.kind === 'paragraph') md.paragraph(b.text);
     else if (b.kind === 'heading') md.heading(b.level, b.text);
     else if (b.kind === 'item') md.item(b.depth, b.text, b.number);
+    else if (b.kind === 'code') md.code(b.text);
     else md.table(b.rows);
   }
 }

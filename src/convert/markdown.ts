@@ -9,11 +9,14 @@ export function inlineText(text: string): string {
 }
 
 /** Line starts that Markdown would read as structure: a heading, a list, a quote, a fence, a table rule. */
-const LINE_START = /^(#|[-+*]\s|[-+*]$|>|\d+[.)]|```|~~~|={3,}|-{3,}|\|)/;
+const LINE_START = /^(#|[-+*]\s|[-+*]$|>|```|~~~|={3,}|-{3,}|\|)/;
+/** An ordered-list marker: its punctuation is what gets the backslash (`12\. text`). */
+const ORDERED = /^(\d{1,9})([.)])(\s|$)/;
 
 /** Text as one Markdown line that reads as the text it is (structure at its start escaped with a backslash). */
 export function escapeLine(text: string): string {
   const line = inlineText(text);
+  if (ORDERED.test(line)) return line.replace(ORDERED, '$1\\$2$3');
   return LINE_START.test(line) ? `\\${line}` : line;
 }
 

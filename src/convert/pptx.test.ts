@@ -100,6 +100,20 @@ describe('convertPptx: hostile and damaged files', () => {
     expect((await failure(fixture('report.doc'))).reason).toMatch(/OLE2 \(binary Office\) file, not a PPTX/);
     expect((await failure(fixture('deck.odp'))).reason).toMatch(/no presentation part \(ppt\/presentation\.xml\)/);
     expect((await failure(new TextEncoder().encode('just some text\n'))).reason).toMatch(/not a PPTX/);
+    const docx = zipOf([
+      deflated('[Content_Types].xml', '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+      deflated(
+        '_rels/.rels',
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
+      deflated(
+        'word/document.xml',
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>',
+      ),
+    ]);
+    expect((await failure(new Uint8Array(docx))).reason).toBe(
+      "the package's main part is word/document.xml (<w:document>), not a presentation: the file is not a PPTX",
+    );
   });
 
   it('fails a slide whose XML is not well-formed, naming the slide', async () => {

@@ -106,6 +106,9 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
   const main = await mainPart(zip, 'ppt/presentation.xml', maxDepth);
   if (!zip.has(main)) throw failed(`the PPTX has no presentation part (${main}): the file is not a PPTX`);
   const presentation = await readXmlPart(zip, main, 'the presentation part', maxDepth);
+  const root = elements(presentation)[0]?.name ?? '';
+  if (!/(^|:)presentation$/.test(root))
+    throw failed(`the package's main part is ${main} (<${root}>), not a presentation: the file is not a PPTX`);
   const rels = await readRels(zip, main, maxDepth);
   const list = find(presentation, 'p:sldIdLst');
   const slides: Slide[] = [];

@@ -3,19 +3,33 @@
  * `npx tsc -p tsconfig.bench.json && node .bench-build/bench/convert-office.js [DIR]`.
  * DOC: convertDoc against catdoc and antiword (Debian packages of those names): time per file and how
  * much of the reference's text our Markdown holds (the share of its words, counted with repeats).
- * PPTX: slides per second. DIR defaults to test/fixtures/convert.
+ * Every office type: units (slides, sheets, chapters) and milliseconds per file. DIR defaults to test/fixtures/convert.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { convertDoc } from '../src/convert/doc.js';
+import { convertEpub } from '../src/convert/epub.js';
+import { convertOdp, convertOds, convertOdt } from '../src/convert/odf.js';
 import { convertPptx } from '../src/convert/pptx.js';
-import { DEFAULT_CONVERT_LIMITS, type Converter } from '../src/convert/types.js';
+import { convertRtf } from '../src/convert/rtf.js';
+import { DEFAULT_CONVERT_LIMITS, type Converter, type ConvertType } from '../src/convert/types.js';
 import { hasCommand, median, round1 } from './measure.js';
 import { repoRoot } from './paths.js';
 
 const RUNS = 5;
+
+/** The converters of this script's types, by the file extension they take. */
+const CONVERTERS: Record<Exclude<ConvertType, 'pdf'>, Converter> = {
+  pptx: convertPptx,
+  doc: convertDoc,
+  odt: convertOdt,
+  ods: convertOds,
+  odp: convertOdp,
+  rtf: convertRtf,
+  epub: convertEpub,
+};
 
 const words = (text: string): Map<string, number> => {
   const counts = new Map<string, number>();
@@ -82,9 +96,14 @@ async function main(): Promise<void> {
     });
     console.log(`| ${f} | ${Math.round(bytes.length / 1024)} | ${round1(ours.ms)} | ${cells.join(' | ')} |`);
   }
-  for (const f of files.filter((n) => n.endsWith('.pptx') && !n.startsWith('encrypted'))) {
-    const ours = await timeConvert(convertPptx, new Uint8Array(readFileSync(join(dir, f))));
-    console.log(`PPTX ${f}: ${ours.units} slides in ${round1(ours.ms)} ms: ${Math.round((ours.units / ours.ms) * 1000)} slides/s`);
+  for (const f of files.filter((n) => !n.startsWith('encrypted'))) {
+    const type = f.split('.').pop() as keyof typeof CONVERTERS;
+    const convert = CONVERTERS[type];
+    if (convert === undefined) continue;
+    const ours = await timeConvert(convert, new Uint8Array(readFileSync(join(dir, f))));
+    console.log(
+      `${type.toUpperCase()} ${f}: ${ours.units} units in ${round1(ours.ms)} ms (${Math.round((ours.units / Math.max(ours.ms, 0.01)) * 1000)} a second)`,
+    );
   }
 }
 

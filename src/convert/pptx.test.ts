@@ -125,6 +125,15 @@ describe('convertPptx: hostile and damaged files', () => {
     expect(r.reason).toMatch(/^slide 2's XML \(ppt\/slides\/slide2\.xml\) is not well-formed XML/);
   });
 
+  it('fails a part whose checksum does not match, naming the part', async () => {
+    const r = await failure(
+      rezip('deck-pandoc.pptx', (entries) => entries.map((e) => (e.name === 'ppt/slides/slide1.xml' ? { ...e, crc: e.crc ^ 1 } : e))),
+    );
+    expect(r.reason).toBe(
+      "the PPTX file's part ppt/slides/slide1.xml is damaged (its size or checksum does not match the zip's): the file is truncated or corrupt",
+    );
+  });
+
   it('fails a zip that declares more than the expanded-size limit, before inflating', async () => {
     const liar = { ...deflated('ppt/media/huge.bin', 'tiny'), declaredSize: 600 * 1024 * 1024 };
     const r = await failure(rezip('deck-pandoc.pptx', (entries) => [...entries, liar]));

@@ -1,6 +1,6 @@
-import type { Readable } from 'node:stream';
+import { crc32, inflateRawSync } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
-import { aFormat, ConvertFailure, encrypted, failed, sizeText } from './failure.js';
+import { aFormat, encrypted, failed, sizeText } from './failure.js';
 import type { ConvertLimits } from './types.js';
 
 /** The first bytes of an OLE2/CFB container: what Office writes for a password-protected OOXML file (and old binary files). */
@@ -23,16 +23,12 @@ export type ZipParts = {
 };
 
 /** What yauzl's complaint about a damaged archive means, in a sentence naming the part. */
-function zipProblem(format: string, err: unknown, part?: string): string {
+function zipProblem(format: string, err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   if (/end of central directory record signature not found/i.test(message)) {
     return `the ${format} file's zip central directory is missing: the file is truncated or not ${aFormat(format)}`;
   }
-  if (part !== undefined && /too many bytes in the stream/i.test(message)) {
-    return `the ${format} part ${part} inflates past the size its zip header declares: a zip bomb, or a damaged file`;
-  }
-  const where = part === undefined ? 'zip archive' : `part ${part}`;
-  return `the ${format} file's ${where} is damaged (${message}): the file is truncated or corrupt`;
+  return `the ${format} file's zip archive is damaged (${message}): the file is truncated or corrupt`;
 }
 
 /**
@@ -91,31 +87,14 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
     const entry = byName.get(name);
     if (entry === undefined) return undefined;
     if (entry.isEncrypted()) throw encrypted(`the ${format} file's part ${name} is encrypted; remove the password and save it again`);
-    const pieces: Buffer[] = [];
-    let size = 0;
-    try {
-      const stream = await new Promise<Readable>((resolve, reject) =>
-        zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
+    const data = inflateEntry(buffer, entry, format);
+    inflated += data.length;
+    if (inflated > limits.maxExpandedBytes) {
+      throw failed(
+        `the ${format} part ${name} expands past the limit of ${sizeText(limits.maxExpandedBytes)} for the whole file: a zip bomb, or raise maxExpandedBytes`,
       );
-      try {
-        for await (const piece of stream as AsyncIterable<Buffer>) {
-          size += piece.length;
-          inflated += piece.length;
-          if (inflated > limits.maxExpandedBytes) {
-            throw failed(
-              `the ${format} part ${name} expands past the limit of ${sizeText(limits.maxExpandedBytes)} for the whole file: a zip bomb, or raise maxExpandedBytes`,
-            );
-          }
-          pieces.push(piece);
-        }
-      } finally {
-        stream.destroy();
-      }
-    } catch (err) {
-      if (err instanceof ConvertFailure) throw err;
-      throw failed(zipProblem(format, err, name));
     }
-    return Buffer.concat(pieces, size);
+    return data;
   };
   return {
     names: [...byName.keys()],
@@ -128,6 +107,49 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
     },
     close: () => zip.close(),
   };
+}
+
+/**
+ * One entry's bytes, inflated in one synchronous call (zlib's streams wait on the thread pool for each
+ * small part) that stops one byte past the size the central directory declares: a part that inflates
+ * further is refused, so the declared sizes checked before bound what is inflated.
+ */
+function inflateEntry(zipBytes: Buffer, entry: Entry, format: string): Buffer {
+  const name = entry.fileName;
+  const at = entry.relativeOffsetOfLocalHeader;
+  if (at + 30 > zipBytes.length || zipBytes.readUInt32LE(at) !== 0x04034b50) {
+    throw failed(`the ${format} file's part ${name} is damaged (its local header is missing): the file is truncated or corrupt`);
+  }
+  const start = at + 30 + zipBytes.readUInt16LE(at + 26) + zipBytes.readUInt16LE(at + 28);
+  const end = start + entry.compressedSize;
+  if (end > zipBytes.length) throw failed(`the ${format} file's part ${name} is cut short: the file is truncated`);
+  const raw = zipBytes.subarray(start, end);
+  let data: Buffer;
+  if (entry.compressionMethod === 0) data = Buffer.from(raw);
+  else if (entry.compressionMethod === 8) {
+    try {
+      data = inflateRawSync(raw, { maxOutputLength: entry.uncompressedSize + 1 });
+    } catch (err) {
+      if (err instanceof RangeError) {
+        throw failed(`the ${format} part ${name} inflates past the size its zip header declares: a zip bomb, or a damaged file`);
+      }
+      throw failed(
+        `the ${format} file's part ${name} is damaged (${err instanceof Error ? err.message : String(err)}): the file is truncated or corrupt`,
+      );
+    }
+  } else
+    throw failed(
+      `the ${format} file's part ${name} uses zip compression method ${entry.compressionMethod}, which ${format} files do not use`,
+    );
+  if (data.length > entry.uncompressedSize) {
+    throw failed(`the ${format} part ${name} inflates past the size its zip header declares: a zip bomb, or a damaged file`);
+  }
+  if (data.length < entry.uncompressedSize || crc32(data) !== entry.crc32) {
+    throw failed(
+      `the ${format} file's part ${name} is damaged (its size or checksum does not match the zip's): the file is truncated or corrupt`,
+    );
+  }
+  return data;
 }
 
 function readEntries(zip: ZipFile): Promise<Entry[]> {

@@ -13,13 +13,17 @@ export type DocParagraph = {
 
 export type DocText = { body: DocParagraph[]; footnotes: string[]; endnotes: string[]; textboxes: string[]; footnoteRefs: number };
 
-type Papx = { fc: number; fcNext: number; istd: number; outline: number; ilfo: number; ilvl: number };
+type Papx = { fc: number; fcNext: number; istd: number; outline: number; ilfo: number; ilvl: number; ttp: boolean };
 
 /** The built-in style ids of Heading 1-9 are 1-9; Title's is 62 ([MS-DOC] 2.9.260, sti). */
 const STI_TITLE = 62;
 const SPRM_P_ILVL = 0x260a;
 const SPRM_P_ILFO = 0x460b;
 const SPRM_P_OUTLVL = 0x2640;
+const SPRM_P_FTTP = 0x2417;
+const SPRM_P_FINNER_TTP = 0x244c;
+/** Properties too large for the FKP (a wide table's row end) live in the Data stream; this sprm holds their offset. */
+const SPRM_P_HUGE_PAPX = 0x6646;
 
 /** Calls `each(sprm, valueOffset)` for every property modifier in `buf` from `offset` ([MS-DOC] 2.2.5.1: the operand size is in the sprm). */
 function eachSprm(buf: Buffer, offset: number, each: (sprm: number, at: number) => void): void {
@@ -37,7 +41,7 @@ function eachSprm(buf: Buffer, offset: number, each: (sprm: number, at: number) 
 }
 
 /** Every paragraph's properties from the PAPX FKPs ([MS-DOC] 2.9.177 PlcBtePapx, 2.9.175 PapxFkp), by file position. */
-function readPapx(word: Buffer, table: Buffer): Papx[] {
+function readPapx(word: Buffer, table: Buffer, data: Buffer | undefined): Papx[] {
   const fc = word.readUInt32LE(0x0102);
   const lcb = word.readUInt32LE(0x0106);
   const count = (lcb - 4) / 8;
@@ -60,13 +64,23 @@ function readPapx(word: Buffer, table: Buffer): Papx[] {
         outline: 9,
         ilfo: 0,
         ilvl: 0,
+        ttp: false,
       };
-      eachSprm(grpprl, 2, (sprm, at) => {
-        if (at >= grpprl.length) return;
-        if (sprm === SPRM_P_ILVL) p.ilvl = grpprl.readUInt8(at);
-        else if (sprm === SPRM_P_ILFO && at + 1 < grpprl.length) p.ilfo = grpprl.readInt16LE(at);
-        else if (sprm === SPRM_P_OUTLVL) p.outline = grpprl.readUInt8(at);
-      });
+      const apply = (prl: Buffer, from: number, huge = false): void =>
+        eachSprm(prl, from, (sprm, at) => {
+          if (at >= prl.length) return;
+          if (sprm === SPRM_P_ILVL) p.ilvl = prl.readUInt8(at);
+          else if (sprm === SPRM_P_ILFO && at + 1 < prl.length) p.ilfo = prl.readInt16LE(at);
+          else if (sprm === SPRM_P_OUTLVL) p.outline = prl.readUInt8(at);
+          else if (sprm === SPRM_P_FTTP || sprm === SPRM_P_FINNER_TTP) p.ttp = prl.readUInt8(at) !== 0;
+          else if (sprm === SPRM_P_HUGE_PAPX && !huge && data !== undefined && at + 4 <= prl.length) {
+            // [MS-DOC] 2.9.209 PrcData: a 2-byte size, then the properties.
+            const offset = prl.readUInt32LE(at);
+            if (offset + 2 > data.length) return;
+            apply(data.subarray(offset + 2, Math.min(data.length, offset + 2 + data.readUInt16LE(offset))), 0, true);
+          }
+        });
+      apply(grpprl, 2);
       out.push(p);
     }
   }
@@ -101,17 +115,25 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
   const { default: BufferReader } = await import('word-extractor/lib/buffer-reader.js');
   const { clean } = await import('word-extractor/lib/filters.js');
   let papx: Papx[] = [];
+  let dataStream: Buffer | undefined;
   let styles: number[] = [];
   class Extractor extends WordOleExtractor {
     override extractWordDocument(document: unknown, buffer: Buffer): Promise<unknown> {
       if (buffer.length >= 0x0c && (buffer.readUInt16LE(0x0a) & 0x0100) !== 0) {
         return Promise.reject(encrypted('the DOC file is password-protected (encrypted); remove the password and save it again'));
       }
-      return super.extractWordDocument(document, buffer);
+      const ole = document as { _rootStorage?: { _dirEntry?: { streams?: Record<string, unknown> } } };
+      if (ole._rootStorage?._dirEntry?.streams?.Data === undefined) return super.extractWordDocument(document, buffer);
+      return this.documentStream(document, 'Data')
+        .then((stream) => this.streamBuffer(stream))
+        .then((data) => {
+          dataStream = data;
+          return super.extractWordDocument(document, buffer);
+        });
     }
     override writeParagraphProperties(buffer: Buffer, tableBuffer: Buffer): void {
       super.writeParagraphProperties(buffer, tableBuffer);
-      papx = readPapx(buffer, tableBuffer);
+      papx = readPapx(buffer, tableBuffer, dataStream);
       styles = readStyleIds(buffer, tableBuffer);
     }
   }
@@ -157,6 +179,8 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
     const c = text.charCodeAt(i);
     if (c !== 0x0d && c !== 0x07 && c !== 0x0a && c !== 0x0c) continue;
     const p = papxAt(fcOf(i));
+    // word-extractor turns a row end into \n only when its FKP says so; a wide row's says so in the Data stream.
+    const end = c === 0x0a || (c === 0x07 && p?.ttp === true) ? 'row' : c === 0x07 ? 'cell' : 'paragraph';
     const sti = p === undefined ? -1 : (styles[p.istd] ?? -1);
     const heading = sti >= 1 && sti <= 9 ? sti : sti === STI_TITLE ? 1 : p !== undefined && p.outline < 9 ? p.outline + 1 : 0;
     const raw = text.slice(start, i);
@@ -165,7 +189,7 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
       text: clean(raw.replace(/\u0002/g, '\ue000')),
       heading,
       listLevel: p !== undefined && p.ilfo > 0 ? Math.min(8, p.ilvl) : -1,
-      end: c === 0x07 ? 'cell' : c === 0x0a ? 'row' : 'paragraph',
+      end,
     });
     start = i + 1;
   }

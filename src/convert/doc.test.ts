@@ -38,6 +38,15 @@ describe('convertDoc', () => {
     expect(md).toContain('\n\\#5 is not a heading, and neither is this line’s start.\n');
   });
 
+  it('ends the rows of a table too wide for its properties to fit the FKP (a huge PAPX in the Data stream)', async () => {
+    const r = await convert(fixture('wide-table.doc'));
+    const md = (r as { markdown: string }).markdown;
+    expect(md).toContain(
+      '| Pier | M1 | M2 | M3 | M4 | M5 | M6 | M7 | M8 | M9 | M10 | M11 |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n| North | 5 | 10 |',
+    );
+    expect(md).toContain('| East | 4 | 8 | 12 | 16 | 20 | 24 | 28 | 32 | 36 | 40 | 44 |\n\nAfter the table.\n');
+  });
+
   it('gives byte-identical Markdown for the same bytes', async () => {
     const [a, b] = [await convert(fixture('report.doc')), await convert(fixture('report.doc'))];
     expect(a).toEqual(b);

@@ -6,6 +6,8 @@ declare module 'word-extractor/lib/word-ole-extractor.js' {
     _boundaries: { ccpText: number; ccpFtn: number; ccpHdd: number; ccpAtn: number; ccpEdn: number; ccpTxbx: number };
     extract(reader: unknown): Promise<unknown>;
     extractWordDocument(document: unknown, buffer: Buffer): Promise<unknown>;
+    documentStream(document: unknown, name: string): Promise<NodeJS.ReadableStream>;
+    streamBuffer(stream: NodeJS.ReadableStream): Promise<Buffer>;
     writeParagraphProperties(buffer: Buffer, tableBuffer: Buffer): void;
     buildDocument(): unknown;
   }

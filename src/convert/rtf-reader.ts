@@ -104,6 +104,9 @@ type Group = {
   para: Para;
 };
 
+/** One-byte arrays for each \'hh value, shared. */
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => Uint8Array.of(b));
+
 type Para = { style: number; outline: number; intbl: boolean; level: number; ls: boolean };
 const freshPara = (): Para => ({ style: 0, outline: 9, intbl: false, level: 0, ls: false });
 
@@ -122,7 +125,13 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
   let g: Group = { dest: 'text', uc: 1, font: -1, encoding: defaultEncoding, para: freshPara() };
   let started = false;
   let skip = 0;
-  let pending: number[] = [];
+  // Text bytes not yet decoded: runs as they came (subarrays of the input) and \'hh bytes.
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const push = (bytes: Uint8Array): void => {
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+  };
   let text = '';
   let listText = '';
   let pendingList: 'none' | 'bullet' | 'number' = 'none';
@@ -141,9 +150,10 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
   let noteDepth = -1;
 
   const flushBytes = (): void => {
-    if (pending.length === 0) return;
-    const s = decodeBytes(Uint8Array.from(pending), g.encoding);
+    if (pendingBytes === 0) return;
+    const s = decodeBytes(pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes), g.encoding);
     pending = [];
+    pendingBytes = 0;
     emit(s);
   };
   const emit = (s: string): void => {
@@ -213,16 +223,16 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
       if (t.type === 'text' && t.bytes.length > 1) {
         const rest = t.bytes.subarray(1 + Math.min(skip, t.bytes.length - 1));
         skip = Math.max(0, skip - (t.bytes.length - 1));
-        for (const b of rest) pending.push(b);
+        if (rest.length > 0) push(rest);
       }
       continue;
     }
     if (t.type === 'text') {
-      for (const b of t.bytes) pending.push(b);
+      push(t.bytes);
       continue;
     }
     if (t.type === 'hex') {
-      pending.push(t.byte);
+      push(HEX_BYTES[t.byte] as Uint8Array);
       continue;
     }
     if (t.type === 'bin') continue;

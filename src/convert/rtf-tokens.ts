@@ -22,6 +22,7 @@ const hexValue = (c: number): number =>
  * data is skipped (at most to the end of the input).
  */
 export function* rtfTokens(rtf: Uint8Array): Generator<RtfToken> {
+  const buf = Buffer.from(rtf.buffer, rtf.byteOffset, rtf.byteLength);
   const n = rtf.length;
   let i = 0;
   while (i < n) {
@@ -38,12 +39,14 @@ export function* rtfTokens(rtf: Uint8Array): Generator<RtfToken> {
       if (isLetter(next)) {
         let j = i + 1;
         while (j < n && j - i <= 32 && isLetter(rtf[j] as number)) j++;
-        const word = String.fromCharCode(...rtf.subarray(i + 1, j));
+        const word = buf.toString('latin1', i + 1, j);
         let param: number | undefined;
+        const negative = rtf[j] === 0x2d && isDigit(rtf[j + 1] ?? 0);
+        if (negative) j++;
         const start = j;
-        if (rtf[j] === 0x2d && isDigit(rtf[j + 1] ?? 0)) j++;
-        while (j < n && j - start < 11 && isDigit(rtf[j] as number)) j++;
-        if (j > start) param = Number.parseInt(String.fromCharCode(...rtf.subarray(start, j)), 10);
+        let value = 0;
+        while (j < n && j - start < 10 && isDigit(rtf[j] as number)) value = value * 10 + ((rtf[j++] as number) - 0x30);
+        if (j > start) param = negative ? -value : value;
         if (rtf[j] === 0x20) j++;
         i = j;
         if (word === 'bin' && param !== undefined && param > 0) {

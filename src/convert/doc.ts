@@ -1,5 +1,5 @@
 import { readDoc, type DocParagraph } from './doc-reader.js';
-import { encrypted, failed, guarded } from './failure.js';
+import { ConvertFailure, encrypted, failed, guarded } from './failure.js';
 import { inlineText, MarkdownWriter } from './markdown.js';
 import type { Converter, ConvertResult } from './types.js';
 import { isCfb } from './zip.js';
@@ -72,10 +72,9 @@ export const convertDoc: Converter = (bytes, { limits }) =>
       const message = err instanceof Error ? err.message : String(err);
       if (/WordDocument|magic number/i.test(message))
         throw failed('the OLE2 file has no Word document stream: it is not a DOC (an XLS or PPT renamed?)');
-      if (err instanceof RangeError || /outside buffer|out of range|Invalid|corrupt/i.test(message)) {
-        throw failed(`the DOC file's structure is damaged (${message}): the file is truncated or corrupt`);
-      }
-      throw err;
+      if (err instanceof ConvertFailure) throw err;
+      // word-extractor reads offsets as the file gives them: a damaged file fails inside it, with whatever error that makes.
+      throw failed(`the DOC file's structure is damaged (${message}): the file is truncated or corrupt`);
     }
     const md = new MarkdownWriter(limits.maxOutputChars, 'DOC');
     const anchored = doc.endnotes.length === 0 && doc.footnotes.length > 0 && doc.footnoteRefs === doc.footnotes.length;

@@ -39,14 +39,18 @@ describe('MarkdownWriter', () => {
     expect(md.toString()).toBe('## Title wrapped\n\nFirst\n\n- a\n  1. b\n- \\# c\n\nLast\n');
   });
 
-  it('writes pipe tables with a header, escaped pipes, padded rows and empty columns and rows dropped', () => {
+  it('writes pipe tables with a header, escaped pipes, padded rows, and empty columns and rows dropped', () => {
     const md = new MarkdownWriter(1000, 'TEST');
     md.table([
       ['A', 'B|C', '', ''],
       ['', '', '', ''],
       ['1', '', '2'],
     ]);
-    expect(md.toString()).toBe('| A | B\\|C | |\n| --- | --- | --- |\n| 1 | | 2 |\n');
+    md.table([
+      ['', 'Berth', '', 'Ships'],
+      ['', 'A1', '', '42'],
+    ]);
+    expect(md.toString()).toBe('| A | B\\|C | |\n| --- | --- | --- |\n| 1 | | 2 |\n\n| Berth | Ships |\n| --- | --- |\n| A1 | 42 |\n');
   });
 
   it('quotes notes and fences code longer than any backtick run inside', () => {

@@ -71,15 +71,15 @@ export class MarkdownWriter {
     this.push(`${'  '.repeat(Math.max(0, depth))}${marker} ${line}`, true);
   }
 
-  /** A pipe table: the first row is its header; rows are padded to one width, empty trailing columns dropped. */
+  /** A pipe table: the first row is its header; rows are padded to one width, empty rows and columns dropped. */
   table(rows: string[][]): void {
-    const cells = rows.map((r) => r.map(cellText));
-    let width = 0;
-    for (const r of cells) for (let i = r.length - 1; i >= width; i--) if (r[i] !== '') width = i + 1;
-    const kept = cells.filter((r) => r.some((c) => c !== ''));
-    if (width === 0 || kept.length === 0) return;
-    const line = (r: string[]): string => `|${Array.from({ length: width }, (_, i) => (r[i] ? ` ${r[i]} |` : ' |')).join('')}`;
-    const out = [line(kept[0] as string[]), `|${' --- |'.repeat(width)}`, ...kept.slice(1).map(line)];
+    const kept = rows.map((r) => r.map(cellText)).filter((r) => r.some((c) => c !== ''));
+    const used: number[] = [];
+    for (const r of kept) r.forEach((c, i) => c !== '' && (used[i] = i));
+    const columns = used.filter((i) => i !== undefined);
+    if (columns.length === 0) return;
+    const line = (r: string[]): string => `|${columns.map((i) => (r[i] ? ` ${r[i]} |` : ' |')).join('')}`;
+    const out = [line(kept[0] as string[]), `|${' --- |'.repeat(columns.length)}`, ...kept.slice(1).map(line)];
     this.push(out.join('\n'));
   }
 

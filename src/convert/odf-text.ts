@@ -143,7 +143,11 @@ export function textBlocks(container: XEl, ctx: OdfText, budget: { cells: number
         if (text !== '') blocks.push({ kind: 'item', depth, text, ...(numbered ? { number: 0 } : {}) });
       };
       for (const c of elements(item)) {
-        if (c.name === 'text:p' || c.name === 'text:h') texts.push(paragraphText(c, ctx));
+        if (c.name === 'text:h') {
+          // A numbered heading (outline numbering written as a list, as Word's documents often are) stays a heading.
+          flush();
+          blocks.push({ kind: 'heading', level: Number(c.attrs['text:outline-level'] ?? 1) || 1, text: paragraphText(c, ctx) });
+        } else if (c.name === 'text:p') texts.push(paragraphText(c, ctx));
         else if (c.name === 'text:list') {
           flush();
           list(c, depth + 1, style);

@@ -47,6 +47,16 @@ describe('convertOdt', () => {
     expect(md).toContain('\n\\#5 is not a heading');
   });
 
+  it('keeps a heading that sits in a list (numbered headings) as a heading', async () => {
+    const bytes = withContent('report.odt', (xml) =>
+      xml.replace(
+        /<text:h text:style-name="Heading_20_1" text:outline-level="1">Conclusions<\/text:h>/,
+        '<text:list text:style-name="WWNum1003"><text:list-item><text:h text:outline-level="1">Conclusions</text:h></text:list-item></text:list>',
+      ),
+    );
+    expect(await markdown(convertOdt, bytes)).toContain('\n# Conclusions\n\nCafé owners');
+  });
+
   it('rejoins a paragraph and counts text:s spaces', async () => {
     const bytes = withContent('report.odt', (xml) =>
       xml.replace('Divers recorded', 'Divers<text:line-break/>recorded<text:s text:c="2"/>x'),

@@ -7,6 +7,8 @@ export type DocParagraph = {
   heading: number;
   /** List level (0-based) for a paragraph in a list, else -1. */
   listLevel: number;
+  /** Whether that list level writes numbers (else bullets). */
+  numbered: boolean;
   /** How the paragraph ends: a paragraph mark, a table cell's end, a table row's end. */
   end: 'paragraph' | 'cell' | 'row';
 };
@@ -87,6 +89,52 @@ function readPapx(word: Buffer, table: Buffer, data: Buffer | undefined): Papx[]
   return out.sort((a, b) => a.fc - b.fc);
 }
 
+/** Number formats (nfc) that write no number: a bullet, or nothing ([MS-DOC] 2.9.150 LVLF, MS-OSHARED nfc table). */
+const NFC_BULLET = 0x17;
+const NFC_NONE = 0xff;
+
+/**
+ * Which list levels are numbered, by the paragraph's ilfo (1-based into the PlfLfo) and ilvl: the LFO's lsid
+ * names an LSTF of the PlfLst, whose LVLs follow the PlfLst in the table stream ([MS-DOC] 2.9.151 PlfLst,
+ * 2.9.154 PlfLfo). A list the file does not describe reads as bulleted.
+ */
+function readListNumbering(word: Buffer, table: Buffer): (ilfo: number, ilvl: number) => boolean {
+  const unknown = (): boolean => false;
+  if (word.length < 0x02f2) return unknown;
+  const fcLst = word.readUInt32LE(0x02e2);
+  const lcbLst = word.readUInt32LE(0x02e6);
+  const fcLfo = word.readUInt32LE(0x02ea);
+  const lcbLfo = word.readUInt32LE(0x02ee);
+  if (lcbLst < 2 || lcbLfo < 4 || fcLst + lcbLst > table.length || fcLfo + lcbLfo > table.length) return unknown;
+  const numbered = new Map<number, boolean[]>();
+  const count = table.readInt16LE(fcLst);
+  let lvl = fcLst + lcbLst;
+  for (let i = 0; i < count; i++) {
+    const lstf = fcLst + 2 + i * 28;
+    if (lstf + 28 > table.length) return unknown;
+    const lsid = table.readInt32LE(lstf);
+    const simple = (table.readUInt8(lstf + 26) & 1) === 1;
+    const levels: boolean[] = [];
+    for (let l = 0; l < (simple ? 1 : 9); l++) {
+      if (lvl + 28 > table.length) return unknown;
+      const nfc = table.readUInt8(lvl + 4);
+      levels.push(nfc !== NFC_BULLET && nfc !== NFC_NONE);
+      const after = lvl + 28 + table.readUInt8(lvl + 25) + table.readUInt8(lvl + 24);
+      if (after + 2 > table.length) return unknown;
+      lvl = after + 2 + table.readUInt16LE(after) * 2;
+    }
+    numbered.set(lsid, levels);
+  }
+  const lfos: number[] = [];
+  const lfoCount = table.readUInt32LE(fcLfo);
+  for (let i = 0; i < lfoCount && fcLfo + 4 + (i + 1) * 16 <= table.length; i++) lfos.push(table.readInt32LE(fcLfo + 4 + i * 16));
+  return (ilfo, ilvl) => {
+    const lsid = lfos[ilfo - 1];
+    const levels = lsid === undefined ? undefined : numbered.get(lsid);
+    return levels?.[Math.min(ilvl, levels.length - 1)] ?? false;
+  };
+}
+
 /** The built-in style id (sti) of each style by istd, from the style sheet ([MS-DOC] 2.9.271 STSH, 2.9.260 StdfBase). */
 function readStyleIds(word: Buffer, table: Buffer): number[] {
   const fc = word.readUInt32LE(0x00a2);
@@ -117,6 +165,7 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
   let papx: Papx[] = [];
   let dataStream: Buffer | undefined;
   let styles: number[] = [];
+  let numbering: (ilfo: number, ilvl: number) => boolean = () => false;
   class Extractor extends WordOleExtractor {
     override extractWordDocument(document: unknown, buffer: Buffer): Promise<unknown> {
       if (buffer.length >= 0x0c && (buffer.readUInt16LE(0x0a) & 0x0100) !== 0) {
@@ -135,6 +184,11 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
       super.writeParagraphProperties(buffer, tableBuffer);
       papx = readPapx(buffer, tableBuffer, dataStream);
       styles = readStyleIds(buffer, tableBuffer);
+      try {
+        numbering = readListNumbering(buffer, tableBuffer);
+      } catch {
+        // A damaged list table: its items are written as bullets.
+      }
     }
   }
   const extractor = new Extractor();
@@ -189,11 +243,12 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
       text: clean(raw.replace(/\u0002/g, '\ue000')),
       heading,
       listLevel: p !== undefined && p.ilfo > 0 ? Math.min(8, p.ilvl) : -1,
+      numbered: p !== undefined && p.ilfo > 0 && numbering(p.ilfo, p.ilvl),
       end,
     });
     start = i + 1;
   }
-  if (start < text.length) body.push({ text: clean(text.slice(start)), heading: 0, listLevel: -1, end: 'paragraph' });
+  if (start < text.length) body.push({ text: clean(text.slice(start)), heading: 0, listLevel: -1, numbered: false, end: 'paragraph' });
   const notes = (from: number, length: number): string[] =>
     length <= 0
       ? []

@@ -27,8 +27,7 @@ describe('convertDoc', () => {
     expect(md).toContain(
       '- Salinity at the surface\n  - Sampled with a refractometer\n  - Cross-checked in the laboratory\n- Water temperature\n- Visibility in metres\n',
     );
-    // List numbering is not read: numbered items are written as bullets.
-    expect(md).toContain('- Calibrate the flow meter\n- Lower the probe to four metres\n- Log the reading\n');
+    expect(md).toContain('1. Calibrate the flow meter\n2. Lower the probe to four metres\n3. Log the reading\n');
     expect(md).toContain(
       '| Station | Flow (m/s) | Notes |\n| --- | --- | --- |\n| North pier | 1.2 | Strong eddies |\n| Lighthouse | 0.8 | Calm |\n| Fish market | 2.4 | Pipe outfall nearby |\n',
     );

@@ -1,6 +1,7 @@
 import { readDoc, type DocParagraph } from './doc-reader.js';
 import { ConvertFailure, encrypted, failed, guarded } from './failure.js';
 import { inlineText, MarkdownWriter } from './markdown.js';
+import { numberItems, writeBlocks, type Block } from './slides.js';
 import type { Converter, ConvertResult } from './types.js';
 import { isCfb } from './zip.js';
 
@@ -9,13 +10,14 @@ const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const WORD_DOCUMENT = Buffer.from('WordDocument', 'utf16le');
 const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
 
-/** Body paragraphs as Markdown: headings by style, list items by level, runs of cells and rows as one pipe table. */
-function writeBody(md: MarkdownWriter, body: readonly DocParagraph[], note: (text: string) => string): void {
+/** Body paragraphs as blocks: headings by style, list items by level, runs of cells and rows as one table. */
+function bodyBlocks(body: readonly DocParagraph[], note: (text: string) => string): Block[] {
+  const blocks: Block[] = [];
   let rows: string[][] = [];
   let row: string[] = [];
   let cell: string[] = [];
   const flushTable = (): void => {
-    if (rows.length > 0) md.table(rows);
+    if (rows.length > 0) blocks.push({ kind: 'table', rows });
     rows = [];
   };
   for (const p of body) {
@@ -38,17 +40,18 @@ function writeBody(md: MarkdownWriter, body: readonly DocParagraph[], note: (tex
     }
     flushTable();
     if (text === '') continue;
-    if (p.heading > 0) md.heading(p.heading, text);
-    else if (p.listLevel >= 0) md.item(p.listLevel, text);
-    else md.paragraph(text);
+    if (p.heading > 0) blocks.push({ kind: 'heading', level: p.heading, text });
+    else if (p.listLevel >= 0) blocks.push({ kind: 'item', depth: p.listLevel, text, ...(p.numbered ? { number: 0 } : {}) });
+    else blocks.push({ kind: 'paragraph', text });
   }
   if (row.length > 0) rows.push(row);
   flushTable();
+  return numberItems(blocks);
 }
 
 /**
  * DOC (Word 97-2003) through word-extractor: paragraphs, headings where the paragraph's style is a
- * built-in Heading 1-9, list items with their levels (all as `-`: list numbering is not read), tables,
+ * built-in Heading 1-9, list items with their levels (numbered where the list level's format is a number), tables,
  * text boxes after the body, then footnotes and endnotes. Headers, footers and comments are left out.
  */
 export const convertDoc: Converter = (bytes, { limits }) =>
@@ -79,7 +82,10 @@ export const convertDoc: Converter = (bytes, { limits }) =>
     const md = new MarkdownWriter(limits.maxOutputChars, 'DOC');
     const anchored = doc.endnotes.length === 0 && doc.footnotes.length > 0 && doc.footnoteRefs === doc.footnotes.length;
     let n = 0;
-    writeBody(md, doc.body, (text) => (anchored ? text.replace(/\ue000/g, () => `[^${++n}]`) : text.replace(/\ue000/g, '')));
+    writeBlocks(
+      md,
+      bodyBlocks(doc.body, (text) => (anchored ? text.replace(/\ue000/g, () => `[^${++n}]`) : text.replace(/\ue000/g, ''))),
+    );
     for (const t of doc.textboxes) md.paragraph(t);
     doc.footnotes.forEach((f, i) => (anchored ? md.raw(`[^${i + 1}]: ${inlineText(f)}`) : md.paragraph(`Footnote ${i + 1}: ${f}`)));
     doc.endnotes.forEach((f, i) => md.paragraph(`Endnote ${i + 1}: ${f}`));

@@ -46,6 +46,23 @@ describe('convertDoc', () => {
     expect(md).toContain('| East | 4 | 8 | 12 | 16 | 20 | 24 | 28 | 32 | 36 | 40 | 44 |\n\nAfter the table.\n');
   });
 
+  it('keeps text with letter spacing and drops optional hyphens (word-extractor deletes the one and writes "undefined" for the other)', async () => {
+    const r = await convert(fixture('spacing.doc'));
+    expect((r as { markdown: string }).markdown).toBe(
+      '# Tide tables\n\nCondensed letters still count as text. So do expanded ones.\n\nA breakwater has an optional hyphen.\n',
+    );
+  });
+
+  it('finds the WordDocument stream whatever the case of its name', async () => {
+    const bytes = Buffer.from(fixture('report.doc'));
+    const at = bytes.indexOf(Buffer.from('WordDocument', 'utf16le'));
+    Buffer.from('worddocument', 'utf16le').copy(bytes, at);
+    expect(await convert(new Uint8Array(bytes))).toMatchObject({
+      ok: true,
+      markdown: expect.stringContaining('# Harbour Survey Report\n'),
+    });
+  });
+
   it('gives byte-identical Markdown for the same bytes', async () => {
     const [a, b] = [await convert(fixture('report.doc')), await convert(fixture('report.doc'))];
     expect(a).toEqual(b);
@@ -75,9 +92,23 @@ describe('convertDoc', () => {
     }
   });
 
+  it('says what a file saved "as .doc" by another program is', async () => {
+    expect((await failure(fixture('report.rtf'))).reason).toBe('the file is an RTF document named .doc: give it the .rtf extension');
+    const wordml = '<?xml version="1.0" encoding="UTF-8"?>\n<?mso-application progid="Word.Document"?>\n<w:wordDocument/>';
+    expect((await failure(new TextEncoder().encode(wordml))).reason).toMatch(/^the file is a Word 2003 XML document named \.doc/);
+    expect((await failure(new Uint8Array(0))).reason).toBe('the file is empty (0 bytes): it is not a DOC');
+    // A Word 6.0/95 file: its FIB starts with 0xA5DC where Word 97 writes 0xA5EC.
+    const word6 = Buffer.from(fixture('report.doc'));
+    const fib = word6.indexOf(Buffer.from([0xec, 0xa5]), 512);
+    word6[fib] = 0xdc;
+    expect((await failure(new Uint8Array(word6))).reason).toBe(
+      'the file is a Word 6.0/95 document, which is not read: save it as Word 97-2003 (.doc) or DOCX',
+    );
+  });
+
   it('fails files that are not Word 97-2003 documents', async () => {
     expect((await failure(fixture('report.odt'))).reason).toMatch(/is a zip package .*, not a DOC/);
-    expect((await failure(new TextEncoder().encode('{\\rtf1 hello}'))).reason).toMatch(/not an OLE2 \(Word 97-2003\) document/);
+    expect((await failure(new TextEncoder().encode('plain text, not a document'))).reason).toMatch(/not an OLE2 \(Word 97-2003\) document/);
     const ole = new Uint8Array(fixture('encrypted.pptx'));
     ole.set(
       new Uint8Array(Buffer.from('XncryptedPackage', 'utf16le')),

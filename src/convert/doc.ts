@@ -6,9 +6,20 @@ import type { Converter, ConvertResult } from './types.js';
 import { isCfb } from './zip.js';
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
-/** Stream names as the OLE2 directory holds them (UTF-16LE). */
-const WORD_DOCUMENT = Buffer.from('WordDocument', 'utf16le');
+/** Stream names as the OLE2 directory holds them (UTF-16LE); writers differ in the name's case. */
+const WORD_DOCUMENT = ['WordDocument', 'worddocument', 'WORDDOCUMENT'].map((n) => Buffer.from(n, 'utf16le'));
 const ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
+
+/** What a file that is not OLE2 is, when its first bytes tell (documents saved "as .doc" by other programs). */
+function notOle2(bytes: Uint8Array): string {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 512)).toString('latin1').trimStart();
+  if (head.startsWith('{\\rtf')) return 'the file is an RTF document named .doc: give it the .rtf extension';
+  if (/^<\?xml[^>]*>\s*<\?mso-application progid="Word\.Document"/.test(head)) {
+    return 'the file is a Word 2003 XML document named .doc: save it as DOCX, or give it the .xml extension';
+  }
+  if (/^<(!doctype html|html)/i.test(head)) return 'the file is an HTML page named .doc: give it the .html extension';
+  return 'the file is not an OLE2 (Word 97-2003) document: it is damaged, or not a DOC';
+}
 
 /** Body paragraphs as blocks: headings by style, list items by level, runs of cells and rows as one table. */
 function bodyBlocks(body: readonly DocParagraph[], note: (text: string) => string): Block[] {
@@ -55,26 +66,28 @@ function bodyBlocks(body: readonly DocParagraph[], note: (text: string) => strin
  * text boxes after the body, then footnotes and endnotes. Headers, footers and comments are left out.
  */
 export const convertDoc: Converter = (bytes, { limits }) =>
-  guarded('DOC', async (): Promise<ConvertResult> => {
+  guarded('DOC', bytes, async (): Promise<ConvertResult> => {
     if (ZIP_MAGIC.every((b, i) => bytes[i] === b)) {
       throw failed('the file is a zip package (a DOCX or another Office Open XML or ODF file), not a DOC: give it its own extension');
     }
-    if (!isCfb(bytes)) throw failed('the file is not an OLE2 (Word 97-2003) document: it is damaged, or not a DOC');
+    if (!isCfb(bytes)) throw failed(notOle2(bytes));
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (buffer.includes(ENCRYPTED_PACKAGE)) {
       throw encrypted(
         'the file is a password-protected Office Open XML file (an encrypted DOCX?) named .doc; remove the password and save it again',
       );
     }
-    if (!buffer.includes(WORD_DOCUMENT))
+    if (!WORD_DOCUMENT.some((name) => buffer.includes(name)))
       throw failed('the OLE2 file has no WordDocument stream: it is truncated, or not a DOC (an XLS or PPT renamed?)');
     let doc;
     try {
       doc = await readDoc(buffer);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (/WordDocument|magic number/i.test(message))
-        throw failed('the OLE2 file has no Word document stream: it is not a DOC (an XLS or PPT renamed?)');
+      if (/magic number: a5dc/i.test(message)) {
+        throw failed('the file is a Word 6.0/95 document, which is not read: save it as Word 97-2003 (.doc) or DOCX');
+      }
+      if (/magic number/i.test(message)) throw failed("the OLE2 file's WordDocument stream is not a Word document: the file is not a DOC");
       if (err instanceof ConvertFailure) throw err;
       // word-extractor reads offsets as the file gives them: a damaged file fails inside it, with whatever error that makes.
       throw failed(`the DOC file's structure is damaged (${message}): the file is truncated or corrupt`);

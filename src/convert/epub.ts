@@ -86,7 +86,7 @@ async function chapterBlocks(zip: ZipParts, chapter: Chapter, n: number, limits:
 
 /** EPUB: the chapters in spine order, their headings kept; the navigation document, covers and title pages dropped. */
 export const convertEpub: Converter = (bytes, { limits }) =>
-  guarded('EPUB', async (): Promise<ConvertResult> => {
+  guarded('EPUB', bytes, async (): Promise<ConvertResult> => {
     const zip = await openZip(bytes, 'EPUB', limits);
     try {
       const mime = (await zip.text('mimetype'))?.trim();

@@ -30,7 +30,8 @@ export function sizeText(bytes: number): string {
  * Runs one conversion and turns whatever it throws into a result: a ConvertFailure as it says, a stack
  * overflow or an allocation failure as the limit it is, anything else as a damaged `format` file.
  */
-export async function guarded(format: string, convert: () => Promise<ConvertResult>): Promise<ConvertResult> {
+export async function guarded(format: string, bytes: Uint8Array, convert: () => Promise<ConvertResult>): Promise<ConvertResult> {
+  if (bytes.length === 0) return { ok: false, skip: 'convert-failed', reason: `the file is empty (0 bytes): it is not ${aFormat(format)}` };
   try {
     return await convert();
   } catch (err) {

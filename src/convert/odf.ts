@@ -76,7 +76,7 @@ export const cellBudget = (limits: ConvertLimits): { cells: number } => ({ cells
 
 function odfConverter(kind: OdfKind, write: (doc: OdfDocument, md: MarkdownWriter) => number): Converter {
   return (bytes, { limits }) =>
-    guarded(kind.format, async (): Promise<ConvertResult> => {
+    guarded(kind.format, bytes, async (): Promise<ConvertResult> => {
       const zip = await openZip(bytes, kind.format, limits);
       try {
         const doc = await readOdf(zip, kind, limits);

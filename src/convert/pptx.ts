@@ -132,7 +132,7 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
 
 /** PPTX: slides in presentation order, each with its title, bullet levels, tables and speaker notes. */
 export const convertPptx: Converter = (bytes, { limits }) =>
-  guarded('PPTX', async (): Promise<ConvertResult> => {
+  guarded('PPTX', bytes, async (): Promise<ConvertResult> => {
     const zip = await openZip(bytes, 'PPTX', limits);
     try {
       const slides = await readSlides(zip, limits.maxDepth);

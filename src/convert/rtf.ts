@@ -63,7 +63,7 @@ function blocksOf(doc: RtfDocument): Block[] {
  * Text is decoded through the declared code pages (\ansicpg, \fcharset, \'hh, \uN with \ucN).
  */
 export const convertRtf: Converter = (bytes, { limits }) =>
-  guarded('RTF', async (): Promise<ConvertResult> => {
+  guarded('RTF', bytes, async (): Promise<ConvertResult> => {
     const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 16)).toString('latin1');
     if (!/^\s*\{\\rtf/.test(head)) throw failed('the file does not start with {\\rtf: it is not an RTF');
     const doc = readRtf(bytes, limits.maxDepth);

@@ -9,6 +9,7 @@ declare module 'word-extractor/lib/word-ole-extractor.js' {
     documentStream(document: unknown, name: string): Promise<NodeJS.ReadableStream>;
     streamBuffer(stream: NodeJS.ReadableStream): Promise<Buffer>;
     writeParagraphProperties(buffer: Buffer, tableBuffer: Buffer): void;
+    writeCharacterProperties(buffer: Buffer, tableBuffer: Buffer): void;
     buildDocument(): unknown;
   }
   export = WordOleExtractor;

@@ -75,6 +75,26 @@ describe('convertEpub: order, navigation, external resources', () => {
     expect(md.match(/The First Winter/g)).toHaveLength(1);
   });
 
+  it("drops a table of contents carried as a chapter, and the guide's cover and toc", async () => {
+    const toc =
+      '<html><body><h3>Table of Contents</h3><p><a href="ch001.xhtml">The First Winter</a></p><p><a href="ch002.xhtml#x">The Wreck</a></p></body></html>';
+    const bytes = rezip('book-epub3.epub', (entries) =>
+      entries.map((e) => {
+        if (e.name === 'EPUB/text/title_page.xhtml') return deflated(e.name, toc);
+        if (e.name === 'EPUB/content.opf')
+          return deflated(
+            e.name,
+            inflate(e).replace('<reference type="toc"', '<reference type="cover" href="text/ch003.xhtml"/><reference type="toc"'),
+          );
+        return e;
+      }),
+    );
+    const md = await markdown(bytes);
+    expect(md).not.toContain('Table of Contents');
+    expect(md.match(/The First Winter/g)).toHaveLength(1);
+    expect(md).not.toContain('# Spring');
+  });
+
   it('ignores images and stylesheets that point elsewhere, and expands no declared entity', async () => {
     const bytes = withPart('EPUB/text/ch003.xhtml', (x) =>
       x

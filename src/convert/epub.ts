@@ -64,15 +64,42 @@ async function readPackage(zip: ZipParts, maxDepth: number): Promise<Package> {
       nav: /\bnav\b/.test(item.attrs.properties ?? ''),
     });
   }
+  // The guide (EPUB 2) names the cover, title page and table of contents: boilerplate, whatever their markup.
+  const guided = new Set(
+    findAll(opf, 'reference')
+      .concat(findAll(opf, 'opf:reference'))
+      .filter((r) => /^(cover|toc|title-page)$/i.test(r.attrs.type ?? ''))
+      .map((r) => resolvePart(opfPath, (r.attrs.href ?? '').split('#')[0] ?? '')),
+  );
   const spine = find(opf, 'spine') ?? find(opf, 'opf:spine');
   if (spine === undefined) throw failed(`the EPUB's package document (${opfPath}) has no spine`);
   const chapters: Chapter[] = [];
   for (const ref of elements(spine)) {
     const item = manifest.get(ref.attrs.idref ?? '');
-    if (item === undefined || item.nav || !XHTML.has(item.mediaType)) continue;
+    if (item === undefined || item.nav || !XHTML.has(item.mediaType) || guided.has(item.href)) continue;
     chapters.push({ href: item.href, mediaType: item.mediaType });
   }
   return { title: dc('dc:title')[0] ?? '', creators: dc('dc:creator'), chapters };
+}
+
+/**
+ * A table of contents the book carries as a chapter: outside its headings, all its text is in links to
+ * other parts of the book (two or more of them).
+ */
+function isContentsPage(body: XEl): boolean {
+  let links = 0;
+  let loose = false;
+  const walk = (el: XEl): void => {
+    for (const c of el.children) {
+      if (typeof c === 'string') {
+        if (c.trim() !== '') loose = true;
+      } else if (/^h[1-6]$/.test(c.name) || c.name === 'script' || c.name === 'style') continue;
+      else if (c.name === 'a' && /^[^#]/.test(c.attrs.href ?? '') && !/^[a-z]+:/i.test(c.attrs.href ?? '')) links++;
+      else walk(c);
+    }
+  };
+  walk(body);
+  return links >= 2 && !loose;
 }
 
 /** One chapter's XHTML as Markdown blocks; a part the spine names but the zip lacks fails naming it. */
@@ -81,7 +108,7 @@ async function chapterBlocks(zip: ZipParts, chapter: Chapter, n: number, limits:
   if (text === undefined) throw failed(`chapter ${n} (${chapter.href}) is in the EPUB's spine but not in its zip`);
   const root = parseXml(text, `chapter ${n} (${chapter.href})`, limits.maxDepth, true);
   const body = find(root, 'body') ?? root;
-  return htmlBlocks(body);
+  return isContentsPage(body) ? [] : htmlBlocks(body);
 }
 
 /** EPUB: the chapters in spine order, their headings kept; the navigation document, covers and title pages dropped. */

@@ -1,6 +1,7 @@
 import { failed } from './failure.js';
 import { charsetCodePage, codePageEncoding, decodeBytes } from './rtf-decode.js';
 import { rtfTokens } from './rtf-tokens.js';
+import { KEPT_IGNORABLE, SKIPPED, SYMBOLS } from './rtf-words.js';
 
 /** One paragraph of an RTF document with what its properties say. */
 export type RtfParagraph = {
@@ -20,79 +21,6 @@ export type RtfDocument = {
   notes: string[];
   title: string;
 };
-
-/** Destinations whose text is not the document's: tables of fonts, colours, styles, lists, pictures, fields' codes, metadata. */
-const SKIPPED = new Set([
-  'fonttbl',
-  'colortbl',
-  'stylesheet',
-  'listtable',
-  'listoverridetable',
-  'revtbl',
-  'rsidtbl',
-  'generator',
-  'info',
-  'pict',
-  'object',
-  'fldinst',
-  'header',
-  'headerl',
-  'headerr',
-  'headerf',
-  'footer',
-  'footerl',
-  'footerr',
-  'footerf',
-  'xmlnstbl',
-  'themedata',
-  'colorschememapping',
-  'latentstyles',
-  'datastore',
-  'pnseclvl',
-  'bkmkstart',
-  'bkmkend',
-  'annotation',
-  'atnid',
-  'atnauthor',
-  'atrfstart',
-  'atrfend',
-  'atndate',
-  'nonshppict',
-  'sp',
-  'userprops',
-  'docvar',
-  'filetbl',
-  'mmathPr',
-  'pgdsctbl',
-  'listtext',
-  'pntext',
-  'template',
-  'xe',
-  'tc',
-  'txe',
-  'fontemb',
-  'fontfile',
-  'falt',
-  'panose',
-  'passwordhash',
-  'protusertbl',
-  'wgrffmtfilter',
-  'ftnsep',
-  'ftnsepc',
-  'aftnsep',
-  'aftnsepc',
-  'ftncn',
-  'aftncn',
-  'blipuid',
-  'shppict',
-  'oleclsid',
-  'objdata',
-  'mhtmltag',
-  'htmltag',
-  'shprslt',
-]);
-/** Destinations marked `\*` (ignorable) whose text is still the document's. */
-const KEPT_IGNORABLE = new Set(['footnote', 'fldrslt', 'shpinst', 'shptxt', 'listtext', 'pntext']);
 
 type Group = {
   dest: 'text' | 'skip' | 'info' | 'fonttbl' | 'stylesheet' | 'title' | 'listtext' | 'footnote';
@@ -147,11 +75,15 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
     fontEncoding = undefined;
   };
   let nextDest: Group['dest'] | undefined;
+  // `\*` marks an ignorable destination only as a group's first token; elsewhere (Word writes `{\loch\*\cs7 text}`) it means nothing.
+  let groupStart = false;
   let noteDepth = -1;
 
   const flushBytes = (): void => {
     if (pendingBytes === 0) return;
-    const s = decodeBytes(pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes), g.encoding);
+    // Document properties and style names are in the document's code page (\ansicpg), not a font's.
+    const encoding = g.dest === 'title' || g.dest === 'stylesheet' ? defaultEncoding : g.encoding;
+    const s = decodeBytes(pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes), encoding);
     pending = [];
     pendingBytes = 0;
     emit(s);
@@ -192,6 +124,7 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
         stack.push(g);
         g = { ...g, para: { ...g.para } };
         nextDest = undefined;
+        groupStart = true;
         continue;
       }
       if (g.dest === 'fonttbl') recordFont();
@@ -212,12 +145,15 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
         noteDepth = -1;
       }
       const closing = g.dest;
+      groupStart = false;
       const outer = stack.pop();
       if (outer === undefined) break;
       g = outer;
       if (closing === 'fonttbl' && g.dest !== 'fonttbl') g.encoding = fonts.get(defaultFont) ?? defaultEncoding;
       continue;
     }
+    const atGroupStart = groupStart;
+    groupStart = false;
     if (skip > 0) {
       skip--;
       if (t.type === 'text' && t.bytes.length > 1) {
@@ -238,7 +174,7 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
     if (t.type === 'bin') continue;
     flushBytes();
     if (t.type === 'symbol') {
-      if (t.symbol === '*') nextDest = 'skip';
+      if (t.symbol === '*') nextDest = atGroupStart ? 'skip' : undefined;
       else if (t.symbol === '~') emit('\u00a0');
       else if (t.symbol === '_') emit('\u2011');
       else if (t.symbol === '\\' || t.symbol === '{' || t.symbol === '}') emit(t.symbol);
@@ -248,7 +184,11 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
     const { word, param } = t;
     if (g.dest === 'skip') continue;
     if (g.dest === 'info') {
-      if (word === 'title') g.dest = 'title';
+      if (word === 'title') {
+        // The last title wins: Word writes an ANSI one, then {\*\ud{\title ...}} with its Unicode form.
+        g.dest = 'title';
+        doc.title = '';
+      }
       continue;
     }
     if (nextDest === 'skip' && !KEPT_IGNORABLE.has(word)) {
@@ -362,29 +302,9 @@ export function readRtf(bytes: Uint8Array, maxDepth: number): RtfDocument {
       case 'chftn':
         if (g.dest === 'text') text += `[^${doc.notes.length + 1}]`;
         break;
-      case 'emdash':
-        emit('\u2014');
-        break;
-      case 'endash':
-        emit('\u2013');
-        break;
-      case 'bullet':
-        emit('\u2022');
-        break;
-      case 'lquote':
-        emit('\u2018');
-        break;
-      case 'rquote':
-        emit('\u2019');
-        break;
-      case 'ldblquote':
-        emit('\u201c');
-        break;
-      case 'rdblquote':
-        emit('\u201d');
-        break;
       default:
-        if (SKIPPED.has(word)) g.dest = 'skip';
+        if (SYMBOLS.has(word)) emit(SYMBOLS.get(word) as string);
+        else if (SKIPPED.has(word)) g.dest = 'skip';
     }
   }
   if (!started) throw failed('the file does not start with {\\rtf: it is not an RTF');

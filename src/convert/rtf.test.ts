@@ -67,6 +67,14 @@ describe('convertRtf: code pages', () => {
     expect(md).not.toContain('\ufffd');
   });
 
+  it("decodes the \\info title in the document's code page, whatever the default font", async () => {
+    const rtf =
+      "{\\rtf1\\ansi\\ansicpg932\\deff1{\\fonttbl{\\f1\\fcharset0 Century;}}{\\info{\\title \\'83\\'5e\\'83\\'43\\'83\\'67\\'83\\'8b}}Hello\\par}";
+    expect(await markdown(rtf)).toBe('# タイトル\n\nHello\n');
+    const ud = "{\\rtf1\\ansi{\\info{\\upr{\\title ????}{\\*\\ud{\\title \\u12479\\'3f\\u12452\\'3f}}}}Hi\\par}";
+    expect(await markdown(ud)).toBe('# タイ\n\nHi\n');
+  });
+
   it('never writes a replacement character for bytes the code page cannot read', async () => {
     const md = await markdown("{\\rtf1\\ansi\\ansicpg932 bad \\'81\\'20 pair and \\'ff end\\par}");
     expect(md).not.toContain('\ufffd');
@@ -96,6 +104,14 @@ describe('convertRtf: hostile and damaged files', () => {
   it('fails groups nested past the depth limit, naming it', async () => {
     const r = await failure(`{\\rtf1 ${'{'.repeat(5000)}x${'}'.repeat(5000)}}`);
     expect(r.reason).toMatch(/nests groups more than 256 deep, past the limit/);
+  });
+
+  it("reads \\* as an ignorable destination only at a group's start", async () => {
+    expect(await markdown('{\\rtf1 {\\loch\\f2\\i0\\*\\cs7\\cf0 The quick brown fox}\\par}')).toBe('The quick brown fox\n');
+  });
+
+  it('writes nothing for control words named like object properties', async () => {
+    expect(await markdown('{\\rtf1 a \\constructor\\toString\\valueOf  b\\emdash c\\par}')).toBe('a b\u2014c\n');
   });
 
   it('skips \\bin data, pictures and unknown ignorable destinations', async () => {

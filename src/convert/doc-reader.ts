@@ -21,6 +21,37 @@ export type DocText = { body: DocParagraph[]; footnotes: string[]; endnotes: str
  * handling), adding what it reads but does not keep: each paragraph's style (headings), list level and
  * table cell/row ends. An encrypted file (the FIB's fEncrypted bit) is refused before its text is read.
  */
+/**
+ * The text with each field's instruction (0x13 ... 0x14) and marks blanked (NUL, which clean() drops),
+ * keeping its result (0x14 ... 0x15); a table of contents' result goes too (it is generated from the
+ * headings). Lengths are kept, so positions still map to the piece table. Done before the text is split
+ * into paragraphs, since a field's result may run over many (word-extractor's clean() works within one).
+ */
+export function hideFields(text: string): string {
+  const out = text.split('');
+  const stack: { inResult: boolean; hidden: boolean; code: string }[] = [];
+  for (let i = 0; i < out.length; i++) {
+    const c = text.charCodeAt(i);
+    const top = stack[stack.length - 1];
+    const outerHidden = stack.some((f) => f.hidden || !f.inResult);
+    if (c === 0x13) {
+      stack.push({ inResult: false, hidden: false, code: '' });
+      out[i] = '\u0000';
+    } else if (c === 0x14 && top !== undefined && !top.inResult) {
+      top.inResult = true;
+      top.hidden = /^\s*TOC\b/i.test(top.code);
+      out[i] = '\u0000';
+    } else if (c === 0x15 && top !== undefined) {
+      stack.pop();
+      out[i] = '\u0000';
+    } else if (outerHidden) {
+      if (top !== undefined && !top.inResult && top.code.length < 64) top.code += text[i];
+      out[i] = '\u0000';
+    }
+  }
+  return out.join('');
+}
+
 /** The part of word-extractor's OLE document that names its streams. */
 type OleDocument = { _rootStorage?: { _dirEntry?: { streams?: Record<string, unknown> } } };
 
@@ -112,7 +143,7 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
 
   // Paragraphs of the main text: split at paragraph marks (\r), cell ends (\x07) and row ends (the
   // row-end mark, which word-extractor has already turned into \n).
-  const text = range(0, b.ccpText);
+  const text = hideFields(range(0, b.ccpText));
   const body: DocParagraph[] = [];
   let start = 0;
   let footnoteRefs = 0;

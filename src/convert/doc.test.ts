@@ -53,6 +53,13 @@ describe('convertDoc', () => {
     );
   });
 
+  it("drops fields' instructions even when their result runs over paragraphs, and a table of contents' result", async () => {
+    const r = await convert(fixture('toc.doc'));
+    expect((r as { markdown: string }).markdown).toBe(
+      'Contents\n\n# Moorings\n\nEach berth has four bollards. See the berth plan for details.\n\n# Cranes\n\nTwo gantry cranes serve the container quay.\n',
+    );
+  });
+
   it('finds the WordDocument stream whatever the case of its name', async () => {
     const bytes = Buffer.from(fixture('report.doc'));
     const at = bytes.indexOf(Buffer.from('WordDocument', 'utf16le'));

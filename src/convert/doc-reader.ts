@@ -30,21 +30,25 @@ export type DocText = { body: DocParagraph[]; footnotes: string[]; endnotes: str
 export function hideFields(text: string): string {
   const out = text.split('');
   const stack: { inResult: boolean; hidden: boolean; code: string }[] = [];
+  // How many open fields hide what follows (in their instruction, or a TOC's result): kept as a count, not searched.
+  let hiding = 0;
   for (let i = 0; i < out.length; i++) {
     const c = text.charCodeAt(i);
     const top = stack[stack.length - 1];
-    const outerHidden = stack.some((f) => f.hidden || !f.inResult);
     if (c === 0x13) {
       stack.push({ inResult: false, hidden: false, code: '' });
+      hiding++;
       out[i] = '\u0000';
     } else if (c === 0x14 && top !== undefined && !top.inResult) {
       top.inResult = true;
       top.hidden = /^\s*TOC\b/i.test(top.code);
+      if (!top.hidden) hiding--;
       out[i] = '\u0000';
     } else if (c === 0x15 && top !== undefined) {
       stack.pop();
+      if (!top.inResult || top.hidden) hiding--;
       out[i] = '\u0000';
-    } else if (outerHidden) {
+    } else if (hiding > 0) {
       if (top !== undefined && !top.inResult && top.code.length < 64) top.code += text[i];
       out[i] = '\u0000';
     }

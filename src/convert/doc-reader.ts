@@ -128,9 +128,18 @@ export async function readDoc(bytes: Buffer): Promise<DocText> {
     }
     return out;
   };
+  // The pieces are in character order (word-extractor lays them end to end): found by binary search.
   const fcOf = (cp: number): number => {
-    const p = pieces.find((x) => cp >= x.startCp && cp < x.endCp);
-    return p === undefined ? -1 : p.startFilePos + (cp - p.startCp) * p.bpc;
+    let lo = 0;
+    let hi = pieces.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const p = pieces[mid] as (typeof pieces)[number];
+      if (cp < p.startCp) hi = mid - 1;
+      else if (cp >= p.endCp) lo = mid + 1;
+      else return p.startFilePos + (cp - p.startCp) * p.bpc;
+    }
+    return -1;
   };
   const papxAt = (fc: number): Papx | undefined => {
     let lo = 0;

@@ -68,6 +68,37 @@ describe('convertPptx: order and structure', () => {
     expect(headings[3]).toBe('## Slide 4: Quarterly Harbour Review');
   });
 
+  it("writes a chart's title and its cached series by category as a table", async () => {
+    const pt = (i: number, v: string): string => `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`;
+    const series = (name: string, values: string[]): string =>
+      `<c:ser><c:tx><c:strRef><c:f>Sheet1!$B$1</c:f><c:strCache>${pt(0, name)}</c:strCache></c:strRef></c:tx>` +
+      `<c:cat><c:strRef><c:f>Sheet1!$A$2:$A$3</c:f><c:strCache>${pt(0, 'March')}${pt(1, 'April')}</c:strCache></c:strRef></c:cat>` +
+      `<c:val><c:numRef><c:f>Sheet1!$B$2:$B$3</c:f><c:numCache>${values.map((v, i) => pt(i, v)).join('')}</c:numCache></c:numRef></c:val></c:ser>`;
+    const chart =
+      '<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart>' +
+      '<c:title><c:tx><c:rich><a:p><a:r><a:t>Tonnes landed</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart>' +
+      series('Grain', ['120', '135']) +
+      series('Coal', ['80', '64']) +
+      '</c:barChart></c:plotArea></c:chart></c:chartSpace>';
+    const frame =
+      '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Chart"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/chart"><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rIdChart"/></a:graphicData></a:graphic></p:graphicFrame>';
+    const bytes = rezip('deck-pandoc.pptx', (entries) => [
+      ...entries.map((e) => {
+        if (e.name === 'ppt/slides/slide4.xml') return deflated(e.name, inflate(e).replace('</p:spTree>', `${frame}</p:spTree>`));
+        if (e.name === 'ppt/slides/_rels/slide4.xml.rels') {
+          const rel =
+            '<Relationship Id="rIdChart" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="../charts/chart1.xml"/>';
+          return deflated(e.name, inflate(e).replace('</Relationships>', `${rel}</Relationships>`));
+        }
+        return e;
+      }),
+      deflated('ppt/charts/chart1.xml', chart),
+    ]);
+    const md = await markdown(bytes);
+    expect(md).toContain('Chart: Tonnes landed\n\n| | Grain | Coal |\n| --- | --- | --- |\n| March | 120 | 80 |\n| April | 135 | 64 |\n');
+    expect(md).not.toContain('Sheet1!');
+  });
+
   it('does not expand entities a DTD declares', async () => {
     const bytes = rezip('deck-pandoc.pptx', (entries) =>
       entries.map((e) => {

@@ -1,3 +1,4 @@
+import { chartBlocks } from './chart.js';
 import { failed, guarded } from './failure.js';
 import { inlineText, MarkdownWriter } from './markdown.js';
 import { mainPart, readRels, readXmlPart } from './ooxml.js';
@@ -55,7 +56,8 @@ function tableRows(tbl: XEl): string[][] {
   );
 }
 
-type SlideContent = { title: string; blocks: Block[] };
+/** A slide's title and blocks, and where each chart (by relationship id) goes among the blocks. */
+type SlideContent = { title: string; blocks: Block[]; charts: { at: number; rid: string }[] };
 
 /** A shape tree's title and blocks, in the order its shapes are drawn (groups and alternate content walked into). */
 function shapeTree(tree: XEl, into: SlideContent): void {
@@ -71,6 +73,8 @@ function shapeTree(tree: XEl, into: SlideContent): void {
       into.blocks.push(...textBlocks(body, type !== undefined && BULLETED.has(type)));
     } else if (el.name === 'p:graphicFrame') {
       for (const tbl of findAll(el, 'a:tbl')) into.blocks.push({ kind: 'table', rows: tableRows(tbl) });
+      const chart = find(el, 'c:chart');
+      if (chart?.attrs['r:id'] !== undefined) into.charts.push({ at: into.blocks.length, rid: chart.attrs['r:id'] });
     } else if (el.name === 'p:grpSp') {
       shapeTree(el, into);
     } else if (el.name === 'mc:AlternateContent') {
@@ -117,11 +121,18 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
     const n = slides.length + 1;
     if (rel === undefined || rel.external) throw failed(`slide ${n} is listed in ${main} but its relationship is missing`);
     const xml = await readXmlPart(zip, rel.target, `slide ${n}'s XML`, maxDepth);
-    const content: SlideContent = { title: '', blocks: [] };
+    const content: SlideContent = { title: '', blocks: [], charts: [] };
     const tree = find(xml, 'p:spTree');
     if (tree !== undefined) shapeTree(tree, content);
+    const slideRels = await readRels(zip, rel.target, maxDepth);
+    for (const { at, rid } of [...content.charts].reverse()) {
+      const chartRel = slideRels.get(rid);
+      if (chartRel === undefined || chartRel.external || !zip.has(chartRel.target)) continue;
+      const chart = await readXmlPart(zip, chartRel.target, `slide ${n}'s chart`, maxDepth);
+      content.blocks.splice(at, 0, ...chartBlocks(chart));
+    }
     let notes: string[] = [];
-    for (const r of (await readRels(zip, rel.target, maxDepth)).values()) {
+    for (const r of slideRels.values()) {
       if (r.type !== 'notesSlide' || r.external || !zip.has(r.target)) continue;
       notes = notesText(await readXmlPart(zip, r.target, `slide ${n}'s notes`, maxDepth));
     }
@@ -130,7 +141,7 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
   return slides;
 }
 
-/** PPTX: slides in presentation order, each with its title, bullet levels, tables and speaker notes. */
+/** PPTX: slides in presentation order, each with its title, bullet levels, tables, charts' data and speaker notes. */
 export const convertPptx: Converter = (bytes, { limits }) =>
   guarded('PPTX', bytes, async (): Promise<ConvertResult> => {
     const zip = await openZip(bytes, 'PPTX', limits);

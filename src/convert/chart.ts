@@ -15,8 +15,9 @@ function points(el: XEl | undefined, max: number): string[] {
   return out;
 }
 
-/** Most categories (rows) of a chart written out. */
+/** Most categories (rows) and series (columns) of a chart written out. */
 const MAX_POINTS = 1000;
+const MAX_SERIES = 100;
 
 /**
  * A DrawingML chart (c:chartSpace) as blocks: its title as a paragraph ("Chart: TITLE"), then a table of
@@ -29,7 +30,7 @@ export function chartBlocks(chartSpace: XEl): Block[] {
   const titleEl = child(chart, 'c:title');
   const title = titleEl === undefined ? '' : inlineText(findAll(titleEl, 'a:t').map(textOf).join(' '));
   if (title !== '') blocks.push({ kind: 'paragraph', text: `Chart: ${title}` });
-  const series = findAll(chart, 'c:ser');
+  const series = findAll(chart, 'c:ser').slice(0, MAX_SERIES);
   if (series.length === 0) return blocks;
   const names = series.map((s, i) => {
     const tx = child(s, 'c:tx');
@@ -45,7 +46,7 @@ export function chartBlocks(chartSpace: XEl): Block[] {
   });
   const categories = points(child(series[0] as XEl, 'c:cat') ?? child(series[0] as XEl, 'c:xVal'), MAX_POINTS);
   const values = series.map((s) => points(child(s, 'c:val') ?? child(s, 'c:yVal'), MAX_POINTS));
-  const count = Math.max(categories.length, ...values.map((v) => v.length));
+  const count = values.reduce((m, v) => Math.max(m, v.length), categories.length);
   const rows: string[][] = [['', ...names]];
   for (let i = 0; i < count; i++) rows.push([categories[i] ?? '', ...values.map((v) => v[i] ?? '')]);
   if (count > 0) blocks.push({ kind: 'table', rows });

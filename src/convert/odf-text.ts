@@ -118,7 +118,7 @@ export function tableRows(table: XEl, ctx: OdfText, budget: { cells: number }): 
 }
 
 /** Cells a table may write out (its repeats included) before the conversion stops: the output limit, counted early. */
-function spend(budget: { cells: number }, cells: number): void {
+export function spend(budget: { cells: number }, cells: number): void {
   budget.cells -= cells;
   if (budget.cells < 0) throw new TableBudget();
 }

@@ -10,6 +10,9 @@ import { openZip, resolvePart, type ZipParts } from './zip.js';
 const FONT_OBFUSCATION = new Set(['http://www.idpf.org/2008/embedding', 'http://ns.adobe.com/pdf/enc#RC']);
 const XHTML = new Set(['application/xhtml+xml', 'text/html', 'application/x-dtbook+xml']);
 
+/** The parts an EPUB is read from: its mimetype and its XML and (X)HTML, never images, fonts or media. */
+const EPUB_PART = (name: string): boolean => name === 'mimetype' || /\.(xml|opf|ncx|xhtml|html?|htm)$/i.test(name);
+
 type Chapter = { href: string; mediaType: string };
 type Package = { title: string; creators: string[]; chapters: Chapter[] };
 
@@ -114,7 +117,7 @@ async function chapterBlocks(zip: ZipParts, chapter: Chapter, n: number, limits:
 /** EPUB: the chapters in spine order, their headings kept; the navigation document, covers and title pages dropped. */
 export const convertEpub: Converter = (bytes, { limits }) =>
   guarded('EPUB', bytes, async (): Promise<ConvertResult> => {
-    const zip = await openZip(bytes, 'EPUB', limits);
+    const zip = await openZip(bytes, 'EPUB', limits, EPUB_PART);
     try {
       const mime = (await zip.text('mimetype'))?.trim();
       if (mime !== undefined && mime !== 'application/epub+zip')

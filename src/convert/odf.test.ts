@@ -159,7 +159,7 @@ describe.each([
   });
 
   it('fails a zip bomb naming the limit', async () => {
-    const bytes = rezip(name, (entries) => [...entries, bombPart('Pictures/zeros.bin', 3 * 1024 * 1024)]);
+    const bytes = rezip(name, (entries) => [...entries, bombPart('zeros.xml', 3 * 1024 * 1024)]);
     expect((await failure(convert, bytes, { maxExpandedBytes: 2 * 1024 * 1024 })).reason).toMatch(/past the limit of 2 MiB: a zip bomb/);
   });
 });

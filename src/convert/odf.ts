@@ -8,6 +8,9 @@ import type { ConvertLimits, Converter, ConvertResult } from './types.js';
 import { child, elements, find, parseXml, textOf, type XEl } from './xml.js';
 import { openZip, type ZipParts } from './zip.js';
 
+/** The parts an ODF package is read from: its XML and its mimetype, never pictures or embedded objects. */
+const ODF_PART = (name: string): boolean => name === 'mimetype' || /\.xml$/i.test(name);
+
 type OdfKind = { format: 'ODT' | 'ODS' | 'ODP'; mime: string; body: string };
 const ODT: OdfKind = { format: 'ODT', mime: 'application/vnd.oasis.opendocument.text', body: 'office:text' };
 const ODS: OdfKind = { format: 'ODS', mime: 'application/vnd.oasis.opendocument.spreadsheet', body: 'office:spreadsheet' };
@@ -92,7 +95,7 @@ export const cellBudget = (limits: ConvertLimits): { cells: number } => ({ cells
 function odfConverter(kind: OdfKind, write: (zip: ZipParts, md: MarkdownWriter, limits: ConvertLimits) => Promise<number>): Converter {
   return (bytes, { limits }) =>
     guarded(kind.format, bytes, async (): Promise<ConvertResult> => {
-      const zip = await openZip(bytes, kind.format, limits);
+      const zip = await openZip(bytes, kind.format, limits, ODF_PART);
       try {
         const md = new MarkdownWriter(limits.maxOutputChars, kind.format);
         let units: number;

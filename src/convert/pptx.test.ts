@@ -99,6 +99,15 @@ describe('convertPptx: order and structure', () => {
     expect(md).not.toContain('Sheet1!');
   });
 
+  it('finds a part a relationship names in another case (OPC part names are case-insensitive)', async () => {
+    const bytes = rezip('deck-pandoc.pptx', (entries) =>
+      entries.map((e) =>
+        e.name === 'ppt/_rels/presentation.xml.rels' ? deflated(e.name, inflate(e).replace('slides/slide2.xml', 'slides/SLIDE2.XML')) : e,
+      ),
+    );
+    expect(await markdown(bytes)).toContain('## Slide 2: Traffic this quarter\n');
+  });
+
   it('does not expand entities a DTD declares', async () => {
     const bytes = rezip('deck-pandoc.pptx', (entries) =>
       entries.map((e) => {
@@ -166,9 +175,14 @@ describe('convertPptx: hostile and damaged files', () => {
   });
 
   it('fails a zip that declares more than the expanded-size limit, before inflating', async () => {
-    const liar = { ...deflated('ppt/media/huge.bin', 'tiny'), declaredSize: 600 * 1024 * 1024 };
+    const liar = { ...deflated('ppt/slides/huge.xml', 'tiny'), declaredSize: 600 * 1024 * 1024 };
     const r = await failure(rezip('deck-pandoc.pptx', (entries) => [...entries, liar]));
     expect(r.reason).toMatch(/declares 600\.\d MiB uncompressed, past the limit of 512 MiB: a zip bomb, or raise maxExpandedBytes/);
+  });
+
+  it('does not count media it never reads against the limit (a deck with a large video)', async () => {
+    const video = { ...deflated('ppt/media/media1.mp4', 'not really a video'), declaredSize: 600 * 1024 * 1024 };
+    expect(await convert(rezip('deck-pandoc.pptx', (entries) => [...entries, video]))).toMatchObject({ ok: true, units: 4 });
   });
 
   it('stops a part that inflates past its declared size (a lying header)', async () => {
@@ -178,7 +192,7 @@ describe('convertPptx: hostile and damaged files', () => {
   });
 
   it('fails a bomb past the limit, and a zip with too many entries, naming the limit', async () => {
-    const bomb = rezip('deck-pandoc.pptx', (entries) => [...entries, bombPart('ppt/media/zeros.bin', 3 * 1024 * 1024)]);
+    const bomb = rezip('deck-pandoc.pptx', (entries) => [...entries, bombPart('ppt/zeros.xml', 3 * 1024 * 1024)]);
     expect((await failure(bomb, { maxExpandedBytes: 2 * 1024 * 1024 })).reason).toMatch(/past the limit of 2 MiB: a zip bomb/);
     const many = zipOf(Array.from({ length: 50 }, (_, i) => stored(`x/${i}.txt`, 'x')));
     expect((await failure(new Uint8Array(many), { maxEntries: 40 })).reason).toMatch(/holds 50 entries, past the limit of 40/);

@@ -7,6 +7,9 @@ import type { Converter, ConvertResult } from './types.js';
 import { child, elements, find, findAll, parseXml, textOf, type XEl } from './xml.js';
 import { openZip, type ZipParts } from './zip.js';
 
+/** The parts a PPTX is read from: XML and relationships, never media or embedded files. */
+const OOXML_PART = (name: string): boolean => /\.(xml|rels)$/i.test(name);
+
 /** Placeholders that repeat on every slide (date, footer, slide number, header): not the slide's content. */
 const CHROME = new Set(['dt', 'ftr', 'sldNum', 'hdr', 'sldImg']);
 const TITLES = new Set(['title', 'ctrTitle']);
@@ -144,7 +147,7 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
 /** PPTX: slides in presentation order, each with its title, bullet levels, tables, charts' data and speaker notes. */
 export const convertPptx: Converter = (bytes, { limits }) =>
   guarded('PPTX', bytes, async (): Promise<ConvertResult> => {
-    const zip = await openZip(bytes, 'PPTX', limits);
+    const zip = await openZip(bytes, 'PPTX', limits, OOXML_PART);
     try {
       const slides = await readSlides(zip, limits.maxDepth);
       const md = new MarkdownWriter(limits.maxOutputChars, 'PPTX');

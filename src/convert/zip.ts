@@ -12,7 +12,7 @@ export const isCfb = (bytes: Uint8Array): boolean => bytes.length >= CFB_MAGIC.l
 
 /** The parts of one zip container, read within the limits: names first, each part inflated when asked. */
 export type ZipParts = {
-  /** Every file entry's name, in the archive's order. */
+  /** Every readable file entry's name, in the archive's order. */
   readonly names: readonly string[];
   has(name: string): boolean;
   /** The part inflated, or undefined when the archive has no such entry. */
@@ -34,10 +34,17 @@ function zipProblem(format: string, err: unknown): string {
 /**
  * Opens `bytes` as the zip container of a `format` document. Refused before anything is inflated: an
  * OLE2 file (an encrypted OOXML package is `encrypted`, anything else is not this format), more entries
- * than `maxEntries`, or declared sizes past `maxExpandedBytes` in all. While inflating, the bytes are
- * counted against the same limit, so a header that lies about its size is still stopped.
+ * than `maxEntries`, or declared sizes past `maxExpandedBytes` in all for the parts `readable` admits (the
+ * only ones the converter may inflate: a deck's video or a book's images are never read, so they do not
+ * count). While inflating, the bytes are counted against the same limit, so a header that lies about its
+ * size is still stopped.
  */
-export async function openZip(bytes: Uint8Array, format: string, limits: ConvertLimits): Promise<ZipParts> {
+export async function openZip(
+  bytes: Uint8Array,
+  format: string,
+  limits: ConvertLimits,
+  readable: (name: string) => boolean,
+): Promise<ZipParts> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (isCfb(buffer)) {
     if (buffer.includes(ENCRYPTED_PACKAGE)) {
@@ -70,12 +77,16 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
     throw failed(zipProblem(format, err));
   }
   const byName = new Map<string, Entry>();
+  // Part names are case-insensitive in OOXML (OPC) packages: a relationship may spell one otherwise.
+  const byLowerName = new Map<string, Entry>();
   let declared = 0;
   for (const e of entries) {
-    if (e.fileName.endsWith('/')) continue;
+    if (e.fileName.endsWith('/') || !readable(e.fileName) || byName.has(e.fileName)) continue;
     declared += e.uncompressedSize;
-    if (!byName.has(e.fileName)) byName.set(e.fileName, e);
+    byName.set(e.fileName, e);
+    if (!byLowerName.has(e.fileName.toLowerCase())) byLowerName.set(e.fileName.toLowerCase(), e);
   }
+  const entryOf = (name: string): Entry | undefined => byName.get(name) ?? byLowerName.get(name.toLowerCase());
   if (declared > limits.maxExpandedBytes) {
     zip.close();
     throw failed(
@@ -84,7 +95,7 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
   }
   let inflated = 0;
   const read = async (name: string): Promise<Buffer | undefined> => {
-    const entry = byName.get(name);
+    const entry = entryOf(name);
     if (entry === undefined) return undefined;
     if (entry.isEncrypted()) throw encrypted(`the ${format} file's part ${name} is encrypted; remove the password and save it again`);
     const data = inflateEntry(buffer, entry, format);
@@ -98,7 +109,7 @@ export async function openZip(bytes: Uint8Array, format: string, limits: Convert
   };
   return {
     names: [...byName.keys()],
-    has: (name) => byName.has(name),
+    has: (name) => entryOf(name) !== undefined,
     read,
     text: async (name) => {
       const data = await read(name);

@@ -12,8 +12,6 @@ export const isCfb = (bytes: Uint8Array): boolean => bytes.length >= CFB_MAGIC.l
 
 /** The parts of one zip container, read within the limits: names first, each part inflated when asked. */
 export type ZipParts = {
-  /** Every readable file entry's name, in the archive's order. */
-  readonly names: readonly string[];
   has(name: string): boolean;
   /** The part inflated, or undefined when the archive has no such entry. */
   read(name: string): Promise<Buffer | undefined>;
@@ -108,7 +106,6 @@ export async function openZip(
     return data;
   };
   return {
-    names: [...byName.keys()],
     has: (name) => entryOf(name) !== undefined,
     read,
     text: async (name) => {

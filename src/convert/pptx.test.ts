@@ -99,6 +99,35 @@ describe('convertPptx: order and structure', () => {
     expect(md).not.toContain('Sheet1!');
   });
 
+  it("writes a SmartArt diagram's node text as list items", async () => {
+    const node = (id: string, text: string, type = ''): string =>
+      `<dgm:pt modelId="${id}"${type ? ` type="${type}"` : ''}><dgm:t><a:p><a:r><a:t>${text}</a:t></a:r></a:p></dgm:t></dgm:pt>`;
+    const data =
+      '<dgm:dataModel xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><dgm:ptLst>' +
+      '<dgm:pt modelId="0" type="doc"/>' +
+      node('1', 'Harbour master') +
+      node('2', 'ignored connector', 'parTrans') +
+      node('3', 'Pilot station') +
+      '</dgm:ptLst></dgm:dataModel>';
+    const frame =
+      '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/diagram"><dgm:relIds xmlns:dgm="http://schemas.openxmlformats.org/drawingml/2006/diagram" r:dm="rIdData"/></a:graphicData></a:graphic></p:graphicFrame>';
+    const bytes = rezip('deck-pandoc.pptx', (entries) => [
+      ...entries.map((e) => {
+        if (e.name === 'ppt/slides/slide4.xml') return deflated(e.name, inflate(e).replace('</p:spTree>', `${frame}</p:spTree>`));
+        if (e.name === 'ppt/slides/_rels/slide4.xml.rels') {
+          const rel =
+            '<Relationship Id="rIdData" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/diagramData" Target="../diagrams/data1.xml"/>';
+          return deflated(e.name, inflate(e).replace('</Relationships>', `${rel}</Relationships>`));
+        }
+        return e;
+      }),
+      deflated('ppt/diagrams/data1.xml', data),
+    ]);
+    const md = await markdown(bytes);
+    expect(md).toContain('- Harbour master\n- Pilot station\n');
+    expect(md).not.toContain('ignored connector');
+  });
+
   it('finds a part a relationship names in another case (OPC part names are case-insensitive)', async () => {
     const bytes = rezip('deck-pandoc.pptx', (entries) =>
       entries.map((e) =>

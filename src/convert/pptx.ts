@@ -59,8 +59,21 @@ function tableRows(tbl: XEl): string[][] {
   );
 }
 
-/** A slide's title and blocks, and where each chart (by relationship id) goes among the blocks. */
-type SlideContent = { title: string; blocks: Block[]; charts: { at: number; rid: string }[] };
+/** A slide's title and blocks, and where each chart or SmartArt diagram (by relationship id) goes among the blocks. */
+type SlideContent = { title: string; blocks: Block[]; parts: { at: number; rid: string; kind: 'chart' | 'diagram' }[] };
+
+/** A SmartArt diagram's data part (dgm:dataModel) as list items: its nodes' text, in the model's order (connectors have none). */
+function diagramBlocks(data: XEl): Block[] {
+  const blocks: Block[] = [];
+  for (const pt of findAll(data, 'dgm:pt')) {
+    const type = pt.attrs.type ?? 'node';
+    const t = child(pt, 'dgm:t');
+    if ((type !== 'node' && type !== 'asst') || t === undefined) continue;
+    const text = inlineText(elements(t, 'a:p').map(paragraphText).join(' '));
+    if (text !== '') blocks.push({ kind: 'item', depth: 0, text });
+  }
+  return blocks;
+}
 
 /** A shape tree's title and blocks, in the order its shapes are drawn (groups and alternate content walked into). */
 function shapeTree(tree: XEl, into: SlideContent): void {
@@ -77,7 +90,9 @@ function shapeTree(tree: XEl, into: SlideContent): void {
     } else if (el.name === 'p:graphicFrame') {
       for (const tbl of findAll(el, 'a:tbl')) into.blocks.push({ kind: 'table', rows: tableRows(tbl) });
       const chart = find(el, 'c:chart');
-      if (chart?.attrs['r:id'] !== undefined) into.charts.push({ at: into.blocks.length, rid: chart.attrs['r:id'] });
+      if (chart?.attrs['r:id'] !== undefined) into.parts.push({ at: into.blocks.length, rid: chart.attrs['r:id'], kind: 'chart' });
+      const diagram = find(el, 'dgm:relIds');
+      if (diagram?.attrs['r:dm'] !== undefined) into.parts.push({ at: into.blocks.length, rid: diagram.attrs['r:dm'], kind: 'diagram' });
     } else if (el.name === 'p:grpSp') {
       shapeTree(el, into);
     } else if (el.name === 'mc:AlternateContent') {
@@ -124,15 +139,15 @@ async function readSlides(zip: ZipParts, maxDepth: number): Promise<Slide[]> {
     const n = slides.length + 1;
     if (rel === undefined || rel.external) throw failed(`slide ${n} is listed in ${main} but its relationship is missing`);
     const xml = await readXmlPart(zip, rel.target, `slide ${n}'s XML`, maxDepth);
-    const content: SlideContent = { title: '', blocks: [], charts: [] };
+    const content: SlideContent = { title: '', blocks: [], parts: [] };
     const tree = find(xml, 'p:spTree');
     if (tree !== undefined) shapeTree(tree, content);
     const slideRels = await readRels(zip, rel.target, maxDepth);
-    for (const { at, rid } of [...content.charts].reverse()) {
-      const chartRel = slideRels.get(rid);
-      if (chartRel === undefined || chartRel.external || !zip.has(chartRel.target)) continue;
-      const chart = await readXmlPart(zip, chartRel.target, `slide ${n}'s chart`, maxDepth);
-      content.blocks.splice(at, 0, ...chartBlocks(chart));
+    for (const { at, rid, kind } of [...content.parts].reverse()) {
+      const partRel = slideRels.get(rid);
+      if (partRel === undefined || partRel.external || !zip.has(partRel.target)) continue;
+      const part = await readXmlPart(zip, partRel.target, `slide ${n}'s ${kind}`, maxDepth);
+      content.blocks.splice(at, 0, ...(kind === 'chart' ? chartBlocks(part) : diagramBlocks(part)));
     }
     let notes: string[] = [];
     for (const r of slideRels.values()) {

@@ -138,6 +138,23 @@ describe.each([
     expect(r.reason).toMatch(new RegExp(`the ${format} file is password-protected`));
   });
 
+  it('is not fooled by a part whose name says encryption-data', async () => {
+    const bytes = rezip(name, (entries) =>
+      entries.map((e) =>
+        e.name === 'META-INF/manifest.xml'
+          ? deflated(
+              e.name,
+              inflate(e).replace(
+                '</manifest:manifest>',
+                '<manifest:file-entry manifest:full-path="encryption-data.txt" manifest:media-type="text/plain"/></manifest:manifest>',
+              ),
+            )
+          : e,
+      ),
+    );
+    expect((await run(convert, bytes)).ok).toBe(true);
+  });
+
   it('fails a truncated file naming the central directory', async () => {
     const bytes = fixture(name);
     const r = await failure(convert, bytes.slice(0, bytes.length - 200));

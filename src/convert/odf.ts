@@ -49,7 +49,8 @@ function otherKind(kind: OdfKind, bodyName: string | undefined): never {
 async function openOdf(zip: ZipParts, kind: OdfKind): Promise<Buffer> {
   const { format } = kind;
   const manifest = await zip.text('META-INF/manifest.xml');
-  if (manifest !== undefined && manifest.includes('encryption-data')) {
+  // An element named encryption-data (whatever its prefix), not the words in a file's path.
+  if (manifest !== undefined && /<([\w.-]+:)?encryption-data[\s/>]/.test(manifest)) {
     throw encrypted(`the ${format} file is password-protected (its manifest lists encrypted parts); remove the password and save it again`);
   }
   const mime = (await zip.text('mimetype'))?.trim();

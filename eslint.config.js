@@ -148,6 +148,22 @@ export default tseslint.config(
     },
   },
   {
+    // The converters are pure (bytes in, Markdown out): they reach neither the service, the sync side, the CLI nor the daemon.
+    files: ['src/convert/**/*.ts'],
+    ignores: ['src/convert/**/*.test.ts', 'src/convert/**/*.test-util.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['**/service/**', '**/sync/**', '**/cli/**', '**/watch/**'], paths: ['node:fs', 'node:fs/promises', 'fs', 'undici'] },
+      ],
+    },
+  },
+  {
+    // Their tests read fixture files, and still reach into nothing else.
+    files: ['src/convert/**/*.test.ts', 'src/convert/**/*.test-util.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/sync/**', '**/cli/**', '**/watch/**'] }] },
+  },
+  {
     files: ['src/client/**/*.ts', 'src/config/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/service/**', '**/sync/**', '**/cli/**'] }] },
   },

@@ -79,6 +79,17 @@ async function remoteShas(ds: E2eDataset): Promise<Map<string, string | null>> {
   return new Map((await ds.files()).map((f) => [f.name, f.sha256]));
 }
 
+/** A daemon on a new dataset, through the fault proxy, ready after syncing a.md (the target started if a test left it down). */
+async function readyBehindProxy(): Promise<{ ds: E2eDataset; ws: Workspace; k: KbsyncChild }> {
+  if (service === null) await startTarget();
+  const ds = dataset();
+  const ws = workspace(ds, proxy.url);
+  ws.write('a.md', '# A\n');
+  const k = watch(ws);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
+  return { ds, ws, k };
+}
+
 describe('kbsync watch through an outage of its target', () => {
   it('the target stopped for a while: edits wait as pending, status says so, and they are sent by themselves when it is back', async () => {
     const ds = dataset();
@@ -152,12 +163,7 @@ describe('kbsync watch through an outage of its target', () => {
   }, 240_000);
 
   it('a storm of 503s to uploads: the daemon stops sending after the first, settles the unknown outcomes and sends the rest once it passes', async () => {
-    if (service === null) await startTarget();
-    const ds = dataset();
-    const ws = workspace(ds, proxy.url);
-    ws.write('a.md', '# A\n');
-    const k = watch(ws);
-    await untilDaemonReady(k, `${ws.statePath}.watch.json`);
+    const { ds, ws } = await readyBehindProxy();
 
     let storm = true;
     proxy.setHooks({
@@ -190,12 +196,7 @@ describe('kbsync watch through an outage of its target', () => {
   }, 240_000);
 
   it('answers lost after the service stored the uploads: counted once, as uploads and credits, when reconciled; never as failures', async () => {
-    if (service === null) await startTarget();
-    const ds = dataset();
-    const ws = workspace(ds, proxy.url);
-    ws.write('a.md', '# A\n');
-    const k = watch(ws);
-    await untilDaemonReady(k, `${ws.statePath}.watch.json`);
+    const { ds, ws } = await readyBehindProxy();
     const before = await ds.balance();
     let dropping = true;
     proxy.setHooks({

@@ -204,8 +204,9 @@ export async function runPaidTasks(
       if (err.code === 'unknown_outcome') {
         state.settle(opId, { outcome: 'unknown', code: err.code, error: err.message });
         results[index] = { outcome: 'unknown', creditsCharged: 0, remoteId: null, error: err.message };
-        // No answer at all (a timeout, a reset): the target hangs, and no other call is sent into it.
-        if (err.status === null || ++unknownInARow >= (o.canary === true ? 1 : UNKNOWN_IN_A_ROW_STOP)) unreachable(err);
+        // Timed out waiting for an answer: the target hangs, and no other call is sent into it. A reset
+        // or a 5xx may be one bad moment: two in a row stop the run.
+        if (timedOut(err) || ++unknownInARow >= (o.canary === true ? 1 : UNKNOWN_IN_A_ROW_STOP)) unreachable(err);
         return 'settled';
       }
       if (NOT_REACHED.has(err.code)) {
@@ -308,6 +309,12 @@ export async function runPaidTasks(
   await Promise.all(tasks.slice(first).map((_, i) => settleOne(i + first)));
   if (broken !== null) throw (broken as { err: unknown }).err;
   return { results, stop };
+}
+
+/** True for a call that got no answer in time (undici's headers or body timeout), not one cut short or refused. */
+function timedOut(err: ApiError): boolean {
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return err.status === null && (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT');
 }
 
 /** How long an upload waits for another runner buying the same content (PostgreSQL state) before it is left for the next run. */

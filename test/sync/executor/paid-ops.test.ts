@@ -77,6 +77,7 @@ beforeEach(() => {
               method: 'POST',
               url: '/x',
               message: 'POST /x: no answer, outcome unknown (headers timeout)',
+              cause: Object.assign(new Error('Headers Timeout Error'), { code: 'UND_ERR_HEADERS_TIMEOUT' }),
             });
           else if (answer === 'lost')
             throw new ApiError({ code: 'unknown_outcome', status: 503, method: 'POST', url: '/x', message: 'POST /x answered 503' });
@@ -310,7 +311,7 @@ describe('a target that does not answer stops the sending; what was not sent wai
     expect(h.state.unknownOps().map((op) => op.path)).toEqual(['u0', 'u1']);
   });
 
-  it('a call with no answer at all (a hung target: a timeout, a reset) stops the run at once: no other call is sent into it', async () => {
+  it('a call that timed out waiting for its answer (a hung target) stops the run at once: no other call is sent into it', async () => {
     const tasks = [h.task('upload', 'u0', ['no-answer']), h.task('upload', 'u1', ['ok']), h.task('upload', 'u2', ['ok'])];
 
     const r = await runDriven(tasks, { concurrency: 1 }, async () => {});

@@ -16,8 +16,9 @@ function procState(pid: number): string | null {
 describe('pidAlive with real processes', () => {
   it('this process is alive; a zombie (ended, its parent not waiting) is not', async () => {
     expect(pidAlive(process.pid)).toBe(true);
-    // `true` ends at once; its parent execs `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child ends after its parent has exec'd `sleep`, which never reaps it (one that ended at once
+    // could be reaped by sh before the exec).
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
       for (let i = 0; i < 200 && procState(pid) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 25));

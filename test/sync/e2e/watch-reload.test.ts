@@ -150,7 +150,7 @@ describe('kbsync watch reloads its config', () => {
     saveAtomically(ws, 'sources:\n  - name: docs\n  path: [\n');
     await until('the YAML error logged', () => linesWith(k, 'config not reloaded').length === 1);
     const broken = good.replace('"debounceMs": 200', '"debounceMs": -5');
-    const badLine = broken.split('\n').findIndex((l) => l.includes('-5')) + 1;
+    const badLine = broken.split('\n').findIndex((l) => l.includes('"debounceMs": -5')) + 1;
     saveAtomically(ws, broken);
     await until('the bad field logged', () => linesWith(k, 'config not reloaded').length === 2);
     const [yamlError, fieldError] = linesWith(k, 'config not reloaded') as [LogLine, LogLine];

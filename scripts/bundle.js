@@ -71,6 +71,7 @@ await build({
     'pg-worker': 'dist/sync/state/pg/pg-worker.js',
     'office-worker': 'dist/service/ingest/parsers/office-worker.js',
     'ingest-worker': 'dist/service/ingest/ingest-worker.js',
+    'convert-worker': 'dist/convert/convert-worker.js',
   },
   format: 'cjs',
   outExtension: { '.js': '.cjs' },

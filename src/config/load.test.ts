@@ -118,7 +118,7 @@ describe('loadConfig: every problem at once, with its line', () => {
     [
       'an unknown top-level key without a close match lists the known keys',
       'target: {}\ncolour: red\n',
-      ['2: colour: unknown key (known keys: target, state, budget, sources, upload, reindex, watch, limits)'],
+      ['2: colour: unknown key (known keys: target, state, budget, convert, sources, upload, reindex, watch, limits)'],
     ],
     ['a close unknown key gets a hint', 'budgt:\n  maxCreditsPerRun: 5\n', ['1: budgt: unknown key (did you mean "budget"?)']],
     ['an enum typo gets a hint', 'target:\n  kind: remot\n', ['2: target.kind: must be one of: embedded, remote (did you mean "remote"?)']],
@@ -283,6 +283,7 @@ describe('loadConfig: the resolved config', () => {
       },
       state: join(dir, '.kbsync/state.db'),
       budget: { maxCreditsPerRun: 500, maxCreditsPerDay: 2000, maxCreditsPerMonth: 20000 },
+      convert: [],
       sources: [],
       upload: { concurrency: 4, requestsPerSecond: 5, maxRetryAfterSeconds: 60, maxReprocessAttempts: 2 },
       reindex: { minChangedFiles: 20 },
@@ -297,7 +298,7 @@ describe('loadConfig: the resolved config', () => {
         schedule: null,
         webhookSecret: null,
       },
-      limits: { maxFileBytes: null },
+      limits: { maxFileBytes: null, convertSeconds: 120, convertMemoryMb: 512 },
     });
   });
 

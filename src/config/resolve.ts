@@ -38,6 +38,8 @@ export function resolveConfig(
     },
     sources: config.sources.map((s) => ({
       ...s,
+      // Each source carries the types it converts: its own list, else the top-level one.
+      convert: s.convert ?? config.convert,
       ...(s.path === undefined ? {} : { path: at(s.path) }),
       ...(s.git === undefined || isAbsolute(s.git.url) || !isRelativeLocalPath(s.git.url) ? {} : { git: { ...s.git, url: at(s.git.url) } }),
     })),

@@ -4,6 +4,7 @@ import { PLANS } from '../shared/plans.js';
 import { webhookSecretKey } from '../shared/webhooks.js';
 import { cronProblem } from '../shared/cron.js';
 import { isRecord } from './is-record.js';
+import { CONVERT_TYPES } from '../shared/file-types.js';
 
 /**
  * The kbsync.yaml schema: the single source of the config types and of docs/config.md
@@ -17,6 +18,9 @@ import { isRecord } from './is-record.js';
 const always = { when: (payload: { value: unknown }) => isRecord(payload.value) };
 
 const NonNegativeInt = z.number().int().nonnegative();
+
+/** Document types converted to Markdown before upload. */
+const ConvertList = z.array(z.enum(CONVERT_TYPES));
 
 export const Dialect = z
   .strictObject({
@@ -140,6 +144,10 @@ export const Source = z
       .describe(
         'Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks).',
       ),
+    /** Document types of this source converted to Markdown before upload, instead of the top-level `convert` (`[]`: none). */
+    convert: ConvertList.optional().describe(
+      'Document types of this source converted to Markdown before upload, instead of the top-level `convert` (`[]`: none).',
+    ),
     /** `files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset. */
     as: z
       .enum(['files', 'intelligence'])
@@ -300,6 +308,19 @@ export const Limits = z
       .nullable()
       .default(null)
       .describe("Largest file to upload; null means the plan's limit from docs/api.md."),
+    /** Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed. @default 120 */
+    convertSeconds: z
+      .number()
+      .positive()
+      .default(120)
+      .describe("Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed."),
+    /** Largest JavaScript heap one document's conversion may use, in MB; past it the file is skip:convert-failed. @default 512 */
+    convertMemoryMb: z
+      .number()
+      .int()
+      .min(32)
+      .default(512)
+      .describe("Largest JavaScript heap one document's conversion may use, in MB; past it the file is skip:convert-failed."),
   })
   .prefault({});
 
@@ -319,6 +340,10 @@ export const Config = z
       .describe('Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md).'),
     /** Credit caps; work over a cap waits for the next run, day or month. */
     budget: Budget.describe('Credit caps; work over a cap waits for the next run, day or month.'),
+    /** Document types converted to Markdown before upload, in every source (a source's own `convert` overrides it): pdf, pptx, doc, odt, ods, odp, rtf, epub. Each converted file is priced and uploaded as its Markdown, named `<path>.md`. @default [] */
+    convert: ConvertList.default([]).describe(
+      "Document types converted to Markdown before upload, in every source (a source's own `convert` overrides it): pdf, pptx, doc, odt, ods, odp, rtf, epub. Each converted file is priced and uploaded as its Markdown, named `<path>.md`.",
+    ),
     /** Folders and Git repositories to sync. @default [] */
     sources: z.array(Source).default([]).describe('Folders and Git repositories to sync.'),
     /** How uploads are paced. */

@@ -29,13 +29,17 @@ describe('the starter config', () => {
     mkdirSync(join(dir, 'docs'));
     writeFileSync(join(dir, 'kbsync.yaml'), STARTER_CONFIG);
     const empty = join(dir, 'empty.yaml');
-    writeFileSync(empty, 'sources:\n  - { name: docs, path: ./docs }\n');
+    writeFileSync(empty, 'convert: [pdf, pptx, doc, odt, ods, odp, rtf, epub]\nsources:\n  - { name: docs, path: ./docs }\n');
 
     const config = loadConfig(join(dir, 'kbsync.yaml'), {});
 
     expect({ ...config, configPath: '' }).toEqual({ ...loadConfig(empty, {}), configPath: '' });
     expect(config.target.kind).toBe('embedded');
-    expect(config.sources).toEqual([{ name: 'docs', path: join(dir, 'docs'), include: ['**/*'], exclude: [], followSymlinks: false }]);
+    const all = ['pdf', 'pptx', 'doc', 'odt', 'ods', 'odp', 'rtf', 'epub'];
+    expect(config.convert).toEqual(all);
+    expect(config.sources).toEqual([
+      { name: 'docs', path: join(dir, 'docs'), include: ['**/*'], exclude: [], followSymlinks: false, convert: all },
+    ]);
   });
 
   it('mentions every key of the schema (remote-only ones commented out) with a comment', () => {

@@ -52,6 +52,11 @@ budget:
   maxCreditsPerDay: 2000
   maxCreditsPerMonth: 20000
 
+# Documents the service does not take, converted to Markdown here before upload and priced as
+# that Markdown (an upload each: 5 credits, 1 more per MiB over 5 MiB); a document whose text did
+# not change costs nothing again. Remove a type (or write convert: []) to leave those files out.
+convert: [pdf, pptx, doc, odt, ods, odp, rtf, epub]
+
 # What to sync: folders (path) or Git repositories (git), each with a unique name.
 sources:
   - name: docs
@@ -63,6 +68,8 @@ sources:
     exclude: []
     # Follow symbolic links that stay inside the folder (a target is held to the same rules).
     followSymlinks: false
+    # The document types this source converts, instead of the top-level list (e.g. only PDFs).
+    # convert: [pdf]
   # A Git repository: url, branch/tag/commit, a folder inside it, how often watch fetches it.
   # - name: handbook
   #   git:
@@ -115,7 +122,10 @@ watch:
   schedule: null
   webhookSecret: null
 
-# Largest file to upload, in bytes; null means the plan's limit.
+# Largest file to upload, in bytes; null means the plan's limit. A document's conversion is
+# stopped past its time (seconds) or memory (MB) limit, and the file skipped until it changes.
 limits:
   maxFileBytes: null
+  convertSeconds: 120
+  convertMemoryMb: 512
 `;

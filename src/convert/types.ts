@@ -1,6 +1,12 @@
-/** The document types kbsync converts to Markdown before upload (`convert:` in kbsync.yaml). */
-export const CONVERT_TYPES = ['pdf', 'pptx', 'doc', 'odt', 'ods', 'odp', 'rtf', 'epub'] as const;
-export type ConvertType = (typeof CONVERT_TYPES)[number];
+import type { ConvertType } from '../shared/file-types.js';
+
+export { CONVERT_TYPES, type ConvertType } from '../shared/file-types.js';
+
+/**
+ * Each converter's version: raised when its output for the same bytes changes, so that files it
+ * converted before are converted again and a changed Markdown is planned as a change.
+ */
+export const CONVERTER_VERSIONS: Record<ConvertType, number> = { pdf: 1, pptx: 1, doc: 1, odt: 1, ods: 1, odp: 1, rtf: 1, epub: 1 };
 
 /** Limits one conversion runs under (besides the worker's time and memory limits, which the caller sets). */
 export type ConvertLimits = {

@@ -1,3 +1,4 @@
+import type { ConvertType } from '../shared/file-types.js';
 import type { Plan, UploadCostRule } from '../shared/plans.js';
 
 /**
@@ -15,12 +16,38 @@ export type ObservedFile = {
   /** Modification time in nanoseconds since the epoch, as a decimal string (fits no JS number). */
   mtimeNs: string;
   inode: number;
-  /** Lowercase hex SHA-256; null when hashing was deferred (the file changed while it was read). */
+  /**
+   * Lowercase hex SHA-256; null when hashing was deferred (the file changed while it was read). For a
+   * converted document, the SHA-256 of its Markdown: the content key that is priced and deduplicated.
+   */
   sha256: string | null;
+  /** Set when this pass converted the file (or found its conversion cached): what is uploaded instead of it. */
+  converted?: ConvertedFile;
+};
+
+/** A document converted to Markdown (sources/converted.ts): the Markdown is what is priced and uploaded. */
+export type ConvertedFile = {
+  type: ConvertType;
+  /** The Markdown's size in bytes (the upload's size, which prices it). */
+  markdownBytes: number;
+  /** Pages, slides, sheets or chapters converted. */
+  units: number;
+  /** The SHA-256 of the document's own bytes. */
+  originalSha256: string;
 };
 
 /** Why a path a source saw is not even a candidate for upload. */
-export type SkipReason = 'ignored' | 'secret' | 'unsupported' | 'symlink' | 'unreadable' | 'bad-name';
+export type SkipReason =
+  | 'ignored'
+  | 'secret'
+  | 'unsupported'
+  | 'symlink'
+  | 'unreadable'
+  | 'bad-name'
+  /** A document of a type in `convert:` that is not converted: encrypted, no text layer, damaged. */
+  | 'encrypted'
+  | 'no-text'
+  | 'convert-failed';
 
 /** A path a source saw and left out, with its reason and a human detail ("matches .gitignore: drafts/"). */
 export type SkippedPath = {
@@ -91,6 +118,12 @@ export type PlanAction =
   | 'skip:unreadable'
   /** A name that is not valid UTF-8 (its path shows each bad byte as `\xHH`): rename it to sync it. */
   | 'skip:bad-name'
+  /** An encrypted or password-protected document of a type in `convert:`: nothing to read without the password. */
+  | 'skip:encrypted'
+  /** A PDF with no text layer (scanned): kbsync does not run OCR. */
+  | 'skip:no-text'
+  /** A document that could not be converted (damaged, truncated, not what its extension says, past a limit). */
+  | 'skip:convert-failed'
   /** Remote processing failed and upload.maxReprocessAttempts is used up: counted as failed. */
   | 'skip:remote-failed'
   | 'defer:over-budget'

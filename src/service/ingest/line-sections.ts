@@ -50,6 +50,9 @@ function frontMatterSections(lines: string[]): Section[] | undefined {
  * Turns lines of text into sections, a batch of lines at a time (for streaming parsers and in-memory
  * text alike). Headings are kept as section boundaries and as each section's heading path.
  */
+/** The page marker a converted PDF's Markdown puts before each page's text. */
+const PAGE_MARKER = /^<!-- page (\d+) -->$/;
+
 export function createLineSections(options: LineSectionOptions): LineSections {
   const stack: { level: number; text: string }[] = [];
   let body: string[] = [];
@@ -60,9 +63,12 @@ export function createLineSections(options: LineSectionOptions): LineSections {
   let fence: string | null = null;
   let frontMatter: 'start' | 'inside' | 'done' = options.frontMatter === true ? 'start' : 'done';
   let frontLines: string[] = [];
+  /** The page a `<!-- page N -->` marker (a converted PDF's) last named: it ends the heading path. */
+  let page: string | null = null;
 
   const headingPath = (): string | undefined => {
     const parts = [options.title, ...stack.map((h) => h.text)].filter((p): p is string => p !== undefined && p !== '');
+    if (page !== null) return parts.length === 0 ? `page ${page}` : `${parts.join(' > ')} · page ${page}`;
     return parts.length === 0 ? undefined : parts.join(' > ');
   };
 
@@ -95,6 +101,12 @@ export function createLineSections(options: LineSectionOptions): LineSections {
       } else if (marker !== undefined) {
         fence = marker;
       } else {
+        const marker = PAGE_MARKER.exec(line);
+        if (marker !== null) {
+          flush(out, false);
+          page = marker[1] as string;
+          return;
+        }
         const atx = atxHeading(line);
         if (atx) return startHeading(out, atx.level, atx.text);
         const setext = SETEXT.exec(line);

@@ -3,6 +3,10 @@ import type { KnowledgeClient } from '../../client/index.js';
 import { KbsyncError } from '../../shared/errors.js';
 import { costOf } from '../../shared/plans.js';
 import { mtimeNsOf } from '../sources/fingerprint.js';
+import { join } from 'node:path';
+import { convertFile } from '../../convert/convert-file.js';
+import { convertTypeOf, type ConvertType } from '../../shared/file-types.js';
+import { ConversionCache, markdownPath, readMarkdown } from '../sources/converted.js';
 import type { OutboxOp } from '../state/index.js';
 import { toRemoteStatus } from '../state/index.js';
 import type { ObservedFile, PlanItem } from '../types.js';
@@ -11,10 +15,14 @@ import type { PaidTask } from './paid-ops.js';
 
 /** The paid calls a sync makes (upload, reprocess), as tasks for runPaidTasks: what the outbox records and the call itself. */
 
-/** The paid call for one planned item. */
-export function taskFor(item: PlanItem, observed: ObservedLookup, client: KnowledgeClient): PaidTask {
+/**
+ * The paid call for one planned item. A converted document (`convertedDir`: where its Markdown is
+ * kept) uploads its Markdown, checked against the hash the outbox records before it is sent.
+ */
+export function taskFor(item: PlanItem, observed: ObservedLookup, client: KnowledgeClient, convertedDir: string): PaidTask {
   if (item.action === 'reprocess') return reprocessTask(item.source, item.path, item.remoteId as string, item.reason, client);
   const file = observed(item.source, item.path) as ObservedFile;
+  const type = convertTypeOf(item.path);
   return {
     op: {
       kind: 'upload',
@@ -30,10 +38,8 @@ export function taskFor(item: PlanItem, observed: ObservedLookup, client: Knowle
     },
     perform: async (op: OutboxOp) => {
       await assertAsHashed(file);
-      const r = await client.uploadFile(
-        { path: file.absPath, name: item.remoteName, size: file.size },
-        { idempotencyKey: op.idempotencyKey },
-      );
+      const body = type === null ? { path: file.absPath, size: file.size } : await markdownOf(file, type, convertedDir);
+      const r = await client.uploadFile({ ...body, name: item.remoteName }, { idempotencyKey: op.idempotencyKey });
       return {
         outcome: 'done',
         creditsCharged: r.creditsCharged,
@@ -67,6 +73,34 @@ async function assertAsHashed(file: ObservedFile): Promise<void> {
       `${file.absPath} changed since it was hashed (size, mtime or inode moved): not sent; the next run hashes it again`,
     );
   }
+}
+
+/**
+ * The kept Markdown of a converted document, checked against the hash that was planned and priced.
+ * Gone from the cache (a cleaned state folder), it is converted again here; Markdown that does not
+ * match is not sent.
+ */
+async function markdownOf(file: ObservedFile, type: ConvertType, dir: string): Promise<{ path: string; size: number }> {
+  const sha256 = file.sha256 as string;
+  let bytes = readMarkdown(dir, sha256);
+  if (bytes === null) {
+    const again = await convertFile({ absPath: file.absPath, type });
+    if ('unreadable' in again || !again.result.ok || !('markdownSha256' in again) || again.markdownSha256 !== sha256)
+      throw new KbsyncError(
+        'file_changed',
+        `${file.absPath}: its Markdown is not what was planned (converted again, it differs): not sent; the next run converts it again`,
+      );
+    new ConversionCache(join(dir, '..')).keep(
+      type,
+      again.readSha256,
+      { ok: true, sha256, bytes: again.markdownBytes, units: again.result.units },
+      again.result.markdown,
+    );
+    bytes = readMarkdown(dir, sha256);
+    if (bytes === null)
+      throw new KbsyncError('state_write_failed', `${dir}: the converted Markdown of ${file.absPath} could not be kept: not sent`);
+  }
+  return { path: markdownPath(dir, sha256), size: bytes.byteLength };
 }
 
 /** The reprocess call for a remote copy the service failed to process. */

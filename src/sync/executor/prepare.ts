@@ -1,6 +1,8 @@
 import { dirname } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
-import type { ResolvedConfig } from '../../config/schema.js';
+import type { ResolvedConfig, Source } from '../../config/schema.js';
+import { createConvertPool, type ConvertPool } from '../../convert/pool.js';
+import { ConversionCache, type ConvertStage } from '../sources/converted.js';
 import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
@@ -155,8 +157,10 @@ export async function preparePlan(
   // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
   const walked = o.delta !== undefined && kept !== null && scope === null ? new UnchangedRows(kept) : null;
   let observation: Observation;
+  const converting = conversionStage(config, fileSources);
   try {
     observation = await observeSources(fileSources, {
+      ...(converting !== null ? { convert: converting.stage } : {}),
       stateDir: dirname(localStatePath(config)),
       known: loading,
       lastSyncedCommit: (source, scope) => state.lastSyncedCommit(source, scope),
@@ -171,6 +175,7 @@ export async function preparePlan(
     });
   } finally {
     ahead?.stop();
+    await converting?.close();
   }
   const tracked = await loading;
   let delta: { vanished: number[]; unchanged: number } | undefined;
@@ -262,4 +267,16 @@ function reportSettled(
     if (file !== null && file.remoteId === copy.remoteId) files.push(file);
   }
   if (files.length > 0) report?.(files);
+}
+
+/** The conversion step of a pass, when a source converts any type: the cache in the state's folder, threads started on first use. */
+function conversionStage(config: ResolvedConfig, sources: readonly Source[]): { stage: ConvertStage; close(): Promise<void> } | null {
+  if (!sources.some((s) => (s.convert ?? []).length > 0)) return null;
+  let pool: ConvertPool | null = null;
+  const stage: ConvertStage = {
+    cache: new ConversionCache(dirname(localStatePath(config))),
+    pool: () =>
+      (pool ??= createConvertPool({ timeLimitMs: config.limits.convertSeconds * 1000, memoryLimitMb: config.limits.convertMemoryMb })),
+  };
+  return { stage, close: async () => pool?.close() };
 }

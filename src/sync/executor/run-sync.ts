@@ -1,4 +1,7 @@
+import { dirname } from 'node:path';
 import { errorText } from '../../shared/errors.js';
+import { localStatePath } from '../../shared/state-url.js';
+import { convertedDir } from '../sources/converted.js';
 import { costOf } from '../../shared/plans.js';
 import { processingErrorClass } from '../../shared/processing-errors.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
@@ -90,7 +93,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       options.onPaidCalls?.(paid.length);
       let done = 0;
       const result = await runPaidTasks(
-        paid.map((item) => taskFor(item, observed, client)),
+        paid.map((item) => taskFor(item, observed, client, convertedDir(dirname(localStatePath(config))))),
         {
           ...paidOpts,
           onSettled: (index, r) => {

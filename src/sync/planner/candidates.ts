@@ -1,5 +1,7 @@
 import { uploadCost } from '../../shared/plans.js';
-import type { PlanItem, TrackedFile } from '../types.js';
+import type { ConvertType } from '../../shared/file-types.js';
+import type { ConvertedFile, PlanItem, TrackedFile } from '../types.js';
+import { formatBytes, plural } from './format.js';
 import type { ContentIndex } from './content-index.js';
 import { failedCopyFor, sameNameCopy } from './content-index.js';
 import type { Candidate, PlanContext } from './context.js';
@@ -55,11 +57,13 @@ function resolveOne(
   ctx: PlanContext,
 ): PlanItem {
   const { file, sha256 } = c;
+  // A converted document is priced, limited and listed by its Markdown, which is what goes up.
+  const size = file.converted?.markdownBytes ?? file.size;
   const base = {
     source: file.source,
     path: file.path,
     credits: 0,
-    size: file.size,
+    size,
     sha256,
     remoteName: c.remoteName,
     remoteId: null,
@@ -73,7 +77,7 @@ function resolveOne(
 
   // Nothing to learn from, and an upload costs the same as any small file's. A tracked path keeps its
   // row: its earlier copy stays in the dataset, and the path is unchanged again if that content comes back.
-  if (file.size === 0)
+  if (size === 0)
     return {
       ...base,
       action: 'skip:empty',
@@ -138,11 +142,11 @@ function resolveOne(
     };
   }
 
-  if (file.size > ctx.maxFileBytes) {
+  if (size > ctx.maxFileBytes) {
     return {
       ...base,
       action: 'skip:too-large',
-      reason: tooLargeReason(file.size, ctx.maxFileBytes, ctx.plan, ctx.limitFromSetting),
+      reason: tooLargeReason(size, ctx.maxFileBytes, ctx.plan, ctx.limitFromSetting),
       limitBytes: ctx.maxFileBytes,
     };
   }
@@ -159,14 +163,14 @@ function resolveOne(
   }
 
   // The common outcome (every file of a first sync): one literal, no spreads, one shape for all.
-  const cost = uploadCost(file.size, ctx.uploadCost);
+  const cost = uploadCost(size, ctx.uploadCost);
   const upload: PlanItem = {
     source: file.source,
     path: file.path,
     action: 'upload',
-    reason: uploadReason(c),
+    reason: file.converted === undefined ? uploadReason(c) : `${uploadReason(c)}; ${convertedNote(file.converted)}`,
     credits: cost,
-    size: file.size,
+    size,
     sha256,
     remoteName: c.remoteName,
     remoteId: null,
@@ -198,4 +202,22 @@ function uploadReason(c: Candidate): string {
     case 'not-in-dataset':
       return notInDatasetReason(c.tracked?.lastAction ?? null);
   }
+}
+
+const TYPE_NAMES: Record<ConvertType, [string, string]> = {
+  pdf: ['PDF', 'page'],
+  pptx: ['PowerPoint', 'slide'],
+  doc: ['Word 97-2003', 'part'],
+  odt: ['OpenDocument text', 'part'],
+  ods: ['OpenDocument spreadsheet', 'sheet'],
+  odp: ['OpenDocument presentation', 'slide'],
+  rtf: ['RTF', 'part'],
+  epub: ['EPUB', 'chapter'],
+};
+
+/** "converted from PDF (3 pages, 12.1 KB of Markdown)". */
+export function convertedNote(c: ConvertedFile): string {
+  const [name, unit] = TYPE_NAMES[c.type];
+  const units = unit === 'part' ? '' : `${plural(c.units, unit)}, `;
+  return `converted from ${name} (${units}${formatBytes(c.markdownBytes)} of Markdown)`;
 }

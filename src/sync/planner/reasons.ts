@@ -143,6 +143,9 @@ const SKIP_TEXT: Record<SkipReason, (detail: string) => string> = {
   symlink: (d) => (d ? `symbolic link, not followed: ${d}` : 'symbolic link, not followed'),
   unreadable: (d) => (d ? `unreadable: ${d}` : 'unreadable'),
   'bad-name': (d) => d,
+  encrypted: (d) => `not converted, encrypted: ${d}; nothing is spent until the file changes`,
+  'no-text': (d) => `not converted, no text: ${d}; nothing is spent until the file changes`,
+  'convert-failed': (d) => `not converted: ${d}; nothing is spent until the file changes`,
 };
 
 export function reindexReason(

@@ -10,6 +10,9 @@ export const SKIP_ACTION: Record<SkipReason, PlanAction> = {
   symlink: 'skip:ignored',
   unreadable: 'skip:unreadable',
   'bad-name': 'skip:bad-name',
+  encrypted: 'skip:encrypted',
+  'no-text': 'skip:no-text',
+  'convert-failed': 'skip:convert-failed',
 };
 
 /** The plan item of a path a source left out; a tracked one keeps pointing at its earlier remote copy. */

@@ -23,9 +23,9 @@ describe('tallyPlan', () => {
       uploaded: 3,
       unchanged: 3,
       renamed: 4 + 5,
-      skipped: 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14,
-      deferred: 15 + 16,
-      failed: 17,
+      skipped: 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17,
+      deferred: 18 + 19,
+      failed: 20,
       creditsPlanned: 3 + 2 + 2,
       creditsSpent: 0,
     });

@@ -1,3 +1,4 @@
+import type { ConvertType } from '../../shared/file-types.js';
 import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { errorText } from '../../shared/errors.js';
 import { badNameDetail, badNamePath, badNamesIn, type BadNames } from './bad-names.js';
@@ -23,6 +24,8 @@ export type FolderSourceSpec = {
   include: readonly string[];
   exclude: readonly string[];
   followSymlinks: boolean;
+  /** Document types converted to Markdown before upload (candidates, not unsupported). @default [] */
+  convert?: readonly ConvertType[];
 };
 
 /**

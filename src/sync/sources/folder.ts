@@ -93,7 +93,7 @@ export function scanFolder(spec: FolderSourceSpec, options: ScanOptions = {}): S
     },
   };
   const ahead = onFile === null ? (options.ahead ?? null) : null;
-  const filter = createPathFilter(spec.include, spec.exclude);
+  const filter = createPathFilter(spec.include, spec.exclude, spec.convert);
   const walk: Walk = {
     spec,
     onFile,

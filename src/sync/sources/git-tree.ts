@@ -5,6 +5,7 @@ import { createPathIgnoreChecker, parseIgnoreLevel, type IgnoreLevel } from './i
 import { createPathFilter, NEVER_DESCEND } from './path-filter.js';
 import { mtimeNsOf } from './fingerprint.js';
 import type { SkipReason } from '../types.js';
+import type { ConvertType } from '../../shared/file-types.js';
 
 /** A checked-out git source and the rules its files go through. */
 export type GitTreeSpec = {
@@ -16,6 +17,7 @@ export type GitTreeSpec = {
   include: readonly string[];
   exclude: readonly string[];
   followSymlinks: boolean;
+  convert?: readonly ConvertType[];
 };
 
 type Entry = { mode: string; path: string };
@@ -34,7 +36,7 @@ export function listGitTree(spec: GitTreeSpec, lsFilesOutput: string): ScanResul
   };
   const entries = parseLsFiles(lsFilesOutput, spec.subdir);
   const isIgnored = createPathIgnoreChecker(readKbsyncIgnores(spec, entries));
-  const filter = createPathFilter(spec.include, spec.exclude);
+  const filter = createPathFilter(spec.include, spec.exclude, spec.convert);
   const tracked = new Map(entries.map((e) => [e.path, e.mode]));
   let realRoot: string | null = null;
   const reportedFolders = new Set<string>();

@@ -1,3 +1,4 @@
+import type { ConvertType } from '../../shared/file-types.js';
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { KbsyncError } from '../../shared/errors.js';
@@ -18,6 +19,7 @@ export type GitSourceSpec = {
   include?: readonly string[];
   exclude?: readonly string[];
   followSymlinks?: boolean;
+  convert?: readonly ConvertType[];
 };
 
 /** A git source synced to a pinned commit: the checkout, its files and what was left out. */
@@ -93,6 +95,7 @@ export async function syncGitSource(spec: GitSourceSpec, options: { stateDir: st
     include: spec.include ?? ['**/*'],
     exclude: spec.exclude ?? [],
     followSymlinks: spec.followSymlinks ?? false,
+    convert: spec.convert ?? [],
   };
   const listing = await git(['--literal-pathspecs', 'ls-files', '--stage', '-z', '--', subdir === '' ? '.' : subdir]);
   return { ...listGitTree(tree, listing), checkoutDir, root, subdir, commit };

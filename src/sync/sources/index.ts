@@ -7,6 +7,8 @@ import { hashFiles, startHashing, type HashOptions, type HashOutcome } from './h
 import type { WalkAhead } from './walk-ahead.js';
 import type { StatPoolOptions } from './stat-pool.js';
 import type { UnchangedRows } from '../tracked/unchanged-rows.js';
+import { convertHashed, type ConvertStage } from './converted.js';
+import { convertTypeOf } from '../../shared/file-types.js';
 
 export { scanFolder, type ScopeDir } from './folder.js';
 // git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
@@ -81,6 +83,11 @@ export type ObserveOptions = {
    * their rows here (scanFolder's `unchanged`): `kbsync watch`, whose delta plan only counts them.
    */
   unchanged?: UnchangedRows | null;
+  /**
+   * Where documents of a source's `convert` types are converted (each hashed file of such a type gets
+   * its Markdown's hash; one that cannot be converted moves to `skipped`). Unset: none is converted.
+   */
+  convert?: ConvertStage;
 };
 
 /**
@@ -192,6 +199,17 @@ export async function observeSources(sources: readonly Source[], options: Observ
   };
   apply(toHash, hashes);
   if (stream !== null && streamedHashes !== null) apply(stream.files, streamedHashes);
+  // Documents hashed by their own bytes are converted now; one whose hash was known holds its Markdown's.
+  if (options.convert !== undefined) {
+    const documents = [...toHash, ...(stream?.files ?? [])].filter((f) => f.sha256 !== null && convertTypeOf(f.path) !== null);
+    if (documents.length > 0) {
+      const notConverted = await convertHashed(documents, options.convert);
+      for (const [file, skip] of notConverted) {
+        unreadable.add(file);
+        observation.skipped.push(skip);
+      }
+    }
+  }
   observation.files = unreadable.size === 0 ? files : files.filter((f) => !unreadable.has(f));
   // Each source's files in path order, the sources in name order: all of them in (source, path) order.
   observation.inPathOrder = results.every((r) => r.inPathOrder === true);
@@ -228,7 +246,7 @@ type ObservedSource = {
 };
 
 async function observeOne(source: Source, options: ObserveOptions, onFile: ((file: ScannedFile) => void) | null): Promise<ObservedSource> {
-  const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks };
+  const rules = { include: source.include, exclude: source.exclude, followSymlinks: source.followSymlinks, convert: source.convert ?? [] };
   if (source.git !== undefined) {
     const { syncGitSource, changedSince } = await import('./git.js');
     const { redactCredentials } = await import('./git-runner.js');

@@ -36,11 +36,28 @@ describe('createPathFilter', () => {
       detail: 'matches .gitignore: *ignored.md',
     });
     expect(filter.classifyFile('docs/old/a.md', 'a.md', none)).toEqual({ reason: 'ignored', detail: 'matches exclude: docs/old/*.md' });
-    expect(filter.classifyFile('docs/a.pdf', 'a.pdf', none)).toEqual({
+    expect(filter.classifyFile('docs/a.png', 'a.png', none)).toEqual({
       reason: 'unsupported',
-      detail: '.pdf files are not a supported type',
+      detail: '.png files are not a supported type',
     });
     expect(filter.classifyFile('docs/a.XLSX', 'a.XLSX', none)).toBe('candidate');
+  });
+
+  it('makes a candidate of a document whose type convert lists; another convertible type says how to have it converted', () => {
+    const filter = createPathFilter(['**/*'], [], ['pdf']);
+    const none = (): null => null;
+
+    expect(filter.classifyFile('q3.pdf', 'q3.pdf', none)).toBe('candidate');
+    expect(filter.classifyFile('Q3.PDF', 'Q3.PDF', none)).toBe('candidate');
+    expect(filter.classifyFile('deck.pptx', 'deck.pptx', none)).toEqual({
+      reason: 'unsupported',
+      detail: '.pptx files are converted to Markdown only when convert: in kbsync.yaml lists pptx',
+    });
+    expect(filter.classifyFile('old.ppt', 'old.ppt', none)).toEqual({
+      reason: 'unsupported',
+      detail: '.ppt files (PowerPoint 97-2003) cannot be converted: save them as PPTX (File > Save As) to sync them',
+    });
+    expect(createPathFilter(['**/*'], []).classifyFile('q3.pdf', 'q3.pdf', none)).toMatchObject({ reason: 'unsupported' });
   });
 });
 

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { extensionOf, isSupportedExtension } from '../../shared/file-types.js';
+import { convertTypeOfExtension, extensionOf, isSupportedExtension, type ConvertType } from '../../shared/file-types.js';
 import type { SkipReason } from '../types.js';
 import { lockFileOf } from './lock-files.js';
 import { secretPatternOf } from './secrets.js';
@@ -38,8 +38,12 @@ export type FileVerdict = 'outside' | 'candidate' | { reason: SkipReason; detail
 const MATCH_ALL = new Set(['**', '**/*']);
 const opts = { dot: true };
 
-/** Compiles include and exclude globs once, for millions of tests. */
-export function createPathFilter(include: readonly string[], exclude: readonly string[]): PathFilter {
+/**
+ * Compiles include and exclude globs once, for millions of tests. A file of a type in `convert` is a
+ * candidate (converted to Markdown before upload); of another convertible type, unsupported with a hint.
+ */
+export function createPathFilter(include: readonly string[], exclude: readonly string[], convert: readonly ConvertType[] = []): PathFilter {
+  const converted = new Set<string>(convert);
   const includesAll = include.some((g) => MATCH_ALL.has(g));
   const isIncluded = includesAll ? () => true : picomatch(include, opts);
   const includeBases = include.map((g) => picomatch.scan(g, opts)).map((s) => (s.negated ? '' : s.base));
@@ -64,7 +68,7 @@ export function createPathFilter(include: readonly string[], exclude: readonly s
       if (ignored !== null) return { reason: 'ignored', detail: ignored };
       const excluded = excludes.length === 0 ? null : excludedBy(path);
       if (excluded !== null) return { reason: 'ignored', detail: `matches exclude: ${excluded}` };
-      if (!isSupportedExtension(ext)) return { reason: 'unsupported', detail: unsupportedDetail(ext) };
+      if (!isSupportedExtension(ext) && !converted.has(ext)) return { reason: 'unsupported', detail: unsupportedDetail(ext) };
       // The path is the file's name on the service, sent in a multipart header: no line break, no tab.
       // A walk's path is its folder's path joined to the name (a cons string): testing it whole made V8
       // flatten (copy) every path, ~10 ms per 100k files; the folder is tested once instead.
@@ -82,13 +86,22 @@ export function hasControlCharacter(text: string): boolean {
 }
 const CONTROL_DETAIL = 'its path holds a control character (a line break, a tab...), which a file name on the service cannot: rename it';
 
+const LEGACY_SLIDES = new Set(['ppt', 'pps', 'pot']);
+
 /** One detail string per extension, shared by its files (a docs tree often holds 20k images). */
 const unsupportedDetails = new Map<string, string>();
 
 function unsupportedDetail(ext: string): string {
   let detail = unsupportedDetails.get(ext);
   if (detail === undefined) {
-    detail = ext === '' ? 'no file extension: not a supported type' : `.${ext} files are not a supported type`;
+    detail =
+      ext === ''
+        ? 'no file extension: not a supported type'
+        : convertTypeOfExtension(ext) !== null
+          ? `.${ext} files are converted to Markdown only when convert: in kbsync.yaml lists ${ext}`
+          : LEGACY_SLIDES.has(ext)
+            ? `.${ext} files (PowerPoint 97-2003) cannot be converted: save them as PPTX (File > Save As) to sync them`
+            : `.${ext} files are not a supported type`;
     if (unsupportedDetails.size < 1024) unsupportedDetails.set(ext, detail);
   }
   return detail;

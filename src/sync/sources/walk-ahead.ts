@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
-import { extensionOf, SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
+import { CONVERT_TYPES, extensionOf, SUPPORTED_EXTENSIONS } from '../../shared/file-types.js';
 import { startWorker, workerEntry } from '../../shared/worker-entry.js';
 
 /** An entry's kind in a Listing (as readdir's file types tell it; 0: anything else). */
@@ -248,7 +248,7 @@ export class WalkAhead {
         ctl,
         claims,
         roots: unique,
-        extensions: [...SUPPORTED_EXTENSIONS],
+        extensions: [...SUPPORTED_EXTENSIONS, ...CONVERT_TYPES],
         neverListed: NEVER_LISTED,
       };
       const worker = startWorker(code, { workerData: data, transferList: [port2] });

@@ -1,13 +1,19 @@
 /** Keys, names and ordering shared by the planner, the state and the reports. */
 
+import { convertTypeOf } from '../../shared/file-types.js';
+
 /** The key of a tracked file in PlanInput.tracked: `source + "\0" + path`. */
 export function trackedKey(source: string, path: string): string {
   return `${source}\0${path}`;
 }
 
-/** A file's name on the service: `source/path` when several sources are configured, else `path`. */
+/**
+ * A file's name on the service: `source/path` when several sources are configured, else `path`; a
+ * document converted to Markdown (no convertible type is one the service takes) adds `.md`.
+ */
 export function remoteNameFor(source: string, path: string, multiSource: boolean): string {
-  return multiSource ? `${source}/${path}` : path;
+  const name = multiSource ? `${source}/${path}` : path;
+  return convertTypeOf(path) === null ? name : `${name}.md`;
 }
 
 /**

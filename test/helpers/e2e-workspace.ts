@@ -15,6 +15,7 @@ export type WorkspaceConfig = {
   limits?: Record<string, unknown>;
   reindex?: Record<string, unknown>;
   watch?: Record<string, unknown>;
+  convert?: string[];
 };
 
 /** One item of a `--json` report: the five agreed fields, and what else the report carries. */

@@ -29,6 +29,8 @@ import { csvRssFigures, formatIngestFigures } from './format-figures.js';
 import type { CsvRssResult, FormatIngestResult } from './ingest-formats.js';
 import type { PdfRssResult, PdfSpeedResult } from './pdf-convert.js';
 import { pdfFigures } from './pdf-figures.js';
+import type { ConvertSyncResult } from './convert-sync.js';
+import { convertSyncFigures } from './convert-sync-figures.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
@@ -170,6 +172,9 @@ add(
     inChild<PdfRssResult>('PDF conversion, peak RSS of a 500-page PDF', './pdf-convert.js', 'runPdfRssBench', {}),
   ),
 );
+
+// Conversions in the pipeline: a cold plan of 200 PDFs keeps every core busy; 10,000 unchanged converted documents plan as Markdown does.
+add(convertSyncFigures(inChild<ConvertSyncResult>('conversions in the pipeline', './convert-sync.js', 'runConvertSyncBench', {})));
 
 machine.loadAfter = currentLoad();
 const markdown = renderReport(figures, {

@@ -4,6 +4,8 @@ import { uploadCost } from '../src/shared/plans.js';
 import { knownFiles, observeSources } from '../src/sync/sources/index.js';
 import { openState } from '../src/sync/state/index.js';
 import type { ObservedFile } from '../src/sync/types.js';
+import type { ConvertStage } from '../src/sync/sources/converted.js';
+import { remoteNameFor } from '../src/sync/tracked/keys.js';
 
 /** A state seeded as a finished first sync of `source` leaves it, and what it took. */
 export type SeededState = {
@@ -21,9 +23,13 @@ const NO_CAPS = { run: Number.MAX_SAFE_INTEGER, day: Number.MAX_SAFE_INTEGER, mo
  * finishRun): the state then looks fully synced, without 100k uploads to a service. Remote ids are
  * "1", "2"... in path order.
  */
-export async function seedSyncedState(statePath: string, source: Source, stateDir: string): Promise<SeededState> {
+export async function seedSyncedState(statePath: string, source: Source, stateDir: string, convert?: ConvertStage): Promise<SeededState> {
   const t0 = performance.now();
-  const observation = await observeSources([source], { stateDir, known: knownFiles(() => undefined) });
+  const observation = await observeSources([source], {
+    stateDir,
+    known: knownFiles(() => undefined),
+    ...(convert === undefined ? {} : { convert }),
+  });
   const files = observation.files.filter((f): f is ObservedFile & { sha256: string } => f.sha256 !== null);
   const t1 = performance.now();
   const state = openState(statePath);
@@ -40,8 +46,8 @@ export async function seedSyncedState(statePath: string, source: Source, stateDi
         size: f.size,
         mtimeNs: f.mtimeNs,
         inode: f.inode,
-        remoteName: f.path,
-        credits: uploadCost(f.size),
+        remoteName: remoteNameFor(f.source, f.path, false),
+        credits: uploadCost(f.converted?.markdownBytes ?? f.size),
         reason: 'new file',
         runId: run,
       })),

@@ -34,6 +34,8 @@ export type ConvertedFile = {
   units: number;
   /** The SHA-256 of the document's own bytes. */
   originalSha256: string;
+  /** Converted again because kbsync's converter of this type changed since the state's Markdown was made. */
+  newConverter?: true;
 };
 
 /** Why a path a source saw is not even a candidate for upload. */

@@ -3,6 +3,7 @@ import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig, Source } from '../../config/schema.js';
 import { createConvertPool, type ConvertPool } from '../../convert/pool.js';
 import { ConversionCache, type ConvertStage } from '../sources/converted.js';
+import { staleConvertTypes } from './converter-versions.js';
 import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
@@ -157,7 +158,7 @@ export async function preparePlan(
   // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
   const walked = o.delta !== undefined && kept !== null && scope === null ? new UnchangedRows(kept) : null;
   let observation: Observation;
-  const converting = conversionStage(config, fileSources);
+  const converting = conversionStage(config, fileSources, state);
   try {
     observation = await observeSources(fileSources, {
       ...(converting !== null ? { convert: converting.stage } : {}),
@@ -270,11 +271,16 @@ function reportSettled(
 }
 
 /** The conversion step of a pass, when a source converts any type: the cache in the state's folder, threads started on first use. */
-function conversionStage(config: ResolvedConfig, sources: readonly Source[]): { stage: ConvertStage; close(): Promise<void> } | null {
+function conversionStage(
+  config: ResolvedConfig,
+  sources: readonly Source[],
+  state: StateStore,
+): { stage: ConvertStage; close(): Promise<void> } | null {
   if (!sources.some((s) => (s.convert ?? []).length > 0)) return null;
   let pool: ConvertPool | null = null;
   const stage: ConvertStage = {
     cache: new ConversionCache(dirname(localStatePath(config))),
+    stale: staleConvertTypes(state),
     pool: () =>
       (pool ??= createConvertPool({ timeLimitMs: config.limits.convertSeconds * 1000, memoryLimitMb: config.limits.convertMemoryMb })),
   };

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { errorText } from '../../shared/errors.js';
 import { localStatePath } from '../../shared/state-url.js';
 import { convertedDir } from '../sources/converted.js';
+import { recordConverterVersions } from './converter-versions.js';
 import { costOf } from '../../shared/plans.js';
 import { processingErrorClass } from '../../shared/processing-errors.js';
 import { admissionOrder, bucketOf, summarize } from '../planner/index.js';
@@ -158,6 +159,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       },
     };
     recordSyncedCommits(state, prepared.observation, items);
+    recordConverterVersions(state, items, stop);
     const workLeft = totals.deferred > 0;
     state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', { totals, stop });
     return run;

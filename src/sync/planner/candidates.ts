@@ -219,5 +219,7 @@ const TYPE_NAMES: Record<ConvertType, [string, string]> = {
 export function convertedNote(c: ConvertedFile): string {
   const [name, unit] = TYPE_NAMES[c.type];
   const units = unit === 'part' ? '' : `${plural(c.units, unit)}, `;
-  return `converted from ${name} (${units}${formatBytes(c.markdownBytes)} of Markdown)`;
+  const again =
+    c.newConverter === true ? `; converted again: this kbsync's ${name} converter is newer than the one that made the synced Markdown` : '';
+  return `converted from ${name} (${units}${formatBytes(c.markdownBytes)} of Markdown)${again}`;
 }

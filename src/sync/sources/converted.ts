@@ -93,7 +93,12 @@ function writeAtomically(path: string, text: string): void {
   renameSync(temp, path);
 }
 
-export type ConvertStage = { cache: ConversionCache; pool: () => ConvertPool };
+export type ConvertStage = {
+  cache: ConversionCache;
+  pool: () => ConvertPool;
+  /** Types whose converter changed since the state's Markdown was made: their files are converted again. */
+  stale?: ReadonlySet<ConvertType>;
+};
 
 /**
  * Converts the documents a pass hashed (`files`: their sha256 is their own bytes' hash): each gets
@@ -110,6 +115,7 @@ export async function convertHashed(files: readonly ObservedFile[], stage: Conve
     if (!outcome.ok) return skip(file, outcome.skip, outcome.reason);
     file.sha256 = outcome.sha256;
     file.converted = { type, markdownBytes: outcome.bytes, units: outcome.units, originalSha256 };
+    if (stage.stale?.has(type) === true) file.converted.newConverter = true;
   };
   const work: Promise<void>[] = [];
   for (const file of files) {

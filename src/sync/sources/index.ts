@@ -151,7 +151,7 @@ export async function observeSources(sources: readonly Source[], options: Observ
   order.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const files: ObservedFile[] = [];
   const toHash: ObservedFile[] = [];
-  const known = stream?.known ?? (await options.known);
+  const known = withStaleConversions(stream?.known ?? (await options.known), options.convert?.stale);
   for (const { i, streamed } of order) {
     const result = results[i] as ScanResult;
     const rootPrefix = `${(observation.sources[i] as Observation['sources'][number]).root}/`;
@@ -214,6 +214,21 @@ export async function observeSources(sources: readonly Source[], options: Observ
   // Each source's files in path order, the sources in name order: all of them in (source, path) order.
   observation.inPathOrder = results.every((r) => r.inPathOrder === true);
   return observation;
+}
+
+/** KnownFiles that know no hash of a document whose converter changed: it is hashed, and converted again. */
+function withStaleConversions(known: KnownFiles, stale: ReadonlySet<string> | undefined): KnownFiles {
+  if (stale === undefined || stale.size === 0) return known;
+  const isStale = (path: string): boolean => stale.has(convertTypeOf(path) ?? '');
+  return {
+    knownSha256: (source, path, stat) => (isStale(path) ? null : known.knownSha256(source, path, stat)),
+    knownSha256Of: (file, anyStat) =>
+      isStale(file.path)
+        ? null
+        : known.knownSha256Of !== undefined
+          ? known.knownSha256Of(file, anyStat)
+          : known.knownSha256(file.source, file.path, anyStat ? null : file),
+  };
 }
 
 /**

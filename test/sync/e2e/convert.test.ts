@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace, type JsonItem, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
+import { CONVERTER_VERSIONS } from '../../../src/convert/types.js';
+import { ConversionCache } from '../../../src/sync/sources/converted.js';
+import { openState } from '../../../src/sync/state/index.js';
 
 const suite = useE2eSuite();
 const FIXTURES = fileURLToPath(new URL('../../fixtures/convert/', import.meta.url));
@@ -123,6 +127,41 @@ describe('convert: documents reach the dataset as their Markdown', () => {
     const own = byPath((await some.runJson('plan')).report.items);
     expect(own.get('reports/harbour.pdf')).toMatchObject({ action: 'upload' });
     expect(own.get('decks/review.pptx')).toMatchObject({ action: 'skip:unsupported' });
+  });
+
+  it('converts again the documents of a converter that changed since the state was made, and plans the new Markdown as a change', async () => {
+    const ws = workspace(['pdf']);
+    expect((await ws.runJson('sync')).code).toBe(0);
+    const state = openState(ws.statePath);
+    try {
+      expect(JSON.parse(state.getMeta('convert.versions') ?? '{}')).toEqual(CONVERTER_VERSIONS);
+      // As an older kbsync's converter would have left it.
+      state.setMeta('convert.versions', JSON.stringify({ ...CONVERTER_VERSIONS, pdf: CONVERTER_VERSIONS.pdf - 1 }));
+    } finally {
+      state.close();
+    }
+    // Same output from the "new" converter: looked at again, nothing to pay, and the versions recorded.
+    const same = await ws.runJson('sync');
+    expect(same.report.summary.creditsSpent).toBe(0);
+    expect(byPath(same.report.items).get('reports/harbour.pdf')).toMatchObject({ action: 'skip:unchanged' });
+
+    // A converter whose output differs: its kept outcome for these bytes names other Markdown.
+    const cache = new ConversionCache(join(ws.root, '.kbsync'));
+    const original = createHash('sha256')
+      .update(readFileSync(join(ws.docs, 'reports/harbour.pdf')))
+      .digest('hex');
+    const markdown = '<!-- page 1 -->\n\n# Harbour Survey Report, read better\n';
+    const sha256 = createHash('sha256').update(markdown).digest('hex');
+    cache.keep('pdf', original, { ok: true, sha256, bytes: Buffer.byteLength(markdown), units: 3 }, markdown);
+    const state2 = openState(ws.statePath);
+    state2.setMeta('convert.versions', JSON.stringify({ ...CONVERTER_VERSIONS, pdf: CONVERTER_VERSIONS.pdf - 1 }));
+    state2.close();
+    const changed = await ws.runJson('sync');
+    const item = byPath(changed.report.items).get('reports/harbour.pdf');
+    expect(item).toMatchObject({ action: 'upload', credits: 5 });
+    expect(item?.reason).toContain('converted again');
+    expect(byPath(changed.report.items).get('reports/notes.pdf')).toMatchObject({ action: 'skip:unchanged' });
+    expect((await ws.runJson('sync')).report.summary.creditsSpent).toBe(0);
   });
 
   it('refuses an unknown type in the list, naming the line and the accepted values', async () => {

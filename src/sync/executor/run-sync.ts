@@ -161,12 +161,26 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     recordSyncedCommits(state, prepared.observation, items);
     recordConverterVersions(state, items, stop);
     const workLeft = totals.deferred > 0;
-    state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', { totals, stop });
+    const notConverted = notConvertedCounts(items);
+    state.finishRun(runId, stop !== null || workLeft ? 'stopped' : 'done', {
+      totals,
+      stop,
+      ...(notConverted === null ? {} : { notConverted }),
+    });
     return run;
   } catch (err) {
     state.finishRun(runId, 'failed', { error: errorText(err) });
     throw err;
   }
+}
+
+/** How many documents the run could not convert, by why (none: null). */
+function notConvertedCounts(items: readonly RunItem[]): Record<string, number> | null {
+  const counts: Record<string, number> = {};
+  for (const i of items)
+    if (i.action === 'skip:encrypted' || i.action === 'skip:no-text' || i.action === 'skip:convert-failed')
+      counts[i.action] = (counts[i.action] ?? 0) + 1;
+  return Object.keys(counts).length === 0 ? null : counts;
 }
 
 type PaidOpts = Omit<Parameters<typeof runPaidTasks>[1], 'onSettled'>;

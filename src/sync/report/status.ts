@@ -9,6 +9,8 @@ import type { PgRunnerRecord } from '../state/pg/index.js';
 export type StatusReport = {
   /** The last sync's totals (zeros when there was none). */
   summary: PlanTotals;
+  /** Documents the last sync could not convert, by action (skip:encrypted, skip:no-text, skip:convert-failed); absent when none. */
+  notConverted?: Record<string, number>;
   /** One item per tracked file: its last action and reason; `credits` is 0 (status spends nothing). */
   items: {
     source: string;
@@ -116,8 +118,10 @@ export function statusReport(input: StatusInput): StatusReport {
   }
   const last = input.lastRun;
   const lastTotals = (last?.summary as { totals?: PlanTotals } | null | undefined)?.totals;
+  const notConverted = (last?.summary as { notConverted?: Record<string, number> } | null | undefined)?.notConverted;
   return {
     summary: lastTotals ?? ZERO,
+    ...(notConverted === undefined ? {} : { notConverted }),
     items: input.tracked.map((f) => ({
       source: f.source,
       path: f.path,
@@ -218,12 +222,25 @@ export function formatStatus(r: StatusReport): string {
             ? 'not yet: the run is under way'
             : `${n(r.summary.uploaded)} uploaded, ${n(r.summary.unchanged)} unchanged, ${n(r.summary.renamed)} renamed, ${n(r.summary.skipped)} skipped, ${n(r.summary.deferred)} deferred, ${n(r.summary.failed)} failed; ${n(r.summary.creditsSpent)} credits spent`,
       ],
+      ...(r.notConverted === undefined ? [] : [['not converted', notConvertedLine(r.notConverted)] as [string, string]]),
       ...(last?.stop == null ? [] : [['stopped spending', stopLine(last.stop)] as [string, string]]),
       ...daemonLines(r.daemon),
       ...runnerLines(r.runners),
     ],
     '',
   ).join('\n');
+}
+
+/** "2 encrypted, 1 with no text layer (no OCR), 1 damaged: `kbsync plan --all` says why for each, at no cost". */
+function notConvertedLine(counts: Record<string, number>): string {
+  const parts = [
+    [counts['skip:encrypted'], 'encrypted'],
+    [counts['skip:no-text'], 'with no text layer (kbsync does not run OCR)'],
+    [counts['skip:convert-failed'], 'damaged or not what their name says'],
+  ]
+    .filter(([k]) => typeof k === 'number' && k > 0)
+    .map(([k, what]) => `${n(k as number)} ${what as string}`);
+  return `${parts.join(', ')} in the last sync, costing nothing until they change (kbsync plan says why for each)`;
 }
 
 function pendingWork(r: StatusReport): string {

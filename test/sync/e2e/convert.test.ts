@@ -86,6 +86,14 @@ describe('convert: documents reach the dataset as their Markdown', () => {
     const explain = await ws.run('explain', 'bad/encrypted.pdf');
     expect(explain.stdout).toContain('skip:encrypted');
     expect(explain.stdout).toContain('password');
+
+    const status = await ws.run('status');
+    expect(status.stdout).toMatch(
+      /^not converted: +4 encrypted, 1 with no text layer \(kbsync does not run OCR\), 2 damaged or not what their name says in the last sync/m,
+    );
+    expect(JSON.parse((await ws.run('status', '--json')).stdout)).toMatchObject({
+      notConverted: { 'skip:encrypted': 4, 'skip:no-text': 1, 'skip:convert-failed': 2 },
+    });
   });
 
   it('costs nothing again when rerun, touched, copied or renamed; a new text under the same name is one upload', async () => {

@@ -1,6 +1,6 @@
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { Agent, DatasetMode } from './types.js';
+import type { DatasetMode } from './types.js';
 
 /** Agent-dataset management (v2): list attachments, attach, set the mode. All free. */
 

@@ -17,7 +17,7 @@ import { routedUrl } from './routes/paths.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 
 // The CommonJS module itself: an ES import of node:http reads every export, and its lazy WebSocket
-// getters load Node's bundled undici (~20 ms of every start, measured with `npm run bench`).
+// getters load Node's bundled undici, a cost of every start (`bench/service-start.ts`).
 const { createServer } = process.getBuiltinModule('node:http');
 
 /** How long an idle keep-alive connection stays open: longer than clients' own idle timeouts (undici's 4 s), so a client never sends on a connection the server is closing. */
@@ -115,7 +115,7 @@ function hasBody(raw: IncomingMessage): boolean {
  * After an answer to a request whose body was not read to its end (a refused upload): how much more
  * of it is read and dropped, and for how long, before its connection is closed. Closed at once with
  * bytes unread, the connection is reset, and a client still sending (undici: EPIPE) could lose the
- * answer, in about one 413 of five on this machine. A body that ends sooner leaves it open.
+ * answer (a 413, say). A body that ends sooner leaves it open.
  */
 const LINGER_BYTES = 8 << 20;
 const LINGER_MS = 2_000;
@@ -174,8 +174,8 @@ export type App = { server: Server; routes: () => ServedRoute[] };
 
 /**
  * The service's HTTP app: every endpoint of docs/api.md on node:http and its own route table, JSON
- * errors for everything, auth and rate limit. Not fastify: it was ~25 ms of every `kbsync serve`
- * start, for hooks and plugins the service had replaced with its own policies (docs/architecture.md,
+ * errors for everything, auth and rate limit. Not fastify: its load was a large share of every
+ * `kbsync serve` start, for hooks and plugins the service had replaced with its own policies (docs/architecture.md,
  * "The service's start").
  */
 export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): App {

@@ -158,7 +158,11 @@ function send(
 
 /** A request node's parser refused (malformed, headers too large...): a JSON 400, then the connection ends. */
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // Bytes after a request that asked to close: the answers still due go out, then node closes the connection.
+  if (err.code === 'HPE_CLOSED_CONNECTION') return;
+  // An answer half written: a 400 now would land inside it (node's own handler writes none then either).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
@@ -228,11 +232,22 @@ export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number |
     }
   };
 
+  // Pipelined requests of one connection are handled one after another: node emits each as soon as it is
+  // parsed, and a GET behind a PUT must see what the PUT wrote (RFC 9112 9.3.2). Answers keep their order.
+  const handling = new WeakMap<Socket, Promise<void>>();
   // Uploads may stream for longer than node's default 5-minute request timeout: none (as fastify had it).
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 0 }, (raw, res) => {
-    handle(raw, res).catch((err: unknown) => {
-      ctx.logger.error({ err }, 'could not answer a request');
-      res.destroy();
+    const run = (): Promise<void> =>
+      handle(raw, res).catch((err: unknown) => {
+        ctx.logger.error({ err }, 'could not answer a request');
+        res.destroy();
+      });
+    const socket = raw.socket;
+    const before = handling.get(socket);
+    const done = before === undefined ? run() : before.then(run);
+    handling.set(socket, done);
+    void done.then(() => {
+      if (handling.get(socket) === done) handling.delete(socket);
     });
   });
   server.on('clientError', onClientError);

@@ -17,7 +17,6 @@ const LONG_FUNCTIONS = [
   ['src/service/webhooks/dispatcher.ts', 180], // createDispatcher: the delivery queue and its timers
   ['src/sync/audit/compare.ts', 170], // auditDataset: the three-way comparison
   ['src/sync/executor/paid-ops.ts', 200], // runPaidTasks: one run's queue, lanes, stop and settles
-  ['src/sync/state/pg/budget.ts', 220], // createPgBudget: the reservation and ledger statements
   ['src/sync/state/pg/outbox.ts', 140], // createPgOutbox
   ['src/sync/state/pg/store.ts', 140], // openPgState: the StateStore wired over the worker bridge
   ['src/sync/state/pg/tracked.ts', 180], // createPgTracked

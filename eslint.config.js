@@ -1,6 +1,38 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
 
+// A function past 120 lines holds more than one subject: split it by subject (or make it a class with named
+// methods). The written exceptions, each held at about its length when the rule came in so it does not grow:
+// closure factories whose inner functions share the state they close over, and two readers that are one
+// state machine over their input. Split one when it is next changed for more than a fix, and take it off the list.
+const LONG_FUNCTIONS = [
+  ['src/cli/commands/watch.ts', 150], // register: the watch command's options and its start
+  ['src/client/http.ts', 140], // createHttp: one request's retries, gate, timeouts and errors over one pool
+  ['src/convert/doc-reader.ts', 130], // readDoc: the Word 97 reader over one file's streams
+  ['src/convert/rtf-reader.ts', 270], // readRtf: one state machine over the RTF tokens
+  ['src/service/ingest/chunker.ts', 150], // createPacker: the chunk being packed
+  ['src/service/ingest/html-sections.ts', 230], // createHtmlSections: the section stack of one HTML parse
+  ['src/service/ingest/ingest-pool.ts', 180], // createIngestPool: the workers, their tasks and limits
+  ['src/service/ingest/worker.ts', 180], // createProcessingWorker: the processing loop and its claims
+  ['src/service/webhooks/dispatcher.ts', 180], // createDispatcher: the delivery queue and its timers
+  ['src/sync/audit/compare.ts', 170], // auditDataset: the three-way comparison
+  ['src/sync/executor/paid-ops.ts', 200], // runPaidTasks: one run's queue, lanes, stop and settles
+  ['src/sync/state/pg/outbox.ts', 140], // createPgOutbox
+  ['src/sync/state/pg/store.ts', 140], // openPgState: the StateStore wired over the worker bridge
+  ['src/sync/state/pg/tracked.ts', 180], // createPgTracked
+  ['src/sync/state/pg/transfer.ts', 130], // createPgTransfer
+  ['src/sync/state/sqlite/budget.ts', 130], // createBudget: the prepared statements and their transactions
+  ['src/sync/state/sqlite/tracked.ts', 140], // createTrackedFiles: the prepared statements
+  ['src/watch/cycle.ts', 270], // createDaemonCycle: the kept index and one cycle's steps
+  ['src/watch/daemon.ts', 130], // runDaemon: the lifecycle
+  ['src/watch/http/metrics.ts', 140], // createMetrics: the registry and its gauges
+  ['src/watch/reload.ts', 130], // createConfigReloader
+  ['src/watch/remote-poll.ts', 140], // createRemotePoll
+  ['src/watch/scheduler.ts', 150], // createScheduler: bursts, timers and the running cycle
+  ['src/watch/watching.ts', 140], // createDaemonWatching: the watchers, probe and repair
+];
+const FUNCTION_LINES = { skipBlankLines: true, skipComments: true };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.kbsync/**', '.bench-build/**', '.eval-build/**'] },
   ...tseslint.configs.recommended,
@@ -26,6 +58,12 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: { 'max-lines': ['error', { max: 400 }] },
   },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test-util.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 120, ...FUNCTION_LINES }] },
+  },
+  ...LONG_FUNCTIONS.map(([file, max]) => ({ files: [file], rules: { 'max-lines-per-function': ['error', { max, ...FUNCTION_LINES }] } })),
   {
     // Dependency rules of docs/architecture.md, checked by the linter. The sync side, and the daemon
     // that drives its cycles, never reach into the service or the CLI.

@@ -20,7 +20,7 @@ export function writeChunks(ctx: CliContext, chunks: Iterable<string>): void {
   let scratch: Buffer | null = null;
   for (const chunk of chunks) {
     // A string written to a stream is measured first (Buffer.byteLength: one slow pass over every
-    // character, ~110M instructions for a 30 MB report), then encoded. Encoded here into a buffer
+    // character, a cost a large report feels), then encoded. Encoded here into a buffer
     // of the largest size it can need, it takes only the encoding (a SIMD pass).
     if (scratch === null || scratch.length < chunk.length * 3) scratch = Buffer.allocUnsafe(chunk.length * 3);
     out.write(scratch.subarray(0, scratch.write(chunk, 0)));

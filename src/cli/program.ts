@@ -33,7 +33,7 @@ declare const KBSYNC_BUNDLED_VERSION: string | undefined;
 
 /**
  * The version in package.json: written into the bundle when it is built (reading the file cost every
- * command ~10 ms of start-up), else read from two folders up (src/cli and dist/cli).
+ * command start-up time), else read from two folders up (src/cli and dist/cli).
  */
 function packageVersion(): string {
   if (typeof KBSYNC_BUNDLED_VERSION === 'string') return KBSYNC_BUNDLED_VERSION;

@@ -1,10 +1,14 @@
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { KnowledgeClient } from './types.js';
+import type { DatasetMode } from './types.js';
 
 /** Agent-dataset management (v2): list attachments, attach, set the mode. All free. */
 
-type AgentDatasetMethods = Pick<KnowledgeClient, 'listAgentDatasets' | 'attachDataset' | 'setDatasetMode'>;
+export interface AgentDatasetMethods {
+  listAgentDatasets(agentId: string): Promise<{ id: string; name: string | null; mode: DatasetMode }[]>;
+  attachDataset(agentId: string, b: { datasetId: string; mode?: DatasetMode }): Promise<{ id: string; mode: DatasetMode }>;
+  setDatasetMode(agentId: string, datasetId: string, mode: DatasetMode): Promise<{ id: string; mode: DatasetMode }>;
+}
 
 const datasetsPath = (agentId: string) => `/agents/${encodeURIComponent(agentId)}/datasets`;
 

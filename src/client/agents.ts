@@ -1,10 +1,16 @@
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { KnowledgeClient } from './types.js';
+import type { Agent, PaidOpts, QueryResult } from './types.js';
 
 /** Agent endpoints (v1): list, create (paid), get, config (paid), chat (paid). */
 
-type AgentMethods = Pick<KnowledgeClient, 'listAgents' | 'createAgent' | 'getAgent' | 'updateAgentConfig' | 'chat'>;
+export interface AgentMethods {
+  listAgents(): Promise<Agent[]>;
+  createAgent(b: { name: string; config?: Record<string, unknown> }, o?: PaidOpts): Promise<Agent>;
+  getAgent(id: string): Promise<Agent>;
+  updateAgentConfig(id: string, config: Record<string, unknown>, o?: PaidOpts): Promise<Agent>;
+  chat(agentId: string, message: string, o?: PaidOpts): Promise<{ response: string; sources: QueryResult[] }>;
+}
 
 const agentPath = (id: string) => `/agents/${encodeURIComponent(id)}`;
 

@@ -1,11 +1,18 @@
 import { ApiError } from './errors.js';
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { DatasetInfo, KnowledgeClient, PaidOpts } from './types.js';
+import type { DatasetInfo, PaidOpts, QueryResult } from './types.js';
 
 /** Dataset endpoints: list/get (v1), update (v2), query, batch query and reindex (v1, paid). */
 
-type DatasetMethods = Pick<KnowledgeClient, 'listDatasets' | 'getDataset' | 'updateDataset' | 'query' | 'queryBatch' | 'reindex'>;
+export interface DatasetMethods {
+  listDatasets(): Promise<{ datasets: DatasetInfo[]; total: number }>;
+  getDataset(): Promise<DatasetInfo>;
+  updateDataset(body: { name?: string; description?: string }): Promise<DatasetInfo>;
+  query(body: { query: string; topK?: number; scoreThreshold?: number }, o?: PaidOpts): Promise<QueryResult[]>;
+  queryBatch(body: { queries: string[]; topK?: number }, o?: PaidOpts): Promise<{ query: string; results: QueryResult[] }[]>;
+  reindex(o?: PaidOpts): Promise<{ status: string; chunks: number | null }>;
+}
 
 /** The dataset methods of a client bound to `http`; `datasetId` picks the dataset getDataset returns. */
 export function datasetMethods(http: Http, datasetId: string | undefined): DatasetMethods {

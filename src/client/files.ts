@@ -2,11 +2,20 @@ import type { Logger } from '../shared/logger.js';
 import type { Http } from './http.js';
 import { fileMultipart } from './multipart.js';
 import * as S from './schemas.js';
-import type { KnowledgeClient, Page, RemoteFile } from './types.js';
+import type { Page, PaidOpts, RemoteFile, UploadResult } from './types.js';
 
 /** File endpoints (v1): list (and page through all), streamed upload, reprocess. */
 
-type FileMethods = Pick<KnowledgeClient, 'listFiles' | 'listAllFiles' | 'uploadFile' | 'reprocessFile'>;
+export interface FileMethods {
+  listFiles(p?: Page): Promise<{ files: RemoteFile[]; total: number }>;
+  listAllFiles(): Promise<RemoteFile[]>;
+  /**
+   * Uploads one file. With `size` (what was hashed and priced), a file of another size is refused with
+   * `file_changed` before anything is sent, and exactly that many bytes are sent.
+   */
+  uploadFile(file: { path: string; name: string; size?: number }, o?: PaidOpts & { signal?: AbortSignal }): Promise<UploadResult>;
+  reprocessFile(id: string, o?: PaidOpts): Promise<{ id: string; status: string; creditsCharged: number | null }>;
+}
 
 /** Page size listAllFiles asks for (docs/api.md's default). */
 export const FILES_PAGE = 1000;

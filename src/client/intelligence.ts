@@ -1,10 +1,17 @@
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { IntelligenceInput, KnowledgeClient } from './types.js';
+import type { IntelligenceEntry, IntelligenceInput, IntelligenceWrite, Page, PaidOpts } from './types.js';
 
 /** Intelligence endpoints (v2): write one (paid), write a batch (paid), list. */
 
-type IntelligenceMethods = Pick<KnowledgeClient, 'writeIntelligence' | 'writeIntelligenceBatch' | 'listIntelligence'>;
+export interface IntelligenceMethods {
+  writeIntelligence(b: { agentId: string } & IntelligenceInput, o?: PaidOpts): Promise<IntelligenceWrite>;
+  writeIntelligenceBatch(
+    b: { agentId: string; entries: IntelligenceInput[] },
+    o?: PaidOpts,
+  ): Promise<{ results: IntelligenceWrite[]; created: number; duplicates: number; creditsCharged: number }>;
+  listIntelligence(p?: Page): Promise<{ entries: IntelligenceEntry[]; total: number }>;
+}
 
 const entryBody = (e: IntelligenceInput) => ({ content: e.content, title: e.title, metadata: e.metadata });
 

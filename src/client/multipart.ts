@@ -59,7 +59,7 @@ export const READ_RING = 4;
 /**
  * The body's parts: the preamble, the file's bytes, the epilogue. The file is read into a small ring of
  * buffers owned by this one body (never shared with another upload), not into a new buffer per read:
- * a 1 GiB upload made 4,096 buffers of 256 KiB that waited for the GC, ~65 MB of them at a time
+ * a large upload made thousands of buffers that waited for the GC, many of them at a time
  * (docs/benchmarks.md, upload memory).
  *
  * Reuse is safe because of how undici sends an iterable body: it writes each chunk to the socket

@@ -2,6 +2,12 @@ import type { Dispatcher } from 'undici';
 import type { Dialect } from '../config/schema.js';
 import type { Logger } from '../shared/logger.js';
 import type { WebhookEventKind } from '../shared/webhooks.js';
+import type { DatasetMethods } from './datasets.js';
+import type { FileMethods } from './files.js';
+import type { AgentMethods } from './agents.js';
+import type { IntelligenceMethods } from './intelligence.js';
+import type { AgentDatasetMethods } from './agent-datasets.js';
+import type { WebhookMethods } from './webhooks.js';
 
 /** The client's public types: options, the method table, and the normalised response shapes. */
 
@@ -126,38 +132,9 @@ export type Webhook = { id: string; url: string; events: string[]; createdAt: st
 
 export type Page = { limit?: number; offset?: number };
 
-export interface KnowledgeClient {
-  listDatasets(): Promise<{ datasets: DatasetInfo[]; total: number }>;
-  getDataset(): Promise<DatasetInfo>;
-  updateDataset(body: { name?: string; description?: string }): Promise<DatasetInfo>;
-  query(body: { query: string; topK?: number; scoreThreshold?: number }, o?: PaidOpts): Promise<QueryResult[]>;
-  queryBatch(body: { queries: string[]; topK?: number }, o?: PaidOpts): Promise<{ query: string; results: QueryResult[] }[]>;
-  reindex(o?: PaidOpts): Promise<{ status: string; chunks: number | null }>;
-  listFiles(p?: Page): Promise<{ files: RemoteFile[]; total: number }>;
-  listAllFiles(): Promise<RemoteFile[]>;
-  /**
-   * Uploads one file. With `size` (what was hashed and priced), a file of another size is refused with
-   * `file_changed` before anything is sent, and exactly that many bytes are sent.
-   */
-  uploadFile(file: { path: string; name: string; size?: number }, o?: PaidOpts & { signal?: AbortSignal }): Promise<UploadResult>;
-  reprocessFile(id: string, o?: PaidOpts): Promise<{ id: string; status: string; creditsCharged: number | null }>;
-  listAgents(): Promise<Agent[]>;
-  createAgent(b: { name: string; config?: Record<string, unknown> }, o?: PaidOpts): Promise<Agent>;
-  getAgent(id: string): Promise<Agent>;
-  updateAgentConfig(id: string, config: Record<string, unknown>, o?: PaidOpts): Promise<Agent>;
-  chat(agentId: string, message: string, o?: PaidOpts): Promise<{ response: string; sources: QueryResult[] }>;
-  writeIntelligence(b: { agentId: string } & IntelligenceInput, o?: PaidOpts): Promise<IntelligenceWrite>;
-  writeIntelligenceBatch(
-    b: { agentId: string; entries: IntelligenceInput[] },
-    o?: PaidOpts,
-  ): Promise<{ results: IntelligenceWrite[]; created: number; duplicates: number; creditsCharged: number }>;
-  listIntelligence(p?: Page): Promise<{ entries: IntelligenceEntry[]; total: number }>;
-  listAgentDatasets(agentId: string): Promise<{ id: string; name: string | null; mode: DatasetMode }[]>;
-  attachDataset(agentId: string, b: { datasetId: string; mode?: DatasetMode }): Promise<{ id: string; mode: DatasetMode }>;
-  setDatasetMode(agentId: string, datasetId: string, mode: DatasetMode): Promise<{ id: string; mode: DatasetMode }>;
-  createWebhook(b: { url: string; events?: WebhookEvent[] }): Promise<Webhook & { secret: string }>;
-  listWebhooks(): Promise<Webhook[]>;
-  testWebhook(id: string): Promise<{ delivered: boolean; status: number | null }>;
+/** The client: every endpoint's method, declared beside its implementation (one module per group). */
+export interface KnowledgeClient
+  extends DatasetMethods, FileMethods, AgentMethods, IntelligenceMethods, AgentDatasetMethods, WebhookMethods {
   /** Closes the client's own connection pool (an injected dispatcher is left open). */
   close(): Promise<void>;
 }

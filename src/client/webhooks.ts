@@ -1,10 +1,14 @@
 import type { Http } from './http.js';
 import * as S from './schemas.js';
-import type { KnowledgeClient } from './types.js';
+import type { Webhook, WebhookEvent } from './types.js';
 
 /** Webhook endpoints (v2): register, list, send a test delivery. All free. */
 
-type WebhookMethods = Pick<KnowledgeClient, 'createWebhook' | 'listWebhooks' | 'testWebhook'>;
+export interface WebhookMethods {
+  createWebhook(b: { url: string; events?: WebhookEvent[] }): Promise<Webhook & { secret: string }>;
+  listWebhooks(): Promise<Webhook[]>;
+  testWebhook(id: string): Promise<{ delivered: boolean; status: number | null }>;
+}
 
 /** The webhook methods of a client bound to `http`. */
 export function webhookMethods(http: Http): WebhookMethods {

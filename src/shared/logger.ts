@@ -72,8 +72,8 @@ export function createLogger(
 }
 
 /**
- * createLogger(), made on first use: most commands never write a log line, and loading pino costs
- * ~25 ms of every start. A call at a level the logger leaves out (debug and info at the default
+ * createLogger(), made on first use: most commands never write a log line, and loading pino would
+ * slow every start. A call at a level the logger leaves out (debug and info at the default
  * `warn`) makes nothing.
  */
 export function createLazyLogger(

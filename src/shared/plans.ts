@@ -39,18 +39,51 @@ export function maxFileBytesFor(plan: Plan): number {
   return PLAN_MAX_FILE_BYTES[plan];
 }
 
+/**
+ * Every paid call the client makes and the service charges, with its price and how the outbox records it.
+ * The one list: `Operation` (costOf's input), the outbox kinds (sync/state/state-types.ts) and the kinds a
+ * command pays for on its own (sync/executor/paid-call.ts) are derived from it.
+ * - `cost`: the credits, exactly as docs/api.md states them; its argument is what the price depends on.
+ * - `row`: the shape of its outbox row (`NewOp` in state-types.ts), or null for a price with no row of its own
+ *   (a batch query is recorded as a `query` whose credits are 1 per question).
+ * - `single`: paid by a command on its own, outside a sync (`paidCall`).
+ */
+export const PAID_CALLS = {
+  upload: { row: 'file', single: false, cost: (o: { bytes: number }) => uploadCost(o.bytes) },
+  reprocess: { row: 'remote-file', single: false, cost: () => 5 },
+  reindex: { row: 'call', single: false, cost: () => 2 },
+  query: { row: 'call', single: true, cost: () => 1 },
+  query_batch: { row: null, single: false, cost: (o: { queries: number }) => o.queries },
+  chat: { row: 'call', single: true, cost: () => 1 },
+  agent_create: { row: 'call', single: true, cost: () => 5 },
+  agent_config: { row: 'call', single: true, cost: () => 2 },
+  intelligence: { row: 'entries', single: false, cost: (o: { duplicate: boolean }) => (o.duplicate ? 0 : 1) },
+  intelligence_batch: { row: 'entries', single: false, cost: (o: { newEntries: number }) => o.newEntries },
+} as const satisfies Record<string, { row: OutboxRowShape | null; single: boolean; cost: (o: never) => number }>;
+
+/** The shapes of an outbox row (state-types.ts gives each its fields). */
+export type OutboxRowShape = 'file' | 'remote-file' | 'call' | 'entries';
+
+type PaidCalls = typeof PAID_CALLS;
+export type PaidKind = keyof PaidCalls;
+type InputOf<K extends PaidKind> = Parameters<PaidCalls[K]['cost']> extends [infer I] ? I : unknown;
+
 /** Paid operations and their inputs. Everything not listed here is free. */
-export type Operation =
-  | { kind: 'upload'; bytes: number }
-  | { kind: 'reprocess' }
-  | { kind: 'reindex' }
-  | { kind: 'query' }
-  | { kind: 'query_batch'; queries: number }
-  | { kind: 'chat' }
-  | { kind: 'agent_create' }
-  | { kind: 'agent_config' }
-  | { kind: 'intelligence'; duplicate: boolean }
-  | { kind: 'intelligence_batch'; newEntries: number };
+export type Operation = { [K in PaidKind]: { kind: K } & InputOf<K> }[PaidKind];
+
+/** The kinds the outbox carries: every paid call with a row of its own. */
+export type OutboxKind = { [K in PaidKind]: PaidCalls[K]['row'] extends null ? never : K }[PaidKind];
+
+/** The shape of kind K's outbox row. */
+export type OutboxRowOf<K extends OutboxKind> = NonNullable<PaidCalls[K]['row']>;
+
+/** The kinds a command pays for on its own, outside a sync. */
+export type SinglePaidKind = { [K in PaidKind]: PaidCalls[K]['single'] extends true ? K : never }[PaidKind];
+
+/** The outbox kinds, in PAID_CALLS's order. */
+export const OUTBOX_KINDS: readonly OutboxKind[] = (Object.keys(PAID_CALLS) as PaidKind[]).filter(
+  (k): k is OutboxKind => PAID_CALLS[k].row !== null,
+);
 
 /** An upload's price: `base`, plus `perMiB` for each started MiB over `includedMiB`. */
 export type UploadCostRule = { base: number; perMiB: number; includedMiB: number };
@@ -66,25 +99,7 @@ export function uploadCost(bytes: number, rule: UploadCostRule = SPEC_UPLOAD_COS
 
 /** The credit cost of one operation, exactly as docs/api.md states it. */
 export function costOf(op: Operation): number {
-  switch (op.kind) {
-    case 'upload':
-      return uploadCost(op.bytes);
-    case 'reprocess':
-      return 5;
-    case 'reindex':
-      return 2;
-    case 'query':
-    case 'chat':
-      return 1;
-    case 'query_batch':
-      return op.queries;
-    case 'agent_create':
-      return 5;
-    case 'agent_config':
-      return 2;
-    case 'intelligence':
-      return op.duplicate ? 0 : 1;
-    case 'intelligence_batch':
-      return op.newEntries;
-  }
+  // Each rule reads only its own kind's input, which `op` is.
+  const cost = PAID_CALLS[op.kind].cost as (o: Operation) => number;
+  return cost(op);
 }

@@ -18,9 +18,9 @@ function growYoungGeneration(): number {
 
 /**
  * The most a pinned young generation may hold after growYoungGeneration(), against what the same work
- * reaches unpinned (`grown`, 128 MB seen): a quarter of it, 8 MB at least. Pinned, it stays at 1-2 MB on
- * a quiet machine, but V8 was seen growing it once anyway in about one run of four (12-25 MB), where
- * the flag read at run time loses a race with a scavenge; a pin that does nothing reaches `grown`.
+ * reaches unpinned (`grown`): a quarter of it, 8 MB at least. Pinned, it stays small, but V8 was seen
+ * growing it anyway now and then, where the flag read at run time loses a race with a scavenge; a pin
+ * that does nothing reaches `grown`.
  */
 const pinnedBound = (grown: number): number => Math.max(8 << 20, grown / 4);
 

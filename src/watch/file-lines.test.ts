@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, type Logger } from '../shared/logger.js';
 import type { PlanAction, RunItem } from '../sync/types.js';
 import { createFileLines } from './file-lines.js';
 
@@ -123,5 +123,45 @@ describe('the daemon file lines', () => {
       ['big.md', 'upload'],
       ['big.md', 'defer:over-budget'],
     ]);
+  });
+
+  it('writes the same lines as a logger that redacts: only its own fields, none a secret, even when an item carries one', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    // An item with secret-named fields besides its own, and a failed call's error.
+    const leaky = {
+      ...item('a.md', 'upload', 'new file'),
+      outcome: 'failed',
+      error: 'the service refused the upload',
+      apiKey: secret,
+      key: secret,
+      secret,
+      headers: { authorization: `Bearer ${secret}`, 'x-api-key': secret },
+      target: { apiKey: secret },
+    } as RunItem;
+    const settledItem = { ...item('b.md', 'reprocess', 'failed before'), apiKey: secret, key: secret } as RunItem;
+    const write = (logger: Logger): void => {
+      const log = createFileLines(logger);
+      log.settled(settledItem, { outcome: 'done', creditsCharged: 5, remoteId: 'f1', error: null });
+      log([leaky, item('c.md', 'skip:secret', 'looks like a secret')]);
+    };
+    const out = (redactAlways: boolean): string => {
+      const chunks: string[] = [];
+      const stream = { write: (text: string) => chunks.push(text) } as unknown as NodeJS.WritableStream;
+      const logger = createLogger({ level: 'info', base: null, timestamp: false }, stream);
+      // A logger whose children keep the parent's redaction, whatever createFileLines asks of them.
+      const redacting = Object.create(logger, { child: { value: (b: object) => logger.child(b) } }) as Logger;
+      write(redactAlways ? redacting : logger);
+      return chunks.join('');
+    };
+    const lines = out(false);
+    expect(lines).toBe(out(true));
+    expect(lines).not.toContain(secret);
+    const keys = new Set(
+      lines
+        .split('\n')
+        .filter((l) => l !== '')
+        .flatMap((l) => Object.keys(JSON.parse(l) as object)),
+    );
+    expect([...keys].sort()).toEqual(['action', 'credits', 'error', 'level', 'msg', 'outcome', 'path', 'reason', 'source']);
   });
 });

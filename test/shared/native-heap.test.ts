@@ -64,3 +64,23 @@ describe('tuneMalloc', () => {
     expect(tuned.arenas).toBeLessThan(plain.arenas - 3);
   });
 });
+
+// koffi is an optional dependency: a child in which it cannot be found, as on an install without it.
+const withoutKoffiScript = `
+import Module from 'node:module';
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'koffi') throw Object.assign(new Error("Cannot find module 'koffi'"), { code: 'MODULE_NOT_FOUND' });
+  return resolve.call(this, request, ...rest);
+};
+const { tuneMalloc, trimNativeHeap } = await import(${JSON.stringify(new URL('../../src/shared/native-heap.ts', import.meta.url).href)});
+console.log(JSON.stringify({ tuned: tuneMalloc(), trimmed: trimNativeHeap() }));
+`;
+
+describe('without koffi', () => {
+  it('leaves malloc as it is and says so, without an error', () => {
+    const res = spawnSync(process.execPath, ['--input-type=module', '-e', withoutKoffiScript], { encoding: 'utf8' });
+    expect(res.stderr).toBe('');
+    expect(JSON.parse(res.stdout)).toEqual({ tuned: false, trimmed: false });
+  });
+});

@@ -9,8 +9,8 @@ import type { CiCase, CiReport } from './model.js';
  * what is not listed as its `<system-out>`. A report without cases still has one (empty) suite.
  *
  * Written by hand, not with fast-xml-parser's XMLBuilder: escaping is the five entities (and line
- * breaks in attributes), and for 100k cases (a first sync of a large tree) the builder took 1.2-2.4 s
- * and ~210 MB more RSS, this ~0.2 s and ~90 MB. Characters XML 1.0 cannot hold at all
+ * breaks in attributes), and for the cases of a first sync of a large tree the builder took several
+ * times the time and memory this does. Characters XML 1.0 cannot hold at all
  * (controls, lone surrogates) become U+FFFD.
  */
 export function ciJunit(report: CiReport): string {

@@ -61,7 +61,8 @@ export function register(program: Command, ctx: CliContext): void {
             createWatcher = (await import('../../watch/parcel-watcher.js')).createParcelWatcher;
             library = '@parcel/watcher';
           } catch (err) {
-            // No prebuilt @parcel/watcher for this platform: chokidar watches instead, at a cost in memory.
+            // @parcel/watcher not installed (an optional dependency) or no prebuilt for this platform: chokidar
+            // watches instead, at a cost in memory.
             logger.warn({ err: String(err) }, '@parcel/watcher cannot load here; watching with chokidar (one inotify watch per file)');
           }
         }

@@ -74,7 +74,7 @@ export async function answerChat(o: AnswerChatOptions): Promise<ChatAnswer> {
     message: o.message,
     hits: sources,
     timeoutMs: o.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
-    // undici loads on the first LLM call, not at the service's start (~40 ms of every start).
+    // undici loads on the first LLM call, not at the service's start, which it would slow (`bench/service-start.ts`).
     requestImpl: o.fetchImpl ?? (await import('undici')).request,
   });
   return { response, sources };

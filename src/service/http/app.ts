@@ -17,7 +17,7 @@ import { routedUrl } from './routes/paths.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 
 // The CommonJS module itself: an ES import of node:http reads every export, and its lazy WebSocket
-// getters load Node's bundled undici (~20 ms of every start, measured with `npm run bench`).
+// getters load Node's bundled undici, a cost of every start (`bench/service-start.ts`).
 const { createServer } = process.getBuiltinModule('node:http');
 
 /** How long an idle keep-alive connection stays open: longer than clients' own idle timeouts (undici's 4 s), so a client never sends on a connection the server is closing. */
@@ -115,7 +115,7 @@ function hasBody(raw: IncomingMessage): boolean {
  * After an answer to a request whose body was not read to its end (a refused upload): how much more
  * of it is read and dropped, and for how long, before its connection is closed. Closed at once with
  * bytes unread, the connection is reset, and a client still sending (undici: EPIPE) could lose the
- * answer, in about one 413 of five on this machine. A body that ends sooner leaves it open.
+ * answer (a 413, say). A body that ends sooner leaves it open.
  */
 const LINGER_BYTES = 8 << 20;
 const LINGER_MS = 2_000;
@@ -158,7 +158,11 @@ function send(
 
 /** A request node's parser refused (malformed, headers too large...): a JSON 400, then the connection ends. */
 function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // Bytes after a request that asked to close: the answers still due go out, then node closes the connection.
+  if (err.code === 'HPE_CLOSED_CONNECTION') return;
+  // An answer half written: a 400 now would land inside it (node's own handler writes none then either).
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
@@ -174,8 +178,8 @@ export type App = { server: Server; routes: () => ServedRoute[] };
 
 /**
  * The service's HTTP app: every endpoint of docs/api.md on node:http and its own route table, JSON
- * errors for everything, auth and rate limit. Not fastify: it was ~25 ms of every `kbsync serve`
- * start, for hooks and plugins the service had replaced with its own policies (docs/architecture.md,
+ * errors for everything, auth and rate limit. Not fastify: its load was a large share of every
+ * `kbsync serve` start, for hooks and plugins the service had replaced with its own policies (docs/architecture.md,
  * "The service's start").
  */
 export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number | undefined }): App {
@@ -228,11 +232,22 @@ export function buildApp(ctx: ServiceContext, opts: { rateLimitPerMin?: number |
     }
   };
 
+  // Pipelined requests of one connection are handled one after another: node emits each as soon as it is
+  // parsed, and a GET behind a PUT must see what the PUT wrote (RFC 9112 9.3.2). Answers keep their order.
+  const handling = new WeakMap<Socket, Promise<void>>();
   // Uploads may stream for longer than node's default 5-minute request timeout: none (as fastify had it).
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_MS, requestTimeout: 0 }, (raw, res) => {
-    handle(raw, res).catch((err: unknown) => {
-      ctx.logger.error({ err }, 'could not answer a request');
-      res.destroy();
+    const run = (): Promise<void> =>
+      handle(raw, res).catch((err: unknown) => {
+        ctx.logger.error({ err }, 'could not answer a request');
+        res.destroy();
+      });
+    const socket = raw.socket;
+    const before = handling.get(socket);
+    const done = before === undefined ? run() : before.then(run);
+    handling.set(socket, done);
+    void done.then(() => {
+      if (handling.get(socket) === done) handling.delete(socket);
     });
   });
   server.on('clientError', onClientError);

@@ -36,7 +36,7 @@ let zod: Promise<Zod> | undefined;
 
 /**
  * zod, loaded by the first request that parses a body, or just after the service listens (server.ts):
- * evaluating zod took ~5 ms of every start, before the service could answer anything.
+ * evaluating zod at start would delay the first answer the service can give.
  */
 export function loadZod(): Promise<Zod> {
   return (zod ??= import('./zod.js'));

@@ -39,8 +39,8 @@ export type RouteTable<T> = {
 
 /**
  * The service's router: each path pattern is a RegExp, and a path's most specific matching pattern
- * (a static segment wins over a parameter) names its methods. The service has ~20 patterns, so a scan
- * of them costs microseconds, where a router package cost milliseconds of every start (its module and
+ * (a static segment wins over a parameter) names its methods. The service has about twenty patterns, so a
+ * scan of them costs little per request, where a router package cost time at every start (its module and
  * its tree: docs/architecture.md, "The service's start"). A known path asked with another method is
  * a 405 `method_not_allowed` with `Allow`.
  */

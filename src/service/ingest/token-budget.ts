@@ -2,7 +2,7 @@ import { countTokens, isWithinTokenLimit } from 'gpt-tokenizer/encoding/cl100k_b
 
 /**
  * Token budgets, counted with the cl100k_base encoding (OpenAI's embedding models'). Counting is the
- * costly part of chunking (gpt-tokenizer reads ~5-20 MiB/s here, about what the rest of ingest does),
+ * costly part of chunking (gpt-tokenizer is about as slow as the rest of ingest together),
  * so it is done only where it can change the answer: a text of n UTF-16 units holds at most 3n UTF-8
  * bytes, and a token is at least one byte, so a text with 3n ≤ max is within budget without counting.
  */

@@ -28,7 +28,7 @@ export type ProcessingWorkerOptions = {
   /**
    * A transaction is written once its chunks hold this many characters; with `batchSize` it bounds
    * how long one write blocks the event loop (the parse and the vectors are the workers'; the write is
-   * SQLite's rows and full-text index: about 5–10 ms for the default). @default 128 KiB
+   * SQLite's rows and full-text index). @default 128 KiB
    */
   batchChars?: number;
   /** Retired chunks deleted per transaction when there is nothing else to do. @default 200 */
@@ -72,8 +72,8 @@ export function createProcessingWorker(opts: ProcessingWorkerOptions): Processin
   const garbageBatch = opts.garbageBatch ?? 200;
   const parsing = opts.parsing ?? {};
   const batches = { batchSize: opts.batchSize ?? 256, batchChars: opts.batchChars ?? 128 * 1024 };
-  // Once a burst's last parse has ended: SQLite's page cache first (after a burst of 141 files it held
-  // ~17 MB of malloc's main heap, which no trim gives back while it is in use), then the pool's own
+  // Once a burst's last parse has ended: SQLite's page cache first (after a burst it holds a share of
+  // malloc's main heap, which no trim gives back while it is in use), then the pool's own
   // release. The next query reads its pages again from the OS's cache.
   const onIdle = (): void => {
     db.pragma('shrink_memory');

@@ -34,7 +34,7 @@ export type FileScored = { id: number; sourceId: number; score: number };
  * 2. greedily, the next chunk is the one with the best score times REPEAT_FACTOR to the power of
  *    the number of its file's chunks already placed, and keeps that score: a file's second chunk
  *    still comes before another file's much weaker one, and the returned scores decrease.
- * Returns at most `limit` chunks. Cost: O(n · limit) for n candidates (n is ~50-80 here).
+ * Returns at most `limit` chunks. Cost: O(n · limit) for n candidates (the fused lists' few dozen).
  */
 export function rankWithFileEvidence<T extends FileScored>(
   candidates: readonly T[],

@@ -9,7 +9,7 @@ import { cosines, nearest, type VectorTable } from './vector-index.js';
  * The vector similarity's share of the score (BM25's is the rest). The built-in hashed vectors are
  * bag-of-words like BM25 but noisier (hash collisions, no document-side IDF; the query's words are
  * weighted by IDF, search/term-weights.ts): on the project's evaluation they alone rank worse than
- * BM25 (MRR ~0.6 against ~0.8), and a share above ~0.2, or reciprocal rank fusion (which flattens
+ * BM25, and a larger share, or reciprocal rank fusion (which flattens
  * BM25's confident margins into rank votes), ranked worse than BM25 alone (docs/service.md:
  * Evaluation). So they break ties and lift near misses rather than outvote BM25. With file
  * evidence, shares of 0 to 0.25 moved the two evaluation sets in opposite directions (within one
@@ -19,7 +19,7 @@ export const VECTOR_WEIGHT = 0.15;
 /**
  * Chunks taken from each list before fusing, at least (4 × topK above 25). 100 rather than 50: file
  * evidence (search/file-evidence.ts) draws on a file's other candidates, and on the evaluation's
- * second set 50 lost two questions' recall@5; with a depth that does not move below top_k 25, a
+ * second set 50 lost recall@5; with a depth that does not move below top_k 25, a
  * query's first results are the same whatever top_k it asks for.
  */
 const MIN_CANDIDATES = 100;
@@ -78,7 +78,7 @@ function liveChunkCounts(db: Database): (sourceId: number) => number {
  * Vector candidates come from a brute-force scan of the dataset's vectors, except with
  * `lexicalFirst` (the built-in hashed vectors) when BM25 found `depth` candidates or more: then only
  * those are scored by vector. Hashed vectors are bag-of-words, so a chunk that shares no word with
- * the query is unlikely to reach the top; the scan (~25M multiply-adds at 100k chunks) is kept for
+ * the query is unlikely to reach the top; the scan (a multiply-add per dimension of every chunk) is kept for
  * queries BM25 barely matches, and always for a provider's vectors, whose point is finding what no word matches.
  */
 export function searchHybrid(db: Database, q: HybridQuery): ChunkHit[] {

@@ -8,7 +8,7 @@ import { liveChunkVectors, vectorRevision } from '../store/chunk-vectors.js';
  * of searchable chunks that have no vector of this model yet.
  *
  * Brute force, because it is fast enough here: 100k chunks × 256 byte-sized dimensions is 25.6M
- * multiply-adds per query, ~20 ms on one core (see `npm run bench`), and 25.6 MB of memory.
+ * multiply-adds per query (its time: `npm run bench`, service query), and 25.6 MB of memory.
  */
 export type VectorTable = {
   revision: number;

@@ -7,8 +7,8 @@ import { vectorTable, type VectorTable } from './vector-index.js';
 
 /**
  * Embeds `chunks` with `embedder` a batch at a time and stores their vectors, letting other
- * requests in between batches (the built-in embedder works synchronously: a batch of 128 chunks is
- * ~25 ms of the event loop).
+ * requests in between batches (the built-in embedder works synchronously: a batch holds the event
+ * loop while it runs).
  */
 async function embedAndStore(
   db: Database,

@@ -20,7 +20,7 @@ const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
  * Moves the WAL checkpoints of `db` to a worker thread with its own connection. SQLite runs an
  * automatic checkpoint inside the commit that crosses 1,000 WAL pages, on the committing thread:
  * it copies the pages into the database file and syncs it, which on a busy disk held the service's
- * event loop for 150–950 ms (the processing bench, 20 MiB files). The worker's PASSIVE checkpoints
+ * event loop for long stalls (the processing bench). The worker's PASSIVE checkpoints
  * never take the writer's lock, so commits go on meanwhile, and the WAL is reused from its start
  * once a checkpoint has caught up. If no worker starts, the connection keeps its automatic
  * checkpoints. Call stop() before closing `db`.

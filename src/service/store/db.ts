@@ -12,7 +12,7 @@ export type { Database };
 /**
  * The WAL file is cut back to this size when it is next reused from its start. The checkpointer's
  * PASSIVE checkpoints cannot catch up while a large file's batches keep coming, so the WAL grows
- * through a long ingest (818 MB for a 200 MiB CSV); without a limit SQLite keeps a WAL file at the
+ * through a long ingest (to several times a large file's size); without a limit SQLite keeps a WAL file at the
  * largest size it ever reached.
  */
 export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -35,8 +35,8 @@ export function openServiceDb(path: string, owner?: string): Database {
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-    // One transaction, so one sync to disk: on their own, a new database's ~20 schema statements
-    // synced ~20 times (synchronous = FULL), most of a first start on a busy disk.
+    // One transaction, so one sync to disk: on their own, a new database's schema statements each
+    // synced (synchronous = FULL), most of a first start on a busy disk.
     writeTransaction(db, () => {
       migrateCore(db);
       migrateChunks(db);

@@ -69,7 +69,7 @@ export function createDispatcher(options: DispatcherOptions): WebhookDispatcher 
   const timeoutMs = options.timeoutMs ?? 10_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
   const store = createWebhookStore(db);
-  // undici (and so the Agent) loads at the first delivery, not at the service's start: ~40 ms of every start.
+  // undici (and so the Agent) loads at the first delivery, not at the service's start, which it would slow.
   let ownAgent: Promise<Agent> | null = null;
   const http = (): Promise<Dispatcher> =>
     options.dispatcher !== undefined

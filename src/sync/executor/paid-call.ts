@@ -1,12 +1,12 @@
 import { isApiError } from '../../client/errors.js';
 import { errorText, KbsyncError } from '../../shared/errors.js';
-import { costOf } from '../../shared/plans.js';
+import { costOf, type SinglePaidKind } from '../../shared/plans.js';
 import { overBudgetReason } from '../planner/reasons.js';
 import type { BudgetCaps, StateStore } from '../state/index.js';
 
 /** A paid call made on its own, outside a sync: a query (or a batch of them), a chat, an agent's creation or config. */
 export type SinglePaidCall<T> = {
-  kind: 'query' | 'chat' | 'agent_create' | 'agent_config';
+  kind: SinglePaidKind;
   /** What it costs when not its kind's price: a batch query costs 1 per question (shared/plans.ts, `query_batch`). */
   credits?: number;
   /** What the ledger and `kbsync status` show for it (the question, shortened). */

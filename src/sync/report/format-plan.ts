@@ -43,7 +43,7 @@ export function listed<T extends PlanItem>(
 ): { shown: readonly T[]; notes: string[] } {
   if (opts.showUnchanged === true) return { shown: items, notes: [] };
   // Indexed loops, here and in byType: a for-of over 100k items allocates a result object per item
-  // in code run once (never optimized), ~4 MB a loop. One pass over all items: the rest of the work
+  // in code run once (never optimized). One pass over all items: the rest of the work
   // is on the items other than unchanged (in an unchanged tree, a fraction of them).
   let unsupported = 0;
   const kept: T[] = [];

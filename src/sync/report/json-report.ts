@@ -86,12 +86,12 @@ function itemJson(item: PlanItem, credits: number): JsonReportItem {
 }
 
 function runItemJson(item: RunItem): JsonReportItem {
-  // Object.assign, not spread (see runItemOf in executor/run-sync.ts: ~10x slower over 100k items).
+  // Object.assign, not spread (see runItemOf in executor/run-item.ts: spread is slower over many items).
   return Object.assign(itemJson(item, item.creditsCharged), { outcome: item.outcome, creditsPlanned: item.credits, error: item.error });
 }
 
 /**
- * Items per chunk of jsonReportChunks: ~64 KB of text, small enough for each chunk's strings to die
+ * Items per chunk of jsonReportChunks: tens of KB of text, small enough for each chunk's strings to die
  * young. Much larger chunks land in the large-object space and end a big report with a full GC.
  */
 const ITEMS_PER_CHUNK = 256;

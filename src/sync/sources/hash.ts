@@ -20,13 +20,11 @@ export type HashOptions = {
 };
 
 /**
- * Below both of these, hashing in-process beats starting workers (see inProcessPays). Measured here: SHA-256 runs at
- * ~1.5 GB/s on one core; 1,000 files of 23 MB just written took 51 ms in-process and 95 ms with 2
- * workers, of which their start-up is most (inside a plan, while the walk's helper still ends, the
- * wait for them was ~180 ms for 35 MB). The break-even is near 100 MB of files in the page cache, as
- * files just edited are. Files not in the cache read faster from two threads: that costs a large
- * change on a cold disk something, and a plan after an edit 40-50 ms less (the bench's 1%-changed
- * plans: 1,208 -> 1,158 ms, --json 1,317 -> 1,274, 21 interleaved runs).
+ * Below both of these, hashing in-process beats starting workers (see inProcessPays): SHA-256 on one
+ * core is fast, and for files in the page cache (as files just edited are) the workers' start-up is
+ * most of what they cost, more than they save below about this many bytes. Files not in the cache read
+ * faster from two threads: that costs a large change on a cold disk something, and saves a plan after
+ * an edit more (the bench's 1%-changed plans, docs/benchmarks.md).
  */
 const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
@@ -76,7 +74,7 @@ type PoolWorker = { worker: HashWorker; queuedBytes: number; alive: boolean };
 
 /**
  * Below both of these, files handed to startHashing in `auto` mode are hashed in-process in done():
- * starting workers (~70 ms) costs more than hashing ~1,000 small files here.
+ * starting workers costs more than hashing that many small files in-process.
  */
 const STREAM_IN_PROCESS_MAX_FILES = 1024;
 // A first scan's files are read cold, and the workers overlap the walk: they start sooner.

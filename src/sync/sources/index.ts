@@ -11,7 +11,7 @@ import { convertHashed, type ConvertStage } from './converted.js';
 import { convertTypeOf } from '../../shared/file-types.js';
 
 export { scanFolder, type ScopeDir } from './folder.js';
-// git.ts (and simple-git, ~100 ms to load) is imported only when a git source is observed: call
+// git.ts (and simple-git, slow to load) is imported only when a git source is observed: call
 // syncGitSource / changedSince from './git.js' directly.
 export { hashFiles, type HashOptions } from './hash.js';
 export { WalkAhead } from './walk-ahead.js';

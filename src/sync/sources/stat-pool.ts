@@ -27,7 +27,7 @@ export type StatPoolOptions = {
   helper?: (entry: URL) => URL | string;
   /**
    * Keep the helper thread when the walk is over, for the next walk that keeps it too (`kbsync watch`:
-   * a rescan every few minutes). Starting one costs the other core ~40 ms of module loading per walk,
+   * a rescan every few minutes). Starting one costs the other core its module loading at each walk,
    * while this thread does every lstat alone; a kept one answers from the first batch. @default false
    */
   keepHelper?: boolean;
@@ -81,8 +81,8 @@ export function serveLstatBatches(port: MessagePort): void {
 /**
  * lstat for a synchronous walk, shared with one helper thread. The walk hands over each path as it
  * lists it; full batches go to the helper while it has fewer than four, and are done here otherwise,
- * so each thread takes as much as it keeps up with. On this 2-core machine two threads lstat a 100k
- * file tree in ~60% of the time one takes (bench: docs/benchmarks.md), and the Stats objects (four
+ * so each thread takes as much as it keeps up with. Two threads lstat a large tree in less time than
+ * one (bench: docs/benchmarks.md, sources in process), and the Stats objects (four
  * Dates each on Node 20) are made and collected on the helper's heap.
  *
  * Everything stays synchronous on the walk's side, and nothing ever waits for the helper: answers
@@ -248,7 +248,7 @@ const NAP = new Int32Array(new SharedArrayBuffer(4));
 const BATCH = 256;
 /**
  * Batches the helper holds at once: enough queued that it never idles while the walk does a batch
- * of its own (on the bench tree it then takes ~75% of the lstats, against ~68% with two).
+ * of its own (with fewer, it took a smaller share of the bench tree's lstats).
  */
 const MAX_IN_FLIGHT = 4;
 /** lstatBatch's size for a path gone or no longer a regular file (-2: the lstat failed). */

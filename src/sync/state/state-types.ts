@@ -1,23 +1,9 @@
+import { OUTBOX_KINDS, type OutboxKind, type OutboxRowOf } from '../../shared/plans.js';
 import type { RemoteStatus } from '../types.js';
 
-/**
- * Every paid operation kind the outbox carries: a sync's calls, the query and chat commands' (1 credit
- * each), the agents commands' (create 5, config 2), and intelligence writes (1 per new entry). The one
- * list: a new paid endpoint adds its kind here, and no schema step (the kind is checked where a row is
- * written, assertOpKind).
- */
-export const OP_KINDS = [
-  'upload',
-  'reprocess',
-  'reindex',
-  'query',
-  'chat',
-  'agent_create',
-  'agent_config',
-  'intelligence',
-  'intelligence_batch',
-] as const;
-export type OpKind = (typeof OP_KINDS)[number];
+/** Every paid operation kind the outbox carries, derived from the one list of paid calls (shared/plans.ts). */
+export const OP_KINDS = OUTBOX_KINDS;
+export type OpKind = OutboxKind;
 
 /** Refuses an outbox row of a kind not in OP_KINDS (a row is never written with a kind nothing can settle). */
 export function assertOpKind(kind: string): asserts kind is OpKind {
@@ -37,36 +23,26 @@ export type IntelPayload = {
  */
 export type OpState = 'pending' | 'in_flight' | 'done' | 'failed' | 'unknown' | 'cancelled';
 
+/** What each shape of outbox row carries beside its kind (PAID_CALLS's `row`, shared/plans.ts). */
+type OpRows = {
+  file: { source: string; path: string; sha256: string; size: number; mtimeNs: string; inode: number; remoteName: string };
+  'remote-file': { source: string; path: string; remoteId: string };
+  call: unknown;
+  entries: {
+    /** The first entry's source and path (for explain and the ledger). */
+    source: string;
+    path: string;
+    /** SHA-256 of the request's entries: an open op with the same digest is the same work (its idempotency key is kept). */
+    digest: string;
+    /** One entry (`intelligence`) or up to 50 (`intelligence_batch`); credits: 1 per entry not yet in the dataset. */
+    payload: IntelPayload;
+  };
+};
+
 /** An operation to put in the outbox; `credits` is the planned cost (costOf). */
-export type NewOp =
-  | {
-      kind: 'upload';
-      source: string;
-      path: string;
-      sha256: string;
-      size: number;
-      mtimeNs: string;
-      inode: number;
-      remoteName: string;
-      credits: number;
-      reason?: string;
-      runId?: number;
-    }
-  | { kind: 'reprocess'; source: string; path: string; remoteId: string; credits: number; reason?: string; runId?: number }
-  | { kind: 'reindex' | 'query' | 'chat' | 'agent_create' | 'agent_config'; credits: number; reason?: string; runId?: number }
-  | {
-      /** One entry (`intelligence`) or up to 50 (`intelligence_batch`); credits: 1 per entry not yet in the dataset. */
-      kind: 'intelligence' | 'intelligence_batch';
-      /** The first entry's source and path (for explain and the ledger). */
-      source: string;
-      path: string;
-      /** SHA-256 of the request's entries: an open op with the same digest is the same work (its idempotency key is kept). */
-      digest: string;
-      payload: IntelPayload;
-      credits: number;
-      reason?: string;
-      runId?: number;
-    };
+export type NewOp = {
+  [K in OpKind]: { kind: K; credits: number; reason?: string; runId?: number } & OpRows[OutboxRowOf<K>];
+}[OpKind];
 
 /** An outbox row. Times are ISO-8601 UTC. */
 export type OutboxOp = {

@@ -2,7 +2,7 @@ import { errorText } from '../../shared/errors.js';
 import type { RowDetails, TrackedDetails } from './columns.js';
 import { checkLength, DETAIL_COLUMNS, type Rows } from './rows.js';
 
-/** TrackedFiles of a block made with detailsOf before its details are decoded whole (a lookup is ~5 µs; decoding 100k rows ~50 ms). */
+/** TrackedFiles of a block made with detailsOf before its details are decoded whole (a few lookups cost less than decoding every row). */
 const ROW_DETAILS_MAX = 2048;
 
 /** One source's rows whose detail columns are not decoded yet: rows start..start+count. */

@@ -46,8 +46,8 @@ export const COLUMN_NAMES = Object.keys(emptyRows()) as (keyof Rows)[];
 /**
  * The rows whose value in `column` (sha256s) is one of `wanted`, in row order: one pass over the column.
  * A few hashes (a change seen by `kbsync watch`) are compared as strings, which mostly differ at their
- * first character; a set lookup would first hash each of the 100k strings of the column (~10 ms the
- * first time, ~2.5 ms once V8 keeps the hashes), on the path from a change to its upload.
+ * first character; a set lookup would first hash each string of the column, on the path from a change
+ * to its upload.
  */
 export function rowsHolding(column: readonly string[], wanted: ReadonlySet<string>): number[] {
   const rows: number[] = [];
@@ -121,7 +121,7 @@ export class Sha256Tags {
 /**
  * rowsHolding for a few wanted hashes, over the column's tags (sha256Tag of each row, in a packed
  * array of small integers): a pass over 4 bytes a row, held together, instead of over 100k strings
- * spread across the heap (~3 ms at 100k rows, mostly cache misses). A row whose tag matches is
+ * spread across the heap (whose cost is mostly cache misses). A row whose tag matches is
  * compared whole. Null when a wanted hash has no tag (not hex): the caller compares strings.
  */
 function rowsTagged(tags: readonly number[], column: readonly string[], wanted: ReadonlySet<string>): number[] | null {

@@ -9,8 +9,8 @@ import { headerFooterText } from './docx-headers.js';
 import { docxHtmlInThread } from './office-thread.js';
 
 /**
- * mammoth holds each part it reads as a DOM, about 75 times the part's XML (an 8 MiB document.xml:
- * +640 MB), so the XML it is handed is limited.
+ * mammoth holds each part it reads as a DOM many times the size of the part's XML, so the XML it is
+ * handed is limited.
  */
 export const DOCX_ZIP_LIMITS: ZipLimits = { ...DEFAULT_ZIP_LIMITS, maxPartBytes: 8 * MIB, maxTotalBytes: 16 * MIB };
 

@@ -14,8 +14,8 @@ import { bombDocument, deflated, docxEntries, zipOf } from './office-files.test-
 // limits, the same files cost hundreds of MB to GBs (figures in docs/service.md).
 
 // A quarter of the 1 GiB files: far below what reading one whole costs (a parser that does dies of the
-// child's 96 MB old-space cap), and above what a streaming parse's buffers and young generation take on a
-// busy machine (the CSV parse peaked between 92 and 121 MiB over RSS at start, depending on the load).
+// child's old-space cap), and above what a streaming parse's buffers and young generation take on a
+// busy machine, with room for the load to move the peak.
 const MAX_GROWTH_MIB = 256;
 const GIB = 1024 * MIB;
 

@@ -4,8 +4,8 @@ import type { Parser, Section } from '../types.js';
 import { workbookSectionsInThread } from './office-thread.js';
 
 /**
- * SheetJS holds a whole workbook in memory, about ten times its sheets' XML (100,000 rows of 5
- * columns, 24 MiB of XML: +250 MB), so the XML it is handed is limited.
+ * SheetJS holds a whole workbook in memory, several times the size of its sheets' XML, so the XML
+ * it is handed is limited.
  */
 export const XLSX_ZIP_LIMITS: ZipLimits = { ...DEFAULT_ZIP_LIMITS, maxPartBytes: 32 * MIB, maxTotalBytes: 64 * MIB };
 

@@ -25,8 +25,8 @@ import {
 /**
  * One source's tracked files as columns, each joined into one string by PostgreSQL (SEP between text
  * values, commas between numbers): one row per source crosses the thread boundary instead of one
- * object per file, and splitting costs the main thread a few ms per 100k files (a row per file took
- * ~4x the SQLite load). PostgreSQL text never holds a NUL, and SEP is U+0001: a path holding it makes
+ * object per file, and splitting costs the main thread little (a row per file took several times the
+ * SQLite load; bench/pg-state.ts). PostgreSQL text never holds a NUL, and SEP is U+0001: a path holding it makes
  * the column split into too many values, and the main thread then asks for that source's rows one by one.
  */
 export type PgTrackedSource = {
@@ -80,7 +80,7 @@ const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET ${upsert
 /**
  * Runs `read` with sorting off: the primary key (source_id, path) already gives a source's rows in
  * path order. Left to the statistics, a table filled moments ago (a first sync, before autovacuum's
- * ANALYZE) was read by a bitmap scan and sorted on disk: 180 ms instead of 140 for 100k rows.
+ * ANALYZE) was read by a bitmap scan and sorted on disk, slower than the index's order.
  */
 async function withoutSort<T>(db: Db, read: () => Promise<T>): Promise<T> {
   await db.q('SET enable_sort = off');

@@ -12,7 +12,7 @@ export type TrackedApi = { read(dbPath: string): [number, BulkRow][] };
 
 /**
  * Reads every source's tracked files (BULK_SQL rows) from the database at `dbPath` in a worker
- * thread with its own read-only connection, so that the read (~150 ms per 100k files) overlaps
+ * thread with its own read-only connection, so that the read overlaps
  * what this thread does next: walking the folders. Resolves null when no worker can run (its
  * entry is missing, or it cannot start) or the worker failed; the caller then reads in-process, where
  * a damaged database gets its proper error. Nothing may write the files table until the rows are
@@ -36,8 +36,8 @@ export async function readBulkInWorker(dbPath: string): Promise<Map<number, Bulk
 }
 
 /**
- * Below this size the state is read faster here than a worker thread starts (~70 ms): about 30k
- * tracked files at ~200 bytes each, read in-process in ~40 ms.
+ * Below this size the state is read in-process in less time than a worker thread takes to start
+ * (a state of this size holds some tens of thousands of tracked files).
  */
 export const WORKER_MIN_STATE_BYTES = 6 << 20;
 
@@ -45,7 +45,7 @@ export const WORKER_MIN_STATE_BYTES = 6 << 20;
  * True when a state database of `bytes` is worth reading in a worker thread on a machine with
  * `cores` cores. The walk it overlaps already keeps two threads busy (the walk and its lstat
  * helper, see StatPool): a third only gains where a third core runs it. On two cores it took CPU
- * from the walk, and plans were no faster (bench: 1,249 ms median without it, 1,281 ms with it).
+ * from the walk, and plans were no faster (the bench's plans of an unchanged tree).
  */
 export function worthAWorker(bytes: number, cores: number = availableParallelism()): boolean {
   return bytes >= WORKER_MIN_STATE_BYTES && cores >= 3;

@@ -106,8 +106,8 @@ CREATE TABLE meta (
 
 /*
  * v2: finishRun deletes old runs (runs.ts), and with foreign keys on SQLite checks each deleted run against
- * ledger.run_id: without an index that is a scan of the whole append-only ledger per run (7 ms at 200k rows,
- * growing for ever). The index costs about 11 bytes per ledger row. outbox.run_id needs none: the outbox is
+ * ledger.run_id: without an index that is a scan of the whole append-only ledger per run (growing
+ * for ever). The index costs a few bytes per ledger row. outbox.run_id needs none: the outbox is
  * small and tidy() scans it after every run already.
  */
 const V2 = 'CREATE INDEX ledger_run ON ledger (run_id)';

@@ -33,14 +33,14 @@ const COLUMNS = `source_id, ${fileSelect('sqlite')}`;
 type Row = FileRow & { source_id: number };
 
 /**
- * One source's files as one row of columns built by SQLite: reading 100k rows one by one costs ~3 µs
- * a row in better-sqlite3 (an array and a string per column); as columns, a third of that. Every
+ * One source's files as one row of columns built by SQLite: reading the rows one by one costs
+ * better-sqlite3 an array and a string per column of each row; as columns, far less. Every
  * aggregate sees the rows in the same order, so the columns stay aligned; the hashes come as one
  * hex string, 64 characters a file.
  *
  * Text columns come joined by a separator and are split (SEPARATED), not parsed as JSON: JSON.parse
- * took ~17 ms for 100k paths and ~20 ms for 100k remote ids ("1", "2"...: V8 internalizes every short
- * string it parses), split ~4 ms each. A value holding its separator (a NUL in a path rebuilt from a
+ * of paths and remote ids ("1", "2"...: V8 internalizes every short string it parses) took several
+ * times what split does. A value holding its separator (a NUL in a path rebuilt from a
  * name the service sent, a NUL in a remote id the service chose) makes its column split into too many
  * values, and that column is then read again as JSON, with the paths and hashes beside it to check
  * that the rows did not change in between. group_concat leaves out nulls: the remote ids' nulls come
@@ -61,14 +61,14 @@ type SeparatedColumn = keyof typeof SEPARATED;
 /**
  * The details (attempts, last action and reason, time) of one source's files, the same way: read
  * only when the first TrackedFile is made. A plan of unchanged files never reads them, and each
- * column costs SQLite ~7 ms per 100k rows to build.
+ * column costs SQLite time to build.
  */
 export const DETAILS_SQL = `SELECT count(*), ${DETAIL_FIELDS.map((d) => `json_group_array(${d.column})`).join(', ')} FROM files WHERE source_id = ?`;
 
 /**
  * One source's files in one row (see BULK_COLUMNS). The search of the primary key (source_id, path)
  * of this WITHOUT ROWID table yields them in path order; no ORDER BY subquery, which copied every
- * column of every row once more (~10 ms per 100k files). The order is not relied on: TrackedIndex
+ * column of every row once more. The order is not relied on: TrackedIndex
  * sorts rows that come out of order.
  */
 export const BULK_SQL = `SELECT ${BULK_COLUMNS} FROM files WHERE source_id = ?`;
@@ -247,8 +247,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
 /**
  * The columns of a BULK_COLUMNS row, parsed and decoded (remote names, hashes). The details (attempts,
  * last action and reason, times), which a plan of unchanged files never reads, are read (DETAILS_SQL,
- * through `readDetails`) and parsed when the first TrackedFile is made (~30 ms per 100k files saved
- * when none is); a damaged details column is then found, and reported with its source and column.
+ * through `readDetails`) and parsed when the first TrackedFile is made (saved when none is); a damaged details column is then found, and reported with its source and column.
  * The state must not change in between (a sync reads them before it writes: TrackedIndex.loadDetails):
  * rows that changed in number are refused. Throws if a column does not hold one value per file (the
  * database is damaged).

@@ -16,7 +16,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], setupFiles: ['test/helpers/unit-guard.ts'] } },
       {
         extends: true,
         test: {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../chunker.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
 import { recordsOf } from '../test-support.js';
-import type { Section } from '../types.js';
-import { csvParser } from './csv.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { csvParser } from '../../../../src/service/ingest/parsers/csv.js';
 
 // The csv-spectrum files of test/fixtures/real/csv and the values its README says must come out.
-const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/real/csv/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/real/csv/', import.meta.url));
 
 async function parseFixture(name: string): Promise<Section[]> {
   const out: Section[] = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseContent, parseFailure, recordsOf } from '../test-support.js';
-import { columnNames, renderRow } from './delimited.js';
-import { csvParser } from './csv.js';
-import { tsvParser } from './tsv.js';
+import { columnNames, renderRow } from '../../../../src/service/ingest/parsers/delimited.js';
+import { csvParser } from '../../../../src/service/ingest/parsers/csv.js';
+import { tsvParser } from '../../../../src/service/ingest/parsers/tsv.js';
 
 describe('csv parser', () => {
   it('renders each row as col: value pairs named by the header', async () => {

@@ -1,14 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../../shared/logger.js';
-import { beginChunkReplace, countChunks, replaceChunks, searchChunks } from '../store/chunks.js';
-import { claimNextFile } from '../store/processing.js';
-import { parserFor } from './registry.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { beginChunkReplace, countChunks, replaceChunks, searchChunks } from '../../../src/service/store/chunks.js';
+import { claimNextFile } from '../../../src/service/store/processing.js';
+import { parserFor } from '../../../src/service/ingest/registry.js';
 import { addEntry, addFile, createTestDb, fileRow, type TestDb } from './test-support.js';
-import type { Parser, Section } from './types.js';
-import type { ChunkSource } from './chunk-source.js';
-import { processEntry } from './process-entry.js';
-import type { PendingEntry } from '../store/processing.js';
-import { createProcessingWorker, type IntelligenceEventEntry, type ProcessingWorker, type ProcessingWorkerOptions } from './worker.js';
+import type { Parser, Section } from '../../../src/service/ingest/types.js';
+import type { ChunkSource } from '../../../src/service/ingest/chunk-source.js';
+import { processEntry } from '../../../src/service/ingest/process-entry.js';
+import type { PendingEntry } from '../../../src/service/store/processing.js';
+import {
+  createProcessingWorker,
+  type IntelligenceEventEntry,
+  type ProcessingWorker,
+  type ProcessingWorkerOptions,
+} from '../../../src/service/ingest/worker.js';
 
 let t: TestDb;
 let worker: ProcessingWorker | undefined;

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/logger.js';
-import { countChunks } from '../store/chunks.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { countChunks } from '../../../src/service/store/chunks.js';
 import { addFile, createTestDb, fileRow, type TestDb } from './test-support.js';
-import type { Parser, Section } from './types.js';
-import { createProcessingWorker, type ProcessingWorker, type ProcessingWorkerOptions } from './worker.js';
+import type { Parser, Section } from '../../../src/service/ingest/types.js';
+import { createProcessingWorker, type ProcessingWorker, type ProcessingWorkerOptions } from '../../../src/service/ingest/worker.js';
 
 // The worker on inputs that once made it slow or block the event loop (speed itself is in bench/ingest.ts).
 

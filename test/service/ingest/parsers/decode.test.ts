@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { READ_PIECE_BYTES } from '../read-text.js';
+import { READ_PIECE_BYTES } from '../../../../src/service/ingest/read-text.js';
 import { parseContent, parseFailure, recordsOf } from '../test-support.js';
-import type { Section } from '../types.js';
-import { csvParser } from './csv.js';
-import { firstInvalidUtf8 } from './decode.js';
-import { htmlParser } from './html.js';
-import { jsonlParser } from './jsonl.js';
-import { mdParser } from './md.js';
-import { txtParser } from './txt.js';
-import { xmlParser } from './xml.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { csvParser } from '../../../../src/service/ingest/parsers/csv.js';
+import { firstInvalidUtf8 } from '../../../../src/service/ingest/parsers/decode.js';
+import { htmlParser } from '../../../../src/service/ingest/parsers/html.js';
+import { jsonlParser } from '../../../../src/service/ingest/parsers/jsonl.js';
+import { mdParser } from '../../../../src/service/ingest/parsers/md.js';
+import { txtParser } from '../../../../src/service/ingest/parsers/txt.js';
+import { xmlParser } from '../../../../src/service/ingest/parsers/xml.js';
 
 const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
 const bytes = (...parts: (string | number[])[]): Buffer =>

@@ -1,12 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MIB } from '../../../shared/plans.js';
-import { chunkDocument } from '../chunker.js';
-import { DEFAULT_ZIP_LIMITS } from '../office-zip.js';
+import { MIB } from '../../../../src/shared/plans.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
+import { DEFAULT_ZIP_LIMITS } from '../../../../src/service/ingest/office-zip.js';
 import { parseContent, parseFailure } from '../test-support.js';
-import { docxParser, docxParserWith } from './docx.js';
-import { describeMammothError } from './office-messages.js';
-import { bombDocument, deflated, docxEntries, docxOf, documentXml, paragraph, table, zipOf } from './office-files.test-util.js';
+import { docxParser, docxParserWith } from '../../../../src/service/ingest/parsers/docx.js';
+import { describeMammothError } from '../../../../src/service/ingest/parsers/office-messages.js';
+import {
+  bombDocument,
+  deflated,
+  docxEntries,
+  docxOf,
+  documentXml,
+  paragraph,
+  table,
+  zipOf,
+} from '../../../../src/service/ingest/parsers/office-files.test-util.js';
 
 const chunksOf = async (docx: Buffer): Promise<string[]> => chunkDocument({ sections: await parseContent(docxParser, 'a.docx', docx) });
 

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { migrateChunks } from '../store/chunks.js';
+import { migrateChunks } from '../../../src/service/store/chunks.js';
 import { expect } from 'vitest';
-import { isKbsyncError } from '../../shared/errors.js';
-import type { Parser, ParseOptions, Section } from './types.js';
+import { isKbsyncError } from '../../../src/shared/errors.js';
+import type { Parser, ParseOptions, Section } from '../../../src/service/ingest/types.js';
 
 export type TestDb = { db: Database; dir: string; path: string; reopen(): Database; cleanup(): void };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isKbsyncError } from '../../shared/errors.js';
-import { createLineSplitter, MAX_LINE_CHARS, READ_PIECE_BYTES, readLineBatches } from './read-text.js';
+import { isKbsyncError } from '../../../src/shared/errors.js';
+import { createLineSplitter, MAX_LINE_CHARS, READ_PIECE_BYTES, readLineBatches } from '../../../src/service/ingest/read-text.js';
 import { tempFile } from './test-support.js';
 
 /** The lines of text fed to a splitter in pieces cut at `cuts`. */

@@ -2,15 +2,15 @@ import * as XLSX from '@e965/xlsx';
 import Database from 'better-sqlite3';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/logger.js';
-import { migrateChunks } from '../store/chunks.js';
-import { chunkDocumentWithOrigin } from './chunker.js';
-import { jsonlParser } from './parsers/jsonl.js';
-import { parquetParser } from './parsers/parquet.js';
-import { xlsxParser } from './parsers/xlsx.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { migrateChunks } from '../../../src/service/store/chunks.js';
+import { chunkDocumentWithOrigin } from '../../../src/service/ingest/chunker.js';
+import { jsonlParser } from '../../../src/service/ingest/parsers/jsonl.js';
+import { parquetParser } from '../../../src/service/ingest/parsers/parquet.js';
+import { xlsxParser } from '../../../src/service/ingest/parsers/xlsx.js';
 import { addFile, createTestDb, parseContent, recordsOf, type TestDb } from './test-support.js';
-import type { Section } from './types.js';
-import { createProcessingWorker, type ProcessingWorker } from './worker.js';
+import type { Section } from '../../../src/service/ingest/types.js';
+import { createProcessingWorker, type ProcessingWorker } from '../../../src/service/ingest/worker.js';
 
 describe('chunk origin (chunker)', () => {
   it("each chunk carries its section's heading path; records carry the range of rows they hold", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseContent, parseFailure, recordsOf } from '../test-support.js';
-import { jsonParser } from './json.js';
-import { jsonlParser } from './jsonl.js';
+import { jsonParser } from '../../../../src/service/ingest/parsers/json.js';
+import { jsonlParser } from '../../../../src/service/ingest/parsers/jsonl.js';
 
 describe('json parser', () => {
   it('flattens an object to path: value lines, one record per top-level key', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../chunker.js';
-import { MAX_HTML_DEPTH, MAX_HTML_TOKEN_CHARS } from '../html-sections.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
+import { MAX_HTML_DEPTH, MAX_HTML_TOKEN_CHARS } from '../../../../src/service/ingest/html-sections.js';
 import { parseContent, parseFailure } from '../test-support.js';
-import { htmlParser } from './html.js';
+import { htmlParser } from '../../../../src/service/ingest/parsers/html.js';
 
 const chunksOf = async (html: string | Buffer): Promise<string[]> =>
   chunkDocument({ sections: await parseContent(htmlParser, 'page.html', html) });

@@ -1,15 +1,15 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { guarded } from '../registry.js';
+import { guarded } from '../../../../src/service/ingest/registry.js';
 import { parseContent, parseFailure, recordsOf } from '../test-support.js';
-import type { Parser } from '../types.js';
-import { MAX_JSON_DEPTH, jsonDepthOver, scanXmlPart } from './depth.js';
-import { docxParser } from './docx.js';
-import { jsonParser } from './json.js';
-import { jsonlParser } from './jsonl.js';
-import { deflated, docxOf, paragraph, zipOf } from './office-files.test-util.js';
-import { parquetParser } from './parquet.js';
-import { xlsxParser } from './xlsx.js';
+import type { Parser } from '../../../../src/service/ingest/types.js';
+import { MAX_JSON_DEPTH, jsonDepthOver, scanXmlPart } from '../../../../src/service/ingest/parsers/depth.js';
+import { docxParser } from '../../../../src/service/ingest/parsers/docx.js';
+import { jsonParser } from '../../../../src/service/ingest/parsers/json.js';
+import { jsonlParser } from '../../../../src/service/ingest/parsers/jsonl.js';
+import { deflated, docxOf, paragraph, zipOf } from '../../../../src/service/ingest/parsers/office-files.test-util.js';
+import { parquetParser } from '../../../../src/service/ingest/parsers/parquet.js';
+import { xlsxParser } from '../../../../src/service/ingest/parsers/xlsx.js';
 
 // Input nested past what a library recurses through (JSON.stringify, mammoth, hyparquet) fails as
 // parse_failed naming the limit: never as a stack overflow the service would call internal.

@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../chunker.js';
-import { parserFor } from '../registry.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
+import { parserFor } from '../../../../src/service/ingest/registry.js';
 import { parseFailure } from '../test-support.js';
-import type { Section } from '../types.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
 
 // Every sample of test/fixtures/real/ and every "Must extract" string its README lists, read through
 // the registry's parser and the chunker (what the service indexes); the corrupt samples and the
 // decisions the README leaves open (comments, too_small.xls, the encrypted workbook) after them.
-const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/real/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/real/', import.meta.url));
 
 type Check = { file: string; mustExtract: string[]; exactlyOnce?: string[]; absent?: string[]; inOrder?: boolean; records?: number };
 

@@ -1,9 +1,9 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { parseContent, parseFailure, recordsOf } from '../test-support.js';
-import type { Section } from '../types.js';
-import { DEFAULT_PARQUET_LIMITS, parquetParser, parquetParserWith } from './parquet.js';
-import { parquetValueText } from './parquet-values.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { DEFAULT_PARQUET_LIMITS, parquetParser, parquetParserWith } from '../../../../src/service/ingest/parsers/parquet.js';
+import { parquetValueText } from '../../../../src/service/ingest/parsers/parquet-values.js';
 
 type WriteOptions = Parameters<typeof parquetWriteBuffer>[0];
 const parquet = (options: WriteOptions): Buffer => Buffer.from(parquetWriteBuffer(options));

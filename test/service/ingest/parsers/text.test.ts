@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isKbsyncError } from '../../../shared/errors.js';
-import { chunkDocument, chunkSections } from '../chunker.js';
-import { SECTION_CUT_CHARS } from '../line-sections.js';
+import { isKbsyncError } from '../../../../src/shared/errors.js';
+import { chunkDocument, chunkSections } from '../../../../src/service/ingest/chunker.js';
+import { SECTION_CUT_CHARS } from '../../../../src/service/ingest/line-sections.js';
 import { parseContent, parseFailure, tempFile } from '../test-support.js';
-import type { Section } from '../types.js';
-import { mdParser } from './md.js';
-import { txtParser } from './txt.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { mdParser } from '../../../../src/service/ingest/parsers/md.js';
+import { txtParser } from '../../../../src/service/ingest/parsers/txt.js';
 
 const texts = (sections: Section[]): string[] => sections.map((s) => ('text' in s ? s.text : `[records] ${s.records.join(' | ')}`));
 

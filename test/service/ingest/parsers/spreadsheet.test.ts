@@ -1,12 +1,12 @@
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import { MIB } from '../../../shared/plans.js';
-import { chunkDocument } from '../chunker.js';
-import { DEFAULT_ZIP_LIMITS } from '../office-zip.js';
+import { MIB } from '../../../../src/shared/plans.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
+import { DEFAULT_ZIP_LIMITS } from '../../../../src/service/ingest/office-zip.js';
 import { parseContent, parseFailure } from '../test-support.js';
-import type { Section } from '../types.js';
-import { xlsParser } from './xls.js';
-import { xlsxParser, xlsxParserWith } from './xlsx.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { xlsParser } from '../../../../src/service/ingest/parsers/xls.js';
+import { xlsxParser, xlsxParserWith } from '../../../../src/service/ingest/parsers/xlsx.js';
 
 type Sheets = Record<string, unknown[][]>;
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../chunker.js';
+import { chunkDocument } from '../../../../src/service/ingest/chunker.js';
 import { parseContent, parseFailure } from '../test-support.js';
-import type { Section } from '../types.js';
-import { xmlParser } from './xml.js';
+import type { Section } from '../../../../src/service/ingest/types.js';
+import { xmlParser } from '../../../../src/service/ingest/parsers/xml.js';
 
 const parse = (xml: string | Buffer): Promise<Section[]> => parseContent(xmlParser, 'data.xml', xml);
 const chunksOf = async (xml: string | Buffer): Promise<string[]> => chunkDocument({ sections: await parse(xml) });

@@ -9,6 +9,8 @@ const BROWSER = ['test/browser/**/*.test.ts'];
 const BUILD = 'test/helpers/build-dist.ts';
 // One real PostgreSQL per project that asks for it, started on the first request.
 const POSTGRES = 'test/helpers/postgres-global.ts';
+// What the tier needs from the machine (scripts/ci-deps.sh) is there, or the run stops with its install command.
+const TOOLS = 'test/helpers/tier-tools.ts';
 
 export default defineConfig({
   test: {
@@ -23,12 +25,12 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: [...E2E, ...IMAGE, ...BROWSER],
-          globalSetup: [BUILD, POSTGRES],
+          globalSetup: [TOOLS, BUILD, POSTGRES],
         },
       },
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: [BUILD, POSTGRES] } },
-      { extends: true, test: { name: 'image', include: IMAGE, globalSetup: [BUILD] } },
-      { extends: true, test: { name: 'browser', include: BROWSER, globalSetup: [BUILD] } },
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: [TOOLS, BUILD, POSTGRES] } },
+      { extends: true, test: { name: 'image', include: IMAGE, globalSetup: [TOOLS, BUILD] } },
+      { extends: true, test: { name: 'browser', include: BROWSER, globalSetup: [TOOLS, BUILD] } },
     ],
   },
 });

@@ -10,6 +10,7 @@ import { REPO_ROOT, ensureDist } from '../../helpers/build-dist.js';
 import { datasetApi, type E2eDataset } from '../../helpers/e2e-service.js';
 import type { JsonReport } from '../../helpers/e2e-workspace.js';
 import { spawnKbsync } from '../../helpers/kbsync-child.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The README's commands end to end: `node bin/kbsync.js ...` as real child processes, on a copy of the
@@ -65,13 +66,15 @@ const balance = (): Promise<number> => onService((ds) => ds.balance());
 
 /** Waits until the service has processed every file (the embedded service stops with each command). */
 async function untilProcessed(ds: E2eDataset): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const files = await ds.files();
-    if (files.length > 0 && files.every((f) => f.status === 'processed')) return;
-    if (Date.now() > deadline) throw new Error(`files not processed: ${JSON.stringify(files.map((f) => [f.name, f.status, f.error]))}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let files: Awaited<ReturnType<E2eDataset['files']>> = [];
+  await until(
+    () => `files processed: ${JSON.stringify(files.map((f) => [f.name, f.status, f.error]))}`,
+    async () => {
+      files = await ds.files();
+      return files.length > 0 && files.every((f) => f.status === 'processed');
+    },
+    20_000,
+  );
 }
 
 /** The example's files a sync should upload: supported types, outside the excluded drafts/ folder. */

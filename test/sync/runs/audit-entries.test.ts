@@ -5,6 +5,7 @@ import type { AuditReport } from '../../../src/sync/audit/compare.js';
 import { openState } from '../../../src/sync/state/index.js';
 import { junitSchemaErrors, parseJunit } from '../../helpers/ci-reports.js';
 import { createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
+import { until } from '../../helpers/until.js';
 import { apiFor, credits, newAgent, useHarness, type Api } from '../../service/helpers.js';
 
 /*
@@ -41,8 +42,7 @@ async function entryListing(api: Api): Promise<{ id: number; sha256: string; sta
 }
 
 async function settled(api: Api): Promise<void> {
-  for (let i = 0; i < 100 && (await entryListing(api)).some((e) => e.status === 'pending'); i++)
-    await new Promise((r) => setTimeout(r, 50));
+  await until('no entry pending', async () => !(await entryListing(api)).some((e) => e.status === 'pending'), 20_000);
 }
 
 const FACTS = ['{"content": "Backups run nightly at 02:00 UTC."}', '{"content": "The VPN needs a hardware key."}'].join('\n');

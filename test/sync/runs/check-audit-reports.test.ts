@@ -7,6 +7,7 @@ import type { CheckReport } from '../../../src/sync/report/format-check.js';
 import { junitSchemaErrors, parseJunit, parseMarkdown } from '../../helpers/ci-reports.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, runKbsync, type Workspace } from '../../helpers/e2e-workspace.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * `kbsync check` and `kbsync audit` with `--report-md FILE` and `--junit FILE`, against the local
@@ -110,10 +111,14 @@ describe('kbsync audit --report-md and --junit', () => {
     const before = await balance();
     // The hand-made upload is processed in the background: audit once it has been, or the first audit may
     // list it as still processing (not a drift, so not in the CI reports) and the second not.
-    let json: AuditReport;
-    const deadline = Date.now() + 20_000;
-    do json = JSON.parse((await ws.run('audit', '--json')).stdout) as AuditReport;
-    while (json.items.some((i) => i.kind === 'processing') && Date.now() < deadline);
+    const json = await until(
+      'the hand-made upload processed',
+      async () => {
+        const report = JSON.parse((await ws.run('audit', '--json')).stdout) as AuditReport;
+        return !report.items.some((i) => i.kind === 'processing') && report;
+      },
+      20_000,
+    );
 
     const run = await ws.run('audit', '--fail-on-drift', '--report-md', 'audit.md', '--junit', 'audit.xml');
 

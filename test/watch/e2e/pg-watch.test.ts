@@ -12,9 +12,9 @@ import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
-import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { killHard, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { freshDatabase } from '../../helpers/postgres.js';
-import { useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 /*
  * `kbsync watch` (the built CLI, as a child process) with `state: postgres://...` against the local
@@ -38,9 +38,7 @@ function workspace(ds: E2eDataset, url: string, o: { via?: 'proxy'; config?: Par
 }
 
 function watch(ws: Workspace, args: string[] = [], env: Record<string, string> = {}): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root, env);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, args, env);
 }
 
 const uploadsOf = (k: KbsyncChild, path?: string): LogLine[] =>

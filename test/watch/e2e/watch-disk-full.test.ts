@@ -7,8 +7,8 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
-import { logsOf, untilDaemonReady, until, useChildren } from '../../helpers/daemon-children.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
+import { startDaemon, logsOf, untilDaemonReady, until, useChildren } from '../../helpers/daemon-children.js';
 
 // The state's folder on a small file system of its own (tmpfs, mounted as root), filled up and freed again.
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
@@ -45,9 +45,7 @@ function fill(path: string): number {
 }
 
 function watch(ws: Workspace): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, ['--http', '127.0.0.1:0']);
 }
 
 type StatusFile = { ready: boolean; http: string | null; lastError: { message: string } | null };

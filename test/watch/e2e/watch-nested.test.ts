@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -7,9 +7,9 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import { git } from '../../helpers/git.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
 const children = useChildren();
@@ -28,13 +28,8 @@ function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}): Works
 }
 
 async function watch(ws: Workspace, ...args: string[]): Promise<KbsyncChild> {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root);
-  children.push(k);
-  const statusPath = `${ws.statePath}.watch.json`;
-  await until(
-    'the daemon ready',
-    () => existsSync(statusPath) && (JSON.parse(readFileSync(statusPath, 'utf8')) as { ready: boolean }).ready,
-  );
+  const k = startDaemon(children, ws, args);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
   return k;
 }
 

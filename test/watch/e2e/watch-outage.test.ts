@@ -8,8 +8,8 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { datasetApi, type E2eDataset } from '../../helpers/e2e-service.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { startFaultProxy, isUpload, type FaultProxy } from '../../helpers/fault-proxy.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
-import { freePort, logsOf, untilDaemonReady, until, useChildren } from '../../helpers/daemon-children.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
+import { startDaemon, freePort, logsOf, untilDaemonReady, until, useChildren } from '../../helpers/daemon-children.js';
 
 // The target goes away and comes back on the same port with the same data: a `kbsync serve` restarted.
 const temp = createTempDirs();
@@ -59,9 +59,7 @@ function workspace(ds: E2eDataset, baseUrl: string): Workspace {
 }
 
 function watch(ws: Workspace): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, ['--http', '127.0.0.1:0']);
 }
 
 function statusFile(ws: Workspace): StatusFile | null {

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { request } from 'undici';
-import { freePort, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
+import { startDaemon, freePort, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import { isUpload } from '../../helpers/fault-proxy.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 const children = useChildren();
@@ -30,9 +30,7 @@ function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}, via?: 
 }
 
 function watch(ws: Workspace, ...args: string[]): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root, GIT_ENV);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, args, GIT_ENV);
 }
 
 function statusFile(ws: Workspace): StatusFile | null {

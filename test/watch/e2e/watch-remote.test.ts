@@ -5,9 +5,9 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, itemOf, type Workspace, type WorkspaceConfig } from '../../helpers/e2e-workspace.js';
 import type { ProxiedRequest } from '../../helpers/fault-proxy.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 // The daemon talks to the service through the proxy: its listings and reprocesses are counted there.
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
@@ -24,9 +24,7 @@ function workspace(ds: E2eDataset, config: Partial<WorkspaceConfig> = {}): Works
 }
 
 function watch(ws: Workspace): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, ['--http', '127.0.0.1:0']);
 }
 
 function statusFile(ws: Workspace): StatusFile | null {

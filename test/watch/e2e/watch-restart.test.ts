@@ -6,7 +6,7 @@ import { ensureDist, KBSYNC_BIN } from '../../helpers/build-dist.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { logsOf, until, useChildren } from '../../helpers/daemon-children.js';
+import { startDaemon, logsOf, until, useChildren } from '../../helpers/daemon-children.js';
 
 /**
  * Restarts. A daemon killed with SIGKILL is a zombie until its parent reaps it (a shell busy elsewhere, a
@@ -92,8 +92,7 @@ describe('kbsync watch restarted right after kill -9', () => {
         .filter((l) => l.msg === 'file' && l.action === 'deleted')
         .map((l) => l.path);
     const start = async (): Promise<KbsyncChild> => {
-      const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-      children.push(k);
+      const k = startDaemon(children, ws);
       await until('the daemon ready', () => readyPid(ws) === k.child.pid && logsOf(k).some((l) => l.msg === 'sync cycle done'), 60_000);
       return k;
     };

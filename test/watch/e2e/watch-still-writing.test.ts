@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import type { E2eDataset } from '../../helpers/e2e-service.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { logsOf, untilDaemonReady, until, useChildren, type LogLine } from '../../helpers/daemon-children.js';
+import { startDaemon, logsOf, untilDaemonReady, until, useChildren, type LogLine } from '../../helpers/daemon-children.js';
 
 /*
  * A file still being written when the daemon looks at it: a copy that pauses mid-file (one descriptor
@@ -28,8 +28,7 @@ function workspace(ds: E2eDataset): Workspace {
 }
 
 async function watching(ws: Workspace): Promise<KbsyncChild> {
-  const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-  children.push(k);
+  const k = startDaemon(children, ws);
   await untilDaemonReady(k, `${ws.statePath}.watch.json`);
   return k;
 }

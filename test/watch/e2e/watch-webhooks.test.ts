@@ -5,9 +5,9 @@ import { signWebhook } from '../../../src/client/webhook-verify.js';
 import { openState, type WebhookEventRecord } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import type { KbsyncChild } from '../../helpers/kbsync-child.js';
 import { apiFor, startHarness, type Api, type Harness } from '../../service/helpers.js';
-import { useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, freePort, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 /*
  * POST /webhooks of `kbsync watch --http`, fed by the local service's own webhook dispatcher (started
@@ -31,9 +31,7 @@ const children = useChildren();
 const accepted = (k: KbsyncChild): LogLine[] => logsOf(k).filter((l) => l.msg === 'webhook delivery accepted');
 
 function watch(ws: Workspace, port: number, secret: string): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', `127.0.0.1:${port}`], ws.root, { KBSYNC_WEBHOOK_SECRET: secret });
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, ['--http', `127.0.0.1:${port}`], { KBSYNC_WEBHOOK_SECRET: secret });
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {

@@ -11,7 +11,7 @@ import { isUpload } from '../../helpers/fault-proxy.js';
 import { killHard, spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { spawnSync } from 'node:child_process';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, logsOf, type LogLine, untilDaemonReady } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ proxy: true, before: ensureDist, timeoutMs: 180_000 });
 
@@ -32,9 +32,7 @@ function workspace(ds: E2eDataset, o: { via?: 'proxy'; config?: Partial<Workspac
 }
 
 function watch(ws: Workspace, ...args: string[]): KbsyncChild {
-  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root);
-  children.push(k);
-  return k;
+  return startDaemon(children, ws, args);
 }
 
 /** The daemon's log lines of done uploads of `path`. */

@@ -41,14 +41,13 @@ const COMMANDS = [
   'docker start kbsync',
 ] as const;
 
-type Run = { code: number | null; stdout: string; stderr: string; ms: number };
+type Run = { code: number | null; stdout: string; stderr: string };
 
 let work = '';
 let env: NodeJS.ProcessEnv = {};
 
 /** Runs a command line with bash, `docker` being podman set up by engine.sh; never longer than `timeoutMs`. */
 function sh(line: string, cwd: string, timeoutMs: number): Promise<Run> {
-  const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
@@ -61,7 +60,7 @@ function sh(line: string, cwd: string, timeoutMs: number): Promise<Run> {
     }, timeoutMs);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
+      resolve({ code, stdout, stderr });
     });
   });
 }
@@ -232,10 +231,10 @@ describe('the container image (Dockerfile), built and run as the README says', (
     await waitFor('more.md synced from the Git source', async () => (await metric('kbsync_files_tracked')) === 4, 60_000);
     expect(await metric('kbsync_uploads_total')).toBe(4);
 
-    const stopped = await ok(stop, work, 60_000);
+    // Exit code 0: it ended on the stop's SIGTERM, not on the SIGKILL that follows the grace period.
+    await ok(stop, work, 60_000);
     const exit = await podman("inspect kbsync --format '{{.State.ExitCode}}'");
     expect(exit.stdout.trim()).toBe('0');
-    expect(stopped.ms).toBeLessThan(10_000);
 
     await ok(start);
     await waitFor('/readyz answers 200 after the restart', async () => (await get('/readyz')).status === 200, 120_000);

@@ -4,9 +4,8 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
 import { apiFor, startHarness, type Harness } from '../../service/helpers.js';
-import { useChildren, until, freePort } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, freePort } from '../../helpers/daemon-children.js';
 
 /*
  * The whole loop of an intelligence source under `kbsync watch --http`: the daemon's first sync writes the
@@ -66,10 +65,7 @@ describe('kbsync watch --http: intelligence entries', () => {
       '- question: When do we deploy?\n  answer: On Tuesdays.\n- content: Backups run nightly.\n',
     );
 
-    const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', `127.0.0.1:${port}`], ws.root, {
-      KBSYNC_WEBHOOK_SECRET: hook.body.secret as string,
-    });
-    children.push(k);
+    const k = startDaemon(children, ws, ['--http', `127.0.0.1:${port}`], { KBSYNC_WEBHOOK_SECRET: hook.body.secret as string });
     await until('both entries processed in the state', () => {
       const statuses = [...entryStatuses(ws.statePath).values()];
       return statuses.length === 2 && statuses.every((s) => s === 'processed');

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createTempDirs, createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
-import { until, useChildren } from '../../helpers/daemon-children.js';
+import { startDaemon, until, useChildren } from '../../helpers/daemon-children.js';
 
 /*
  * File names with control characters (a newline, a tab: skipped, as no name on the service may hold
@@ -79,8 +78,7 @@ describe('names with control characters in the reports for people', () => {
 
   it("the daemon's pretty log: each file line on one line, the names escaped", async () => {
     const ws = workspace();
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, { KBSYNC_LOG_FORMAT: 'pretty' });
-    children.push(k);
+    const k = startDaemon(children, ws, [], { KBSYNC_LOG_FORMAT: 'pretty' });
     await until('the first cycle done', () => k.stderrSoFar().includes('sync cycle done'), 60_000);
     k.child.kill('SIGTERM');
     const { code, stderr } = await k.exited;

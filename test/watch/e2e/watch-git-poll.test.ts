@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createGitOrigin, GIT_ENV } from '../../helpers/e2e-git.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until, logsOf } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, logsOf } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
 const children = useChildren();
@@ -20,8 +19,7 @@ describe('kbsync watch: git sources', () => {
       apiKey: ds.apiKey,
       config: { sources: [{ name: 'repo', git: { url: origin.bare, ref: 'main', pollSeconds: 1 } }], watch: { rescanMinutes: 60 } },
     });
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, GIT_ENV);
-    children.push(k);
+    const k = startDaemon(children, ws, [], GIT_ENV);
     const status = (): { ready: boolean; counters: { cycles: number } } | null => {
       const path = `${ws.statePath}.watch.json`;
       return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { ready: boolean; counters: { cycles: number } }) : null;
@@ -67,8 +65,7 @@ describe('kbsync watch: git sources', () => {
         watch: { rescanMinutes: 60 },
       },
     });
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, GIT_ENV);
-    children.push(k);
+    const k = startDaemon(children, ws, [], GIT_ENV);
     const cycles = (): Record<string, unknown>[] => logsOf(k).filter((l) => l.msg === 'sync cycle done');
     await until('the first cycle logged', () => cycles().length === 1, 60_000);
     expect(cycles()[0]).toMatchObject({ reasons: ['start'], uploaded: 4 });

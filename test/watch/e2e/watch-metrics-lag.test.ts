@@ -3,9 +3,8 @@ import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { useChildren, until } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until } from '../../helpers/daemon-children.js';
 
 /*
  * The event-loop lag of `kbsync watch --http` on /metrics: what a dashboard or an alert on
@@ -21,8 +20,7 @@ describe('kbsync watch --http: event-loop lag metrics', () => {
   it('an idle daemon reports a lag well under a second, also when scraped twice in a row', async () => {
     const ws = createWorkspace(suite.temp.make(), { baseUrl: suite.svc.url, apiKey: suite.svc.dataset().apiKey });
     ws.write('a.md', '# A\n');
-    const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root);
-    children.push(k);
+    startDaemon(children, ws, ['--http', '127.0.0.1:0']);
     const statusPath = `${ws.statePath}.watch.json`;
     await until(
       'the daemon ready',

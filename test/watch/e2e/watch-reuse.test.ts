@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { openState } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
-import { useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren, until, logsOf, type LogLine } from '../../helpers/daemon-children.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
+import { type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 
 /*
@@ -35,8 +35,7 @@ describe.each(STATES)('kbsync watch reuses held copies ($name state)', ({ state 
     });
     ws.write('a.md', '# A\none\n');
     ws.write('b.md', '# B\n');
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-    children.push(k);
+    const k = startDaemon(children, ws);
     await until('the first uploads', () => fileLines(k, 'a.md', 'upload').length === 1 && fileLines(k, 'b.md', 'upload').length === 1);
     const first = String((await ds.files()).find((f) => f.name === 'a.md')?.id);
 

@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { createWorkspace } from '../../helpers/e2e-workspace.js';
-import { spawnKbsync } from '../../helpers/kbsync-child.js';
-import { useChildren } from '../../helpers/daemon-children.js';
+import { startDaemon, useChildren } from '../../helpers/daemon-children.js';
 
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
 
@@ -24,8 +23,7 @@ describe('kbsync watch with watch.schedule', () => {
       config: { watch: { debounceMs: 100, rescanMinutes: 0.01, schedule } },
     });
     ws.write('a.md', '# A\n');
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-    children.push(k);
+    const k = startDaemon(children, ws);
     const path = `${ws.statePath}.watch.json`;
     const status = (): StatusFile | null => (existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as StatusFile) : null);
     const deadline = Date.now() + 20_000;

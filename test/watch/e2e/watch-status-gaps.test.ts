@@ -5,7 +5,7 @@ import { ensureDist } from '../../helpers/build-dist.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 import { spawnKbsync, type ChildExit, type KbsyncChild } from '../../helpers/kbsync-child.js';
-import { logsOf, until, useChildren } from '../../helpers/daemon-children.js';
+import { startDaemon, logsOf, until, useChildren } from '../../helpers/daemon-children.js';
 import { openState } from '../../../src/sync/state/index.js';
 
 const suite = useE2eSuite({ before: ensureDist, timeoutMs: 180_000 });
@@ -71,8 +71,7 @@ describe('a file moved out of its source and back with the same stat', () => {
     const ws = workspace();
     ws.write('a.md', '# A\n');
     ws.write('b.md', '# B\n');
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-    children.push(k);
+    const k = startDaemon(children, ws);
     await until('the first cycle', () => cyclesOf(k) >= 1);
     const spent = spentToday(ws);
     moveOut(ws);
@@ -104,8 +103,7 @@ describe('copies settled by the daemon start-up sync', () => {
     await until('the service processed the copies', async () =>
       (await ds.files()).every((f) => f.status === 'processed' || f.status === 'failed'),
     );
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root);
-    children.push(k);
+    const k = startDaemon(children, ws);
     await until('the first cycle', () => cyclesOf(k) >= 1);
     // The remote poll's first look after the cycle (2 s) finds nothing more to log.
     await new Promise((r) => setTimeout(r, 3000));

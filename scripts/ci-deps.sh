@@ -25,24 +25,28 @@ tiers=("$@")
 ((${#tiers[@]})) || tiers=("${ALL[@]}")
 
 missing=()
+declare -A seen=()
 for tier in "${tiers[@]}"; do
   if [ -z "${NEEDS[$tier]+set}" ]; then
     echo "ci-deps.sh: no tier \"$tier\" (tiers: ${ALL[*]})" >&2
     exit 2
   fi
   for need in ${NEEDS[$tier]}; do
-    command -v "${need%%:*}" >/dev/null 2>&1 || missing+=("${need#*:}")
+    package="${need#*:}"
+    if ! command -v "${need%%:*}" >/dev/null 2>&1 && [ -z "${seen[$package]+set}" ]; then
+      seen[$package]=1
+      missing+=("$package")
+    fi
   done
 done
 ((${#missing[@]})) || exit 0
-mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if ((check)); then
   echo "missing for the ${tiers[*]} tier(s): ${missing[*]}. Install with: sudo scripts/ci-deps.sh ${tiers[*]}" \
     "(or: apt-get install -y ${missing[*]})"
   exit 1
 fi
-if [ "$(id -u)" -ne 0 ]; then
+if ((EUID != 0)); then
   echo "ci-deps.sh: installing ${missing[*]} needs root: sudo $0 ${tiers[*]}" >&2
   exit 1
 fi

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 // Refuse an old Node before anything native loads: better-sqlite3 13 crashes on Node 20 instead of
-// saying why. The floor is package.json's `engines` (test/cli/node-version.test.ts keeps them equal).
+// saying why. The floor is package.json's `engines` (test/cli/e2e/node-version.test.ts keeps them equal).
 const NODE_FLOOR = 22;
 const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= NODE_FLOOR)) {

@@ -22,21 +22,21 @@ import { runCli, useTempDirs } from './helpers.js';
 
 type Cover = { file: string; test: string };
 
-const E2E = 'test/cli/commands-e2e.test.ts';
+const E2E = 'test/cli/e2e/commands-e2e.test.ts';
 const CONFIG_CMDS = 'test/cli/config-commands.test.ts';
 const OPTIONS = 'test/cli/options.test.ts';
 const SERVE = 'test/service/serve-cli.test.ts';
 const SERVE_PARSE = 'test/service/serve-parse-limits.test.ts';
-const WAIT = 'test/sync/e2e/wait.test.ts';
+const WAIT = 'test/sync/runs/wait.test.ts';
 const THIS = 'test/cli/option-coverage.test.ts';
-const WATCH = 'test/sync/e2e/watch.test.ts';
-const MIGRATE = 'test/sync/e2e/pg-migrate.test.ts';
+const WATCH = 'test/watch/e2e/watch.test.ts';
+const MIGRATE = 'test/sync/runs/pg-migrate.test.ts';
 const MIGRATE_TEST = 'moves a state file to PostgreSQL and back, every row read back the same; syncing goes on without paying again';
 const AGENTS = 'test/cli/agents.test.ts';
 const CHECK = 'test/sync/e2e/check.test.ts';
 const AUDIT = 'test/sync/e2e/audit.test.ts';
 const CI_REPORTS = 'test/sync/e2e/ci-reports.test.ts';
-const CHECK_AUDIT_REPORTS = 'test/sync/e2e/check-audit-reports.test.ts';
+const CHECK_AUDIT_REPORTS = 'test/sync/runs/check-audit-reports.test.ts';
 
 const VERSION: Cover = { file: THIS, test: '%s --version prints the version in package.json and does nothing else' };
 const SERVE_REFUSES: Cover = { file: SERVE, test: '%j: an option the command would ignore is refused (exit 2), and nothing is written' };
@@ -163,7 +163,7 @@ const COVERAGE: Record<string, Cover> = {
   'plan --all': ALL,
   'plan --config': { file: OPTIONS, test: 'plan -c FILE --json: plans the sources of FILE' },
   'plan --no-daemon': {
-    file: 'test/sync/e2e/watch-beside.test.ts',
+    file: 'test/watch/e2e/watch-beside.test.ts',
     test: 'plan is answered by the daemon (the same report, --json and exit code as a plan that reads the state), a change of a moment ago included',
   },
   'plan --version': VERSION,

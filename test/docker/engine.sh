@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes a container engine for the image test on a machine without one: podman (Debian's), run by
+# Makes a container engine for the image test from Debian's podman (scripts/ci-deps.sh installs it), run by
 # root inside an unprivileged sandbox, and a stand-in for node:24-slim when none can be pulled.
-#   engine.sh env     prints the environment lines the test runs podman with (installs what is missing)
+#   engine.sh env     prints the environment lines the test runs podman with
 #   engine.sh base    makes the base image unless present (Debian minbase + Node 24 + npm, user node)
 # Everything lives under $KBSYNC_IMAGE_TEST_HOME (default /var/tmp/kbsync-image-test), kept between
 # runs as a cache; from nothing it costs a debootstrap and an npm download.
@@ -12,17 +12,9 @@ NODE_VERSION="${KBSYNC_IMAGE_TEST_NODE:-24.21.0}"
 NPM_VERSION="${KBSYNC_IMAGE_TEST_NPM:-11}"
 BASE_IMAGE=localhost/node:24-slim
 
+# What this needs is installed by scripts/ci-deps.sh (run once, and by .ci/run), not here.
 need_packages() {
-  local missing=()
-  command -v podman >/dev/null || missing+=(podman)
-  command -v crun >/dev/null || missing+=(crun)
-  command -v debootstrap >/dev/null || missing+=(debootstrap)
-  command -v unshare >/dev/null || missing+=(util-linux)
-  if ((${#missing[@]})); then
-    echo "engine.sh: installing ${missing[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
-  fi
+  bash "$(dirname "$0")/../../scripts/ci-deps.sh" --check image >&2
 }
 
 # crun as an unprivileged root can run it: no rlimits (setting them needs CAP_SYS_RESOURCE), no

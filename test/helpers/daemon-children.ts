@@ -1,19 +1,31 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
-import { killHard, type KbsyncChild } from './kbsync-child.js';
+import type { Workspace } from './e2e-workspace.js';
+import { killHard, spawnKbsync, type KbsyncChild } from './kbsync-child.js';
+import { until } from './until.js';
+
+/**
+ * Starts the daemon of a test's workspace, `kbsync watch -c <its config> ...args` in its root, and keeps
+ * it in `children` (useChildren: killed if still running after its test). `untilDaemonReady` waits for
+ * its first cycle; `startDaemon` returns at once, for a test that watches the start itself.
+ */
+export function startDaemon(
+  children: KbsyncChild[],
+  ws: Pick<Workspace, 'configPath' | 'root'>,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): KbsyncChild {
+  const k = spawnKbsync(['watch', '-c', ws.configPath, ...args], ws.root, env);
+  children.push(k);
+  return k;
+}
 
 /** A JSON log line of a kbsync child. */
 export type LogLine = Record<string, unknown> & { msg: string };
 
-/** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+// The daemon suites take the one polling helper from here, beside their other daemon helpers.
+export { until };
 
 /**
  * The kbsync children (daemons) a test file starts: push each one here, and any still running after its

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
 import { createTempDirs } from '../helpers/e2e-workspace.js';
+import { until } from '../helpers/until.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/server.js';
 import type { Plan } from '../../src/shared/plans.js';
 
@@ -151,15 +152,9 @@ export function upload(
   });
 }
 
-/** Polls `check` until it returns a value (real time, bounded): processing is asynchronous. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** `until` (test/helpers/until.ts) for the service's background processing: the value `check` finds. */
+export function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  return until('the service to reach the condition', check, timeoutMs);
 }
 
 /**

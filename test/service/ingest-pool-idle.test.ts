@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChunkInput } from '../../src/service/store/chunks.js';
 import { createIngestPool, type IngestPool } from '../../src/service/ingest/ingest-pool.js';
+import { until } from '../helpers/until.js';
 import { apiFor, eventually, startHarness, upload } from './helpers.js';
 
 // The pool ends workers that have been idle for idleExitMs, so a burst's threads and their memory
@@ -33,14 +34,6 @@ async function chunksOf(p: IngestPool, name: string, text: string): Promise<stri
   return texts;
 }
 
-async function until(check: () => boolean, state: () => string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for the pool: ${state()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('the ingest pool when idle', () => {
   it('ends idle workers after idleExitMs, gives memory back once, and parses a later file with a new worker', async () => {
     let idles = 0;
@@ -56,13 +49,19 @@ describe('the ingest pool when idle', () => {
     expect(burst[0]).toEqual(['penguins keep their eggs warm']);
     expect(burst[1]?.join(' ')).toContain('lanterns at night');
 
-    await until(() => p.running === 0 && idles === 1, state);
+    await until(
+      () => `the pool idle: ${state()}`,
+      () => p.running === 0 && idles === 1,
+    );
 
     const later = chunksOf(p, 'c.txt', 'copper meadow signal');
     await new Promise((r) => setImmediate(r));
     expect(p.running).toBe(1);
     expect(await later).toEqual(['copper meadow signal']);
-    await until(() => p.running === 0 && idles === 2, state);
+    await until(
+      () => `the pool idle again: ${state()}`,
+      () => p.running === 0 && idles === 2,
+    );
   }, 60_000);
 
   it("the service gives SQLite's page cache back once a burst's last worker has ended", async () => {

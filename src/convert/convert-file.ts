@@ -13,7 +13,8 @@ export type ConvertRequest = { absPath: string; type: ConvertType; limits?: Conv
  * Markdown's own SHA-256 and size in UTF-8 bytes.
  */
 export type ConvertAnswer =
-  | { readSha256: string; result: Extract<ConvertResult, { ok: false }> }
+  /** `passing`: the failure was the thread's, not the document's (it could not start, it died): not kept, tried again next pass. */
+  | { readSha256: string; result: Extract<ConvertResult, { ok: false }>; passing?: true }
   | { readSha256: string; result: Extract<ConvertResult, { ok: true }>; markdownSha256: string; markdownBytes: number }
   | { unreadable: string };
 

@@ -66,7 +66,7 @@ export function createConvertPool(o: ConvertPoolOptions): ConvertPool {
       const code = (err as { code?: string }).code;
       if (code === 'ERR_WORKER_OUT_OF_MEMORY')
         return failedAnswer(`its conversion needed more than ${o.memoryLimitMb} MB of memory (limits.convertMemoryMb): stopped`);
-      return failedAnswer(`the converter failed on it (${err instanceof Error ? err.message : String(err)})`);
+      return { ...failedAnswer(`the converter failed on it (${err instanceof Error ? err.message : String(err)})`), passing: true };
     } finally {
       clearTimeout(timer);
     }
@@ -90,6 +90,6 @@ export function createConvertPool(o: ConvertPoolOptions): ConvertPool {
 }
 
 /** A failure found by the pool, not the converter: the file's bytes were never hashed by the thread. */
-function failedAnswer(reason: string): ConvertAnswer {
+function failedAnswer(reason: string): ConvertAnswer & { readSha256: '' } {
   return { readSha256: '', result: { ok: false, skip: 'convert-failed', reason } };
 }

@@ -9,6 +9,8 @@ import { runCli, useTempDirs } from './helpers.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('the bundled example configs', () => {
+  const tempDir = useTempDirs();
+
   it.each([['examples/kbsync.yaml'], ['sync.config.example.yaml']])('%s passes kbsync config check', async (file) => {
     const run = await runCli(['config', 'check', '-c', file], { cwd: ROOT });
 
@@ -28,6 +30,22 @@ describe('the bundled example configs', () => {
     expect(config.state).toBe(`${ROOT}examples/.kbsync/state.db`);
     expect(config.target.dataDir).toBe(`${ROOT}examples/.kbsync/service`);
     expect(config.sources).toMatchObject([{ path: `${ROOT}examples/docs`, exclude: ['drafts/**'] }]);
+  });
+
+  it('examples/kbsync.yaml converts the handbook’s own PDF and PowerPoint deck, and leaves its RTF out', async () => {
+    const dir = tempDir();
+    cpSync(join(ROOT, 'examples/docs'), join(dir, 'docs'), { recursive: true });
+    cpSync(join(ROOT, 'examples/kbsync.yaml'), join(dir, 'kbsync.yaml'));
+
+    const run = await runCli(['plan', '--json'], { cwd: dir });
+
+    const items = (JSON.parse(run.stdout) as { items: { path: string; action: string; reason: string; remoteName: string }[] }).items;
+    const item = (path: string) => items.find((i) => i.path === path);
+    expect(item('policies/security-guide.pdf')).toMatchObject({ action: 'upload', remoteName: 'policies/security-guide.pdf.md' });
+    expect(item('policies/security-guide.pdf')?.reason).toMatch(/converted from PDF \(1 page/);
+    expect(item('all-hands.pptx')).toMatchObject({ action: 'upload', remoteName: 'all-hands.pptx.md' });
+    expect(item('all-hands.pptx')?.reason).toMatch(/converted from PowerPoint \(4 slides/);
+    expect(item('notes.rtf')).toMatchObject({ action: 'skip:unsupported' });
   });
 });
 
@@ -82,7 +100,7 @@ describe('the GitHub Actions example (examples/github-actions)', () => {
     const junitPath = join(dir, words[words.indexOf('--junit') + 1] ?? '');
     const xml = readFileSync(junitPath, 'utf8');
     expect(await junitSchemaErrors(xml)).toEqual([]);
-    expect(parseJunit(xml).cases.filter((c) => c.outcome === 'passed').length).toBe(10);
+    expect(parseJunit(xml).cases.filter((c) => c.outcome === 'passed').length).toBe(12);
   });
 
   it('its check step, run as written after the sync step on the example handbook, passes every check of checks.yaml and adds its report to the step summary', async () => {

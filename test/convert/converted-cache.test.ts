@@ -82,6 +82,16 @@ describe('convertHashed and the conversion cache', () => {
     expect(pool.calls).toHaveLength(1);
   });
 
+  it('does not keep a failure of the thread (it could not start, it died): the next pass tries again', async () => {
+    const pool = fakePool({
+      '/docs/a.pdf': () => ({ readSha256: '', result: { ok: false, skip: 'convert-failed', reason: 'the thread died' }, passing: true }),
+    });
+    const s = stage(pool);
+    expect([...(await convertHashed([file('a.pdf', 'A')], s)).values()]).toMatchObject([{ reason: 'convert-failed' }]);
+    await convertHashed([file('a.pdf', 'A')], s);
+    expect(pool.calls).toHaveLength(2);
+  });
+
   it('converts again when the kept Markdown is gone, and defers a file whose bytes moved since they were hashed', async () => {
     const pool = fakePool({ '/docs/a.pdf': converted('A', '# A\n'), '/docs/moved.pdf': converted('other bytes', '# M\n') });
     const s = stage(pool);

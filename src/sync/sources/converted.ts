@@ -138,7 +138,9 @@ export async function convertHashed(files: readonly ObservedFile[], stage: Conve
             file.sha256 = null;
             return;
           }
-          stage.cache.keep(type, originalSha256, outcome, 'result' in answer && answer.result.ok ? answer.result.markdown : undefined);
+          // A thread that died says nothing about the document: that failure is not kept, and the next pass tries again.
+          if (!('passing' in answer && answer.passing === true))
+            stage.cache.keep(type, originalSha256, outcome, 'result' in answer && answer.result.ok ? answer.result.markdown : undefined);
           apply(file, type, originalSha256, outcome);
         }),
     );

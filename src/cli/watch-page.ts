@@ -64,9 +64,17 @@ export async function createWatchPage(o: {
         const answer = await paidCall(state, capsOf(deps.config), {
           kind: 'query',
           reason: `query "${text}" (status page)`,
-          perform: async (idempotencyKey) => ({ value: await client.query({ query: text, topK: 5 }, { idempotencyKey }), creditsCharged: null }),
+          perform: async (idempotencyKey) => ({
+            value: await client.query({ query: text, topK: 5 }, { idempotencyKey }),
+            creditsCharged: null,
+          }),
         });
-        const results = await nameResults(answer, { state, sourceNames: fileSourceNames(deps.config.sources), client, logger: deps.logger });
+        const results = await nameResults(answer, {
+          state,
+          sourceNames: fileSourceNames(deps.config.sources),
+          client,
+          logger: deps.logger,
+        });
         const used = state.creditsUsed(null);
         return { results, credits: { day: used.day, month: used.month, caps: capsOf(deps.config) } };
       },

@@ -6,7 +6,7 @@ export const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
 };
@@ -38,6 +38,17 @@ export type PageAccess = {
   /** The CSRF token the page is served with (new at each start). */
   csrf: string;
 };
+
+/**
+ * Whether a request comes from the daemon's own origin: its Origin header (when sent) names the Host it
+ * was sent to, and a browser's Sec-Fetch-Site (when sent) says same-origin.
+ */
+export function sameOrigin(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin !== undefined && hostOf(origin) !== (req.headers.host ?? '').toLowerCase()) return false;
+  const site = req.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin';
+}
 
 /**
  * The page's access rules. Bound off loopback (or with a token set), the page and /api/* need the token:
@@ -75,12 +86,6 @@ export function createPageAccess(o: { host: string; token: string | null; port: 
     const given = (req.headers.host ?? '').toLowerCase();
     return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${o.host}:${port}`].includes(given);
   };
-  const sameOrigin = (req: IncomingMessage): boolean => {
-    const origin = req.headers.origin;
-    if (origin !== undefined && hostOf(origin) !== (req.headers.host ?? '').toLowerCase()) return false;
-    const site = req.headers['sec-fetch-site'];
-    return site === undefined || site === 'same-origin';
-  };
   return {
     tokenRequired,
     noToken: tokenRequired && token === null,
@@ -107,7 +112,12 @@ export function createPageAccess(o: { host: string; token: string | null; port: 
     postAllowed(req) {
       if (bearer(req)) return true;
       const given = req.headers[CSRF_HEADER];
-      return typeof given === 'string' && same(given, csrf) && sameOrigin(req) && (req.headers['content-type'] ?? '').startsWith('application/json');
+      return (
+        typeof given === 'string' &&
+        same(given, csrf) &&
+        sameOrigin(req) &&
+        (req.headers['content-type'] ?? '').startsWith('application/json')
+      );
     },
   };
 }

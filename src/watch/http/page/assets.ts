@@ -79,7 +79,8 @@ export const PAGE_SCRIPT = `'use strict';
         out.append(p);
         return;
       }
-      p.textContent = body.results.length + ' results; today ' + body.credits.day + ' of ' + body.credits.caps.day + ' credits spent.';
+      const n = body.results.length;
+      p.textContent = n + (n === 1 ? ' result' : ' results') + '; today ' + body.credits.day + ' of ' + body.credits.caps.day + ' credits spent.';
       const ol = document.createElement('ol');
       for (const r of body.results) {
         const li = document.createElement('li');
@@ -130,3 +131,6 @@ button { cursor: pointer; border-color: var(--info); }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .skip { position: absolute; left: -999px; } .skip:focus { left: 12px; top: 8px; background: var(--card); padding: 4px 8px; }
 `;
+
+export const PAGE_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1e4f99"/><path d="M4 8.5l2.5 2.5L12 5" stroke="#fff" stroke-width="2" fill="none"/></svg>\n';

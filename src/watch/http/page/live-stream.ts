@@ -10,10 +10,11 @@ const KEEPALIVE_MS = 20_000;
  * each connection, `regions` (the page's regions rendered again, those that changed since the last
  * push), `stopping` when the daemon ends. With no page open nothing is rendered and no timer runs.
  */
-export function createLiveStream(o: {
-  hello: () => unknown;
-  regions: () => Record<string, string>;
-}): { open(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void; changed(): void; close(): void } {
+export function createLiveStream(o: { hello: () => unknown; regions: () => Record<string, string> }): {
+  open(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void;
+  changed(): void;
+  close(): void;
+} {
   const clients = new Set<ServerResponse>();
   let last: Record<string, string> = {};
   let pending: NodeJS.Timeout | null = null;

@@ -6,8 +6,9 @@ import { spendChart } from './spend-chart.js';
 export const REGIONS = ['now', 'sources', 'money', 'health', 'attention', 'activity'] as const;
 export type Region = (typeof REGIONS)[number];
 
-const table = (head: string[], rows: string[], numeric: number[] = []): string =>
-  `<div class="scroll"><table><thead><tr>${head.map((h, i) => `<th scope="col"${numeric.includes(i) ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+/** A table in a box that scrolls sideways on a narrow screen (focusable, so that a keyboard can scroll it). */
+const table = (label: string, head: string[], rows: string[], numeric: number[] = []): string =>
+  `<div class="scroll" tabindex="0" role="region" aria-label="${esc(label)}"><table><thead><tr>${head.map((h, i) => `<th scope="col"${numeric.includes(i) ? ' class="num"' : ''}>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 
 function now(m: PageModel): string {
   const state = m.now.syncing ? badge('info', 'syncing') : m.daemon.ready ? badge('ok', 'idle') : badge('info', 'starting: first sync');
@@ -30,6 +31,7 @@ function sources(m: PageModel): string {
     );
   });
   return `<h2>Sources</h2>${table(
+    'sources',
     ['source', 'watched by', 'tracked', 'processed', 'processing', 'failed', 'deferred', 'skipped', 'last change'],
     rows,
     [2, 3, 4, 5, 6],
@@ -58,7 +60,9 @@ function health(m: PageModel): string {
     ? badge('ok', 'reachable')
     : `${badge('bad', 'unreachable')} since ${when(t.unreachableSince)}: ${esc(t.lastError ?? '')}; ${count(t.changesWaiting)} changes waiting`;
   const reload = h.config.last;
-  const watches = h.watches.map((w) => `<li>${esc(w.source)}: ${esc(w.backend)}${w.note === null ? '' : ` (${esc(w.note)})`}</li>`).join('');
+  const watches = h.watches
+    .map((w) => `<li>${esc(w.source)}: ${esc(w.backend)}${w.note === null ? '' : ` (${esc(w.note)})`}</li>`)
+    .join('');
   return (
     `<h2>Target and daemon</h2><dl class="facts">` +
     `<div><dt>Service</dt><dd>${target}</dd></div>` +
@@ -68,7 +72,9 @@ function health(m: PageModel): string {
     `<div><dt>Watchers</dt><dd>${watches === '' ? 'none' : `<ul>${watches}</ul>`} ${count(h.counters.watcherErrors)} errors, ${count(h.counters.watchRepairs)} repairs</dd></div>` +
     `<div><dt>Daemon</dt><dd>kbsync ${esc(m.daemon.version)}, pid ${m.daemon.pid}, up since ${when(m.daemon.startedAt)}</dd></div>` +
     `<div><dt>Config</dt><dd><code>${esc(m.daemon.configPath)}</code>; last reload: ${
-      reload === null ? 'none' : `${when(reload.at)} (${esc(reload.trigger)}) ${esc(reload.outcome)}${reload.errors.length > 0 ? `: ${esc(reload.errors.join('; '))}` : ''}`
+      reload === null
+        ? 'none'
+        : `${when(reload.at)} (${esc(reload.trigger)}) ${esc(reload.outcome)}${reload.errors.length > 0 ? `: ${esc(reload.errors.join('; '))}` : ''}`
     }</dd></div></dl>`
   );
 }
@@ -81,7 +87,7 @@ function attention(m: PageModel): string {
       `<td><button type="button" class="explain-this" data-path="${esc(`${a.source}/${a.path}`)}">Explain</button></td></tr>`,
   );
   const more = m.attentionMore > 0 ? `<p>and ${count(m.attentionMore)} more (all: <code>kbsync audit</code>).</p>` : '';
-  return `<h2>Needs attention</h2>${table(['state', 'file', 'why', ''], rows)}${more}`;
+  return `<h2>Needs attention</h2>${table('files that need attention', ['state', 'file', 'why', ''], rows)}${more}`;
 }
 
 function activity(m: PageModel): string {
@@ -95,8 +101,8 @@ function activity(m: PageModel): string {
       `<tr><td>${when(f.at)}</td><th scope="row"><code>${esc(`${f.source}/${f.path}`)}</code></th><td>${esc(f.action)}</td><td>${esc(f.remoteStatus ?? '')}</td><td>${esc(f.reason)}</td></tr>`,
   );
   return (
-    `<h2>Recent activity</h2><h3>Sync cycles</h3>${cycles.length === 0 ? '<p>none yet</p>' : table(['ended', 'why', 'status', 'uploads', 'deferred', 'failed', 'credits'], cycles, [3, 4, 5, 6])}` +
-    `<h3>Files that moved last</h3>${files.length === 0 ? '<p>none yet</p>' : table(['when', 'file', 'action', 'remote', 'reason'], files)}`
+    `<h2>Recent activity</h2><h3>Sync cycles</h3>${cycles.length === 0 ? '<p>none yet</p>' : table('sync cycles', ['ended', 'why', 'status', 'uploads', 'deferred', 'failed', 'credits'], cycles, [3, 4, 5, 6])}` +
+    `<h3>Files that moved last</h3>${files.length === 0 ? '<p>none yet</p>' : table('files that moved last', ['when', 'file', 'action', 'remote', 'reason'], files)}`
   );
 }
 
@@ -110,11 +116,14 @@ export function renderRegion(region: Region, m: PageModel): string {
 export function renderPage(m: PageModel, o: { csrf: string }): string {
   const regions = REGIONS.map((r) => `<section id="${r}" class="card" aria-labelledby="${r}-h">${renderRegion(r, m)}</section>`)
     .join('')
-    .replace(/<section id="(\w+)" class="card" aria-labelledby="\w+-h"><h2>/g, '<section id="$1" class="card" aria-labelledby="$1-h"><h2 id="$1-h">');
+    .replace(
+      /<section id="(\w+)" class="card" aria-labelledby="\w+-h"><h2>/g,
+      '<section id="$1" class="card" aria-labelledby="$1-h"><h2 id="$1-h">',
+    );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark"><meta name="kbsync-csrf" content="${esc(o.csrf)}">
-<title>kbsync watch</title><link rel="stylesheet" href="/assets/page.css"><script src="/assets/page.js" defer></script></head>
+<title>kbsync watch</title><link rel="icon" href="/assets/icon.svg"><link rel="stylesheet" href="/assets/page.css"><script src="/assets/page.js" defer></script></head>
 <body><a class="skip" href="#main">Skip to the content</a>
 <header><h1>kbsync watch</h1><p id="live" role="status" aria-live="polite" data-pid="${m.daemon.pid}" data-started="${esc(m.daemon.startedAt)}">${badge('ok', 'running')} page made ${when(m.generatedAt)}</p></header>
 <main id="main">${regions}

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../shared/logger.js';
 import type { ExplainAnswer } from '../../explain-answer.js';
-import { PAGE_HEADERS, SESSION_COOKIE, type PageAccess } from './access.js';
-import { PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
+import { PAGE_HEADERS, SESSION_COOKIE, sameOrigin, type PageAccess } from './access.js';
+import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
 import { esc } from './html.js';
 import { REGIONS, renderPage, renderRegion, type Region } from './page-html.js';
 import type { PageModel } from './page-model.js';
@@ -57,7 +57,7 @@ export function createDaemonPage(o: { access: PageAccess; deps: PageDeps; logger
       res,
       status,
       'text/html; charset=utf-8',
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>kbsync watch: sign in</title><link rel="stylesheet" href="/assets/page.css"></head>
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>kbsync watch: sign in</title><link rel="icon" href="/assets/icon.svg"><link rel="stylesheet" href="/assets/page.css"></head>
 <body><main id="main"><section class="card"><h1>kbsync watch</h1><p>${esc(note)}</p><p class="small">${esc(hint)}</p>
 ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">Token (watch.httpToken)</label><div class="row"><input id="token" name="token" type="password" required autocomplete="current-password"><button type="submit">Sign in</button></div></form>'}
 </section></main></body></html>\n`,
@@ -67,18 +67,19 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     const method = req.method ?? 'GET';
     if (path === '/assets/page.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/assets/page.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_STYLE);
+    if (path === '/assets/icon.svg' || path === '/favicon.ico') return send(res, 200, 'image/svg+xml', PAGE_ICON);
     if (path === '/login' && method === 'POST') {
-      void readBody(req).then((body) => {
-        const token = new URLSearchParams(body ?? '').get('token') ?? '';
-        const origin = req.headers.origin;
-        const sameSite = origin === undefined || new URL(origin).host === req.headers.host;
-        if (!sameSite || !access.tokenMatches(token) || access.sessionValue === null)
-          return signIn(res, 401, 'That is not the token.', 'The token is watch.httpToken (or KBSYNC_HTTP_TOKEN) of this daemon.');
-        send(res, 303, 'text/plain; charset=utf-8', 'signed in\n', {
-          location: '/',
-          'set-cookie': `${SESSION_COOKIE}=${access.sessionValue}; HttpOnly; SameSite=Strict; Path=/`,
-        });
-      }, failed(res));
+      readBody(req)
+        .then((body) => {
+          const token = new URLSearchParams(body ?? '').get('token') ?? '';
+          if (!sameOrigin(req) || !access.tokenMatches(token) || access.sessionValue === null)
+            return signIn(res, 401, 'That is not the token.', 'The token is watch.httpToken (or KBSYNC_HTTP_TOKEN) of this daemon.');
+          send(res, 303, 'text/plain; charset=utf-8', 'signed in\n', {
+            location: '/',
+            'set-cookie': `${SESSION_COOKIE}=${access.sessionValue}; HttpOnly; SameSite=Strict; Path=/`,
+          });
+        })
+        .catch(failed(res));
       return;
     }
     const refused = access.refusal(req);
@@ -93,7 +94,10 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
       if (path === '/api/explain') {
         const asked = new URL(req.url ?? '/', 'http://x').searchParams.get('path')?.trim() ?? '';
         if (asked === '') return json(res, 400, { error: 'path_required', hint: 'GET /api/explain?path=source/path' });
-        deps.explain(asked).then((a) => json(res, a.found ? 200 : 404, a), failed(res));
+        deps
+          .explain(asked)
+          .then((a) => json(res, a.found ? 200 : 404, a))
+          .catch(failed(res));
         return;
       }
       return json(res, 404, { error: 'not_found' });
@@ -111,23 +115,28 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
       return json(res, 202, deps.rescan());
     }
     if (path === '/api/query') {
-      void readBody(req).then(async (body) => {
-        let text = '';
-        try {
-          text = String((JSON.parse(body ?? '') as { text?: unknown }).text ?? '').trim();
-        } catch {
-          // not JSON: answered below
-        }
-        if (text === '') return json(res, 400, { error: 'text_required', hint: 'POST /api/query {"text": "what to search for"}' });
-        try {
-          const answer = await deps.query(text);
-          json(res, 200, answer);
-        } catch (err) {
-          const code = (err as { code?: unknown }).code;
-          json(res, 409, { error: typeof code === 'string' ? code : 'query_failed', message: err instanceof Error ? err.message : String(err) });
-        }
-        live.changed();
-      }, failed(res));
+      readBody(req)
+        .then(async (body) => {
+          let text = '';
+          try {
+            text = String((JSON.parse(body ?? '') as { text?: unknown }).text ?? '').trim();
+          } catch {
+            // not JSON: answered below
+          }
+          if (text === '') return json(res, 400, { error: 'text_required', hint: 'POST /api/query {"text": "what to search for"}' });
+          try {
+            const answer = await deps.query(text);
+            json(res, 200, answer);
+          } catch (err) {
+            const code = (err as { code?: unknown }).code;
+            json(res, 409, {
+              error: typeof code === 'string' ? code : 'query_failed',
+              message: err instanceof Error ? err.message : String(err),
+            });
+          }
+          live.changed();
+        })
+        .catch(failed(res));
       return;
     }
     req.resume();
@@ -136,7 +145,8 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
 
   return {
     handle(req, res, path) {
-      if (path !== '/' && path !== '/login' && !path.startsWith('/assets/') && !path.startsWith('/api/')) return false;
+      if (path !== '/' && path !== '/login' && path !== '/favicon.ico' && !path.startsWith('/assets/') && !path.startsWith('/api/'))
+        return false;
       try {
         routes(req, res, path);
       } catch (err) {

@@ -7,7 +7,10 @@ import { count, esc } from './html.js';
 export function spendChart(days: readonly { day: string; credits: number }[], dayCap: number): string {
   const width = 600;
   const height = 160;
-  const top = Math.max(1, dayCap, ...days.map((d) => d.credits));
+  const most = Math.max(1, ...days.map((d) => d.credits));
+  // A cap far above the spend would flatten every bar: then the chart is scaled to the spend and says so.
+  const capShown = dayCap <= most * 2;
+  const top = capShown ? Math.max(most, dayCap) : most * 1.1;
   const barW = width / Math.max(1, days.length);
   const y = (v: number): number => height - (v / top) * (height - 10);
   const bars = days
@@ -26,10 +29,12 @@ export function spendChart(days: readonly { day: string; credits: number }[], da
     .join('');
   return (
     `<svg class="chart" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${esc(label)}">` +
-    `${bars}<line class="cap" x1="0" x2="${width}" y1="${capY}" y2="${capY}"/></svg>` +
-    `<p class="chart-legend">${esc(label)} <span class="legend-cap">dashed line: day cap</span></p>` +
+    `${bars}${capShown ? `<line class="cap" x1="0" x2="${width}" y1="${capY}" y2="${capY}"/>` : ''}</svg>` +
+    `<p class="chart-legend">${esc(label)} ${capShown ? 'The dashed line is the day cap.' : 'The day cap is above the top of the chart.'}</p>` +
     `<details><summary>Figures per day</summary>${
-      rows === '' ? '<p>No credits spent in these days.</p>' : `<table><thead><tr><th scope="col">UTC day</th><th scope="col" class="num">credits</th></tr></thead><tbody>${rows}</tbody></table>`
+      rows === ''
+        ? '<p>No credits spent in these days.</p>'
+        : `<table><thead><tr><th scope="col">UTC day</th><th scope="col" class="num">credits</th></tr></thead><tbody>${rows}</tbody></table>`
     }</details>`
   );
 }

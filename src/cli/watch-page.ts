@@ -75,6 +75,7 @@ export async function createWatchPage(o: {
           client,
           logger: deps.logger,
         });
+        source.invalidate();
         const used = state.creditsUsed(null);
         return { results, credits: { day: used.day, month: used.month, caps: capsOf(deps.config) } };
       },

@@ -1,5 +1,4 @@
 import type { ResolvedConfig } from '../../../config/schema.js';
-import type { StatusReport } from '../../../sync/report/status.js';
 import type { TrackedFile } from '../../../sync/types.js';
 import type { DaemonSnapshot } from '../../snapshot.js';
 
@@ -41,7 +40,7 @@ export type PageModel = {
     deferred: DaemonSnapshot['deferred'];
   };
   health: Pick<DaemonSnapshot, 'target' | 'lastError' | 'lastSuccessAt' | 'watches' | 'counters' | 'config'> & {
-    outbox: StatusReport['outbox'];
+    outbox: { pending: number; unknown: number };
   };
   cycles: CycleRow[];
   recent: { source: string; path: string; action: string; reason: string; at: string; remoteStatus: string | null }[];
@@ -67,7 +66,9 @@ function lastDays(nowMs: number): string[] {
 }
 
 export function pageModel(o: {
-  report: StatusReport;
+  /** Credits used today and this month, and the caps. */
+  credits: { day: number; month: number; caps: { run: number; day: number; month: number } };
+  outbox: { pending: number; unknown: number };
   tracked: readonly TrackedFile[];
   config: ResolvedConfig;
   snapshot: DaemonSnapshot;
@@ -80,7 +81,7 @@ export function pageModel(o: {
   http: string | null;
   nowMs: number;
 }): PageModel {
-  const { report, snapshot: s, config } = o;
+  const { snapshot: s, config } = o;
   const rows = new Map<string, SourceRow>();
   for (const src of config.sources) {
     const w = s.watches.find((x) => x.source === src.name);
@@ -149,7 +150,7 @@ export function pageModel(o: {
     const row = rows.get(source) as SourceRow;
     row.skipped = [...reasons].map(([reason, files]) => ({ reason, files })).sort((a, b) => b.files - a.files);
   }
-  const caps = report.credits.caps;
+  const caps = o.credits.caps;
   return {
     generatedAt: new Date(o.nowMs).toISOString(),
     daemon: { pid: s.pid, startedAt: s.startedAt, version: o.version, configPath: o.configPath, ready: s.ready, http: o.http },
@@ -160,9 +161,9 @@ export function pageModel(o: {
         const d = o.byDay.get(day);
         return { day, credits: d === undefined ? 0 : d.spent + d.reserved };
       }),
-      day: report.credits.day,
+      day: o.credits.day,
       dayCap: caps.day,
-      month: report.credits.month,
+      month: o.credits.month,
       monthCap: caps.month,
       runCap: caps.run,
       deferred: s.deferred,
@@ -174,7 +175,7 @@ export function pageModel(o: {
       watches: s.watches,
       counters: s.counters,
       config: s.config,
-      outbox: report.outbox,
+      outbox: o.outbox,
     },
     cycles: [...o.cycles],
     recent: recent.map((f) => ({

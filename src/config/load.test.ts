@@ -296,6 +296,7 @@ describe('loadConfig: the resolved config', () => {
         shutdownGraceSeconds: 10,
         schedule: null,
         webhookSecret: null,
+        httpToken: null,
       },
       limits: { maxFileBytes: null },
     });

@@ -134,7 +134,7 @@ export function register(program: Command, ctx: CliContext): void {
             page = await createWatchPage({
               session,
               listen,
-              token: ctx.env.KBSYNC_HTTP_TOKEN || config.watch.httpToken,
+              token: config.watch.httpToken ?? (ctx.env.KBSYNC_HTTP_TOKEN || null),
               configPath: configPathOf(cmd, ctx).absolute,
               snapshot: () => snapshot,
               controls: () => controls,

@@ -21,7 +21,8 @@ export function createExplainer(o: {
   const { gate } = o;
   const explain = async (path: string): Promise<ExplainAnswer> => {
     const tracked = await o.keptIndex();
-    if (tracked === null) return { path, found: false, text: 'the daemon has not read its tracked files yet: ask again after its first sync' };
+    if (tracked === null)
+      return { path, found: false, text: 'the daemon has not read its tracked files yet: ask again after its first sync' };
     const { plan } = await preparePlan(o.deps, null, { tracked });
     const exact = findItems(plan, path);
     const items = exact.length > 0 ? exact : findEnclosingSkips(plan, path);
@@ -35,7 +36,10 @@ export function createExplainer(o: {
     return {
       path,
       found: true,
-      text: exact.length > 0 ? text : `${printable(path)} is inside a folder that is skipped as a whole (its files are not looked at):\n\n${text}`,
+      text:
+        exact.length > 0
+          ? text
+          : `${printable(path)} is inside a folder that is skipped as a whole (its files are not looked at):\n\n${text}`,
     };
   };
   return async (path) => {

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import axe from 'axe-core';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium: playwright's own browser downloads cannot run here. */
@@ -47,7 +47,7 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
 }
 
 /** The axe-core source, evaluated in the page (a script tag would be refused by the page's own CSP). */
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE = axe.source;
 
 /** axe-core's violations of the page's current DOM that are serious or critical. */
 export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; nodes: string[] }[]> {

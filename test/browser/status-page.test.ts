@@ -97,6 +97,7 @@ describe('kbsync watch --http: the status page in a browser', () => {
     await until('report.docx needs attention', async () => (await text(page, '#attention')).includes('docs/report.docx'));
     const bad = page.locator('#attention tbody tr', { hasText: 'report.docx' });
     expect(await bad.textContent()).toMatch(/failed.*could not process it: parse_failed/);
+    expect(await bad.textContent()).toContain('a retry would fail the same way: fix the file');
 
     // Explain, by keyboard alone: Tab to the box, type, Enter.
     let tabs = 0;

@@ -83,7 +83,7 @@ function attention(m: PageModel): string {
   if (m.attention.length === 0) return `<h2>Needs attention</h2><p>${badge('ok', 'nothing')} needs attention.</p>`;
   const rows = m.attention.map(
     (a) =>
-      `<tr><td>${badge(a.what === 'failed' ? 'bad' : 'warn', a.what)}</td><th scope="row"><code>${esc(`${a.source}/${a.path}`)}</code></th><td>${esc(a.reason)}</td>` +
+      `<tr><td>${badge(a.what === 'failed' ? 'bad' : 'warn', a.what)}</td><th scope="row"><code>${esc(`${a.source}/${a.path}`)}</code></th><td>${esc(a.reason)}${a.next === null ? '' : `<div class="small">${esc(a.next)}</div>`}</td>` +
       `<td><button type="button" class="explain-this" data-path="${esc(`${a.source}/${a.path}`)}">Explain</button></td></tr>`,
   );
   const more = m.attentionMore > 0 ? `<p>and ${count(m.attentionMore)} more (all: <code>kbsync audit</code>).</p>` : '';

@@ -1,6 +1,8 @@
 import type { ResolvedConfig } from '../../../config/schema.js';
 import type { TrackedFile } from '../../../sync/types.js';
 import type { DaemonSnapshot } from '../../snapshot.js';
+import { processingErrorClass } from '../../../shared/processing-errors.js';
+import { costOf } from '../../../shared/plans.js';
 
 /** One source as the page shows it: where it is, how it is watched, its files by state. */
 export type SourceRow = {
@@ -19,7 +21,14 @@ export type SourceRow = {
 };
 
 /** A file the page lists as needing attention, with its reason (the words of the plan and the service). */
-export type AttentionRow = { source: string; path: string; what: 'failed' | 'deferred' | 'skipped'; reason: string };
+export type AttentionRow = {
+  source: string;
+  path: string;
+  what: 'failed' | 'deferred' | 'skipped';
+  reason: string;
+  /** For a failed copy: whether a retry may pass, and what happens next. */
+  next: string | null;
+};
 
 /** The last cycles, newest first. */
 export type CycleRow = NonNullable<DaemonSnapshot['lastSync']>;
@@ -144,6 +153,7 @@ export function pageModel(o: {
         path: f.path,
         what,
         reason: what === 'failed' && f.remoteError ? `the service could not process it: ${f.remoteError}` : (f.lastReason ?? action),
+        next: what === 'failed' ? retryVerdict(f, config.upload.maxReprocessAttempts) : null,
       });
   }
   for (const [source, reasons] of skips) {
@@ -198,4 +208,13 @@ function keepNewest(list: TrackedFile[], f: TrackedFile): void {
   while (i > 0 && (list[i - 1] as TrackedFile).updatedAt < f.updatedAt) i--;
   list.splice(i, 0, f);
   if (list.length > RECENT_SHOWN) list.pop();
+}
+
+/** Whether reprocessing a failed copy may pass, in words: a permanent error is not retried at all. */
+function retryVerdict(f: TrackedFile, max: number): string {
+  if (processingErrorClass(f.remoteError) === 'permanent')
+    return 'a retry would fail the same way: fix the file; it is uploaded again when it changes';
+  if (f.reprocessAttempts < max)
+    return `reprocessed by the daemon (attempt ${f.reprocessAttempts + 1} of ${max}, ${costOf({ kind: 'reprocess' })} credits)`;
+  return `reprocessed ${f.reprocessAttempts} of ${max} times (upload.maxReprocessAttempts): raise it to retry`;
 }

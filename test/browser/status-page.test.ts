@@ -162,6 +162,20 @@ describe('kbsync watch --http: the status page in a browser', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(index.body).not.toMatch(/<script>|<script(?![^>]*\bsrc=)|\son[a-z]+=/i);
 
+    // GET /api/status is the document of `kbsync status --json` (but the heartbeat's age, read at another instant).
+    const env = { env: { KBSYNC_WEBHOOK_SECRET: WEBHOOK_SECRET } };
+    const withoutBeat = (doc: { daemon: { heartbeat?: unknown } | null }) => ({ ...doc, daemon: { ...doc.daemon, heartbeat: null } });
+    const apiStatus = async () =>
+      JSON.parse((await rawRequest(port, '/api/status', { headers: host })).body) as {
+        tracked: { byRemoteStatus: Record<string, number> };
+      };
+    // Read once the remote processing has settled, so that both reads see the same rows.
+    await until('both files processed', async () => (await apiStatus()).tracked.byRemoteStatus.processed === 2);
+    const api = (await apiStatus()) as unknown as Parameters<typeof withoutBeat>[0];
+    const cli = JSON.parse((await runKbsync(['status', '--json', '-c', ws.configPath], ws.root, env)).stdout) as typeof api;
+    expect(api.daemon).not.toBeNull();
+    expect(withoutBeat(api)).toEqual(withoutBeat(cli));
+
     // DNS rebinding: a name that resolves to 127.0.0.1 is not this daemon's address.
     for (const path of ['/', '/api/status', '/api/events'])
       expect((await rawRequest(port, path, { headers: { host: `evil.example:${port}` } })).status).toBe(403);

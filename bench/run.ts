@@ -34,6 +34,8 @@ import { convertSyncFigures } from './convert-sync-figures.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
+import type { StatusPageBenchResult } from './status-page.js';
+import { statusPageFigures } from './status-page-figures.js';
 import { hostileFigures } from './hostile-figures.js';
 import type { HostileIngestResult } from './hostile-ingest.js';
 import type { ServiceStartResult } from './service-start.js';
@@ -97,6 +99,11 @@ add(
   daemonPlanFigures(
     inChild<DaemonPlanResult>('kbsync plan beside kbsync watch', './daemon-plan.js', 'runDaemonPlanBench', { files, full, runs }),
   ),
+);
+
+// The status page of kbsync watch --http: its first GET / at 10,000 tracked files, on the daemon's side.
+add(
+  statusPageFigures(inChild<StatusPageBenchResult>('status page first paint', './status-page.js', 'runStatusPageBench', { files: 10_000 })),
 );
 
 const upload = inChild<UploadMemoryResult>('upload memory (1 GiB)', './upload-memory.js', 'runUploadMemoryBench');

@@ -35,7 +35,7 @@ declare const KBSYNC_BUNDLED_VERSION: string | undefined;
  * The version in package.json: written into the bundle when it is built (reading the file cost every
  * command start-up time), else read from two folders up (src/cli and dist/cli).
  */
-function packageVersion(): string {
+export function packageVersion(): string {
   if (typeof KBSYNC_BUNDLED_VERSION === 'string') return KBSYNC_BUNDLED_VERSION;
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return String((JSON.parse(text) as { version?: unknown }).version ?? '0.0.0');

@@ -24,6 +24,7 @@ const AT_START: { test: (key: string) => boolean; why: string }[] = [
   { test: (k) => k === 'target' || k.startsWith('target.'), why: 'the target (service, dataset) is opened at start' },
   { test: (k) => k === 'watch.watcher', why: 'the watcher library is loaded at start' },
   { test: (k) => k === 'watch.webhookSecret', why: 'the --http server takes its webhook secret at start' },
+  { test: (k) => k === 'watch.httpToken', why: 'the --http server takes its page token at start' },
 ];
 
 /**

@@ -36,7 +36,7 @@ resolved, with secrets redacted.
   key (a secret's value never) and syncs everything under the new config. An invalid file is logged
   with each problem's \`FILE:LINE\` and the daemon runs on with the config it has. A change to
   \`state\`, \`target.*\` (but a remote target's \`apiKey\`/\`apiKeyFile\`), \`watch.watcher\` or
-  \`watch.webhookSecret\` (and, on a PostgreSQL state, a source added or removed) needs a restart: the
+  \`watch.webhookSecret\`, \`watch.httpToken\` (and, on a PostgreSQL state, a source added or removed) needs a restart: the
   whole edit is refused, with a log line saying so.
 `;
 

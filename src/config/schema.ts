@@ -295,6 +295,15 @@ export const Watch = z
       .describe(
         'The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.',
       ),
+    /** The token the status page of `watch --http` (`/` and `/api/*`) asks for: required when --http is bound to an address other than loopback, and whenever it is set; write `${KBSYNC_HTTP_TOKEN}` (the variable is also read when this is unset). At least 16 characters. /healthz, /readyz and /metrics never ask for it. @default null */
+    httpToken: z
+      .string()
+      .min(16, 'at least 16 characters (for example: openssl rand -hex 24)')
+      .nullable()
+      .default(null)
+      .describe(
+        'The token the status page of `watch --http` (`/` and `/api/*`) asks for: required when --http is bound to an address other than loopback, and whenever it is set; write `${KBSYNC_HTTP_TOKEN}` (the variable is also read when this is unset). At least 16 characters. /healthz, /readyz and /metrics never ask for it.',
+      ),
   })
   .prefault({});
 

@@ -111,6 +111,7 @@ reindex:
 # in flight get shutdownGraceSeconds to finish. schedule: a cron expression (UTC) of the minutes in
 # which syncs may run, e.g. "* 22-23,0-5 * * *"; null means any time. webhookSecret: the whsec_ secret
 # of the webhooks that watch --http accepts on POST /webhooks (write \${KBSYNC_WEBHOOK_SECRET}, not the secret).
+# httpToken: the token of the status page at / when --http is not loopback (write \${KBSYNC_HTTP_TOKEN}).
 watch:
   debounceMs: 1500
   rescanMinutes: 60
@@ -121,6 +122,7 @@ watch:
   shutdownGraceSeconds: 10
   schedule: null
   webhookSecret: null
+  httpToken: null
 
 # Largest file to upload, in bytes; null means the plan's limit. A document's conversion is
 # stopped past its time (seconds) or memory (MB) limit, and the file skipped until it changes.

@@ -9,6 +9,18 @@ import { startPlanServer } from './plan-server.js';
 import { createConfigReloader, type ConfigReloader, type ReloadRequests } from './reload.js';
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
+import type { ExplainAnswer } from './explain-answer.js';
+
+/** What the daemon's host (its status page) may ask of the generation in force. */
+export type DaemonControls = {
+  /** A full cycle as soon as none runs. */
+  rescan(): void;
+  /** True while a sync cycle runs. */
+  running(): boolean;
+  explain(path: string): Promise<ExplainAnswer>;
+  /** The deps the cycles use now (a reload swaps their config and client). */
+  deps(): SyncDeps;
+};
 
 export type DaemonOptions = {
   /** Aborted to shut down (SIGTERM, SIGINT). */
@@ -19,6 +31,8 @@ export type DaemonOptions = {
    * force only, and never after runWatchDaemon has settled (see publishGate).
    */
   onSnapshot?: (snapshot: DaemonSnapshot) => void;
+  /** Called once the first generation has started, with what the daemon's host may ask of it. */
+  onControls?: (controls: DaemonControls) => void;
   nowMs?: () => number;
   /** Config reload: the file read again at each request (SIGHUP) and, with `watchFile`, when it changes. */
   reload?: {
@@ -112,6 +126,12 @@ async function runDaemon(deps: SyncDeps, o: DaemonOptions, gate: PublishGate): P
   // and is answered by the generation in force from what it holds in memory.
   const plans = await startPlanServer({ localStatePath: localStatePath(deps.config), answer: (req) => gen.answer(req), logger });
   const { snapshot } = gen.ctx;
+  o.onControls?.({
+    rescan: () => gen.scheduler.soon('rescan'),
+    running: () => gen.scheduler.state().running,
+    explain: (path) => gen.explain(path),
+    deps: () => live,
+  });
   let fatal: unknown = null;
   // A reload making the daemon's parts again; the shutdown waits for it before it closes them.
   let remaking: Promise<void> = Promise.resolve();

@@ -9,6 +9,7 @@ import type { FileLines } from './file-lines.js';
 import { createGitPoll } from './git-poll.js';
 import { createDaemonWatching, type DaemonWatching } from './watching.js';
 import { createPlanAnswerer, cycleAlone } from './plan-answer.js';
+import { createExplainer, type ExplainAnswer } from './explain-answer.js';
 import type { PlanReply, PlanRequest } from './plan-socket.js';
 
 /**
@@ -21,6 +22,8 @@ export type DaemonGeneration = {
   scheduler: Scheduler;
   /** Answers `kbsync plan` from this generation's kept index (plan-answer.ts). */
   answer(req: PlanRequest): Promise<PlanReply>;
+  /** Explains a path as `kbsync explain` does, from this generation's kept index (explain-answer.ts). */
+  explain(path: string): Promise<ExplainAnswer>;
   /** Stops the git timers and the watchers (the scheduler goes on). */
   closeWatchers(): Promise<void>;
   /** Stops the scheduler (at once: no cycle starts after this call), the git timers and the watchers. */
@@ -70,6 +73,7 @@ export async function startGeneration(
   await watchers.start();
   const eventsSeeAll = (): boolean => ctx.snapshot.watches.every((watch) => watch.backend === 'events');
   const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, eventsSeeAll, logger });
+  const explain = createExplainer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, cycleEnded: () => scheduler.current() });
 
   // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
   const gitPoll = createGitPoll(ctx);
@@ -85,6 +89,7 @@ export async function startGeneration(
     cycle,
     scheduler,
     answer,
+    explain,
     closeWatchers,
     async close() {
       const stopped = scheduler.stop();

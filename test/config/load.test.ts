@@ -297,6 +297,7 @@ describe('loadConfig: the resolved config', () => {
         shutdownGraceSeconds: 10,
         schedule: null,
         webhookSecret: null,
+        httpToken: null,
       },
       limits: { maxFileBytes: null, convertSeconds: 120, convertMemoryMb: 512 },
     });

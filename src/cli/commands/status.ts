@@ -5,13 +5,6 @@ import { configPathOf, loadCommandConfig } from '../config-option.js';
 import { ConfigError } from '../../config/errors.js';
 import { errorDocument, reportError } from '../exit.js';
 import { withSession } from '../session.js';
-import type { PgStateStore } from '../../sync/state/pg/index.js';
-import type { RunnerStatus } from '../../sync/report/status.js';
-
-/** The shared state's runners as `status` shows them. */
-function runnersOf(state: PgStateStore): RunnerStatus[] {
-  return state.runners().map(({ id, host, pid, scope, ...rest }) => ({ id, host, pid, sources: scope, ...rest }));
-}
 import { isPostgresUrl, localStatePath } from '../../shared/state-url.js';
 
 /** `kbsync status`: tracked files, pending work, credits spent per period, the last run. No remote call. */
@@ -35,19 +28,9 @@ export function register(program: Command, ctx: CliContext): void {
         cmd,
         ctx,
         async ({ state, config }) => {
-          const { capsOf } = await import('../../sync/executor/index.js');
-          const { statusReport, formatStatus } = await import('../../sync/report/status.js');
-          const tracked = [...state.loadTrackedFiles().values()];
-          const report = statusReport({
-            tracked,
-            lastRun: state.lastRun('sync'),
-            credits: state.creditsUsed(null),
-            caps: capsOf(config),
-            outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
-            daemon,
-            entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
-            ...('runners' in state ? { runners: runnersOf(state as PgStateStore) } : {}),
-          });
+          const { formatStatus } = await import('../../sync/report/status.js');
+          const { statusDocument } = await import('../../watch/http/page/status-document.js');
+          const { report } = statusDocument(state, config, daemon);
           if (options.json === true) writeJson(ctx, report);
           else writeLines(ctx, formatStatus(report));
         },

@@ -4,6 +4,8 @@ import { EXIT } from '../exit.js';
 import { configPathOf, loadCommandConfig } from '../config-option.js';
 import { withSession } from '../session.js';
 import { localStatePath } from '../../shared/state-url.js';
+import type { DaemonControls } from '../../watch/daemon.js';
+import type { createWatchPage } from '../watch-page.js';
 
 /**
  * `kbsync watch`: the daemon. A first sync, then a sync cycle after each settled burst of changes, each
@@ -19,7 +21,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option(
       '--http <host:port>',
-      'serve /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464',
+      'serve the status page at /, its /api/status and /api/events, /healthz, /readyz, /metrics (Prometheus) and, with watch.webhookSecret, POST /webhooks on this address, e.g. 127.0.0.1:9464 (off loopback the page needs watch.httpToken)',
     )
     .action(async (options: { http?: string }, cmd: Command) => {
       // SIGHUP reloads the config (its default action would end the process); one that comes before the
@@ -105,7 +107,9 @@ export function register(program: Command, ctx: CliContext): void {
         };
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
-        let http: { address: string; close(): Promise<void> } | null = null;
+        let http: { address: string; port: number; close(): Promise<void> } | null = null;
+        let controls: DaemonControls | null = null;
+        let page: Awaited<ReturnType<typeof createWatchPage>> | null = null;
         try {
           if (listen !== null) {
             const { startDaemonHttp } = await import('../../watch/http/http-server.js');
@@ -127,11 +131,22 @@ export function register(program: Command, ctx: CliContext): void {
                     outcomes[answer.outcome] = (outcomes[answer.outcome] ?? 0) + 1;
                     return answer;
                   };
-            http = await startDaemonHttp({ ...listen, ready: () => readiness(snapshot), metrics, webhooks });
+            const { createWatchPage } = await import('../watch-page.js');
+            page = await createWatchPage({
+              session,
+              listen,
+              token: config.watch.httpToken ?? (ctx.env.KBSYNC_HTTP_TOKEN || null),
+              configPath: configPathOf(cmd, ctx).absolute,
+              snapshot: () => snapshot,
+              controls: () => controls,
+              http: () => http,
+            });
+            if (page.warning !== null) logger.warn({ address: options.http }, page.warning);
+            http = await startDaemonHttp({ ...listen, ready: () => readiness(snapshot), metrics, webhooks, page: page.page });
             httpAddress = http.address;
             logger.info(
               { address: http.address, webhooks: secret !== null },
-              `http listening: /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`,
+              `http listening: the status page at /, /healthz /readyz /metrics${secret === null ? '' : ' and POST /webhooks'}`,
             );
           }
           const result = await runWatchDaemon(session, {
@@ -153,7 +168,10 @@ export function register(program: Command, ctx: CliContext): void {
             onSnapshot: (s) => {
               snapshot = s;
               save(null);
+              page?.noteSnapshot(s);
+              page?.page.changed();
             },
+            onControls: (c) => (controls = c),
           }).finally(() => save(new Date().toISOString()));
           ctx.exitCode = EXIT.ok;
           if (result.graceExpired) {

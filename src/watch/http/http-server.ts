@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { KbsyncError } from '../../shared/errors.js';
 import type { DaemonSnapshot } from '../snapshot.js';
+import type { DaemonPage } from './page/page-routes.js';
 
 // The CommonJS module: an ES import of node:http reads its lazy WebSocket exports, which load Node's own undici (~20 ms).
 const { createServer } = process.getBuiltinModule('node:http');
@@ -15,7 +16,7 @@ export function parseListenAddress(value: string): { host: string; port: number 
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
 }
 
-export type DaemonHttp = { address: string; close(): Promise<void> };
+export type DaemonHttp = { address: string; port: number; close(): Promise<void> };
 
 /** Largest webhook body read; a larger delivery is refused (413) unread. */
 const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
@@ -41,7 +42,8 @@ export function readiness(s: DaemonSnapshot | null): Readiness {
 /**
  * The daemon's HTTP endpoints: GET /healthz (200 while the process runs), GET /readyz (200 once the first
  * sync cycle has ended, 503 before and while the target does not answer), GET /metrics (Prometheus text format), POST /webhooks (signed
- * deliveries, when watch.webhookSecret is set; a 404 otherwise). Anything else is a 404.
+ * deliveries, when watch.webhookSecret is set; a 404 otherwise), and with `page` the status page at `/`
+ * and its `/api/*` (page/page-routes.ts). Anything else is a 404.
  */
 export async function startDaemonHttp(o: {
   host: string;
@@ -55,9 +57,11 @@ export async function startDaemonHttp(o: {
   };
   metrics: Registry;
   webhooks?: WebhookHandler | null;
+  page?: DaemonPage | null;
 }): Promise<DaemonHttp> {
+  const probes = new Set(['/healthz', '/readyz', '/metrics', '/webhooks']);
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     const send = (status: number, type: string, body: string): void => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
@@ -78,6 +82,7 @@ export async function startDaemonHttp(o: {
       );
       return;
     }
+    if (!probes.has(path) && o.page?.handle(req, res, path) === true) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'application/json', '{"error":"method_not_allowed"}\n');
     if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}\n');
     if (path === '/readyz') {
@@ -108,8 +113,10 @@ export async function startDaemonHttp(o: {
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
     address: `${host}:${addr.port}`,
+    port: addr.port,
     close: () =>
       new Promise<void>((resolve) => {
+        o.page?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -5,7 +5,7 @@ import { Config } from './schema.js';
 import { defOf, shapeOf, unwrap } from './schema-walk.js';
 
 const DOC = new URL('../../docs/config.md', import.meta.url);
-const SCHEMA_SOURCE = new URL('./schema.ts', import.meta.url);
+const SCHEMA_SOURCES = [new URL('./schema.ts', import.meta.url), new URL('./limits-schema.ts', import.meta.url)];
 
 /** Every field of the schema, with its dotted path and description. */
 function fields(): { path: string; description: string | undefined }[] {
@@ -44,8 +44,8 @@ describe('docs/config.md', () => {
     expect(fields().length).toBeGreaterThan(30);
   });
 
-  it('keeps each TSDoc comment in schema.ts in step with its .describe() text', () => {
-    const source = readFileSync(SCHEMA_SOURCE, 'utf8');
+  it('keeps each TSDoc comment in schema.ts (and limits-schema.ts) in step with its .describe() text', () => {
+    const source = SCHEMA_SOURCES.map((file) => readFileSync(file, 'utf8')).join('\n');
 
     for (const field of fields()) {
       expect(source, field.path).toContain(`/** ${field.description}`);

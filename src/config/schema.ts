@@ -4,6 +4,7 @@ import { PLANS } from '../shared/plans.js';
 import { webhookSecretKey } from '../shared/webhooks.js';
 import { cronProblem } from '../shared/cron.js';
 import { isRecord } from './is-record.js';
+import { Limits } from './limits-schema.js';
 import { CONVERT_TYPES } from '../shared/file-types.js';
 
 /**
@@ -307,31 +308,7 @@ export const Watch = z
   })
   .prefault({});
 
-export const Limits = z
-  .strictObject({
-    /** Largest file to upload; null means the plan's limit from docs/api.md. @default null */
-    maxFileBytes: z
-      .number()
-      .int()
-      .positive()
-      .nullable()
-      .default(null)
-      .describe("Largest file to upload; null means the plan's limit from docs/api.md."),
-    /** Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed. @default 120 */
-    convertSeconds: z
-      .number()
-      .positive()
-      .default(120)
-      .describe("Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed."),
-    /** Largest JavaScript heap one document's conversion may use, in MB; past it the file is skip:convert-failed. @default 512 */
-    convertMemoryMb: z
-      .number()
-      .int()
-      .min(32)
-      .default(512)
-      .describe("Largest JavaScript heap one document's conversion may use, in MB; past it the file is skip:convert-failed."),
-  })
-  .prefault({});
+export { Limits } from './limits-schema.js';
 
 export const Config = z
   .strictObject({

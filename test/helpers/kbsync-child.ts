@@ -20,9 +20,10 @@ export type KbsyncChild = {
  * exec node in the end, so that the child's pid is kbsync's.
  */
 export function spawnKbsync(args: string[], cwd: string, extraEnv: Record<string, string> = {}, prefix: string[] = []): KbsyncChild {
-  // A kbsync process makes a test e2e: it belongs in an e2e/ folder, the e2e tier (docs/development.md, "Tests").
+  // A kbsync process makes a test e2e (or browser, which drives a real daemon): it belongs in an e2e/ folder
+  // or test/browser/, those tiers (docs/development.md, "Tests").
   const testPath = expect.getState().testPath ?? '';
-  if (!testPath.includes(`${sep}e2e${sep}`))
+  if (!testPath.includes(`${sep}e2e${sep}`) && !testPath.includes(`${sep}test${sep}browser${sep}`))
     throw new Error(`${testPath} starts a kbsync process: move it to the e2e/ folder beside it (docs/development.md, "Tests")`);
   // HOME is the test's folder; the compile cache (by default under ~/.cache) is kept out of it, where a
   // user's would be, so that what a test finds in its folder is what kbsync wrote there.

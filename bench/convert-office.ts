@@ -77,34 +77,53 @@ function timeTool(command: string, args: string[]): { ms: number; text: string }
   return { ms: median(times) ?? 0, text };
 }
 
-async function main(): Promise<void> {
-  const dir = process.argv[2] ?? join(repoRoot(), 'test/fixtures/convert');
+export type OfficeTypeFigure = { type: string; file: string; units: number; ms: number };
+export type DocToolFigure = { file: string; kb: number; oursMs: number; tools: { name: string; ms: number; theirWordsInOurs: number }[] };
+export type ConvertOfficeResult = { types: OfficeTypeFigure[]; doc: DocToolFigure[]; toolsMissing: string[] };
+
+const DOC_TOOLS = [
+  { name: 'catdoc', args: (f: string) => ['-d', 'utf-8', '-w', f] },
+  { name: 'antiword', args: (f: string) => ['-w', '0', '-m', 'UTF-8.txt', f] },
+];
+
+/** Each office type's units a second over the fixtures, and DOC beside catdoc and antiword (time, and how much of their text ours holds). */
+export async function runConvertOfficeBench(o: { dir?: string } = {}): Promise<ConvertOfficeResult> {
+  const dir = o.dir ?? join(repoRoot(), 'test/fixtures/convert');
   const files = readdirSync(dir).sort();
-  const tools = [
-    { name: 'catdoc', args: (f: string) => ['-d', 'utf-8', '-w', f] },
-    { name: 'antiword', args: (f: string) => ['-w', '0', '-m', 'UTF-8.txt', f] },
-  ].filter((t) => hasCommand(t.name));
-  console.log(`| DOC file | KB | convertDoc ms | ${tools.map((t) => `${t.name} ms | its words in ours | ours in its`).join(' | ')} |`);
+  const tools = DOC_TOOLS.filter((t) => hasCommand(t.name));
+  const doc: DocToolFigure[] = [];
   for (const f of files.filter((n) => n.endsWith('.doc') && !n.startsWith('encrypted'))) {
     const path = join(dir, f);
     const bytes = new Uint8Array(readFileSync(path));
     const ours = await timeConvert(convertDoc, bytes);
-    const cells = tools.map((t) => {
-      const ref = timeTool(t.name, t.args(path));
-      const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
-      return `${round1(ref.ms)} | ${pct(coverage(ours.markdown, ref.text))} | ${pct(coverage(ref.text, ours.markdown))}`;
+    doc.push({
+      file: f,
+      kb: Math.round(bytes.length / 1024),
+      oursMs: round1(ours.ms),
+      tools: tools.map((t) => {
+        const ref = timeTool(t.name, t.args(path));
+        return { name: t.name, ms: round1(ref.ms), theirWordsInOurs: Math.round(coverage(ours.markdown, ref.text) * 1000) / 10 };
+      }),
     });
-    console.log(`| ${f} | ${Math.round(bytes.length / 1024)} | ${round1(ours.ms)} | ${cells.join(' | ')} |`);
   }
+  const types: OfficeTypeFigure[] = [];
   for (const f of files.filter((n) => !n.startsWith('encrypted'))) {
     const type = f.split('.').pop() as keyof typeof CONVERTERS;
     const convert = CONVERTERS[type];
     if (convert === undefined) continue;
     const ours = await timeConvert(convert, new Uint8Array(readFileSync(join(dir, f))));
-    console.log(
-      `${type.toUpperCase()} ${f}: ${ours.units} units in ${round1(ours.ms)} ms (${Math.round((ours.units / Math.max(ours.ms, 0.01)) * 1000)} a second)`,
-    );
+    types.push({ type, file: f, units: ours.units, ms: round1(ours.ms) });
   }
+  return { types, doc, toolsMissing: DOC_TOOLS.filter((t) => !tools.includes(t)).map((t) => t.name) };
 }
 
-await main();
+async function main(): Promise<void> {
+  const r = await runConvertOfficeBench(process.argv[2] === undefined ? {} : { dir: process.argv[2] });
+  for (const d of r.doc)
+    console.log(
+      `DOC ${d.file} (${d.kb} KB): ${d.oursMs} ms; ${d.tools.map((t) => `${t.name} ${t.ms} ms, ${t.theirWordsInOurs}% of its words in ours`).join('; ')}`,
+    );
+  for (const t of r.types) console.log(`${t.type.toUpperCase()} ${t.file}: ${t.units} units in ${t.ms} ms`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

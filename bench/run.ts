@@ -31,6 +31,8 @@ import type { PdfRssResult, PdfSpeedResult } from './pdf-convert.js';
 import { pdfFigures } from './pdf-figures.js';
 import type { ConvertSyncResult } from './convert-sync.js';
 import { convertSyncFigures } from './convert-sync-figures.js';
+import type { ConvertOfficeResult } from './convert-office.js';
+import { convertOfficeFigures } from './convert-office-figures.js';
 import { figureLine, renderReport } from './report.js';
 import type { ScanBenchResult } from './scan.js';
 import { serviceStartFigures } from './service-start-figures.js';
@@ -178,6 +180,11 @@ add(
     inChild<PdfSpeedResult>('PDF conversion beside pdftotext', './pdf-convert.js', 'runPdfConvertBench', {}),
     inChild<PdfRssResult>('PDF conversion, peak RSS of a 500-page PDF', './pdf-convert.js', 'runPdfRssBench', {}),
   ),
+);
+
+// The office converters: units a second per type; DOC beside catdoc and antiword.
+add(
+  convertOfficeFigures(inChild<ConvertOfficeResult>('office, RTF and EPUB conversion', './convert-office.js', 'runConvertOfficeBench', {})),
 );
 
 // Conversions in the pipeline: a cold plan of 200 PDFs keeps every core busy; 10,000 unchanged converted documents plan as Markdown does.

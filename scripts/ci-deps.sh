@@ -3,7 +3,8 @@
 # run it once on a new machine (as root, or with sudo), .ci/run runs it before every CI run.
 #   scripts/ci-deps.sh [TIER...]           installs what the tiers need (default: every tier)
 #   scripts/ci-deps.sh --check [TIER...]   installs nothing: lists what is missing, exit 1 if anything
-# Tiers (docs/development.md, "Tests"): unit integration e2e image browser. The unit tier needs nothing.
+# Tiers (docs/development.md, "Tests"): unit integration e2e image browser; bench: the reference tools
+# `npm run bench` measures beside (pdftotext, catdoc, antiword). The unit tier needs nothing.
 set -euo pipefail
 
 # command:Debian package, per tier
@@ -13,8 +14,9 @@ declare -A NEEDS=(
   [e2e]="git:git"
   [image]="podman:podman crun:crun debootstrap:debootstrap unshare:util-linux"
   [browser]="chromium:chromium"
+  [bench]="pdftotext:poppler-utils catdoc:catdoc antiword:antiword"
 )
-ALL=(unit integration e2e image browser)
+ALL=(unit integration e2e image browser bench)
 
 check=0
 if [ "${1:-}" = --check ]; then

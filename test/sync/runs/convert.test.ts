@@ -82,6 +82,10 @@ describe('convert: documents reach the dataset as their Markdown', () => {
     expect(notes.map((r) => r.path)).toContain('decks/review.pptx');
     expect(notes.find((r) => r.path === 'decks/review.pptx')?.origin.heading).toMatch(/Slide \d+/);
     expect((await query(ws, 'The lamp was lit at dusk every evening'))[0]).toMatchObject({ path: 'books/lighthouse.epub' });
+    expect((await query(ws, 'frost heave and livestock rubbing against the coping'))[0]).toMatchObject({ path: 'reports/notes.pdf' });
+    expect((await query(ws, 'North pier strong eddies flow'))[0]).toMatchObject({ path: 'reports/flows.doc' });
+    expect((await query(ws, 'Волнолом измерено станций'))[0]).toMatchObject({ path: 'letters/russian.rtf' });
+    expect((await query(ws, 'Crew rota standby Müller'))[0]).toMatchObject({ path: 'sheets/budget.ods' });
 
     const explain = await ws.run('explain', 'bad/encrypted.pdf');
     expect(explain.stdout).toContain('skip:encrypted');

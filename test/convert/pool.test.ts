@@ -88,7 +88,10 @@ describe('the conversion pool', () => {
   it('answers a file whose thread died with a failure, and goes on', async () => {
     pool = createConvertPool({ workers: 2, timeLimitMs: 60_000, memoryLimitMb: 64, worker: STAND_IN });
     const answers = await Promise.all(['/1', '/x/crash', '/2', '/3'].map((absPath) => pool!.convert({ absPath, type: 'pdf' })));
-    expect(answers[1]).toMatchObject({ passing: true, result: { ok: false, skip: 'convert-failed', reason: expect.stringContaining('exited (code 3)') } });
+    expect(answers[1]).toMatchObject({
+      passing: true,
+      result: { ok: false, skip: 'convert-failed', reason: expect.stringContaining('exited (code 3)') },
+    });
     for (const i of [0, 2, 3]) expect(answers[i]).toMatchObject({ result: { reason: 'stand-in' } });
   });
 });

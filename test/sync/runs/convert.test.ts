@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, readFileSync, utimesSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -126,6 +126,13 @@ describe('convert: documents reach the dataset as their Markdown', () => {
     const edited = await ws.runJson('sync');
     expect(byPath(edited.report.items).get('reports/harbour.pdf')).toMatchObject({ action: 'upload', credits: 5 });
     expect(edited.report.summary.creditsSpent).toBe(5);
+
+    // The state lost: rebuilt from the listing (q3.pdf.md is q3.pdf's), nothing is bought again.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${ws.statePath}${suffix}`, { force: true });
+    const rebuilt = await ws.runJson('sync');
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.report.summary.creditsSpent).toBe(0);
+    expect(byPath(rebuilt.report.items).get('reports/harbour.pdf')).toMatchObject({ action: 'skip:unchanged' });
   });
 
   it('converts nothing without the key, and a source’s own list overrides the top-level one', async () => {

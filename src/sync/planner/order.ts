@@ -47,8 +47,8 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanIt
 
 /**
  * Bulk items walked one by one before the next extra, before the rest of the run is searched for:
- * extras usually come close together (a skipped file's neighbours are skipped too), so a short walk
- * finds most of them cheaper than a search; with few extras it makes no difference.
+ * when extras are many (a tree with many skipped files), the next one is usually a few bulk items on,
+ * found sooner by a short walk than by a search; with few extras it makes no difference.
  */
 const LINEAR_STEPS = 8;
 

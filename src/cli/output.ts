@@ -19,8 +19,8 @@ export function writeChunks(ctx: CliContext, chunks: Iterable<string>): void {
   const out = process.stdout;
   let scratch: Buffer | null = null;
   for (const chunk of chunks) {
-    // A string written to a stream is measured first (Buffer.byteLength: one slow pass over every
-    // character, a cost a large report feels), then encoded. Encoded here into a buffer
+    // A string written to a stream has its byte length counted first (Buffer.byteLength: one slow pass
+    // over every character, a cost a large report feels), then encoded. Encoded here into a buffer
     // of the largest size it can need, it takes only the encoding (a SIMD pass).
     if (scratch === null || scratch.length < chunk.length * 3) scratch = Buffer.allocUnsafe(chunk.length * 3);
     out.write(scratch.subarray(0, scratch.write(chunk, 0)));

@@ -78,7 +78,7 @@ export function parseMaxFileMb(value: string, previous: Partial<Record<Plan, num
 
 /**
  * What a failed listen means for the person who ran `kbsync serve`: a busy or privileged port, or
- * an address not on this machine, is a usage error naming the option to change; anything else is
+ * an address that is not this host's, is a usage error naming the option to change; anything else is
  * returned unchanged.
  */
 export function listenFailure(err: unknown, host: string, port: number): unknown {

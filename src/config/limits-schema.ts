@@ -3,7 +3,6 @@ import * as z from 'zod';
 /** `limits:` of kbsync.yaml: size limits on top of the plan's, and each document conversion's time and memory. */
 export const Limits = z
   .strictObject({
-    /** Largest file to upload; null means the plan's limit from docs/api.md. @default null */
     maxFileBytes: z
       .number()
       .int()
@@ -11,13 +10,11 @@ export const Limits = z
       .nullable()
       .default(null)
       .describe("Largest file to upload; null means the plan's limit from docs/api.md."),
-    /** Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed. @default 120 */
     convertSeconds: z
       .number()
       .positive()
       .default(120)
       .describe("Longest one document's conversion may take, in seconds; past it the file is skip:convert-failed."),
-    /** Largest JavaScript heap one document's conversion may use, in MB; past it the file is skip:convert-failed. @default 512 */
     convertMemoryMb: z
       .number()
       .int()

@@ -8,9 +8,10 @@ import { Limits } from './limits-schema.js';
 import { CONVERT_TYPES } from '../shared/file-types.js';
 
 /**
- * The kbsync.yaml schema: the single source of the config types and of docs/config.md
- * (src/config/reference.ts renders the `.describe()` texts; keep each TSDoc line and its
- * `.describe()` text the same — reference.test.ts checks it).
+ * The kbsync.yaml schema: the single source of the config types, of docs/config.md and of
+ * kbsync.schema.json. Each key's `.describe()` text is its one description (reference.ts and
+ * json-schema.ts render it, editors show it from kbsync.schema.json); its default is its `.default()`.
+ * A key carries no TSDoc of its own: reference.test.ts fails on one.
  * Every object is strict: an unknown key is an error, so a typo never passes silently.
  */
 
@@ -25,17 +26,13 @@ const ConvertList = z.array(z.enum(CONVERT_TYPES));
 
 export const Dialect = z
   .strictObject({
-    /** Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext). @default "/api/v1/ext" */
     v1Prefix: z
       .string()
       .startsWith('/')
       .default('/api/v1/ext')
       .describe('Path prefix of the v1 endpoints (the hosted service also answers under /api/platform/ext).'),
-    /** Path prefix of the v2 endpoints. @default "/api/v2/ext" */
     v2Prefix: z.string().startsWith('/').default('/api/v2/ext').describe('Path prefix of the v2 endpoints.'),
-    /** Header carrying the raw API key. @default "X-API-Key" */
     authHeader: z.string().min(1).default('X-API-Key').describe('Header carrying the raw API key.'),
-    /** Multipart field name of the uploaded file. @default "file" */
     uploadField: z.string().min(1).default('file').describe('Multipart field name of the uploaded file.'),
   })
   .prefault({});
@@ -48,47 +45,34 @@ export type Dialect = z.infer<typeof Dialect>;
  */
 export const UploadCost = z
   .strictObject({
-    /** Credits of any upload. @default 5 */
     base: NonNegativeInt.default(5).describe('Credits of any upload.'),
-    /** Credits per started MiB over includedMiB. @default 1 */
     perMiB: NonNegativeInt.default(1).describe('Credits per started MiB over includedMiB.'),
-    /** MiB the base price covers (the hosted docs' formula is 0). @default 5 */
     includedMiB: NonNegativeInt.default(5).describe("MiB the base price covers (the hosted docs' formula is 0)."),
   })
   .prefault({});
 
 export const Target = z
   .strictObject({
-    /** `embedded` runs the local service in-process; `remote` talks to baseUrl. @default "embedded" */
     kind: z
       .enum(['embedded', 'remote'])
       .default('embedded')
       .describe('`embedded` runs the local service in-process; `remote` talks to baseUrl.'),
-    /** Base URL of the remote service (remote only). */
     baseUrl: z
       .url({ protocol: /^https?$/ })
       .optional()
       .describe('Base URL of the remote service (remote only).'),
-    /** API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key. */
     apiKey: z.string().min(1).optional().describe('API key (remote only). Prefer `${KBSYNC_API_KEY}` or apiKeyFile; never commit a key.'),
-    /** Path of a file (mode 0600) holding the API key (remote only). */
     apiKeyFile: z.string().min(1).optional().describe('Path of a file (mode 0600) holding the API key (remote only).'),
-    /** The dataset's plan: sets file-size limits and which operations are available. @default "basic" */
     plan: z.enum(PLANS).default('basic').describe("The dataset's plan: sets file-size limits and which operations are available."),
-    /** Dataset id; sent as `dataset_id` on every call when set (needed with global keys). */
     datasetId: z
       .union([z.string().min(1), z.number().int().positive().transform(String)])
       .optional()
       .describe('Dataset id; sent as `dataset_id` on every call when set (needed with global keys).'),
-    /** Path prefixes, auth header and upload field of the remote service (remote only). */
     dialect: Dialect.describe('Path prefixes, auth header and upload field of the remote service (remote only).'),
-    /** Where the embedded service keeps its data (embedded only). @default ".kbsync/service" */
     dataDir: z.string().min(1).default('.kbsync/service').describe('Where the embedded service keeps its data (embedded only).'),
-    /** Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`. @default 1000 */
     startCredits: NonNegativeInt.default(1000).describe(
       'Credits the embedded dataset starts with, when its data folder is first created (embedded only); later, add credits with `kbsync serve credits add`.',
     ),
-    /** What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB). */
     uploadCost: UploadCost.describe('What an upload costs, as the service charges it (docs/api.md: 5 + 1 per started MiB over 5 MiB).'),
   })
   .prefault({});
@@ -96,31 +80,23 @@ export type Target = z.infer<typeof Target>;
 
 export const Budget = z
   .strictObject({
-    /** Most credits one run may spend. @default 500 */
     maxCreditsPerRun: NonNegativeInt.default(500).describe('Most credits one run may spend.'),
-    /** Most credits per UTC day. @default 2000 */
     maxCreditsPerDay: NonNegativeInt.default(2000).describe('Most credits per UTC day.'),
-    /** Most credits per UTC calendar month. @default 20000 */
     maxCreditsPerMonth: NonNegativeInt.default(20000).describe('Most credits per UTC calendar month.'),
   })
   .prefault({});
 export type Budget = z.infer<typeof Budget>;
 
 export const GitSource = z.strictObject({
-  /** Clone URL (https, ssh, or a local path). */
   url: z.string().min(1).describe('Clone URL (https, ssh, or a local path).'),
-  /** Branch, tag or commit to sync. @default "HEAD" */
   ref: z.string().min(1).default('HEAD').describe('Branch, tag or commit to sync.'),
-  /** Only files under this folder of the repo. */
   subdir: z.string().min(1).optional().describe('Only files under this folder of the repo.'),
-  /** How often `watch` fetches the remote, in seconds. @default 300 */
   pollSeconds: z.number().int().positive().default(300).describe('How often `watch` fetches the remote, in seconds.'),
 });
 export type GitSource = z.infer<typeof GitSource>;
 
 export const Source = z
   .strictObject({
-    /** A short unique name; prefixes remote file names when there are several sources. */
     // Not "." or "..": the name is a folder of the state dir (a git checkout) and a remote name prefix.
     name: z
       .string()
@@ -130,38 +106,29 @@ export const Source = z
         'a name of dots only ("." or "..") would name a folder above the checkout; use letters or digits too',
       )
       .describe('A short unique name; prefixes remote file names when there are several sources.'),
-    /** A folder to sync (relative to the config file). Exactly one of path and git. */
     path: z.string().min(1).optional().describe('A folder to sync (relative to the config file). Exactly one of path and git.'),
-    /** A Git repository to sync. Exactly one of path and git. */
     git: GitSource.optional().describe('A Git repository to sync. Exactly one of path and git.'),
-    /** Globs of files to include. @default ["**\/*"] */
     include: z.array(z.string().min(1)).default(['**/*']).describe('Globs of files to include.'),
-    /** Globs of files to leave out. @default [] */
     exclude: z.array(z.string().min(1)).default([]).describe('Globs of files to leave out.'),
-    /** Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks). @default false */
     followSymlinks: z
       .boolean()
       .default(false)
       .describe(
         'Follow symbolic links that stay inside the source root. A target is held to the rules of its own path: never in .git/ or node_modules/, named like a secret, ignored or excluded (in a git source: only files git tracks).',
       ),
-    /** Document types of this source converted to Markdown before upload, instead of the top-level `convert` (`[]`: none). */
     convert: ConvertList.optional().describe(
       'Document types of this source converted to Markdown before upload, instead of the top-level `convert` (`[]`: none).',
     ),
-    /** `files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset. */
     as: z
       .enum(['files', 'intelligence'])
       .optional()
       .describe(
         '`files` uploads each file; `intelligence` turns each record of its JSONL/JSON/YAML/CSV files and each heading section of its Markdown files into an intelligence entry of `agent` (1 credit per new entry, nothing when unchanged); `files` when unset.',
       ),
-    /** The agent id the entries are written for (`as: intelligence` only; required there). */
     agent: z
       .union([z.string().min(1), z.number().int().positive().transform(String)])
       .optional()
       .describe('The agent id the entries are written for (`as: intelligence` only; required there).'),
-    /** The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset). */
     contentField: z
       .string()
       .min(1)
@@ -169,7 +136,6 @@ export const Source = z
       .describe(
         "The field of a JSONL/JSON/YAML record, or the CSV column, that holds an entry's text (`as: intelligence` only; `content` when unset).",
       ),
-    /** When the agent's attachment to the dataset is `read_only` (or missing), switch it to `self_learning` instead of stopping (`as: intelligence` only; false when unset). */
     ensureSelfLearning: z
       .boolean()
       .optional()
@@ -194,16 +160,13 @@ export type Source = z.infer<typeof Source>;
 
 export const Upload = z
   .strictObject({
-    /** Uploads in flight at once. @default 4 */
     concurrency: z.number().int().min(1).max(64).default(4).describe('Uploads in flight at once.'),
-    /** Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down). @default 5 */
     requestsPerSecond: z
       .number()
       .positive()
       .max(1000)
       .default(5)
       .describe('Most paid requests started in any rolling second, for the whole run (a fraction above 1 rounds down).'),
-    /** Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued. @default 60 */
     maxRetryAfterSeconds: z
       .number()
       .int()
@@ -213,7 +176,6 @@ export const Upload = z
       .describe(
         'Longest `Retry-After` (after a 429) a run waits out, pausing the calls to that endpoint; a longer one stops the run (exit 3), the rest queued.',
       ),
-    /** How many times a file whose remote processing failed is reprocessed (never when the service's error says the same file would fail again: docs/api.md). @default 2 */
     maxReprocessAttempts: NonNegativeInt.default(2).describe(
       "How many times a file whose remote processing failed is reprocessed (never when the service's error says the same file would fail again: docs/api.md).",
     ),
@@ -222,7 +184,6 @@ export const Upload = z
 
 export const Reindex = z
   .strictObject({
-    /** A run that changes at least this many files ends with one reindex (Advanced tier only). @default 20 */
     minChangedFiles: z
       .number()
       .int()
@@ -234,38 +195,31 @@ export const Reindex = z
 
 export const Watch = z
   .strictObject({
-    /** Quiet time after the last change before a sync starts. @default 1500 */
     debounceMs: NonNegativeInt.default(1500).describe('Quiet time after the last change before a sync starts.'),
-    /** Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one. @default 60 */
     rescanMinutes: z
       .number()
       .positive()
       .default(60)
       .describe('Full safety-net rescan period: a sync whose walk finds what the watcher missed, this long after the last one.'),
-    /** How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts). @default "auto" */
     backend: z
       .enum(['auto', 'events', 'polling'])
       .default('auto')
       .describe(
         'How `watch` sees changes: `auto` (file-system events, checked at start by a probe file, polling when none arrives or the watch fails), `events` (file-system events, no probe), `polling` (stat every file each `pollIntervalMs`: network mounts, some Docker and WSL2 mounts).',
       ),
-    /** Which library delivers file-system events (`backend: auto` or `events`): `node` (Node's fs.watch on each folder: one inotify watch per folder and no thread of its own, so an idle daemon does not wake for it), `parcel` (@parcel/watcher: one watch per folder, but its thread wakes twice a second) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way. @default "node" */
     watcher: z
       .enum(['node', 'parcel', 'chokidar'])
       .default('node')
       .describe(
         "Which library delivers file-system events (`backend: auto` or `events`): `node` (Node's fs.watch on each folder: one inotify watch per folder and no thread of its own, so an idle daemon does not wake for it), `parcel` (@parcel/watcher: one watch per folder, but its thread wakes twice a second) or `chokidar` (one watch per file: several times the memory and start time on a large tree; docs/benchmarks.md). Polling is chokidar's either way.",
       ),
-    /** How often the polling backend stats each file, in milliseconds. @default 1000 */
     pollIntervalMs: z.number().int().min(50).default(1000).describe('How often the polling backend stats each file, in milliseconds.'),
-    /** How long the start-up probe waits for the event of the file it writes (`backend: auto`) before it falls back to polling. @default 2000 */
     probeTimeoutMs: z
       .number()
       .int()
       .positive()
       .default(2000)
       .describe('How long the start-up probe waits for the event of the file it writes (`backend: auto`) before it falls back to polling.'),
-    /** At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start). @default 10 */
     shutdownGraceSeconds: z
       .number()
       .positive()
@@ -273,7 +227,6 @@ export const Watch = z
       .describe(
         'At SIGTERM or SIGINT, how long paid calls in flight may take to finish before kbsync exits anyway (their outcome is then settled by the next start).',
       ),
-    /** A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always. @default null */
     schedule: z
       .string()
       .nullable()
@@ -284,7 +237,6 @@ export const Watch = z
       .describe(
         'A cron expression (5 fields, in UTC) of the minutes in which `watch` may sync, e.g. `* 22-23,0-5 * * *`: a cycle due outside them (changes, a rescan, a git poll, the first sync) waits for the next open minute. Unset means always.',
       ),
-    /** The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404. @default null */
     webhookSecret: z
       .string()
       .nullable()
@@ -296,7 +248,6 @@ export const Watch = z
       .describe(
         'The signing secret (`whsec_...`) of the webhooks that `watch --http` accepts on POST /webhooks; write `${KBSYNC_WEBHOOK_SECRET}` rather than the secret itself. Unset means POST /webhooks answers 404.',
       ),
-    /** The token the status page of `watch --http` (`/` and `/api/*`) asks for: required when --http is bound to an address other than loopback, and whenever it is set; write `${KBSYNC_HTTP_TOKEN}` (the variable is also read when this is unset). At least 16 characters. /healthz, /readyz and /metrics never ask for it. @default null */
     httpToken: z
       .string()
       .min(16, 'at least 16 characters (for example: openssl rand -hex 24)')
@@ -312,9 +263,7 @@ export { Limits } from './limits-schema.js';
 
 export const Config = z
   .strictObject({
-    /** Where documents go: the embedded service or a remote one. */
     target: Target.describe('Where documents go: the embedded service or a remote one.'),
-    /** Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md). @default ".kbsync/state.db" */
     state: z
       .string()
       .min(1)
@@ -324,21 +273,14 @@ export const Config = z
       })
       .default('.kbsync/state.db')
       .describe('Path of the sync state database (SQLite), or a postgres:// URL of the state shared by many runners (docs/scale.md).'),
-    /** Credit caps; work over a cap waits for the next run, day or month. */
     budget: Budget.describe('Credit caps; work over a cap waits for the next run, day or month.'),
-    /** Document types converted to Markdown before upload, in every source (a source's own `convert` overrides it): pdf, pptx, doc, odt, ods, odp, rtf, epub. Each converted file is priced and uploaded as its Markdown, named `<path>.md`. @default [] */
     convert: ConvertList.default([]).describe(
       "Document types converted to Markdown before upload, in every source (a source's own `convert` overrides it): pdf, pptx, doc, odt, ods, odp, rtf, epub. Each converted file is priced and uploaded as its Markdown, named `<path>.md`.",
     ),
-    /** Folders and Git repositories to sync. @default [] */
     sources: z.array(Source).default([]).describe('Folders and Git repositories to sync.'),
-    /** How uploads are paced. */
     upload: Upload.describe('How uploads are paced.'),
-    /** When a run ends with a reindex. */
     reindex: Reindex.describe('When a run ends with a reindex.'),
-    /** Timing of `kbsync watch`. */
     watch: Watch.describe('Timing of `kbsync watch`.'),
-    /** Size limits on top of the plan's. */
     limits: Limits.describe("Size limits on top of the plan's."),
   })
   .superRefine((c, ctx) => {

@@ -26,7 +26,7 @@ export function stateLocationProblem(state: string): string | null {
 }
 
 /**
- * The local file that stands for the state on this machine: the state file itself, or for a PostgreSQL
+ * The local file that stands for the state on this host: the state file itself, or for a PostgreSQL
  * state `<config folder>/.kbsync/postgres.state` (never created as a database: its folder holds git
  * checkouts, and the daemon's status file is named after it).
  */

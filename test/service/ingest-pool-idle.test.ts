@@ -65,7 +65,7 @@ describe('the ingest pool when idle', () => {
   }, 60_000);
 
   it("the service gives SQLite's page cache back once a burst's last worker has ended", async () => {
-    // SQLite keeps its page cache in malloc's main heap: after a burst of 141 files, ~17 MB that no trim could return.
+    // SQLite keeps its page cache in malloc's main heap: after a burst of files, memory that no trim could return.
     const pragma = vi.spyOn(Database.prototype, 'pragma');
     const h = await startHarness({ ingest: { idleExitMs: 200 } });
     try {

@@ -11,5 +11,5 @@ export type ChunkOptions = {
   maxTokens?: number;
 };
 
-/** About 350 tokens of English prose a chunk (~4 characters a token), at most 512 for denser text. */
+/** About 350 tokens of English prose a chunk (about 4 characters a token), at most 512 for denser text. */
 export const DEFAULT_CHUNK_OPTIONS: ChunkOptions = { maxChars: 1500, overlapChars: 200, maxTokens: 512 };

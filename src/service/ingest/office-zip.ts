@@ -21,7 +21,7 @@ export type ZipLimits = {
   maxPartBytes: number;
   /** Largest all the kept parts together may inflate to. */
   maxTotalBytes: number;
-  /** Highest inflated/compressed ratio of a part that inflates past `ratioFloorBytes` (a zip bomb reaches ~1000). */
+  /** Highest inflated/compressed ratio of a part that inflates past `ratioFloorBytes` (a zip bomb reaches a thousand). */
   maxRatio: number;
   ratioFloorBytes: number;
 };

@@ -59,7 +59,7 @@ export function createTokenGauge(maxTokens: number): TokenGauge {
 
 /**
  * Tokens estimated from character classes, by cl100k_base's usual rates with room to spare: English
- * words ~4 letters a token, digits at most 3 a token, punctuation often a token each, non-ASCII
+ * words about 4 letters a token, digits at most 3 a token, punctuation often a token each, non-ASCII
  * text (CJK, emoji) one or more a character.
  */
 export function classEstimate(text: string): number {

@@ -2,7 +2,7 @@
  * File-level evidence in a chunk ranking. A question is usually answered by a file, and a file
  * whose other chunks also match the query is more likely to be the one than a file with a single
  * stray match; and a list of the same file's chunks one after another hides the other files a
- * reader (or a chat model) could use. Measured on both evaluation sets (docs/service.md: Evaluation):
+ * reader (or a chat model) could use. On both evaluation sets (docs/service.md: Evaluation):
  * together the two raise recall@5 and MRR on each; the lift alone cost recall@5 on both (one file's
  * chunks fill the first five), the damping alone gained little.
  */

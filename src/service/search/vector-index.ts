@@ -7,8 +7,9 @@ import { liveChunkVectors, vectorRevision } from '../store/chunk-vectors.js';
  * store's revision moved (a file processed or deleted, vectors written); `missing` lists the ids
  * of searchable chunks that have no vector of this model yet.
  *
- * Brute force, because it is fast enough here: 100k chunks × 256 byte-sized dimensions is 25.6M
- * multiply-adds per query (its time: `npm run bench`, service query), and 25.6 MB of memory.
+ * Brute force, because a scan of every row is fast enough at the sizes kbsync targets: 100k chunks ×
+ * 256 byte-sized dimensions is 25.6M multiply-adds per query and as many bytes of memory (its time:
+ * `npm run bench`, service query; docs/benchmarks.md).
  */
 export type VectorTable = {
   revision: number;

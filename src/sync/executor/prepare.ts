@@ -144,7 +144,7 @@ export async function preparePlan(
 
   // A large state may be read in a worker thread while this one walks the folders (they meet in
   // observeSources). Read on this thread, it is read now, before the walk, on purpose: after the
-  // walk, the same 100k rows (then objects; measured) cost a second major GC: ~20% more CPU, ~240 ms.
+  // walk, the same rows (then objects) cost a second major GC, in CPU and in the plan's time.
   // A large state means a large tree: a helper starts walking it now, on the core the state read
   // leaves idle (two cores), and the walk below takes what it found. Not for a new state: that walk
   // hashes as it goes (hashWhileWalking), and a walk that hands each file on as found lstats it itself.
@@ -238,10 +238,9 @@ function besideNotes(state: StateStore): string[] {
 }
 
 /**
- * Below this state size the helper would not be ready in time: it takes ~35 ms to start, about what
- * the state read it overlaps takes at ~4 MiB (~16k files at ~250 bytes each), and until its first
- * listing comes the walk waits (measured: a 50-file walk took 33-54 ms with a helper started with
- * it, 1-5 ms alone).
+ * Below this state size the helper would not be ready in time: its start takes about as long as
+ * the state read it overlaps takes at this size (some thousands of files), and until its first
+ * listing comes the walk waits, so a small tree's walk is slower with a helper than alone.
  */
 export const WALK_AHEAD_MIN_STATE_BYTES = 4 << 20;
 

@@ -29,7 +29,7 @@ export function formatBytesPair(a: number, b: number): [string, string] {
 /**
  * The first 8 hex digits of a SHA-256, as git shortens hashes: "ab12cd34". ASCII, as every reason
  * the planner writes: one non-ASCII character makes V8 hold a whole `--json` chunk (256 items)
- * as a two-byte string, and 1,000 changed files spread over a tree made every chunk so (+250 ms).
+ * as a two-byte string, and changed files spread over a tree would make every chunk so (slower to write).
  */
 export function shortSha(sha256: string): string {
   return sha256.slice(0, 8);

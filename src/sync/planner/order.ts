@@ -46,9 +46,9 @@ export function orderItems(bulk: PlanItem[], bulkSorted: boolean, extras: PlanIt
 }
 
 /**
- * Bulk items walked one by one before the next extra, before the rest of the run is searched for
- * (measured with the 100k bench tree's items, 18,588 skipped files among 81,414 unchanged:
- * orderItems took 6.8 ms against 8.8 with every run searched; with 19 extras, 0.4 ms either way).
+ * Bulk items walked one by one before the next extra, before the rest of the run is searched for:
+ * when extras are many (a tree with many skipped files), the next one is usually a few bulk items on,
+ * found sooner by a short walk than by a search; with few extras it makes no difference.
  */
 const LINEAR_STEPS = 8;
 
@@ -57,7 +57,7 @@ const MAX_MERGED_RUNS = 8;
 
 /**
  * `items` sorted by path. They are usually a few sorted runs one after the other; those are merged
- * pairwise (linear) instead of sorted (a cold first scan has 100k extras: a sort costs ~150 ms).
+ * pairwise (linear) instead of sorted (a cold first scan has an extra per file: a sort is costly).
  * `unique`: true when they came strictly increasing (no path twice: nothing left to check).
  */
 function sortRuns(items: PlanItem[]): { items: PlanItem[]; unique: boolean } {

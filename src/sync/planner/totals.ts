@@ -49,7 +49,7 @@ export function tallyPlan(items: readonly PlanItem[], reindexCredits: number): {
   const totals = noTotals(reindexCredits, 0);
   const counts = emptyCounts();
   // Most items of a large plan are unchanged: counted apart (a comparison with a constant), as a keyed
-  // update of `counts` per item looks the name up (measured over 100k items: 1.5 ms against 0.2).
+  // update of `counts` per item looks the name up, several times slower over a large plan.
   let unchanged = 0;
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as PlanItem;

@@ -4,7 +4,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { serve } from '../../shared/worker-channel.js';
 import { mtimeNsOfMs } from './fingerprint.js';
 
-/** Bytes read per `readSync`: larger reads gained nothing when hashing was measured, smaller ones cost syscalls. */
+/** Bytes read per `readSync`: larger reads gained nothing in the hashing bench, smaller ones cost syscalls. */
 export const HASH_CHUNK_BYTES = 1 << 20;
 
 /** A file to hash, with the stat fingerprint the scan saw. */

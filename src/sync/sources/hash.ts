@@ -24,7 +24,7 @@ export type HashOptions = {
  * core is fast, and for files in the page cache (as files just edited are) the workers' start-up is
  * most of what they cost, more than they save below about this many bytes. Files not in the cache read
  * faster from two threads: that costs a large change on a cold disk something, and saves a plan after
- * an edit more (the bench's 1%-changed plans, docs/benchmarks.md).
+ * an edit more (the bench's plans after a small change, docs/benchmarks.md).
  */
 const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */

@@ -5,7 +5,7 @@ import { KbsyncError } from '../../shared/errors.js';
 import type { DaemonSnapshot } from '../snapshot.js';
 import type { DaemonPage } from './page/page-routes.js';
 
-// The CommonJS module: an ES import of node:http reads its lazy WebSocket exports, which load Node's own undici (~20 ms).
+// The CommonJS module: an ES import of node:http reads its lazy WebSocket exports, which load Node's own undici: a cost of every start.
 const { createServer } = process.getBuiltinModule('node:http');
 
 /** `--http HOST:PORT` parsed; the port may be 0 (any free port). */

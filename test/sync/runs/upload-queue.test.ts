@@ -131,10 +131,10 @@ describe('upload.concurrency: uploads in flight at once, as the service sees the
  * proxy having read the request: a durable reservation (a SQLite commit with synchronous=FULL; the
  * calls of one window make theirs one after another on the event loop), a stat, the multipart body
  * over a socket. That time varies from call to call, and a window whose calls were slow followed by
- * one whose calls were fast brings their arrivals closer than 1,000 ms: measured here up to ~20 ms
- * apart on an idle machine and ~70 ms with every core busy and the disk flushing (Node's timers also
- * round to whole milliseconds). So a slow machine does not only spread the requests out, and a few
- * milliseconds of slack would fail there. 250 ms is wide of that, and every likely break still fails:
+ * one whose calls were fast brings their arrivals closer than 1,000 ms, by more when every core is busy
+ * and the disk flushing (Node's timers also round to whole milliseconds). So a slow machine does not
+ * only spread the requests out, and a few milliseconds of slack would fail there. 250 ms is wide of
+ * that, and every likely break still fails:
  * no limit or a limit above 4 (5 or more uploads within milliseconds), or windows of 500 ms (8 within
  * half a second).
  */

@@ -131,8 +131,8 @@ describe('observeSources', () => {
   });
 
   it('observes a folder with more skipped files than a call takes arguments (250k images)', async () => {
-    // The skip entries were once appended with push(...entries): past ~120k, "Maximum call stack size exceeded".
-    // In memory where the machine has it: 250k files take ~50 s to make on this VM's disk, ~3 s in /dev/shm.
+    // The skip entries were once appended with push(...entries): past V8's argument limit, "Maximum call stack size exceeded".
+    // In memory where the machine has it: a quarter million files are slow to make on a disk, quick in /dev/shm.
     const root = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/kbsync-big-') : tempDir();
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
     for (let d = 0; d < 250; d++) {

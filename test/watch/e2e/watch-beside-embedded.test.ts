@@ -213,7 +213,7 @@ describe('commands beside a kbsync watch on the embedded target', () => {
     // Thousands of files at once: one long cycle that writes their rows as its uploads settle.
     mkdirSync(join(root, 'docs', 'bulk'));
     for (let i = 0; i < 3000; i++) writeFileSync(join(root, 'docs', 'bulk', `n${i}.md`), `# Note ${i}\n\nThe body of note ${i}.\n`);
-    // Past ~2,000 rows a read of them is long enough for the cycle to write more in between.
+    // Past some thousands of rows a read of them is long enough for the cycle to write more in between.
     await until('2,000 of them tracked', () => trackedCount(root) >= 2000, 300_000);
 
     const runs: ChildExit[] = [];

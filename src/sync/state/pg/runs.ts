@@ -47,7 +47,7 @@ export async function registerRunner(db: Db, scope: string): Promise<number> {
 /**
  * The per-source writer locks are advisory locks on one 64-bit key: hashtextextended(name, SOURCE_LOCK_SEED).
  * A 32-bit key (the two-int form, hashtext) let two source names collide and refuse each other (one
- * pair in ~77,000 names is likely); with 64 bits a collision is out of reach. The one-bigint form is
+ * pair in some tens of thousands of names is likely); with 64 bits a collision is out of reach. The one-bigint form is
  * its own key space in pg_locks (objsubid 1), apart from the two-int locks of LOCK_CLASS (runners, migrations).
  */
 const SOURCE_LOCK_SEED = 0x6b63; // "kc"

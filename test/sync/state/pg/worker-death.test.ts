@@ -64,7 +64,7 @@ async function lockSchema(url: string, releaseAfter?: string): Promise<void> {
   await holder.query('LOCK TABLE kbsync_schema IN ACCESS EXCLUSIVE MODE');
 }
 
-// The bound is far under the bridge's 120 s call timeout (which the dead worker used to run into) and far over the expected ~0.3 s.
+// The bound is far under the bridge's 120 s call timeout (which the dead worker used to run into) and far over what a prompt refusal takes.
 const PROMPT_MS = 20_000;
 
 describe('a PostgreSQL state worker that dies mid-call', () => {

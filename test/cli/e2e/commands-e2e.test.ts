@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_START_CREDITS } from '../../../src/service/embedded.js';
 import { startService } from '../../../src/service/server.js';
-import { isSupportedFileName } from '../../../src/shared/file-types.js';
+import { extensionOf, isSupportedFileName } from '../../../src/shared/file-types.js';
 import { uploadCost } from '../../../src/shared/plans.js';
 import { REPO_ROOT, ensureDist } from '../../helpers/build-dist.js';
 import { datasetApi, type E2eDataset } from '../../helpers/e2e-service.js';
@@ -82,9 +82,13 @@ function expectedUploads(): string[] {
   const all = readdirSync(docs(), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
   return all
     .map((e) => relative(docs(), join(e.parentPath, e.name)).split(sep).join('/'))
-    .filter((path) => !path.startsWith('drafts/') && isSupportedFileName(path))
+    .filter((path) => !path.startsWith('drafts/') && (isSupportedFileName(path) || EXAMPLE_CONVERTS.includes(extensionOf(path))))
     .sort();
 }
+
+/** The types examples/kbsync.yaml converts to Markdown: their files go up as `<path>.md`. */
+const EXAMPLE_CONVERTS = ['pdf', 'pptx'];
+const remoteNameOf = (path: string): string => (EXAMPLE_CONVERTS.includes(extensionOf(path)) ? `${path}.md` : path);
 
 let explainBefore: Run;
 let first: Run;
@@ -115,7 +119,12 @@ describe('the example, synced twice (npm run example)', () => {
     const uploads = expectedUploads();
     const one = reportOf(first);
     const two = reportOf(second);
-    const cost = uploads.reduce((sum, path) => sum + uploadCost(readFileSync(join(docs(), path)).length), 0);
+    // A converted document is priced by its Markdown, whose size the report gives.
+    const sizeOf = (path: string): number =>
+      EXAMPLE_CONVERTS.includes(extensionOf(path))
+        ? Number(one.items.find((i) => i.path === path)?.size)
+        : readFileSync(join(docs(), path)).length;
+    const cost = uploads.reduce((sum, path) => sum + uploadCost(sizeOf(path)), 0);
 
     expect(first.code).toBe(0);
     expect(uploads.length).toBeGreaterThan(0);
@@ -148,7 +157,7 @@ describe('the example, synced twice (npm run example)', () => {
   it('the service holds one copy of each uploaded file', async () => {
     const names = await onService(async (ds) => (await ds.files()).map((f) => f.name).sort());
 
-    expect(names).toEqual(expectedUploads());
+    expect(names).toEqual(expectedUploads().map(remoteNameOf).sort());
   });
 });
 
@@ -413,7 +422,7 @@ describe('kbsync check and audit on the synced example (README, "The example")',
 
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toMatch(
-      /^no drift: the dataset holds exactly the tracked copies of the local files\n\n10 local files, 10 tracked, 10 remote files; 0 findings\n$/,
+      /^no drift: the dataset holds exactly the tracked copies of the local files\n\n12 local files, 12 tracked, 12 remote files; 0 findings\n$/,
     );
     expect(await balance()).toBe(before);
   });

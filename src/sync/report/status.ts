@@ -80,6 +80,10 @@ export type DaemonStatus = {
   deferred?: { files: number; waitsFor: string[] } | null;
   /** Copies still processing at the daemon's last listing, and when it reads the next. */
   remote?: { processing: number; nextListingAt: string } | null;
+  /** The cycle running now: why, its paid calls done of total, credits so far, its end at the rate limit (absent in an older kbsync's file). */
+  cycle?: { startedAt: string; reasons: string[]; done: number; total: number; creditsSoFar: number; etaAt: string | null } | null;
+  /** The balance the service last reported (absent in an older kbsync's file; null: not reported). */
+  balance?: { credits: number; at: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
   /** The daemon's last heartbeat, and whether it is recent enough (absent in the status file of an older kbsync). */

@@ -29,6 +29,8 @@ export type DaemonCycle = {
   keptIndex(): Promise<TrackedIndex | null>;
   /** Stops the remote listing poll (at shutdown, after the last cycle). */
   close(): Promise<void>;
+  /** Puts a path in the next cycle's scope (a git source's makes that cycle whole). */
+  carry(source: string, path: string): void;
 };
 
 /** Longest wait before a failed cycle is tried again (a full disk freed is found within it). */
@@ -361,5 +363,5 @@ export function createDaemonCycle(
     health.close();
     await remote.close();
   };
-  return { run, onError, fatal: () => fatal, keptIndex, close };
+  return { run, onError, fatal: () => fatal, keptIndex, close, carry };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../shared/logger.js';
 import type { ExplainAnswer } from '../../explain-answer.js';
+import type { RetryAnswer } from '../../retry-failed.js';
 import { PAGE_HEADERS, SESSION_COOKIE, sameOrigin, type PageAccess } from './access.js';
 import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
 import { esc } from './html.js';
@@ -17,6 +18,8 @@ export type PageDeps = {
   hello(): { pid: number; startedAt: string };
   explain(path: string): Promise<ExplainAnswer>;
   rescan(): { message: string };
+  /** Retries one failed file: a reprocess (a paid call) planned by the next cycle, through the outbox. */
+  retry(source: string, path: string): Promise<RetryAnswer>;
   /** A search on the dataset: a paid call (1 credit), recorded in the state before it is sent. */
   query(text: string): Promise<{ results: unknown[]; credits: unknown }>;
 };
@@ -113,6 +116,24 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     if (path === '/api/rescan') {
       req.resume();
       return json(res, 202, deps.rescan());
+    }
+    if (path === '/api/retry') {
+      readBody(req)
+        .then(async (body) => {
+          let asked: { source?: unknown; path?: unknown } = {};
+          try {
+            asked = JSON.parse(body ?? '') as typeof asked;
+          } catch {
+            // not JSON: answered below
+          }
+          if (typeof asked.source !== 'string' || typeof asked.path !== 'string' || asked.path === '')
+            return json(res, 400, { error: 'file_required', hint: 'POST /api/retry {"source": "docs", "path": "report.docx"}' });
+          const answer = await deps.retry(asked.source, asked.path);
+          json(res, answer.accepted ? 202 : 409, answer);
+          live.changed();
+        })
+        .catch(failed(res));
+      return;
     }
     if (path === '/api/query') {
       readBody(req)

@@ -30,7 +30,14 @@ describe('the running cycle in the snapshot', () => {
     const { ctx, published } = fakeContext(2);
     const p = createCycleProgress(ctx);
     p.start(['changes', 'rescan']);
-    expect(ctx.snapshot.cycle).toEqual({ startedAt: new Date(1_000_000).toISOString(), reasons: ['changes', 'rescan'], done: 0, total: 0, creditsSoFar: 0, etaAt: null });
+    expect(ctx.snapshot.cycle).toEqual({
+      startedAt: new Date(1_000_000).toISOString(),
+      reasons: ['changes', 'rescan'],
+      done: 0,
+      total: 0,
+      creditsSoFar: 0,
+      etaAt: null,
+    });
     p.planned(40);
     expect(ctx.snapshot.cycle).toMatchObject({ total: 40, etaAt: new Date(1_000_000 + 20_000).toISOString() });
     for (let i = 1; i <= 30; i++) p.settled(i, 40, 1);

@@ -15,7 +15,8 @@ export type RetryAnswer = { accepted: boolean; message: string; credits: number 
 export function retryRefusal(t: TrackedFile | null, maxReprocessAttempts: number): string | null {
   if (t === null || t.lastAction === 'deleted') return 'not a tracked file';
   if (t.remoteStatus !== 'failed' || t.remoteId === null) return 'its remote copy has not failed';
-  if (processingErrorClass(t.remoteError) === 'permanent') return 'a retry would fail the same way: fix the file; it is uploaded again when it changes';
+  if (processingErrorClass(t.remoteError) === 'permanent')
+    return 'a retry would fail the same way: fix the file; it is uploaded again when it changes';
   if (maxReprocessAttempts === 0) return 'upload.maxReprocessAttempts is 0: no reprocess is planned';
   return null;
 }

@@ -51,11 +51,16 @@ describe('the status page acts on a failed file and shows the cycle running', ()
     ws.write('retry.json', '{"also": [2,\n');
     const failed = (path: string) => logsOf(k).filter((l) => l.msg === 'remote processing failed' && l.path === path);
     // The daemon's own reprocess (1 of 1) fails too: it tries no more by itself.
-    await until('retry.json failed after its reprocess', () => failed('retry.json').length === 2 && failed('broken.json').length === 1, 30_000);
+    await until(
+      'retry.json failed after its reprocess',
+      () => failed('retry.json').length === 2 && failed('broken.json').length === 1,
+      30_000,
+    );
     expect(reprocessesOf(ds)).toHaveLength(1);
 
     const page = await rawRequest(port, '/', { headers: host });
-    const rowOf = (html: string, path: string): string => new RegExp(`<tr>(?:(?!</tr>).)*docs/${path}(?:(?!</tr>).)*</tr>`).exec(html)?.[0] ?? '';
+    const rowOf = (html: string, path: string): string =>
+      new RegExp(`<tr>(?:(?!</tr>).)*docs/${path}(?:(?!</tr>).)*</tr>`).exec(html)?.[0] ?? '';
     expect(rowOf(page.body, 'retry.json')).toContain('Retry (5 credits)');
     expect(rowOf(page.body, 'broken.json')).toContain('a retry would fail the same way');
     expect(rowOf(page.body, 'broken.json')).not.toContain('Retry');
@@ -74,8 +79,16 @@ describe('the status page acts on a failed file and shows the cycle running', ()
     const accepted = await retry('retry.json');
     expect(accepted.status).toBe(202);
     expect(JSON.parse(accepted.body)).toMatchObject({ accepted: true, credits: 5 });
-    await until('the retry reprocessed and failed again', () => reprocessesOf(ds).length === 2 && failed('retry.json').length === 3, 30_000);
-    expect(logsOf(k).filter((l) => l.msg === 'file' && l.path === 'retry.json').map((l) => [l.action, l.outcome])).toEqual([
+    await until(
+      'the retry reprocessed and failed again',
+      () => reprocessesOf(ds).length === 2 && failed('retry.json').length === 3,
+      30_000,
+    );
+    expect(
+      logsOf(k)
+        .filter((l) => l.msg === 'file' && l.path === 'retry.json')
+        .map((l) => [l.action, l.outcome]),
+    ).toEqual([
       ['upload', 'done'],
       ['reprocess', 'done'],
       ['reprocess', 'done'],
@@ -88,7 +101,7 @@ describe('the status page acts on a failed file and shows the cycle running', ()
     expect(itemOf(plan, 'retry.json').reason).toMatch(/already reprocessed 1 of 1 times/);
     expect(reprocessesOf(ds)).toHaveLength(2);
     suite.proxy.setHooks({});
-  });
+  }, 120_000);
 
   it('Now: a running cycle says why it runs, its calls done of planned, credits so far and its ETA, in kbsync status --json and on the page', async () => {
     const ds = suite.svc.dataset();
@@ -120,7 +133,9 @@ describe('the status page acts on a failed file and shows the cycle running', ()
     const api = JSON.parse((await rawRequest(port, '/api/status', { headers: host })).body) as { daemon: { cycle: Cycle } };
     expect(api.daemon.cycle).toMatchObject({ total: 8, reasons: cycle.reasons });
     const now = (await rawRequest(port, '/', { headers: host })).body;
-    expect(now).toMatch(/A sync cycle runs for changes.*\d of 8 paid calls done, \d+ credits so far; the rate limit \(upload\.requestsPerSecond\) has it end about/);
+    expect(now).toMatch(
+      /A sync cycle runs for changes.*\d of 8 paid calls done, \d+ credits so far; the rate limit \(upload\.requestsPerSecond\) has it end about/,
+    );
     await until('the cycle over', async () => (await statusCycle()) === null, 60_000);
-  });
+  }, 120_000);
 });

@@ -159,7 +159,10 @@ export function pageModel(o: {
         what,
         reason: what === 'failed' && f.remoteError ? `the service could not process it: ${f.remoteError}` : (f.lastReason ?? action),
         next: what === 'failed' ? retryVerdict(f, config.upload.maxReprocessAttempts) : null,
-        retry: what === 'failed' && retryRefusal(f, config.upload.maxReprocessAttempts) === null ? { credits: costOf({ kind: 'reprocess' }) } : null,
+        retry:
+          what === 'failed' && retryRefusal(f, config.upload.maxReprocessAttempts) === null
+            ? { credits: costOf({ kind: 'reprocess' }) }
+            : null,
       });
   }
   for (const [source, reasons] of skips) {

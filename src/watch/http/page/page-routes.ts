@@ -118,14 +118,8 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
       return json(res, 202, deps.rescan());
     }
     if (path === '/api/retry') {
-      readBody(req)
-        .then(async (body) => {
-          let asked: { source?: unknown; path?: unknown } = {};
-          try {
-            asked = JSON.parse(body ?? '') as typeof asked;
-          } catch {
-            // not JSON: answered below
-          }
+      readJson(req)
+        .then(async (asked) => {
           if (typeof asked.source !== 'string' || typeof asked.path !== 'string' || asked.path === '')
             return json(res, 400, { error: 'file_required', hint: 'POST /api/retry {"source": "docs", "path": "report.docx"}' });
           const answer = await deps.retry(asked.source, asked.path);
@@ -136,14 +130,9 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
       return;
     }
     if (path === '/api/query') {
-      readBody(req)
-        .then(async (body) => {
-          let text = '';
-          try {
-            text = String((JSON.parse(body ?? '') as { text?: unknown }).text ?? '').trim();
-          } catch {
-            // not JSON: answered below
-          }
+      readJson(req)
+        .then(async (asked) => {
+          const text = typeof asked.text === 'string' ? asked.text.trim() : '';
           if (text === '') return json(res, 400, { error: 'text_required', hint: 'POST /api/query {"text": "what to search for"}' });
           try {
             const answer = await deps.query(text);
@@ -178,6 +167,17 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     changed: live.changed,
     close: live.close,
   };
+}
+
+/** A small JSON request body as an object: {} when it is not JSON, not an object, or passes MAX_POST_BYTES. */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const body = await readBody(req);
+  try {
+    const value: unknown = JSON.parse(body ?? '');
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A small request body as text; null when it passes MAX_POST_BYTES. */

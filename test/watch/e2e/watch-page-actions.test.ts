@@ -105,37 +105,39 @@ describe('the status page acts on a failed file and shows the cycle running', ()
 
   it('Now: a running cycle says why it runs, its calls done of planned, credits so far and its ETA, in kbsync status --json and on the page', async () => {
     const ds = suite.svc.dataset();
-    // One call every 2 s: the 8 uploads of the rescan take about 16 s, which the rate limit decides.
+    // One call every 2 s: the 10 uploads of the cycle take about 20 s, which the rate limit decides; while
+    // 5 or more are left (10 s at that rate) the cycle has an ETA.
     const ws = workspace(ds, { upload: { concurrency: 1, requestsPerSecond: 0.5, maxReprocessAttempts: 0 } });
     ws.write('a.md', '# A\n');
     const port = await freePort();
     const k = await startPageDaemon(ws, `127.0.0.1:${port}`);
     children.push(k);
     const host = { host: `127.0.0.1:${port}` };
-    for (let i = 0; i < 8; i++) ws.write(`batch/${i}.md`, `# Note ${i}\n\nSome words for note ${i}.\n`);
-    type Cycle = { reasons: string[]; done: number; total: number; creditsSoFar: number; etaAt: string | null } | null;
+    for (let i = 0; i < 10; i++) ws.write(`batch/${i}.md`, `# Note ${i}\n\nSome words for note ${i}.\n`);
+    type Cycle = { startedAt: string; reasons: string[]; done: number; total: number; creditsSoFar: number; etaAt: string | null } | null;
     const statusCycle = async (): Promise<Cycle> =>
       ((await ws.runJson('status')).report as unknown as { daemon: { cycle?: Cycle } }).daemon.cycle ?? null;
-    let seen: Cycle = null;
+    const paced = (c: Cycle): c is NonNullable<Cycle> => c !== null && c.total === 10 && c.done >= 1 && c.etaAt !== null;
+    const words =
+      /A sync cycle runs for changes.*\d of 10 paid calls done, \d+ credits so far; the rate limit \(upload\.requestsPerSecond\) has it end about/;
+    // kbsync status --json, GET /api/status and the page, read one after the other while the cycle is paced.
+    let seen: { cli: Cycle; api: Cycle; page: string } = { cli: null, api: null, page: '' };
     await until(
-      'a paced cycle with a call done, in kbsync status --json',
+      'a paced cycle with a call done, in kbsync status --json, /api/status and on the page',
       async () => {
-        seen = await statusCycle();
-        return seen !== null && seen.total === 8 && seen.done >= 1 && seen.done < 8;
+        const cli = await statusCycle();
+        if (!paced(cli)) return false;
+        const api = (JSON.parse((await rawRequest(port, '/api/status', { headers: host })).body) as { daemon: { cycle: Cycle } }).daemon
+          .cycle;
+        seen = { cli, api, page: (await rawRequest(port, '/', { headers: host })).body };
+        return paced(api) && words.test(seen.page);
       },
       60_000,
     );
-    const cycle = seen as unknown as NonNullable<Cycle>;
+    const cycle = seen.cli as NonNullable<Cycle>;
     expect(cycle.reasons).toContain('changes');
     expect(cycle.creditsSoFar).toBeGreaterThanOrEqual(cycle.done);
-    expect(cycle.etaAt).not.toBeNull();
-    // /api/status carries the same running cycle, and the page says it in words.
-    const api = JSON.parse((await rawRequest(port, '/api/status', { headers: host })).body) as { daemon: { cycle: Cycle } };
-    expect(api.daemon.cycle).toMatchObject({ total: 8, reasons: cycle.reasons });
-    const now = (await rawRequest(port, '/', { headers: host })).body;
-    expect(now).toMatch(
-      /A sync cycle runs for changes.*\d of 8 paid calls done, \d+ credits so far; the rate limit \(upload\.requestsPerSecond\) has it end about/,
-    );
+    expect(seen.api).toMatchObject({ startedAt: cycle.startedAt, total: 10, reasons: cycle.reasons });
     await until('the cycle over', async () => (await statusCycle()) === null, 60_000);
   }, 120_000);
 });

@@ -102,6 +102,7 @@ export async function runStatusPageBench(o: {
         hello: () => ({ pid: process.pid, startedAt: snapshot.startedAt }),
         explain: () => Promise.reject(new Error('not measured')),
         rescan: () => ({ message: '' }),
+        retry: () => Promise.reject(new Error('not measured')),
         query: () => Promise.reject(new Error('not measured')),
       },
     });

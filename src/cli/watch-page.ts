@@ -51,6 +51,7 @@ export async function createWatchPage(o: {
         return { pid: process.pid, startedAt: s?.startedAt ?? '' };
       },
       explain: (path) => (o.controls() ?? starting()).explain(path),
+      retry: (source, path) => (o.controls() ?? starting()).retry(source, path),
       rescan: () => {
         (o.controls() ?? starting()).rescan();
         return { message: 'a rescan starts as soon as no sync runs' };

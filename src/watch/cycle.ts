@@ -9,6 +9,7 @@ import type { BurstScope } from './burst.js';
 import type { DaemonContext } from './context.js';
 import { refreshKeptIndex } from './kept-index.js';
 import { createFileLines, type FileLines } from './file-lines.js';
+import { createCycleProgress } from './cycle-progress.js';
 import { createDeferredFiles, deferredWork, nextForRunCap } from './deferred.js';
 import { paceLine } from './pace.js';
 import { createRemotePoll } from './remote-poll.js';
@@ -28,6 +29,8 @@ export type DaemonCycle = {
   keptIndex(): Promise<TrackedIndex | null>;
   /** Stops the remote listing poll (at shutdown, after the last cycle). */
   close(): Promise<void>;
+  /** Puts a path in the next cycle's scope (a git source's makes that cycle whole). */
+  carry(source: string, path: string): void;
 };
 
 /** Longest wait before a failed cycle is tried again (a full disk freed is found within it). */
@@ -98,6 +101,7 @@ export function createDaemonCycle(
   const deferredFiles = createDeferredFiles();
   // What the paid calls of the cycle running moved in the counters as they settled (record adds the rest).
   let spentInCycle = 0;
+  const progress = createCycleProgress(ctx);
 
   const run = async (reasons: readonly CycleReason[]): Promise<void> => {
     if (health.isDown() && !reasons.includes('resume')) {
@@ -114,6 +118,7 @@ export function createDaemonCycle(
     }
     // That a cycle runs is published once it waits for something: the status file's write is not on
     // a change's way to the outbox.
+    progress.start(reasons);
     setImmediate(ctx.publish);
     // A listing being applied to the kept index ends first.
     await remote.quiet();
@@ -127,6 +132,7 @@ export function createDaemonCycle(
     try {
       ({ scoped, sent } = await syncAndRecord(reasons));
     } finally {
+      progress.end();
       remote.afterCycle(sent);
     }
     failuresInARow = 0;
@@ -180,12 +186,14 @@ export function createDaemonCycle(
         delta,
         canary: reasons.includes('resume'),
         onPaidCalls: (n) => {
+          progress.planned(n);
           const { requestsPerSecond } = deps.config.upload;
           const pace = paceLine(n, requestsPerSecond);
           if (pace !== null) logger.info({ calls: n, requestsPerSecond, etaSeconds: pace.seconds }, pace.line);
         },
         // Each paid call's line and counters as it settles, not at the end of a long cycle.
-        onProgress: (_done, _total, item, r) => {
+        onProgress: (done, total, item, r) => {
+          progress.settled(done, total, r.creditsCharged);
           logFileLines.settled(item, r);
           if (r.deferred !== undefined) return;
           if (r.outcome === 'done' && r.remoteId !== null) remote.sent(item.source, item.path, r.remoteId);
@@ -318,6 +326,7 @@ export function createDaemonCycle(
   };
 
   const onError = (err: unknown): void => {
+    progress.end();
     counters.cyclesFailed++;
     failuresInARow++;
     snapshot.lastError = { at: iso(), message: errorText(err) };
@@ -354,5 +363,5 @@ export function createDaemonCycle(
     health.close();
     await remote.close();
   };
-  return { run, onError, fatal: () => fatal, keptIndex, close };
+  return { run, onError, fatal: () => fatal, keptIndex, close, carry };
 }

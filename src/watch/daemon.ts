@@ -10,6 +10,7 @@ import { createConfigReloader, type ConfigReloader, type ReloadRequests } from '
 import type { DaemonSnapshot } from './snapshot.js';
 import type { CreateWatcher } from './watcher.js';
 import type { ExplainAnswer } from './explain-answer.js';
+import type { RetryAnswer } from './retry-failed.js';
 
 /** What the daemon's host (its status page) may ask of the generation in force. */
 export type DaemonControls = {
@@ -18,6 +19,8 @@ export type DaemonControls = {
   /** True while a sync cycle runs. */
   running(): boolean;
   explain(path: string): Promise<ExplainAnswer>;
+  /** Retries one failed file whose error is not permanent: the next cycle (woken now) reprocesses it. */
+  retry(source: string, path: string): Promise<RetryAnswer>;
   /** The deps the cycles use now (a reload swaps their config and client). */
   deps(): SyncDeps;
 };
@@ -130,6 +133,7 @@ async function runDaemon(deps: SyncDeps, o: DaemonOptions, gate: PublishGate): P
     rescan: () => gen.scheduler.soon('rescan'),
     running: () => gen.scheduler.state().running,
     explain: (path) => gen.explain(path),
+    retry: (source, path) => gen.retry(source, path),
     deps: () => live,
   });
   let fatal: unknown = null;

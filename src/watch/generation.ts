@@ -10,6 +10,7 @@ import { createGitPoll } from './git-poll.js';
 import { createDaemonWatching, type DaemonWatching } from './watching.js';
 import { createPlanAnswerer, cycleAlone } from './plan-answer.js';
 import { createExplainer, type ExplainAnswer } from './explain-answer.js';
+import { createRetry, type RetryAnswer } from './retry-failed.js';
 import type { PlanReply, PlanRequest } from './plan-socket.js';
 
 /**
@@ -24,6 +25,8 @@ export type DaemonGeneration = {
   answer(req: PlanRequest): Promise<PlanReply>;
   /** Explains a path as `kbsync explain` does, from this generation's kept index (explain-answer.ts). */
   explain(path: string): Promise<ExplainAnswer>;
+  /** Retries one failed file: its next cycle plans a reprocess (retry-failed.ts). */
+  retry(source: string, path: string): Promise<RetryAnswer>;
   /** Stops the git timers and the watchers (the scheduler goes on). */
   closeWatchers(): Promise<void>;
   /** Stops the scheduler (at once: no cycle starts after this call), the git timers and the watchers. */
@@ -74,6 +77,14 @@ export async function startGeneration(
   const eventsSeeAll = (): boolean => ctx.snapshot.watches.every((watch) => watch.backend === 'events');
   const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, eventsSeeAll, logger });
   const explain = createExplainer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, cycleEnded: () => scheduler.current() });
+  const retry = createRetry({
+    deps,
+    gate: ctx.plans,
+    keptIndex: cycle.keptIndex,
+    cycleEnded: () => scheduler.current(),
+    carry: cycle.carry,
+    wake: () => scheduler.soon('reprocess'),
+  });
 
   // Git sources: each listed every pollSeconds, and synced by a cycle when its ref moved.
   const gitPoll = createGitPoll(ctx);
@@ -90,6 +101,7 @@ export async function startGeneration(
     scheduler,
     answer,
     explain,
+    retry,
     closeWatchers,
     async close() {
       const stopped = scheduler.stop();

@@ -37,6 +37,21 @@ export type ConfigReloadStatus = {
   } | null;
 };
 
+/** The cycle running now: why, its paid calls settled of those planned, credits so far, and when the rate limit has them end. */
+export type RunningCycle = {
+  startedAt: string;
+  reasons: CycleReason[];
+  /** Paid calls settled, of `total` planned (0 of 0 until the plan is made). */
+  done: number;
+  total: number;
+  creditsSoFar: number;
+  /** When the calls left end at upload.requestsPerSecond, when that pace is what holds them (null: it does not). */
+  etaAt: string | null;
+};
+
+/** The balance the service reported (its dataset's credits_remaining), and when: null until it says one. */
+export type ServiceBalance = { credits: number; at: string };
+
 /** What the daemon is doing: `kbsync status`, /readyz and /metrics read it. */
 export type DaemonSnapshot = {
   pid: number;
@@ -59,6 +74,9 @@ export type DaemonSnapshot = {
   remote: { processing: number; nextListingAt: string } | null;
   /** What the last cycle deferred by the budget, and what it waits for (null: nothing). */
   deferred: DeferredWork | null;
+  /** The cycle running now (null between cycles). */
+  cycle: RunningCycle | null;
+  balance: ServiceBalance | null;
   lastSuccessAt: string | null;
   lastError: { at: string; message: string } | null;
   /** Whether the target answers, since when it does not, and what waits for it. */
@@ -78,6 +96,8 @@ export function newSnapshot(startedAt: string): DaemonSnapshot {
     lastSync: null,
     deferred: null,
     remote: null,
+    cycle: null,
+    balance: null,
     lastSuccessAt: null,
     lastError: null,
     target: reachableTarget(),

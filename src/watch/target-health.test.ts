@@ -63,6 +63,20 @@ describe('the target health of the daemon', () => {
     health.close();
   });
 
+  it('keeps the balance the probe answer reports (credits_remaining), and none when it reports none', async () => {
+    const ctx = fakeContext({ pending: 0, unknown: 0 });
+    let credits: number | null = null;
+    const health = createTargetHealth(ctx, { probe: async () => ({ creditsRemaining: credits }), resume: () => {}, random: () => 0.5 });
+    health.down(refused(), 'sending');
+    await vi.advanceTimersByTimeAsync(TARGET_PROBE_MAX_MS);
+    expect(ctx.snapshot.balance).toBeNull();
+    credits = 958;
+    health.down(refused(), 'sending');
+    await vi.advanceTimersByTimeAsync(TARGET_PROBE_MAX_MS);
+    expect(ctx.snapshot.balance).toEqual({ credits: 958, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    health.close();
+  });
+
   it('draws each wait between half and all of its step', async () => {
     const ctx = fakeContext({ pending: 1, unknown: 0 });
     const probes: number[] = [];

@@ -55,7 +55,8 @@ export type TargetHealth = {
 export function createTargetHealth(
   ctx: DaemonContext,
   o: {
-    probe: () => Promise<unknown>;
+    /** A free call to the target; the balance it reports (the dataset's credits_remaining) goes to the snapshot. */
+    probe: () => Promise<{ creditsRemaining: number | null } | void>;
     resume: () => void;
     /** The paths of changes seen and not yet planned (the burst the cycles hold): they wait too. */
     held?: { size(): number; holds(source: string, path: string): boolean };
@@ -110,8 +111,10 @@ export function createTargetHealth(
     timer = null;
     if (closed || ctx.lifetime.signal.aborted) return;
     o.probe().then(
-      () => {
+      (answer) => {
         if (closed) return;
+        if (answer != null && typeof answer.creditsRemaining === 'number')
+          snapshot.balance = { credits: answer.creditsRemaining, at: iso() };
         phase = 'resuming';
         target.nextProbeAt = null;
         const downForMs = target.unreachableSince === null ? 0 : nowMs() - Date.parse(target.unreachableSince);

@@ -111,6 +111,22 @@ describe('kbsync watch --http: the status page in a browser', () => {
     await bad.getByRole('button', { name: 'Explain' }).click();
     await until('report.docx explained', async () => (await text(page, '#explain-out')).includes('report.docx'));
 
+    // The retry buttons' script posts with the page's CSRF token: for a file whose copy has not failed the daemon says why not.
+    await js(
+      page,
+      `(() => { const b = document.createElement('button'); b.className = 'retry-this'; b.id = 'retry-probe'; b.textContent = 'Retry';
+        b.dataset.source = 'docs'; b.dataset.path = 'guide.md'; document.getElementById('tools').append(b); })()`,
+    );
+    await page.click('#retry-probe');
+    await until('the retry answered', async () =>
+      (await text(page, '#action-out')).includes('docs/guide.md: its remote copy has not failed'),
+    );
+    // The browser logs the refusal's 409; nothing else.
+    expect(errors.filter((e) => !e.includes('status of 409'))).toEqual([]);
+    errors.length = 0;
+    // No target check has run: the page says the service has not reported a balance yet.
+    expect(await text(page, '#balance')).toContain('not reported yet');
+
     // A search: its price is said first; it spends 1 credit, recorded in the state, and the page's day spend rises by 1.
     expect(await text(page, '#query-form')).toContain('1 credit');
     const before = await creditsToday(port);

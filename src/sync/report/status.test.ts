@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TrackedFile } from '../types.js';
-import { formatStatus, statusReport } from './status.js';
+import { formatDaemonStatus, formatStatus, statusReport } from './status.js';
 
 const file = (path: string, remoteStatus: string | null, lastAction: string): TrackedFile =>
   ({ source: 'docs', path, remoteStatus, lastAction, lastReason: '', remoteId: null }) as unknown as TrackedFile;
@@ -45,6 +45,27 @@ describe('the status for people', () => {
     expect(text).toMatch(/^pending work: +1,500 queued, 0 awaiting reconciliation$/m);
     expect(text).toMatch(/^last sync totals: +4,072 uploaded, 12,345 unchanged, .*; 20,360 credits spent$/m);
     expect(text).not.toMatch(/\d{4}/);
+  });
+
+  it("says a running daemon's cycle (why, calls done of planned, credits so far, its ETA) and the service's balance", () => {
+    const daemon = {
+      pid: 1,
+      startedAt: 's',
+      http: null,
+      ready: true,
+      lastSync: null,
+      lastError: null,
+      waitingFor: [],
+      watches: [],
+      cycle: { startedAt: 'T0', reasons: ['changes'], done: 1200, total: 3000, creditsSoFar: 1200, etaAt: 'T1' },
+      balance: { credits: 98_800, at: 'T2' },
+    };
+    const text = formatDaemonStatus(daemon);
+    expect(text).toMatch(
+      /^daemon syncing: +since T0 \(changes\): 1,200 of 3,000 paid calls done, 1,200 credits so far; ends about T1 at upload.requestsPerSecond$/m,
+    );
+    expect(text).toMatch(/^balance: +98,800 credits, as the service said at T2$/m);
+    expect(formatDaemonStatus({ ...daemon, cycle: null, balance: null })).not.toMatch(/syncing|balance/);
   });
 
   it('names the files whose processing failed (at most 5), not only their count', () => {

@@ -80,6 +80,10 @@ export type DaemonStatus = {
   deferred?: { files: number; waitsFor: string[] } | null;
   /** Copies still processing at the daemon's last listing, and when it reads the next. */
   remote?: { processing: number; nextListingAt: string } | null;
+  /** The cycle running now: why, its paid calls done of total, credits so far, its end at the rate limit (absent in an older kbsync's file). */
+  cycle?: { startedAt: string; reasons: string[]; done: number; total: number; creditsSoFar: number; etaAt: string | null } | null;
+  /** The balance the service last reported (absent in an older kbsync's file; null: not reported). */
+  balance?: { credits: number; at: string } | null;
   waitingFor: string[];
   watches: { source: string; backend: string; note: string | null }[];
   /** The daemon's last heartbeat, and whether it is recent enough (absent in the status file of an older kbsync). */
@@ -275,7 +279,11 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
         ? 'none yet'
         : `${last.at} (${last.reasons.join(', ')}): ${n(last.uploaded)} uploaded, ${n(last.deferred)} deferred, ${n(last.failed)} failed; ${n(last.creditsSpent)} credits spent`,
     ],
+    ...cycleLines(d.cycle ?? null),
     ...targetLines(d.target ?? null),
+    ...(d.balance == null
+      ? []
+      : [['balance', `${n(d.balance.credits)} credits, as the service said at ${d.balance.at}`] as [string, string]]),
     ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
     ...(d.remote == null
       ? []
@@ -288,6 +296,14 @@ function daemonLines(d: DaemonStatus | null): [string, string][] {
     ...reloadLines(d.config?.last ?? null),
     ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
   ];
+}
+
+/** The daemon's cycle running now: why, its paid calls done of planned, credits so far, its end at the rate limit. */
+function cycleLines(c: NonNullable<DaemonStatus['cycle']> | null): [string, string][] {
+  if (c === null) return [];
+  const calls = c.total === 0 ? 'planning' : `${n(c.done)} of ${n(c.total)} paid calls done`;
+  const eta = c.etaAt === null ? '' : `; ends about ${c.etaAt} at upload.requestsPerSecond`;
+  return [['daemon syncing', `since ${c.startedAt} (${c.reasons.join(', ')}): ${calls}, ${n(c.creditsSoFar)} credits so far${eta}`]];
 }
 
 /** The target while it does not answer: since when, why, what waits for it and when it is tried again. */

@@ -42,7 +42,13 @@ afterAll(async () => {
 });
 
 type TargetStatus = { reachable: boolean; unreachableSince: string | null; lastError: string | null; changesWaiting: number };
-type StatusFile = { pid: number; ready: boolean; http: string | null; target?: TargetStatus };
+type StatusFile = {
+  pid: number;
+  ready: boolean;
+  http: string | null;
+  target?: TargetStatus;
+  balance?: { credits: number; at: string } | null;
+};
 
 function dataset(): E2eDataset {
   if (service === null) throw new Error('the target is down');
@@ -151,6 +157,8 @@ describe('kbsync watch through an outage of its target', () => {
     await until('the status saying the target is reachable again', () => statusFile(ws)?.target?.reachable === true, 10_000);
     expect(statusFile(ws)?.target?.changesWaiting).toBe(0);
     expect(logsOf(k).some((l) => l.msg === 'the target answers again: sending what waited')).toBe(true);
+    // The probe that found the target again is GET /datasets/: the balance it answered is the daemon's.
+    expect(statusFile(ws)?.balance).toEqual({ credits: expect.any(Number), at: expect.stringMatching(/^\d{4}-/) });
     const plan = await ws.runJson('plan', '--no-daemon');
     expect(plan.report.summary.uploaded).toBe(0);
     // a.md's first content and its edit, and eight new files: each bought once.

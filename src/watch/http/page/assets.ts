@@ -61,6 +61,15 @@ export const PAGE_SCRIPT = `'use strict';
     explain($('explain-path').value.trim());
   });
   document.addEventListener('click', (e) => {
+    const r = e.target.closest('.retry-this');
+    if (r !== null) {
+      r.disabled = true;
+      post('/api/retry', { source: r.dataset.source, path: r.dataset.path }).then(
+        ({ body }) => ($('action-out').textContent = r.dataset.source + '/' + r.dataset.path + ': ' + (body.message || body.hint || body.error)),
+        (err) => ($('action-out').textContent = 'could not ask the daemon: ' + err),
+      );
+      return;
+    }
     const t = e.target.closest('.explain-this');
     if (t === null) return;
     $('explain-path').value = t.dataset.path;

@@ -17,7 +17,14 @@ function now(m: PageModel): string {
     m.now.remote === null
       ? ''
       : `<p>${count(m.now.remote.processing)} copies still processing on the service; next listing ${when(m.now.remote.nextListingAt)}.</p>`;
-  return `<h2>Now</h2><p class="state">${state}</p>${remote}<h3>Waiting for</h3>${waits === '' ? '<p>nothing</p>' : `<ul>${waits}</ul>`}`;
+  const c = m.now.cycle;
+  const cycle =
+    c === null
+      ? ''
+      : `<p id="cycle-progress">A sync cycle runs for ${esc(c.reasons.join(', '))} (since ${when(c.startedAt)}): ` +
+        `${c.total === 0 ? 'planning, no paid call yet' : `${count(c.done)} of ${count(c.total)} paid calls done`}, ${count(c.creditsSoFar)} credits so far` +
+        `${c.etaAt === null ? '' : `; the rate limit (upload.requestsPerSecond) has it end about ${when(c.etaAt)}`}.</p>`;
+  return `<h2>Now</h2><p class="state">${state}</p>${cycle}${remote}<h3>Waiting for</h3>${waits === '' ? '<p>nothing</p>' : `<ul>${waits}</ul>`}`;
 }
 
 function sources(m: PageModel): string {
@@ -48,7 +55,12 @@ function money(m: PageModel): string {
     `<h2>Money</h2><dl class="figures">` +
     `<div><dt>Today (UTC)</dt><dd id="spend-day">${count(x.day)} of ${count(x.dayCap)} credits</dd></div>` +
     `<div><dt>This month</dt><dd>${count(x.month)} of ${count(x.monthCap)} credits</dd></div>` +
-    `<div><dt>Run cap</dt><dd>${count(x.runCap)} credits a sync</dd></div></dl>` +
+    `<div><dt>Run cap</dt><dd>${count(x.runCap)} credits a sync</dd></div>` +
+    `<div><dt>Balance</dt><dd id="balance">${
+      x.balance === null
+        ? 'not reported yet (the service says it when the daemon checks the target)'
+        : `${count(x.balance.credits)} credits left, as the service said ${when(x.balance.at)}`
+    }</dd></div></dl>` +
     `${deferred}${spendChart(x.days, x.dayCap)}`
   );
 }
@@ -84,7 +96,8 @@ function attention(m: PageModel): string {
   const rows = m.attention.map(
     (a) =>
       `<tr><td>${badge(a.what === 'failed' ? 'bad' : 'warn', a.what)}</td><th scope="row"><code>${esc(`${a.source}/${a.path}`)}</code></th><td>${esc(a.reason)}${a.next === null ? '' : `<div class="small">${esc(a.next)}</div>`}</td>` +
-      `<td><button type="button" class="explain-this" data-path="${esc(`${a.source}/${a.path}`)}">Explain</button></td></tr>`,
+      `<td><button type="button" class="explain-this" data-path="${esc(`${a.source}/${a.path}`)}">Explain</button>` +
+      `${a.retry === null ? '' : ` <button type="button" class="retry-this" data-source="${esc(a.source)}" data-path="${esc(a.path)}">Retry (${count(a.retry.credits)} credits)</button>`}</td></tr>`,
   );
   const more = m.attentionMore > 0 ? `<p>and ${count(m.attentionMore)} more (all: <code>kbsync audit</code>).</p>` : '';
   return `<h2>Needs attention</h2>${table('files that need attention', ['state', 'file', 'why', ''], rows)}${more}`;

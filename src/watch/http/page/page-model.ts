@@ -3,6 +3,7 @@ import type { TrackedFile } from '../../../sync/types.js';
 import type { DaemonSnapshot } from '../../snapshot.js';
 import { processingErrorClass } from '../../../shared/processing-errors.js';
 import { costOf } from '../../../shared/plans.js';
+import { retryRefusal } from '../../retry-failed.js';
 
 /** One source as the page shows it: where it is, how it is watched, its files by state. */
 export type SourceRow = {
@@ -28,6 +29,8 @@ export type AttentionRow = {
   reason: string;
   /** For a failed copy: whether a retry may pass, and what happens next. */
   next: string | null;
+  /** A failed copy a retry may pass: the retry's price (a reprocess). Null: no retry is offered. */
+  retry: { credits: number } | null;
 };
 
 /** The last cycles, newest first. */
@@ -37,7 +40,7 @@ export type CycleRow = NonNullable<DaemonSnapshot['lastSync']>;
 export type PageModel = {
   generatedAt: string;
   daemon: { pid: number; startedAt: string; version: string; configPath: string; ready: boolean; http: string | null };
-  now: { syncing: boolean; waitingFor: string[]; remote: DaemonSnapshot['remote'] };
+  now: { syncing: boolean; waitingFor: string[]; remote: DaemonSnapshot['remote']; cycle: DaemonSnapshot['cycle'] };
   sources: SourceRow[];
   money: {
     days: { day: string; credits: number }[];
@@ -46,6 +49,8 @@ export type PageModel = {
     month: number;
     monthCap: number;
     runCap: number;
+    /** The balance the service last reported (null: it has not). */
+    balance: DaemonSnapshot['balance'];
     deferred: DaemonSnapshot['deferred'];
   };
   health: Pick<DaemonSnapshot, 'target' | 'lastError' | 'lastSuccessAt' | 'watches' | 'counters' | 'config'> & {
@@ -154,6 +159,10 @@ export function pageModel(o: {
         what,
         reason: what === 'failed' && f.remoteError ? `the service could not process it: ${f.remoteError}` : (f.lastReason ?? action),
         next: what === 'failed' ? retryVerdict(f, config.upload.maxReprocessAttempts) : null,
+        retry:
+          what === 'failed' && retryRefusal(f, config.upload.maxReprocessAttempts) === null
+            ? { credits: costOf({ kind: 'reprocess' }) }
+            : null,
       });
   }
   for (const [source, reasons] of skips) {
@@ -164,7 +173,7 @@ export function pageModel(o: {
   return {
     generatedAt: new Date(o.nowMs).toISOString(),
     daemon: { pid: s.pid, startedAt: s.startedAt, version: o.version, configPath: o.configPath, ready: s.ready, http: o.http },
-    now: { syncing: o.syncing, waitingFor: s.waitingFor, remote: s.remote },
+    now: { syncing: o.syncing, waitingFor: s.waitingFor, remote: s.remote, cycle: s.cycle },
     sources: [...rows.values()],
     money: {
       days: lastDays(o.nowMs).map((day) => {
@@ -176,6 +185,7 @@ export function pageModel(o: {
       month: o.credits.month,
       monthCap: caps.month,
       runCap: caps.run,
+      balance: s.balance,
       deferred: s.deferred,
     },
     health: {
@@ -216,5 +226,5 @@ function retryVerdict(f: TrackedFile, max: number): string {
     return 'a retry would fail the same way: fix the file; it is uploaded again when it changes';
   if (f.reprocessAttempts < max)
     return `reprocessed by the daemon (attempt ${f.reprocessAttempts + 1} of ${max}, ${costOf({ kind: 'reprocess' })} credits)`;
-  return `reprocessed ${f.reprocessAttempts} of ${max} times (upload.maxReprocessAttempts): raise it to retry`;
+  return `reprocessed ${f.reprocessAttempts} of ${max} times (upload.maxReprocessAttempts): the daemon tries no more by itself`;
 }

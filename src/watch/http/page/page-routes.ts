@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../shared/logger.js';
 import type { ExplainAnswer } from '../../explain-answer.js';
+import type { RetryAnswer } from '../../retry-failed.js';
 import { PAGE_HEADERS, SESSION_COOKIE, sameOrigin, type PageAccess } from './access.js';
 import { PAGE_ICON, PAGE_SCRIPT, PAGE_STYLE } from './assets.js';
 import { esc } from './html.js';
@@ -17,6 +18,8 @@ export type PageDeps = {
   hello(): { pid: number; startedAt: string };
   explain(path: string): Promise<ExplainAnswer>;
   rescan(): { message: string };
+  /** Retries one failed file: a reprocess (a paid call) planned by the next cycle, through the outbox. */
+  retry(source: string, path: string): Promise<RetryAnswer>;
   /** A search on the dataset: a paid call (1 credit), recorded in the state before it is sent. */
   query(text: string): Promise<{ results: unknown[]; credits: unknown }>;
 };
@@ -114,15 +117,22 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
       req.resume();
       return json(res, 202, deps.rescan());
     }
+    if (path === '/api/retry') {
+      readJson(req)
+        .then(async (asked) => {
+          if (typeof asked.source !== 'string' || typeof asked.path !== 'string' || asked.path === '')
+            return json(res, 400, { error: 'file_required', hint: 'POST /api/retry {"source": "docs", "path": "report.docx"}' });
+          const answer = await deps.retry(asked.source, asked.path);
+          json(res, answer.accepted ? 202 : 409, answer);
+          live.changed();
+        })
+        .catch(failed(res));
+      return;
+    }
     if (path === '/api/query') {
-      readBody(req)
-        .then(async (body) => {
-          let text = '';
-          try {
-            text = String((JSON.parse(body ?? '') as { text?: unknown }).text ?? '').trim();
-          } catch {
-            // not JSON: answered below
-          }
+      readJson(req)
+        .then(async (asked) => {
+          const text = typeof asked.text === 'string' ? asked.text.trim() : '';
           if (text === '') return json(res, 400, { error: 'text_required', hint: 'POST /api/query {"text": "what to search for"}' });
           try {
             const answer = await deps.query(text);
@@ -157,6 +167,17 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     changed: live.changed,
     close: live.close,
   };
+}
+
+/** A small JSON request body as an object: {} when it is not JSON, not an object, or passes MAX_POST_BYTES. */
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const body = await readBody(req);
+  try {
+    const value: unknown = JSON.parse(body ?? '');
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A small request body as text; null when it passes MAX_POST_BYTES. */

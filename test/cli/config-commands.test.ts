@@ -31,7 +31,16 @@ describe('kbsync init', () => {
     const printed = parse(check.stdout) as { target: { kind: string; dataDir: string }; sources: { name: string; path: string }[] };
     expect(printed.target.kind).toBe('embedded');
     expect(printed.target.dataDir).toBe(join(dir, '.kbsync/service'));
-    expect(printed.sources).toEqual([{ name: 'docs', path: join(dir, 'docs'), include: ['**/*'], exclude: [], followSymlinks: false }]);
+    expect(printed.sources).toEqual([
+      {
+        name: 'docs',
+        path: join(dir, 'docs'),
+        include: ['**/*'],
+        exclude: [],
+        followSymlinks: false,
+        convert: ['pdf', 'pptx', 'doc', 'odt', 'ods', 'odp', 'rtf', 'epub'],
+      },
+    ]);
   });
 
   it('refuses to overwrite without --force, and overwrites with it', async () => {

@@ -1,6 +1,6 @@
 import type { BudgetPeriod, BudgetWindow, PlanItem } from '../types.js';
 import { compareByPath } from '../tracked/keys.js';
-import { deferredReason, duplicateDeferredReason, overBudgetReason } from './reasons.js';
+import { deferredReason, duplicateDeferredReason, overBudgetReason, sharedText } from './reasons.js';
 
 const PERIODS: readonly BudgetPeriod[] = ['run', 'day', 'month'];
 
@@ -61,7 +61,7 @@ export function applyAdmission(ordered: readonly PlanItem[], admission: Admissio
     if (block === undefined || block === null) return;
     const action = item.action === 'reprocess' ? 'reprocess' : 'upload';
     const check = overBudgetReason(block.period, block.committed, block.cost, block.cap, reserved);
-    item.reason = deferredReason(check, block.period, action, item.reason, block.cost > block.cap);
+    item.reason = sharedText(deferredReason(check, block.period, action, item.reason, block.cost > block.cap));
     item.action = 'defer:over-budget';
     item.credits = 0;
     item.deferredBy = block.period;
@@ -74,7 +74,7 @@ export function applyAdmission(ordered: readonly PlanItem[], admission: Admissio
     const primary = deferredBySha.get(item.sha256);
     if (primary === undefined) continue;
     item.action = 'defer:over-budget';
-    item.reason = duplicateDeferredReason(item.duplicateOf.name, primary.check);
+    item.reason = sharedText(duplicateDeferredReason(item.duplicateOf.name, primary.check));
     item.deferredBy = primary.period;
   }
 }

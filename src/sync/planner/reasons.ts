@@ -17,6 +17,22 @@ const NEXT_PERIOD: Record<BudgetPeriod, string> = {
   month: 'the next UTC month',
 };
 
+/**
+ * One copy of each distinct reason text: a large plan repeats a few texts (every deferred upload of
+ * a run says the same) that were built by concatenation, and each built copy is a rope of many parts.
+ * Looking a text up flattens it; the kept copy is returned, so the many equal texts share one string.
+ */
+export function sharedText(text: string): string {
+  const kept = sharedTexts.get(text);
+  if (kept !== undefined) return kept;
+  if (sharedTexts.size < SHARED_TEXTS_MAX) sharedTexts.set(text, text);
+  return text;
+}
+
+/** Enough for the distinct texts of any budget admission; a plan of unique texts keeps no more than this. */
+const SHARED_TEXTS_MAX = 4096;
+const sharedTexts = new Map<string, string>();
+
 export const REASON_NEW = 'new file';
 export const REASON_UNCHANGED = 'unchanged since last sync';
 export const REASON_CHANGING = 'changed while it was being read; hashed again on the next pass';

@@ -58,11 +58,28 @@ export function hashFileSync(file: HashInput, buf: Uint8Array, beforeRestat?: (a
   }
 }
 
-/** What a hash thread (hash-worker.ts) answers: each batch of files with their outcomes, in order. */
-export type HashApi = { hash(batch: readonly HashInput[]): HashOutcome[] };
+/**
+ * What a hash thread (hash-worker.ts) answers: each batch of files with their outcomes, in order.
+ * `done`, when given, is a counter in shared memory the thread adds one to as it finishes the batch:
+ * a caller that cannot return to its event loop (a synchronous walk) reads it to bound what it queues.
+ */
+export type HashApi = { hash(req: HashRequest): HashOutcome[] };
+export type HashRequest = { files: readonly HashInput[]; done: Int32Array | null };
 
 /** A hash thread's loop (hash-worker.ts): serves HashApi on `port`, one reused buffer. */
 export function serveHashBatches(port: MessagePort): void {
   const buf = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  serve<HashApi>({ hash: (batch) => batch.map((file) => hashFileSync(file, buf)) }, port);
+  serve<HashApi>(
+    {
+      hash: ({ files, done }) => {
+        const outcomes = files.map((file) => hashFileSync(file, buf));
+        if (done !== null) {
+          Atomics.add(done, 0, 1);
+          Atomics.notify(done, 0);
+        }
+        return outcomes;
+      },
+    },
+    port,
+  );
 }

@@ -7,7 +7,8 @@ export const HASH_WORKER_ENTRY = workerEntry('hash-worker', import.meta.url);
 
 /** A started hash worker: hash batches of files (several may be queued); stop it when done. */
 export type HashWorker = {
-  hashBatch(batch: readonly HashInput[]): Promise<HashOutcome[]>;
+  /** `done`: a shared counter the thread adds one to when this batch is hashed (see HashApi). */
+  hashBatch(batch: readonly HashInput[], done?: Int32Array): Promise<HashOutcome[]>;
   /** Gives up on the worker (it answered nonsense): every queued batch rejects, and the thread is ended. */
   abandon(): void;
   stop(): Promise<void>;
@@ -17,7 +18,7 @@ export type HashWorker = {
 export function startHashWorker(code: URL | string = HASH_WORKER_ENTRY): HashWorker {
   const hashes = channel<HashApi>(startWorker(code), { name: 'hash worker' });
   return {
-    hashBatch: (batch) => hashes.call('hash', batch),
+    hashBatch: (files, done) => hashes.call('hash', { files, done: done ?? null }),
     abandon() {
       void hashes.close(new Error('hash worker abandoned'));
     },

@@ -30,6 +30,13 @@ const IN_PROCESS_MAX_BYTES = 96 << 20;
 /** A batch sent to a worker: enough to amortise the message round trip, small enough to balance. */
 const BATCH_MAX_FILES = 64;
 const BATCH_MAX_BYTES = 4 << 20;
+/**
+ * Batches posted and not yet hashed, at most: a synchronous walk finds files faster than they hash,
+ * and each queued batch holds its paths in the threads' message queues until its turn.
+ */
+const MAX_QUEUED_BATCHES = 16;
+/** How long a walk waits for the threads to finish a batch before it hashes its own batch itself. */
+const QUEUE_WAIT_MS = 250;
 
 /**
  * SHA-256 of each file, keyed by absPath: a hash, or `deferred` (changed during or since the scan;
@@ -104,6 +111,24 @@ export function startHashing(options: HashOptions = {}): Hashing {
   // Files held back until the pool is worth starting (auto) or for good (in-process).
   let waiting: HashInput[] | null = mode === 'workers' ? null : [];
   let waitingBytes = 0;
+  // Batches the threads finished, counted by them in shared memory: the walk cannot take their answers.
+  const finished = new Int32Array(new SharedArrayBuffer(4));
+  let posted = 0;
+  // The count at which a wait last timed out: until it moves, the walk hashes its batches itself, without waiting again.
+  let stalledAt = -1;
+
+  /** Waits (blocking: the walk does not return to its event loop) until the queue has room; false: no thread finished a batch in time. */
+  const roomInQueue = (): boolean => {
+    for (;;) {
+      const seen = Atomics.load(finished, 0);
+      if (posted - seen < MAX_QUEUED_BATCHES) return true;
+      if (seen === stalledAt) return false;
+      if (Atomics.wait(finished, 0, seen, QUEUE_WAIT_MS) === 'timed-out') {
+        stalledAt = seen;
+        return false;
+      }
+    }
+  };
 
   const send = (files: HashInput[], bytes: number): void => {
     pool ??= startWorkers(Math.max(1, options.concurrency ?? 2), options.worker).map((worker) => ({ worker, queuedBytes: 0, alive: true }));
@@ -113,10 +138,13 @@ export function startHashing(options: HashOptions = {}): Hashing {
       leftOver.push(...files);
       return;
     }
+    // The threads are stuck (a slow disk, a dead thread the walk cannot hear of yet): this batch is hashed here.
+    if (!roomInQueue()) return here(files);
     const to = target;
     to.queuedBytes += bytes;
+    posted += 1;
     answers.push(
-      hashInWorker(to.worker, files).then((outcomes) => {
+      hashInWorker(to.worker, files, finished).then((outcomes) => {
         to.queuedBytes -= bytes;
         if (cancelled) return; // stopping the workers failed what they held: nothing more is hashed
         if (outcomes === null) {
@@ -203,9 +231,9 @@ function startWorkers(count: number, code: HashOptions['worker']): HashWorker[] 
 }
 
 /** The worker's outcomes, one per file in order, or null when it died or did not answer each file. */
-async function hashInWorker(worker: HashWorker, batch: readonly HashInput[]): Promise<HashOutcome[] | null> {
+async function hashInWorker(worker: HashWorker, batch: readonly HashInput[], finished: Int32Array): Promise<HashOutcome[] | null> {
   try {
-    const outcomes = await worker.hashBatch(batch);
+    const outcomes = await worker.hashBatch(batch, finished);
     return outcomes.length === batch.length ? outcomes : null;
   } catch {
     return null;

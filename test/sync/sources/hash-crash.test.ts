@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mtimeNsOf } from '../../../src/sync/sources/fingerprint.js';
-import { hashFiles, type HashInput, type HashOptions } from '../../../src/sync/sources/hash.js';
+import { hashFiles, startHashing, type HashInput, type HashOptions } from '../../../src/sync/sources/hash.js';
 import { noThreadLeft, tempDir, threadCount } from './helpers.js';
 
 const sha = (data: string): string => createHash('sha256').update(data).digest('hex');
@@ -38,7 +38,7 @@ function wrapped(entry: URL, before: string): string {
   const hashFile = entry.href.replace(/hash-worker\.(ts|js)$/, 'hash-file.$1');
   return `const { parentPort } = process.getBuiltinModule('node:worker_threads');
 import(${JSON.stringify(hashFile)}).then(({ serveHashBatches }) => {
-  parentPort.on('message', ({ id, req: batch }) => { ${before} });
+  parentPort.on('message', ({ id, req: { files: batch } }) => { ${before} });
   serveHashBatches(parentPort);
 });`;
 }
@@ -130,5 +130,34 @@ describe('hashFiles when hash workers die (mode workers, concurrency 2)', () => 
     expect(results).toEqual(expected);
     expect(started).toEqual([0, 1].filter((i) => !failing.includes(i)));
     await noThreadLeft(threadsBefore);
+  });
+});
+
+describe('startHashing fed by a walk that never yields', () => {
+  it('queues a bounded number of batches to the threads and hashes the rest itself while they are busy', async () => {
+    const { files, expected, log } = fixture();
+    // The same files eight times over (each a batch entry of its own): 38 batches of 64.
+    const many = Array.from({ length: 8 }, () => files.map((f) => ({ ...f }))).flat();
+    const release = `${log}.go`;
+    // Both threads hold every batch until the test lets them go: only the walk's own thread makes progress.
+    const held = `const fs = process.getBuiltinModule('node:fs');
+      while (!fs.existsSync(${JSON.stringify(release)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);`;
+    let hashedHere = 0;
+    const hashing = startHashing({
+      mode: 'workers',
+      concurrency: 2,
+      worker: (entry) => wrapped(entry, held),
+      onHashed: (n) => (hashedHere += n),
+    });
+
+    for (const file of many) hashing.add(file);
+    // Answers from the threads land only once this thread yields: what was counted so far was hashed here.
+    // At most 16 batches queued to the threads, and one batch still filling.
+    expect(hashedHere).toBeGreaterThanOrEqual(many.length - 16 * 64 - 64);
+    writeFileSync(release, '');
+    const results = await hashing.done();
+
+    expect(existsSync(release)).toBe(true);
+    expect(results).toEqual(expected);
   });
 });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { loadCommandConfig } from '../config-option.js';
 import { exitCodeForRun } from '../exit.js';
-import { writeChunks, writeLines } from '../output.js';
+import { writeChunks } from '../output.js';
 import { withReaderSession } from '../session.js';
 import { localStatePath } from '../../shared/state-url.js';
 import { printable } from '../../shared/printable.js';
@@ -37,8 +37,8 @@ export function register(program: Command, ctx: CliContext): void {
           writeChunks(ctx, jsonReportChunks(plan));
           return;
         }
-        const { formatPlan } = await import('../../sync/report/index.js');
-        writeLines(ctx, formatPlan(plan, { showUnchanged: options.all === true }));
+        const { formatPlanChunks } = await import('../../sync/report/index.js');
+        writeChunks(ctx, formatPlanChunks(plan, { showUnchanged: options.all === true }));
       });
     });
 }

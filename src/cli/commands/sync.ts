@@ -4,7 +4,7 @@ import type { SyncOptions } from '../../sync/executor/run-sync.js';
 import type { CiReportOptions } from '../ci-report/index.js';
 import type { CliContext } from '../context.js';
 import { EXIT, exitCodeForRun } from '../exit.js';
-import { writeChunks, writeLines } from '../output.js';
+import { writeChunks } from '../output.js';
 import { createProgress } from '../progress.js';
 import { withSession } from '../session.js';
 import { printable } from '../../shared/printable.js';
@@ -42,7 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
 async function syncCommand(cmd: Command, ctx: CliContext, options: SyncCliOptions, onReported: () => void): Promise<void> {
   await withSession(cmd, ctx, async (session) => {
     const { runSync } = await import('../../sync/executor/index.js');
-    const { formatRun, jsonReportChunks } = await import('../../sync/report/index.js');
+    const { formatRunChunks, jsonReportChunks } = await import('../../sync/report/index.js');
     const progress = createProgress(ctx.stderr, { enabled: options.json !== true });
     // Off a terminal nothing is drawn: the run gets no callbacks (none per hashed file either).
     const bar: SyncOptions = progress.active
@@ -68,7 +68,7 @@ async function syncCommand(cmd: Command, ctx: CliContext, options: SyncCliOption
     // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
     for (const note of run.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
     if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
-    else writeLines(ctx, formatRun(run, { showUnchanged: options.all === true }));
+    else writeChunks(ctx, formatRunChunks(run, { showUnchanged: options.all === true }));
     const { syncCiReports } = await import('../ci-report/sync-reports.js');
     await syncCiReports(session, run, options);
     onReported();

@@ -11,21 +11,46 @@ export type Align = 'left' | 'right';
 export function columns(cells: readonly (readonly string[])[], align: readonly Align[], maxWidth = 48): string[] {
   const rows = cells.map(printableRow);
   const widths: number[] = [];
-  for (const row of rows) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, cell.length));
-    });
+  for (const row of rows) widen(widths, row, maxWidth);
+  return rows.map((row) => layoutRow(row, widths, align));
+}
+
+/** Lines per chunk of columnChunks: tens of KB of text, each chunk's strings dying young. */
+const LINES_PER_CHUNK = 512;
+
+/**
+ * columns() over the cells of many items, as text in chunks of lines (each ending in a newline) to
+ * write one after the other: the widths in a first pass, then the lines, never all of them at once.
+ */
+export function* columnChunks<T>(
+  items: readonly T[],
+  cellsOf: (item: T) => readonly string[],
+  align: readonly Align[],
+  maxWidth = 48,
+): Generator<string> {
+  const widths: number[] = [];
+  for (let k = 0; k < items.length; k++) widen(widths, printableRow(cellsOf(items[k] as T)), maxWidth);
+  for (let start = 0; start < items.length; start += LINES_PER_CHUNK) {
+    const end = Math.min(items.length, start + LINES_PER_CHUNK);
+    const lines = new Array<string>(end - start);
+    for (let k = start; k < end; k++) lines[k - start] = layoutRow(printableRow(cellsOf(items[k] as T)), widths, align);
+    yield `${lines.join('\n')}\n`;
   }
-  return rows.map((row) =>
-    row
-      .map((cell, i) => {
-        if (i === row.length - 1) return cell;
-        const w = widths[i] ?? 0;
-        return align[i] === 'right' ? cell.padStart(w) : cell.padEnd(w);
-      })
-      .join('  ')
-      .trimEnd(),
-  );
+}
+
+function widen(widths: number[], row: readonly string[], maxWidth: number): void {
+  for (let i = 0; i < row.length; i++) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, (row[i] as string).length));
+}
+
+function layoutRow(row: readonly string[], widths: readonly number[], align: readonly Align[]): string {
+  return row
+    .map((cell, i) => {
+      if (i === row.length - 1) return cell;
+      const w = widths[i] ?? 0;
+      return align[i] === 'right' ? cell.padStart(w) : cell.padEnd(w);
+    })
+    .join('  ')
+    .trimEnd();
 }
 
 /** The row with each cell printable: the row itself when every cell is (no copy per row of a large plan). */

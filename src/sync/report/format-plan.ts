@@ -1,7 +1,7 @@
 import { extensionOf } from '../../shared/file-types.js';
 import { formatCount, plural } from '../planner/format.js';
 import type { BudgetPeriod, PlanItem, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
-import { columns, displayPath, hasSeveralSources } from './columns.js';
+import { columnChunks, displayPath, hasSeveralSources } from './columns.js';
 import { entryLines } from './format-entries.js';
 
 export type FormatOptions = {
@@ -17,19 +17,21 @@ export const MAX_UNSUPPORTED_LISTED = 50;
 
 /** A plan for people: one aligned line per item (action, credits, path, reason), then totals, budget and reindex lines. */
 export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
+  return [...formatPlanChunks(plan, opts)].join('').slice(0, -1);
+}
+
+/** formatPlan's text with a final newline, in chunks to write one after the other: a large plan's lines are never all held at once. */
+export function* formatPlanChunks(plan: SyncPlan, opts: FormatOptions = {}): Generator<string> {
   // A delta plan's unchanged files are only counted: the lines are the full plan's all the same.
   const unlisted = plan.unchangedNotListed ?? 0;
   const multi = hasSeveralSources(plan.items);
   const { shown, notes } = listed(plan.items, opts, unlisted);
-  const lines = columns(
-    shown.map((i) => [i.action, String(i.credits), displayPath(i, multi), i.reason]),
-    ['left', 'right', 'left', 'left'],
-  );
-  lines.push(...notes);
+  yield* columnChunks(shown, (i) => [i.action, String(i.credits), displayPath(i, multi), i.reason], ['left', 'right', 'left', 'left']);
+  const lines = notes;
   if (plan.items.length + unlisted === 0 && plan.intelligence === undefined) lines.push('nothing to sync');
   if (plan.intelligence !== undefined) lines.push(...entryLines(plan.intelligence, 'plan', opts.showUnchanged === true));
   lines.push('', totalsLine(plan.totals, 'plan'), budgetLine(plan), reindexLine(plan.reindex));
-  return lines.join('\n');
+  yield `${lines.join('\n')}\n`;
 }
 
 /**

@@ -1,21 +1,29 @@
 import { plural } from '../planner/format.js';
 import type { RunItem, RunResult } from '../types.js';
-import { columns, displayPath, hasSeveralSources } from './columns.js';
+import { columnChunks, displayPath, hasSeveralSources } from './columns.js';
 import { listed, totalsLine, type FormatOptions } from './format-plan.js';
 import { entryLines } from './format-entries.js';
 
 /** A finished run for people: one aligned line per item (outcome, action, credits charged, path, reason or error), then totals. */
 export function formatRun(run: RunResult, opts: FormatOptions = {}): string {
+  return [...formatRunChunks(run, opts)].join('').slice(0, -1);
+}
+
+/** formatRun's text with a final newline, in chunks to write one after the other (see formatPlanChunks). */
+export function* formatRunChunks(run: RunResult, opts: FormatOptions = {}): Generator<string> {
   const multi = hasSeveralSources(run.items);
   const { shown, notes } = listed(run.items, opts);
-  const lines = columns(
-    shown.map((i) => [i.outcome, i.action, String(i.creditsCharged), displayPath(i, multi), detailOf(i)]),
-    ['left', 'left', 'right', 'left', 'left'],
-  );
-  lines.push(...notes);
+  yield* columnChunks(shown, (i) => [i.outcome, i.action, String(i.creditsCharged), displayPath(i, multi), detailOf(i)], [
+    'left',
+    'left',
+    'right',
+    'left',
+    'left',
+  ]);
+  const lines = notes;
   if (run.intelligence !== undefined) lines.push(...entryLines(run.intelligence, 'run', opts.showUnchanged === true));
   lines.push('', totalsLine(run.totals, 'run'), reindexRunLine(run.reindex));
-  return lines.join('\n');
+  yield `${lines.join('\n')}\n`;
 }
 
 function detailOf(item: RunItem): string {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeBudget, fakeObservation, fakeRun, fakeState, planInput } from '../../../test/helpers/plan-fakes.js';
 import { MIB } from '../../shared/plans.js';
 import { planSync } from '../planner/plan-sync.js';
-import { formatPlan, MAX_UNSUPPORTED_LISTED } from './format-plan.js';
-import { formatRun } from './format-run.js';
+import { formatPlan, formatPlanChunks, MAX_UNSUPPORTED_LISTED } from './format-plan.js';
+import { formatRun, formatRunChunks } from './format-run.js';
 
 function samplePlan() {
   const observation = fakeObservation()
@@ -90,5 +90,25 @@ describe('formatRun', () => {
     );
     expect(lines.at(-2)).toBe('0 uploaded, 1 unchanged, 0 renamed, 2 skipped, 1 deferred, 1 failed; 0 credits spent (5 planned)');
     expect(lines.at(-1)).toBe('reindex: not attempted: 1 changed file, fewer than reindex.minChangedFiles (20)');
+  });
+});
+
+describe('the text report of a large plan', () => {
+  it('comes in chunks of at most 512 lines, aligned over all of them, that make formatPlan and formatRun with a final newline', () => {
+    let builder = fakeObservation().file('a-much-longer-name-than-the-rest/of/the/tree.md', { size: 40 << 20 });
+    for (let i = 0; i < 1500; i++) builder = builder.file(`docs/${i}.md`);
+    const plan = planSync(planInput({ observation: builder.build() }));
+    const run = fakeRun(plan, (i) => (i.path === 'docs/7.md' ? 'timed out' : null));
+
+    const chunks = [...formatPlanChunks(plan)];
+    const runChunks = [...formatRunChunks(run)];
+
+    expect(chunks.length).toBe(4);
+    expect(chunks.every((c) => c.endsWith('\n') && c.split('\n').length - 1 <= 512)).toBe(true);
+    expect(chunks.join('')).toBe(`${formatPlan(plan)}\n`);
+    expect(runChunks.join('')).toBe(`${formatRun(run)}\n`);
+    // The widest path, in the first chunk, sets the column for the lines of the last one.
+    const last = (chunks[2] as string).split('\n')[0] as string;
+    expect(last.indexOf('new file')).toBe((chunks[0] as string).split('\n')[0]?.indexOf('new file'));
   });
 });

@@ -10,6 +10,7 @@ import { countDatasets, getDataset, insertDataset, setDatasetPlan } from './stor
 import { applyCredits } from './store/ledger.js';
 import { isoAt } from './store/time.js';
 import { writeTransaction } from './store/write-transaction.js';
+import { SERVICE_DB_FILE } from '../shared/service-db.js';
 
 /** Operations the spec has no endpoint for: datasets, keys and credits (used by the CLI and embedded mode). */
 export type ServiceAdmin = {
@@ -74,6 +75,6 @@ export function createAdmin(db: Database, clock: () => number = Date.now): Servi
 export function openServiceAdmin(dataDir: string): { admin: ServiceAdmin; close(): void } {
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const db = openServiceDb(join(dir, 'service.db'));
+  const db = openServiceDb(join(dir, SERVICE_DB_FILE));
   return { admin: createAdmin(db), close: () => db.close() };
 }

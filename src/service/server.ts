@@ -20,6 +20,7 @@ import { resetIdempotency } from './store/idempotency.js';
 import { instanceAlive, newInstanceId } from './store/owners.js';
 import { intelligenceEventData } from './worker-events.js';
 import { createDispatcher } from './webhooks/index.js';
+import { SERVICE_DB_FILE } from '../shared/service-db.js';
 
 export type { ServiceAdmin };
 
@@ -112,7 +113,7 @@ export async function startService(opts: ServiceOptions): Promise<RunningService
   const background = opts.background !== false;
   const tmpDir = makeTempFolder(join(filesDir, 'tmp'), instance);
 
-  const db = openServiceDb(join(dataDir, 'service.db'), instance);
+  const db = openServiceDb(join(dataDir, SERVICE_DB_FILE), instance);
   const webhooks = createDispatcher({ db, logger, allowInsecure: opts.allowInsecureWebhooks ?? false, now: clock });
   const worker = createProcessingWorker({
     db,

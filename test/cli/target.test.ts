@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTarget } from '../../src/cli/target.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startEmbeddedService } from '../../src/service/embedded.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { useTempDirs } from './helpers.js';
+import { runCli, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 
@@ -64,5 +64,27 @@ describe('openTarget', () => {
     } finally {
       await service.close();
     }
+  });
+});
+
+describe('a plan on a new state with the embedded target', () => {
+  it('lists nothing and starts no service before its first sync; once synced, a lost state is rebuilt from the service', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'docs'));
+    writeFileSync(join(dir, 'docs', 'a.md'), '# A\n');
+    writeFileSync(join(dir, 'docs', 'b.md'), '# B\n');
+    const config = 'target:\n  kind: embedded\n  dataDir: data\nstate: state.db\nsources:\n  - name: docs\n    path: ./docs\n';
+    writeFileSync(join(dir, 'kbsync.yaml'), config);
+
+    const planned = await runCli(['plan', '--json'], { cwd: dir });
+    expect(JSON.parse(planned.stdout).summary.uploaded).toBe(2);
+    expect(existsSync(join(dir, 'data', 'service.db'))).toBe(false);
+
+    expect((await runCli(['sync'], { cwd: dir })).code).toBe(0);
+    rmSync(join(dir, 'state.db'));
+    const rebuilt = await runCli(['plan', '--json'], { cwd: dir });
+
+    expect(rebuilt.stderr).toContain('state rebuilt from the remote listing: 2 files matched');
+    expect(JSON.parse(rebuilt.stdout).summary).toMatchObject({ uploaded: 0, unchanged: 2 });
   });
 });

@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { KnowledgeClient, RemoteFile } from '../../client/index.js';
 import type { ResolvedConfig, Source } from '../../config/schema.js';
 import { createConvertPool, type ConvertPool } from '../../convert/pool.js';
@@ -19,6 +20,7 @@ import { explainHeld, withoutHeld, type HeldBack } from './hold-back.js';
 import { reconcileUnknown, type ReconcileReport } from './reconcile.js';
 import { remoteNameMapper } from './remote-names.js';
 import { localStatePath } from '../../shared/state-url.js';
+import { SERVICE_DB_FILE } from '../../shared/service-db.js';
 
 /** What a sync or a plan needs: the config, the open state, and a client opened only when needed. */
 export type SyncDeps = {
@@ -68,6 +70,11 @@ export type PreparedPlan = {
 /** Remote statuses still to learn the outcome of (StateStore.hasUnsettledRemote). */
 const UNSETTLED: ReadonlySet<RemoteStatus> = new Set(['queued', 'processing', 'unknown']);
 
+/** True for the embedded target before its first start: its data folder holds no service database yet. */
+function embeddedNeverStarted(config: ResolvedConfig): boolean {
+  return config.target.kind === 'embedded' && !existsSync(join(config.target.dataDir, SERVICE_DB_FILE));
+}
+
 /** The config's budget caps. */
 export function capsOf(config: ResolvedConfig): BudgetCaps {
   const b = config.budget;
@@ -113,7 +120,8 @@ export async function preparePlan(
   const unsettled = (): boolean => (o.delta?.tracked != null ? o.delta.tracked.hasRemoteStatus(UNSETTLED) : state.hasUnsettledRemote());
   const refresh = runId !== null && !rebuild && scope === null && unsettled();
   if (rebuild || (!state.readOnly && state.unknownOps().length > 0) || refresh) {
-    listing = await (await deps.getClient()).listAllFiles();
+    // An embedded service never started holds no file: nothing to list, and no service to start for it.
+    listing = embeddedNeverStarted(config) ? [] : await (await deps.getClient()).listAllFiles();
     if (rebuild) {
       const rebuilt = state.rebuildFromRemote(listing, remoteNameMapper(fileSources.map((s) => s.name)));
       if (listing.length > 0)

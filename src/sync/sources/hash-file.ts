@@ -38,7 +38,9 @@ export function hashFileSync(file: HashInput, buf: Uint8Array, beforeRestat?: (a
     }
     const hash = createHash('sha256');
     let total = 0;
-    for (;;) {
+    // Read up to the size the scan saw, not on to a read of nothing: a file that grew since is told
+    // by the stat after, whose size then differs; one read for a small file instead of two.
+    while (total < file.size) {
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
       hash.update(n === buf.length ? buf : buf.subarray(0, n));

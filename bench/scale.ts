@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Figure } from './figure.js';
-import { currentLoad, machineFacts } from './machine.js';
+import { currentLoad, machineFacts, type MachineFacts } from './machine.js';
 import { repoRoot } from './paths.js';
 import { figureLine } from './report.js';
 import { notMeasured } from './scale-figures.js';
@@ -53,8 +53,18 @@ export async function runScaleTier(arg: string): Promise<number> {
         : [notMeasured(`${group.label}: every figure`, `the benchmark process failed (exit ${res.status ?? res.signal})`)];
     for (const f of list) console.log(`  ${figureLine(f)}`);
     figures.push(...list);
+    // Written after each group, so that a run stopped part way keeps what it measured.
+    machine.loadAfter = currentLoad();
+    writeSection(figures, machine, arg, started);
   }
-  machine.loadAfter = currentLoad();
+  const missed = figures.filter((f) => f.target !== null && f.pass !== true);
+  console.log(
+    `\nwrote the scale tier into docs/benchmarks.md; ${missed.length === 0 ? 'every target met' : `${missed.length} target(s) missed or not measured`}`,
+  );
+  return missed.length === 0 ? 0 : 1;
+}
+
+function writeSection(figures: Figure[], machine: MachineFacts, arg: string, started: number): void {
   const out = join(repoRoot(), 'docs', 'benchmarks.md');
   const section = renderScaleSection(figures, {
     machine,
@@ -63,9 +73,4 @@ export async function runScaleTier(arg: string): Promise<number> {
     durationS: Math.round((performance.now() - started) / 1000),
   });
   writeFileSync(out, withScaleSection(existsSync(out) ? readFileSync(out, 'utf8') : '# Benchmarks\n', section));
-  const missed = figures.filter((f) => f.target !== null && f.pass !== true);
-  console.log(
-    `\nwrote the scale tier into ${out}; ${missed.length === 0 ? 'every target met' : `${missed.length} target(s) missed or not measured`}`,
-  );
-  return missed.length === 0 ? 0 : 1;
 }

@@ -35,6 +35,31 @@ describe('createProgress', () => {
     ]);
   });
 
+  it("shows an ETA from the phase's own rate once a second has passed, none at its end", () => {
+    const t = terminal();
+    let now = 0;
+    const p = createProgress(t.out, { nowMs: () => now });
+
+    p.update('hashing', 10, 10);
+    now = 5000;
+    p.update('uploading', 0, 1000, 'a.md');
+    now = 5500;
+    p.update('uploading', 50, 1000, 'b.md');
+    now = 7000;
+    p.update('uploading', 200, 1000, 'c.md');
+    now = 7000 + 4000 * 60;
+    p.update('uploading', 999, 1000, 'd.md');
+    now += 1000;
+    p.update('uploading', 1000, 1000, 'e.md');
+
+    const draws = t
+      .text()
+      .split('\r')
+      .filter((d) => d !== '')
+      .map((d) => d.replace(/\x1b\[K$/, '').replace(/^.*\] /, ''));
+    expect(draws).toEqual(['10/10 ', '0/1000 a.md', '50/1000 b.md', '200/1000 ETA 8s c.md', '999/1000 ETA 1s d.md', '1000/1000 e.md']);
+  });
+
   it("fits the terminal's width, keeping the end of a long path", () => {
     const t = terminal(60);
     const p = createProgress(t.out, { nowMs: () => 0 });

@@ -4,6 +4,8 @@ import { printable } from '../shared/printable.js';
 const BAR_WIDTH = 24;
 /** Redraws at most this often (a sync of 100k files would otherwise write 100k lines to the terminal). */
 const REDRAW_MS = 100;
+/** No ETA before the phase has run this long: the first calls' rate says little. */
+const ETA_AFTER_MS = 1000;
 
 /** What a long run is doing: hashing files, making paid calls (uploads, intelligence writes), or waiting for the service to process. */
 export type ProgressPhase = 'hashing' | 'uploading' | 'writing' | 'waiting';
@@ -30,16 +32,20 @@ export function createProgress(out: Writer, o: { enabled?: boolean; nowMs?: () =
   let drawn = false;
   let lastAt = -Infinity;
   let lastPhase: ProgressPhase | null = null;
+  // Where the phase started (time and count), for the ETA: the rate since then, not since the run began.
+  let phaseStart = { at: 0, done: 0 };
   return {
     active: true,
     update(phase, done, total, detail = '') {
       const at = nowMs();
       if (phase === lastPhase && done < total && at - lastAt < REDRAW_MS) return;
+      if (phase !== lastPhase) phaseStart = { at, done };
       lastAt = at;
       lastPhase = phase;
+      const eta = etaText(at - phaseStart.at, done - phaseStart.done, total - done);
       const ratio = total > 0 ? Math.min(1, done / total) : 0;
       const filled = Math.round(ratio * BAR_WIDTH);
-      const line = `${phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${printable(detail)}`;
+      const line = `${phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${done}/${total} ${eta}${printable(detail)}`;
       // A terminal that does not say its width (0, as under `script`) is taken as 80 columns.
       const width = Math.max(20, (out.columns !== undefined && out.columns > 0 ? out.columns : 80) - 1);
       out.write(`\r${fit(line, width)}\x1b[K`);
@@ -51,6 +57,16 @@ export function createProgress(out: Writer, o: { enabled?: boolean; nowMs?: () =
       lastPhase = null;
     },
   };
+}
+
+/** "ETA 1m05s " from the rate so far in the phase; empty until a second has passed and something is done, or when nothing is left. */
+function etaText(elapsedMs: number, doneInPhase: number, left: number): string {
+  if (elapsedMs < ETA_AFTER_MS || doneInPhase <= 0 || left <= 0) return '';
+  const s = Math.ceil(((elapsedMs / doneInPhase) * left) / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return `ETA ${h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${sec}s` : `${s % 60}s`} `;
 }
 
 /** The line cut to `width` characters, the end of a long path kept ("…/docs/a.md"). */

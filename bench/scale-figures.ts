@@ -184,7 +184,7 @@ export async function unchangedPlan(o: Opts): Promise<Figure[]> {
   return figures;
 }
 
-/** 3 and 4. Peak RSS of plan, plan --json, sync (run cap 0) and status at 1M; the seeded state's bytes per tracked file. */
+/** 3 and 4. Peak RSS of plan, plan --json, sync (run cap 0), status and status --json at 1M; the seeded state's bytes per tracked file. */
 export async function memoryAndState(o: Opts): Promise<Figure[]> {
   const log = o.log ?? (() => {});
   const tree = scaleTree(TREES.m1, log);
@@ -200,6 +200,7 @@ export async function memoryAndState(o: Opts): Promise<Figure[]> {
     ['plan --json', ['plan', '--json']],
     ['sync (run cap 0)', ['sync']],
     ['status', ['status']],
+    ['status --json', ['status', '--json']],
   ];
   for (const [name, args] of commands) {
     const m = measure(kbsync(...args, '-c', config));

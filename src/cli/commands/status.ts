@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
-import { writeJson, writeLines } from '../output.js';
+import { writeChunks, writeJson, writeLines } from '../output.js';
 import { configPathOf, loadCommandConfig } from '../config-option.js';
 import { ConfigError } from '../../config/errors.js';
 import { errorDocument, reportError } from '../exit.js';
@@ -30,9 +30,9 @@ export function register(program: Command, ctx: CliContext): void {
         async ({ state, config }) => {
           const { formatStatus } = await import('../../sync/report/status.js');
           const { statusDocument } = await import('../../watch/http/page/status-document.js');
-          const { report } = statusDocument(state, config, daemon);
-          if (options.json === true) writeJson(ctx, report);
-          else writeLines(ctx, formatStatus(report));
+          const document = statusDocument(state, config, daemon);
+          if (options.json === true) writeChunks(ctx, document.json());
+          else writeLines(ctx, formatStatus(document.report()));
         },
         // A shared PostgreSQL state is read as a view: status is no runner, and takes no source from one that runs elsewhere.
         // Beside a runner that holds a SQLite state, it is read read-only.
@@ -51,7 +51,7 @@ async function reportDaemonBeside(err: unknown, cmd: Command, ctx: CliContext, j
   if (!(err instanceof ConfigError)) throw err;
   const { statePathOfBrokenConfig } = await import('../../config/state-of.js');
   const { readRunningDaemon } = await import('../../watch/status-file.js');
-  const { formatDaemonStatus } = await import('../../sync/report/status.js');
+  const { formatDaemonStatus } = await import('../../sync/report/daemon-lines.js');
   const daemon = readRunningDaemon(statePathOfBrokenConfig(configPathOf(cmd, ctx).absolute, ctx.env));
   if (!json) {
     if (daemon !== null) writeLines(ctx, formatDaemonStatus(daemon));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TrackedFile } from '../types.js';
-import { formatDaemonStatus, formatStatus, statusReport } from './status.js';
+import { formatDaemonStatus } from './daemon-lines.js';
+import { formatStatus, statusJsonChunks, statusReport } from './status.js';
 
 const file = (path: string, remoteStatus: string | null, lastAction: string): TrackedFile =>
   ({ source: 'docs', path, remoteStatus, lastAction, lastReason: '', remoteId: null }) as unknown as TrackedFile;
@@ -97,5 +98,55 @@ describe('the status for people', () => {
     );
     expect(text).toMatch(/^last sync: +#7 interrupted, /m);
     expect(text).toMatch(/^last sync totals: +not recorded: the run did not end \(what it paid is in the credits above\)$/m);
+  });
+
+  it('--json: one document whose items, one per tracked file in order, are written in chunks as they are read, once', () => {
+    const input = (tracked: Iterable<TrackedFile>) => ({
+      tracked,
+      lastRun: null,
+      credits: { day: 0, month: 0, utcDay: 'd', utcMonth: 'm' },
+      caps: { run: 500, day: 2000, month: 20000 },
+      outbox: { pending: 0, unknown: 0 },
+    });
+    const many = Array.from({ length: 1300 }, (_, i) =>
+      file(`f${String(i).padStart(4, '0')}.md`, i === 3 ? 'failed' : 'processed', 'upload'),
+    );
+    let read = 0;
+    const counted = function* () {
+      for (const f of many) {
+        read++;
+        yield f;
+      }
+    };
+    const chunks = statusJsonChunks(input(counted()));
+    const first = chunks.next();
+    expect(first.done).toBe(false);
+    expect(read).toBe(0); // the head is written before any item is read
+    const text = String(first.value) + [...chunks].join('');
+    expect(read).toBe(many.length); // one pass: the counts after the items were tallied as they were read
+    const doc = JSON.parse(text) as { items: { path: string; remoteStatus: string }[]; tracked: unknown; summary: unknown };
+    expect(Object.keys(doc)).toEqual(['summary', 'items', 'tracked', 'credits', 'outbox', 'lastRun', 'daemon']);
+    expect(doc.items.map((i) => i.path)).toEqual(many.map((f) => f.path));
+    expect(doc.items[3]).toEqual({
+      source: 'docs',
+      path: 'f0003.md',
+      action: 'upload',
+      reason: '',
+      credits: 0,
+      remoteId: null,
+      remoteStatus: 'failed',
+      remoteChunks: null,
+    });
+    expect(doc.tracked).toEqual({
+      files: 1300,
+      byRemoteStatus: { processed: 1299, failed: 1 },
+      deleted: 0,
+      chunks: 0,
+      failed: { files: 1, first: ['f0003.md'] },
+    });
+    expect(text.split('\n').filter((l) => l.includes('"path"'))).toHaveLength(many.length); // a line per item
+
+    const empty = JSON.parse([...statusJsonChunks(input([]))].join('')) as { items: unknown[] };
+    expect(empty.items).toEqual([]);
   });
 });

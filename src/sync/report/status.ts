@@ -1,34 +1,29 @@
 import { formatCount, plural } from '../planner/format.js';
 import type { PlanTotals, TrackedFile } from '../types.js';
 import { fields } from './columns.js';
-import { daemonStateText } from './daemon-liveness.js';
+import { daemonLines } from './daemon-lines.js';
 import { printable } from '../../shared/printable.js';
 import type { PgRunnerRecord } from '../state/pg/index.js';
 
-/** What `kbsync status` reports. */
+/** What `kbsync status` reports; its JSON document adds `items` (statusJsonChunks). */
 export type StatusReport = {
   /** The last sync's totals (zeros when there was none). */
   summary: PlanTotals;
   /** Documents the last sync could not convert, by action (skip:encrypted, skip:no-text, skip:convert-failed); absent when none. */
   notConverted?: Record<string, number>;
-  /** One item per tracked file: its last action and reason; `credits` is 0 (status spends nothing). */
-  items: {
-    source: string;
-    path: string;
-    action: string;
-    reason: string;
-    credits: number;
-    remoteId: string | null;
-    remoteStatus: string | null;
-    /** How many chunks the service listed for the remote copy (null: not listed yet, or no copy). */
-    remoteChunks: number | null;
-  }[];
   /**
    * Files in the source now, by the status of their remote copy; `deleted`: rows of files deleted
    * locally whose remote copies are kept; `chunks`: the chunks the service listed for the remote
    * copies of the files in the source now.
    */
-  tracked: { files: number; byRemoteStatus: Record<string, number>; deleted: number; chunks: number };
+  tracked: {
+    files: number;
+    byRemoteStatus: Record<string, number>;
+    deleted: number;
+    chunks: number;
+    /** The files in the source whose remote copy failed processing: how many, and the first few's names as status prints them. */
+    failed: { files: number; first: string[] };
+  };
   credits: { run: number; day: number; month: number; caps: { run: number; day: number; month: number }; utcDay: string; utcMonth: string };
   outbox: { pending: number; unknown: number };
   /** `stop`: why the last sync stopped spending (the service refused, a Retry-After too long...), or null. */
@@ -92,8 +87,25 @@ export type DaemonStatus = {
   config?: { last: { at: string; trigger: string; outcome: string; changed: string[]; errors: string[] } | null };
 };
 
-type StatusInput = {
-  tracked: readonly TrackedFile[];
+/** One item of the JSON document per tracked file: its last action and reason; `credits` is 0 (status spends nothing). */
+export type StatusItem = {
+  source: string;
+  path: string;
+  action: string;
+  reason: string;
+  credits: number;
+  remoteId: string | null;
+  remoteStatus: string | null;
+  /** How many chunks the service listed for the remote copy (null: not listed yet, or no copy). */
+  remoteChunks: number | null;
+};
+
+/** What status reads of a tracked file. */
+export type StatusFile = Pick<TrackedFile, 'source' | 'path' | 'lastAction' | 'lastReason' | 'remoteId' | 'remoteStatus' | 'remoteChunks'>;
+
+export type StatusInput = {
+  /** The tracked files, in (source, path) order, read once here (a large state is not held as objects: TrackedIndex.passingFiles). */
+  tracked: Iterable<StatusFile>;
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null; summary: unknown } | null;
   credits: { day: number; month: number; utcDay: string; utcMonth: string };
   caps: { run: number; day: number; month: number };
@@ -106,37 +118,56 @@ type StatusInput = {
 
 const ZERO: PlanTotals = { uploaded: 0, unchanged: 0, renamed: 0, skipped: 0, deferred: 0, failed: 0, creditsPlanned: 0, creditsSpent: 0 };
 
-/** Builds the status document from what the state holds. */
-export function statusReport(input: StatusInput): StatusReport {
-  const byRemoteStatus: Record<string, number> = {};
-  let deleted = 0;
-  let chunks = 0;
-  for (const f of input.tracked) {
+/** How many failed files `status` names; `kbsync audit` lists every one. */
+const FAILED_NAMED = 5;
+
+/** The counts of the tracked files status reports, made as they are read. */
+class TrackedTally {
+  readonly byRemoteStatus: Record<string, number> = {};
+  files = 0;
+  deleted = 0;
+  chunks = 0;
+  failed = 0;
+  readonly #firstFailed: StatusFile[] = [];
+  #firstSource: string | null = null;
+  #multi = false;
+
+  add(f: StatusFile): void {
+    this.#firstSource ??= f.source;
+    if (f.source !== this.#firstSource) this.#multi = true;
     if (f.lastAction === 'deleted') {
-      deleted++;
-      continue;
+      this.deleted++;
+      return;
     }
+    this.files++;
     const key = f.remoteStatus ?? 'not uploaded';
-    byRemoteStatus[key] = (byRemoteStatus[key] ?? 0) + 1;
-    chunks += f.remoteChunks ?? 0;
+    this.byRemoteStatus[key] = (this.byRemoteStatus[key] ?? 0) + 1;
+    this.chunks += f.remoteChunks ?? 0;
+    if (f.remoteStatus === 'failed' && this.failed++ < FAILED_NAMED) this.#firstFailed.push(f);
   }
+
+  counts(): StatusReport['tracked'] {
+    const { files, byRemoteStatus, deleted, chunks, failed } = this;
+    const first = this.#firstFailed.map((f) => (this.#multi ? `${f.source}/${f.path}` : f.path));
+    return { files, byRemoteStatus, deleted, chunks, failed: { files: failed, first } };
+  }
+}
+
+/** Builds the status from what the state holds, in one pass over the tracked files. */
+export function statusReport(input: StatusInput): StatusReport {
+  const tally = new TrackedTally();
+  for (const f of input.tracked) tally.add(f);
+  return reportOf(input, tally);
+}
+
+function reportOf(input: StatusInput, tally: TrackedTally): StatusReport {
   const last = input.lastRun;
   const lastTotals = (last?.summary as { totals?: PlanTotals } | null | undefined)?.totals;
   const notConverted = (last?.summary as { notConverted?: Record<string, number> } | null | undefined)?.notConverted;
   return {
     summary: lastTotals ?? ZERO,
     ...(notConverted === undefined ? {} : { notConverted }),
-    items: input.tracked.map((f) => ({
-      source: f.source,
-      path: f.path,
-      action: f.lastAction ?? 'tracked',
-      reason: f.lastReason ?? '',
-      credits: 0,
-      remoteId: f.remoteId,
-      remoteStatus: f.remoteStatus,
-      remoteChunks: f.remoteChunks ?? null,
-    })),
-    tracked: { files: input.tracked.length - deleted, byRemoteStatus, deleted, chunks },
+    tracked: tally.counts(),
     credits: {
       run: 0,
       day: input.credits.day,
@@ -174,17 +205,58 @@ function entriesOf(statuses: readonly string[]): Pick<StatusReport, 'entries'> {
 /** Every count of the status for people is written one way: digits grouped by commas. */
 const n = formatCount;
 
-/** How many failed files `status` names; `kbsync audit` lists every one. */
-const FAILED_NAMED = 5;
-
 /** The files whose remote copy the service failed to process, by name: a count alone says not which to fix. */
 function failedLines(r: StatusReport): [string, string][] {
-  const failed = r.items.filter((i) => i.remoteStatus === 'failed' && i.action !== 'deleted');
-  if (failed.length === 0) return [];
-  const multi = new Set(r.items.map((i) => i.source)).size > 1;
-  const names = failed.slice(0, FAILED_NAMED).map((i) => printable(multi ? `${i.source}/${i.path}` : i.path));
-  const more = failed.length > FAILED_NAMED ? ` and ${formatCount(failed.length - FAILED_NAMED)} more` : '';
-  return [['failed processing', `${names.join(', ')}${more} (why: kbsync explain FILE; all: kbsync audit)`]];
+  const { files, first } = r.tracked.failed;
+  if (files === 0) return [];
+  const more = files > first.length ? ` and ${formatCount(files - first.length)} more` : '';
+  return [['failed processing', `${first.map(printable).join(', ')}${more} (why: kbsync explain FILE; all: kbsync audit)`]];
+}
+
+/** A status item per tracked file, for the JSON document. */
+function statusItem(f: StatusFile): StatusItem {
+  return {
+    source: f.source,
+    path: f.path,
+    action: f.lastAction ?? 'tracked',
+    reason: f.lastReason ?? '',
+    credits: 0,
+    remoteId: f.remoteId,
+    remoteStatus: f.remoteStatus,
+    remoteChunks: f.remoteChunks ?? null,
+  };
+}
+
+/** Items per chunk of statusJsonChunks: tens of KB of text, each chunk's strings dying young. */
+const ITEMS_PER_CHUNK = 512;
+
+/**
+ * The JSON document of `kbsync status --json` and GET /api/status, in chunks to write one after the
+ * other: the report with `items` (one per tracked file, a line each) after `summary`, written as the
+ * tracked files are read (once: the counts after the items are tallied in the same pass), so that
+ * a large state is never held, as objects or as one string.
+ */
+export function* statusJsonChunks(input: StatusInput): Generator<string> {
+  const tally = new TrackedTally();
+  const { summary, notConverted } = reportOf(input, tally);
+  const head = JSON.stringify({ summary, ...(notConverted === undefined ? {} : { notConverted }) }, null, 2);
+  yield `${head.slice(0, -2)},\n  "items": [`;
+  let batch: StatusItem[] = [];
+  let written = 0;
+  const flush = function* (): Generator<string> {
+    const text = JSON.stringify(batch).slice(1, -1).replaceAll('},{"source":', '},\n    {"source":');
+    yield `${written === 0 ? '' : ','}\n    ${text}`;
+    written += batch.length;
+    batch = [];
+  };
+  for (const f of input.tracked) {
+    tally.add(f);
+    batch.push(statusItem(f));
+    if (batch.length === ITEMS_PER_CHUNK) yield* flush();
+  }
+  if (batch.length > 0) yield* flush();
+  const { summary: _s, notConverted: _n, ...rest } = reportOf(input, tally);
+  yield `${written === 0 ? '' : '\n  '}],\n${JSON.stringify(rest, null, 2).slice(2)}\n`;
 }
 
 /** The status for people. */
@@ -257,69 +329,6 @@ function pendingWork(r: StatusReport): string {
   return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
-/** A running daemon alone, for people: what `status` shows of it when the config does not load. */
-export function formatDaemonStatus(d: DaemonStatus): string {
-  return fields(daemonLines(d), '').join('\n');
-}
-
-function daemonLines(d: DaemonStatus | null): [string, string][] {
-  if (d === null) return [];
-  const last = d.lastSync;
-  return [
-    ['daemon', daemonStateText(d)],
-    [
-      'watching',
-      d.watches.length === 0
-        ? 'no folder'
-        : d.watches.map((w) => `${w.source} (${w.backend}${w.note === null ? '' : `: ${w.note}`})`).join('; '),
-    ],
-    [
-      'daemon last sync',
-      last === null
-        ? 'none yet'
-        : `${last.at} (${last.reasons.join(', ')}): ${n(last.uploaded)} uploaded, ${n(last.deferred)} deferred, ${n(last.failed)} failed; ${n(last.creditsSpent)} credits spent`,
-    ],
-    ...cycleLines(d.cycle ?? null),
-    ...targetLines(d.target ?? null),
-    ...(d.balance == null
-      ? []
-      : [['balance', `${n(d.balance.credits)} credits, as the service said at ${d.balance.at}`] as [string, string]]),
-    ...(d.lastError === null ? [] : [['daemon last error', `${d.lastError.at}: ${d.lastError.message}`] as [string, string]]),
-    ...(d.remote == null
-      ? []
-      : [
-          [
-            'remote processing',
-            `${plural(d.remote.processing, 'copy', 'copies')} queued or processing; the daemon lists them again at ${d.remote.nextListingAt}`,
-          ] as [string, string],
-        ]),
-    ...reloadLines(d.config?.last ?? null),
-    ['waiting for', d.waitingFor.length === 0 ? 'nothing' : d.waitingFor.join('; ')],
-  ];
-}
-
-/** The daemon's cycle running now: why, its paid calls done of planned, credits so far, its end at the rate limit. */
-function cycleLines(c: NonNullable<DaemonStatus['cycle']> | null): [string, string][] {
-  if (c === null) return [];
-  const calls = c.total === 0 ? 'planning' : `${n(c.done)} of ${n(c.total)} paid calls done`;
-  const eta = c.etaAt === null ? '' : `; ends about ${c.etaAt} at upload.requestsPerSecond`;
-  return [['daemon syncing', `since ${c.startedAt} (${c.reasons.join(', ')}): ${calls}, ${n(c.creditsSoFar)} credits so far${eta}`]];
-}
-
-/** The target while it does not answer: since when, why, what waits for it and when it is tried again. */
-function targetLines(t: NonNullable<DaemonStatus['target']> | null): [string, string][] {
-  if (t === null || t.reachable) return [];
-  const since = t.unreachableSince === null ? '' : ` since ${t.unreachableSince}`;
-  const why = t.lastError === null ? '' : ` (${t.lastError})`;
-  const next = t.nextProbeAt === null ? 'a sync is trying it now' : `tried again at ${t.nextProbeAt}`;
-  return [
-    [
-      'target',
-      `unreachable${since}${why}; ${plural(t.changesWaiting, 'change')} ${t.changesWaiting === 1 ? 'waits' : 'wait'} for it; ${next}`,
-    ],
-  ];
-}
-
 function runnerLines(runners: readonly RunnerStatus[] | undefined): [string, string][] {
   if (runners === undefined) return [];
   const lines: [string, string][] = [['runners', `${plural(runners.length, 'runner')} wrote to this shared state`]];
@@ -330,18 +339,6 @@ function runnerLines(runners: readonly RunnerStatus[] | undefined): [string, str
     ]);
   }
   return lines;
-}
-
-/** The daemon's last config reload: what it applied, or why it runs on its previous config. */
-function reloadLines(last: NonNullable<DaemonStatus['config']>['last']): [string, string][] {
-  if (last === null) return [];
-  const what =
-    last.outcome === 'applied'
-      ? `applied: ${last.changed.join('; ')}`
-      : last.outcome === 'unchanged'
-        ? 'nothing changed'
-        : `${last.outcome === 'refused' ? 'refused' : 'failed'}, running on the previous config: ${last.errors.join('; ')}`;
-  return [['daemon config reload', `${last.at} (${last.trigger}): ${what}`]];
 }
 
 /** Why the last sync stopped spending, as `kbsync sync` says it on stderr. */

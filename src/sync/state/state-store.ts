@@ -46,6 +46,11 @@ export type StateStore = {
    * before it resolves (its rows are a snapshot).
    */
   loadTrackedFilesSoon(): Promise<TrackedIndex>;
+  /**
+   * Every tracked file in (source, path) order, read as the pass goes and kept by nobody: a report over
+   * a state of any size (status, the page) without holding one object per file.
+   */
+  passTrackedFiles(): Iterable<TrackedFile>;
   getTracked(source: string, path: string): TrackedFile | null;
   upsertTracked(file: TrackedFileInput): void;
   upsertTrackedMany(files: readonly TrackedFileInput[]): void;

@@ -1,7 +1,7 @@
 import { keyBefore } from './keys.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
-import type { TrackedFile } from '../types.js';
-import { DETAIL_FIELDS, type DetailColumn } from './fields.js';
+import type { RemoteStatus, TrackedFile } from '../types.js';
+import { DETAIL_FIELDS, type DetailColumn, type DetailField } from './fields.js';
 
 /** Up to this many wanted hashes, rowsHolding compares strings instead of looking each row up in a set. */
 export const FEW_WANTED = 8;
@@ -170,4 +170,36 @@ export function sortedRows(rows: Rows): Rows {
 /** Throws when a column of a source's block does not hold one value per file. */
 export function checkLength(source: string, column: string, length: number, files: number): void {
   if (length !== files) throw new Error(`tracked files of source "${source}": ${column} holds ${length} values for ${files} files`);
+}
+
+/** Row `row` as a new TrackedFile: its detail fields decoded, a failed copy's remote error added. */
+export function fileOfRow(
+  rows: Rows,
+  row: number,
+  remoteErrorOf: ((source: string, path: string) => string | null) | undefined,
+): TrackedFile {
+  const file: TrackedFile = {
+    source: rows.sources[row] as string,
+    path: rows.paths[row] as string,
+    size: rows.sizes[row] as number,
+    mtimeNs: rows.mtimeNs[row] as string,
+    inode: rows.inodes[row] as number,
+    sha256: rows.sha256[row] as string,
+    remoteName: rows.remoteNames[row] as string,
+    remoteId: rows.remoteIds[row] as string | null,
+    remoteStatus: rows.remoteStatuses[row] as RemoteStatus | null,
+  } as TrackedFile;
+  // The detail fields (fields.ts), decoded; an optional one left out when null.
+  const out = file as Record<string, unknown>;
+  for (let i = 0; i < DETAIL_FIELDS.length; i++) {
+    const d = DETAIL_FIELDS[i] as DetailField;
+    const value = rows[d.index][row];
+    if (d.decode !== undefined) out[d.prop] = d.decode(value as never, file.source, file.path);
+    else if (value !== null || d.optional !== true) out[d.prop] = value;
+  }
+  if (file.remoteStatus === 'failed' && remoteErrorOf !== undefined) {
+    const error = remoteErrorOf(file.source, file.path);
+    if (error !== null) file.remoteError = error;
+  }
+  return file;
 }

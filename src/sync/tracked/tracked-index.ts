@@ -1,5 +1,5 @@
 import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
-import { DETAIL_FIELDS, type DetailField } from './fields.js';
+import { DETAIL_FIELDS } from './fields.js';
 import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
@@ -9,6 +9,7 @@ import {
   CORE_COLUMNS,
   DETAIL_COLUMNS,
   emptyRows,
+  fileOfRow,
   FEW_WANTED,
   increasingFrom,
   rowsHolding,
@@ -291,31 +292,24 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (made !== undefined) return made;
     if (row < 0 || row >= rows.paths.length) throw new RangeError(`no tracked row ${row} (${rows.paths.length} rows)`);
     this.#details.ofRow(this.#rows, row);
-    const file: TrackedFile = {
-      source: rows.sources[row] as string,
-      path: rows.paths[row] as string,
-      size: rows.sizes[row] as number,
-      mtimeNs: rows.mtimeNs[row] as string,
-      inode: rows.inodes[row] as number,
-      sha256: rows.sha256[row] as string,
-      remoteName: rows.remoteNames[row] as string,
-      remoteId: rows.remoteIds[row] as string | null,
-      remoteStatus: rows.remoteStatuses[row] as RemoteStatus | null,
-    } as TrackedFile;
-    // The detail fields (fields.ts), decoded; an optional one left out when null.
-    const out = file as Record<string, unknown>;
-    for (let i = 0; i < DETAIL_FIELDS.length; i++) {
-      const d = DETAIL_FIELDS[i] as DetailField;
-      const value = rows[d.index][row];
-      if (d.decode !== undefined) out[d.prop] = d.decode(value as never, file.source, file.path);
-      else if (value !== null || d.optional !== true) out[d.prop] = value;
-    }
-    if (file.remoteStatus === 'failed' && this.remoteErrorOf !== undefined) {
-      const error = this.remoteErrorOf(file.source, file.path);
-      if (error !== null) file.remoteError = error;
-    }
+    const file = this.#made(rows, row);
     rows.files[row] = file;
     return file;
+  }
+
+  /**
+   * Every row as a TrackedFile made for this one pass and not kept by the index (one already made is
+   * given as it is): a report over a large state holds no object per file.
+   */
+  *passingFiles(): Generator<TrackedFile> {
+    this.#details.decodeAll(this.#rows);
+    const rows = this.#sorted();
+    const n = rows.paths.length;
+    for (let row = 0; row < n; row++) yield rows.files[row] ?? this.#made(rows, row);
+  }
+
+  #made(rows: Rows, row: number): TrackedFile {
+    return fileOfRow(rows, row, this.remoteErrorOf);
   }
 
   get size(): number {

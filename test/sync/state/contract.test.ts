@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKbsyncError } from '../../../src/shared/errors.js';
 import { openState, type OpenStateOptions, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
+import type { TrackedFile } from '../../../src/sync/types.js';
 import { OP_KINDS } from '../../../src/sync/state/state-types.js';
 import { freshDatabase } from '../../helpers/postgres.js';
 import { fakeClock, tempState, uploadOp, type FakeClock } from './fixtures/state-dir.js';
@@ -179,6 +180,25 @@ describe.each(BACKENDS)('the state contract ($name)', (backend) => {
       ['docs', 'plain.md', null, 'plain.md', 2, 'why', '-1'],
       ['other', 'z.md', '7', 'elsewhere.md', 2, 'why', '-1'],
     ]);
+  });
+
+  it('passes over every tracked file in the order loadTrackedFiles gives, a failed copy with its reason, pages past pages', () => {
+    const rows = (source: string, n: number): TrackedFileInput[] =>
+      Array.from({ length: n }, (_, i) => ({
+        ...uploaded({ remoteName: `${source}/f${i}.md`, remoteStatus: i === 7 ? 'failed' : 'processed' }),
+        source,
+        path: `f${String(i).padStart(5, '0')}.md`,
+        remoteId: `${source}-${i}`,
+      }));
+    // More rows than a page, in sources written out of name order, one of them with a single row.
+    store.upsertTrackedMany([...rows('zeta', 1), ...rows('docs', 5000), ...rows('alpha', 2100)]);
+    store.recordListing([{ id: 'docs-7', status: 'failed', error: 'parse_error: no text', chunkCount: null }]);
+    const strip = (f: TrackedFile) => ({ ...f, updatedAt: null });
+    const passed = [...store.passTrackedFiles()].map(strip);
+    expect(passed.map((f) => `${f.source}/${f.path}`)).toEqual([...store.loadTrackedFiles().keys()].map((k) => k.replace('\0', '/')));
+    expect(passed).toEqual([...store.loadTrackedFiles().values()].map(strip));
+    expect(passed.find((f) => f.remoteId === 'docs-7')?.remoteError).toBe('parse_error: no text');
+    expect(passed).toHaveLength(7101);
   });
 
   it('rebuilds from the remote listing once, keeping rows already tracked, and clears the pending check', () => {

@@ -82,6 +82,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     runnerId: opened.runnerId,
     loadTrackedFiles,
     loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),
+    // The shared state's rows come through its worker as one index: a pass over them holds the columns, not objects.
+    passTrackedFiles: () => loadTrackedFiles().passingFiles(),
     getTracked: fwd('getTracked'),
     upsertTracked: fwd('upsertTracked'),
     upsertTrackedMany: fwd('upsertTrackedMany'),

@@ -180,6 +180,7 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
       };
       return index;
     },
+    ...createTrackedPages(db, sources),
     /** One tracked file, or null. */
     getTracked(source: string, path: string): TrackedFile | null {
       const args = keyArgs(source, path);
@@ -241,6 +242,27 @@ export function createTrackedFiles(db: Database, sources: SourceIds, nowMs: () =
     writeTracked: write,
     /** Writes a row inside a caller's transaction unless one exists at its source and path; true when written. */
     writeTrackedIfNew: (f: TrackedFileInput, at: number): boolean => insertNew.run(...argsOf(f, at)).changes > 0,
+  };
+}
+
+/** Tracked files read a page at a time: a pass over a large state (passTrackedFiles), other statements free to run between two pages. */
+function createTrackedPages(db: Database, sources: SourceIds) {
+  const sourceRows = db.prepare(SOURCES_SQL).raw(true);
+  // The primary key (source_id, path) delivers the page in path order; a page ends at its last path.
+  const pageFirst = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? ORDER BY path LIMIT ?`);
+  const pageAfter = db.prepare(`SELECT ${COLUMNS} FROM files WHERE source_id = ? AND path > ? ORDER BY path LIMIT ?`);
+  return {
+    /** Up to `limit` tracked files of one source after `after` (from its first when null), in path order. */
+    trackedPage(source: string, after: string | null, limit: number): TrackedFile[] {
+      const id = sources.findId(source);
+      if (id === undefined) return [];
+      const rows = (after === null ? pageFirst.all(id, limit) : pageAfter.all(id, after, limit)) as Row[];
+      return rows.map((r) => trackedOfRow(r, source));
+    },
+    /** The names of the sources that have tracked rows, in (code-unit) order. */
+    trackedSourceNames(): string[] {
+      return (sourceRows.all() as [number, string][]).map((r) => r[1]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    },
   };
 }
 

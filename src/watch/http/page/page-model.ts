@@ -79,54 +79,42 @@ function lastDays(nowMs: number): string[] {
   return days;
 }
 
-export function pageModel(o: {
-  /** Credits used today and this month, and the caps. */
-  credits: { day: number; month: number; caps: { run: number; day: number; month: number } };
-  outbox: { pending: number; unknown: number };
-  tracked: readonly TrackedFile[];
-  config: ResolvedConfig;
-  snapshot: DaemonSnapshot;
-  /** Credits spent and reserved per UTC day ("YYYY-MM-DD"), from the ledger. */
-  byDay: ReadonlyMap<string, { reserved: number; spent: number }>;
-  cycles: readonly CycleRow[];
-  syncing: boolean;
-  version: string;
-  configPath: string;
-  http: string | null;
-  nowMs: number;
-}): PageModel {
-  const { snapshot: s, config } = o;
-  const rows = new Map<string, SourceRow>();
-  for (const src of config.sources) {
-    const w = s.watches.find((x) => x.source === src.name);
-    const where = src.git !== undefined ? `${withoutCredentials(src.git.url)} @ ${src.git.ref}` : (src.path ?? '');
-    const watch =
-      src.git !== undefined
-        ? `git poll every ${src.git.pollSeconds} s`
-        : w === undefined
-          ? 'not watched yet'
-          : `${w.backend}${w.note === null ? '' : ` (${w.note})`}`;
-    rows.set(src.name, {
-      name: src.name,
-      where,
-      watch,
-      tracked: 0,
-      processed: 0,
-      processing: 0,
-      failed: 0,
-      deferred: 0,
-      notUploaded: 0,
-      deleted: 0,
-      skipped: [],
-      lastChange: null,
-    });
-  }
+/** A source's tracked files by state, as its row shows them. */
+type SourceFiles = Omit<SourceRow, 'name' | 'where' | 'watch'>;
+
+const noFiles = (): SourceFiles => ({
+  tracked: 0,
+  processed: 0,
+  processing: 0,
+  failed: 0,
+  deferred: 0,
+  notUploaded: 0,
+  deleted: 0,
+  skipped: [],
+  lastChange: null,
+});
+
+/** What the page shows of the tracked files: counts per source, the files needing attention, the last changed. */
+export type PageFiles = {
+  bySource: Map<string, SourceFiles>;
+  recent: PageModel['recent'];
+  attention: AttentionRow[];
+  attentionMore: number;
+};
+
+/**
+ * The page's view of the tracked files, in one pass that keeps no row but the few it lists: the
+ * page holds this, not the files (a daemon's state can hold a million).
+ */
+export function pageFiles(tracked: Iterable<TrackedFile>, config: ResolvedConfig): PageFiles {
+  const bySource: PageFiles['bySource'] = new Map();
+  for (const src of config.sources) bySource.set(src.name, noFiles());
   const skips = new Map<string, Map<string, number>>();
   const attention: AttentionRow[] = [];
   let attentionCount = 0;
   const recent: TrackedFile[] = [];
-  for (const f of o.tracked) {
-    const row = rows.get(f.source);
+  for (const f of tracked) {
+    const row = bySource.get(f.source);
     if (row === undefined) continue;
     if (row.lastChange === null || f.updatedAt > row.lastChange) row.lastChange = f.updatedAt;
     keepNewest(recent, f);
@@ -166,15 +154,61 @@ export function pageModel(o: {
       });
   }
   for (const [source, reasons] of skips) {
-    const row = rows.get(source) as SourceRow;
+    const row = bySource.get(source) as SourceFiles;
     row.skipped = [...reasons].map(([reason, files]) => ({ reason, files })).sort((a, b) => b.files - a.files);
+  }
+  return {
+    bySource,
+    recent: recent.map((f) => ({
+      source: f.source,
+      path: f.path,
+      action: f.lastAction ?? 'tracked',
+      reason: f.lastReason ?? '',
+      at: f.updatedAt,
+      remoteStatus: f.remoteStatus,
+    })),
+    attention,
+    attentionMore: attentionCount - attention.length,
+  };
+}
+
+export function pageModel(o: {
+  /** Credits used today and this month, and the caps. */
+  credits: { day: number; month: number; caps: { run: number; day: number; month: number } };
+  outbox: { pending: number; unknown: number };
+  /** The tracked files as the page shows them (pageFiles). */
+  files: PageFiles;
+  config: ResolvedConfig;
+  snapshot: DaemonSnapshot;
+  /** Credits spent and reserved per UTC day ("YYYY-MM-DD"), from the ledger. */
+  byDay: ReadonlyMap<string, { reserved: number; spent: number }>;
+  cycles: readonly CycleRow[];
+  syncing: boolean;
+  version: string;
+  configPath: string;
+  http: string | null;
+  nowMs: number;
+}): PageModel {
+  const { snapshot: s, config } = o;
+  const rows: SourceRow[] = [];
+  for (const src of config.sources) {
+    const w = s.watches.find((x) => x.source === src.name);
+    const where = src.git !== undefined ? `${withoutCredentials(src.git.url)} @ ${src.git.ref}` : (src.path ?? '');
+    const watch =
+      src.git !== undefined
+        ? `git poll every ${src.git.pollSeconds} s`
+        : w === undefined
+          ? 'not watched yet'
+          : `${w.backend}${w.note === null ? '' : ` (${w.note})`}`;
+    // A source added by a config reload since the files were read has none yet.
+    rows.push({ name: src.name, where, watch, ...(o.files.bySource.get(src.name) ?? noFiles()) });
   }
   const caps = o.credits.caps;
   return {
     generatedAt: new Date(o.nowMs).toISOString(),
     daemon: { pid: s.pid, startedAt: s.startedAt, version: o.version, configPath: o.configPath, ready: s.ready, http: o.http },
     now: { syncing: o.syncing, waitingFor: s.waitingFor, remote: s.remote, cycle: s.cycle },
-    sources: [...rows.values()],
+    sources: rows,
     money: {
       days: lastDays(o.nowMs).map((day) => {
         const d = o.byDay.get(day);
@@ -198,16 +232,9 @@ export function pageModel(o: {
       outbox: o.outbox,
     },
     cycles: [...o.cycles],
-    recent: recent.map((f) => ({
-      source: f.source,
-      path: f.path,
-      action: f.lastAction ?? 'tracked',
-      reason: f.lastReason ?? '',
-      at: f.updatedAt,
-      remoteStatus: f.remoteStatus,
-    })),
-    attention,
-    attentionMore: attentionCount - attention.length,
+    recent: o.files.recent,
+    attention: o.files.attention,
+    attentionMore: o.files.attentionMore,
   };
 }
 

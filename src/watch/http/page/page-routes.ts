@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline, Readable } from 'node:stream';
 import type { Logger } from '../../../shared/logger.js';
 import type { ExplainAnswer } from '../../explain-answer.js';
 import type { RetryAnswer } from '../../retry-failed.js';
@@ -12,8 +13,8 @@ import { createLiveStream } from './live-stream.js';
 /** What the page reads and asks of the daemon. */
 export type PageDeps = {
   model(): PageModel;
-  /** The document of `kbsync status --json`. */
-  status(): unknown;
+  /** The document of `kbsync status --json`, in chunks. */
+  status(): Iterable<string>;
   /** The daemon now: a restarted one has another pid or start. */
   hello(): { pid: number; startedAt: string };
   explain(path: string): Promise<ExplainAnswer>;
@@ -92,7 +93,7 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     }
     if (method === 'GET' || method === 'HEAD') {
       if (path === '/') return send(res, 200, 'text/html; charset=utf-8', renderPage(deps.model(), { csrf: access.csrf }));
-      if (path === '/api/status') return json(res, 200, deps.status());
+      if (path === '/api/status') return streamJson(res, deps.status(), o.logger);
       if (path === '/api/events') return live.open(req, res, PAGE_HEADERS);
       if (path === '/api/explain') {
         const asked = new URL(req.url ?? '/', 'http://x').searchParams.get('path')?.trim() ?? '';
@@ -167,6 +168,14 @@ ${access.noToken ? '' : '<form action="/login" method="post"><label for="token">
     changed: live.changed,
     close: live.close,
   };
+}
+
+/** A JSON document sent in chunks with the socket's backpressure: a large state's items are never one string. */
+function streamJson(res: ServerResponse, chunks: Iterable<string>, logger: Pick<Logger, 'warn'>): void {
+  res.writeHead(200, { ...PAGE_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  pipeline(Readable.from(chunks), res, (err) => {
+    if (err) logger.warn({ err: String(err) }, 'status page: GET /api/status failed');
+  });
 }
 
 /** A small JSON request body as an object: {} when it is not JSON, not an object, or passes MAX_POST_BYTES. */

@@ -4,8 +4,7 @@ import { localStatePath } from '../../../shared/state-url.js';
 import type { DaemonSnapshot } from '../../snapshot.js';
 import { readRunningDaemon } from '../../status-file.js';
 import { capsOf } from '../../../sync/executor/prepare.js';
-import type { TrackedFile } from '../../../sync/types.js';
-import { pageModel, type CycleRow, type PageModel } from './page-model.js';
+import { pageFiles, pageModel, type CycleRow, type PageFiles, type PageModel } from './page-model.js';
 import { statusDocument } from './status-document.js';
 
 /** How many cycles the page lists. */
@@ -26,31 +25,31 @@ export function createPageSource(o: {
   configPath: string;
   http: () => string | null;
   nowMs?: () => number;
-}): { model(): PageModel; status(): unknown; noteSnapshot(s: DaemonSnapshot): void; invalidate(): void } {
+}): { model(): PageModel; status(): Iterable<string>; noteSnapshot(s: DaemonSnapshot): void; invalidate(): void } {
   const cycles: CycleRow[] = [];
-  let rows: TrackedFile[] | null = null;
+  let files: PageFiles | null = null;
   const nowMs = o.nowMs ?? Date.now;
   const document = () => statusDocument(o.state, o.config(), readRunningDaemon(localStatePath(o.config())));
   return {
-    invalidate: () => (rows = null),
+    invalidate: () => (files = null),
     noteSnapshot(s) {
-      rows = null;
+      files = null;
       const last = s.lastSync;
       if (last === null || cycles[0]?.at === last.at) return;
       cycles.unshift({ ...last });
       if (cycles.length > CYCLES_KEPT) cycles.pop();
     },
-    status: () => document().report,
+    status: () => document().json(),
     model() {
       const snapshot = o.snapshot();
       if (snapshot === null) throw new Error('the daemon has not started yet');
       const config = o.config();
-      rows ??= [...o.state.loadTrackedFiles().values()];
+      files ??= pageFiles(o.state.passTrackedFiles(), config);
       const used = o.state.creditsUsed(null);
       return pageModel({
         credits: { day: used.day, month: used.month, caps: capsOf(config) },
         outbox: { pending: o.state.pendingOps().length, unknown: o.state.unknownOps().length },
-        tracked: rows,
+        files,
         config,
         snapshot,
         byDay: o.state.ledgerTotals().byDay,

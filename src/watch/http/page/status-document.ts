@@ -1,9 +1,15 @@
 import type { ResolvedConfig } from '../../../config/schema.js';
 import { capsOf } from '../../../sync/executor/prepare.js';
-import { statusReport, type DaemonStatus, type RunnerStatus, type StatusReport } from '../../../sync/report/status.js';
+import {
+  statusJsonChunks,
+  statusReport,
+  type DaemonStatus,
+  type RunnerStatus,
+  type StatusInput,
+  type StatusReport,
+} from '../../../sync/report/status.js';
 import type { PgStateStore } from '../../../sync/state/pg/index.js';
 import type { StateStore } from '../../../sync/state/index.js';
-import type { TrackedFile } from '../../../sync/types.js';
 
 /** The shared state's runners as `status` shows them. */
 function runnersOf(state: PgStateStore): RunnerStatus[] {
@@ -11,17 +17,17 @@ function runnersOf(state: PgStateStore): RunnerStatus[] {
 }
 
 /**
- * The document `kbsync status --json` prints and `GET /api/status` serves, from the state and the
- * running daemon's status file; with the tracked rows it was made from (the page reads more of them).
+ * What `kbsync status` reports, from the state and the running daemon's status file, and the chunks of
+ * its JSON document (`kbsync status --json`, GET /api/status). Each reads the tracked files in its own
+ * pass (StateStore.passTrackedFiles), none held.
  */
 export function statusDocument(
   state: StateStore,
   config: ResolvedConfig,
   daemon: DaemonStatus | null,
-): { report: StatusReport; tracked: TrackedFile[] } {
-  const tracked = [...state.loadTrackedFiles().values()];
-  const report = statusReport({
-    tracked,
+): { report: () => StatusReport; json: () => Iterable<string> } {
+  const input = (): StatusInput => ({
+    tracked: state.passTrackedFiles(),
     lastRun: state.lastRun('sync'),
     credits: state.creditsUsed(null),
     caps: capsOf(config),
@@ -30,5 +36,5 @@ export function statusDocument(
     entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
     ...('runners' in state ? { runners: runnersOf(state as PgStateStore) } : {}),
   });
-  return { report, tracked };
+  return { report: () => statusReport(input()), json: () => statusJsonChunks(input()) };
 }

@@ -23,6 +23,7 @@ const GROUPS = [
   { key: 'memory', fn: 'memoryAndState', label: 'peak RSS and state size at 1M' },
   { key: 'daemon', fn: 'daemon', label: 'kbsync watch at 1M' },
   { key: 'cold', fn: 'coldPlan', label: 'cold plan at 1M and 20k' },
+  { key: 'pg', fn: 'pgState', label: 'unchanged plan at 1M on a PostgreSQL state' },
   { key: 'pending', fn: 'pending', label: 'PostgreSQL state and the local service' },
   { key: 'firstsync', fn: 'firstSync', label: 'first sync at 1M; kill -9 at 100k' },
 ] as const;

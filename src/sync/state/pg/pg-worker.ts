@@ -74,7 +74,7 @@ const meta = createPgMeta(db);
 const webhooks = createPgWebhookEvents(db);
 const held = createPgHeldCopies(db, sources);
 
-type Handler = (...args: never[]) => Promise<unknown>;
+type Handler = (...args: never[]) => Promise<unknown> | AsyncGenerator<unknown>;
 const handlers = {
   ...tracked,
   ...outbox,
@@ -156,7 +156,7 @@ export type PgHandlers = typeof handlers;
 
 /** Handlers that only read: run as they are. */
 const READS = new Set([
-  'loadTrackedSources',
+  'streamTrackedSources',
   'trackedRowsOf',
   'trackedDetailsOf',
   'getTracked',
@@ -192,11 +192,12 @@ const OWN_TRANSACTION = new Set(['open', 'close', 'begin', 'commit', 'rollback',
  * Runs a handler. A write outside the main thread's transaction runs as one transaction of its own,
  * so that one PostgreSQL ends to break a deadlock is run again whole (db.ts), never half applied.
  */
-function dispatch(method: string, args: unknown[]): Promise<unknown> {
-  const handler = (handlers as Record<string, Handler>)[method] as ((...a: unknown[]) => Promise<unknown>) | undefined;
+function dispatch(method: string, args: unknown[]): Promise<unknown> | AsyncGenerator<unknown> {
+  const handler = (handlers as Record<string, Handler>)[method] as
+    ((...a: unknown[]) => Promise<unknown> | AsyncGenerator<unknown>) | undefined;
   if (handler === undefined) throw new Error(`no PostgreSQL state handler ${method}`);
   if (READS.has(method) || OWN_TRANSACTION.has(method) || db.inTransaction()) return handler(...args);
-  return db.tx(() => handler(...args));
+  return db.tx(() => handler(...args) as Promise<unknown>);
 }
 
 port.on('message', (req: BridgeRequest) => {
@@ -206,12 +207,23 @@ port.on('message', (req: BridgeRequest) => {
       if (lost !== null && req.method !== 'close')
         throw new KbsyncError('state_unavailable', `the connection to the PostgreSQL state ${redactUrl(url)} was lost: ${lost}`);
       db.setNow(req.nowMs);
-      reply = { ok: true, value: await dispatch(req.method, req.args) };
+      const value = await dispatch(req.method, req.args);
+      // A handler that yields answers in parts, each posted as it is read: the main thread takes one while the next is read.
+      if (isStream(value)) {
+        for await (const part of value) answer({ ok: true, value: part, more: true });
+        reply = { ok: true, value: null };
+      } else reply = { ok: true, value };
     } catch (err) {
       reply = { ok: false, error: toWire(err) };
     }
-    port.postMessage(reply);
-    Atomics.store(signal, 0, 1);
-    Atomics.notify(signal, 0);
+    answer(reply);
   })();
 });
+
+function answer(reply: BridgeReply): void {
+  port.postMessage(reply);
+  Atomics.store(signal, WORD.reply, 1);
+  Atomics.notify(signal, WORD.reply);
+}
+
+const isStream = (v: unknown): v is AsyncIterable<unknown> => typeof v === 'object' && v !== null && Symbol.asyncIterator in v;

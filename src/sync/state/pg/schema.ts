@@ -185,6 +185,14 @@ END
 $$;
 `;
 
+/*
+ * v5: every runner's open asks which runners hold no content claim (runs.ts, the idle runners it
+ * deletes), and deleting a runner checks the claims' foreign key: without an index each was a scan of
+ * content_claims, one row per content ever bought. Few runners own many claims each: the btree's
+ * deduplication keeps the index small.
+ */
+const V5 = 'CREATE INDEX content_claims_runner ON content_claims (runner_id)';
+
 /** One PostgreSQL schema step. Append only: never edit a step that has shipped. */
 type PgMigration = { version: number; name: string; sql: string };
 
@@ -194,6 +202,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 2, name: 'remote copies no tracked file points at any more', sql: V2 },
   { version: 3, name: 'outbox kinds checked where rows are written, not by a CHECK', sql: V3 },
   { version: 4, name: 'the chunk count the service lists for a remote copy', sql: 'ALTER TABLE files ADD COLUMN remote_chunks integer' },
+  { version: 5, name: "index content claims by runner: a runner's open looks for claimless runners", sql: V5 },
 ];
 
 /** The advisory-lock class of kbsync's locks (the first key of the two-int form). */

@@ -8,6 +8,7 @@ import type { StateSnapshot } from '../snapshot.js';
 import type { PgRunnerRecord } from './index.js';
 import type { PgHandlers, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
+import type { PgTrackedSource } from './tracked.js';
 import { redactUrl } from './url.js';
 export { redactUrl } from './url.js';
 export { isPostgresUrl } from '../../../shared/state-url.js';
@@ -59,7 +60,8 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     throw err;
   }
   const loadTrackedFiles = (): TrackedIndex =>
-    trackedIndexOf(call('loadTrackedSources'), {
+    trackedIndexOf({
+      trackedSources: (onRun) => bridge.stream<PgTrackedSource>('streamTrackedSources', [], now().getTime(), onRun),
       trackedRowsOf: (source) => call('trackedRowsOf', source),
       trackedDetailsOf: (sourceId) => call('trackedDetailsOf', sourceId),
     });

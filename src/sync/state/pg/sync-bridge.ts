@@ -5,8 +5,11 @@ import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
 
 /** A call from the main thread to the PostgreSQL worker: a handler's name, its arguments, and the caller's clock. */
 export type BridgeRequest = { method: string; args: unknown[]; nowMs: number };
-/** The worker's answer: a value, or an error to raise in the caller, as the worker channel's (a KbsyncError keeps its code, a PostgreSQL error its SQLSTATE). */
-export type BridgeReply = { ok: true; value: unknown } | { ok: false; error: WireError };
+/**
+ * The worker's answer: a value, or an error to raise in the caller, as the worker channel's (a KbsyncError keeps its code, a PostgreSQL error its SQLSTATE).
+ * A streamed answer (a handler that yields) comes as parts (`more`), then a last reply.
+ */
+export type BridgeReply = { ok: true; value: unknown; more?: true } | { ok: false; error: WireError };
 /** What the worker is started with. */
 export type BridgeWorkerData = { url: string; flag: SharedArrayBuffer; port: MessagePort; open: unknown };
 
@@ -32,6 +35,8 @@ export type BridgeOptions = { worker?: (entry: URL) => URL | string; stallMs?: n
 export type SyncBridge = {
   /** Runs handler `method` in the worker and blocks this thread until it answers. */
   call<T>(method: string, args: unknown[], nowMs: number): T;
+  /** Runs a handler that yields parts: `onPart` takes each as it comes (the worker reads the next meanwhile); blocks until the last. */
+  stream<P>(method: string, args: unknown[], nowMs: number, onPart: (part: P) => void): void;
   /** Ends the worker (its connection closes; an open transaction rolls back). */
   close(): void;
 };
@@ -73,20 +78,32 @@ export function startBridge(url: string, open: unknown, options: BridgeOptions =
     void worker?.terminate();
     return new KbsyncError('state_unavailable', message);
   };
-  const call = <T>(method: string, args: unknown[], nowMs: number): T => {
+  const call = <T>(method: string, args: unknown[], nowMs: number, onPart?: (part: unknown) => void): T => {
     if (worker === null) throw new KbsyncError('state_unavailable', `the PostgreSQL state is closed (${method})`);
     if (Atomics.load(signal, WORD.dead) !== 0 || workerError !== null) throw dead(method);
     if (broken !== null) throw new KbsyncError('state_unavailable', `the PostgreSQL state is unavailable (${broken}); ${method} not run`);
     Atomics.store(signal, WORD.reply, 0);
     port1.postMessage({ method, args, nowMs } satisfies BridgeRequest);
-    const deadline = Date.now() + CALL_TIMEOUT_MS;
+    let deadline = Date.now() + CALL_TIMEOUT_MS;
     let beat = Atomics.load(signal, WORD.beat);
     let beatAt = Date.now();
+    let peeked: { message: unknown } | undefined;
+    const port1HasMore = (): boolean => (peeked = receiveMessageOnPort(port1)) !== undefined;
     for (;;) {
+      const got = peeked ?? receiveMessageOnPort(port1);
+      peeked = undefined;
+      if (got !== undefined) {
+        const reply = got.message as BridgeReply;
+        if (!reply.ok || reply.more !== true || onPart === undefined) return unwrap<T>(reply);
+        // Cleared before the next look at the port: a part posted after it sets the flag again.
+        Atomics.store(signal, WORD.reply, 0);
+        onPart(reply.value);
+        [deadline, beatAt] = [Date.now() + CALL_TIMEOUT_MS, Date.now()];
+        continue;
+      }
       const waited = Atomics.wait(signal, WORD.reply, 0, Math.min(1000, stallMs));
-      const got = receiveMessageOnPort(port1);
-      if (got !== undefined) return unwrap<T>(got.message as BridgeReply);
-      if (Atomics.load(signal, WORD.dead) !== 0) throw dead(method);
+      // A dying worker posts its failure before it sets the word: the top of the loop takes it, or any part before it.
+      if (Atomics.load(signal, WORD.dead) !== 0 && !port1HasMore()) throw dead(method);
       const at = Date.now();
       if (Atomics.load(signal, WORD.beat) !== beat) [beat, beatAt] = [Atomics.load(signal, WORD.beat), at];
       else if (at - beatAt >= stallMs)
@@ -96,7 +113,8 @@ export function startBridge(url: string, open: unknown, options: BridgeOptions =
     }
   };
   return {
-    call,
+    call: (method, args, nowMs) => call(method, args, nowMs),
+    stream: (method, args, nowMs, onPart) => void call(method, args, nowMs, onPart as (part: unknown) => void),
     close() {
       if (worker === null) return;
       try {

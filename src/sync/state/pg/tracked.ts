@@ -23,11 +23,13 @@ import {
 } from '../../tracked/fields.js';
 
 /**
- * One source's tracked files as columns, each joined into one string by PostgreSQL (SEP between text
- * values, commas between numbers): one row per source crosses the thread boundary instead of one
- * object per file, and splitting costs the main thread little (a row per file took several times the
- * SQLite load; bench/pg-state.ts). PostgreSQL text never holds a NUL, and SEP is U+0001: a path holding it makes
- * the column split into too many values, and the main thread then asks for that source's rows one by one.
+ * A run of one source's tracked files (up to CHUNK_ROWS, in path order) as columns, each joined into
+ * one string by PostgreSQL (SEP between text values, commas between numbers): one message per run
+ * crosses the thread boundary instead of one object per file, and splitting costs the main thread
+ * little (a row per file took several times the SQLite load; bench/pg-state.ts). Runs, not one row
+ * per source: a single value of a whole large source grew the driver's receive buffer and every copy
+ * of it by its size at once. PostgreSQL text never holds a NUL, and SEP is U+0001: a path holding it
+ * makes the column split into too many values, and the main thread then asks for that source's rows one by one.
  */
 export type PgTrackedSource = {
   sourceId: number;
@@ -55,18 +57,23 @@ export type PgTrackedSource = {
 /** The separator of joined text columns. */
 export const SEP = '\u0001';
 
+/** Files a run (PgTrackedSource) holds at most. */
+export const CHUNK_ROWS = 20_000;
+
 /** One source's details by path, read when the first TrackedFile is made: one column per detail field, in DETAIL_FIELDS' order. */
 export type PgDetails = { paths: string[]; columns: unknown[][] };
 
 // The rows come in path order (byte order, as SQLite's and TrackedIndex's): every aggregate reads the
 // sorted subquery's rows in the same order, so the columns stay aligned; were they out of order, TrackedIndex sorts them.
-const BULK = `SELECT count(*)::int AS count, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
+// A run starts after the last path of the one before (the primary key's order): each row is read once.
+const RUN = `SELECT count(*)::int AS count, max(path) AS last, string_agg(path, chr(1)) AS paths, string_agg(size::text, ',') AS sizes,
   string_agg(mtime_ns::text, ',') AS mtimes, string_agg(inode::text, ',') AS inodes, string_agg(encode(sha256, 'hex'), '') AS shas,
   string_agg(coalesce(remote_name, ''), chr(1)) AS names, string_agg(coalesce(remote_id, ''), chr(1)) AS ids,
   string_agg(CASE WHEN remote_id IS NULL THEN '1' ELSE '0' END, '') AS null_ids, string_agg(coalesce(remote_status, ''), ',') AS statuses,
-  string_agg(CASE WHEN last_action = 'deleted' THEN '1' ELSE '0' END, '') AS deleted
-  FROM (SELECT path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status, last_action
-        FROM files WHERE source_id = $1 ORDER BY path COLLATE "C") AS f`;
+  string_agg(CASE WHEN last_action = 'deleted' THEN '1' ELSE '0' END, '') AS deleted,
+  json_agg(json_build_array(path, remote_error)) FILTER (WHERE remote_status = 'failed' AND remote_error IS NOT NULL) AS errors
+  FROM (SELECT path, size, mtime_ns, inode, sha256, remote_name, remote_id, remote_status, last_action, remote_error
+        FROM files WHERE source_id = $1 AND path > $2 ORDER BY path COLLATE "C" LIMIT ${CHUNK_ROWS}) AS f`;
 
 const COLUMNS = `source_id, ${fileSelect('pg')}`;
 type Row = FileRow & { source_id: number };
@@ -76,21 +83,6 @@ const UPSERT_TYPES = ['int', ...UPSERT_COLUMNS.slice(1).map((c) => PG_TYPES[ALL_
 const UPSERT = `INSERT INTO files (${UPSERT_COLUMNS.join(', ')})
   SELECT * FROM unnest(${UPSERT_TYPES.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
 const ON_CONFLICT_UPDATE = `ON CONFLICT (source_id, path) DO UPDATE SET ${upsertSet((a, b) => `${a} IS NOT DISTINCT FROM ${b}`)}`;
-
-/**
- * Runs `read` with sorting off: the primary key (source_id, path) already gives a source's rows in
- * path order. Left to the statistics, a table filled moments ago (a first sync, before autovacuum's
- * ANALYZE) was read by a bitmap scan and sorted on disk, slower than the index's order.
- */
-async function withoutSort<T>(db: Db, read: () => Promise<T>): Promise<T> {
-  await db.q('SET enable_sort = off');
-  try {
-    return await read();
-  } finally {
-    // In a transaction a failed read has aborted, RESET fails too, and the rollback undoes the SET.
-    await db.q('RESET enable_sort').catch(() => {});
-  }
-}
 
 /** The `files` table on PostgreSQL (sqlite/tracked.ts is the SQLite one). */
 export function createPgTracked(db: Db, sources: PgSources, scope: string) {
@@ -125,38 +117,50 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
   };
 
   return {
-    /** Every source's files as joined columns (see PgTrackedSource), sources by name in byte order. */
-    async loadTrackedSources(): Promise<PgTrackedSource[]> {
-      const named = await db.q<{ id: number; name: string }>('SELECT id, name FROM sources ORDER BY name COLLATE "C"');
-      const out: PgTrackedSource[] = [];
-      for (const { id, name } of named) {
-        const r = (await withoutSort(db, () => db.q<Record<string, string | number | null>>(BULK, [id])))[0] as Record<
-          string,
-          string | number | null
-        >;
-        if (r.count === 0) continue;
-        const errors = await db.q<{ path: string; remote_error: string }>(
-          `SELECT path, remote_error FROM files WHERE source_id = $1 AND remote_status = 'failed' AND remote_error IS NOT NULL`,
-          [id],
-        );
-        out.push({
-          sourceId: id,
-          source: name,
-          count: r.count as number,
-          paths: r.paths as string,
-          sizes: r.sizes as string,
-          mtimeNs: r.mtimes as string,
-          inodes: r.inodes as string,
-          sha256: r.shas as string,
-          remoteNames: r.names as string,
-          remoteIds: r.ids as string,
-          nullIds: r.null_ids as string,
-          remoteStatuses: r.statuses as string,
-          deletedFlags: r.deleted as string,
-          remoteErrors: errors.map((e) => [e.path, e.remote_error]),
-        });
+    /**
+     * Every source's files as runs of joined columns (see PgTrackedSource), sources by name in byte
+     * order, each run handed on as it is read, all from one snapshot: a read-only repeatable-read
+     * transaction (or the caller's open transaction).
+     */
+    async *streamTrackedSources(): AsyncGenerator<PgTrackedSource> {
+      const own = !db.inTransaction();
+      if (own) await db.q('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Sorting off: the primary key (source_id, path) already gives a source's rows in path order. Left to
+      // the statistics, a table filled moments ago (before autovacuum's ANALYZE) was read by a bitmap scan and sorted on disk.
+      await db.q('SET enable_sort = off');
+      try {
+        const named = await db.q<{ id: number; name: string }>('SELECT id, name FROM sources ORDER BY name COLLATE "C"');
+        for (const { id, name } of named) {
+          // A path is never empty: '' comes before every one.
+          for (let after = ''; ;) {
+            const r = (await db.q<Record<string, string | number | null>>(RUN, [id, after]))[0] as Record<string, string | number | null>;
+            if (r.count === 0) break;
+            yield {
+              sourceId: id,
+              source: name,
+              count: r.count as number,
+              paths: r.paths as string,
+              sizes: r.sizes as string,
+              mtimeNs: r.mtimes as string,
+              inodes: r.inodes as string,
+              sha256: r.shas as string,
+              remoteNames: r.names as string,
+              remoteIds: r.ids as string,
+              nullIds: r.null_ids as string,
+              remoteStatuses: r.statuses as string,
+              deletedFlags: r.deleted as string,
+              remoteErrors: (r.errors ?? []) as unknown as [string, string][],
+            };
+            if ((r.count as number) < CHUNK_ROWS) break;
+            after = r.last as string;
+          }
+        }
+      } finally {
+        // After a failed read the transaction has aborted: RESET fails too, and the rollback undoes the SET.
+        await db.q('RESET enable_sort').catch(() => {});
+        // COMMIT ends an aborted transaction as a rollback.
+        if (own) await db.q('COMMIT').catch(() => {});
       }
-      return out;
     },
     /** One source's rows, one by one (when a joined column did not split into one value per file). */
     async trackedRowsOf(source: string): Promise<TrackedFile[]> {

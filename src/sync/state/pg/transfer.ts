@@ -6,6 +6,19 @@ import type { Db } from './db.js';
 import type { PgSources } from './sources.js';
 
 const CHUNK = 5000;
+const LEDGER_FIELDS = ['id', 'op_id', 'run_id', 'kind', 'credits', 'remote_id', 'at', 'period_day'] as const;
+
+/** The snapshot's ledger rows, one statement per chunk: row by row, a million files' ledger took minutes. */
+async function insertLedger(db: Db, ledger: StateSnapshot['ledger']): Promise<void> {
+  for (let i = 0; i < ledger.length; i += CHUNK) {
+    const part = ledger.slice(i, i + CHUNK);
+    await db.run(
+      `INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::int[], $6::text[], $7::bigint[], $8::int[])`,
+      LEDGER_FIELDS.map((k) => part.map((l) => l[k])),
+    );
+  }
+}
 
 /** `kbsync state migrate` on PostgreSQL: the whole state out as a snapshot, or a snapshot into an empty state. */
 export function createPgTransfer(db: Db, sources: PgSources) {
@@ -78,11 +91,7 @@ export function createPgTransfer(db: Db, sources: PgSources) {
               ...snapshotOpValues(o),
             ],
           );
-        for (const l of s.ledger)
-          await db.run(
-            'INSERT INTO ledger (id, op_id, run_id, kind, credits, remote_id, at, period_day) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)',
-            [l.id, l.op_id, l.run_id, l.kind, l.credits, l.remote_id, l.at, l.period_day],
-          );
+        await insertLedger(db, s.ledger);
         for (const t of s.budgetTotals)
           await db.run('INSERT INTO budget_totals (period, reserved, spent) VALUES ($1,$2,$3)', [t.period, t.reserved, t.spent]);
         await db.run('DELETE FROM meta');

@@ -329,7 +329,7 @@ describe('kbsync watch as a child process against the local service', () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds, { config: { watch: { debounceMs: 100, backend: 'events', pollIntervalMs: 100 } } });
     for (let d = 0; d < 12; d++) ws.write(`part-${d}/doc.md`, `# ${d}\n`);
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, {}, prefix);
+    const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root, {}, prefix);
     children.push(k);
     await ready(ws, k);
     // Which folders hold an inotify watch of the daemon (root + 7 parts at most), from its /proc fdinfo.
@@ -347,9 +347,11 @@ describe('kbsync watch as a child process against the local service', () => {
     await until('both uploaded', () => uploadsOf(k, inPolled).length === 1 && uploadsOf(k, inWatched).length === 1);
     const saved = statusFile(ws)?.watches[0];
     const status = await ws.run('status');
+    const metrics = await (await request(`http://${statusFile(ws)?.http}/metrics`)).body.text();
     const exit = await stop(k);
 
     expect(exit.code).toBe(0);
+    expect(metrics).toMatch(new RegExp(`^kbsync_watch_polled_folders\\{source="docs"\\} ${polled.length}$`, 'm'));
     expect(saved).toMatchObject({ backend: 'events', folders: { polled: polled.length, watched: 13 - polled.length } });
     expect(status.stdout).toContain(`docs (events: ${polled.length} of 13 folders polled`);
     expect(status.stdout).toContain('fs.inotify.max_user_watches is 8');
@@ -404,6 +406,7 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(value('kbsync_sync_cycles_total')).toBe(1);
     expect(value('kbsync_ready')).toBe(1);
     expect(value('kbsync_watch_backend{source="docs",backend="events"}')).toBe(1);
+    expect(value('kbsync_watch_polled_folders{source="docs"}')).toBe(0);
     expect(value('kbsync_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 60);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/daemon: +running \(pid \d+/);

@@ -74,7 +74,9 @@ export async function startGeneration(
   const watchers = createDaemonWatching(ctx, o.createWatcher);
   watching = watchers;
   await watchers.start();
-  const eventsSeeAll = (): boolean => ctx.snapshot.watches.every((watch) => watch.backend === 'events');
+  // Folders polled past the inotify limit see a change only at their next sweep: no cached plan then.
+  const eventsSeeAll = (): boolean =>
+    ctx.snapshot.watches.every((watch) => watch.backend === 'events' && (watch.folders?.polled ?? 0) === 0);
   const answer = createPlanAnswerer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, eventsSeeAll, logger });
   const explain = createExplainer({ deps, gate: ctx.plans, keptIndex: cycle.keptIndex, cycleEnded: () => scheduler.current() });
   const retry = createRetry({

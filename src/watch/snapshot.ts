@@ -4,7 +4,14 @@ import { reachableTarget, type TargetStatus } from './target-health.js';
 import type { WatchBackend } from './watcher.js';
 
 /** How one folder source is watched, and why (the probe's verdict, a fall-back). */
-export type SourceWatch = { source: string; root: string; backend: WatchBackend | 'none'; note: string | null };
+export type SourceWatch = {
+  source: string;
+  root: string;
+  backend: WatchBackend | 'none';
+  note: string | null;
+  /** Out of inotify watches with `backend: events`: the folders polled one by one, beside those watched (the note says why). */
+  folders?: { polled: number; watched: number };
+};
 
 /** Counters since the start (for /metrics). */
 export type DaemonCounters = {

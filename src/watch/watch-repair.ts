@@ -37,13 +37,13 @@ export function inotifyWatchedInodes(): Set<bigint> | null {
 }
 
 /**
- * The top-most folders at or below `dirs` that no inotify watch covers (a folder not watched: its
+ * The top-most folders at or below `dirs` that no inotify watch covers, nor polling (a folder not watched: its
  * subfolders are not looked at, a watch of it will cover them). Ignored paths, `.git`, `node_modules`
  * and symlinks are not watched and not looked at.
  */
 export function unwatchedFolders(
   dirs: readonly string[],
-  o: { watched: ReadonlySet<bigint>; ignored: (absPath: string) => boolean },
+  o: { watched: ReadonlySet<bigint>; ignored: (absPath: string) => boolean; polled?: (absDir: string) => boolean },
 ): string[] {
   const found: string[] = [];
   const stack = [...dirs];
@@ -60,7 +60,7 @@ export function unwatchedFolders(
     } catch {
       continue; // gone since the walk: nothing to watch
     }
-    if (!o.watched.has(ino)) {
+    if (!o.watched.has(ino) && o.polled?.(dir) !== true) {
       found.push(dir);
       continue;
     }
@@ -104,6 +104,8 @@ export function createWatchRepair(
     rewatchRoot(source: string): Promise<void>;
     /** Whether the source is watched by file-system events (the only backend whose watches are checked). */
     byEvents(source: string): boolean;
+    /** Whether the source's watcher polls `absDir` (out of inotify watches): covered, not to be repaired. */
+    polled?(source: string, absDir: string): boolean;
     watchedInodes?: () => Set<bigint> | null;
   },
 ): WatchRepair {
@@ -157,7 +159,9 @@ export function createWatchRepair(
       // A folder gone since its extra watch was made needs the watch no more.
       await dropExtras(source, (dir) => lstatSync(dir, { throwIfNoEntry: false }) === undefined);
       // A folder whose watch failed once (unreadable...) is not tried at every cycle.
-      const missing = unwatchedFolders(dirs, { watched, ignored: ctx.ignored }).filter((d) => !failed.has(d));
+      const missing = unwatchedFolders(dirs, { watched, ignored: ctx.ignored, polled: (dir) => o.polled?.(source, dir) === true }).filter(
+        (d) => !failed.has(d),
+      );
       if (missing.length === 0) continue;
       const root = ctx.folderSources.find((s) => s.name === source)?.path as string;
       const mine = extras.get(source) ?? new Map<string, FolderWatcher>();

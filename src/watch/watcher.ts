@@ -13,6 +13,11 @@ export type WatcherHandlers = {
   onEvent(absPath: string, kind: string): void;
   /** The watch failed (ENOSPC: out of inotify watches, EMFILE, a folder that went away...). */
   onError(err: unknown): void;
+  /**
+   * Out of inotify watches, a backend that polls the folders past the limit one by one (the node
+   * backend) says how many it polls and how many it watches, each time that changes.
+   */
+  onPolled?(folders: { polled: number; watched: number }): void;
 };
 
 export type WatcherSpec = {
@@ -29,6 +34,8 @@ export type WatcherSpec = {
 
 export type FolderWatcher = {
   readonly backend: WatchBackend;
+  /** Whether the folder `absDir` is polled by this watcher, not watched by events (absent: never). */
+  polls?(absDir: string): boolean;
   close(): Promise<void>;
 };
 

@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { errorText } from '../shared/errors.js';
 import { PATHS_NEVER_WATCHED, PROBE_PREFIX, type DaemonContext } from './context.js';
 import type { BurstScope } from './burst.js';
@@ -10,6 +10,52 @@ import type { CreateWatcher, FolderWatcher, WatchBackend } from './watcher.js';
 
 const ENOSPC_ADVICE =
   'out of inotify watches (ENOSPC): raise the limit with `sudo sysctl fs.inotify.max_user_watches=524288` (persist it in /etc/sysctl.d/), or set watch.backend: polling';
+
+/**
+ * The inotify watch limit that applies here: the lowest of fs.inotify.max_user_watches and this user
+ * namespace's user.max_inotify_watches (a container's own); null where neither can be read.
+ */
+export function inotifyWatchLimit(): number | null {
+  const limits = ['/proc/sys/fs/inotify/max_user_watches', '/proc/sys/user/max_inotify_watches'].flatMap((path) => {
+    try {
+      const n = Number(readFileSync(path, 'utf8').trim());
+      return Number.isFinite(n) ? [n] : [];
+    } catch {
+      return [];
+    }
+  });
+  return limits.length === 0 ? null : Math.min(...limits);
+}
+
+/** The note of a source whose folders past the inotify limit are polled: how many, and what to do. */
+export function polledNote(folders: { polled: number; watched: number }, pollIntervalMs: number): string {
+  const limit = inotifyWatchLimit();
+  const total = folders.polled + folders.watched;
+  return (
+    `${folders.polled} of ${total} folders polled (their entries stat'ed every ${pollIntervalMs} ms or slower), the others by events: ` +
+    `out of inotify watches (ENOSPC${limit === null ? '' : `, fs.inotify.max_user_watches is ${limit}`}); raise the limit with ` +
+    `\`sudo sysctl fs.inotify.max_user_watches=524288\` (persist it in /etc/sysctl.d/) and the polled folders move to events by themselves`
+  );
+}
+
+/** Keeps a source's entry in the snapshot (and the log) in step with the folders its watcher polls. */
+function reportPolled(ctx: DaemonContext, entry: SourceWatch, note: string | null): (folders: { polled: number; watched: number }) => void {
+  const { logger, config } = ctx.deps;
+  return (folders) => {
+    const was = entry.folders?.polled ?? 0;
+    if (folders.polled === 0) {
+      delete entry.folders;
+      entry.note = note;
+    } else {
+      entry.folders = folders;
+      entry.note = polledNote(folders, config.watch.pollIntervalMs);
+    }
+    const where = { source: entry.source, root: entry.root, ...folders };
+    if (folders.polled > 0 && was === 0) logger.error(where, entry.note as string);
+    else if (folders.polled === 0 && was > 0) logger.info(where, 'every folder is watched by events again');
+    ctx.publish();
+  };
+}
 
 export type DaemonWatching = {
   /** Watches every folder source: events where a probe proves them (watch.backend: auto), else polling. */
@@ -45,6 +91,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
 
   const startWatch = async (source: string, root: string, backend: WatchBackend, note: string | null): Promise<void> => {
     const entry: SourceWatch = { source, root, backend, note };
+    const onPolled = reportPolled(ctx, entry, note);
     const onError = (err: unknown): void => {
       counters.watcherErrors++;
       const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -63,7 +110,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
         source,
         await createWatcher(
           { root, backend, ignored: ctx.ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs },
-          { onEvent, onError },
+          { onEvent, onError, onPolled },
         ),
       );
     } catch (err) {
@@ -143,6 +190,7 @@ export function createDaemonWatching(ctx: DaemonContext, createWatcher: CreateWa
 
   const repair = createWatchRepair(ctx, {
     byEvents: (source) => snapshot.watches.find((s) => s.source === source)?.backend === 'events',
+    polled: (source, dir) => watchers.get(source)?.polls?.(dir) === true,
     watchFolder: (source, dir) =>
       createWatcher(
         { root: dir, backend: 'events', ignored: ctx.ignored, ignoredNames: [...PATHS_NEVER_WATCHED], pollIntervalMs: w.pollIntervalMs },

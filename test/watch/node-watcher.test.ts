@@ -152,31 +152,72 @@ describe('the node (fs.watch) backend', () => {
     await wait;
   });
 
-  it('throws ENOSPC at start, and reports it (not throws) for a folder made later', async () => {
-    tree();
+  it('out of inotify watches (ENOSPC): the folders past the limit are polled one by one, the others keep their watch', async () => {
+    const { folders } = tree();
     let allowed = 3;
     const limited: WatchFolder = (dir, listener) => {
-      if (allowed-- <= 0)
+      if (allowed <= 0)
         throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
+      allowed--;
       return watch(dir, { persistent: true }, (kind, name) => listener(kind, name));
     };
-    const before = watchesNow();
-    await expect(start(createNodeWatcherWith(limited))).rejects.toMatchObject({ code: 'ENOSPC' });
-    // Nothing left behind by the failed start.
-    expect(watchesNow()).toBe(before);
-    open.length = 0;
+    const reports: { polled: number; watched: number }[] = [];
+    const seen: Seen = { paths: [], errors: [], waiters: new Map() };
+    const w = await createNodeWatcherWith(limited)(
+      {
+        root: temp.root,
+        backend: 'events',
+        ignored: (p) => p.includes('/node_modules') || p.includes('/.git') || p.startsWith(join(temp.root, 'state')),
+        ignoredNames: ['.git', 'node_modules'],
+        pollIntervalMs: 100,
+      },
+      {
+        onEvent: (path) => {
+          seen.paths.push(path);
+          seen.waiters.get(path)?.();
+        },
+        onError: (err) => seen.errors.push(err),
+        onPolled: (f) => reports.push(f),
+      },
+    );
+    open.push(w);
+    expect(w.backend).toBe('events');
+    expect(reports.at(-1)).toEqual({ polled: folders - 3, watched: 3 });
+    expect(w.polls?.(temp.root)).toBe(false);
+    const polledDir = join(temp.root, 'area-3', 'part-19');
+    expect(w.polls?.(polledDir)).toBe(true);
 
-    rmSync(temp.root, { recursive: true, force: true });
-    mkdirSync(temp.root);
-    allowed = 1;
-    const { seen } = await start(createNodeWatcherWith(limited));
-    const errored = new Promise<void>((resolve) => {
-      const timer = setInterval(() => seen.errors.length > 0 && (clearInterval(timer), resolve()), 10);
+    // An edit, a new file and a deletion in a polled folder: each seen by the sweep.
+    let wait = eventFor(seen, join(polledDir, 'doc-0.md'));
+    writeFileSync(join(polledDir, 'doc-0.md'), 'edited, longer than before\n');
+    await wait;
+    wait = eventFor(seen, join(polledDir, 'new.md'));
+    writeFileSync(join(polledDir, 'new.md'), 'new\n');
+    await wait;
+    wait = eventFor(seen, join(polledDir, 'doc-1.md'));
+    unlinkSync(join(polledDir, 'doc-1.md'));
+    await wait;
+    // A folder made inside a polled folder is polled too, and its files seen.
+    const deeper = join(polledDir, 'deeper');
+    wait = eventFor(seen, deeper);
+    mkdirSync(deeper);
+    await wait;
+    expect(w.polls?.(deeper)).toBe(true);
+    wait = eventFor(seen, join(deeper, 'x.md'));
+    writeFileSync(join(deeper, 'x.md'), 'x\n');
+    await wait;
+    expect(seen.errors).toEqual([]);
+
+    // Room again (the limit raised): the next sweep watches the polled folders by events.
+    allowed = 1000;
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => reports.at(-1)?.polled === 0 && (clearInterval(timer), resolve()), 20);
     });
-    mkdirSync(join(temp.root, 'new-folder'));
-    await errored;
-    expect(seen.errors).toHaveLength(1);
-    expect(seen.errors[0]).toMatchObject({ code: 'ENOSPC' });
+    expect(reports.at(-1)).toEqual({ polled: 0, watched: folders + 1 });
+    expect(w.polls?.(polledDir)).toBe(false);
+    wait = eventFor(seen, join(deeper, 'y.md'));
+    writeFileSync(join(deeper, 'y.md'), 'y\n');
+    await wait;
   });
 
   it("hands backend: polling to chokidar's polling", async () => {

@@ -80,7 +80,7 @@ export type DaemonStatus = {
   /** The balance the service last reported (absent in an older kbsync's file; null: not reported). */
   balance?: { credits: number; at: string } | null;
   waitingFor: string[];
-  watches: { source: string; backend: string; note: string | null }[];
+  watches: { source: string; backend: string; note: string | null; folders?: { polled: number; watched: number } }[];
   /** The daemon's last heartbeat, and whether it is recent enough (absent in the status file of an older kbsync). */
   heartbeat?: { at: string; silentSeconds: number; answering: boolean };
   /** The daemon's last config reload (absent in the status file of an older kbsync). */

@@ -125,6 +125,9 @@ export function createMetrics(o: {
   gauge('kbsync_watch_backend', 'The watcher backend of each folder source (1 for the one in use).', ['source', 'backend'], (g) => {
     for (const w of o.snapshot().watches) g.set({ source: w.source, backend: w.backend }, 1);
   });
+  gauge('kbsync_watch_polled_folders', 'Folders of each source polled: past fs.inotify.max_user_watches.', ['source'], (g) => {
+    for (const w of o.snapshot().watches) g.set({ source: w.source }, w.folders?.polled ?? 0);
+  });
   new Counter({
     name: 'kbsync_config_reloads_total',
     help: 'Config reloads (SIGHUP, the config file changed) by outcome: applied, refused (needs a restart), failed (invalid).',

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ type StatusFile = {
   stoppedAt: string | null;
   counters: Record<string, number>;
   lastSync: { reasons: string[] } | null;
+  watches: { backend: string; note: string | null; folders?: { polled: number; watched: number } }[];
 };
 
 const children = useChildren();
@@ -43,6 +44,17 @@ const cyclesOf = (k: KbsyncChild): LogLine[] => logsOf(k).filter((l) => l.msg ==
 function statusFile(ws: Workspace): StatusFile | null {
   const path = `${ws.statePath}.watch.json`;
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as StatusFile) : null;
+}
+
+/** The inodes of the folders process `pid` watches with inotify, from /proc/PID/fdinfo. */
+function inotifyInodesOf(pid: number): Set<number> {
+  const inodes = new Set<number>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    if (readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' }) !== 'anon_inode:inotify') continue;
+    for (const m of readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8').matchAll(/^inotify wd:\S+ ino:([0-9a-f]+) /gm))
+      inodes.add(parseInt(m[1] as string, 16));
+  }
+  return inodes;
 }
 
 async function ready(ws: Workspace, k: KbsyncChild): Promise<void> {
@@ -307,7 +319,7 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(100_000 - (await ds.balance())).toBe(10);
   });
 
-  it('out of inotify watches (ENOSPC, provoked in a user namespace with a limit of 8): the sysctl named, polling instead, no exit', async () => {
+  it('out of inotify watches (ENOSPC, provoked in a user namespace with a limit of 8): the folders past it polled, the others by events, status says so', async () => {
     // The limit is lowered only inside a new user namespace (/proc/sys/user/max_inotify_watches is per
     // namespace there), never the machine's fs.inotify.max_user_watches; `exec` keeps kbsync's pid.
     const limit = 'echo 8 > /proc/sys/user/max_inotify_watches && exec "$0" "$@"';
@@ -317,20 +329,35 @@ describe('kbsync watch as a child process against the local service', () => {
     const ds = suite.svc.dataset();
     const ws = workspace(ds, { config: { watch: { debounceMs: 100, backend: 'events', pollIntervalMs: 100 } } });
     for (let d = 0; d < 12; d++) ws.write(`part-${d}/doc.md`, `# ${d}\n`);
-    const k = spawnKbsync(['watch', '-c', ws.configPath], ws.root, {}, prefix);
+    const k = spawnKbsync(['watch', '-c', ws.configPath, '--http', '127.0.0.1:0'], ws.root, {}, prefix);
     children.push(k);
     await ready(ws, k);
-    ws.write('part-3/late.md', '# late\n');
-    await until('late.md uploaded through polling', () => uploadsOf(k, 'part-3/late.md').length === 1);
+    // Which folders hold an inotify watch of the daemon (root + 7 parts at most), from its /proc fdinfo.
+    const watched = inotifyInodesOf(k.child.pid as number);
+    const parts = Array.from({ length: 12 }, (_, d) => `part-${d}`);
+    const byEvents = parts.filter((p) => watched.has(statSync(join(ws.docs, p)).ino));
+    const polled = parts.filter((p) => !byEvents.includes(p));
+    expect(watched.size).toBeLessThanOrEqual(8);
+    expect(watched.has(statSync(ws.docs).ino)).toBe(true);
+    expect(polled.length).toBeGreaterThanOrEqual(5);
+    const inPolled = `${polled[0] as string}/late.md`;
+    const inWatched = `${byEvents[0] as string}/late.md`;
+    ws.write(inPolled, '# late, polled\n');
+    ws.write(inWatched, '# late, watched\n');
+    await until('both uploaded', () => uploadsOf(k, inPolled).length === 1 && uploadsOf(k, inWatched).length === 1);
+    const saved = statusFile(ws)?.watches[0];
+    const status = await ws.run('status');
+    const metrics = await (await request(`http://${statusFile(ws)?.http}/metrics`)).body.text();
     const exit = await stop(k);
 
     expect(exit.code).toBe(0);
+    expect(metrics).toMatch(new RegExp(`^kbsync_watch_polled_folders\\{source="docs"\\} ${polled.length}$`, 'm'));
+    expect(saved).toMatchObject({ backend: 'events', folders: { polled: polled.length, watched: 13 - polled.length } });
+    expect(status.stdout).toContain(`docs (events: ${polled.length} of 13 folders polled`);
+    expect(status.stdout).toContain('fs.inotify.max_user_watches is 8');
     const advice = logsOf(k).filter((l) => l.msg.includes('fs.inotify.max_user_watches'));
-    expect(advice.length).toBeGreaterThan(0);
-    expect(advice[0]).toMatchObject({ level: 50, source: 'docs' });
-    expect(advice[0]?.msg).toContain('polling instead');
-    expect(logsOf(k).find((l) => l.msg === 'watching')).toMatchObject({ backend: 'polling', note: expect.stringContaining('ENOSPC') });
-    expect(Object.values(await copies(ds))).toEqual(new Array(13).fill(1));
+    expect(advice[0]).toMatchObject({ level: 50, source: 'docs', polled: polled.length });
+    expect(Object.values(await copies(ds))).toEqual(new Array(14).fill(1));
   });
 
   it('a second daemon on the same state is refused (exit 2, naming the lock) and the first goes on', async () => {
@@ -379,6 +406,7 @@ describe('kbsync watch as a child process against the local service', () => {
     expect(value('kbsync_sync_cycles_total')).toBe(1);
     expect(value('kbsync_ready')).toBe(1);
     expect(value('kbsync_watch_backend{source="docs",backend="events"}')).toBe(1);
+    expect(value('kbsync_watch_polled_folders{source="docs"}')).toBe(0);
     expect(value('kbsync_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 60);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/daemon: +running \(pid \d+/);

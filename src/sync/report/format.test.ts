@@ -3,7 +3,7 @@ import { fakeBudget, fakeObservation, fakeRun, fakeState, planInput } from '../.
 import { MIB } from '../../shared/plans.js';
 import { planSync } from '../planner/plan-sync.js';
 import { formatPlan, formatPlanChunks, MAX_UNSUPPORTED_LISTED } from './format-plan.js';
-import { formatRun, formatRunChunks } from './format-run.js';
+import { formatRun, formatRunChunks, MAX_UPLOADED_LISTED } from './format-run.js';
 
 function samplePlan() {
   const observation = fakeObservation()
@@ -90,6 +90,30 @@ describe('formatRun', () => {
     );
     expect(lines.at(-2)).toBe('0 uploaded, 1 unchanged, 0 renamed, 2 skipped, 1 deferred, 1 failed; 0 credits spent (5 planned)');
     expect(lines.at(-1)).toBe('reindex: not attempted: 1 changed file, fewer than reindex.minChangedFiles (20)');
+  });
+});
+
+describe('the text report of a run that uploaded many files', () => {
+  const runOf = (files: number) => {
+    let builder = fakeObservation().file('broken.md');
+    for (let i = 0; i < files; i++) builder = builder.file(`docs/${i}.md`);
+    return fakeRun(planSync(planInput({ observation: builder.build() })), (i) => (i.path === 'broken.md' ? '500 internal' : null));
+  };
+  const uploadLines = (text: string) => text.split('\n').filter((l) => l.startsWith('done    upload'));
+
+  it('counts the files uploaded past MAX_UPLOADED_LISTED instead of a line each; failures are still listed', () => {
+    const text = formatRun(runOf(MAX_UPLOADED_LISTED + 1));
+
+    expect(uploadLines(text)).toEqual([]);
+    expect(text).toContain(`(${MAX_UPLOADED_LISTED + 1} files uploaded not listed; --all or --json lists them)`);
+    expect(text.split('\n')).toContain('failed  upload  0  broken.md  new file: 500 internal');
+    expect(text).toContain(`${MAX_UPLOADED_LISTED + 1} uploaded,`);
+  });
+
+  it('lists each file uploaded up to MAX_UPLOADED_LISTED, and all of them with --all', () => {
+    expect(uploadLines(formatRun(runOf(MAX_UPLOADED_LISTED)))).toHaveLength(MAX_UPLOADED_LISTED);
+    expect(formatRun(runOf(MAX_UPLOADED_LISTED))).not.toContain('uploaded not listed');
+    expect(uploadLines(formatRun(runOf(MAX_UPLOADED_LISTED + 1), { showUnchanged: true }))).toHaveLength(MAX_UPLOADED_LISTED + 1);
   });
 });
 

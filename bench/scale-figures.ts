@@ -20,7 +20,7 @@ const GROUP = 'Scale tier';
 type Measured = { wallMs: number; cpuMs: number; rssMiB: number; status: number | null; stderr: string };
 
 /** Runs `argv` under `/usr/bin/time -v`, stdout to /dev/null. */
-function measure(argv: string[], env: NodeJS.ProcessEnv = process.env): Measured {
+export function measure(argv: string[], env: NodeJS.ProcessEnv = process.env): Measured {
   mkdirSync(scaleBase(), { recursive: true });
   const out = join(scaleBase(), 'time-v.txt');
   rmSync(out, { force: true });
@@ -41,11 +41,11 @@ function measure(argv: string[], env: NodeJS.ProcessEnv = process.env): Measured
 
 /** Exit 3 is a budget stop: with a run cap of 0 a plan or sync with work left ends so, by design. */
 const ran = (m: Measured): boolean => m.status === 0 || m.status === 3;
-const kbsync = (...args: string[]): string[] => [process.execPath, kbsyncBin(), ...args];
-const shell = (line: string): string[] => ['sh', '-c', line];
+export const kbsync = (...args: string[]): string[] => [process.execPath, kbsyncBin(), ...args];
+export const shell = (line: string): string[] => ['sh', '-c', line];
 
 /** A kbsync.yaml on the embedded target with a run budget of 0 credits (nothing is ever paid). */
-function scaleConfig(work: string, tree: string, extra = ''): { config: string; statePath: string } {
+export function scaleConfig(work: string, tree: string, extra = ''): { config: string; statePath: string } {
   mkdirSync(work, { recursive: true });
   const statePath = join(work, 'state', 'state.db');
   const config = join(work, 'kbsync.yaml');
@@ -58,7 +58,7 @@ function scaleConfig(work: string, tree: string, extra = ''): { config: string; 
   return { config, statePath };
 }
 
-function fresh(name: string): string {
+export function fresh(name: string): string {
   const dir = join(scaleBase(), 'work', name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -98,7 +98,7 @@ function versus(
 }
 
 /** A figure with a fixed limit (no reference). */
-function limit(name: string, value: number | null, unit: string, max: number, problem: string | null = null): Figure {
+export function limit(name: string, value: number | null, unit: string, max: number, problem: string | null = null): Figure {
   const pass = problem === null && value !== null && value <= max;
   return {
     group: GROUP,
@@ -145,7 +145,7 @@ export async function coldPlan(o: Opts): Promise<Figure[]> {
 }
 
 /** The tree's size in a figure's name; a tree given by env is named by its path, being of unknown size. */
-function label(spec: ScaleTreeSpec): string {
+export function label(spec: ScaleTreeSpec): string {
   const given = process.env[`KBSYNC_SCALE_TREE_${spec.key.toUpperCase()}`];
   const files = `${(spec.folders * spec.perFolder).toLocaleString('en')} files`;
   return given === undefined || given === '' ? files : `${files} (tree ${given})`;
@@ -332,12 +332,6 @@ export async function pgState(o: Opts): Promise<Figure[]> {
   } finally {
     await server.stop();
   }
-}
-
-/** The figures this harness does not measure yet: FAIL lines saying so, so that the table is complete. */
-export async function pending(): Promise<Figure[]> {
-  const why = 'not measured: the scale harness does not implement this figure yet';
-  return [notMeasured('local service: GET /files/ pages of 1,000 over 1M files, each < 50 ms; kbsync audit at 1M peak RSS ≤ 500 MiB', why)];
 }
 
 /** 8. First sync at 1M and the kill -9 test at 100k: not implemented yet. */

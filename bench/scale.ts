@@ -17,14 +17,14 @@ import { notMeasured } from './scale-figures.js';
 import { renderScaleSection, withScaleSection } from './scale-report.js';
 import { scaleBase } from './scale-tree.js';
 
-/** Each group: its name on the command line, its function in scale-figures.js, and what it covers. */
+/** Each group: its name on the command line, its function (in scale-figures.js unless `module` says), and what it covers. */
 const GROUPS = [
   { key: 'unchanged', fn: 'unchangedPlan', label: 'unchanged plan at 1M and 100k' },
   { key: 'memory', fn: 'memoryAndState', label: 'peak RSS and state size at 1M' },
   { key: 'daemon', fn: 'daemon', label: 'kbsync watch at 1M' },
   { key: 'cold', fn: 'coldPlan', label: 'cold plan at 1M and 20k' },
   { key: 'pg', fn: 'pgState', label: 'unchanged plan at 1M on a PostgreSQL state' },
-  { key: 'pending', fn: 'pending', label: 'PostgreSQL state and the local service' },
+  { key: 'service', module: './scale-service.js', fn: 'localService', label: 'the local service at 1M: GET /files/ pages, kbsync audit' },
   { key: 'firstsync', fn: 'firstSync', label: 'first sync at 1M; kill -9 at 100k' },
 ] as const;
 
@@ -43,7 +43,7 @@ export async function runScaleTier(arg: string): Promise<number> {
   const child = fileURLToPath(new URL('./child.js', import.meta.url));
   for (const group of chosen(arg)) {
     console.log(`\n== scale: ${group.label}`);
-    const res = spawnSync(process.execPath, [child, './scale-figures.js', group.fn, '{}'], {
+    const res = spawnSync(process.execPath, [child, 'module' in group ? group.module : './scale-figures.js', group.fn, '{}'], {
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
       maxBuffer: 64 << 20,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { insertKnowledgeSource } from './datasets.js';
+import { writeTransaction } from './write-transaction.js';
 
 export type FileStatus = 'queued' | 'processing' | 'processed' | 'failed';
 
@@ -23,12 +24,15 @@ export function insertFile(
   db: Database,
   f: { datasetId: number; name: string; size: number; sha256: string; storedPath: string; now: string },
 ): FileRow {
-  const id = insertKnowledgeSource(db, f.datasetId, 'file');
-  db.prepare(
-    `INSERT INTO files (id, dataset_id, name, size, sha256, status, stored_path, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
-  ).run(id, f.datasetId, f.name, f.size, f.sha256, f.storedPath, f.now, f.now);
-  return getFile(db, f.datasetId, id) as FileRow;
+  // One transaction: the id and the position (the insert trigger's max + 1) are taken together, so seq order is id order.
+  return writeTransaction(db, () => {
+    const id = insertKnowledgeSource(db, f.datasetId, 'file');
+    db.prepare(
+      `INSERT INTO files (id, dataset_id, name, size, sha256, status, stored_path, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+    ).run(id, f.datasetId, f.name, f.size, f.sha256, f.storedPath, f.now, f.now);
+    return getFile(db, f.datasetId, id) as FileRow;
+  })();
 }
 
 /** The file with this id in this dataset, or undefined (another dataset's file is invisible). */
@@ -36,13 +40,30 @@ export function getFile(db: Database, datasetId: number, id: number): FileRow | 
   return db.prepare('SELECT * FROM files WHERE id = ? AND dataset_id = ?').get(id, datasetId) as FileRow | undefined;
 }
 
-/** One page of a dataset's files ordered by id, and the dataset's file count. */
+/** Positions per files_blocks row (the migration's `seq >> 10`). */
+const BLOCK_SHIFT = 10;
+
+/**
+ * One page of a dataset's files ordered by id, and the dataset's file count. Positions (seq) keep id
+ * order but have gaps where files were deleted, so the offset is found by summing the files per block
+ * up to it, then skipping fewer than a block's worth inside it: no scan of the rows before the page.
+ */
 export function listFiles(db: Database, datasetId: number, page: { limit: number; offset: number }): { rows: FileRow[]; total: number } {
-  const rows = db
-    .prepare('SELECT * FROM files WHERE dataset_id = ? ORDER BY id LIMIT ? OFFSET ?')
-    .all(datasetId, page.limit, page.offset) as FileRow[];
-  const { n } = db.prepare('SELECT COUNT(*) AS n FROM files WHERE dataset_id = ?').get(datasetId) as { n: number };
-  return { rows, total: n };
+  return db.transaction(() => {
+    const total = db.prepare('SELECT COALESCE(SUM(n), 0) FROM files_blocks WHERE dataset_id = ?').pluck().get(datasetId) as number;
+    if (page.offset >= total || page.limit === 0) return { rows: [], total };
+    const start = db
+      .prepare(
+        `SELECT block, upto - n AS before FROM (
+           SELECT block, n, SUM(n) OVER (ORDER BY block ROWS UNBOUNDED PRECEDING) AS upto FROM files_blocks WHERE dataset_id = ?
+         ) WHERE upto > ? ORDER BY block LIMIT 1`,
+      )
+      .get(datasetId, page.offset) as { block: number; before: number };
+    const rows = db
+      .prepare('SELECT * FROM files WHERE dataset_id = ? AND seq >= ? ORDER BY seq LIMIT ? OFFSET ?')
+      .all(datasetId, start.block << BLOCK_SHIFT, page.limit, page.offset - start.before) as FileRow[];
+    return { rows, total };
+  })();
 }
 
 /** Puts a file back in the processing queue (reprocess); clears its previous error. */

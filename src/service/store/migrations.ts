@@ -101,6 +101,31 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE idempotency ADD COLUMN owner TEXT;
   ALTER TABLE files ADD COLUMN claimed_by TEXT;
   `,
+  // A file's position in its dataset (seq, in id order, never renumbered) and the files per block of
+  // 1024 positions (files_blocks): a page at any offset is a sum over blocks and one short seek (store/files.ts).
+  `
+  ALTER TABLE files ADD COLUMN seq INTEGER;
+  UPDATE files SET seq = p.pos
+    FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY dataset_id ORDER BY id) - 1 AS pos FROM files) AS p
+    WHERE files.id = p.id;
+  CREATE UNIQUE INDEX files_dataset_seq ON files(dataset_id, seq);
+  CREATE TABLE files_blocks (
+    dataset_id INTEGER NOT NULL,
+    block INTEGER NOT NULL,
+    n INTEGER NOT NULL CHECK (n > 0),
+    PRIMARY KEY (dataset_id, block)
+  ) WITHOUT ROWID;
+  INSERT INTO files_blocks (dataset_id, block, n) SELECT dataset_id, seq >> 10, COUNT(*) FROM files GROUP BY dataset_id, seq >> 10;
+  CREATE TRIGGER files_seq_insert AFTER INSERT ON files BEGIN
+    UPDATE files SET seq = (SELECT COALESCE(MAX(seq), -1) + 1 FROM files WHERE dataset_id = NEW.dataset_id) WHERE id = NEW.id;
+    INSERT INTO files_blocks (dataset_id, block, n) VALUES (NEW.dataset_id, (SELECT seq FROM files WHERE id = NEW.id) >> 10, 1)
+      ON CONFLICT (dataset_id, block) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER files_seq_delete AFTER DELETE ON files BEGIN
+    DELETE FROM files_blocks WHERE dataset_id = OLD.dataset_id AND block = OLD.seq >> 10 AND n = 1;
+    UPDATE files_blocks SET n = n - 1 WHERE dataset_id = OLD.dataset_id AND block = OLD.seq >> 10;
+  END;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -44,21 +44,18 @@ async function auditCommand(
   onReported: () => void,
 ): Promise<void> {
   await withReaderSession(cmd, ctx, async (session) => {
-    const { preparePlan } = await import('../../sync/executor/prepare.js');
     const { auditDataset } = await import('../../sync/audit/compare.js');
     const { formatAudit } = await import('../../sync/report/format-audit.js');
-    // The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first).
-    const prepared = await preparePlan(session, null);
-    for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
+    const prepared = await walkAndState(session, ctx);
     const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
     const entries = await entryAuditInput(session, prepared.entryContents.values());
     const report = auditDataset({
-      observed: prepared.observation.files,
-      skipped: prepared.observation.skipped,
+      observed: prepared.observed,
+      skipped: prepared.skipped,
       tracked: prepared.tracked.values(),
       listing,
       sourceNames: fileSourceNames(session.config.sources),
-      maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
+      maxFileBytes: prepared.maxFileBytes,
       now: new Date(),
       ...(entries === null ? {} : { entries }),
     });
@@ -69,6 +66,25 @@ async function auditCommand(
     onReported();
     if (options.failOnDrift === true && report.summary.drift > 0) ctx.exitCode = EXIT.itemsFailed;
   });
+}
+
+/**
+ * The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first),
+ * without the plan itself: the audit reads only its size limit, and a plan holds an item per file,
+ * which would stay alive beside the listing fetched next.
+ */
+async function walkAndState(session: Session, ctx: CliContext) {
+  const { preparePlan } = await import('../../sync/executor/prepare.js');
+  const prepared = await preparePlan(session, null);
+  for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
+  return {
+    observed: prepared.observation.files,
+    skipped: prepared.observation.skipped,
+    tracked: prepared.tracked,
+    listing: prepared.listing,
+    entryContents: prepared.entryContents,
+    maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,
+  };
 }
 
 /** With intelligence sources, what the entry audit compares: the records read now, the state's entries and the entry listing (free); else null. */

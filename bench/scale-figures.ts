@@ -9,6 +9,7 @@ import { kbsyncBin } from './paths.js';
 import { emptyFolderConfig } from './daemon-workspace.js';
 import { folderCount, SOURCE_NAME, scaleBase, scaleCopy, scaleTree, seededState, TREES, type ScaleTreeSpec } from './scale-tree.js';
 import { inotifyWatches } from './watch.js';
+import { firstSyncRun, killedFirstSync } from './first-sync.js';
 import pg from 'pg';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 
@@ -334,11 +335,15 @@ export async function pgState(o: Opts): Promise<Figure[]> {
   }
 }
 
-/** 8. First sync at 1M and the kill -9 test at 100k: not implemented yet. */
-export async function firstSync(): Promise<Figure[]> {
-  const why = 'not measured: the scale harness does not implement this figure yet';
+/**
+ * 8. The first sync of the 1M tree (KBSYNC_SCALE_FIRST=k100 for the 100k one) against the local service with
+ * its background work off, on a terminal; then the 100k tree's first sync SIGKILLed at 10 moments.
+ */
+export async function firstSync(o: Opts & { only?: 'first' | 'kill' }): Promise<Figure[]> {
+  const log = o.log ?? (() => {});
+  const spec = process.env.KBSYNC_SCALE_FIRST === 'k100' ? TREES.k100 : TREES.m1;
   return [
-    notMeasured('first sync of 1M files against a fake that answers at once: RSS each second, log lines/s, total time', why),
-    notMeasured('first sync of 100k files killed -9 at 10 moments: every file uploaded once, credits == credits of the files', why),
+    ...(o.only === 'kill' ? [] : await firstSyncRun(spec, label(spec), log)),
+    ...(o.only === 'first' ? [] : await killedFirstSync(TREES.k100, label(TREES.k100), log)),
   ];
 }

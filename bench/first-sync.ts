@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openState } from '../src/sync/state/index.js';
@@ -7,7 +7,8 @@ import type { Figure } from './figure.js';
 import { info } from './figure.js';
 import { round1 } from './measure.js';
 import { kbsyncBin } from './paths.js';
-import { scaleBase, scaleTree, type ScaleTreeSpec } from './scale-tree.js';
+import { fresh, label, limit, vmKb } from './scale-figures.js';
+import { scaleTree, TREES, type ScaleTreeSpec } from './scale-tree.js';
 import { meteredConfig, serviceFacts, startMetered, treeCredits } from './metered-service.js';
 
 /**
@@ -18,37 +19,6 @@ import { meteredConfig, serviceFacts, startMetered, treeCredits } from './metere
 
 type Log = (line: string) => void;
 const GROUP = 'Scale tier';
-
-/** A figure with a fixed limit (no reference). */
-function limit(name: string, value: number | null, unit: string, max: number, problem: string | null): Figure {
-  return {
-    group: GROUP,
-    name,
-    value,
-    unit,
-    reference: null,
-    ratio: null,
-    target: `≤ ${max} ${unit}`,
-    pass: problem === null && value !== null && value <= max,
-    ...(problem === null ? {} : { note: problem }),
-  };
-}
-
-function fresh(name: string): string {
-  const dir = join(scaleBase(), 'work', name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? null : Number(m[1]);
-  } catch {
-    return null;
-  }
-}
 
 /** One watched `kbsync sync`: its exit, RSS each second, its log output by kind, what its progress bar said. */
 type SyncWatch = {
@@ -253,7 +223,7 @@ function firstSyncFigures(name: string, w: SyncWatch, files: number, facts: Retu
 }
 
 /** A first sync of `spec`'s tree against the metered service, watched on a terminal. */
-export async function firstSyncRun(spec: ScaleTreeSpec, label: string, log: Log): Promise<Figure[]> {
+async function firstSyncRun(spec: ScaleTreeSpec, label: string, log: Log): Promise<Figure[]> {
   const tree = scaleTree(spec, log);
   const { files, credits } = treeCredits(tree);
   const work = fresh(`first-${spec.key}`);
@@ -283,7 +253,7 @@ function killMoments(n: number, seed: number, maxMs: number): number[] {
 }
 
 /** A first sync of `spec`'s tree SIGKILLed at 10 seeded moments, each time run again; then run to its end. */
-export async function killedFirstSync(spec: ScaleTreeSpec, label: string, log: Log): Promise<Figure[]> {
+async function killedFirstSync(spec: ScaleTreeSpec, label: string, log: Log): Promise<Figure[]> {
   const tree = scaleTree(spec, log);
   const { files, credits } = treeCredits(tree);
   const work = fresh(`kill-${spec.key}`);
@@ -324,4 +294,17 @@ export async function killedFirstSync(spec: ScaleTreeSpec, label: string, log: L
   } finally {
     await svc.stop();
   }
+}
+
+/**
+ * 8. The first sync of the 1M tree (KBSYNC_SCALE_FIRST=k100 for the 100k one) against the local service with
+ * its background work off, on a terminal; then the 100k tree's first sync SIGKILLed at 10 moments.
+ */
+export async function firstSync(o: { log?: Log; only?: 'first' | 'kill' }): Promise<Figure[]> {
+  const log = o.log ?? (() => {});
+  const spec = process.env.KBSYNC_SCALE_FIRST === 'k100' ? TREES.k100 : TREES.m1;
+  return [
+    ...(o.only === 'kill' ? [] : await firstSyncRun(spec, label(spec), log)),
+    ...(o.only === 'first' ? [] : await killedFirstSync(TREES.k100, label(TREES.k100), log)),
+  ];
 }

@@ -9,7 +9,6 @@ import { kbsyncBin } from './paths.js';
 import { emptyFolderConfig } from './daemon-workspace.js';
 import { folderCount, SOURCE_NAME, scaleBase, scaleCopy, scaleTree, seededState, TREES, type ScaleTreeSpec } from './scale-tree.js';
 import { inotifyWatches } from './watch.js';
-import { firstSyncRun, killedFirstSync } from './first-sync.js';
 import pg from 'pg';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 
@@ -214,7 +213,7 @@ export async function memoryAndState(o: Opts): Promise<Figure[]> {
   return figures;
 }
 
-function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+export function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m === null ? null : Number(m[1]);
@@ -333,17 +332,4 @@ export async function pgState(o: Opts): Promise<Figure[]> {
   } finally {
     await server.stop();
   }
-}
-
-/**
- * 8. The first sync of the 1M tree (KBSYNC_SCALE_FIRST=k100 for the 100k one) against the local service with
- * its background work off, on a terminal; then the 100k tree's first sync SIGKILLed at 10 moments.
- */
-export async function firstSync(o: Opts & { only?: 'first' | 'kill' }): Promise<Figure[]> {
-  const log = o.log ?? (() => {});
-  const spec = process.env.KBSYNC_SCALE_FIRST === 'k100' ? TREES.k100 : TREES.m1;
-  return [
-    ...(o.only === 'kill' ? [] : await firstSyncRun(spec, label(spec), log)),
-    ...(o.only === 'first' ? [] : await killedFirstSync(TREES.k100, label(TREES.k100), log)),
-  ];
 }

@@ -25,7 +25,7 @@ const GROUPS = [
   { key: 'cold', fn: 'coldPlan', label: 'cold plan at 1M and 20k' },
   { key: 'pg', fn: 'pgState', label: 'unchanged plan at 1M on a PostgreSQL state' },
   { key: 'service', module: './scale-service.js', fn: 'localService', label: 'the local service at 1M: GET /files/ pages, kbsync audit' },
-  { key: 'firstsync', fn: 'firstSync', label: 'first sync at 1M; kill -9 at 100k' },
+  { key: 'firstsync', module: './first-sync.js', fn: 'firstSync', label: 'first sync at 1M; kill -9 at 100k' },
 ] as const;
 
 function chosen(arg: string): (typeof GROUPS)[number][] {

@@ -14,8 +14,8 @@ import type { CiCase, CiCredits, CiReport } from './model.js';
  * reindex, when one was wanted, is one more case (suite `reindex`).
  */
 export function syncCiReport(run: SyncRun, o: { all: boolean; credits: CiCredits }): CiReport {
-  const multi = hasSeveralSources(run.items);
-  const { shown, notes: foldNotes } = listed(run.items, { showUnchanged: o.all });
+  const multi = hasSeveralSources(run.items, run.unlisted?.sources);
+  const { shown, notes: foldNotes } = listed(run.items, { showUnchanged: o.all }, run.unlisted?.count);
   const cases: CiCase[] = shown.map((item) => itemCase(item, multi));
   const r = run.reindex;
   if (r.wanted) {

@@ -27,18 +27,19 @@ export function register(program: Command, ctx: CliContext): void {
       await withReaderSession(cmd, ctx, async (session) => {
         // prepare.js, not the executor's index: a plan needs none of the paid-call machinery (p-queue, client).
         const { preparePlan } = await import('../../sync/executor/prepare.js');
-        const { plan, notes } = await preparePlan(session, null);
+        // Unchanged files are counted as the walk finds them; a report that lists them makes them from their rows.
+        const { plan, notes, unlisted } = await preparePlan(session, null, { countUnchanged: true });
         // As the sync would end: 3 when the budget or a limit would leave work queued (a CI gate can stop on it).
         ctx.exitCode = exitCodeForRun(plan.totals);
         // Notes go to stderr in both modes, as sync's do: stdout holds only the report (one JSON document with --json).
         for (const note of notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
         if (options.json === true) {
           const { jsonReportChunks } = await import('../../sync/report/json-report.js');
-          writeChunks(ctx, jsonReportChunks(plan));
+          writeChunks(ctx, jsonReportChunks(plan, unlisted));
           return;
         }
         const { formatPlanChunks } = await import('../../sync/report/index.js');
-        writeChunks(ctx, formatPlanChunks(plan, { showUnchanged: options.all === true }));
+        writeChunks(ctx, formatPlanChunks(plan, { showUnchanged: options.all === true, unlisted }));
       });
     });
 }

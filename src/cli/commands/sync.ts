@@ -62,13 +62,15 @@ async function syncCommand(cmd: Command, ctx: CliContext, options: SyncCliOption
       : {};
     const run = await runSync(session, {
       ...bar,
+      // Unchanged files are counted, not listed: only --all lists them in the text and CI reports (--json makes them from their rows).
+      countUnchanged: options.all !== true,
       ...(options.wait === true ? { wait: { timeoutMs: Number(options.waitTimeout) * 1000 } } : {}),
     });
     progress.finish();
     // Notes go to stderr in both modes: stdout holds only the report (one JSON document with --json).
     for (const note of run.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
-    if (options.json === true) writeChunks(ctx, jsonReportChunks(run));
-    else writeChunks(ctx, formatRunChunks(run, { showUnchanged: options.all === true }));
+    if (options.json === true) writeChunks(ctx, jsonReportChunks(run, run.unlisted));
+    else writeChunks(ctx, formatRunChunks(run, { showUnchanged: options.all === true, unlisted: run.unlisted }));
     const { syncCiReports } = await import('../ci-report/sync-reports.js');
     await syncCiReports(session, run, options);
     onReported();

@@ -9,6 +9,8 @@ import type { Logger } from '../../shared/logger.js';
 import { deltaOf, planSync } from '../planner/index.js';
 import { observeSources, WalkAhead, type ScopeDir } from '../sources/index.js';
 import { UnchangedRows } from '../tracked/unchanged-rows.js';
+import { unlistedRows, type UnlistedRows } from '../planner/unlisted.js';
+import { convertTypeOf } from '../../shared/file-types.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex, type UnsettledCopy } from '../state/index.js';
 import type { ObservedFile, Observation, RemoteStatus, SyncPlan, TrackedFile } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
@@ -65,6 +67,8 @@ export type PreparedPlan = {
   walkAhead: WalkAhead['taken'] | null;
   /** The intelligence entries' content, by entryKey(source, path) (empty without intelligence sources). */
   entryContents: EntryContents;
+  /** The unchanged files a full pass counted instead of planning (`countUnchanged`), by row of `tracked`; else null. */
+  unlisted: UnlistedRows | null;
 };
 
 /** Remote statuses still to learn the outcome of (StateStore.hasUnsettledRemote). */
@@ -97,6 +101,12 @@ export async function preparePlan(
     delta?: DeltaPass;
     /** A full plan over this tracked index (the daemon's, kept in memory) instead of the state's rows. */
     tracked?: TrackedIndex;
+    /**
+     * Count the files unchanged since the state's record instead of planning them, as a delta pass
+     * does (`plan`, `sync`): the walk drops each as its lstat comes, and the plan lists the rest;
+     * PreparedPlan.unlisted gives their rows to a report that lists every item.
+     */
+    countUnchanged?: boolean;
   } = {},
 ): Promise<PreparedPlan> {
   const { config, state } = deps;
@@ -163,11 +173,17 @@ export async function preparePlan(
   const loading = kept !== null ? Promise.resolve(kept) : state.loadTrackedFilesSoon();
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
-  // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
-  const walked = o.delta !== undefined && kept !== null && scope === null ? new UnchangedRows(kept) : null;
-  let observation: Observation;
   const converting = conversionStage(config, fileSources, state);
+  // Counting needs the rows before the walk: the helper walks ahead meanwhile. Not for a new or
+  // rebuilt state, which hashes as it walks and has no fingerprints to find unchanged.
+  const counting = o.countUnchanged === true && o.delta === undefined && o.tracked === undefined && !rebuild;
+  let walked: UnchangedRows | null = null;
+  let observation: Observation;
   try {
+    const rows = counting ? await loading : kept;
+    // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
+    if ((o.delta !== undefined || counting) && rows !== null && scope === null)
+      walked = new UnchangedRows(rows, staleDocuments(converting));
     observation = await observeSources(fileSources, {
       ...(converting !== null ? { convert: converting.stage } : {}),
       stateDir: dirname(localStatePath(config)),
@@ -179,7 +195,8 @@ export async function preparePlan(
       walkAhead: ahead,
       scope,
       // The daemon (a kept index) walks every few minutes: its lstat helper thread is kept between walks.
-      ...(kept !== null ? { statPool: { keepHelper: true }, unchanged: walked } : {}),
+      ...(kept !== null ? { statPool: { keepHelper: true } } : {}),
+      ...(walked !== null ? { unchanged: walked } : {}),
       ...(o.onHashProgress !== undefined ? { onHashProgress: o.onHashProgress } : {}),
     });
   } finally {
@@ -188,12 +205,14 @@ export async function preparePlan(
   }
   const tracked = await loading;
   let delta: { vanished: number[]; unchanged: number } | undefined;
-  if (o.delta !== undefined) {
+  let unlisted: UnlistedRows | null = null;
+  if (o.delta !== undefined || counting) {
     const scopeRows =
       scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
     const split = deltaOf(observation.files, tracked, scopeRows, walked);
     observation = { ...observation, files: split.files };
     delta = { vanished: split.vanished, unchanged: split.unchanged };
+    if (counting && split.unlisted !== null) unlisted = unlistedRows(tracked, split.unlisted);
   }
   const held = o.delta?.holdBack?.(observation.files) ?? new Map<string, string>();
   observation = withoutHeld(observation, held);
@@ -233,7 +252,7 @@ export async function preparePlan(
   // A sync records what it does next: the rows' details (read when first needed) must be read first.
   if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
-  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents };
+  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents, unlisted };
 }
 
 /** What a read-only plan leaves to the runner that holds the state, for people. */
@@ -275,6 +294,16 @@ function reportSettled(
     if (file !== null && file.remoteId === copy.remoteId) files.push(file);
   }
   if (files.length > 0) report?.(files);
+}
+
+/** True for a path whose document's converter changed (it is converted again, unchanged or not); null when none did. */
+function staleDocuments(converting: { stage: ConvertStage } | null): ((path: string) => boolean) | null {
+  const stale = converting?.stage.stale;
+  if (stale === undefined || stale.size === 0) return null;
+  return (path) => {
+    const type = convertTypeOf(path);
+    return type !== null && stale.has(type);
+  };
 }
 
 /** The conversion step of a pass, when a source converts any type: the cache in the state's folder, threads started on first use. */

@@ -13,6 +13,7 @@ import { runPaidTasks, type PaidResult, type PaidTask, type StopReason } from '.
 import { runItemOf } from './run-item.js';
 import { paidQueue } from './paid-queue.js';
 import { waitForProcessing } from './poll.js';
+import type { UnlistedRows } from '../planner/unlisted.js';
 import { capsOf, preparePlan, type DeltaPass, type SyncDeps } from './prepare.js';
 import { observedLookup } from './observed-lookup.js';
 import { reprocessTask, taskFor } from './paid-tasks.js';
@@ -42,6 +43,8 @@ export type SyncOptions = {
    * run planned from, which the run's own writes then make stale: see refreshTracked.
    */
   delta?: DeltaPass;
+  /** Count the unchanged files instead of listing them as items (preparePlan's countUnchanged): SyncRun.unlisted holds their rows. */
+  countUnchanged?: boolean;
 };
 
 /** A finished run: the report, why it stopped spending (if it did), and what was done before planning. */
@@ -52,6 +55,8 @@ export type SyncRun = RunResult & {
   plan: SyncPlan;
   /** Files sent in this run that `--wait` saw still queued or processing when its timeout passed (0 without --wait). */
   stillProcessing: number;
+  /** The unchanged files counted instead of listed (SyncOptions.countUnchanged), by row; else null. */
+  unlisted: UnlistedRows | null;
 };
 
 /**
@@ -68,6 +73,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
     const prepared = await preparePlan(deps, runId, {
       ...(options.onHashProgress !== undefined ? { onHashProgress: options.onHashProgress } : {}),
       ...(options.delta !== undefined ? { delta: options.delta } : {}),
+      ...(options.countUnchanged === true ? { countUnchanged: true } : {}),
     });
     if (options.delta !== undefined) options.delta.tracked = prepared.tracked;
     const { plan } = prepared;
@@ -150,6 +156,7 @@ export async function runSync(deps: SyncDeps, options: SyncOptions = {}): Promis
       notes,
       plan,
       stillProcessing,
+      unlisted: prepared.unlisted,
       ...(intelligence !== undefined ? { intelligence } : {}),
       reindex: {
         ...plan.reindex,

@@ -10,6 +10,8 @@ export type Delta = {
   vanished: number[];
   /** Files left out: the same fingerprint and content as their row, whose remote copy is there and not failed. */
   unchanged: number;
+  /** Of a full walk (scopeRows null): 1 for each row whose file was left out, by row number; else null. */
+  unlisted: Uint8Array | null;
 };
 
 /**
@@ -31,6 +33,8 @@ export function deltaOf(
     throw new Error("deltaOf: the walk's unchanged rows are of a full walk over these very rows");
   const matched = scopeRows === null ? (walked?.seen ?? new Uint8Array(tracked.size)) : null;
   const matchedSet = scopeRows === null ? null : new Set<number>();
+  // Copied before the loop marks the matched rows in `matched`, which may be walked.seen itself.
+  const unlisted = scopeRows === null ? (walked?.seen.slice() ?? new Uint8Array(tracked.size)) : null;
   let unchanged = walked?.count ?? 0;
   for (let i = 0; i < files.length; i++) {
     const file = files[i] as ObservedFile;
@@ -40,6 +44,7 @@ export function deltaOf(
       else matchedSet?.add(row);
       if (file.sha256 !== null && file.sha256 === tracked.sha256At(row) && tracked.settledAt(row, file)) {
         unchanged += 1;
+        if (unlisted !== null) unlisted[row] = 1;
         continue;
       }
     }
@@ -49,5 +54,5 @@ export function deltaOf(
   if (matched !== null) {
     for (let row = 0; row < matched.length; row++) if (matched[row] === 0) vanished.push(row);
   } else for (const row of scopeRows as readonly number[]) if (!(matchedSet as Set<number>).has(row)) vanished.push(row);
-  return { files: changed, vanished, unchanged };
+  return { files: changed, vanished, unchanged, unlisted };
 }

@@ -64,6 +64,26 @@ function unchangedItem(file: ObservedFile, tracked: TrackedIndex, row: number, r
 }
 
 /**
+ * The `skip:unchanged` item of a tracked row whose file a delta plan counted but did not list
+ * (planner/unlisted.ts): the file had the row's fingerprint, so it is the item unchangedItem makes.
+ */
+export function unchangedItemAt(tracked: TrackedIndex, row: number): PlanItem {
+  const remoteStatus = tracked.remoteStatusAt(row);
+  return {
+    source: tracked.sourceAt(row),
+    path: tracked.pathAt(row),
+    action: 'skip:unchanged',
+    reason: unchangedReason(remoteStatus),
+    credits: 0,
+    size: tracked.sizeAt(row),
+    sha256: tracked.sha256At(row),
+    remoteName: tracked.remoteNameAt(row),
+    remoteId: tracked.remoteIdAt(row),
+    wasTracked: true,
+  };
+}
+
+/**
  * Same content, whose remote processing failed: reprocessed while attempts are left, unless the
  * service's error says the same bytes would fail again (an error without a known code may be transient).
  */

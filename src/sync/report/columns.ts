@@ -38,6 +38,26 @@ export function* columnChunks<T>(
   }
 }
 
+/** columnChunks over items made afresh for each of its two passes (`items()`: a new iterator each call), never held as a list. */
+export function* columnChunksOf<T>(
+  items: () => Iterable<T>,
+  cellsOf: (item: T) => readonly string[],
+  align: readonly Align[],
+  maxWidth = 48,
+): Generator<string> {
+  const widths: number[] = [];
+  for (const item of items()) widen(widths, printableRow(cellsOf(item)), maxWidth);
+  let lines: string[] = [];
+  for (const item of items()) {
+    lines.push(layoutRow(printableRow(cellsOf(item)), widths, align));
+    if (lines.length === LINES_PER_CHUNK) {
+      yield `${lines.join('\n')}\n`;
+      lines = [];
+    }
+  }
+  if (lines.length > 0) yield `${lines.join('\n')}\n`;
+}
+
 function widen(widths: number[], row: readonly string[], maxWidth: number): void {
   for (let i = 0; i < row.length; i++) widths[i] = Math.min(maxWidth, Math.max(widths[i] ?? 0, (row[i] as string).length));
 }
@@ -70,10 +90,10 @@ export function displayPath(item: { source: string; path: string }, multiSource:
   return multiSource ? `${item.source}/${item.path}` : item.path;
 }
 
-/** True when the items come from more than one source. */
-export function hasSeveralSources(items: readonly { source: string }[]): boolean {
-  const first = items[0]?.source;
+/** True when the items, with `alsoSources` (those of the files a plan counted without listing), come from more than one source. */
+export function hasSeveralSources(items: readonly { source: string }[], alsoSources: readonly string[] = []): boolean {
+  const first = items[0]?.source ?? alsoSources[0];
   // An indexed loop, not some(): no call per item, in code that runs once over up to 100k items.
   for (let i = 1; i < items.length; i++) if ((items[i] as { source: string }).source !== first) return true;
-  return false;
+  return alsoSources.some((s) => s !== first);
 }

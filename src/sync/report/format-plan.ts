@@ -1,7 +1,8 @@
 import { extensionOf } from '../../shared/file-types.js';
 import { formatCount, plural } from '../planner/format.js';
 import type { BudgetPeriod, PlanItem, PlanTotals, ReindexDecision, SyncPlan } from '../types.js';
-import { columnChunks, displayPath, hasSeveralSources } from './columns.js';
+import { columnChunks, columnChunksOf, displayPath, hasSeveralSources, type Align } from './columns.js';
+import { asPlanItem, withUnlisted, type UnlistedRows } from '../planner/unlisted.js';
 import { entryLines } from './format-entries.js';
 
 export type FormatOptions = {
@@ -10,6 +11,12 @@ export type FormatOptions = {
    * when there are more than MAX_UNSUPPORTED_LISTED. @default false
    */
   showUnchanged?: boolean;
+  /**
+   * The rows of the unchanged files a plan or run counted without listing (see UnlistedRows): counted
+   * in the reports' note; a plan's report with `showUnchanged` lists them too (a run that lists all
+   * is made with nothing counted).
+   */
+  unlisted?: UnlistedRows | null;
 };
 
 /** Up to this many unsupported files are listed one per line; more are counted by file type (a docs tree full of images). */
@@ -24,9 +31,20 @@ export function formatPlan(plan: SyncPlan, opts: FormatOptions = {}): string {
 export function* formatPlanChunks(plan: SyncPlan, opts: FormatOptions = {}): Generator<string> {
   // A delta plan's unchanged files are only counted: the lines are the full plan's all the same.
   const unlisted = plan.unchangedNotListed ?? 0;
-  const multi = hasSeveralSources(plan.items);
-  const { shown, notes } = listed(plan.items, opts, unlisted);
-  yield* columnChunks(shown, (i) => [i.action, String(i.credits), displayPath(i, multi), i.reason], ['left', 'right', 'left', 'left']);
+  const rows = opts.unlisted ?? null;
+  const multi = hasSeveralSources(plan.items, rows?.sources);
+  const cells = (i: PlanItem): string[] => [i.action, String(i.credits), displayPath(i, multi), i.reason];
+  const align: Align[] = ['left', 'right', 'left', 'left'];
+  let notes: string[];
+  if (opts.showUnchanged === true && rows !== null) {
+    // Every item, the counted unchanged files' made from their rows as the lines are laid out.
+    yield* columnChunksOf(() => withUnlisted(plan.items, rows, asPlanItem), cells, align);
+    notes = [];
+  } else {
+    const list = listed(plan.items, opts, unlisted);
+    yield* columnChunks(list.shown, cells, align);
+    notes = list.notes;
+  }
   const lines = notes;
   if (plan.items.length + unlisted === 0 && plan.intelligence === undefined) lines.push('nothing to sync');
   if (plan.intelligence !== undefined) lines.push(...entryLines(plan.intelligence, 'plan', opts.showUnchanged === true));

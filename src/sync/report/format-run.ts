@@ -14,8 +14,8 @@ export function formatRun(run: RunResult, opts: FormatOptions = {}): string {
 
 /** formatRun's text with a final newline, in chunks to write one after the other (see formatPlanChunks). */
 export function* formatRunChunks(run: RunResult, opts: FormatOptions = {}): Generator<string> {
-  const multi = hasSeveralSources(run.items);
-  const { shown: kept, notes } = listed(run.items, opts);
+  const multi = hasSeveralSources(run.items, opts.unlisted?.sources);
+  const { shown: kept, notes } = listed(run.items, opts, opts.unlisted?.count);
   const shown = foldUploaded(kept, opts, notes);
   yield* columnChunks(shown, (i) => [i.outcome, i.action, String(i.creditsCharged), displayPath(i, multi), detailOf(i)], [
     'left',

@@ -1,3 +1,5 @@
+import { runItemOf } from '../executor/run-item.js';
+import { asPlanItem, withUnlisted, type UnlistedRows } from '../planner/unlisted.js';
 import type { IntelPlan, PlanAction, PlanItem, PlanTotals, RunItem, RunOutcome, RunResult, SyncPlan } from '../types.js';
 
 /** One item of the `--json` document: the five agreed fields first, then facts scripts find useful. */
@@ -85,6 +87,9 @@ function itemJson(item: PlanItem, credits: number): JsonReportItem {
   return out;
 }
 
+/** The run item of an unchanged file the run counted: a free decision, nothing to record. */
+const unchangedRunItem = (item: PlanItem): RunItem => runItemOf(item, undefined, undefined);
+
 function runItemJson(item: RunItem): JsonReportItem {
   // Object.assign, not spread (see runItemOf in executor/run-item.ts: spread is slower over many items).
   return Object.assign(itemJson(item, item.creditsCharged), { outcome: item.outcome, creditsPlanned: item.credits, error: item.error });
@@ -103,21 +108,35 @@ const ITEMS_PER_CHUNK = 256;
  * JSON.stringify of an array (V8's fastest path), split into lines where one item ends and the
  * next begins: `},{"source":` cannot occur inside a value, where every `"` is escaped. Per-item
  * templates, per-item stringify and a second thread making the lines ahead were all slower in all.
+ * `unlisted`: the rows of the unchanged files a delta plan counted, listed among its items as the
+ * full plan of the same pass lists them (the same document).
  */
-export function* jsonReportChunks(result: SyncPlan | RunResult): Generator<string> {
+export function* jsonReportChunks(result: SyncPlan | RunResult, unlisted: UnlistedRows | null = null): Generator<string> {
   yield `{\n  "summary": ${JSON.stringify(summaryOf(result.totals))},\n  "items": [`;
-  const { items } = result;
-  for (let start = 0; start < items.length; start += ITEMS_PER_CHUNK) {
-    const end = Math.min(items.length, start + ITEMS_PER_CHUNK);
-    const chunk = new Array<JsonReportItem>(end - start);
-    for (let i = start; i < end; i++) {
-      chunk[i - start] =
-        result.kind === 'run' ? runItemJson(items[i] as RunItem) : itemJson(items[i] as PlanItem, (items[i] as PlanItem).credits);
-    }
+  let count = 0;
+  let chunk: JsonReportItem[] = [];
+  const flush = (): string => {
     const text = JSON.stringify(chunk);
-    yield `${start === 0 ? '' : ','}\n    ${text.slice(1, -1).replaceAll('},{"source":', '},\n    {"source":')}`;
+    const out = `${count === chunk.length ? '' : ','}\n    ${text.slice(1, -1).replaceAll('},{"source":', '},\n    {"source":')}`;
+    chunk = [];
+    return out;
+  };
+  // A delta plan's unchanged files come from their rows, made as they are written.
+  if (result.kind === 'run') {
+    for (const item of withUnlisted(result.items, unlisted, unchangedRunItem)) {
+      chunk.push(runItemJson(item));
+      count += 1;
+      if (chunk.length === ITEMS_PER_CHUNK) yield flush();
+    }
+  } else {
+    for (const item of withUnlisted(result.items, unlisted, asPlanItem)) {
+      chunk.push(itemJson(item, item.credits));
+      count += 1;
+      if (chunk.length === ITEMS_PER_CHUNK) yield flush();
+    }
   }
+  if (chunk.length > 0) yield flush();
   const intel = result.intelligence;
   const tail = intel === undefined ? '' : `,\n  "intelligence": ${JSON.stringify(intelligenceJson(intel))}`;
-  yield `${items.length === 0 ? '' : '\n  '}]${tail}\n}\n`;
+  yield `${count === 0 ? '' : '\n  '}]${tail}\n}\n`;
 }

@@ -269,6 +269,18 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return rows;
   }
 
+  sourceAt(row: number): string {
+    return this.#sorted().sources[row] as string;
+  }
+
+  pathAt(row: number): string {
+    return this.#sorted().paths[row] as string;
+  }
+
+  sizeAt(row: number): number {
+    return this.#sorted().sizes[row] as number;
+  }
+
   sha256At(row: number): string {
     return this.#sorted().sha256[row] as string;
   }

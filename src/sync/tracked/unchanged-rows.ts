@@ -21,14 +21,18 @@ export class UnchangedRows {
   readonly seen: Uint8Array;
   count = 0;
   readonly #rows: RowsByPath;
+  readonly #observe: ((path: string) => boolean) | null;
 
-  constructor(rows: RowsByPath) {
+  /** `observe`: true for a path whose file must be observed even when unchanged (a document whose converter changed). */
+  constructor(rows: RowsByPath, observe: ((path: string) => boolean) | null = null) {
     this.#rows = rows;
+    this.#observe = observe;
     this.seen = new Uint8Array(rows.size);
   }
 
   /** True, and the row marked, when the file at this path is unchanged; false: the file goes on to be observed. */
   take(source: string, path: string, stat: Fingerprint): boolean {
+    if (this.#observe?.(path) === true) return false;
     const row = this.#rows.rowOf(source, path);
     if (row < 0 || this.seen[row] === 1 || !this.#rows.settledAt(row, stat)) return false;
     this.seen[row] = 1;

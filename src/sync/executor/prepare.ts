@@ -174,16 +174,14 @@ export async function preparePlan(
   // A damaged state rejects it; the error surfaces where it is awaited, not as an unhandled rejection.
   loading.catch(() => {});
   const converting = conversionStage(config, fileSources, state);
-  // Counting needs the rows before the walk: the helper walks ahead meanwhile. Not for a new or
-  // rebuilt state, which hashes as it walks and has no fingerprints to find unchanged.
+  // Counting reads the rows before the walk (the helper walks meanwhile); a new or rebuilt state has no fingerprints.
   const counting = o.countUnchanged === true && o.delta === undefined && o.tracked === undefined && !rebuild;
   let walked: UnchangedRows | null = null;
   let observation: Observation;
   try {
-    const rows = counting ? await loading : kept;
     // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
-    if ((o.delta !== undefined || counting) && rows !== null && scope === null)
-      walked = new UnchangedRows(rows, staleDocuments(converting));
+    const rows = o.delta !== undefined || counting ? (counting ? await loading : kept) : null;
+    if (rows !== null && scope === null) walked = new UnchangedRows(rows, staleDocuments(converting));
     observation = await observeSources(fileSources, {
       ...(converting !== null ? { convert: converting.stage } : {}),
       stateDir: dirname(localStatePath(config)),
@@ -204,22 +202,15 @@ export async function preparePlan(
     await converting?.close();
   }
   const tracked = await loading;
-  let delta: { vanished: number[]; unchanged: number } | undefined;
-  let unlisted: UnlistedRows | null = null;
-  if (o.delta !== undefined || counting) {
-    const scopeRows =
-      scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
-    const split = deltaOf(observation.files, tracked, scopeRows, walked);
-    observation = { ...observation, files: split.files };
-    delta = { vanished: split.vanished, unchanged: split.unchanged };
-    if (counting && split.unlisted !== null) unlisted = unlistedRows(tracked, split.unlisted);
-  }
+  const split = o.delta !== undefined || counting ? splitDelta(observation, tracked, scope, walked) : null;
+  observation = split?.observation ?? observation;
+  const unlisted = counting && split?.unlisted != null ? unlistedRows(tracked, split.unlisted) : null;
   const held = o.delta?.holdBack?.(observation.files) ?? new Map<string, string>();
   observation = withoutHeld(observation, held);
   const plan = planSync({
     observation,
     tracked,
-    ...(delta !== undefined ? { delta } : {}),
+    ...(split !== null ? { delta: split.delta } : {}),
     remote: listing,
     held: (sha256s) => state.heldCopies(sha256s),
     plan: config.target.plan,
@@ -253,6 +244,23 @@ export async function preparePlan(
   if (runId !== null) tracked.loadDetails();
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
   return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents, unlisted };
+}
+
+/** A delta pass's observation (the files that may have changed), its delta, and the rows of the files it counted. */
+function splitDelta(
+  observation: Observation,
+  tracked: TrackedIndex,
+  scope: ReadonlyMap<string, readonly ScopeDir[]> | null,
+  walked: UnchangedRows | null,
+): { observation: Observation; delta: { vanished: number[]; unchanged: number }; unlisted: Uint8Array | null } {
+  const scopeRows =
+    scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
+  const split = deltaOf(observation.files, tracked, scopeRows, walked);
+  return {
+    observation: { ...observation, files: split.files },
+    delta: { vanished: split.vanished, unchanged: split.unchanged },
+    unlisted: split.unlisted,
+  };
 }
 
 /** What a read-only plan leaves to the runner that holds the state, for people. */

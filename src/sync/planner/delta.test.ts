@@ -6,6 +6,10 @@ import type { ObservedFile, PlanInput, PlanItem, SkippedPath, TrackedFile } from
 import { deltaOf } from './delta.js';
 import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { planSync } from './plan-sync.js';
+import { unlistedRows } from './unlisted.js';
+import { compareByPath } from '../tracked/keys.js';
+import { jsonReportChunks } from '../report/json-report.js';
+import { formatPlan } from '../report/format-plan.js';
 
 /**
  * A random tree and its tracked state, with every kind of change a plan meets: unchanged files, files
@@ -87,6 +91,19 @@ function scenario(seed: number): PlanInput {
   });
 }
 
+/** The scenario with its files, rows and skip entries under f0/ moved to a second source, "a-wiki" (named before "docs"). */
+function twoSources(input: PlanInput): PlanInput {
+  const move = <T extends { source: string; path: string }>(x: T): T => (x.path.startsWith('f0/') ? { ...x, source: 'a-wiki' } : x);
+  const tracked = [...input.tracked.values()].map(move);
+  const observation = {
+    ...input.observation,
+    files: input.observation.files.map(move).sort(compareByPath),
+    skipped: input.observation.skipped.map(move).sort(compareByPath),
+    sources: [{ name: 'a-wiki', kind: 'folder' as const, root: '/src/wiki', commit: null, scope: null }, ...input.observation.sources],
+  };
+  return { ...input, observation, tracked: new Map(tracked.map((t) => [`${t.source}\0${t.path}`, t])), multiSource: true };
+}
+
 describe('a delta plan (kbsync watch) against the full plan of the same change', () => {
   it('plans the same items but the unchanged files whose stat did not move, which it counts: same totals, counts, budget and reindex (300 random trees)', () => {
     let leftOutSeen = 0;
@@ -139,6 +156,70 @@ describe('a delta plan (kbsync watch) against the full plan of the same change',
       expect(early.unchanged, `seed ${seed}`).toBe(late.unchanged);
     }
     expect(droppedSeen).toBeGreaterThan(1000);
+  });
+
+  it("a report of a counted plan, its unchanged items made from their rows, is the full plan's report: --json, --all and the text alike, one source or two (300 random trees each)", () => {
+    let counted = 0;
+    for (const several of [false, true]) {
+      for (let seed = 1; seed <= 300; seed++) {
+        const input = several ? twoSources(scenario(seed)) : scenario(seed);
+        const full = planSync(input);
+        const index = TrackedIndex.of(input.tracked.values());
+        const walked = new UnchangedRows(index);
+        const kept = input.observation.files.filter((f) => !walked.take(f.source, f.path, f));
+        const split = deltaOf(kept, index, null, walked);
+        const delta = planSync({
+          ...input,
+          tracked: index,
+          observation: { ...input.observation, files: split.files },
+          delta: { vanished: split.vanished, unchanged: split.unchanged },
+        });
+        const unlisted = unlistedRows(index, split.unlisted as Uint8Array);
+        counted += unlisted.count;
+        expect(unlisted.count, `seed ${seed}`).toBe(split.unchanged);
+        const json = (plan: typeof full, rows: typeof unlisted | null): unknown => JSON.parse([...jsonReportChunks(plan, rows)].join(''));
+        expect(json(delta, unlisted), `seed ${seed}`).toEqual(json(full, null));
+        expect([...jsonReportChunks(delta, unlisted)].join(''), `seed ${seed}`).toBe([...jsonReportChunks(full)].join(''));
+        expect(formatPlan(delta, { showUnchanged: true, unlisted }), `seed ${seed}`).toBe(formatPlan(full, { showUnchanged: true }));
+        expect(formatPlan(delta, { unlisted }), `seed ${seed}`).toBe(formatPlan(full));
+      }
+    }
+    expect(counted).toBeGreaterThan(2000);
+  });
+
+  it("the text of a counted plan names each path's source when only the counted files are of the other source", () => {
+    const row: TrackedFile = {
+      source: 'a-wiki',
+      path: 'same.md',
+      size: 10,
+      mtimeNs: '1',
+      inode: 1,
+      sha256: fakeSha('same'),
+      remoteName: 'a-wiki/same.md',
+      remoteId: '1',
+      remoteStatus: 'processed',
+      reprocessAttempts: 0,
+      lastAction: 'upload',
+      lastReason: 'new file',
+      updatedAt: '2024-05-01T00:00:00.000Z',
+    };
+    const files: ObservedFile[] = [
+      { source: 'a-wiki', path: 'same.md', absPath: '/w/same.md', size: 10, mtimeNs: '1', inode: 1, sha256: row.sha256 },
+      { source: 'docs', path: 'new.md', absPath: '/d/new.md', size: 10, mtimeNs: '2', inode: 2, sha256: fakeSha('new') },
+    ];
+    const sources = ['a-wiki', 'docs'].map((name) => ({ name, kind: 'folder' as const, root: `/${name}`, commit: null, scope: null }));
+    const input = planInput({
+      observation: { files, skipped: [], sources },
+      tracked: new Map([['a-wiki\0same.md', row]]),
+      multiSource: true,
+    });
+    const index = TrackedIndex.of([row]);
+    const split = deltaOf(files, index, null);
+    const delta = planSync({ ...input, tracked: index, observation: { ...input.observation, files: split.files }, delta: split });
+    expect(delta.items.map((i) => i.source)).toEqual(['docs']);
+    const unlisted = unlistedRows(index, split.unlisted as Uint8Array);
+    expect(formatPlan(delta, { unlisted })).toBe(formatPlan(planSync(input)));
+    expect(formatPlan(delta, { unlisted })).toContain('docs/new.md');
   });
 
   it('a scoped delta leaves the rows outside its scope alone: no delete, no rename source', () => {

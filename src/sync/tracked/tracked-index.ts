@@ -272,27 +272,21 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   sourceAt(row: number): string {
     return this.#sorted().sources[row] as string;
   }
-
   pathAt(row: number): string {
     return this.#sorted().paths[row] as string;
   }
-
   sizeAt(row: number): number {
     return this.#sorted().sizes[row] as number;
   }
-
   sha256At(row: number): string {
     return this.#sorted().sha256[row] as string;
   }
-
   remoteIdAt(row: number): string | null {
     return this.#sorted().remoteIds[row] as string | null;
   }
-
   remoteStatusAt(row: number): RemoteStatus | null {
     return this.#sorted().remoteStatuses[row] as RemoteStatus | null;
   }
-
   remoteNameAt(row: number): string {
     return this.#sorted().remoteNames[row] as string;
   }

@@ -8,8 +8,9 @@ const END = '<!-- end of the scale tier -->';
 /** How to run the tier and what its figures mean: the section's fixed opening. */
 const ABOUT = [
   'Run with `npm run bench -- --scale` (every group but the first sync), `--scale=all` (with it) or',
-  '`--scale=memory,daemon,unchanged,cold,firstsync` (some groups); the normal `npm run bench` and `npm run check` never',
-  'run it and keep this section as it is. Trees (1,000 folders × 1,000 Markdown files of 1–7 KB; 100 × 1,000',
+  '`--scale=memory,daemon,unchanged,cold,pg,service,firstsync` (some groups: each replaces its own figures, kept with',
+  "their run in docs/benchmarks-scale.json, and the other groups' stay); the normal `npm run bench` and",
+  '`npm run check` never run it and keep this section as it is. Trees (1,000 folders × 1,000 Markdown files of 1–7 KB; 100 × 1,000',
   'of 1–7 KB; 20 × 1,000 of 1–16 KB), their `cp -a` copies and states seeded as synced are made once and',
   'cached under `KBSYNC_SCALE_DIR` (default `os.tmpdir()/kbsync-scale`); `KBSYNC_SCALE_TREE_M1`,',
   '`KBSYNC_SCALE_TREE_K100` and `KBSYNC_SCALE_TREE_K20` reuse existing trees, read only. Each group runs in',
@@ -24,29 +25,41 @@ const ABOUT = [
   "folder's plan. Lines marked not measured are figures the harness does not measure yet.",
 ];
 
-/** The "Scale tier" section of docs/benchmarks.md, between markers that the normal tier keeps. */
-export function renderScaleSection(
-  figures: readonly Figure[],
-  facts: { machine: MachineFacts; command: string; base: string; durationS: number },
-): string {
+/** One group's last run: what it measured, and when, where and how (docs/benchmarks-scale.json keeps one per group). */
+export type ScaleRun = { key: string; label: string; command: string; machine: MachineFacts; durationS: number; figures: Figure[] };
+
+/**
+ * The "Scale tier" section of docs/benchmarks.md, between markers that the normal tier keeps: the
+ * last run of each group (in `runs`' order), each group's run named with its date and load.
+ */
+export function renderScaleSection(runs: readonly ScaleRun[], base: string): string {
+  const figures = runs.flatMap((r) => r.figures);
+  const latest = runs.reduce<ScaleRun | null>((a, r) => (a === null || r.machine.date > a.machine.date ? r : a), null);
   // The normal tier's renderer makes the table; its header is replaced by the tier's own.
-  const tables = renderReport(figures, {
-    machine: facts.machine,
-    command: facts.command,
-    files: 1_000_000,
-    full: false,
-    durationS: facts.durationS,
-    notes: [],
-  });
-  const body = tables.slice(tables.indexOf('\n## Scale tier')).replace('\n## Scale tier', '');
+  const tables =
+    latest === null
+      ? ''
+      : renderReport(figures, {
+          machine: latest.machine,
+          command: latest.command,
+          files: 1_000_000,
+          full: false,
+          durationS: latest.durationS,
+          notes: [],
+        });
+  const body = latest === null ? '' : tables.slice(tables.indexOf('\n## Scale tier')).replace('\n## Scale tier', '');
   const failed = figures.filter((f) => f.target !== null && f.pass !== true);
-  const m = facts.machine;
+  const when = runs.map((r) => {
+    const m = r.machine;
+    return `- ${r.label}: \`${r.command}\` on ${m.date}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, node ${m.node}; load ${m.loadBefore.join(', ')} at the start, ${m.loadAfter?.join(', ') ?? '?'} at the end; ${r.durationS} s.`;
+  });
   return [
     START,
     '## Scale tier',
     '',
-    `Written by \`${facts.command}\` (bench/scale.ts) on ${m.date}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, node ${m.node};`,
-    `load ${m.loadBefore.join(', ')} at the start, ${m.loadAfter?.join(', ') ?? '?'} at the end; ${facts.durationS} s in all; trees cached in ${facts.base}.`,
+    `Each group's last run (bench/scale.ts; trees cached in ${base}):`,
+    '',
+    ...when,
     '',
     ...ABOUT,
     '',

@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Figure } from './figure.js';
-import { currentLoad, machineFacts, type MachineFacts } from './machine.js';
+import { currentLoad, machineFacts } from './machine.js';
 import { repoRoot } from './paths.js';
 import { figureLine } from './report.js';
 import { notMeasured } from './scale-figures.js';
-import { renderScaleSection, withScaleSection } from './scale-report.js';
+import { renderScaleSection, withScaleSection, type ScaleRun } from './scale-report.js';
 import { scaleBase } from './scale-tree.js';
 
 /** Each group: its name on the command line, its function (in scale-figures.js unless `module` says), and what it covers. */
@@ -43,6 +43,8 @@ export async function runScaleTier(arg: string): Promise<number> {
   const child = fileURLToPath(new URL('./child.js', import.meta.url));
   for (const group of chosen(arg)) {
     console.log(`\n== scale: ${group.label}`);
+    const groupStarted = performance.now();
+    const groupMachine = machineFacts();
     const res = spawnSync(process.execPath, [child, 'module' in group ? group.module : './scale-figures.js', group.fn, '{}'], {
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
@@ -55,9 +57,11 @@ export async function runScaleTier(arg: string): Promise<number> {
     for (const f of list) console.log(`  ${figureLine(f)}`);
     figures.push(...list);
     // Written after each group, so that a run stopped part way keeps what it measured.
-    machine.loadAfter = currentLoad();
-    writeSection(figures, machine, arg, started);
+    groupMachine.loadAfter = currentLoad();
+    const durationS = Math.round((performance.now() - groupStarted) / 1000);
+    writeGroup({ key: group.key, label: group.label, command: `npm run bench -- ${arg}`, machine: groupMachine, durationS, figures: list });
   }
+  console.log(`scale tier: ${Math.round((performance.now() - started) / 1000)} s on ${machine.cpus} × ${machine.cpuModel}`);
   const missed = figures.filter((f) => f.target !== null && f.pass !== true);
   console.log(
     `\nwrote the scale tier into docs/benchmarks.md; ${missed.length === 0 ? 'every target met' : `${missed.length} target(s) missed or not measured`}`,
@@ -65,13 +69,16 @@ export async function runScaleTier(arg: string): Promise<number> {
   return missed.length === 0 ? 0 : 1;
 }
 
-function writeSection(figures: Figure[], machine: MachineFacts, arg: string, started: number): void {
+/** Where each group's last run is kept, so that a run of some groups leaves the others' figures in the section. */
+const RUNS_FILE = join(repoRoot(), 'docs', 'benchmarks-scale.json');
+
+/** Keeps `run` as its group's last, and writes the scale section of docs/benchmarks.md from every group's last run. */
+function writeGroup(run: ScaleRun): void {
+  const kept = existsSync(RUNS_FILE) ? (JSON.parse(readFileSync(RUNS_FILE, 'utf8')) as Record<string, ScaleRun>) : {};
+  kept[run.key] = run;
+  writeFileSync(RUNS_FILE, `${JSON.stringify(kept, null, 2)}\n`);
+  const runs = GROUPS.flatMap((g) => (kept[g.key] === undefined ? [] : [kept[g.key] as ScaleRun]));
   const out = join(repoRoot(), 'docs', 'benchmarks.md');
-  const section = renderScaleSection(figures, {
-    machine,
-    command: `npm run bench -- ${arg}`,
-    base: scaleBase(),
-    durationS: Math.round((performance.now() - started) / 1000),
-  });
+  const section = renderScaleSection(runs, scaleBase());
   writeFileSync(out, withScaleSection(existsSync(out) ? readFileSync(out, 'utf8') : '# Benchmarks\n', section));
 }

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { info } from '../../bench/figure.js';
 import { machineFacts } from '../../bench/machine.js';
-import { renderScaleSection, scaleSectionOf, withScaleSection } from '../../bench/scale-report.js';
+import { renderScaleSection, scaleSectionOf, withScaleSection, type ScaleRun } from '../../bench/scale-report.js';
 
-const section = (value: number): string =>
-  renderScaleSection([info('Scale tier', 'a figure', value, 'ms')], {
-    machine: machineFacts(),
-    command: 'npm run bench -- --scale',
-    base: '/tmp/x',
-    durationS: 1,
-  });
+const run = (key: string, name: string, value: number): ScaleRun => ({
+  key,
+  label: `the ${key} group`,
+  command: `npm run bench -- --scale=${key}`,
+  machine: machineFacts(),
+  durationS: 1,
+  figures: [info('Scale tier', name, value, 'ms')],
+});
+const section = (value: number): string => renderScaleSection([run('memory', 'a figure', value)], '/tmp/x');
 
 describe('the scale tier section of docs/benchmarks.md', () => {
   it('replaces its own section and keeps the normal tier above it', () => {
@@ -28,5 +30,13 @@ describe('the scale tier section of docs/benchmarks.md', () => {
     expect(kept).toContain('| a figure | 333 ms |');
     expect(scaleSectionOf(`# Benchmarks rewritten\n\n${kept ?? ''}\n`)).toBe(kept);
     expect(scaleSectionOf('# Benchmarks\n')).toBeNull();
+  });
+
+  it("lists each group's last run with its figures, in the order given", () => {
+    const text = renderScaleSection([run('unchanged', 'plan', 10), run('cold', 'cold plan', 20)], '/tmp/x');
+    expect(text).toContain('- the unchanged group: `npm run bench -- --scale=unchanged` on ');
+    expect(text).toContain('- the cold group: `npm run bench -- --scale=cold` on ');
+    expect(text.indexOf('| plan | 10 ms |')).toBeGreaterThan(-1);
+    expect(text.indexOf('| cold plan | 20 ms |')).toBeGreaterThan(text.indexOf('| plan | 10 ms |'));
   });
 });

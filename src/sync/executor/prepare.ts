@@ -240,10 +240,24 @@ export async function preparePlan(
     plan.totals.failed += entries.totals.failed;
     plan.budget.planned += entries.totals.creditsPlanned;
   }
-  // A sync records what it does next: the rows' details (read when first needed) must be read first.
-  if (runId !== null) tracked.loadDetails();
+  // A sync records what it does next: the rows' details (read from the state when first needed) must be read first.
+  if (runId !== null) readBeforeWrites(tracked, plan, counting);
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
   return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents, unlisted };
+}
+
+/**
+ * Reads, before a sync writes, the details of the rows it will read: every row for an index kept
+ * after the run (the daemon's), or listing every item. A counted CLI sync reads only the rows of its
+ * items and of the paths they were renamed from (what recordFreeDecisions reads): the unchanged rest
+ * are reported from their core columns, which hold no details.
+ */
+function readBeforeWrites(tracked: TrackedIndex, plan: SyncPlan, counted: boolean): void {
+  if (!counted) return tracked.loadDetails();
+  for (const item of plan.items) {
+    tracked.find(item.source, item.path);
+    if (item.renamedFrom !== undefined) tracked.find(item.renamedFrom.source, item.renamedFrom.path);
+  }
 }
 
 /** A delta pass's observation (the files that may have changed), its delta, and the rows of the files it counted. */

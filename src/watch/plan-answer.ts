@@ -66,7 +66,7 @@ export function createPlanAnswerer(o: {
   const refusal = (reason: string): PlanReply => ({ v: PLAN_PROTOCOL, ok: false, pid: process.pid, reason });
   const why = (): string | null => {
     if (gate.cycling) return 'a sync cycle is running';
-    if (state.remoteCheckPending() || state.unknownOps().length > 0)
+    if (state.remoteCheckPending() || state.openOpCounts().unknown > 0)
       return 'the state has repairs to make first (its next cycle makes them)';
     return null;
   };

@@ -129,7 +129,7 @@ export async function preparePlan(
   // The kept index answers from memory what the state answers with a scan of its rows.
   const unsettled = (): boolean => (o.delta?.tracked != null ? o.delta.tracked.hasRemoteStatus(UNSETTLED) : state.hasUnsettledRemote());
   const refresh = runId !== null && !rebuild && scope === null && unsettled();
-  if (rebuild || (!state.readOnly && state.unknownOps().length > 0) || refresh) {
+  if (rebuild || (!state.readOnly && state.openOpCounts().unknown > 0) || refresh) {
     // An embedded service never started holds no file: nothing to list, and no service to start for it.
     listing = embeddedNeverStarted(config) ? [] : await (await deps.getClient()).listAllFiles();
     if (rebuild) {
@@ -281,7 +281,7 @@ function splitDelta(
 function besideNotes(state: StateStore): string[] {
   const notes: string[] = [];
   if (state.remoteCheckPending()) notes.push('the state is not yet checked against the dataset; the runner holding it does that first');
-  const unknown = state.unknownOps().length;
+  const { unknown } = state.openOpCounts();
   if (unknown > 0) notes.push(`${unknown} outcome(s) unknown, to be settled against the remote listing by the runner holding the state`);
   return notes;
 }

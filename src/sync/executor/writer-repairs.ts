@@ -11,7 +11,7 @@ import type { StateStore } from '../state/index.js';
 export function writerRepairs(state: StateStore, o: { adoptEntries: boolean }): string[] {
   const repairs: string[] = [];
   if (state.remoteCheckPending()) repairs.push('not yet checked against the dataset');
-  if (state.unknownOps().length > 0) repairs.push('outcomes unknown');
+  if (state.openOpCounts().unknown > 0) repairs.push('outcomes unknown');
   if (state.inFlightOps().length > 0 || state.lastRun()?.status === 'running') repairs.push('calls or runs left under way');
   if (o.adoptEntries && state.getMeta(ENTRY_LISTING_KEY) === null) repairs.push('entries not yet adopted from the listing');
   return repairs;

@@ -93,6 +93,8 @@ export type StateStore = {
   pendingOps(): OutboxOp[];
   inFlightOps(): OutboxOp[];
   unknownOps(): OutboxOp[];
+  /** How many operations are pending and how many unknown (counted, not loaded: a first sync queues one per file). */
+  openOpCounts(): { pending: number; unknown: number };
   /**
    * After a failed sync of this process, once none of its calls is under way: its ops still in flight
    * (their outcome could not be written) become unknown, to be reconciled before any retry, and its

@@ -87,7 +87,8 @@ export function createMetrics(o: {
   gauge('kbsync_files_failed', 'Files tracked whose remote copy the service failed to process (kbsync status names them).', [], (g) =>
     g.set(o.state.trackedCount('failed')),
   );
-  gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], (g) => g.set(o.state.pendingOps().length));
+  const queued = (g: Gauge): void => void g.set(o.state.openOpCounts().pending);
+  gauge('kbsync_queue_depth', 'Paid operations written to the outbox and not yet settled.', [], queued);
   gauge('kbsync_files_deferred', 'Files the budget holds back now (as kbsync status: "deferred by the budget").', [], (g) =>
     g.set(o.snapshot().deferred?.files ?? 0),
   );

@@ -150,6 +150,8 @@ describe('budget', () => {
     store.settle(a.id, { outcome: 'unknown', code: 'timeout', error: 'no response in 30 s' });
 
     expect(store.unknownOps()).toMatchObject([{ id: a.id, errorCode: 'timeout', reserved: 5 }]);
+    reserveNew('c.md', 0, { run: 5, day: 5, month: 5 });
+    expect(store.openOpCounts()).toEqual({ pending: store.pendingOps().length, unknown: 1 });
     expect(store.creditsUsed(run)).toMatchObject({ run: 5, reserved: { run: 5, day: 5, month: 5 } });
     expect(reserveNew('b.md', 1, { run: 5, day: 5, month: 5 }).result).toMatchObject({ ok: false });
   });

@@ -136,6 +136,14 @@ export function createPgOutbox(db: Db, sources: PgSources, me: PgIdentity) {
       return rows.length;
     },
     pendingOps: () => byState('pending'),
+    openOpCounts: async (): Promise<{ pending: number; unknown: number }> => {
+      const rows = await db.q<{ pending: string; unknown: string }>(
+        `SELECT count(*) FILTER (WHERE state = 'pending') AS pending, count(*) FILTER (WHERE state = 'unknown') AS unknown
+        FROM outbox WHERE ${OPEN} AND scope = $1`,
+        [me.scope],
+      );
+      return { pending: Number(rows[0]?.pending ?? 0), unknown: Number(rows[0]?.unknown ?? 0) };
+    },
     unknownOps: () => byState('unknown'),
     inFlightOps: () => byState('in_flight'),
     async opsForPath(source: string, path: string): Promise<OutboxOp[]> {

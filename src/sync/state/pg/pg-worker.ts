@@ -170,6 +170,7 @@ const READS = new Set([
   'getOp',
   'pendingOps',
   'unknownOps',
+  'openOpCounts',
   'inFlightOps',
   'opsForPath',
   'lastRun',

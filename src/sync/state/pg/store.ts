@@ -115,6 +115,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     inFlightOps: fwd('inFlightOps'),
     abandonInFlight: fwd('abandonInFlight'),
     unknownOps: fwd('unknownOps'),
+    openOpCounts: fwd('openOpCounts'),
     opsForPath: fwd('opsForPath'),
     cancelOp: fwd('cancelOp'),
     reserve: fwd('reserve'),

@@ -18,10 +18,19 @@ export type OpRow = OpColumns<OpKind, OpState> & { source_id: number | null; sha
 // Must match the partial index outbox_open term for term, or SQLite will not use the index.
 const OPEN = `state IN ('pending','in_flight','unknown')`;
 
+/** The counts row of the open operations (sums are null over no row). */
+const countsOf = (r: { pending: number | null; unknown: number | null } | undefined) => ({
+  pending: r?.pending ?? 0,
+  unknown: r?.unknown ?? 0,
+});
+
 /** The outbox: durable paid operations, written before any call is made. */
 export function createOutbox(db: Database, sources: SourceIds, nowMs: () => number) {
   const byId = db.prepare<[number], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE id = ?`);
   const byState = db.prepare<[OpState], OpRow>(`SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND state = ? ORDER BY id`);
+  const openCounts = db.prepare<[], { pending: number | null; unknown: number | null }>(
+    `SELECT sum(state = 'pending') AS pending, sum(state = 'unknown') AS unknown FROM outbox WHERE ${OPEN}`,
+  );
   const openForPath = db.prepare<[number, string, OpKind], OpRow>(
     `SELECT ${OP_COLUMNS} FROM outbox WHERE ${OPEN} AND source_id = ? AND path = ? AND kind = ? ORDER BY id`,
   );
@@ -132,6 +141,7 @@ export function createOutbox(db: Database, sources: SourceIds, nowMs: () => numb
     unknownOps(): OutboxOp[] {
       return byState.all('unknown').map(toOp);
     },
+    openOpCounts: (): { pending: number; unknown: number } => countsOf(openCounts.get()),
     /** Operations currently in flight (reserved, call under way). */
     inFlightOps(): OutboxOp[] {
       return byState.all('in_flight').map(toOp);

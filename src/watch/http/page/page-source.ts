@@ -48,7 +48,7 @@ export function createPageSource(o: {
       const used = o.state.creditsUsed(null);
       return pageModel({
         credits: { day: used.day, month: used.month, caps: capsOf(config) },
-        outbox: { pending: o.state.pendingOps().length, unknown: o.state.unknownOps().length },
+        outbox: o.state.openOpCounts(),
         files,
         config,
         snapshot,

@@ -31,7 +31,7 @@ export function statusDocument(
     lastRun: state.lastRun('sync'),
     credits: state.creditsUsed(null),
     caps: capsOf(config),
-    outbox: { pending: state.pendingOps().length, unknown: state.unknownOps().length },
+    outbox: state.openOpCounts(),
     daemon,
     entryStatuses: [...state.trackedEntries().values()].map((e) => e.status),
     ...('runners' in state ? { runners: runnersOf(state as PgStateStore) } : {}),

@@ -133,6 +133,7 @@ describe('many processes on one PostgreSQL state', () => {
       // Only a runner of the same sources is given it to reconcile; the live runner's op is untouched.
       expect(next.unknownOps().map((o) => o.id)).toEqual([opId]);
       expect(other.unknownOps()).toEqual([]);
+      expect(other.openOpCounts()).toEqual({ pending: other.pendingOps().length, unknown: 0 });
       expect(live.getOp(liveOp)).toMatchObject({ state: 'in_flight' });
       const runners = next.runners();
       // The runners that wrote: the live one, and the killed one with what it still holds (the two openers wrote nothing yet).

@@ -180,7 +180,7 @@ export async function preparePlan(
   let observation: Observation;
   try {
     // A full walk with the index kept drops the files it finds unchanged, as it goes (see UnchangedRows).
-    const rows = o.delta !== undefined || counting ? (counting ? await loading : kept) : null;
+    const rows = counting ? await loading : o.delta !== undefined ? kept : null;
     if (rows !== null && scope === null) walked = new UnchangedRows(rows, staleDocuments(converting));
     observation = await observeSources(fileSources, {
       ...(converting !== null ? { convert: converting.stage } : {}),

@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadConfigDetailed } from '../../../src/config/load.js';
-import { silentLogger } from '../../../src/shared/logger.js';
-import { preparePlan, WALK_AHEAD_MIN_STATE_BYTES, type PreparedPlan } from '../../../src/sync/executor/prepare.js';
-import { openState } from '../../../src/sync/state/index.js';
+import { WALK_AHEAD_MIN_STATE_BYTES, type PreparedPlan } from '../../../src/sync/executor/prepare.js';
+import { preparedPlanOf } from '../../helpers/prepare-plan.js';
 import { jsonReportChunks } from '../../../src/sync/report/json-report.js';
 import { formatPlan } from '../../../src/sync/report/format-plan.js';
 import { createWorkspace, type JsonItem, type Workspace } from '../../helpers/e2e-workspace.js';
@@ -44,20 +42,8 @@ beforeEach(async () => {
 });
 
 /** preparePlan on the workspace's state, counting unchanged files or planning them (padded to start the walk-ahead helper). */
-async function prepare(countUnchanged: boolean, padBytes = 0): Promise<PreparedPlan> {
-  const { config } = loadConfigDetailed(ws.configPath, {});
-  const state = openState(config.state);
-  try {
-    if (padBytes > 0) state.setMeta('test.padding', 'x'.repeat(padBytes));
-    return await preparePlan(
-      { config, state, logger: silentLogger(), getClient: () => Promise.reject(new Error('a warm plan calls no one')) },
-      null,
-      { countUnchanged },
-    );
-  } finally {
-    state.close();
-  }
-}
+const prepare = (countUnchanged: boolean, padBytes = 0): Promise<PreparedPlan> =>
+  preparedPlanOf(ws.configPath, { countUnchanged, padBytes });
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 

@@ -1,9 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadConfigDetailed } from '../../../src/config/load.js';
-import { silentLogger } from '../../../src/shared/logger.js';
-import { preparePlan, WALK_AHEAD_MIN_STATE_BYTES, type PreparedPlan } from '../../../src/sync/executor/prepare.js';
-import { openState } from '../../../src/sync/state/index.js';
+import { WALK_AHEAD_MIN_STATE_BYTES, type PreparedPlan } from '../../../src/sync/executor/prepare.js';
+import { preparedPlanOf } from '../../helpers/prepare-plan.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
 
@@ -21,20 +19,8 @@ beforeEach(async () => {
   ws.write('area-0/new.md', 'new since the sync');
 });
 
-/** preparePlan as `kbsync plan` runs it, on the workspace's state (padded to `padBytes` first, if given). */
-async function plan(padBytes = 0): Promise<PreparedPlan> {
-  const { config } = loadConfigDetailed(ws.configPath, {});
-  const state = openState(config.state);
-  try {
-    if (padBytes > 0) state.setMeta('test.padding', 'x'.repeat(padBytes));
-    return await preparePlan(
-      { config, state, logger: silentLogger(), getClient: () => Promise.reject(new Error('a warm plan calls no one')) },
-      null,
-    );
-  } finally {
-    state.close();
-  }
-}
+/** A full plan (every file planned) on the workspace's state, padded to `padBytes` first. */
+const plan = (padBytes = 0): Promise<PreparedPlan> => preparedPlanOf(ws.configPath, { padBytes });
 
 describe('preparePlan and the helper walking ahead', () => {
   it('starts one for a large state, and plans exactly what it plans without one', async () => {

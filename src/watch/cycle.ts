@@ -212,10 +212,9 @@ export function createDaemonCycle(
       await remote.cycleEnds();
     }
     const tookMs = nowMs() - startedMs;
-    // Each change looks for its content among every row: the kept index tags its hashes for that (tagSha256s).
-    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) (kept = delta.tracked).tagSha256s();
+    if (delta.tracked !== null && refreshKeptIndex(delta.tracked, result.items, deps.state)) kept = delta.tracked;
     else {
-      keptLoading = deps.state.loadTrackedFilesSoon().then((index) => (index.tagSha256s(), index));
+      keptLoading = deps.state.loadTrackedFilesSoon();
       keptLoading.catch(() => {}); // a damaged state fails the next cycle's own read, where it is reported
     }
     // What a cycle left to do (a failed or unknown call, a file changing while hashed, a stop) is in the

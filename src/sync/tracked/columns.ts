@@ -1,5 +1,6 @@
 import type { RemoteStatus } from '../types.js';
 import type { DetailColumn } from './fields.js';
+import type { Sha256Column } from './sha256-column.js';
 
 /** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
 
@@ -26,7 +27,7 @@ export type TrackedColumns = {
   sizes: number[];
   mtimeNs: string[];
   inodes: number[];
-  sha256: string[];
+  sha256: Sha256Column;
   remoteNames: string[];
   remoteIds: (string | null)[];
   remoteStatuses: (RemoteStatus | null)[];

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FILE_FIELDS, fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow } from './fields.js';
 import { TrackedIndex } from './tracked-index.js';
 import { CORE_COLUMNS, DETAIL_COLUMNS } from './rows.js';
+import { Sha256Column } from './sha256-column.js';
 
 const sha = 'ab'.repeat(32);
 const row: FileRow = {
@@ -73,7 +74,7 @@ describe('the tracked-file fields', () => {
       sizes: [3],
       mtimeNs: ['1'],
       inodes: [9],
-      sha256: [sha],
+      sha256: Sha256Column.of([sha]),
       remoteNames: ['a.md'],
       remoteIds: ['r1'],
       remoteStatuses: ['processed'],

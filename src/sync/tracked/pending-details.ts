@@ -61,7 +61,11 @@ export class PendingDetails {
       for (const name of DETAIL_COLUMNS) {
         const values = details[name];
         if (start === 0 && count === rows.paths.length) (rows[name] as unknown[]) = values;
-        else for (let i = 0; i < count; i++) rows[name][start + i] = values[i] as never;
+        else {
+          // Written from `start` on: the column first grows to it, so that it stays an array, not a sparse one.
+          if (rows[name].length < start) rows[name].length = start;
+          for (let i = 0; i < count; i++) rows[name][start + i] = values[i] as never;
+        }
       }
       pending.shift();
     }

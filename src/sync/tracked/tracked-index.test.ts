@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TrackedFile } from '../types.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import { TrackedIndex } from './tracked-index.js';
+import { Sha256Column } from './sha256-column.js';
 import { trackedKey } from './keys.js';
 import { createPrng } from '../../../test/helpers/prng.js';
 
@@ -237,27 +238,27 @@ describe('TrackedIndex', () => {
     }
   });
 
-  it("finds the same rows through its hashes' tags (tagSha256s) as by the strings, through puts, removals and adds (200 random runs)", () => {
-    // Hashes that share their first 7 hex digits (the tag) with others, and one that is not hex.
+  it('finds the rows of wanted hashes as a comparison of strings does, through puts, removals, adds and sorts (200 random runs)', () => {
+    // Hashes that share their first bytes with others (a search must compare whole rows), the all-zero hash
+    // (an odd row's bytes), and values that are not lowercase hex (kept aside as strings).
     const shas = ['abcdef0', 'abcdef1', '0000000', 'fffffff'].flatMap((p) => [0, 1, 2].map((k) => `${p}${String(k).repeat(57)}`));
-    shas.push('not-a-hash');
+    shas.push('0'.repeat(64), 'not-a-hash', '', 'A'.repeat(64));
     for (let seed = 1; seed <= 200; seed++) {
       const rng = createPrng(seed);
       const pick = (): string => shas[rng.int(0, shas.length - 1)] as string;
       const file = (i: number): TrackedFile => ({ ...tracked('docs', `f${String(i).padStart(3, '0')}.md`), sha256: pick() });
-      const start = Array.from({ length: rng.int(0, 40) }, (_, i) => file(i * 2));
-      const tagged = TrackedIndex.of(start);
-      const plain = TrackedIndex.of(start);
-      tagged.tagSha256s();
+      const index = TrackedIndex.of(Array.from({ length: rng.int(0, 40) }, (_, i) => file(i * 2)));
       for (let step = 0; step < 30; step++) {
         const op = rng.next();
         const f = file(rng.int(0, 90));
-        if (op < 0.5) [tagged, plain].forEach((x) => x.put(f.source, f.path, f));
-        else if (op < 0.8) [tagged, plain].forEach((x) => x.put(f.source, f.path, null));
-        else if (op < 0.9) [tagged, plain].forEach((x) => x.add(f));
-        else tagged.tagSha256s();
-        const wanted = new Set(Array.from({ length: rng.int(1, 3) }, pick));
-        expect(tagged.rowsWithSha256(wanted), `seed ${seed} step ${step}`).toEqual(plain.rowsWithSha256(wanted));
+        if (op < 0.5) index.put(f.source, f.path, f);
+        else if (op < 0.8) index.put(f.source, f.path, null);
+        else index.add(f); // out of order: the next read sorts
+        const wanted = new Set(Array.from({ length: rng.int(1, 12) }, pick));
+        const rows = index.rowsWithSha256(wanted);
+        const expected = [...index.values()].flatMap((t, row) => (wanted.has(t.sha256) ? [row] : []));
+        expect(rows, `seed ${seed} step ${step}`).toEqual(expected);
+        expect(Array.from({ length: index.size }, (_, row) => index.sha256At(row))).toEqual([...index.values()].map((t) => t.sha256));
       }
     }
   });
@@ -407,7 +408,7 @@ function columnsOf(files: TrackedFile[]): TrackedColumns {
     sizes: files.map((f) => f.size),
     mtimeNs: files.map((f) => f.mtimeNs),
     inodes: files.map((f) => f.inode),
-    sha256: files.map((f) => f.sha256),
+    sha256: Sha256Column.of(files.map((f) => f.sha256)),
     remoteNames: files.map((f) => f.remoteName),
     remoteIds: files.map((f) => f.remoteId),
     remoteStatuses: files.map((f) => f.remoteStatus),

@@ -2,6 +2,7 @@ import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
 import { DETAIL_FIELDS } from './fields.js';
 import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
+import { Sha256Column } from './sha256-column.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import {
   checkLength,
@@ -10,10 +11,7 @@ import {
   DETAIL_COLUMNS,
   emptyRows,
   fileOfRow,
-  FEW_WANTED,
   increasingFrom,
-  rowsHolding,
-  Sha256Tags,
   sortedRows,
   type Rows,
 } from './rows.js';
@@ -37,11 +35,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #ordered = true;
   /** Where the last search ended: the next search in ascending order starts there. */
   #cursor = 0;
-  /**
-   * sha256Tag of each row, in row order, once tagSha256s() was called (a daemon's kept index): kept up
-   * to date by every write of a row, dropped (null) by a bulk change (addColumns, a sort).
-   */
-  #tags: Sha256Tags | null = null;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
 
@@ -67,22 +60,25 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     for (const name of CORE_COLUMNS) checkLength(source, name, columns[name].length, n);
     const rows = this.#rows;
     const before = rows.paths.length;
-    for (const name of CORE_COLUMNS)
-      (rows[name] as unknown[]) = before === 0 ? columns[name] : (rows[name] as unknown[]).concat(columns[name]);
+    for (const name of CORE_COLUMNS) {
+      const column = columns[name];
+      if (column instanceof Sha256Column) rows.sha256 = before === 0 ? column : rows.sha256.concat(column);
+      else (rows[name] as unknown[]) = before === 0 ? column : (rows[name] as unknown[]).concat(column);
+    }
     rows.sources = before === 0 ? new Array<string>(n).fill(source) : rows.sources.concat(new Array<string>(n).fill(source));
-    rows.files.length = before + n;
+    // The objects made and the pending details are written by row when made or decoded: no slots
+    // (8 bytes a row each) are set aside for them.
     const { details } = columns;
     if (typeof details === 'function') {
-      for (const name of DETAIL_COLUMNS) rows[name].length = before + n;
       this.#details.add({ source, start: before, count: n, decode: details, detailsOf: columns.detailsOf });
     } else {
       for (const name of DETAIL_COLUMNS) {
         checkLength(source, name, details[name].length, n);
+        if (rows[name].length < before) rows[name].length = before;
         (rows[name] as unknown[]) = before === 0 ? details[name] : (rows[name] as unknown[]).concat(details[name]);
       }
     }
     if (this.#ordered) this.#ordered = increasingFrom(rows, Math.max(0, before - 1));
-    this.#tags = null;
   }
 
   /** Adds a file (replacing the one with the same source and path). Cheapest in (source, path) order. */
@@ -123,12 +119,15 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const found = at < rows.paths.length && rows.paths[at] === path && rows.sources[at] === source;
     if (file !== null && found) return this.#setRow(at, file);
     if (file === null && !found) return;
+    if (rows.files.length < rows.paths.length) rows.files.length = rows.paths.length; // rows after `at` move with it
     for (const name of COLUMN_NAMES) {
-      if (file === null) (rows[name] as unknown[]).splice(at, 1);
-      else (rows[name] as unknown[]).splice(at, 0, undefined);
+      const column = rows[name];
+      if (column instanceof Sha256Column) {
+        if (file === null) column.remove(at);
+        else column.insert(at);
+      } else if (file === null) (column as unknown[]).splice(at, 1);
+      else (column as unknown[]).splice(at, 0, undefined);
     }
-    if (file === null) this.#tags?.remove(at);
-    else this.#tags?.insert(at);
     if (file !== null) this.#setRow(at, file);
     this.#cursor = 0;
   }
@@ -184,7 +183,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    */
   knownSha256(source: string, path: string, stat: Fingerprint | null): string | null {
     const row = this.rowOf(source, path);
-    return row >= 0 && (stat === null || this.sameStat(row, stat)) ? (this.#rows.sha256[row] as string) : null;
+    return row >= 0 && (stat === null || this.sameStat(row, stat)) ? this.#rows.sha256.at(row) : null;
   }
 
   /**
@@ -201,7 +200,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     file.path = rows.paths[row] as string;
     if (!anyStat && !this.sameStat(row, file)) return null;
     if (!anyStat) file.mtimeNs = rows.mtimeNs[row] as string;
-    return rows.sha256[row] as string;
+    return rows.sha256.at(row);
   }
 
   /** True when the row's size, mtime and inode are `stat`'s (sameFingerprint, on the columns). */
@@ -225,24 +224,9 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return this.#sorted().deleted[row] === 1;
   }
 
-  /**
-   * The rows whose sha256 is one of `wanted`, in (source, path) order: one pass over the column, or
-   * over its tags when tagSha256s() made them and few hashes are wanted (a change seen by the daemon).
-   */
+  /** The rows whose sha256 is one of `wanted`, in (source, path) order (see Sha256Column.rowsHolding). */
   rowsWithSha256(wanted: ReadonlySet<string>): number[] {
-    const { sha256 } = this.#sorted();
-    const tagged = this.#tags !== null && wanted.size > 0 && wanted.size <= FEW_WANTED ? this.#tags.rowsHolding(sha256, wanted) : null;
-    return tagged ?? rowsHolding(sha256, wanted);
-  }
-
-  /**
-   * Tags each row's sha256 (see rowsTagged) and keeps the tags up to date from then on: for an index
-   * kept between the daemon's cycles, where each change looks for its content among every row. Done
-   * once, while nothing waits; again only after a bulk change dropped them.
-   */
-  tagSha256s(): void {
-    const { sha256 } = this.#sorted();
-    this.#tags ??= new Sha256Tags(sha256);
+    return this.#sorted().sha256.rowsHolding(wanted);
   }
 
   /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
@@ -279,7 +263,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     return this.#sorted().sizes[row] as number;
   }
   sha256At(row: number): string {
-    return this.#sorted().sha256[row] as string;
+    return this.#sorted().sha256.at(row);
   }
   remoteIdAt(row: number): string | null {
     return this.#sorted().remoteIds[row] as string | null;
@@ -362,8 +346,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.sizes[row] = f.size;
     rows.mtimeNs[row] = f.mtimeNs;
     rows.inodes[row] = f.inode;
-    rows.sha256[row] = f.sha256;
-    if (this.#tags !== null && !this.#tags.set(row, f.sha256)) this.#tags = null;
+    rows.sha256.set(row, f.sha256);
     rows.remoteNames[row] = f.remoteName;
     rows.remoteIds[row] = f.remoteId;
     rows.remoteStatuses[row] = f.remoteStatus;
@@ -382,7 +365,6 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (this.#ordered) return;
     this.#details.decodeAll(this.#rows);
     this.#rows = sortedRows(this.#rows);
-    this.#tags = null;
     this.#ordered = true;
     this.#cursor = 0;
   }

@@ -2,6 +2,7 @@ import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
 import type { TrackedColumns, TrackedDetails } from '../../tracked/columns.js';
 import { DETAIL_FIELDS } from '../../tracked/fields.js';
+import { Sha256Column } from '../../tracked/sha256-column.js';
 import { decodeRemoteName } from '../../tracked/codec.js';
 import { SEP, type PgDetails, type PgTrackedSource } from './tracked.js';
 
@@ -13,7 +14,7 @@ export type PgIndexReads = {
   trackedDetailsOf(sourceId: number): PgDetails;
 };
 
-type Core = Omit<TrackedColumns, 'details' | 'detailsOf'>;
+type Core = Omit<TrackedColumns, 'details' | 'detailsOf' | 'sha256'> & { sha256: Sha256Column[] };
 /** One source's columns as its runs come; `split` false once a run's text did not split into one value per file. */
 type Pending = { sourceId: number; source: string; split: boolean; columns: Core };
 
@@ -39,6 +40,7 @@ function appendRun(c: Core, s: PgTrackedSource): boolean {
   const mtimes = s.mtimeNs.split(',');
   const inodes = s.inodes.split(',');
   const statuses = s.remoteStatuses.split(',');
+  c.sha256.push(Sha256Column.fromHex(s.sha256, s.count, `tracked files of source "${s.source}"`));
   for (let i = 0; i < s.count; i++) {
     const path = paths[i] as string;
     const stored = names[i] as string;
@@ -46,7 +48,6 @@ function appendRun(c: Core, s: PgTrackedSource): boolean {
     c.sizes.push(Number(sizes[i]));
     c.mtimeNs.push(mtimes[i] as string);
     c.inodes.push(Number(inodes[i]));
-    c.sha256.push(s.sha256.slice(i * 64, i * 64 + 64));
     c.remoteNames.push(decodeRemoteName(s.source, path, stored === '' ? null : stored));
     c.remoteIds.push(s.nullIds[i] === '1' ? null : (ids[i] as string));
     const st = statuses[i] as string;
@@ -80,7 +81,7 @@ export function trackedIndexOf(read: PgIndexReads): TrackedIndex {
       for (const file of read.trackedRowsOf(p.source)) index.add(file);
       continue;
     }
-    const columns = p.columns;
+    const columns = { ...p.columns, sha256: Sha256Column.joined(p.columns.sha256) };
     index.addColumns(p.source, { ...columns, details: () => detailsInOrder(p.source, columns.paths, read.trackedDetailsOf(p.sourceId)) });
   }
   index.remoteErrorOf = (source, path) => errors.get(`${source}\0${path}`) ?? null;

@@ -21,6 +21,7 @@ import type { SourceIds } from './sources.js';
 import type { TrackedColumns, TrackedDetails } from '../../tracked/columns.js';
 import type { UnsettledCopy } from '../state-types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
+import { Sha256Column } from '../../tracked/sha256-column.js';
 
 export type { TrackedFileInput } from '../../tracked/fields.js';
 
@@ -292,7 +293,7 @@ function readColumns(
       throw new Error(`tracked files of source "${source}": ${column} holds ${values.length} values for ${count} files`);
     return values;
   };
-  const hex = (shas ?? '').toLowerCase();
+  const hex = shas ?? '';
   const changed = (why: string): Error =>
     new Error(`tracked files of source "${source}": changed while they were read (${why}): plan again`);
   // Read again (possibly on another connection than the bulk row's): the same rows, or a refusal.
@@ -301,14 +302,13 @@ function readColumns(
     if (values.length === count) return values;
     const [files, json, pathsJson, shasAgain] = readAsJson(column);
     if (files !== count) throw changed(`${count} at first, ${files} later`);
-    if ((shasAgain ?? '').toLowerCase() !== hex) throw changed('their hashes moved');
+    if ((shasAgain ?? '') !== hex) throw changed('their hashes moved');
     const again = parse<string>(column, json);
     const paths = column === 'path' ? again : parse<string>('path', pathsJson);
     if (pathsSoFar !== null && paths.some((p, i) => p !== pathsSoFar[i])) throw changed('their paths moved');
     return again;
   };
-  if (hex.length !== count * 64)
-    throw new Error(`tracked files of source "${source}": sha256 holds ${hex.length} hex digits for ${count} files (64 each)`);
+  const sha256 = Sha256Column.fromHex(hex, count, `tracked files of source "${source}"`);
   const nulls = nullIds ?? '';
   if (nulls.length !== count)
     throw new Error(`tracked files of source "${source}": remote_id holds ${nulls.length} null flags for ${count} files`);
@@ -320,11 +320,9 @@ function readColumns(
   const remoteIds: (string | null)[] = split('remote_id', ids, pathColumn);
   // Stored names are null when the name is the path (see encodeRemoteName): decoded here, once.
   const remoteNames = parse<string | null>('remote_name', names) as string[];
-  const sha256 = new Array<string>(count);
   for (let i = 0; i < count; i++) {
     const name = remoteNames[i] as string | null;
     remoteNames[i] = name === null ? (pathColumn[i] as string) : decodeRemoteName(source, pathColumn[i] as string, name);
-    sha256[i] = hex.slice(i * 64, i * 64 + 64);
     if (nulls.charCodeAt(i) === 49 /* "1" */) remoteIds[i] = null;
     deleted[i] = flags.charCodeAt(i) === 49 ? 1 : 0;
   }

@@ -1,6 +1,6 @@
 import type { RemoteStatus } from '../types.js';
 import type { DetailColumn } from './fields.js';
-import type { Sha256Column } from './sha256-column.js';
+import { PackedColumn } from './packed-column.js';
 
 /** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
 
@@ -25,9 +25,11 @@ export type RowDetails = readonly unknown[];
 export type TrackedColumns = {
   paths: string[];
   sizes: number[];
-  mtimeNs: string[];
+  /** mtime-column.ts */
+  mtimeNs: PackedColumn;
   inodes: number[];
-  sha256: Sha256Column;
+  /** sha256-column.ts */
+  sha256: PackedColumn;
   remoteNames: string[];
   remoteIds: (string | null)[];
   remoteStatuses: (RemoteStatus | null)[];
@@ -39,6 +41,22 @@ export type TrackedColumns = {
   details: TrackedDetails | (() => TrackedDetails);
   detailsOf?: (index: number) => RowDetails;
 };
+
+/** The columns but the details: what a store's bulk read gives, in parts. */
+export type CoreColumns = Omit<TrackedColumns, 'details' | 'detailsOf'>;
+
+/** One source's columns of the parts read one after another (a store's chunks, in path order). */
+export function joinedColumns(parts: readonly CoreColumns[]): CoreColumns {
+  if (parts.length === 1) return parts[0] as CoreColumns;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(parts[0] ?? {}) as (keyof CoreColumns)[]) {
+    const columns = parts.map((p) => p[name]);
+    const first = columns[0];
+    out[name] =
+      first instanceof PackedColumn ? PackedColumn.joined(first.codec, columns as PackedColumn[]) : ([] as unknown[]).concat(...columns);
+  }
+  return out as CoreColumns;
+}
 
 /** A file's stat fingerprint. */
 export type Fingerprint = { size: number; mtimeNs: string; inode: number };

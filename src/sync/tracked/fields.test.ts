@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FILE_FIELDS, fileSelect, fileValues, trackedOfRow, upsertSet, UPSERT_COLUMNS, type FileRow } from './fields.js';
 import { TrackedIndex } from './tracked-index.js';
 import { CORE_COLUMNS, DETAIL_COLUMNS } from './rows.js';
-import { Sha256Column } from './sha256-column.js';
+import { sha256Column } from './sha256-column.js';
+import { mtimeColumn } from './mtime-column.js';
 
 const sha = 'ab'.repeat(32);
 const row: FileRow = {
@@ -72,9 +73,9 @@ describe('the tracked-file fields', () => {
     index.addColumns('docs', {
       paths: ['a.md'],
       sizes: [3],
-      mtimeNs: ['1'],
+      mtimeNs: mtimeColumn(['1']),
       inodes: [9],
-      sha256: Sha256Column.of([sha]),
+      sha256: sha256Column([sha]),
       remoteNames: ['a.md'],
       remoteIds: ['r1'],
       remoteStatuses: ['processed'],

@@ -2,7 +2,9 @@ import { keyBefore } from './keys.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { DETAIL_FIELDS, type DetailColumn, type DetailField } from './fields.js';
-import { Sha256Column } from './sha256-column.js';
+import { PackedColumn } from './packed-column.js';
+import { SHA256_CODEC } from './sha256-column.js';
+import { MTIME_CODEC } from './mtime-column.js';
 
 export const CORE_COLUMNS = [
   'paths',
@@ -29,9 +31,9 @@ export const emptyRows = (): Rows => ({
   sources: [],
   paths: [],
   sizes: [],
-  mtimeNs: [],
+  mtimeNs: new PackedColumn(MTIME_CODEC),
   inodes: [],
-  sha256: Sha256Column.empty(),
+  sha256: new PackedColumn(SHA256_CODEC),
   remoteNames: [],
   remoteIds: [],
   remoteStatuses: [],
@@ -65,7 +67,7 @@ export function sortedRows(rows: Rows): Rows {
   const sorted = emptyRows();
   for (const name of COLUMN_NAMES) {
     const column = rows[name];
-    (sorted[name] as unknown) = column instanceof Sha256Column ? column.picked(kept) : kept.map((row) => (column as unknown[])[row]);
+    (sorted[name] as unknown) = column instanceof PackedColumn ? column.picked(kept) : kept.map((row) => (column as unknown[])[row]);
   }
   return sorted;
 }
@@ -85,7 +87,7 @@ export function fileOfRow(
     source: rows.sources[row] as string,
     path: rows.paths[row] as string,
     size: rows.sizes[row] as number,
-    mtimeNs: rows.mtimeNs[row] as string,
+    mtimeNs: rows.mtimeNs.at(row),
     inode: rows.inodes[row] as number,
     sha256: rows.sha256.at(row),
     remoteName: rows.remoteNames[row] as string,

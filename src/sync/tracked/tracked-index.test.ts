@@ -2,7 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TrackedFile } from '../types.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import { TrackedIndex } from './tracked-index.js';
-import { Sha256Column } from './sha256-column.js';
+import { sha256Column } from './sha256-column.js';
+import { mtimeColumn } from './mtime-column.js';
 import { trackedKey } from './keys.js';
 import { createPrng } from '../../../test/helpers/prng.js';
 
@@ -406,9 +407,9 @@ function columnsOf(files: TrackedFile[]): TrackedColumns {
   return {
     paths: files.map((f) => f.path),
     sizes: files.map((f) => f.size),
-    mtimeNs: files.map((f) => f.mtimeNs),
+    mtimeNs: mtimeColumn(files.map((f) => f.mtimeNs)),
     inodes: files.map((f) => f.inode),
-    sha256: Sha256Column.of(files.map((f) => f.sha256)),
+    sha256: sha256Column(files.map((f) => f.sha256)),
     remoteNames: files.map((f) => f.remoteName),
     remoteIds: files.map((f) => f.remoteId),
     remoteStatuses: files.map((f) => f.remoteStatus),

@@ -2,7 +2,9 @@ import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
 import { DETAIL_FIELDS } from './fields.js';
 import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
-import { Sha256Column } from './sha256-column.js';
+import { PackedColumn } from './packed-column.js';
+import { rowsHoldingSha256 } from './sha256-column.js';
+import { sameMtime } from './mtime-column.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import {
   checkLength,
@@ -62,8 +64,9 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const before = rows.paths.length;
     for (const name of CORE_COLUMNS) {
       const column = columns[name];
-      if (column instanceof Sha256Column) rows.sha256 = before === 0 ? column : rows.sha256.concat(column);
-      else (rows[name] as unknown[]) = before === 0 ? column : (rows[name] as unknown[]).concat(column);
+      const held = rows[name];
+      if (column instanceof PackedColumn) (rows[name] as PackedColumn) = before === 0 ? column : (held as PackedColumn).concat(column);
+      else (rows[name] as unknown[]) = before === 0 ? column : (held as unknown[]).concat(column);
     }
     rows.sources = before === 0 ? new Array<string>(n).fill(source) : rows.sources.concat(new Array<string>(n).fill(source));
     // The objects made and the pending details are written by row when made or decoded: no slots
@@ -122,7 +125,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (rows.files.length < rows.paths.length) rows.files.length = rows.paths.length; // rows after `at` move with it
     for (const name of COLUMN_NAMES) {
       const column = rows[name];
-      if (column instanceof Sha256Column) {
+      if (column instanceof PackedColumn) {
         if (file === null) column.remove(at);
         else column.insert(at);
       } else if (file === null) (column as unknown[]).splice(at, 1);
@@ -187,10 +190,9 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   }
 
   /**
-   * knownSha256 of an observed file, which also takes the row's own strings for its path and, when
-   * the fingerprint is the same, its mtime: equal values, already in memory. The walk's own (a
-   * joined path, which the comparison flattened into a second copy; a formatted time) are then
-   * garbage at once, instead of living on through the plan (which the GC copied).
+   * knownSha256 of an observed file, which also takes the row's own string for its path: an equal
+   * value, already in memory. The walk's own (a joined path, which the comparison flattened into a
+   * second copy) is then garbage at once, instead of living on through the plan (which the GC copied).
    * `anyStat`: as knownSha256 with `stat` null (the content is known not to have changed).
    */
   knownSha256Of(file: Fingerprint & { source: string; path: string }, anyStat: boolean): string | null {
@@ -199,14 +201,13 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     const rows = this.#rows;
     file.path = rows.paths[row] as string;
     if (!anyStat && !this.sameStat(row, file)) return null;
-    if (!anyStat) file.mtimeNs = rows.mtimeNs[row] as string;
     return rows.sha256.at(row);
   }
 
   /** True when the row's size, mtime and inode are `stat`'s (sameFingerprint, on the columns). */
   sameStat(row: number, stat: Fingerprint): boolean {
     const rows = this.#sorted();
-    return rows.sizes[row] === stat.size && rows.mtimeNs[row] === stat.mtimeNs && rows.inodes[row] === stat.inode;
+    return rows.sizes[row] === stat.size && rows.inodes[row] === stat.inode && sameMtime(rows.mtimeNs, row, stat.mtimeNs);
   }
 
   /**
@@ -226,7 +227,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
 
   /** The rows whose sha256 is one of `wanted`, in (source, path) order (see Sha256Column.rowsHolding). */
   rowsWithSha256(wanted: ReadonlySet<string>): number[] {
-    return this.#sorted().sha256.rowsHolding(wanted);
+    return rowsHoldingSha256(this.#sorted().sha256, wanted);
   }
 
   /** True when some row has a remote copy whose status is one of `statuses` (one pass over two columns). */
@@ -344,7 +345,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     rows.sources[row] = f.source;
     rows.paths[row] = f.path;
     rows.sizes[row] = f.size;
-    rows.mtimeNs[row] = f.mtimeNs;
+    rows.mtimeNs.set(row, f.mtimeNs);
     rows.inodes[row] = f.inode;
     rows.sha256.set(row, f.sha256);
     rows.remoteNames[row] = f.remoteName;

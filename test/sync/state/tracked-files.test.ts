@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSourceIds } from '../../../src/sync/state/sqlite/sources.js';
-import { BULK_SQL, createTrackedFiles, type BulkRow } from '../../../src/sync/state/sqlite/tracked.js';
+import { createTrackedFiles } from '../../../src/sync/state/sqlite/tracked.js';
+import { readBulk } from '../../../src/sync/state/sqlite/tracked-bulk.js';
 import { trackedKey, type StateStore, type TrackedFileInput } from '../../../src/sync/state/index.js';
 import { shaOf } from './fixtures/realistic.js';
 import { fakeClock, tempState } from './fixtures/state-dir.js';
@@ -89,8 +90,7 @@ describe('tracked files', () => {
       ]);
       // The bulk row read first, on another connection (as the tracked-files worker reads it)...
       const reader = new Database(t.path, { readonly: true });
-      const sourceId = reader.prepare('SELECT id FROM sources WHERE name = ?').pluck().get('docs') as number;
-      const bulk = reader.prepare(BULK_SQL).raw(true).get(sourceId) as BulkRow;
+      const bulk = new Map(readBulk(reader));
       reader.close();
       // ...then a row replaced (same count) before the odd column is read again on this one.
       store.removeTracked('docs', 'c.md');
@@ -99,7 +99,7 @@ describe('tracked files', () => {
       try {
         const tracked = createTrackedFiles(db, createSourceIds(db), () => 0);
 
-        expect(() => tracked.loadTrackedFiles(new Map([[sourceId, bulk]]))).toThrow(
+        expect(() => tracked.loadTrackedFiles(bulk)).toThrow(
           /tracked files of source "docs": changed while they were read \(their (hashes|paths) moved\): plan again/,
         );
         // Read afresh, the rows are whole again.

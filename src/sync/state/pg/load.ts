@@ -2,7 +2,9 @@ import type { RemoteStatus, TrackedFile } from '../../types.js';
 import { TrackedIndex } from '../../tracked/tracked-index.js';
 import type { TrackedColumns, TrackedDetails } from '../../tracked/columns.js';
 import { DETAIL_FIELDS } from '../../tracked/fields.js';
-import { Sha256Column } from '../../tracked/sha256-column.js';
+import { PackedColumn } from '../../tracked/packed-column.js';
+import { sha256ColumnOfHex, SHA256_CODEC } from '../../tracked/sha256-column.js';
+import { mtimeColumnOfText, MTIME_CODEC } from '../../tracked/mtime-column.js';
 import { decodeRemoteName } from '../../tracked/codec.js';
 import { SEP, type PgDetails, type PgTrackedSource } from './tracked.js';
 
@@ -14,7 +16,8 @@ export type PgIndexReads = {
   trackedDetailsOf(sourceId: number): PgDetails;
 };
 
-type Core = Omit<TrackedColumns, 'details' | 'detailsOf' | 'sha256'> & { sha256: Sha256Column[] };
+/** The packed columns come as one part a run, joined once the source is read. */
+type Core = Omit<TrackedColumns, 'details' | 'detailsOf' | 'sha256' | 'mtimeNs'> & { sha256: PackedColumn[]; mtimeNs: PackedColumn[] };
 /** One source's columns as its runs come; `split` false once a run's text did not split into one value per file. */
 type Pending = { sourceId: number; source: string; split: boolean; columns: Core };
 
@@ -37,16 +40,16 @@ function appendRun(c: Core, s: PgTrackedSource): boolean {
   const ids = s.remoteIds.split(SEP);
   if (paths.length !== s.count || names.length !== s.count || ids.length !== s.count || s.deletedFlags.length !== s.count) return false;
   const sizes = s.sizes.split(',');
-  const mtimes = s.mtimeNs.split(',');
   const inodes = s.inodes.split(',');
   const statuses = s.remoteStatuses.split(',');
-  c.sha256.push(Sha256Column.fromHex(s.sha256, s.count, `tracked files of source "${s.source}"`));
+  const what = `tracked files of source "${s.source}"`;
+  c.sha256.push(sha256ColumnOfHex(s.sha256, s.count, what));
+  c.mtimeNs.push(mtimeColumnOfText(s.mtimeNs, s.count, ',', what));
   for (let i = 0; i < s.count; i++) {
     const path = paths[i] as string;
     const stored = names[i] as string;
     c.paths.push(path);
     c.sizes.push(Number(sizes[i]));
-    c.mtimeNs.push(mtimes[i] as string);
     c.inodes.push(Number(inodes[i]));
     c.remoteNames.push(decodeRemoteName(s.source, path, stored === '' ? null : stored));
     c.remoteIds.push(s.nullIds[i] === '1' ? null : (ids[i] as string));
@@ -81,7 +84,11 @@ export function trackedIndexOf(read: PgIndexReads): TrackedIndex {
       for (const file of read.trackedRowsOf(p.source)) index.add(file);
       continue;
     }
-    const columns = { ...p.columns, sha256: Sha256Column.joined(p.columns.sha256) };
+    const columns = {
+      ...p.columns,
+      sha256: PackedColumn.joined(SHA256_CODEC, p.columns.sha256),
+      mtimeNs: PackedColumn.joined(MTIME_CODEC, p.columns.mtimeNs),
+    };
     index.addColumns(p.source, { ...columns, details: () => detailsInOrder(p.source, columns.paths, read.trackedDetailsOf(p.sourceId)) });
   }
   index.remoteErrorOf = (source, path) => errors.get(`${source}\0${path}`) ?? null;

@@ -3,12 +3,12 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { channel } from '../../../shared/worker-channel.js';
 import { startWorker, workerEntry } from '../../../shared/worker-entry.js';
-import type { BulkRow } from './tracked.js';
+import type { BulkRow } from './tracked-bulk.js';
 
 const WORKER_URL = workerEntry('tracked-worker', import.meta.url);
 
-/** The tracked-files worker's one method: each source's BULK_SQL row by source id, read from the database at a path. */
-export type TrackedApi = { read(dbPath: string): [number, BulkRow][] };
+/** The tracked-files worker's one method: each source's BULK_SQL rows by source id, read from the database at a path. */
+export type TrackedApi = { read(dbPath: string): [number, BulkRow[]][] };
 
 /**
  * Reads every source's tracked files (BULK_SQL rows) from the database at `dbPath` in a worker
@@ -18,7 +18,7 @@ export type TrackedApi = { read(dbPath: string): [number, BulkRow][] };
  * a damaged database gets its proper error. Nothing may write the files table until the rows are
  * used: they are a snapshot.
  */
-export async function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow> | null> {
+export async function readBulkInWorker(dbPath: string): Promise<Map<number, BulkRow[]> | null> {
   if (!workerAvailable()) return null;
   let tracked;
   try {

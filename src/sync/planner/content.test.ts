@@ -153,6 +153,18 @@ describe('planSync: rename, duplicate content, changed', () => {
     ]);
   });
 
+  it("another runner's rows (a source this run does not sync) are never a rename source: the same content is a free duplicate", () => {
+    // Runners of one shared state, each with its own source names: r2 sees r5's rows, never walks them.
+    const observation = fakeObservation(['r2']).file('shared/c.md', { source: 'r2', content: 'X' }).build();
+    const tracked = fakeState(true).tracked('shared/c.md', { source: 'r5', content: 'X', remoteId: '5' }).build();
+
+    const plan = planSync(planInput({ observation, tracked, multiSource: true }));
+
+    const own = plan.items.find((i) => i.source === 'r2');
+    expect([own?.action, own?.credits, own?.remoteId, own?.renamedFrom]).toEqual(['skip:duplicate-content', 0, '5', undefined]);
+    expect(plan.items.filter((i) => i.action === 'rename')).toEqual([]);
+  });
+
   it('a renamed file that was renamed before keeps the original remote name and stays unchanged', () => {
     const observation = fakeObservation().file('new.md', { content: 'X' }).build();
     const tracked = fakeState().tracked('new.md', { content: 'X', remoteName: 'old.md', remoteId: '5' }).build();

@@ -66,7 +66,9 @@ export function planSync(input: PlanInput): SyncPlan {
   if (candidates.length > 0) {
     const wanted = new Set(candidates.map((c) => c.sha256));
     const index = buildContentIndex(tracked, input.remote, wanted, input.held?.([...wanted]) ?? []);
-    const resolved = resolveCandidates(candidates, renameSources(vanished), index, ctx);
+    // A rename moves a file within what this run syncs: another runner's rows (a shared state) are not its to move.
+    const synced = syncedSources(input);
+    const resolved = resolveCandidates(candidates, renameSources(vanished.filter((t) => synced(t.source))), index, ctx);
     for (const item of resolved.items) extra.push(item);
     consumed = resolved.consumed;
   }
@@ -103,11 +105,17 @@ export function planSync(input: PlanInput): SyncPlan {
 
 function pushDeleted(items: PlanItem[], vanished: readonly TrackedFile[], consumed: ReadonlySet<TrackedFile>, input: PlanInput): void {
   if (vanished.length === 0) return;
-  const synced = new Set(input.observation.sources.map((s) => s.name));
+  const synced = syncedSources(input);
   for (const t of vanished) {
     if (consumed.has(t)) continue;
-    items.push(deletedItem(t, synced.size === 0 || synced.has(t.source)));
+    items.push(deletedItem(t, synced(t.source)));
   }
+}
+
+/** True for a source this plan's observation walked (every source when it names none). */
+function syncedSources(input: PlanInput): (source: string) => boolean {
+  const names = new Set(input.observation.sources.map((s) => s.name));
+  return (source) => names.size === 0 || names.has(source);
 }
 
 /** True for the items that cost credits. In the bulk (observed, tracked, same content) only reprocesses can. */

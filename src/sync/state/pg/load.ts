@@ -89,20 +89,26 @@ export function trackedIndexOf(read: PgIndexReads): TrackedIndex {
       sha256: PackedColumn.joined(SHA256_CODEC, p.columns.sha256),
       mtimeNs: PackedColumn.joined(MTIME_CODEC, p.columns.mtimeNs),
     };
-    index.addColumns(p.source, { ...columns, details: () => detailsInOrder(p.source, columns.paths, read.trackedDetailsOf(p.sourceId)) });
+    index.addColumns(p.source, { ...columns, details: () => detailsInOrder(columns.paths, read.trackedDetailsOf(p.sourceId)) });
   }
   index.remoteErrorOf = (source, path) => errors.get(`${source}\0${path}`) ?? null;
   return index;
 }
 
-/** The details lined up with the columns' rows (`paths`), refused when the rows changed in between. */
-function detailsInOrder(source: string, paths: readonly string[], d: PgDetails): TrackedDetails {
+/** The details of a row another runner removed after the columns were read: none recorded (no attempt, no action, time 0). */
+const GONE_DETAILS: readonly unknown[] = DETAIL_FIELDS.map((d) => (d.column === 'reprocess_attempts' || d.column === 'updated_at' ? 0 : null));
+
+/**
+ * The details lined up with the columns' rows (`paths`). The state is shared: another runner may
+ * have removed a row since (a rename of its own files), which this plan then sees as it was read,
+ * with GONE_DETAILS; a runner's own sources are written by it alone.
+ */
+function detailsInOrder(paths: readonly string[], d: PgDetails): TrackedDetails {
   const at = new Map(d.paths.map((p, i) => [p, i]));
   const out = DETAIL_FIELDS.map((): unknown[] => []);
   for (const path of paths) {
     const i = at.get(path);
-    if (i === undefined) throw new Error(`tracked files of source "${source}": changed while they were read (${path} is gone): plan again`);
-    for (let c = 0; c < out.length; c++) out[c]?.push(d.columns[c]?.[i]);
+    for (let c = 0; c < out.length; c++) out[c]?.push(i === undefined ? GONE_DETAILS[c] : d.columns[c]?.[i]);
   }
   return Object.fromEntries(DETAIL_FIELDS.map((f, c) => [f.index, out[c]])) as TrackedDetails;
 }

@@ -96,7 +96,9 @@ export function trackedIndexOf(read: PgIndexReads): TrackedIndex {
 }
 
 /** The details of a row another runner removed after the columns were read: none recorded (no attempt, no action, time 0). */
-const GONE_DETAILS: readonly unknown[] = DETAIL_FIELDS.map((d) => (d.column === 'reprocess_attempts' || d.column === 'updated_at' ? 0 : null));
+const GONE_DETAILS: readonly unknown[] = DETAIL_FIELDS.map((d) =>
+  d.column === 'reprocess_attempts' || d.column === 'updated_at' ? 0 : null,
+);
 
 /**
  * The details lined up with the columns' rows (`paths`). The state is shared: another runner may

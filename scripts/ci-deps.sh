@@ -4,7 +4,7 @@
 #   scripts/ci-deps.sh [TIER...]           installs what the tiers need (default: every tier)
 #   scripts/ci-deps.sh --check [TIER...]   installs nothing: lists what is missing, exit 1 if anything
 # Tiers (docs/development.md, "Tests"): unit integration e2e image browser; bench: the reference tools
-# `npm run bench` measures beside (pdftotext, catdoc, antiword). The unit tier needs nothing.
+# `npm run bench` measures beside (pdftotext, catdoc, antiword, rsync) and `/usr/bin/time -v` for peak RSS. The unit tier needs nothing.
 set -euo pipefail
 
 # command:Debian package, per tier
@@ -14,7 +14,7 @@ declare -A NEEDS=(
   [e2e]="git:git"
   [image]="podman:podman crun:crun debootstrap:debootstrap unshare:util-linux"
   [browser]="chromium:chromium"
-  [bench]="pdftotext:poppler-utils catdoc:catdoc antiword:antiword"
+  [bench]="pdftotext:poppler-utils catdoc:catdoc antiword:antiword rsync:rsync /usr/bin/time:time"
 )
 ALL=(unit integration e2e image browser bench)
 

@@ -159,6 +159,8 @@ const READS = new Set([
   'streamTrackedSources',
   'trackedRowsOf',
   'trackedDetailsOf',
+  'trackedSourceNames',
+  'trackedPage',
   'getTracked',
   'findBySha256',
   'trackedCount',

@@ -10,6 +10,7 @@ import type { PgHandlers, PgOpenRequest } from './pg-worker.js';
 import { startBridge } from './sync-bridge.js';
 import type { PgTrackedSource } from './tracked.js';
 import { redactUrl } from './url.js';
+import { passPages } from '../pass-pages.js';
 export { redactUrl } from './url.js';
 export { isPostgresUrl } from '../../../shared/state-url.js';
 
@@ -84,8 +85,7 @@ export function openPgState(url: string, options: PgOpenOptions = {}): PgStateSt
     runnerId: opened.runnerId,
     loadTrackedFiles,
     loadTrackedFilesSoon: () => Promise.resolve(loadTrackedFiles()),
-    // The shared state's rows come through its worker as one index: a pass over them holds the columns, not objects.
-    passTrackedFiles: () => loadTrackedFiles().passingFiles(),
+    passTrackedFiles: () => passPages({ trackedSourceNames: () => call('trackedSourceNames'), trackedPage: fwd('trackedPage') }),
     getTracked: fwd('getTracked'),
     upsertTracked: fwd('upsertTracked'),
     upsertTrackedMany: fwd('upsertTrackedMany'),

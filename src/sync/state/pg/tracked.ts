@@ -169,6 +169,7 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
       const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 ORDER BY path COLLATE "C"`, [id]);
       return Promise.all(rows.map(toTracked));
     },
+    ...createPgTrackedPages(db, sources),
     /** One source's details by path (see PgDetails). */
     async trackedDetailsOf(sourceId: number): Promise<PgDetails> {
       const rows = await db.q<Record<string, unknown>>(`SELECT path, ${DETAIL_SELECT} FROM files WHERE source_id = $1`, [sourceId]);
@@ -286,3 +287,28 @@ export function createPgTracked(db: Db, sources: PgSources, scope: string) {
 }
 
 export type PgTracked = ReturnType<typeof createPgTracked>;
+
+/** Tracked files read a page at a time (passTrackedFiles): a pass over a shared state of any size, none held. */
+function createPgTrackedPages(db: Db, sources: PgSources) {
+  return {
+    /** The names of the sources that have tracked rows, in byte order (as streamTrackedSources gives them). */
+    async trackedSourceNames(): Promise<string[]> {
+      const rows = await db.q<{ name: string }>(
+        'SELECT name FROM sources s WHERE EXISTS (SELECT 1 FROM files f WHERE f.source_id = s.id) ORDER BY name COLLATE "C"',
+      );
+      return rows.map((r) => r.name);
+    },
+    /** Up to `limit` tracked files of one source after `after` (from its first when null), in path order. */
+    async trackedPage(source: string, after: string | null, limit: number): Promise<TrackedFile[]> {
+      const id = await sources.findId(source);
+      if (id === undefined) return [];
+      // A path is never empty: '' comes before every one.
+      const rows = await db.q<Row>(`SELECT ${COLUMNS} FROM files WHERE source_id = $1 AND path > $2 ORDER BY path COLLATE "C" LIMIT $3`, [
+        id,
+        after ?? '',
+        limit,
+      ]);
+      return rows.map((r) => trackedOfRow(r, source));
+    },
+  };
+}

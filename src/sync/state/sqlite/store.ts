@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { RemoteStatus, TrackedFile } from '../../types.js';
+import type { RemoteStatus } from '../../types.js';
 import { createBudget } from './budget.js';
 import { createHeldCopies } from './held-copies.js';
 import { createLedgerAudit } from './ledger-audit.js';
@@ -14,14 +14,12 @@ import { createSourceIds } from './sources.js';
 import { guardCorruption } from './errors.js';
 import type { RemoteListingEntry } from '../state-types.js';
 import type { StateDiagnostics, StateStore } from '../state-store.js';
-import { createTrackedFiles, type TrackedFiles } from './tracked.js';
+import { createTrackedFiles } from './tracked.js';
+import { passPages } from '../pass-pages.js';
 import { readBulkInWorker, worthAWorker } from './load.js';
 import { createWebhookEvents } from './webhook-events.js';
 import { createIntelEntries } from './entries.js';
 import { listedStatuses, type ListedCopy } from '../../tracked/fields.js';
-
-/** Rows per page of passTrackedFiles: a page's objects die young, and a state of any size is read in constant memory. */
-const PASS_PAGE = 2048;
 
 type Open = {
   db: Database;
@@ -157,17 +155,4 @@ export function createStateStore(o: Open): StateStore {
     recoveredInFlight,
     readOnly: o.readOnly === true,
   };
-}
-
-/** Every tracked file, source by source in path order, a page at a time (PASS_PAGE). */
-function* passPages(store: Pick<TrackedFiles, 'trackedSourceNames' | 'trackedPage'>): Generator<TrackedFile> {
-  for (const source of store.trackedSourceNames()) {
-    let after: string | null = null;
-    for (;;) {
-      const page = store.trackedPage(source, after, PASS_PAGE);
-      yield* page;
-      if (page.length < PASS_PAGE) break;
-      after = (page[page.length - 1] as TrackedFile).path;
-    }
-  }
 }

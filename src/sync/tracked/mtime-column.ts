@@ -83,7 +83,7 @@ export function sameMtime(column: PackedColumn, row: number, text: string): bool
   const odd = column.oddAt(row);
   if (odd !== undefined) return odd === text;
   if (!parseMtime(text)) return false;
-  const from = column.backing;
+  const view = column.view;
   const at = row * WIDTH;
-  return from.readDoubleLE(at) === parsedHigh && from.readInt32LE(at + 8) === parsedLow;
+  return view.getFloat64(at, true) === parsedHigh && view.getInt32(at + 8, true) === parsedLow;
 }

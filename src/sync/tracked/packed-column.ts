@@ -16,6 +16,8 @@ export class PackedColumn {
   #length: number;
   /** The rows whose value the codec could not hold, by row number; null while there is none. */
   #odd: Map<number, string> | null = null;
+  /** A DataView of #bytes, made when first asked for and again after #bytes is replaced. */
+  #view: DataView | null = null;
 
   constructor(codec: ColumnCodec, bytes: Buffer = Buffer.alloc(0), length = 0) {
     this.codec = codec;
@@ -49,9 +51,12 @@ export class PackedColumn {
     return this.#bytes.subarray(0, this.#length * this.codec.width);
   }
 
-  /** The whole buffer, rows then the room kept for more: for a reader of one row's bytes that must not allocate. */
-  get backing(): Buffer {
-    return this.#bytes;
+  /**
+   * The whole buffer as a DataView, rows then the room kept for more: for a reader of one row's bytes
+   * that must not allocate (its reads compile to loads; Buffer's read methods check their arguments first).
+   */
+  get view(): DataView {
+    return (this.#view ??= new DataView(this.#bytes.buffer, this.#bytes.byteOffset, this.#bytes.byteLength));
   }
 
   /** The rows kept aside, with their values. */
@@ -137,6 +142,7 @@ export class PackedColumn {
     const grown = Buffer.alloc(Math.max(rows, Math.ceil(this.#length * 1.5), 16) * width);
     this.#bytes.copy(grown, 0, 0, this.#length * width);
     this.#bytes = grown;
+    this.#view = null;
   }
 
   /** Moves the values kept aside of rows from `from` on by `by` rows. */

@@ -270,26 +270,26 @@ export async function daemon(o: Opts): Promise<Figure[]> {
         pass: watches === folders + 1,
       },
     ];
-    // The first answer after ready waits for the index the daemon reads again after its first cycle; the
-    // next ones are answered from it. The best of the next two counts; the first is in the note.
-    const answers = [0, 1, 2].map(() => measure(kbsync('plan', '-c', config)));
-    const [first, ...next] = answers as [Measured, Measured, Measured];
-    const plan = next.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+    // The daemon answers from a cache while no event came since its last answer; the first answer after
+    // ready (as any after a change) walks the tree over the kept index. Both count, each on its own line.
+    const [walked, cached] = [0, 1].map(() => measure(kbsync('plan', '-c', config))) as [Measured, Measured];
     const emptyPlan = measure(kbsync('plan', '-c', empty));
     const listed = measure(kbsync('plan', '-c', config, '--json'));
     log(
-      `daemon: ready ${String(ready)}, RSS ${rss} kB, ${watches} watches / ${folders} folders; plan ${answers.map((a) => a.wallMs).join(', ')} ms vs empty ${emptyPlan.wallMs} ms; plan --json ${listed.wallMs} ms`,
+      `daemon: ready ${String(ready)}, RSS ${rss} kB, ${watches} watches / ${folders} folders; plan ${walked.wallMs} ms, then ${cached.wallMs} ms, vs empty ${emptyPlan.wallMs} ms; plan --json ${listed.wallMs} ms`,
     );
-    const answered = versus(
-      `kbsync plan answered by the daemon, ${label(TREES.m1)}`,
-      plan,
-      emptyPlan,
-      'plan of an empty folder',
-      '≤ 1.5 × reference',
-      (v, r) => v <= 1.5 * r,
-    );
-    answered.note = `${answered.note ?? ''}; the first answer after ready ${first.wallMs} ms; plan --json (every file listed) ${listed.wallMs} ms`;
-    figures.push(answered);
+    const answered = (name: string, m: Measured): Figure =>
+      versus(
+        `kbsync plan answered by the daemon, ${label(TREES.m1)}, ${name}`,
+        m,
+        emptyPlan,
+        'plan of an empty folder',
+        '≤ 1.5 × reference',
+        (v, r) => v <= 1.5 * r,
+      );
+    const first = answered('the first answer after ready (a walk over the kept index, as after any change)', walked);
+    first.note = `${first.note ?? ''}; plan --json (every file listed) ${listed.wallMs} ms`;
+    figures.push(first, answered('nothing changed since its last answer (its cache)', cached));
     return figures;
   } finally {
     child.kill('SIGTERM');

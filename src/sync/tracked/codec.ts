@@ -10,10 +10,13 @@ export const UNKNOWN_SIZE = -1;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const REMOTE_STATUSES: ReadonlySet<string> = new Set<RemoteStatus>(['queued', 'processing', 'processed', 'failed', 'unknown']);
 
+/** True when `hex` is a SHA-256 as 64 lowercase hex digits: the form kbsync records. */
+export const isSha256Hex = (hex: string): boolean => hex.length === 64 && SHA256_HEX.test(hex);
+
 /** The 32-byte BLOB form of a lowercase (or uppercase) hex SHA-256. */
 export function shaToBlob(hex: string): Buffer {
   const lower = hex.toLowerCase();
-  if (!SHA256_HEX.test(lower)) throw new RangeError(`not a hex SHA-256: ${JSON.stringify(hex)}`);
+  if (!isSha256Hex(lower)) throw new RangeError(`not a hex SHA-256: ${JSON.stringify(hex)}`);
   return Buffer.from(lower, 'hex');
 }
 

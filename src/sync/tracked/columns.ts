@@ -1,6 +1,6 @@
 import type { RemoteStatus } from '../types.js';
 import type { DetailColumn } from './fields.js';
-import { PackedColumn } from './packed-column.js';
+import { joinedColumn, type IndexColumn, type PackedColumn } from './packed-column.js';
 
 /** The tracked files as columns (what the state reads, TrackedIndex holds) and the stat fingerprint the walk compares. */
 
@@ -49,12 +49,8 @@ export type CoreColumns = Omit<TrackedColumns, 'details' | 'detailsOf'>;
 export function joinedColumns(parts: readonly CoreColumns[]): CoreColumns {
   if (parts.length === 1) return parts[0] as CoreColumns;
   const out: Record<string, unknown> = {};
-  for (const name of Object.keys(parts[0] ?? {}) as (keyof CoreColumns)[]) {
-    const columns = parts.map((p) => p[name]);
-    const first = columns[0];
-    out[name] =
-      first instanceof PackedColumn ? PackedColumn.joined(first.codec, columns as PackedColumn[]) : ([] as unknown[]).concat(...columns);
-  }
+  for (const name of Object.keys(parts[0] ?? {}) as (keyof CoreColumns)[])
+    out[name] = joinedColumn(parts.map((p) => p[name] as IndexColumn));
   return out as CoreColumns;
 }
 

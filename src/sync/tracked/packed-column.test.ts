@@ -71,7 +71,7 @@ describe('packed columns', () => {
           model = order.map((r) => model[r] as string);
         } else {
           const more = Array.from({ length: rng.int(0, 5) }, pick);
-          column = column.concat(mtimeColumn(more));
+          column = PackedColumn.joined(MTIME_CODEC, [column, mtimeColumn(more)]);
           model = [...model, ...more];
         }
         expect(

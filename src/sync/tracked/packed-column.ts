@@ -112,11 +112,6 @@ export class PackedColumn {
     this.#shiftOdd(at + 1, -1);
   }
 
-  /** A new column: these rows, then `other`'s. */
-  concat(other: PackedColumn): PackedColumn {
-    return PackedColumn.joined(this.codec, [this, other]);
-  }
-
   /** A new column of the rows `order` names, in that order. */
   picked(order: readonly number[]): PackedColumn {
     const { width } = this.codec;
@@ -152,4 +147,28 @@ export class PackedColumn {
     for (const [row, value] of this.#odd) moved.set(row >= from ? row + by : row, value);
     this.#odd = moved;
   }
+}
+
+/** A column of TrackedIndex: an array of values, or a PackedColumn. The operations below take either. */
+export type IndexColumn = unknown[] | PackedColumn;
+
+/** The parts' rows in one new column, part after part (the parts are of one kind). */
+export function joinedColumn(parts: readonly IndexColumn[]): IndexColumn {
+  const first = parts[0];
+  if (first instanceof PackedColumn) return PackedColumn.joined(first.codec, parts as PackedColumn[]);
+  return ([] as unknown[]).concat(...(parts as unknown[][]));
+}
+
+/** A new column of the rows `order` names, in that order. */
+export function pickedColumn(column: IndexColumn, order: readonly number[]): IndexColumn {
+  return column instanceof PackedColumn ? column.picked(order) : order.map((row) => column[row]);
+}
+
+/** Inserts an empty row at `at` (its value set next), or removes row `at`; the rows after it move. */
+export function spliceColumn(column: IndexColumn, at: number, insert: boolean): void {
+  if (column instanceof PackedColumn) {
+    if (insert) column.insert(at);
+    else column.remove(at);
+  } else if (insert) column.splice(at, 0, undefined);
+  else column.splice(at, 1);
 }

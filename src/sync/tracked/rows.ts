@@ -2,7 +2,7 @@ import { keyBefore } from './keys.js';
 import type { TrackedColumns, TrackedDetails } from './columns.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
 import { DETAIL_FIELDS, type DetailColumn, type DetailField } from './fields.js';
-import { PackedColumn } from './packed-column.js';
+import { PackedColumn, pickedColumn, type IndexColumn } from './packed-column.js';
 import { SHA256_CODEC } from './sha256-column.js';
 import { MTIME_CODEC } from './mtime-column.js';
 
@@ -65,10 +65,7 @@ export function sortedRows(rows: Rows): Rows {
   const sameKey = (a: number, b: number): boolean => sources[a] === sources[b] && paths[a] === paths[b];
   const kept = order.filter((row, k) => k === order.length - 1 || !sameKey(row, order[k + 1] as number));
   const sorted = emptyRows();
-  for (const name of COLUMN_NAMES) {
-    const column = rows[name];
-    (sorted[name] as unknown) = column instanceof PackedColumn ? column.picked(kept) : kept.map((row) => (column as unknown[])[row]);
-  }
+  for (const name of COLUMN_NAMES) (sorted[name] as IndexColumn) = pickedColumn(rows[name] as IndexColumn, kept);
   return sorted;
 }
 

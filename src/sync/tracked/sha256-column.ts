@@ -1,12 +1,9 @@
 import { PackedColumn, type ColumnCodec } from './packed-column.js';
+import { isSha256Hex } from './codec.js';
 
 /** Up to this many wanted hashes, rowsHoldingSha256 searches the bytes once per hash; more, one pass looks each row up. */
 const FEW_WANTED = 8;
 const WIDTH = 32;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-/** True when `sha256` is 64 lowercase hex digits: the form held as 32 bytes. */
-const isHex = (sha256: string): boolean => sha256.length === 64 && SHA256_HEX.test(sha256);
 
 /**
  * TrackedIndex's sha256s: 32 bytes a row (a 64-character string and its slot took about 100), read
@@ -14,7 +11,7 @@ const isHex = (sha256: string): boolean => sha256.length === 64 && SHA256_HEX.te
  */
 export const SHA256_CODEC: ColumnCodec = {
   width: WIDTH,
-  encode: (value, into, at) => isHex(value) && into.write(value, at, WIDTH, 'hex') === WIDTH,
+  encode: (value, into, at) => isSha256Hex(value) && into.write(value, at, WIDTH, 'hex') === WIDTH,
   decode: (from, at) => from.toString('hex', at, at + WIDTH),
 };
 
@@ -41,7 +38,7 @@ export function rowsHoldingSha256(column: PackedColumn, wanted: ReadonlySet<stri
   const rows: number[] = [];
   if (wanted.size === 0 || column.length === 0) return rows;
   const needles: Buffer[] = [];
-  for (const w of wanted) if (isHex(w)) needles.push(Buffer.from(w, 'hex'));
+  for (const w of wanted) if (isSha256Hex(w)) needles.push(Buffer.from(w, 'hex'));
   const { bytes } = column;
   // A row kept aside has zero bytes, which an all-zero hash would match.
   const held = (row: number): boolean => column.oddAt(row) === undefined;

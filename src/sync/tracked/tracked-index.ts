@@ -2,7 +2,7 @@ import { keyBefore, lowerBoundFrom, trackedKey } from './keys.js';
 import { DETAIL_FIELDS } from './fields.js';
 import type { Fingerprint, TrackedColumns } from './columns.js';
 import { PendingDetails } from './pending-details.js';
-import { PackedColumn } from './packed-column.js';
+import { joinedColumn, spliceColumn, type IndexColumn } from './packed-column.js';
 import { rowsHoldingSha256 } from './sha256-column.js';
 import { sameMtime } from './mtime-column.js';
 import type { RemoteStatus, TrackedFile } from '../types.js';
@@ -62,12 +62,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     for (const name of CORE_COLUMNS) checkLength(source, name, columns[name].length, n);
     const rows = this.#rows;
     const before = rows.paths.length;
-    for (const name of CORE_COLUMNS) {
-      const column = columns[name];
-      const held = rows[name];
-      if (column instanceof PackedColumn) (rows[name] as PackedColumn) = before === 0 ? column : (held as PackedColumn).concat(column);
-      else (rows[name] as unknown[]) = before === 0 ? column : (held as unknown[]).concat(column);
-    }
+    for (const name of CORE_COLUMNS)
+      (rows[name] as IndexColumn) = before === 0 ? columns[name] : joinedColumn([rows[name] as IndexColumn, columns[name]]);
     rows.sources = before === 0 ? new Array<string>(n).fill(source) : rows.sources.concat(new Array<string>(n).fill(source));
     // The objects made and the pending details are written by row when made or decoded: no slots
     // (8 bytes a row each) are set aside for them.
@@ -123,14 +119,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
     if (file !== null && found) return this.#setRow(at, file);
     if (file === null && !found) return;
     if (rows.files.length < rows.paths.length) rows.files.length = rows.paths.length; // rows after `at` move with it
-    for (const name of COLUMN_NAMES) {
-      const column = rows[name];
-      if (column instanceof PackedColumn) {
-        if (file === null) column.remove(at);
-        else column.insert(at);
-      } else if (file === null) (column as unknown[]).splice(at, 1);
-      else (column as unknown[]).splice(at, 0, undefined);
-    }
+    for (const name of COLUMN_NAMES) spliceColumn(rows[name] as IndexColumn, at, file !== null);
     if (file !== null) this.#setRow(at, file);
     this.#cursor = 0;
   }

@@ -9,6 +9,8 @@ import type { Page, PaidOpts, RemoteFile, UploadResult } from './types.js';
 export interface FileMethods {
   listFiles(p?: Page): Promise<{ files: RemoteFile[]; total: number }>;
   listAllFiles(): Promise<RemoteFile[]>;
+  /** Every file, a page at a time (a listing of a million files is never held whole); a file repeated from the page before is left out. */
+  filePages(): AsyncGenerator<RemoteFile[]>;
   /**
    * Uploads one file. With `size` (what was hashed and priced), a file of another size is refused with
    * `file_changed` before anything is sent, and exactly that many bytes are sent.
@@ -39,6 +41,22 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
     return result;
   };
 
+  async function* filePages(): AsyncGenerator<RemoteFile[]> {
+    let before = new Set<string>();
+    let listed = 0;
+    for (let offset = 0; ;) {
+      const { files, total } = await page({ limit: FILES_PAGE, offset });
+      // A server that ignores offset repeats page one: stop when a page brings nothing new.
+      const fresh = files.filter((f) => !before.has(f.id));
+      if (fresh.length === 0) return;
+      yield fresh;
+      listed += fresh.length;
+      if (total !== null && listed >= total) return;
+      before = new Set(files.map((f) => f.id));
+      offset += files.length;
+    }
+  }
+
   return {
     async listFiles(p) {
       const { files, total } = await page(p);
@@ -46,16 +64,10 @@ export function fileMethods(http: Http, log?: Logger): FileMethods {
     },
     async listAllFiles(): Promise<RemoteFile[]> {
       const byId = new Map<string, RemoteFile>();
-      for (let offset = 0; ;) {
-        const { files, total } = await page({ limit: FILES_PAGE, offset });
-        const before = byId.size;
-        for (const f of files) byId.set(f.id, f);
-        // A server that ignores offset repeats page one: stop when a page brings nothing new.
-        if (byId.size === before || (total !== null && byId.size >= total)) break;
-        offset += files.length;
-      }
+      for await (const files of filePages()) for (const f of files) byId.set(f.id, f);
       return [...byId.values()];
     },
+    filePages,
     async uploadFile(file, o) {
       const stream = await fileMultipart(file.path, file.name, http.dialect.uploadField, file.size);
       return http.call(

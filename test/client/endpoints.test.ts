@@ -557,6 +557,23 @@ describe('listAllFiles', () => {
   });
 });
 
+describe('filePages', () => {
+  const file = (id: number) => ({ id, name: `f${id}.md`, status: 'processed' });
+
+  it('yields each page as it comes, without the files the page before listed (a listing shifted by an upload)', async () => {
+    const { client, seen, reply } = mockService();
+    reply({ status: 200, data: { files: [file(1), file(2)], total: 4 } });
+    reply({ status: 200, data: { files: [file(2), file(3)], total: 4 } });
+    reply({ status: 200, data: { files: [file(4)], total: 4 } });
+
+    const pages: string[][] = [];
+    for await (const page of client.filePages()) pages.push(page.map((f) => f.id));
+
+    expect(pages).toEqual([['1', '2'], ['3'], ['4']]);
+    expect(seen.map((s) => s.query?.offset)).toEqual(['0', '2', '4']);
+  });
+});
+
 describe('unknown file statuses', () => {
   it('are logged once each', async () => {
     const warnings: unknown[] = [];

@@ -47,12 +47,14 @@ async function auditCommand(
     const { auditDataset } = await import('../../sync/audit/compare.js');
     const { formatAudit } = await import('../../sync/report/format-audit.js');
     const prepared = await walkAndState(session, ctx);
-    const listing = prepared.listing ?? (await (await session.getClient()).listAllFiles());
+    // A listing the plan fetched (to rebuild or settle the state) is used as it is; else it is read a page at a time.
+    const listing = prepared.listing !== null ? [prepared.listing] : (await session.getClient()).filePages();
     const entries = await entryAuditInput(session, prepared.entryContents.values());
-    const report = auditDataset({
+    const report = await auditDataset({
       observed: prepared.observed,
+      counted: prepared.counted,
       skipped: prepared.skipped,
-      tracked: prepared.tracked.values(),
+      tracked: prepared.tracked,
       listing,
       sourceNames: fileSourceNames(session.config.sources),
       maxFileBytes: prepared.maxFileBytes,
@@ -70,17 +72,18 @@ async function auditCommand(
 
 /**
  * The walk and the state as `kbsync plan` sees them (a lost state rebuilt from the listing first),
- * without the plan itself: the audit reads only its size limit, and a plan holds an item per file,
- * which would stay alive beside the listing fetched next.
+ * without the plan itself: the audit reads only its size limit. The files unchanged since the state's
+ * record are counted as `kbsync plan` counts them (their rows flagged), not listed.
  */
 async function walkAndState(session: Session, ctx: CliContext) {
   const { preparePlan } = await import('../../sync/executor/prepare.js');
-  const prepared = await preparePlan(session, null);
+  const prepared = await preparePlan(session, null, { countUnchanged: true });
   for (const note of prepared.notes) ctx.stderr.write(`kbsync: ${printable(note)}\n`);
   return {
     observed: prepared.observation.files,
     skipped: prepared.observation.skipped,
     tracked: prepared.tracked,
+    counted: prepared.unlisted?.rows ?? null,
     listing: prepared.listing,
     entryContents: prepared.entryContents,
     maxFileBytes: prepared.plan.limits.effectiveMaxFileBytes,

@@ -1,7 +1,8 @@
 import { remoteNameMapper } from '../executor/remote-names.js';
 import { trackedKey } from '../tracked/keys.js';
 import { planPath } from '../../shared/plan-path.js';
-import type { ObservedFile, SkippedPath, TrackedFile } from '../types.js';
+import type { TrackedIndex } from '../tracked/tracked-index.js';
+import type { ObservedFile, SkippedPath } from '../types.js';
 import { auditEntries, ENTRY_AUDIT_KINDS, type EntryAuditInput, type EntryAuditKind } from './compare-entries.js';
 
 /**
@@ -88,12 +89,18 @@ export type AuditRemote = {
 };
 
 export type AuditInput = {
-  /** Supported local files the walk found, with their content hash (null: changing while hashed). */
+  /** Supported local files the walk listed, with their content hash (null: changing while hashed). */
   observed: readonly ObservedFile[];
+  /**
+   * 1 for each tracked row whose file the walk found with the row's fingerprint and did not list
+   * (the plan's unlisted rows): there locally, with the row's content. Null: the walk listed every file.
+   */
+  counted?: Uint8Array | null;
   /** Paths the walk saw and left out (excluded, ignored...): a tracked one is not deleted locally. */
   skipped?: readonly SkippedPath[];
-  tracked: Iterable<TrackedFile>;
-  listing: readonly AuditRemote[];
+  tracked: TrackedIndex;
+  /** The dataset's files, a page at a time (a file listed twice counts once). */
+  listing: Iterable<readonly AuditRemote[]> | AsyncIterable<readonly AuditRemote[]>;
   sourceNames: readonly string[];
   /** Files over this size are never uploaded (the plan's limit): not counted as `not-uploaded`; nor are empty files. */
   maxFileBytes: number;
@@ -102,19 +109,20 @@ export type AuditInput = {
   entries?: EntryAuditInput;
 };
 
-/** The three-way comparison of the walk, the state and the remote listing. Pure. */
-export function auditDataset(input: AuditInput): AuditReport {
+/** A tracked row's file found by the walk but not listed: see AuditInput.counted. */
+const COUNTED = -2;
+/** A tracked row whose file the walk did not find. */
+const ABSENT = -1;
+
+/**
+ * The three-way comparison of the walk, the state and the remote listing. It holds a few numbers per
+ * tracked row and one page of the listing at a time, and an object per finding: an audit of a
+ * million files in step holds no object per file.
+ */
+export async function auditDataset(input: AuditInput): Promise<AuditReport> {
+  const { tracked } = input;
   const multi = input.sourceNames.length > 1;
   const items: AuditItem[] = [];
-  const listed = new Map(input.listing.map((f) => [f.id, f]));
-  const observed = new Map(input.observed.map((f) => [trackedKey(f.source, f.path), f]));
-  const leftOut = new Map((input.skipped ?? []).map((f) => [trackedKey(f.source, f.path), f]));
-  const trackedKeys = new Set<string>();
-  const trackedIds = new Set<string>();
-  const currentPaths = new Set<string>();
-  /** Copies reported as outdated (stale, or of a deleted file): their status is in their detail, not a finding of its own. */
-  const outdated = new Set<string>();
-  let trackedCount = 0;
   const push = (kind: AuditKind, path: string | null, remote: AuditRemote | null, detail: string, extra: Partial<AuditItem> = {}): void => {
     items.push({
       kind,
@@ -127,65 +135,131 @@ export function auditDataset(input: AuditInput): AuditReport {
       ...extra,
     });
   };
+  const local = localFiles(input);
+  const rowPath = (row: number): string => planPath(tracked.sourceAt(row), tracked.pathAt(row), multi);
+  /** The local content of a tracked row's file (null: changing while hashed), or undefined when the walk did not find it. */
+  const localSha = (row: number): string | null | undefined => {
+    const at = local.atRow[row] as number;
+    return at === COUNTED ? tracked.sha256At(row) : at === ABSENT ? undefined : (input.observed[at] as ObservedFile).sha256;
+  };
+  const byId = rowsByRemoteId(tracked);
+  const listedRows = new Uint8Array(tracked.size);
+  const untrackedSeen = new Set<string>();
+  const bySha = new Map<string, AuditRemote>();
+  const mapName = remoteNameMapper(input.sourceNames);
+  let leftOut: Map<string, SkippedPath> | null = null;
+  let remoteCount = 0;
 
-  let deletedCount = 0;
-  for (const t of input.tracked) {
-    if (t.lastAction === 'deleted') deletedCount++;
-    else trackedCount++;
-    const key = trackedKey(t.source, t.path);
-    trackedKeys.add(key);
-    const path = planPath(t.source, t.path, multi);
-    const local = observed.get(key);
-    if (local !== undefined) currentPaths.add(path);
-    if (t.remoteId === null) continue;
-    trackedIds.add(t.remoteId);
-    const remote = listed.get(t.remoteId) ?? null;
-    if (local === undefined) {
-      if (remote !== null) {
-        outdated.add(remote.id);
-        const skip = leftOut.get(key);
+  /** A listed copy that tracked rows name: is each row's file there, and with the copy's content? Returns true when the copy is outdated. */
+  const compareTracked = (f: AuditRemote, rows: readonly number[]): boolean => {
+    let outdated = false;
+    for (const row of rows) {
+      listedRows[row] = 1;
+      const sha = localSha(row);
+      const path = rowPath(row);
+      if (sha === undefined) {
+        outdated = true;
+        leftOut ??= new Map((input.skipped ?? []).map((k) => [trackedKey(k.source, k.path), k]));
+        const skip = leftOut.get(trackedKey(tracked.sourceAt(row), tracked.pathAt(row)));
         const gone = skip === undefined ? 'deleted locally' : `left out of the sync (${skip.reason}: ${skip.detail})`;
-        push(
-          'deleted-remains',
-          path,
-          remote,
-          `${gone}; its remote copy (id ${remote.id}) remains (the API has no delete)${statusNote(remote)}`,
-          {
-            error: remote.error,
-          },
-        );
+        push('deleted-remains', path, f, `${gone}; its remote copy (id ${f.id}) remains (the API has no delete)${statusNote(f)}`, {
+          error: f.error,
+        });
+        continue;
       }
-      continue;
+      const had = tracked.sha256At(row);
+      if (sha !== null && sha !== had) {
+        push(
+          'changed',
+          path,
+          f,
+          `changed locally since its upload (sha256 ${short(had)} -> ${short(sha)}): the copy in the dataset is stale`,
+        );
+      } else if (f.sha256 !== null && f.sha256 !== had) {
+        push('changed', path, f, `the dataset's copy has other content (sha256 ${short(f.sha256)}) than the one tracked (${short(had)})`);
+      }
     }
-    if (remote === null) {
-      push('missing-remote', path, null, `tracked as remote id ${t.remoteId}, which the dataset does not list`, {
-        remoteId: t.remoteId,
-        remoteName: t.remoteName,
-      });
-      continue;
+    return outdated;
+  };
+
+  /** A listed copy no tracked row names: an older copy of one of ours, or a file the state does not know. Returns true when outdated. */
+  const compareUntracked = (f: AuditRemote): boolean => {
+    const mapped = mapName(f.name);
+    const row = mapped === null ? -1 : tracked.rowOf(mapped.source, mapped.path);
+    const path = mapped === null ? null : planPath(mapped.source, mapped.path, multi);
+    const sha =
+      row >= 0 ? localSha(row) : mapped === null ? undefined : local.untracked.get(trackedKey(mapped.source, mapped.path))?.sha256;
+    if (row >= 0 && sha === undefined) {
+      push(
+        'deleted-remains',
+        path,
+        f,
+        `an older copy of ${path}, which is deleted locally; it remains (the API has no delete)${statusNote(f)}`,
+        {
+          error: f.error,
+        },
+      );
+      return true;
     }
-    if (local.sha256 !== null && local.sha256 !== t.sha256) {
+    if (row >= 0 && (f.sha256 === null || f.sha256 !== sha)) {
       push(
-        'changed',
+        'stale-copy',
         path,
-        remote,
-        `changed locally since its upload (sha256 ${short(t.sha256)} -> ${short(local.sha256)}): the copy in the dataset is stale`,
+        f,
+        `an older copy of ${path}, uploaded again since; it stays (the API has no delete or replace)${statusNote(f)}`,
+        {
+          error: f.error,
+        },
       );
-    } else if (remote.sha256 !== null && remote.sha256 !== t.sha256) {
-      push(
-        'changed',
-        path,
-        remote,
-        `the dataset's copy has other content (sha256 ${short(remote.sha256)}) than the one tracked (${short(t.sha256)})`,
-      );
+      return true;
+    }
+    const same = sha !== undefined && sha !== null && sha === f.sha256;
+    push(
+      'remote-untracked',
+      same ? path : null,
+      f,
+      same
+        ? `the state does not track this copy of ${path} (same content)`
+        : 'the state does not know this file (uploaded by hand, by another tool or an older state)',
+    );
+    return false;
+  };
+
+  for await (const page of input.listing) {
+    for (const f of page) {
+      const rows = byId.rowsOf(f.id);
+      if (rows !== undefined ? listedRows[rows[0] as number] === 1 : untrackedSeen.has(f.id)) continue;
+      if (rows === undefined) untrackedSeen.add(f.id);
+      remoteCount++;
+      if (f.sha256 !== null && local.wantedSha.has(f.sha256) && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
+      const outdated = rows !== undefined ? compareTracked(f, rows) : compareUntracked(f);
+      if (outdated) continue;
+      if (f.status === 'failed') {
+        push('failed', localPathOf(f, mapName, multi), f, `the service failed to process it: ${f.error ?? 'no reason given'}`, {
+          error: f.error,
+        });
+      } else if (f.status !== 'processed') {
+        const since = f.updatedAt === null ? '' : `, last changed ${minutesAgo(f.updatedAt, input.now)}`;
+        push('processing', localPathOf(f, mapName, multi), f, `still ${f.status}${since}`);
+      }
     }
   }
 
-  const bySha = new Map<string, AuditRemote>();
-  for (const f of input.listing) if (f.sha256 !== null && !bySha.has(f.sha256)) bySha.set(f.sha256, f);
-  for (const f of input.observed) {
+  let trackedCount = 0;
+  let deletedCount = 0;
+  for (let row = 0; row < tracked.size; row++) {
+    if (tracked.deletedAt(row)) deletedCount++;
+    else trackedCount++;
+    const remoteId = tracked.remoteIdAt(row);
+    if (remoteId === null || listedRows[row] === 1 || local.atRow[row] === ABSENT) continue;
+    push('missing-remote', rowPath(row), null, `tracked as remote id ${remoteId}, which the dataset does not list`, {
+      remoteId,
+      remoteName: tracked.remoteNameAt(row),
+    });
+  }
+  for (const f of local.untracked.values()) {
     // Over the size limit or empty (skip:empty): a sync never uploads it.
-    if (trackedKeys.has(trackedKey(f.source, f.path)) || f.size > input.maxFileBytes || f.size === 0) continue;
+    if (f.size > input.maxFileBytes || f.size === 0) continue;
     // A moved file or a copy of another: its content is in the dataset already, and a sync records it for free.
     const held = f.sha256 === null ? undefined : bySha.get(f.sha256);
     const detail =
@@ -193,58 +267,6 @@ export function auditDataset(input: AuditInput): AuditReport {
         ? 'not in the dataset yet (a sync uploads it)'
         : `not tracked; its content is in the dataset as ${held.name} (id ${held.id}): a sync records it without an upload`;
     push('not-uploaded', planPath(f.source, f.path, multi), null, detail);
-  }
-
-  const mapName = remoteNameMapper(input.sourceNames);
-  for (const f of input.listing) {
-    if (!trackedIds.has(f.id)) {
-      const mapped = mapName(f.name);
-      const local = mapped === null ? undefined : observed.get(trackedKey(mapped.source, mapped.path));
-      const path = mapped === null ? null : planPath(mapped.source, mapped.path, multi);
-      const ours = mapped !== null && trackedKeys.has(trackedKey(mapped.source, mapped.path));
-      if (ours && local === undefined) {
-        outdated.add(f.id);
-        push(
-          'deleted-remains',
-          path,
-          f,
-          `an older copy of ${path}, which is deleted locally; it remains (the API has no delete)${statusNote(f)}`,
-          {
-            error: f.error,
-          },
-        );
-      } else if (ours && path !== null && currentPaths.has(path) && (f.sha256 === null || f.sha256 !== local?.sha256)) {
-        outdated.add(f.id);
-        push(
-          'stale-copy',
-          path,
-          f,
-          `an older copy of ${path}, uploaded again since; it stays (the API has no delete or replace)${statusNote(f)}`,
-          {
-            error: f.error,
-          },
-        );
-      } else {
-        const same = local !== undefined && local.sha256 !== null && local.sha256 === f.sha256;
-        push(
-          'remote-untracked',
-          same ? path : null,
-          f,
-          same
-            ? `the state does not track this copy of ${path} (same content)`
-            : 'the state does not know this file (uploaded by hand, by another tool or an older state)',
-        );
-      }
-    }
-    if (outdated.has(f.id)) continue;
-    if (f.status === 'failed') {
-      push('failed', localPathOf(f, mapName, multi), f, `the service failed to process it: ${f.error ?? 'no reason given'}`, {
-        error: f.error,
-      });
-    } else if (f.status !== 'processed') {
-      const since = f.updatedAt === null ? '' : `, last changed ${minutesAgo(f.updatedAt, input.now)}`;
-      push('processing', localPathOf(f, mapName, multi), f, `still ${f.status}${since}`);
-    }
   }
 
   const entries = input.entries === undefined ? null : auditEntries(input.entries);
@@ -262,15 +284,80 @@ export function auditDataset(input: AuditInput): AuditReport {
     kind: 'audit',
     auditedAt: input.now.toISOString(),
     summary: {
-      local: input.observed.length,
+      local: input.observed.length + local.counted,
       tracked: trackedCount,
       trackedDeleted: deletedCount,
-      remote: input.listing.length,
+      remote: remoteCount,
       drift: items.length,
       byKind,
       ...(entries === null ? {} : { entries: { local: entries.local, tracked: entries.tracked, remote: entries.remote } }),
     },
     items,
+  };
+}
+
+/**
+ * Where each tracked row's file is in the walk (an index into `observed`, COUNTED or ABSENT), the
+ * files the walk found that no row tracks, and the contents a listed copy may already hold for them.
+ */
+function localFiles(input: AuditInput): {
+  atRow: Int32Array;
+  untracked: Map<string, ObservedFile>;
+  wantedSha: Set<string>;
+  counted: number;
+} {
+  const { tracked, counted } = input;
+  if (counted != null && counted.length !== tracked.size)
+    throw new Error(`audit: ${counted.length} counted flags for ${tracked.size} tracked rows`);
+  const atRow = new Int32Array(tracked.size).fill(ABSENT);
+  let countedRows = 0;
+  if (counted != null)
+    for (let row = 0; row < counted.length; row++)
+      if (counted[row] === 1) {
+        atRow[row] = COUNTED;
+        countedRows++;
+      }
+  const untracked = new Map<string, ObservedFile>();
+  const wantedSha = new Set<string>();
+  input.observed.forEach((f, at) => {
+    const row = tracked.rowOf(f.source, f.path);
+    if (row >= 0) {
+      atRow[row] = at;
+      return;
+    }
+    untracked.set(trackedKey(f.source, f.path), f);
+    if (f.sha256 !== null) wantedSha.add(f.sha256);
+  });
+  return { atRow, untracked, wantedSha, counted: countedRows };
+}
+
+/**
+ * The tracked rows naming each remote id, found by a binary search over the rows sorted by id: 4
+ * bytes a row, where a Map of a million ids costs some 60 MB. Several paths may share one copy (of
+ * the same content): rowsOf gives them all, in row order.
+ */
+function rowsByRemoteId(tracked: TrackedIndex): { rowsOf(id: string): number[] | undefined } {
+  const ids: (string | null)[] = new Array<string | null>(tracked.size);
+  let n = 0;
+  for (let row = 0; row < tracked.size; row++) if ((ids[row] = tracked.remoteIdAt(row)) !== null) n++;
+  const order = new Int32Array(n);
+  for (let row = 0, at = 0; row < ids.length; row++) if (ids[row] !== null) order[at++] = row;
+  const idOf = (i: number): string => ids[order[i] as number] as string;
+  order.sort((a, b) => cmp(ids[a] as string, ids[b] as string) || a - b);
+  return {
+    rowsOf(id) {
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (idOf(mid) < id) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === n || idOf(lo) !== id) return undefined;
+      const rows: number[] = [];
+      for (let i = lo; i < n && idOf(i) === id; i++) rows.push(order[i] as number);
+      return rows;
+    },
   };
 }
 

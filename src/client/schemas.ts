@@ -83,28 +83,32 @@ export const BatchQueryResults = z
 
 export const Reindex = z.object({ status: z.string(), chunks: opt(Count) });
 
+/**
+ * A listed file. Its optional fields are made null in the one transform, not one transform each: a
+ * listing of a million files goes through this schema, and each transform costs zod objects per field.
+ */
 export const RemoteFile = z
   .object({
-    id: Id,
+    id: z.union([z.number().int(), z.string().min(1)]),
     name: z.string(),
-    size: opt(Count),
-    sha256: opt(z.string()),
+    size: Count.nullish(),
+    sha256: z.string().nullish(),
     status: z.string(),
-    chunk_count: opt(Count),
-    error: opt(z.string()),
-    created_at: opt(z.string()),
-    updated_at: opt(z.string()),
+    chunk_count: Count.nullish(),
+    error: z.string().nullish(),
+    created_at: z.string().nullish(),
+    updated_at: z.string().nullish(),
   })
   .transform((f) => ({
-    id: f.id,
+    id: String(f.id),
     name: f.name,
-    size: f.size,
-    sha256: f.sha256,
+    size: f.size ?? null,
+    sha256: f.sha256 ?? null,
     status: f.status,
-    chunkCount: f.chunk_count,
-    error: f.error,
-    createdAt: f.created_at,
-    updatedAt: f.updated_at,
+    chunkCount: f.chunk_count ?? null,
+    error: f.error ?? null,
+    createdAt: f.created_at ?? null,
+    updatedAt: f.updated_at ?? null,
   }));
 
 /** `total` may be missing on an unknown server: null then, and listAllFiles pages until a page is empty. */

@@ -49,6 +49,8 @@ async function auditCommand(
     const prepared = await walkAndState(session, ctx);
     // A listing the plan fetched (to rebuild or settle the state) is used as it is; else it is read a page at a time.
     const listing = prepared.listing !== null ? [prepared.listing] : (await session.getClient()).filePages();
+    // From here on the walk and the state are held as they are, and each page of the listing is garbage once compared.
+    (await import('../../service/memory.js')).keepHeapNearLiveSet();
     const entries = await entryAuditInput(session, prepared.entryContents.values());
     const report = await auditDataset({
       observed: prepared.observed,

@@ -337,13 +337,14 @@ function localFiles(input: AuditInput): {
  * the same content): rowsOf gives them all, in row order.
  */
 function rowsByRemoteId(tracked: TrackedIndex): { rowsOf(id: string): number[] | undefined } {
-  const ids: (string | null)[] = new Array<string | null>(tracked.size);
   let n = 0;
-  for (let row = 0; row < tracked.size; row++) if ((ids[row] = tracked.remoteIdAt(row)) !== null) n++;
+  for (let row = 0; row < tracked.size; row++) if (tracked.remoteIdAt(row) !== null) n++;
   const order = new Int32Array(n);
-  for (let row = 0, at = 0; row < ids.length; row++) if (ids[row] !== null) order[at++] = row;
-  const idOf = (i: number): string => ids[order[i] as number] as string;
-  order.sort((a, b) => cmp(ids[a] as string, ids[b] as string) || a - b);
+  for (let row = 0, at = 0; row < tracked.size; row++) if (tracked.remoteIdAt(row) !== null) order[at++] = row;
+  // The ids are read from the index each time, not copied: a copy would cost a pointer a row more.
+  const idAt = (row: number): string => tracked.remoteIdAt(row) as string;
+  const idOf = (i: number): string => idAt(order[i] as number);
+  order.sort((a, b) => cmp(idAt(a), idAt(b)) || a - b);
   return {
     rowsOf(id) {
       let lo = 0;

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { sep } from 'node:path';
+import { IGNORE_FILE_NAMES } from '../sync/sources/ignore-rules.js';
 import type { ScopeDir } from '../sync/sources/index.js';
 
 /** The folders a cycle after a burst looks at, per source; null: every source, whole (a full cycle). */
@@ -14,6 +15,8 @@ export type Burst = {
   carry(source: string, path: string): void;
   /** The scope of the events so far (null: whole), and a fresh start for the next burst. */
   take(): BurstScope;
+  /** The scope of the events so far (null: whole), the burst left as it is. */
+  peek(): BurstScope;
   /** Puts what the last take() took back into the burst (its cycle did not run): the next take() has it too. */
   untake(): void;
   /** The paths recorded since the last take() (none counted once the burst is whole), and whether it holds one. */
@@ -29,8 +32,9 @@ export const BURST_MAX_PATHS = 5000;
  * does not take their word for what changed, it walks the folders they touched: the parent folder of
  * each path (its own entries: a create, an unlink, an atomic save's rename), and the path itself whole
  * if it is a folder (files made in a folder just made may have no event of their own); tracked rows
- * there that the walk does not find are the deletes (a folder deleted: every row below it). A source
- * whose links are followed, an event on a root, or too many paths make the burst a full cycle.
+ * there that the walk does not find are the deletes (a folder deleted: every row below it). An ignore
+ * file's folder is walked whole. A source whose links are followed, an event on a root or on its ignore
+ * file, or too many paths make the burst a full cycle.
  */
 export function createBurst(o: {
   sources: readonly { name: string; root: string; followSymlinks: boolean }[];
@@ -93,7 +97,17 @@ export function createBurst(o: {
         return now;
       }
       record(at.name, at.rel);
-      if (whole) return now;
+      // An ignore file's rules hold for every folder below its own: that folder is walked whole.
+      const slash = at.rel.lastIndexOf('/');
+      if (IGNORE_FILE_NAMES.includes(at.rel.slice(slash + 1))) {
+        if (slash < 0) whole = true;
+        else record(at.name, at.rel.slice(0, slash));
+      }
+      if (whole) {
+        paths = new Map();
+        count = 0;
+        return now;
+      }
       // ctime: the last change to the file or its name, which no `touch` or `cp -p` sets back.
       let st;
       try {
@@ -109,6 +123,7 @@ export function createBurst(o: {
       paths = new Map();
       count = 0;
     },
+    peek: () => (whole ? null : scopeOf(paths)),
     take() {
       const scope = whole ? null : scopeOf(paths);
       taken = { paths, whole };

@@ -39,6 +39,23 @@ describe('the paths of a burst of events, as the folders its cycle walks', () =>
     expect(b.take()).toEqual(new Map());
   });
 
+  it("an ignore file's folder whole (its rules hold below it); the root's makes a full cycle; peek() leaves the burst as it is", () => {
+    const b = burstOf();
+    b.add(`${root}/a/b/.gitignore`);
+    b.add(`${root}/c/.kbsyncignore`);
+    const scope = b.peek();
+    expect(scope === null ? null : scope.get('docs')?.filter((d) => !d.direct)).toEqual([
+      { dir: 'a/b', direct: false },
+      { dir: 'c', direct: false },
+    ]);
+    expect(b.take()).toEqual(scope);
+    const atRoot = burstOf();
+    atRoot.add(`${root}/notes.md`);
+    atRoot.add(`${root}/.gitignore`);
+    expect(atRoot.peek()).toBe(null);
+    expect(atRoot.size()).toBe(0);
+  });
+
   it('a full cycle for an event on a root, a source whose links are followed, too many paths, or after whole()', () => {
     const atRoot = burstOf();
     atRoot.add(root);

@@ -215,4 +215,28 @@ describe('kbsync watch: a cycle after events looks at the folders they touched, 
       await d.stop();
     }
   });
+
+  it('an ignore file edited in a folder makes its cycle walk that folder whole: files below newly ignored are gone, those let in are sent', async () => {
+    const { ws } = drivenWorkspace({ debounceMs: 50, rescanMinutes: 60 });
+    ws.write('a/keep.md', '# Keep\n');
+    ws.write('a/drafts/old.md', '# Old draft\n');
+    ws.write('a/drafts/deep/older.md', '# Older draft\n');
+    ws.write('a/private/secret-plan.md', '# Private\n');
+    ws.write('a/.kbsyncignore', 'private/\n');
+    const d = await startDaemon(ws);
+    try {
+      expect(d.cycles()[0]).toMatchObject({ uploaded: 3 });
+      // One event, on the ignore file: the folders below it are under its new rules.
+      ws.write('a/.kbsyncignore', 'drafts/\n');
+      d.event('a/.kbsyncignore');
+      await until('the cycle of the ignore file', () => d.cycles().length === 2);
+      const files = d.filesOf(1);
+      expect(files.get('a/drafts/old.md')).toMatchObject({ action: 'deleted' });
+      expect(files.get('a/drafts/deep/older.md')).toMatchObject({ action: 'deleted' });
+      expect(files.get('a/private/secret-plan.md')).toMatchObject({ action: 'upload', outcome: 'done' });
+      expect(files.has('a/keep.md')).toBe(false);
+    } finally {
+      await d.stop();
+    }
+  });
 });

@@ -76,11 +76,21 @@ export function createDaemonContext(
   // A file held back goes once its writer closed it or it settled: a cycle then plans it again (it is carried).
   const writing = createStillWriting({ nowMs, wake: () => attached?.soon('changes') });
   lifetime.signal.addEventListener('abort', () => writing.close(), { once: true });
-  const burst = createBurst({
-    sources: folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks })),
-    nowMs,
-    onFileStat: writing.seen,
-  });
+  const burstSources = folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks }));
+  const plans = createPlanGate(createBurst({ sources: burstSources, nowMs }));
+  const events = createBurst({ sources: burstSources, nowMs, onFileStat: writing.seen });
+  // Each event is a change for the plan answers too (PlanGate.changes), which keep them past the cycles.
+  const burst: Burst = {
+    ...events,
+    add(absPath) {
+      plans.changes.add(absPath);
+      return events.add(absPath);
+    },
+    whole() {
+      plans.changes.whole();
+      events.whole();
+    },
+  };
 
   const ctx: DaemonContext = {
     deps,
@@ -92,7 +102,7 @@ export function createDaemonContext(
     folderSources,
     burst,
     ignored,
-    plans: createPlanGate(),
+    plans,
     writing,
     get scheduler(): Scheduler {
       if (attached === null) throw new Error('the daemon scheduler is not attached yet');

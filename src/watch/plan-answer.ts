@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { isIntelligenceSource } from '../config/source-kinds.js';
 import type { Logger } from '../shared/logger.js';
-import { capsOf, preparePlan, type SyncDeps } from '../sync/executor/prepare.js';
+import { capsOf, preparePlan, type DeltaPass, type SyncDeps } from '../sync/executor/prepare.js';
 import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
+import type { Burst } from './burst.js';
+import { PlanBaseline } from './plan-baseline.js';
 import { PLAN_PROTOCOL, type PlanReply, type PlanRequest } from './plan-socket.js';
 
 /** What the daemon's cycles and its plan answers tell each other. */
@@ -13,10 +15,15 @@ export type PlanGate = {
   cycling: boolean;
   /** The plan being made: a cycle waits for it before it starts. */
   computing: Promise<unknown> | null;
+  /**
+   * Every event's path since the last whole walk of a plan answer (the daemon's burst adds each here
+   * too), and the paths of the kept index's rows written since: the folders the next answer walks.
+   */
+  changes: Burst;
 };
 
-export function createPlanGate(): PlanGate {
-  return { generation: 0, cycling: false, computing: null };
+export function createPlanGate(changes: Burst): PlanGate {
+  return { generation: 0, cycling: false, computing: null, changes };
 }
 
 /** Runs a cycle once no plan is being made, with the gate saying so (the scheduler's runCycle). */
@@ -40,8 +47,10 @@ type Answer = { totals: { failed: number; deferred: number }; notes: string[]; o
  * change whose events are still being debounced is in it. For the text report of one folder source,
  * a delta plan (unchanged files counted, as a cycle does), kept as text until the next event, cycle
  * or budget change while every folder is watched by events: a plan asked again of an unchanged tree
- * is answered from memory. Nothing is paid or written; while a cycle runs, or repairs wait for the
- * next one, the daemon says why and the asker reads the state itself.
+ * is answered from memory. While every folder is watched by events, the next delta plans walk only
+ * the folders changed since the last whole walk (an event there, or a row of theirs written) and take
+ * the rest from it (PlanBaseline). Nothing is paid or written; while a cycle runs, or repairs wait
+ * for the next one, the daemon says why and the asker reads the state itself.
  */
 export function createPlanAnswerer(o: {
   deps: SyncDeps;
@@ -61,6 +70,8 @@ export function createPlanAnswerer(o: {
   // change comes with an event (no git source, which is polled).
   const deltaText = fileSources.length === 1 && sources.every((s) => s.git === undefined);
   let cached: (Answer & { key: string }) | null = null;
+  // The last whole delta plan's findings, while nothing says they may be stale.
+  let baseline: PlanBaseline | null = null;
   let queue: Promise<unknown> = Promise.resolve();
 
   const refusal = (reason: string): PlanReply => ({ v: PLAN_PROTOCOL, ok: false, pid: process.pid, reason });
@@ -74,14 +85,34 @@ export function createPlanAnswerer(o: {
   const make = async (req: PlanRequest, started: number): Promise<PlanReply> => {
     const delta = deltaText && !req.json && !req.all;
     const key = delta && o.eventsSeeAll() ? `${gate.generation} ${JSON.stringify(state.budgetWindow(capsOf(deps.config), null))}` : null;
-    let from: 'memory' | 'walk' = 'memory';
+    let from: 'memory' | 'walk' | 'scope' = 'memory';
     let answer: Answer | null = key !== null && cached?.key === key ? cached : null;
     if (answer === null) {
       const tracked = await o.keptIndex();
       const notNow = tracked === null ? 'the tracked index is not in memory yet' : why();
       if (notNow !== null) return refusal(notNow);
-      from = 'walk';
-      answer = await render(deps, tracked as TrackedIndex, req, delta);
+      const index = tracked as TrackedIndex;
+      // A baseline holds while events see every change (a polled folder's come late) over the same index.
+      if (baseline !== null && (!o.eventsSeeAll() || baseline.tracked !== index)) baseline = null;
+      const scope = delta && baseline !== null ? gate.changes.peek() : null;
+      if (scope !== null && baseline !== null) {
+        from = 'scope';
+        const kept = baseline;
+        answer = await render(deps, index, req, { scope, beside: (t) => kept.beside(scope, t) });
+      } else if (delta) {
+        from = 'walk';
+        // Events from here on are changes since this walk.
+        gate.changes.take();
+        baseline = null;
+        answer = await render(deps, index, req, { scope: null }, (found) => {
+          if (!o.eventsSeeAll() || found === null) return;
+          baseline = new PlanBaseline(index, found);
+          index.onPut = (source, path) => gate.changes.carry(source, path);
+        });
+      } else {
+        from = 'walk';
+        answer = await render(deps, index, req, null);
+      }
       if (key !== null) cached = { ...answer, key };
     }
     const tookMs = Math.round((performance.now() - started) * 10) / 10;
@@ -104,9 +135,22 @@ export function createPlanAnswerer(o: {
   };
 }
 
-/** The plan as `kbsync plan` prints it: notes for stderr, the report for stdout. */
-async function render(deps: SyncDeps, tracked: TrackedIndex, req: PlanRequest, delta: boolean): Promise<Answer> {
-  const { plan, notes } = await preparePlan(deps, null, delta ? { delta: { tracked, scope: null } } : { tracked });
+/**
+ * The plan as `kbsync plan` prints it: notes for stderr, the report for stdout. `delta`: a delta plan,
+ * of these folders only (null: every source) with what lies beside them; null: a plan listing every
+ * file. `found`: what a whole delta plan found, for a baseline.
+ */
+async function render(
+  deps: SyncDeps,
+  tracked: TrackedIndex,
+  req: PlanRequest,
+  delta: Pick<DeltaPass, 'scope' | 'beside'> | null,
+  found?: (f: ConstructorParameters<typeof PlanBaseline>[1] | null) => void,
+): Promise<Answer> {
+  const prepared = await preparePlan(deps, null, delta !== null ? { delta: { tracked, ...delta } } : { tracked });
+  const { plan, notes, observation, wholeDelta } = prepared;
+  if (delta?.scope === null)
+    found?.(wholeDelta === null ? null : { files: observation.files, skipped: observation.skipped, ...wholeDelta });
   let out: string;
   if (req.json) {
     const { jsonReportChunks } = await import('../sync/report/json-report.js');

@@ -28,8 +28,11 @@ export type PlanReply =
       /** The plan's notes (stderr) and its report (stdout), as a fresh `kbsync plan` prints them. */
       notes: string[];
       out: string;
-      /** `memory`: the last answer, nothing having changed since; `walk`: a walk over the kept index. */
-      from: 'memory' | 'walk';
+      /**
+       * `memory`: the last answer, nothing having changed since; `walk`: a walk over the kept index;
+       * `scope`: a walk of the folders changed since the last walk, the rest as that walk found it.
+       */
+      from: 'memory' | 'walk' | 'scope';
       tookMs: number;
     }
   | { v: number; ok: false; pid: number; reason: string };

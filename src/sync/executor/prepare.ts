@@ -12,7 +12,7 @@ import { UnchangedRows } from '../tracked/unchanged-rows.js';
 import { unlistedRows, type UnlistedRows } from '../planner/unlisted.js';
 import { convertTypeOf } from '../../shared/file-types.js';
 import { toRemoteStatus, type BudgetCaps, type StateStore, type TrackedIndex, type UnsettledCopy } from '../state/index.js';
-import type { ObservedFile, Observation, RemoteStatus, SyncPlan, TrackedFile } from '../types.js';
+import type { ObservedFile, Observation, RemoteStatus, SkippedPath, SyncPlan, TrackedFile } from '../types.js';
 import { isIntelligenceSource } from '../../config/source-kinds.js';
 import { readIntelligenceSources, type EntryCandidate } from '../intelligence/read.js';
 import { planEntries } from '../intelligence/plan-entries.js';
@@ -52,7 +52,15 @@ export type DeltaPass = {
   onReconciled?: (report: ReconcileReport) => void;
   /** Of the pass's changed files, those to leave for a later pass (still being written), with why: planned `defer:changing`. */
   holdBack?: (files: readonly ObservedFile[]) => HeldBack;
+  /**
+   * Of a scoped pass: what an earlier whole pass found outside the scope, nothing there having moved
+   * since (the daemon's plan answers): merged in, the plan is the whole pass's.
+   */
+  beside?: (tracked: TrackedIndex) => Beside;
 };
+
+/** What lies outside a scoped pass's folders (DeltaPass.beside): files and skip entries, rows vanished, and the count of unchanged files. */
+export type Beside = { files: readonly ObservedFile[]; skipped: readonly SkippedPath[]; vanished: readonly number[]; unchanged: number };
 
 export type PreparedPlan = {
   plan: SyncPlan;
@@ -69,6 +77,8 @@ export type PreparedPlan = {
   entryContents: EntryContents;
   /** The unchanged files a full pass counted instead of planning (`countUnchanged`), by row of `tracked`; else null. */
   unlisted: UnlistedRows | null;
+  /** Of a delta or counted pass over every source: its rows of `tracked` counted unchanged (1 each, by row) and found vanished; else null. */
+  wholeDelta: { counted: Uint8Array; vanished: readonly number[] } | null;
 };
 
 /** Remote statuses still to learn the outcome of (StateStore.hasUnsettledRemote). */
@@ -202,11 +212,10 @@ export async function preparePlan(
     await converting?.close();
   }
   const tracked = await loading;
-  const split = o.delta !== undefined || counting ? splitDelta(observation, tracked, scope, walked) : null;
-  observation = split?.observation ?? observation;
+  const split = o.delta !== undefined || counting ? splitDelta(observation, tracked, scope, walked, o.delta?.beside) : null;
   const unlisted = counting && split?.unlisted != null ? unlistedRows(tracked, split.unlisted) : null;
-  const held = o.delta?.holdBack?.(observation.files) ?? new Map<string, string>();
-  observation = withoutHeld(observation, held);
+  const held = o.delta?.holdBack?.((split?.observation ?? observation).files) ?? new Map<string, string>();
+  observation = withoutHeld(split?.observation ?? observation, held);
   const plan = planSync({
     observation,
     tracked,
@@ -243,7 +252,8 @@ export async function preparePlan(
   // A sync records what it does next: the rows' details (read from the state when first needed) must be read first.
   if (runId !== null) readBeforeWrites(tracked, plan, counting);
   if (ahead !== null) deps.logger.debug({ walkAhead: ahead.taken }, 'walk-ahead helper');
-  return { plan, observation, tracked, listing, notes, walkAhead: ahead?.taken ?? null, entryContents, unlisted };
+  const [walkAhead, wholeDelta] = [ahead?.taken ?? null, split?.whole ?? null];
+  return { plan, observation, tracked, listing, notes, walkAhead, entryContents, unlisted, wholeDelta };
 }
 
 /**
@@ -266,14 +276,41 @@ function splitDelta(
   tracked: TrackedIndex,
   scope: ReadonlyMap<string, readonly ScopeDir[]> | null,
   walked: UnchangedRows | null,
-): { observation: Observation; delta: { vanished: number[]; unchanged: number }; unlisted: Uint8Array | null } {
+  beside: DeltaPass['beside'],
+): Split {
   const scopeRows =
     scope === null ? null : [...scope].flatMap(([source, dirs]) => dirs.flatMap((d) => tracked.rowsUnder(source, d.dir, d.direct)));
   const split = deltaOf(observation.files, tracked, scopeRows, walked);
-  return {
+  const done: Split = {
     observation: { ...observation, files: split.files },
     delta: { vanished: split.vanished, unchanged: split.unchanged },
     unlisted: split.unlisted,
+    whole: split.unlisted !== null ? { counted: split.unlisted, vanished: split.vanished } : null,
+  };
+  return scope !== null && beside !== undefined ? withBeside(done, beside(tracked)) : done;
+}
+
+type Split = {
+  observation: Observation;
+  delta: { vanished: number[]; unchanged: number };
+  unlisted: Uint8Array | null;
+  /** Of a pass over every source: the rows counted unchanged and found vanished (PreparedPlan.wholeDelta). */
+  whole: PreparedPlan['wholeDelta'];
+};
+
+/** A scoped split with what lies beside its scope merged in (DeltaPass.beside). */
+function withBeside(split: Split, beside: Beside): Split {
+  const { observation, delta } = split;
+  return {
+    observation: {
+      ...observation,
+      files: [...observation.files, ...beside.files],
+      skipped: [...observation.skipped, ...beside.skipped],
+      inPathOrder: false,
+    },
+    delta: { vanished: [...delta.vanished, ...beside.vanished], unchanged: delta.unchanged + beside.unchanged },
+    unlisted: null,
+    whole: null,
   };
 }
 

@@ -39,6 +39,8 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
   #cursor = 0;
   /** The service's reason for a failed remote copy (read from the state when a failed row's TrackedFile is made). */
   remoteErrorOf: ((source: string, path: string) => string | null) | undefined;
+  /** Told of each put(), before it changes the row: a plan kept beside the index learns which paths moved. */
+  onPut: ((source: string, path: string) => void) | null = null;
 
   /** An index over `files`; a later file with the same source and path replaces an earlier one. */
   static of(files: Iterable<TrackedFile>): TrackedIndex {
@@ -111,6 +113,7 @@ export class TrackedIndex implements ReadonlyMap<string, TrackedFile> {
    * (see the daemon). Each insert or removal moves the rows after it: for a few, not for a bulk.
    */
   put(source: string, path: string, file: TrackedFile | null): void {
+    this.onPut?.(source, path);
     this.#sort();
     this.#details.decodeAll(this.#rows);
     const rows = this.#rows;

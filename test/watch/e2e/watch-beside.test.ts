@@ -117,12 +117,12 @@ describe('commands beside a running kbsync watch', () => {
     expect(JSON.parse(changedJson.stdout).summary).toMatchObject({ uploaded: 2, unchanged: 1 });
     expect(changed.code).toBe(freshChanged.code);
     expect(changedJson.code).toBe(freshJson.code);
-    // The change made the answer in memory stale: walked again.
+    // The change made the answer in memory stale: its folder walked again (--json lists every file: a whole walk).
     expect(
       logsOf(daemon)
         .filter((l) => l.msg === 'plan answered')
         .map((l) => l.from),
-    ).toEqual(['walk', 'memory', 'walk', 'walk']);
+    ).toEqual(['walk', 'memory', 'scope', 'walk']);
     expect(await ds.files()).toHaveLength(2);
   });
 

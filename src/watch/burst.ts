@@ -42,6 +42,8 @@ export function createBurst(o: {
   maxPaths?: number;
   /** Each event's lstat of a file, as it is taken (a file's sizes over time tell one still being written). */
   onFileStat?: (absPath: string, st: { size: number; ino: number }) => void;
+  /** False: paths only, no lstat (add() then returns now): a burst kept for its scope, not its settling. */
+  statPaths?: boolean;
 }): Burst {
   const max = o.maxPaths ?? BURST_MAX_PATHS;
   let paths = new Map<string, Set<string>>();
@@ -108,6 +110,7 @@ export function createBurst(o: {
         count = 0;
         return now;
       }
+      if (o.statPaths === false) return now;
       // ctime: the last change to the file or its name, which no `touch` or `cp -p` sets back.
       let st;
       try {

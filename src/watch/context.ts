@@ -77,7 +77,7 @@ export function createDaemonContext(
   const writing = createStillWriting({ nowMs, wake: () => attached?.soon('changes') });
   lifetime.signal.addEventListener('abort', () => writing.close(), { once: true });
   const burstSources = folderSources.map((s) => ({ name: s.name, root: s.path, followSymlinks: s.followSymlinks }));
-  const plans = createPlanGate(createBurst({ sources: burstSources, nowMs }));
+  const plans = createPlanGate(createBurst({ sources: burstSources, nowMs, statPaths: false }));
   const events = createBurst({ sources: burstSources, nowMs, onFileStat: writing.seen });
   // Each event is a change for the plan answers too (PlanGate.changes), which keep them past the cycles.
   const burst: Burst = {

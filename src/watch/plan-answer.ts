@@ -4,7 +4,7 @@ import type { Logger } from '../shared/logger.js';
 import { capsOf, preparePlan, type DeltaPass, type SyncDeps } from '../sync/executor/prepare.js';
 import type { TrackedIndex } from '../sync/tracked/tracked-index.js';
 import type { Burst } from './burst.js';
-import { PlanBaseline } from './plan-baseline.js';
+import { PlanBaseline, type BaselineFindings } from './plan-baseline.js';
 import { PLAN_PROTOCOL, type PlanReply, type PlanRequest } from './plan-socket.js';
 
 /** What the daemon's cycles and its plan answers tell each other. */
@@ -98,20 +98,20 @@ export function createPlanAnswerer(o: {
       if (scope !== null && baseline !== null) {
         from = 'scope';
         const kept = baseline;
-        answer = await render(deps, index, req, { scope, beside: (t) => kept.beside(scope, t) });
-      } else if (delta) {
-        from = 'walk';
-        // Events from here on are changes since this walk.
-        gate.changes.take();
-        baseline = null;
-        answer = await render(deps, index, req, { scope: null }, (found) => {
-          if (!o.eventsSeeAll() || found === null) return;
-          baseline = new PlanBaseline(index, found);
-          index.onPut = (source, path) => gate.changes.carry(source, path);
-        });
+        answer = (await render(deps, index, req, { scope, beside: (t) => kept.beside(scope, t) })).answer;
       } else {
         from = 'walk';
-        answer = await render(deps, index, req, null);
+        // Events from here on are changes since this walk (a delta one: the others list every file, keep nothing).
+        if (delta) {
+          gate.changes.take();
+          baseline = null;
+        }
+        const made = await render(deps, index, req, delta ? { scope: null } : null);
+        answer = made.answer;
+        if (made.found !== null && o.eventsSeeAll()) {
+          baseline = new PlanBaseline(index, made.found);
+          index.onPut = (source, path) => gate.changes.carry(source, path);
+        }
       }
       if (key !== null) cached = { ...answer, key };
     }
@@ -145,12 +145,14 @@ async function render(
   tracked: TrackedIndex,
   req: PlanRequest,
   delta: Pick<DeltaPass, 'scope' | 'beside'> | null,
-  found?: (f: ConstructorParameters<typeof PlanBaseline>[1] | null) => void,
-): Promise<Answer> {
-  const prepared = await preparePlan(deps, null, delta !== null ? { delta: { tracked, ...delta } } : { tracked });
-  const { plan, notes, observation, wholeDelta } = prepared;
-  if (delta?.scope === null)
-    found?.(wholeDelta === null ? null : { files: observation.files, skipped: observation.skipped, ...wholeDelta });
+): Promise<{ answer: Answer; found: BaselineFindings | null }> {
+  const { plan, notes, observation, wholeDelta } = await preparePlan(
+    deps,
+    null,
+    delta !== null ? { delta: { tracked, ...delta } } : { tracked },
+  );
+  const found =
+    delta?.scope === null && wholeDelta !== null ? { files: observation.files, skipped: observation.skipped, ...wholeDelta } : null;
   let out: string;
   if (req.json) {
     const { jsonReportChunks } = await import('../sync/report/json-report.js');
@@ -159,5 +161,5 @@ async function render(
     const { formatPlan } = await import('../sync/report/index.js');
     out = `${formatPlan(plan, { showUnchanged: req.all })}\n`;
   }
-  return { totals: { failed: plan.totals.failed, deferred: plan.totals.deferred }, notes, out };
+  return { answer: { totals: { failed: plan.totals.failed, deferred: plan.totals.deferred }, notes, out }, found };
 }

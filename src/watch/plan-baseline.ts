@@ -6,6 +6,15 @@ import type { ObservedFile, SkippedPath } from '../sync/types.js';
 /** A scope's folders of one source: walked whole (deep), or their own entries only (direct). */
 type Cover = { deep: ReadonlySet<string>; direct: ReadonlySet<string> };
 
+/** What a whole delta plan found (PreparedPlan: its observation and wholeDelta), to make a baseline of. */
+export type BaselineFindings = {
+  files: readonly ObservedFile[];
+  skipped: readonly SkippedPath[];
+  vanished: readonly number[];
+  /** 1 for each row of the index the plan counted unchanged. */
+  counted: Uint8Array;
+};
+
 /** One source's folders holding files counted unchanged, sorted, with how many each holds. */
 type DirCounts = { dirs: string[]; counts: number[] };
 
@@ -23,11 +32,7 @@ export class PlanBaseline {
   readonly #unchanged: number;
   readonly #counts = new Map<string, DirCounts>();
 
-  /** `counted`: 1 for each row of `tracked` the plan counted unchanged (PreparedPlan.counted). */
-  constructor(
-    tracked: TrackedIndex,
-    found: { files: readonly ObservedFile[]; skipped: readonly SkippedPath[]; vanished: readonly number[]; counted: Uint8Array },
-  ) {
+  constructor(tracked: TrackedIndex, found: BaselineFindings) {
     this.tracked = tracked;
     this.#files = found.files;
     this.#skipped = found.skipped;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
+import { openState } from '../../src/sync/state/index.js';
 import type { Workspace } from './e2e-workspace.js';
 import { killHard, spawnKbsync, type KbsyncChild } from './kbsync-child.js';
 import { until } from './until.js';
@@ -72,4 +73,16 @@ export async function untilDaemonReady(k: KbsyncChild, statusPath: string, timeo
     },
     timeoutMs,
   );
+}
+
+/** Waits until the copies the daemon sent are seen settled by its remote poll (SQLite state at `statePath`): their statuses move no more. */
+export async function untilCopiesSettled(statePath: string): Promise<void> {
+  await until('the copies sent processed', () => {
+    const state = openState(statePath, { access: 'reader' });
+    try {
+      return !state.hasUnsettledRemote();
+    } finally {
+      state.close();
+    }
+  });
 }

@@ -134,4 +134,25 @@ describe("an event's lstat", () => {
     expect(seen).toEqual([[join(dir, 'a.md'), 12, statSync(join(dir, 'a.md')).ino]]);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('with statPaths false, none: the path is recorded, its settle time is now, nothing is handed on', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbsync-burst-nostat-'));
+    writeFileSync(join(dir, 'a.md'), 'twelve bytes');
+    const seen: string[] = [];
+    const burst = (statPaths: boolean) =>
+      createBurst({
+        sources: [{ name: 'docs', root: dir, followSymlinks: false }],
+        nowMs: () => 9e12,
+        onFileStat: (p) => seen.push(p),
+        statPaths,
+      });
+    // The file's ctime is long before "now": a stat'ing burst says so, one that does not says now.
+    expect(burst(true).add(join(dir, 'a.md'))).toBeLessThan(9e12);
+    expect(seen).toHaveLength(1);
+    const paths = burst(false);
+    expect(paths.add(join(dir, 'a.md'))).toBe(9e12);
+    expect(seen).toHaveLength(1);
+    expect(paths.holds('docs', 'a.md')).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

@@ -38,12 +38,20 @@ async function answering() {
     if (!reply.ok) throw new Error(reply.reason);
     return reply;
   };
-  return { ws, state, tracked, gate, ask, event: (path: string) => (gate.generation++, gate.changes.add(join(root, path))) };
+  /** The answer a whole walk makes now (the burst made whole, as a watcher error makes it). */
+  const askWhole = async (): Promise<PlanReply & { ok: true }> => {
+    gate.changes.whole();
+    gate.generation++;
+    const whole = await ask();
+    expect(whole.from).toBe('walk');
+    return whole;
+  };
+  return { ws, state, tracked, gate, ask, askWhole, event: (path: string) => (gate.generation++, gate.changes.add(join(root, path))) };
 }
 
 describe("the daemon's plan answers walk what changed since their last whole walk", () => {
   it('a row written with no event (a copy the remote poll found failed) is in the next answer, as a whole walk says', async () => {
-    const { state, tracked, gate, ask } = await answering();
+    const { state, tracked, gate, ask, askWhole } = await answering();
     try {
       const first = await ask();
       expect(first.from).toBe('walk');
@@ -57,18 +65,14 @@ describe("the daemon's plan answers walk what changed since their last whole wal
       expect(next.from).toBe('scope');
       expect(next.out).toMatch(/reprocess\s+\d+\s+b\/two\.md/);
       // The same plan a whole walk makes.
-      gate.changes.whole();
-      gate.generation++;
-      const whole = await ask();
-      expect(whole.from).toBe('walk');
-      expect(next.out).toBe(whole.out);
+      expect(next.out).toBe((await askWhole()).out);
     } finally {
       state.close();
     }
   });
 
   it("an event names a folder: only it is walked, the counts of the rest are the last walk's", async () => {
-    const { ws, state, gate, ask, event } = await answering();
+    const { ws, state, ask, askWhole, event } = await answering();
     try {
       await ask();
       ws.write('a/one.md', '# One, edited\n');
@@ -80,11 +84,7 @@ describe("the daemon's plan answers walk what changed since their last whole wal
       expect(scoped.out).toMatch(/upload\s+5\s+a\/new\.md/);
       expect(scoped.out).toMatch(/upload\s+5\s+a\/one\.md/);
       expect(scoped.out).toContain('2 unchanged');
-      gate.changes.whole();
-      gate.generation++;
-      const whole = await ask();
-      expect(whole.from).toBe('walk');
-      expect(scoped.out).toBe(whole.out);
+      expect(scoped.out).toBe((await askWhole()).out);
     } finally {
       state.close();
     }

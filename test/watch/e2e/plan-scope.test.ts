@@ -1,12 +1,11 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openState } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { logsOf, until, useChildren } from '../../helpers/daemon-children.js';
+import { logsOf, until, untilCopiesSettled, untilDaemonReady, useChildren } from '../../helpers/daemon-children.js';
 
 /**
  * `kbsync plan` answered by a running `kbsync watch` after the changes a person makes: the daemon
@@ -53,27 +52,10 @@ function workspace(debounceMs: number, dayCap = 30): Workspace {
 }
 
 async function startWatch(ws: Workspace): Promise<KbsyncChild> {
-  const statusPath = `${ws.statePath}.watch.json`;
   const k = kbsync(ws, 'watch');
-  await until('the daemon ready after its first sync', () => {
-    if (!existsSync(statusPath)) return false;
-    const s = JSON.parse(readFileSync(statusPath, 'utf8')) as { ready: boolean; pid: number };
-    return s.ready && s.pid === k.child.pid;
-  });
-  await settled(ws);
+  await untilDaemonReady(k, `${ws.statePath}.watch.json`);
+  await untilCopiesSettled(ws.statePath);
   return k;
-}
-
-/** Until the copies sent are seen processed by the daemon's remote poll (their statuses move no more under the plans compared). */
-async function settled(ws: Workspace): Promise<void> {
-  await until('the copies sent processed', () => {
-    const state = openState(ws.statePath, { access: 'reader' });
-    try {
-      return !state.hasUnsettledRemote();
-    } finally {
-      state.close();
-    }
-  });
 }
 
 const answersOf = (k: KbsyncChild): unknown[] =>
@@ -81,7 +63,7 @@ const answersOf = (k: KbsyncChild): unknown[] =>
     .filter((l) => l.msg === 'plan answered')
     .map((l) => l.from);
 
-/** The daemon's plan and a fresh one, compared whole: report, notes' absence of difference, exit code. */
+/** The daemon's plan and a fresh one, compared: report and exit code. */
 async function samePlan(ws: Workspace, step: string): Promise<string> {
   const fromDaemon = await kbsync(ws, 'plan').exited;
   const fresh = await kbsync(ws, 'plan', '--no-daemon').exited;
@@ -148,7 +130,7 @@ describe('plan answered by kbsync watch: only the folders changed since its last
       ws.write('guides/setup/install.md', '# Install v2\n');
       ws.write('new/page.md', '# A new page\n');
       await until('the cycle of the changes', () => cycles() > before);
-      await settled(ws);
+      await untilCopiesSettled(ws.statePath);
       const after = await samePlan(ws, 'after the cycle');
       expect(after).toContain('1 deferred');
       expect(answersOf(daemon)).toEqual(['walk', 'scope']);

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openState } from '../../../src/sync/state/index.js';
 import { ensureDist } from '../../helpers/build-dist.js';
 import { createWorkspace, type Workspace } from '../../helpers/e2e-workspace.js';
 import { spawnKbsync, type KbsyncChild } from '../../helpers/kbsync-child.js';
 import { useE2eSuite } from '../../helpers/e2e-suite.js';
-import { until, useChildren } from '../../helpers/daemon-children.js';
+import { until, untilCopiesSettled, useChildren } from '../../helpers/daemon-children.js';
 
 /**
  * A daemon that is stopped (SIGSTOP: a laptop's lid, a debugger) holds its lock and its socket but
@@ -41,14 +40,7 @@ describe('kbsync status and plan beside a daemon that does not answer', () => {
     const file = (): { ready: boolean; pid: number; updatedAt: string } | null =>
       existsSync(statusPath) ? (JSON.parse(readFileSync(statusPath, 'utf8')) as { ready: boolean; pid: number; updatedAt: string }) : null;
     await until('the daemon ready', () => file()?.ready === true && file()?.pid === pid, 60_000);
-    await until('the copies of the first sync processed', () => {
-      const state = openState(ws.statePath, { access: 'reader' });
-      try {
-        return !state.hasUnsettledRemote();
-      } finally {
-        state.close();
-      }
-    });
+    await untilCopiesSettled(ws.statePath);
 
     // Idle, with no snapshot written for longer than three beats: it beats, so it is not silent.
     await until('no snapshot written for 16 s', () => Date.now() - Date.parse(file()?.updatedAt ?? '') > 16_000, 60_000);
